@@ -1,0 +1,38 @@
+# MBS Studio — `make run` opens the GUI, `make test` runs the whole suite headless.
+# Both create .venv and install everything needed on a fresh Debian machine with Python 3.11.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed-stamp
+SAMPLE ?= sample_models/slider_crank.mbs.json
+
+.PHONY: all setup run test test-fast bench contract clean
+
+all: test
+
+$(STAMP): pyproject.toml tools/system-libs.sh
+	bash tools/system-libs.sh
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+run: $(STAMP)
+	bash tools/system-libs.sh --desktop
+	$(VENV)/bin/mbs-studio $(SAMPLE)
+
+test: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider
+	$(VENV)/bin/lint-imports
+	$(PY) ../shared/contract/check_contract.py
+
+test-fast: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -x -m "not slow" -p no:cacheprovider
+
+bench: $(STAMP)
+	for f in bench/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache

@@ -1,0 +1,29 @@
+"""MBS Studio solver: a multibody dynamics code usable on its own (no Qt, no VTK).
+
+Public API (see ``docs/architecture.md`` and ``../shared/DESIGN.md``)::
+
+    m = solver.Model(...); m.add_body(...); m.add_joint(...)
+    res = solver.simulate(m, t_end=1.0)
+    lin = solver.linearize(m)
+"""
+from .errors import MBSError, ModelError, ExpressionError, SolverError, Cancelled
+from .model import (Model, GROUND, Body, Marker, Joint, SpringDamper, RotationalSpringDamper, Bushing,
+                    AppliedForce, AppliedTorque, Driver, Settings, JOINT_TYPES, JOINT_TYPE_FIELDS,
+                    JOINT_COORDINATES, FORCE_CLASSES, FORCE_TYPES, Field, inertia_matrix)
+from .io.project import load_project as load_model, save_project
+
+__version__ = "0.1.0"
+
+__all__ = ["MBSError", "ModelError", "ExpressionError", "SolverError", "Cancelled", "Model", "GROUND",
+           "Body", "Marker", "Joint", "SpringDamper", "RotationalSpringDamper", "Bushing", "AppliedForce",
+           "AppliedTorque", "Driver", "Settings", "JOINT_TYPES", "JOINT_TYPE_FIELDS", "JOINT_COORDINATES",
+           "FORCE_CLASSES", "FORCE_TYPES", "Field", "inertia_matrix", "load_model", "save_project",
+           "__version__"]
+
+from .analysis.dynamics import simulate  # noqa: E402
+from .results import Results, load_results  # noqa: E402
+
+__all__ += ["simulate", "Results", "load_results"]
+from .analysis.linearize import linearize, Linearization  # noqa: E402
+
+__all__ += ["linearize", "Linearization"]

@@ -1,0 +1,299 @@
+"""Forward dynamics (and kinematic analysis when DOF = 0) with coordinate partitioning.
+
+``simulate(model, ...)`` is a plain function with progress and cancel hooks; the GUI wraps it in a
+worker thread.  The integrated state is y = [z, ż] of the independent coordinates of the current
+:class:`~solver.partitioning.partition.Partition`; every right-hand side recovers the dependent
+coordinates (Newton on Φ = 0), the velocities (Φ_q q̇ = ν) and the accelerations from the
+tangent-space equations, so constraints hold to the Newton tolerance at every output.
+
+Re-partitioning: when the dependent block Φ_q U loses conditioning (σ_min below a fifth of its
+value at partition time) or Newton fails, a new partition is made at the last accepted state and
+the integrator restarts there.  ``partitioning="hybrid"`` (seed paper 3, steps 1–14) integrates
+with LU and switches to QR when the LU independent set changes repeatedly over a few steps or the
+step size collapses, and returns to LU after 5 consecutive well-conditioned steps; each switch is a
+logged event (time, from, to, reason).
+"""
+from __future__ import annotations
+
+import time as _time
+from collections import deque
+
+import numpy as np
+
+from ..errors import Cancelled, ModelError, SolverError
+from ..integrators import INTEGRATORS
+from ..model.elements import Settings
+from ..partitioning.partition import Partition, PartitionError, independent_rows, multipliers
+from .assembly import assemble_positions, consistent_velocities
+from .recording import Recorder
+
+REPARTITION_RATIO = 0.2      # re-partition when σ_min(Φ_q U) drops below this fraction
+HYBRID_WINDOW = 10           # steps in which repeated LU re-partitions trigger LU→QR
+HYBRID_RETURN_STEPS = 5      # consecutive good steps in QR before QR→LU
+
+
+def resolve_settings(model, **overrides) -> Settings:
+    """The model's saved solver settings with the given (non-None) arguments applied."""
+    s = model.settings.copy()
+    problems = []
+    for key, value in overrides.items():
+        if value is None:
+            continue
+        try:
+            s.set(key, value)
+        except ModelError as exc:
+            problems += [p.replace("settings 'settings'", "simulate") for p in exc.problems]
+    if problems:
+        raise ModelError(problems)
+    return s
+
+
+def compile_model(model, settings):
+    """The formulation's compiled system for this model."""
+    if settings.formulation == "cartesian":
+        from ..formulations.cartesian import CartesianSystem
+        return CartesianSystem(model)
+    from ..formulations.relative import RelativeSystem
+    return RelativeSystem(model)
+
+
+def output_times(t_end, step):
+    n = int(np.floor(t_end / step + 1e-9))
+    times = step * np.arange(n + 1)
+    if t_end - times[-1] > 1e-9 * max(1.0, t_end):
+        times = np.append(times, t_end)
+    return times
+
+
+def simulate(model, t_end=None, output_step=None, formulation=None, partitioning=None, integrator=None,
+             rtol=None, atol=None, max_step=None, constraints=None, progress=None, cancel=None):
+    """Run a model; returns :class:`solver.results.Results`.
+
+    Arguments not given come from ``model.settings``.  ``progress(t, t_end)`` is called after each
+    output point; ``cancel()`` returning True stops the run (raises :class:`Cancelled` carrying the
+    partial results).  Raises ModelError for bad input and SolverError (with ``.results``) when the
+    run fails."""
+    settings = resolve_settings(model, t_end=t_end, output_step=output_step, formulation=formulation,
+                                partitioning=partitioning, integrator=integrator, rtol=rtol, atol=atol,
+                                max_step=max_step, constraints=constraints)
+    system = compile_model(model, settings)
+    return Run(system, settings, progress, cancel).execute()
+
+
+class Run:
+    """State of one run: the system, the active partition, the recorder and the integrator."""
+
+    def __init__(self, system, settings, progress=None, cancel=None):
+        self.system = system
+        self.s = settings
+        self.progress = progress
+        self.cancel = cancel
+        self.meta = {"model_name": getattr(system, "model_name", ""), "formulation": settings.formulation,
+                     "partitioning": settings.partitioning, "integrator": settings.integrator,
+                     "rtol": settings.rtol, "atol": settings.atol, "t_end": settings.t_end,
+                     "output_step": settings.output_step}
+        self.rec = Recorder(system, self.meta)
+        self.rhs_count = 0
+        self.steps = 0
+        self._switch = None      # pending hybrid switch: (method, reason)
+        self.q_last = None
+
+    # ---- public API -----------------------------------------------------------------------------
+    def execute(self):
+        wall0 = _time.perf_counter()
+        try:
+            q, qd, t0 = self.system.initial_state()
+            q = assemble_positions(self.system, q, t0)
+            qd = consistent_velocities(self.system, q, qd, t0)
+            method = "lu" if self.s.partitioning == "hybrid" else self.s.partitioning
+            part = self._partition(method, q, t0, "initial")
+            times = output_times(self.s.t_end, self.s.output_step)
+            if part.dof == 0:
+                self._kinematic(part, q, times)
+            else:
+                self._dynamic(part, q, qd, times)
+        except (SolverError, Cancelled) as exc:
+            self._finish(wall0)
+            exc.results = self.rec.build("cancelled" if isinstance(exc, Cancelled) else "failed", str(exc))
+            raise
+        self._finish(wall0)
+        return self.rec.build()
+
+    # ---- analyses -------------------------------------------------------------------------------
+    def _kinematic(self, part, q, times):
+        """DOF = 0: positions, velocities, accelerations and forces at each output time."""
+        self.rec.event(times[0], "analysis", "kinematic analysis (no degrees of freedom)")
+        empty = np.zeros(0)
+        for t in times:
+            try:
+                q, _ = part.positions(self.system, empty, t, q)
+            except PartitionError as exc:
+                part = self._partition(part.method, q, t, str(exc))
+                try:
+                    q, _ = part.positions(self.system, empty, t, q)
+                except PartitionError as exc2:
+                    raise SolverError(f"kinematic analysis failed: {exc2}", time=t,
+                                      elements=self._worst_owners(q, t)) from None
+            ev = self.system.constraints(q, t, level=1)
+            qd = part.velocities(ev.jac, ev.nu, empty)
+            self._record(part, t, q, qd, "kinematic")
+            self._check_cancel(t)
+
+    def _dynamic(self, part, q, qd, times):
+        f = part.dof
+        solver_cls = INTEGRATORS[self.s.integrator]
+        max_step = self.s.max_step or np.inf
+        t = times[0]
+        self._record(part, t, q, qd, part.method)
+        next_out = 1
+        hybrid = self.s.partitioning == "hybrid"
+        lu_changes = deque(maxlen=HYBRID_WINDOW)
+        recent_h = deque(maxlen=20)
+        good_steps = 0
+        failures_here = 0
+        while next_out < len(times):
+            self.q_last = q
+            y0 = np.concatenate([part.z_of(q), part.V.T @ qd])
+            ode = solver_cls(lambda tt, y: self._rhs(part, tt, y), t, y0, times[-1], rtol=self.s.rtol,
+                             atol=self.s.atol, max_step=max_step)
+            restart = None
+            while ode.status == "running" and restart is None:
+                try:
+                    msg = ode.step()
+                except PartitionError as exc:
+                    restart = str(exc)
+                    break
+                if ode.status == "failed":
+                    raise SolverError(f"integration failed: {msg}", time=ode.t,
+                                      elements=self._worst_owners(self.q_last, ode.t))
+                self.steps += 1
+                failures_here = 0
+                h = ode.t - ode.t_old
+                self.rec.step(ode.t, h)
+                dense = ode.dense_output()
+                while next_out < len(times) and times[next_out] <= ode.t + 1e-12 * max(1.0, abs(ode.t)):
+                    tout = times[next_out]
+                    qo, qdo = self._state(part, tout, dense(tout))
+                    self._record(part, tout, qo, qdo, part.method)
+                    next_out += 1
+                    self._check_cancel(tout)
+                t = ode.t
+                q, qd = self._state(part, t, ode.y)
+                jac = self.system.constraints(q, t).jac
+                ratio = part.conditioning(jac)
+                recent_h.append(h)
+                if ratio < REPARTITION_RATIO:
+                    restart = f"dependent block conditioning dropped to {ratio:.2g} of its initial value"
+                if hybrid:
+                    restart = self._hybrid_check(part, q, t, jac, ratio, h, recent_h, lu_changes,
+                                                 restart) or restart
+                    good_steps = good_steps + 1 if part.method == "qr" and ratio > 0.5 else 0
+                    if part.method == "qr" and good_steps >= HYBRID_RETURN_STEPS and \
+                            self._lu_stable(q, t, lu_changes):
+                        self._switch = ("lu", f"{HYBRID_RETURN_STEPS} consecutive well-conditioned steps "
+                                              "with a stable independent set")
+                        restart = "hybrid switch"
+                        good_steps = 0
+            if restart is None:
+                break
+            failures_here += 1
+            if failures_here > 3:
+                raise SolverError(f"cannot continue: {restart}", time=t, elements=self._worst_owners(q, t))
+            method = part.method
+            switch = self._switch
+            if switch is not None:
+                self.rec.event(t, "switch", f"{part.method} -> {switch[0]}: {switch[1]}")
+                method = switch[0]
+                self._switch = None
+            elif hybrid and part.method == "lu":
+                lu_changes.append(t)
+            part = self._partition(method, q, t, restart)
+
+    # ---- helpers --------------------------------------------------------------------------------
+    def _rhs(self, part, t, y):
+        self.rhs_count += 1
+        f = part.dof
+        q, qd = self._state(part, t, y)
+        ev = self.system.constraints(q, t, qd, level=2)
+        M = self.system.mass(q)
+        Q = self.system.forces(q, qd, t)
+        _, zdd, _ = part.accelerations(M, Q, ev.jac, ev.gamma)
+        if not np.all(np.isfinite(zdd)):
+            raise PartitionError("accelerations are not finite")
+        return np.concatenate([y[f:], zdd])
+
+    def _state(self, part, t, y):
+        """Consistent (q, q̇) from the independent state y = [z, ż]."""
+        f = part.dof
+        q, _ = part.positions(self.system, y[:f], t, self.q_last)
+        self.q_last = q
+        ev = self.system.constraints(q, t, level=1)
+        return q, part.velocities(ev.jac, ev.nu, y[f:])
+
+    def _record(self, part, t, q, qd, method):
+        ev = self.system.constraints(q, t, qd, level=2)
+        M = self.system.mass(q)
+        Q = self.system.forces(q, qd, t)
+        qdd, _, _ = part.accelerations(M, Q, ev.jac, ev.gamma)
+        lam = multipliers(ev.jac, M, qdd, Q)
+        violation = float(np.max(np.abs(ev.phi))) if ev.phi.size else 0.0
+        self.rec.add(t, q, qd, qdd, lam, violation, part.conditioning(ev.jac), method)
+        if self.progress is not None:
+            self.progress(t, self.s.t_end)
+
+    def _partition(self, method, q, t, reason):
+        try:
+            part = Partition.build(method, self.system, q, t)
+        except (np.linalg.LinAlgError, ValueError) as exc:
+            raise SolverError(f"cannot partition the coordinates ({exc})", time=t,
+                              elements=self._worst_owners(q, t)) from None
+        self.rec.event(t, "partition", f"{method.upper()} partition, {part.dof} independent coordinates ({reason})")
+        if len(part.redundant) and not self.meta.get("redundant"):
+            self.meta["redundant"] = [f"{self.system.equations[k].owner}: {self.system.equations[k].text}"
+                                      for k in part.redundant]
+            self.rec.event(t, "redundant", f"{len(part.redundant)} redundant constraint equation(s): "
+                           + "; ".join(self.meta["redundant"]) + " — their reactions use minimum-norm multipliers")
+        self.q_last = q
+        return part
+
+    def _hybrid_check(self, part, q, t, jac, ratio, h, recent_h, lu_changes, restart):
+        """LU→QR when the LU independent set changed ≥ 2 times in the last steps or h collapsed."""
+        if part.method != "lu":
+            return None
+        recent = [tc for tc in lu_changes if tc >= t - sum(recent_h)]
+        if restart is not None and len(recent) >= 1:
+            self._switch = ("qr", "the LU independent set keeps changing")
+            return "hybrid switch"
+        if len(recent_h) >= 10 and h < 0.01 * float(np.median(recent_h)):
+            self._switch = ("qr", f"step size collapsed to {h:.2g} s")
+            return "hybrid switch"
+        return None
+
+    def _lu_stable(self, q, t, lu_changes):
+        """The LU choice at q is well conditioned (what LU would pick now would not change soon)."""
+        trial = Partition.build("lu", self.system, q, t)
+        return trial.sigma_ref > 1e-3 * np.linalg.norm(self.system.constraints(q, t).jac[trial.rows], 2)
+
+    def _worst_owners(self, q, t):
+        """Elements owning the constraint rows that are violated or nearly dependent at q."""
+        try:
+            ev = self.system.constraints(q, t)
+        except Exception:   # noqa: BLE001 — diagnosis only, never hides the original failure
+            return ()
+        if ev.phi.size == 0:
+            return ()
+        bad = list(np.nonzero(~np.isfinite(ev.phi) | (np.abs(ev.phi) > 1e-6))[0])
+        if not bad and np.all(np.isfinite(ev.jac)):
+            _, redundant = independent_rows(ev.jac, tol=1e-6)
+            bad = list(redundant)
+        return tuple(sorted({self.system.equations[k].owner for k in bad
+                             if self.system.equations[k].kind != "normalization"}))
+
+    def _check_cancel(self, t):
+        if self.cancel is not None and self.cancel():
+            raise Cancelled(time=t)
+
+    def _finish(self, wall0):
+        self.meta["wall_time"] = _time.perf_counter() - wall0
+        self.meta["steps"] = self.steps
+        self.meta["rhs_evaluations"] = self.rhs_count

@@ -1,0 +1,54 @@
+"""Error types of the solver package.
+
+Every problem a user can cause is reported with one of these; nothing else escapes the public API
+for bad input.  ``ModelError`` collects *all* problems found (each naming the element and the
+field) before it is raised, so a user fixes a file in one pass.
+"""
+from __future__ import annotations
+
+
+class MBSError(Exception):
+    """Base class of every error this package raises on purpose."""
+
+
+class ModelError(MBSError, ValueError):
+    """Invalid model or project input.
+
+    ``problems`` is the list of messages, each of the form ``"<field path>: <what is wrong>"``
+    (e.g. ``"joints[3].axis: must be a non-zero 3-vector"``).
+    """
+
+    def __init__(self, problems):
+        if isinstance(problems, str):
+            problems = [problems]
+        self.problems = list(problems)
+        super().__init__("; ".join(self.problems) if len(self.problems) < 4 else
+                         "; ".join(self.problems[:3]) + f"; ... ({len(self.problems)} problems)")
+
+
+class ExpressionError(ModelError):
+    """A function expression (of time) could not be parsed or is not allowed."""
+
+
+class SolverError(MBSError):
+    """A run failed.  ``time`` is the simulated time of the failure, ``elements`` names the joints
+    or bodies involved (may be empty), and ``results`` holds what was computed up to the failure
+    (a :class:`solver.results.Results`, or ``None`` when nothing was)."""
+
+    def __init__(self, message, time=None, elements=(), results=None):
+        self.time = time
+        self.elements = tuple(elements)
+        self.results = results
+        where = f" at t = {time:.6g} s" if time is not None else ""
+        who = f" (involving {', '.join(self.elements)})" if self.elements else ""
+        super().__init__(f"{message}{where}{who}")
+        self.message = message
+
+
+class Cancelled(MBSError):
+    """A run was cancelled by its caller; ``results`` holds the partial results."""
+
+    def __init__(self, time=None, results=None):
+        self.time = time
+        self.results = results
+        super().__init__(f"run cancelled at t = {time:.6g} s" if time is not None else "run cancelled")

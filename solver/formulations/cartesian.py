@@ -1,0 +1,268 @@
+"""Cartesian (absolute) coordinate formulation, seed papers 2 and 3.
+
+Coordinates per body: q_b = [r_b, p_b], CM position and Euler parameters (7 per body) with the
+normalization constraint p_bᵀp_b − 1 = 0 in Φ.  Equations of motion (Haug, ch. 11, r–p form):
+
+    [m I, 0; 0, 4 Lᵀ J' L] q̈ + Φ_qᵀ λ = [F + m g ; 2 Lᵀ n' + 8 L̇ᵀ J' L̇ p]
+
+with L = L(p) (ω' = 2 L ṗ), J' the body-frame inertia at the CM, F the applied force and n' the
+applied torque in body axes.  Joints are the conventional basic-constraint form
+(:mod:`solver.constraints.joints`); drivers are rheonomic constraints θ(q) − f(t) = 0 whose
+multipliers give the actuator forces (τ = −λ, seed paper 1 §3 / paper 2).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..constraints.joints import CartesianJoint
+from ..constraints.primitives import BodyState, NLOC
+from ..errors import ModelError
+from ..expressions import time_function
+from ..forces import BodyFrames, Wrenches, compile_forces
+from ..math.rotations import L_matrix, rotation_matrix
+from ..model.fields import inertia_matrix
+from ..model.model import GROUND
+from .system import ConstraintEval, Equation, MechanicalSystem
+
+
+class CartesianSystem(MechanicalSystem):
+    """A model compiled to absolute coordinates (see module docstring)."""
+
+    def __init__(self, model):
+        model.check()
+        bodies = list(model.bodies.values())
+        self.model_name = model.name
+        self.body_names = [b.name for b in bodies]
+        self.index = {n: k for k, n in enumerate(self.body_names)}
+        nb = len(bodies)
+        self.nb = nb
+        self.nq = 7 * nb
+        self.mass_values = np.array([b.mass for b in bodies])
+        self.inertia = np.array([inertia_matrix(b.inertia) for b in bodies])
+        self.gravity = model.gravity
+        self.init = {}
+        for k, b in enumerate(bodies):
+            A0 = rotation_matrix(np.array(b.orientation))
+            self.init[k] = (np.array(b.position, dtype=float), A0)
+        self._bodies = bodies
+
+        self.joints = []
+        self.joint_names = []
+        self.equations = []
+        for j in model.joints.values():
+            bi = self.index[j.body_i] if j.body_i != GROUND else -1
+            bj = self.index[j.body_j] if j.body_j != GROUND else -1
+            cj = CartesianJoint(j, self._init_of(bi), self._init_of(bj))
+            rows = list(range(len(self.equations), len(self.equations) + cj.n_eq))
+            self.joints.append((cj, bi, bj, self._columns(bi, bj), rows))
+            self.joint_names.append(j.name)
+            self.equations += [Equation(j.name, "joint", f"{j.type} equation {k + 1}") for k in range(cj.n_eq)]
+        self.drivers = []
+        self.driver_names = []
+        joint_pos = {name: k for k, name in enumerate(self.joint_names)}
+        for d in model.drivers.values():
+            coord = model.driver_coordinate(d.name)
+            k = joint_pos[d.joint]
+            row = len(self.equations)
+            self.drivers.append((k, coord, time_function(d.expression), row))
+            self.driver_names.append(d.name)
+            self.equations.append(Equation(d.name, "driver", f"{coord} of joint '{d.joint}' prescribed"))
+        self.norm_rows = list(range(len(self.equations), len(self.equations) + nb))
+        self.equations += [Equation(n, "normalization", "Euler parameter normalization") for n in self.body_names]
+        self.m = len(self.equations)
+        self.force_elements = compile_forces(model, self.index, self.init)
+        self._driven_rows = {}
+        for k, (jk, coord, fn, row) in enumerate(self.drivers):
+            self._driven_rows.setdefault(jk, []).append(row)
+
+    # ---- public API -----------------------------------------------------------------------------
+    def initial_state(self):
+        q = np.zeros(self.nq)
+        qd = np.zeros(self.nq)
+        for k, b in enumerate(self._bodies):
+            p = np.array(b.orientation, dtype=float)
+            q[7 * k:7 * k + 3] = b.position
+            q[7 * k + 3:7 * k + 7] = p
+            A = rotation_matrix(p)
+            qd[7 * k:7 * k + 3] = b.velocity
+            qd[7 * k + 3:7 * k + 7] = 0.5 * L_matrix(p).T @ (A.T @ np.asarray(b.angular_velocity))
+        return q, qd, 0.0
+
+    def velocity_weights(self):
+        """Coordinates of bodies given a non-zero initial velocity are kept (weight 1e6)."""
+        w = np.ones(self.nq)
+        for k, b in enumerate(self._bodies):
+            if np.any(b.velocity):
+                w[7 * k:7 * k + 3] = 1e6
+            if np.any(b.angular_velocity):
+                w[7 * k + 3:7 * k + 7] = 1e6
+        return w
+
+    def constraints(self, q, t, qd=None, level=0):
+        level = min(level, 1) if qd is None else level
+        states = self._states(q, qd if level >= 1 else None)
+        phi = np.zeros(self.m)
+        jac = np.zeros((self.m, self.nq))
+        nu = np.zeros(self.m) if level >= 1 else None
+        gamma = np.zeros(self.m) if level >= 2 else None
+        slevel = 2 if level >= 2 else (1 if qd is not None and level >= 1 else 0)
+        for cj, bi, bj, (cols, mask), rows in self.joints:
+            for row, s in zip(rows, cj.equations(states[bi], states[bj], slevel)):
+                phi[row] = s.val
+                jac[row, cols] = s.grad[mask]
+                if gamma is not None:
+                    gamma[row] = -s.quad
+        for jk, coord, fn, row in self.drivers:
+            cj, bi, bj, (cols, mask), _ = self.joints[jk]
+            s = cj.coordinate(coord, states[bi], states[bj], slevel)
+            phi[row] = s.val - fn.value(t)
+            jac[row, cols] = s.grad[mask]
+            if nu is not None:
+                nu[row] = fn.d1(t)
+            if gamma is not None:
+                gamma[row] = -s.quad + fn.d2(t)
+        for k, row in enumerate(self.norm_rows):
+            p = q[7 * k + 3:7 * k + 7]
+            phi[row] = p @ p - 1.0
+            jac[row, 7 * k + 3:7 * k + 7] = 2.0 * p
+            if gamma is not None:
+                pd = qd[7 * k + 3:7 * k + 7]
+                gamma[row] = -2.0 * (pd @ pd)
+        return ConstraintEval(phi, jac, nu, gamma)
+
+    def constraint_hessian(self, q, lam, t):
+        """(Φ_qᵀλ)_q, the derivative of the constraint forces w.r.t. q (for implicit integrators)."""
+        states = self._states(q, None)
+        H = np.zeros((self.nq, self.nq))
+        for cj, bi, bj, (cols, mask), rows in self.joints:
+            for row, s in zip(rows, cj.equations(states[bi], states[bj], 0)):
+                H[np.ix_(cols, cols)] += s.hess(lam[row])[np.ix_(mask, mask)]
+        for jk, coord, fn, row in self.drivers:
+            cj, bi, bj, (cols, mask), _ = self.joints[jk]
+            s = cj.coordinate(coord, states[bi], states[bj], 0)
+            H[np.ix_(cols, cols)] += s.hess(lam[row])[np.ix_(mask, mask)]
+        for k, row in enumerate(self.norm_rows):
+            H[7 * k + 3:7 * k + 7, 7 * k + 3:7 * k + 7] += 2.0 * lam[row] * np.eye(4)
+        return H
+
+    def mass(self, q):
+        M = np.zeros((self.nq, self.nq))
+        for k in range(self.nb):
+            o = 7 * k
+            M[o:o + 3, o:o + 3] = self.mass_values[k] * np.eye(3)
+            L = L_matrix(q[o + 3:o + 7])
+            M[o + 3:o + 7, o + 3:o + 7] = 4.0 * L.T @ self.inertia[k] @ L
+        return M
+
+    def forces(self, q, qd, t):
+        frames = self.frames(q, qd)
+        w = self._wrenches(t, frames)
+        Q = np.zeros(self.nq)
+        for k in range(self.nb):
+            o = 7 * k
+            p, pd = q[o + 3:o + 7], qd[o + 3:o + 7]
+            L, Ld = L_matrix(p), L_matrix(pd)
+            Q[o:o + 3] = w.F[k] + self.mass_values[k] * self.gravity
+            Q[o + 3:o + 7] = 2.0 * L.T @ (frames.A[k].T @ w.T[k]) + 8.0 * Ld.T @ self.inertia[k] @ Ld @ p
+        return Q
+
+    def frames(self, q, qd):
+        """Global body states (r, A, v, ω) as :class:`solver.forces.BodyFrames`."""
+        nb = self.nb
+        r = np.empty((nb, 3))
+        A = np.empty((nb, 3, 3))
+        v = np.empty((nb, 3))
+        w = np.empty((nb, 3))
+        for k in range(nb):
+            o = 7 * k
+            p = q[o + 3:o + 7]
+            r[k] = q[o:o + 3]
+            A[k] = rotation_matrix(p)
+            v[k] = qd[o:o + 3]
+            w[k] = A[k] @ (2.0 * L_matrix(p) @ qd[o + 3:o + 7])
+        return BodyFrames(r, A, v, w)
+
+    def normalize(self, q):
+        q = q.copy()
+        for k in range(self.nb):
+            p = q[7 * k + 3:7 * k + 7]
+            q[7 * k + 3:7 * k + 7] = p / np.linalg.norm(p)
+        return q
+
+    def postprocess(self, q, qd, qdd, lam, t):
+        """Body states, joint reactions (on body_j from body_i at the joint origin, global and joint
+        frame), driver forces and energies at one output point."""
+        frames = self.frames(q, qd)
+        states = self._states(q, None)
+        acc = np.empty((self.nb, 3))
+        alpha = np.empty((self.nb, 3))
+        for k in range(self.nb):
+            o = 7 * k
+            acc[k] = qdd[o:o + 3]
+            p, pdd = q[o + 3:o + 7], qdd[o + 3:o + 7]
+            alpha[k] = frames.A[k] @ (2.0 * L_matrix(p) @ pdd)     # L̇ṗ = 0, so ω̇' = 2 L p̈
+        jac = self.constraints(q, t).jac
+        nj = len(self.joints)
+        RF = np.zeros((nj, 3))
+        RT = np.zeros((nj, 3))
+        RFj = np.zeros((nj, 3))
+        RTj = np.zeros((nj, 3))
+        for k, (cj, bi, bj, _, rows) in enumerate(self.joints):
+            rows = rows + self._driven_rows.get(k, [])
+            F, T = self._reaction(jac, lam, rows, bi, bj, cj, states, frames)
+            Fr = cj.frame(states[bi])
+            RF[k], RT[k], RFj[k], RTj[k] = F, T, Fr.T @ F, Fr.T @ T
+        drv = np.array([-lam[row] for _, _, _, row in self.drivers])
+        kinetic = 0.0
+        potential_g = 0.0
+        for k in range(self.nb):
+            wb = frames.A[k].T @ frames.w[k]
+            kinetic += 0.5 * self.mass_values[k] * frames.v[k] @ frames.v[k] + 0.5 * wb @ self.inertia[k] @ wb
+            potential_g -= self.mass_values[k] * self.gravity @ frames.r[k]
+        spring = sum(f.potential(frames) for f in self.force_elements)
+        return {"r": frames.r, "A": frames.A, "v": frames.v, "w": frames.w, "a": acc, "alpha": alpha,
+                "reaction_force": RF, "reaction_torque": RT, "reaction_force_joint": RFj,
+                "reaction_torque_joint": RTj, "driver_force": drv,
+                "energy": (kinetic, potential_g, spring, 0.0)}
+
+    # ---- helpers --------------------------------------------------------------------------------
+    def _init_of(self, b):
+        return self.init[b] if b >= 0 else (np.zeros(3), np.eye(3))
+
+    def _columns(self, bi, bj):
+        """Global coordinate columns of the 14 local ones, and the mask of those that exist."""
+        cols, mask = [], np.zeros(NLOC, dtype=bool)
+        for side, b in enumerate((bi, bj)):
+            if b >= 0:
+                cols += list(range(7 * b, 7 * b + 7))
+                mask[7 * side:7 * side + 7] = True
+        return np.array(cols, dtype=int), mask
+
+    def _states(self, q, qd):
+        states = {k: BodyState(7 * k, q, qd) for k in range(self.nb)}
+        states[-1] = BodyState(None)
+        return states
+
+    def _wrenches(self, t, frames):
+        w = Wrenches(self.nb)
+        for f in self.force_elements:
+            f.apply(t, frames, w)
+        return w
+
+    def _reaction(self, jac, lam, rows, bi, bj, cj, states, frames):
+        """Constraint wrench on body_j from body_i at the joint origin (global)."""
+        side, sign = (bj, 1.0) if bj >= 0 else (bi, -1.0)
+        o = 7 * side
+        g = -jac[rows, o:o + 7].T @ lam[rows]
+        F = g[:3]
+        T_cm = frames.A[side] @ (0.5 * L_matrix(states[side].p) @ g[3:7])
+        P = cj.origin_j(states[bj]) if bj >= 0 else cj.origin_j(states[-1])
+        T = T_cm + np.cross(frames.r[side] - P, F)
+        return sign * F, sign * T
+
+
+def compile_cartesian(model):
+    """Compile a model for the Cartesian formulation; raises ModelError on invalid models."""
+    if not model.bodies:
+        raise ModelError("model.bodies: the model has no bodies")
+    return CartesianSystem(model)

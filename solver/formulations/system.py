@@ -1,0 +1,70 @@
+"""What every formulation compiles a model into: a constrained mechanical system
+
+    M(q) q̈ + Φ_qᵀ λ = Q(q, q̇, t),   Φ(q, t) = 0,   Φ_q q̇ = ν,   Φ_q q̈ = γ
+
+(seed paper 2 eq. 1, paper 3 eq. 5, paper 5 eqs. 1–3).  The partitioning methods, integrators and
+analyses only see this interface; the Cartesian and relative formulations implement it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass
+class ConstraintEval:
+    """Constraint quantities at one state: Φ, Φ_q, and (when asked) ν = −Φ_t and γ."""
+    phi: np.ndarray
+    jac: np.ndarray
+    nu: np.ndarray | None = None
+    gamma: np.ndarray | None = None
+
+
+@dataclass
+class Equation:
+    """Who owns a constraint row: the element (joint, driver, body) and a short description."""
+    owner: str
+    kind: str            # "joint", "driver", "normalization", "cut joint", ...
+    text: str
+
+
+class MechanicalSystem:
+    """Interface of a compiled model (see module docstring).  Attributes:
+
+    nq: number of coordinates; equations: list of Equation (one per row of Φ);
+    body_names: names of the bodies in result order; joint_names, driver_names.
+    """
+    nq: int
+    equations: list
+    body_names: list
+    joint_names: list
+    driver_names: list
+
+    def initial_state(self):
+        """(q0, q̇0, t0) from the model's initial positions and velocities (not yet assembled)."""
+        raise NotImplementedError
+
+    def constraints(self, q, t, qd=None, level=0) -> ConstraintEval:
+        """Φ and Φ_q; with level ≥ 1 also ν; level ≥ 2 (needs q̇) also γ."""
+        raise NotImplementedError
+
+    def mass(self, q) -> np.ndarray:
+        raise NotImplementedError
+
+    def forces(self, q, qd, t) -> np.ndarray:
+        """Generalized applied and velocity-quadratic forces Q."""
+        raise NotImplementedError
+
+    def velocity_weights(self) -> np.ndarray:
+        """Weights of each velocity coordinate when the initial velocities are made consistent:
+        large for coordinates the user gave explicitly, so those are kept."""
+        return np.ones(self.nq)
+
+    def postprocess(self, q, qd, qdd, lam, t) -> dict:
+        """Per-output-point quantities: body states, joint reactions, driver forces, energies."""
+        raise NotImplementedError
+
+    def normalize(self, q):
+        """Project q back onto coordinate manifolds (e.g. unit Euler parameters); default none."""
+        return q

@@ -1,0 +1,152 @@
+"""Project files (``*.mbs.json``): versioned JSON holding the model, solver settings and view.
+
+``{"format": "mbs-studio-project", "version": 1, "model": {...}, "solver": {...}, "view": {...}}``
+(documented in ``docs/file-format.md``).  Loading validates everything and reports every problem
+with its field path; a malformed, truncated, wrong-typed or newer-version file is refused whole.
+Saving is atomic: write a temporary file beside the target, flush and fsync it, keep the previous
+file as ``<name>.bak``, then rename the temporary file over the target.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import tempfile
+
+from ..errors import ModelError
+from ..model.elements import Settings
+from ..model.model import Model, model_from_dict
+
+FORMAT = "mbs-studio-project"
+VERSION = 1
+MAX_FILE_BYTES = 50 * 1024 * 1024
+
+
+def project_to_dict(model: Model) -> dict:
+    settings = model.settings.to_dict()
+    settings.pop("name", None)
+    return {"format": FORMAT, "version": VERSION, "model": model.to_dict(), "solver": settings,
+            "view": model.view}
+
+
+def project_to_text(model: Model) -> str:
+    return json.dumps(project_to_dict(model), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def save_project(model: Model, path) -> None:
+    """Write ``model`` to ``path`` atomically, keeping the previous file as ``path + '.bak'``."""
+    path = os.fspath(path)
+    text = project_to_text(model)
+    atomic_write(path, text.encode("utf-8"))
+
+
+def atomic_write(path: str, data: bytes, keep_backup=True) -> None:
+    """Write bytes to ``path`` through a temporary file and a rename; never leaves it half-written."""
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.basename(path), dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if keep_backup and os.path.exists(path):
+            shutil.copy2(path, path + ".bak")
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def load_project(path) -> Model:
+    """Read and validate a project file; raises ModelError listing every problem."""
+    path = os.fspath(path)
+    try:
+        size = os.path.getsize(path)
+        if size > MAX_FILE_BYTES:
+            raise ModelError(f"{path}: file is too large ({size} bytes; limit {MAX_FILE_BYTES})")
+        with open(path, "rb") as fh:
+            raw = fh.read()
+    except OSError as exc:
+        raise ModelError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    return project_from_bytes(raw, source=path)
+
+
+def project_from_bytes(raw: bytes, source="project") -> Model:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ModelError(f"{source}: not UTF-8 text (byte {exc.start})") from None
+    try:
+        data = json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise ModelError(f"{source}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+    except ValueError as exc:
+        raise ModelError(f"{source}: {exc}") from None
+    except RecursionError:
+        raise ModelError(f"{source}: JSON is nested too deeply") from None
+    return project_from_dict(data, source)
+
+
+def _reject_constant(name):
+    raise ValueError(f"non-finite number {name} is not allowed")
+
+
+def project_from_dict(data, source="project") -> Model:
+    """Build a model from the parsed file; every problem is collected before raising."""
+    if not isinstance(data, dict):
+        raise ModelError(f"{source}: the file must hold a JSON object")
+    if data.get("format") != FORMAT:
+        raise ModelError(f"format: must be '{FORMAT}' (is this an MBS Studio project?); got {data.get('format')!r}")
+    version = data.get("version")
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise ModelError(f"version: must be an integer; got {version!r}")
+    if version > VERSION:
+        raise ModelError(f"version: the file is version {version}, newer than this program reads "
+                         f"({VERSION}); update MBS Studio to open it")
+    if version < 1:
+        raise ModelError(f"version: must be >= 1; got {version}")
+    problems = []
+    for key in data:
+        if key not in ("format", "version", "model", "solver", "view"):
+            problems.append(f"{key}: unknown key (valid: format, version, model, solver, view)")
+    model = None
+    if "model" not in data:
+        problems.append("model: is required")
+    else:
+        try:
+            model = model_from_dict(data["model"], "model")
+        except ModelError as exc:
+            problems += exc.problems
+    settings = data.get("solver", {})
+    if not isinstance(settings, dict):
+        problems.append("solver: must be an object")
+    else:
+        try:
+            s = Settings(**{str(k): v for k, v in settings.items()})
+        except ModelError as exc:
+            problems += [p.replace("settings 'settings'", "solver").replace("settings '?'", "solver")
+                         for p in exc.problems]
+    view = data.get("view", {})
+    if not isinstance(view, dict):
+        problems.append("view: must be an object")
+    elif not _finite_json(view):
+        problems.append("view: must hold only finite numbers, strings, lists and objects")
+    if problems:
+        raise ModelError(problems)
+    model.settings = s
+    model.view = view
+    return model
+
+
+def _finite_json(value, depth=0):
+    if depth > 20:
+        return False
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _finite_json(v, depth + 1) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_finite_json(v, depth + 1) for v in value)
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return value is None or isinstance(value, (str, int, bool))

@@ -1,0 +1,114 @@
+"""Rotation helpers: skew matrices, Euler parameters (unit quaternions p = [e0, e1, e2, e3]).
+
+Conventions (Haug, *Computer-Aided Kinematics and Dynamics of Mechanical Systems*, ch. 6):
+``A(p)`` maps body-frame vectors to global ones, written in the homogeneous quadratic form
+``A = (e0² − eᵀe) I + 2 e eᵀ + 2 e0 ẽ`` which equals the usual rotation matrix on ``pᵀp = 1`` and
+makes ``A(p) a'`` an exact quadratic form of p everywhere, so its derivatives are exact too:
+``∂(A a')/∂p = B(p, a') = 2[(e0 I + ẽ) a',  e a'ᵀ − (e0 I + ẽ) ã']`` (Haug eq. 6.3.9), linear in p.
+``G(p) = [−e, −ẽ + e0 I]`` and ``L(p) = [−e, ẽ + e0 I]`` give ω = 2 G ṗ (global) and
+ω' = 2 L ṗ (body frame); ``ṗ = ½ Lᵀ ω'``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+def skew(v):
+    """ṽ with ṽ w = v × w."""
+    x, y, z = v
+    return np.array([[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]])
+
+
+def rotation_matrix(p):
+    """A(p) in the homogeneous quadratic form (exact rotation for unit p)."""
+    e0, e1, e2, e3 = p
+    return np.array([
+        [e0*e0 + e1*e1 - e2*e2 - e3*e3, 2*(e1*e2 - e0*e3), 2*(e1*e3 + e0*e2)],
+        [2*(e1*e2 + e0*e3), e0*e0 - e1*e1 + e2*e2 - e3*e3, 2*(e2*e3 - e0*e1)],
+        [2*(e1*e3 - e0*e2), 2*(e2*e3 + e0*e1), e0*e0 - e1*e1 - e2*e2 + e3*e3]])
+
+
+def B_matrix(p, a):
+    """B(p, a') = ∂(A(p) a')/∂p, 3×4 (Haug eq. 6.3.9)."""
+    e0 = p[0]
+    e = p[1:]
+    M = e0 * np.eye(3) + skew(e)
+    out = np.empty((3, 4))
+    out[:, 0] = 2.0 * (M @ a)
+    out[:, 1:] = 2.0 * (np.outer(e, a) - M @ skew(a))
+    return out
+
+
+def G_matrix(p):
+    """G(p) with ω = 2 G(p) ṗ in global axes."""
+    e0, e1, e2, e3 = p
+    return np.array([[-e1, e0, -e3, e2], [-e2, e3, e0, -e1], [-e3, -e2, e1, e0]])
+
+
+def L_matrix(p):
+    """L(p) with ω' = 2 L(p) ṗ in body axes."""
+    e0, e1, e2, e3 = p
+    return np.array([[-e1, e0, e3, -e2], [-e2, -e3, e0, e1], [-e3, e2, -e1, e0]])
+
+
+_UNIT4 = np.eye(4)
+
+
+def B_hessian(a, lam):
+    """S(a', λ) = ∂²(λᵀ A(p) a')/∂p², a constant symmetric 4×4 matrix (A a' is quadratic in p).
+
+    Column k is B(e_k, a')ᵀ λ since B is linear in p."""
+    return np.column_stack([B_matrix(_UNIT4[k], a).T @ lam for k in range(4)])
+
+
+def quat_from_matrix(R):
+    """Unit quaternion [w, x, y, z] of a rotation matrix (Shepperd's method)."""
+    R = np.asarray(R, dtype=float)
+    tr = np.trace(R)
+    cands = [tr, R[0, 0], R[1, 1], R[2, 2]]
+    k = int(np.argmax(cands))
+    if k == 0:
+        w = 0.5 * np.sqrt(1.0 + tr)
+        q = [w, (R[2, 1] - R[1, 2]) / (4 * w), (R[0, 2] - R[2, 0]) / (4 * w), (R[1, 0] - R[0, 1]) / (4 * w)]
+    elif k == 1:
+        x = 0.5 * np.sqrt(1.0 + 2 * R[0, 0] - tr)
+        q = [(R[2, 1] - R[1, 2]) / (4 * x), x, (R[0, 1] + R[1, 0]) / (4 * x), (R[0, 2] + R[2, 0]) / (4 * x)]
+    elif k == 2:
+        y = 0.5 * np.sqrt(1.0 + 2 * R[1, 1] - tr)
+        q = [(R[0, 2] - R[2, 0]) / (4 * y), (R[0, 1] + R[1, 0]) / (4 * y), y, (R[1, 2] + R[2, 1]) / (4 * y)]
+    else:
+        z = 0.5 * np.sqrt(1.0 + 2 * R[2, 2] - tr)
+        q = [(R[1, 0] - R[0, 1]) / (4 * z), (R[0, 2] + R[2, 0]) / (4 * z), (R[1, 2] + R[2, 1]) / (4 * z), z]
+    q = np.array(q)
+    q /= np.linalg.norm(q)
+    return -q if q[0] < 0 else q
+
+
+def quat_multiply(a, b):
+    """Hamilton product a ⊗ b (rotation b followed by a)."""
+    a0, a1, a2, a3 = a
+    b0, b1, b2, b3 = b
+    return np.array([a0*b0 - a1*b1 - a2*b2 - a3*b3, a0*b1 + a1*b0 + a2*b3 - a3*b2,
+                     a0*b2 - a1*b3 + a2*b0 + a3*b1, a0*b3 + a1*b2 - a2*b1 + a3*b0])
+
+
+def axis_angle_quat(axis, angle):
+    """Unit quaternion of a rotation by ``angle`` about unit ``axis``."""
+    axis = np.asarray(axis, dtype=float)
+    return np.concatenate([[np.cos(angle / 2)], np.sin(angle / 2) * axis / np.linalg.norm(axis)])
+
+
+def frame_from_axis(z, x_hint=None):
+    """Orthonormal frame [x y z] (columns) whose z column is the unit ``z``; x follows ``x_hint``
+    projected onto the plane normal to z, else the global axis least aligned with z."""
+    z = np.asarray(z, dtype=float)
+    z = z / np.linalg.norm(z)
+    if x_hint is not None:
+        x = np.asarray(x_hint, dtype=float) - np.dot(x_hint, z) * z
+        if np.linalg.norm(x) < 1e-9:
+            x_hint = None
+    if x_hint is None:
+        ref = np.eye(3)[int(np.argmin(np.abs(z)))]
+        x = ref - np.dot(ref, z) * z
+    x = x / np.linalg.norm(x)
+    return np.column_stack([x, np.cross(z, x), z])

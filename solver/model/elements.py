@@ -1,0 +1,317 @@
+"""Model elements: bodies, markers, joints, force elements, drivers and solver settings.
+
+Each element class declares its fields once in ``FIELDS`` (see :mod:`solver.model.fields`); the
+constructor, ``set``, the project file and the GUI property editor all use that declaration.
+Positions, axes and orientations are global, at the model's initial (assembly) configuration.
+"""
+from __future__ import annotations
+
+import copy
+
+from ..errors import ModelError
+from .fields import Field, FieldProblem, GEOMETRY_SHAPES  # noqa: F401  (re-exported for the GUI)
+
+JOINT_TYPES = ("fixed", "revolute", "prismatic", "cylindrical", "spherical", "universal", "planar",
+               "screw", "distance", "revolute_spherical")
+
+# Which optional joint fields each type uses (the GUI shows only these).
+JOINT_TYPE_FIELDS = {
+    "fixed": (), "revolute": ("axis",), "prismatic": ("axis",), "cylindrical": ("axis",),
+    "spherical": (), "universal": ("axis", "axis2"), "planar": ("axis",),
+    "screw": ("axis", "pitch"), "distance": ("origin2", "length"),
+    "revolute_spherical": ("axis", "origin2"),
+}
+
+# Joint coordinates a driver can prescribe (first is the default).
+JOINT_COORDINATES = {
+    "revolute": ("rotation",), "prismatic": ("translation",), "cylindrical": ("rotation", "translation"),
+    "screw": ("rotation",), "universal": (), "planar": ("x", "y", "rotation"),
+    "distance": (), "fixed": (), "spherical": (), "revolute_spherical": (),
+}
+DRIVER_COORDINATES = ("default", "rotation", "translation", "x", "y")
+
+
+class Element:
+    """Base class: holds field values in ``self.values``; ``FIELDS`` declares them."""
+    FIELDS: tuple[Field, ...] = ()
+    KIND = "element"
+    COLLECTION = ""
+
+    def __init__(self, **values):
+        problems = []
+        self.values = {}
+        known = {f.name for f in self.FIELDS}
+        for key in values:
+            if key not in known:
+                problems.append(f"{self.KIND} '{values.get('name', '?')}': unknown field '{key}' "
+                                f"(valid: {', '.join(sorted(known))})")
+        for f in self.FIELDS:
+            path = f"{self.KIND} '{values.get('name', '?')}'.{f.name}"
+            if f.name in values:
+                try:
+                    self.values[f.name] = f.coerce(values[f.name])
+                except FieldProblem as p:
+                    problems.append(f"{path}: {p}")
+            elif f.required:
+                problems.append(f"{path}: is required")
+            else:
+                self.values[f.name] = f.default_value()
+        if problems:
+            raise ModelError(problems)
+        self.check()
+
+    # ---- public API ---------------------------------------------------------------------------
+    @classmethod
+    def field(cls, name) -> Field:
+        for f in cls.FIELDS:
+            if f.name == name:
+                return f
+        raise ModelError(f"{cls.KIND}: no field '{name}' (valid: {', '.join(f.name for f in cls.FIELDS)})")
+
+    @property
+    def name(self) -> str:
+        return self.values["name"]
+
+    def __getattr__(self, item):
+        values = self.__dict__.get("values")
+        if values is not None and item in values:
+            return values[item]
+        raise AttributeError(item)
+
+    def set(self, field_name, value):
+        """Validate and set one field; raises ModelError naming the field, leaving it unchanged."""
+        f = self.field(field_name)
+        try:
+            new = f.coerce(value)
+        except FieldProblem as p:
+            raise ModelError(f"{self.KIND} '{self.name}'.{field_name}: {p}") from None
+        old = self.values[field_name]
+        self.values[field_name] = new
+        try:
+            self.check()
+        except ModelError:
+            self.values[field_name] = old
+            raise
+        return old
+
+    def check(self):
+        """Checks across fields of one element; raise ModelError."""
+
+    def references(self) -> list[str]:
+        """Names of other elements this one refers to."""
+        return [self.values[f.name] for f in self.FIELDS if f.kind in ("body", "joint")]
+
+    def to_dict(self) -> dict:
+        return copy.deepcopy(self.values)
+
+    def copy(self):
+        new = object.__new__(type(self))
+        new.values = copy.deepcopy(self.values)
+        return new
+
+    def __eq__(self, other):
+        return type(other) is type(self) and other.values == self.values
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.name!r})"
+
+
+NAME = Field("name", "name", doc="unique name in the model")
+
+
+class Body(Element):
+    """A rigid body: mass and inertia at the centre of mass (CM), in body axes."""
+    KIND = "body"
+    COLLECTION = "bodies"
+    FIELDS = (
+        NAME,
+        Field("mass", "float", "kg", doc="mass", minimum=0.0, exclusive_min=True),
+        Field("inertia", "inertia", "kg·m²", doc="(Ixx, Iyy, Izz[, Ixy, Iyz, Izx]) at the CM, body axes"),
+        Field("position", "vec3", "m", default=(0.0, 0.0, 0.0), doc="CM position, global"),
+        Field("orientation", "orientation", default=None, doc="body axes: quaternion (w,x,y,z) or matrix"),
+        Field("velocity", "vec3", "m/s", default=(0.0, 0.0, 0.0), doc="initial CM velocity, global"),
+        Field("angular_velocity", "vec3", "rad/s", default=(0.0, 0.0, 0.0),
+              doc="initial angular velocity, global"),
+        Field("geometry", "geometry", default={"shape": "none"}, doc="display geometry (body axes)"),
+    )
+
+
+class Marker(Element):
+    """A named point and frame fixed on a body (global at the initial configuration)."""
+    KIND = "marker"
+    COLLECTION = "markers"
+    FIELDS = (
+        NAME,
+        Field("body", "body", doc="body the marker is fixed on"),
+        Field("position", "vec3", "m", default=(0.0, 0.0, 0.0), doc="global position"),
+        Field("orientation", "orientation", default=None, doc="global orientation"),
+    )
+
+
+class Joint(Element):
+    """A joint between body_i and body_j (either may be 'ground').
+
+    The joint frame has its origin at ``origin`` and its z axis along ``axis`` at the initial
+    configuration; joint coordinates are zero there.  ``axis2`` is the universal joint's second
+    axis (on body_j); ``pitch`` the screw lead in m per revolution; ``origin2`` the point on body_j
+    of a distance or revolute–spherical link; ``length`` the distance link's length (None =
+    initial distance)."""
+    KIND = "joint"
+    COLLECTION = "joints"
+    FIELDS = (
+        NAME,
+        Field("type", "enum", choices=JOINT_TYPES, doc="joint type"),
+        Field("body_i", "body", doc="first body (base)"),
+        Field("body_j", "body", doc="second body (follower); reactions act on it"),
+        Field("origin", "vec3", "m", default=(0.0, 0.0, 0.0), doc="joint origin, global"),
+        Field("axis", "unit_vec3", default=(0.0, 0.0, 1.0), doc="joint axis, global"),
+        Field("axis2", "unit_vec3", default=(1.0, 0.0, 0.0), doc="second axis (universal), global"),
+        Field("pitch", "float", "m/rev", default=0.01, doc="screw lead per revolution"),
+        Field("origin2", "vec3", "m", default=(0.0, 0.0, 0.0), doc="point on body_j (links), global"),
+        Field("length", "optional_float", "m", default=None, minimum=0.0, exclusive_min=True,
+              doc="distance link length (None = initial distance)"),
+    )
+
+    def check(self):
+        import numpy as np
+        if self.body_i == self.body_j:
+            raise ModelError(f"joint '{self.name}'.body_j: must differ from body_i ('{self.body_i}')")
+        if self.type == "universal" and abs(float(np.dot(self.axis, self.axis2))) > 1e-6:
+            raise ModelError(f"joint '{self.name}'.axis2: must be perpendicular to axis for a universal joint")
+        if self.type == "distance":
+            d = np.subtract(self.origin2, self.origin)
+            if self.length is None and np.linalg.norm(d) < 1e-9:
+                raise ModelError(f"joint '{self.name}'.origin2: a distance link needs two distinct points "
+                                 "(or a length)")
+
+    def used_fields(self):
+        return ("name", "type", "body_i", "body_j", "origin") + JOINT_TYPE_FIELDS[self.type]
+
+    def coordinates(self):
+        return JOINT_COORDINATES[self.type]
+
+
+FORCE_TYPES = ("spring_damper", "rotational_spring_damper", "bushing", "force", "torque")
+
+
+class SpringDamper(Element):
+    """Translational spring–damper–actuator between point_i (on body_i) and point_j (on body_j).
+
+    Tension (pulling the points together) T = k (l − l0) + c l̇ + preload + force(t)."""
+    KIND = "spring_damper"
+    COLLECTION = "forces"
+    FIELDS = (
+        NAME,
+        Field("body_i", "body"), Field("body_j", "body"),
+        Field("point_i", "vec3", "m", default=(0.0, 0.0, 0.0), doc="attachment on body_i, global"),
+        Field("point_j", "vec3", "m", default=(0.0, 0.0, 0.0), doc="attachment on body_j, global"),
+        Field("stiffness", "float", "N/m", default=0.0, minimum=0.0),
+        Field("damping", "float", "N·s/m", default=0.0, minimum=0.0),
+        Field("free_length", "optional_float", "m", default=None, minimum=0.0,
+              doc="free length (None = initial distance)"),
+        Field("preload", "float", "N", default=0.0, doc="tension at the free length"),
+        Field("force", "function", "N", default=0.0, doc="actuator tension as a function of t"),
+    )
+
+    def check(self):
+        if self.body_i == self.body_j:
+            raise ModelError(f"spring_damper '{self.name}'.body_j: must differ from body_i")
+
+
+class RotationalSpringDamper(Element):
+    """Torsional spring–damper on a joint's rotation coordinate θ:
+    torque on body_j about the joint axis τ = −k (θ − θ0) − c θ̇ − preload."""
+    KIND = "rotational_spring_damper"
+    COLLECTION = "forces"
+    FIELDS = (
+        NAME,
+        Field("joint", "joint", doc="revolute, cylindrical or screw joint"),
+        Field("stiffness", "float", "N·m/rad", default=0.0, minimum=0.0),
+        Field("damping", "float", "N·m·s/rad", default=0.0, minimum=0.0),
+        Field("free_angle", "float", "rad", default=0.0),
+        Field("preload", "float", "N·m", default=0.0),
+    )
+
+
+class Bushing(Element):
+    """6-DOF linear bushing at ``origin`` (global axes at the initial configuration) between two
+    bodies: force = −K_t δ − C_t δ̇ and torque = −K_r θ − C_r θ̇ on body_j (small relative rotation θ)."""
+    KIND = "bushing"
+    COLLECTION = "forces"
+    FIELDS = (
+        NAME,
+        Field("body_i", "body"), Field("body_j", "body"),
+        Field("origin", "vec3", "m", default=(0.0, 0.0, 0.0)),
+        Field("stiffness", "vec6", "N/m, N·m/rad", default=(0.0,) * 6, minimum=0.0),
+        Field("damping", "vec6", "N·s/m, N·m·s/rad", default=(0.0,) * 6, minimum=0.0),
+    )
+
+    def check(self):
+        if self.body_i == self.body_j:
+            raise ModelError(f"bushing '{self.name}'.body_j: must differ from body_i")
+
+
+class AppliedForce(Element):
+    """Force on a body at a body-fixed point (global position at the initial configuration);
+    components along global axes, each a number or an expression of t."""
+    KIND = "force"
+    COLLECTION = "forces"
+    FIELDS = (
+        NAME,
+        Field("body", "body"),
+        Field("force", "function_vec3", "N", default=(0.0, 0.0, 0.0)),
+        Field("point", "optional_vec3", "m", default=None, doc="application point (None = CM)"),
+    )
+
+
+class AppliedTorque(Element):
+    """Torque on a body, components along global axes, each a number or an expression of t."""
+    KIND = "torque"
+    COLLECTION = "forces"
+    FIELDS = (
+        NAME,
+        Field("body", "body"),
+        Field("torque", "function_vec3", "N·m", default=(0.0, 0.0, 0.0)),
+    )
+
+
+class Driver(Element):
+    """Prescribed joint coordinate as a function of t (expression or table {"t":…, "values":…}).
+    The coordinate is measured from the initial configuration (zero there)."""
+    KIND = "driver"
+    COLLECTION = "drivers"
+    FIELDS = (
+        NAME,
+        Field("joint", "joint"),
+        Field("expression", "function", "m or rad", doc="coordinate as a function of t"),
+        Field("coordinate", "enum", choices=DRIVER_COORDINATES, default="default",
+              doc="which joint coordinate (default: the joint's first)"),
+    )
+
+
+INTEGRATORS = ("adams", "rk", "rk45", "dop853", "bdf", "radau")
+FORMULATIONS = ("cartesian", "relative")
+PARTITIONINGS = ("lu", "qr", "svd", "hybrid")
+CONSTRAINT_FORMS = ("conventional", "parametric")
+
+
+class Settings(Element):
+    """Solver settings saved with the project; simulate() arguments override them."""
+    KIND = "settings"
+    FIELDS = (
+        Field("name", "name", default="settings"),
+        Field("t_end", "float", "s", default=1.0, minimum=0.0, exclusive_min=True),
+        Field("output_step", "float", "s", default=0.01, minimum=0.0, exclusive_min=True),
+        Field("formulation", "enum", choices=FORMULATIONS, default="cartesian"),
+        Field("partitioning", "enum", choices=PARTITIONINGS, default="qr"),
+        Field("integrator", "enum", choices=INTEGRATORS, default="adams"),
+        Field("constraints", "enum", choices=CONSTRAINT_FORMS, default="conventional",
+              doc="constraint form of the Cartesian formulation"),
+        Field("rtol", "float", default=1e-6, minimum=0.0, exclusive_min=True, maximum=0.1),
+        Field("atol", "float", default=1e-8, minimum=0.0, exclusive_min=True),
+        Field("max_step", "optional_float", "s", default=None, minimum=0.0, exclusive_min=True),
+    )
+
+
+FORCE_CLASSES = {c.KIND: c for c in (SpringDamper, RotationalSpringDamper, Bushing, AppliedForce, AppliedTorque)}
+ELEMENT_CLASSES = {"bodies": Body, "markers": Marker, "joints": Joint, "drivers": Driver}

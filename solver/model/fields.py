@@ -1,0 +1,303 @@
+"""Field declarations: each model element declares its fields once (type, unit, bounds, default,
+doc); validation, the project-file schema and the GUI property editor are all derived from them.
+
+A :class:`Field` converts a raw value (from Python or from JSON) into its canonical stored form and
+reports problems as ``"<path>.<field>: <message>"`` strings, collected by the caller.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field as dc_field
+from typing import Any
+
+import numpy as np
+
+REQUIRED = object()
+
+# Field kinds understood by coerce() and by the GUI property editor.
+KINDS = ("float", "int", "bool", "str", "name", "vec3", "unit_vec3", "inertia", "orientation",
+         "body", "joint", "enum", "function", "function_vec3", "geometry", "vec6", "optional_float",
+         "optional_vec3")
+
+
+class FieldProblem(Exception):
+    """Raised by a coercion with the message for one field (without its path)."""
+
+
+@dataclass(frozen=True)
+class Field:
+    """Declaration of one field of a model element.
+
+    kind: one of KINDS; unit: SI unit shown in the GUI as a suffix; minimum/maximum: bounds for
+    numbers (``exclusive_min`` makes the minimum strict); choices: for ``enum``; doc: one line.
+    """
+    name: str
+    kind: str
+    unit: str = ""
+    default: Any = REQUIRED
+    doc: str = ""
+    minimum: float | None = None
+    maximum: float | None = None
+    exclusive_min: bool = False
+    choices: tuple = ()
+    advanced: bool = False
+    extra: dict = dc_field(default_factory=dict)
+
+    @property
+    def required(self) -> bool:
+        return self.default is REQUIRED
+
+    def default_value(self):
+        d = self.default
+        return list(d) if isinstance(d, (list, tuple)) else (dict(d) if isinstance(d, dict) else d)
+
+    def coerce(self, value):
+        """Return the canonical stored value, or raise FieldProblem with a message."""
+        return _COERCERS[self.kind](self, value)
+
+
+# ---- coercers -------------------------------------------------------------------------------
+
+def _number(value, what="a number"):
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise FieldProblem(f"must be {what}, got {_show(value)}")
+    x = float(value)
+    if not math.isfinite(x):
+        raise FieldProblem(f"must be finite, got {x}")
+    return x
+
+
+def _show(value):
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _float(f: Field, value):
+    x = _number(value)
+    if f.minimum is not None:
+        if f.exclusive_min and not x > f.minimum:
+            raise FieldProblem(f"must be > {f.minimum:g}, got {x:g}")
+        if not f.exclusive_min and x < f.minimum:
+            raise FieldProblem(f"must be >= {f.minimum:g}, got {x:g}")
+    if f.maximum is not None and x > f.maximum:
+        raise FieldProblem(f"must be <= {f.maximum:g}, got {x:g}")
+    return x
+
+
+def _optional_float(f: Field, value):
+    return None if value is None else _float(f, value)
+
+
+def _int(f: Field, value):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise FieldProblem(f"must be an integer, got {_show(value)}")
+    v = int(value)
+    if f.minimum is not None and v < f.minimum:
+        raise FieldProblem(f"must be >= {f.minimum:g}, got {v}")
+    if f.maximum is not None and v > f.maximum:
+        raise FieldProblem(f"must be <= {f.maximum:g}, got {v}")
+    return v
+
+
+def _bool(f: Field, value):
+    if not isinstance(value, (bool, np.bool_)):
+        raise FieldProblem(f"must be true or false, got {_show(value)}")
+    return bool(value)
+
+
+def _str(f: Field, value):
+    if not isinstance(value, str):
+        raise FieldProblem(f"must be a string, got {_show(value)}")
+    if len(value) > 10000:
+        raise FieldProblem("is too long (more than 10000 characters)")
+    return value
+
+
+def _name(f: Field, value):
+    s = _str(f, value).strip()
+    if not s:
+        raise FieldProblem("must be a non-empty name")
+    if len(s) > 200:
+        raise FieldProblem("must be at most 200 characters")
+    if any(c in s for c in "\n\r\t/\\\"'"):
+        raise FieldProblem("must not contain quotes, slashes, tabs or line breaks")
+    return s
+
+
+def _vector(value, n):
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if not isinstance(value, (list, tuple)) or len(value) != n:
+        raise FieldProblem(f"must be a {n}-vector, got {_show(value)}")
+    return [_number(v, "a number in each component") for v in value]
+
+
+def _vec3(f: Field, value):
+    return _vector(value, 3)
+
+
+def _optional_vec3(f: Field, value):
+    return None if value is None else _vector(value, 3)
+
+
+def _vec6(f: Field, value):
+    v = _vector(value, 6)
+    if f.minimum is not None and min(v) < f.minimum:
+        raise FieldProblem(f"components must be >= {f.minimum:g}")
+    return v
+
+
+def _unit_vec3(f: Field, value):
+    v = _vector(value, 3)
+    n = math.sqrt(sum(c * c for c in v))
+    if n < 1e-12:
+        raise FieldProblem("must be a non-zero 3-vector")
+    return [c / n for c in v]
+
+
+def _inertia(f: Field, value):
+    """(Ixx, Iyy, Izz) or (Ixx, Iyy, Izz, Ixy, Iyz, Izx) at the CM in body axes; must be positive
+    definite and satisfy the triangle inequality of its principal moments."""
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if not isinstance(value, (list, tuple)) or len(value) not in (3, 6):
+        raise FieldProblem(f"must be (Ixx, Iyy, Izz) or (Ixx, Iyy, Izz, Ixy, Iyz, Izx), got {_show(value)}")
+    v = [_number(c, "a number in each component") for c in value] + [0.0] * (6 - len(value))
+    J = inertia_matrix(v)
+    w = np.linalg.eigvalsh(J)
+    if w[0] <= 0.0:
+        raise FieldProblem(f"must be positive definite (principal moments {', '.join(f'{x:.4g}' for x in w)})")
+    if w[2] > w[0] + w[1] + 1e-9 * w[2]:
+        raise FieldProblem(f"violates the triangle inequality of principal moments "
+                           f"({w[2]:.4g} > {w[0]:.4g} + {w[1]:.4g})")
+    return v
+
+
+def inertia_matrix(v):
+    """3×3 inertia tensor from (Ixx, Iyy, Izz, Ixy, Iyz, Izx) (products as tensor components)."""
+    ixx, iyy, izz, ixy, iyz, izx = v
+    return np.array([[ixx, ixy, izx], [ixy, iyy, iyz], [izx, iyz, izz]], dtype=float)
+
+
+def _orientation(f: Field, value):
+    """None (identity), a quaternion (w, x, y, z) or a 3×3 rotation matrix; stored as a unit
+    quaternion [w, x, y, z] with w >= 0."""
+    from ..math.rotations import quat_from_matrix
+    if value is None:
+        return [1.0, 0.0, 0.0, 0.0]
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if isinstance(value, (list, tuple)) and len(value) == 3 and all(isinstance(r, (list, tuple)) for r in value):
+        rows = [_vector(r, 3) for r in value]
+        R = np.array(rows)
+        if not np.allclose(R @ R.T, np.eye(3), atol=1e-6) or np.linalg.det(R) < 0:
+            raise FieldProblem("must be a proper rotation matrix (orthonormal, det +1)")
+        q = quat_from_matrix(R)
+    else:
+        q = np.array(_vector(value, 4))
+        n = np.linalg.norm(q)
+        if n < 1e-12:
+            raise FieldProblem("quaternion must be non-zero")
+        q = q / n
+    if q[0] < 0:
+        q = -q
+    return [float(c) for c in q]
+
+
+def _enum(f: Field, value):
+    if value not in f.choices:
+        raise FieldProblem(f"must be one of {', '.join(map(str, f.choices))}; got {_show(value)}")
+    return value
+
+
+def _function(f: Field, value):
+    """A number, an expression of t, or a table {"t": [...], "values": [...]}; stored in JSON form."""
+    from ..expressions import time_function
+    from ..errors import ExpressionError
+    try:
+        fn = time_function(value)
+    except ExpressionError as exc:
+        raise FieldProblem(str(exc)) from None
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else fn.to_json()
+
+
+def _function_vec3(f: Field, value):
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if not isinstance(value, (list, tuple)) or len(value) != 3:
+        raise FieldProblem(f"must be 3 components (numbers or expressions of t), got {_show(value)}")
+    return [_function(f, v) for v in value]
+
+
+GEOMETRY_SHAPES = ("box", "cylinder", "sphere", "mesh", "none")
+
+
+def _geometry(f: Field, value):
+    """Display geometry: {"shape": box|cylinder|sphere|mesh|none, size/radius/length/file, color}."""
+    if value is None:
+        return {"shape": "none"}
+    if not isinstance(value, dict):
+        raise FieldProblem(f"must be an object with a 'shape', got {_show(value)}")
+    shape = value.get("shape")
+    if shape not in GEOMETRY_SHAPES:
+        raise FieldProblem(f"shape must be one of {', '.join(GEOMETRY_SHAPES)}; got {_show(shape)}")
+    out = {"shape": shape}
+    allowed = {"box": ("size",), "cylinder": ("radius", "length", "axis"), "sphere": ("radius",),
+               "mesh": ("file", "scale"), "none": ()}[shape] + ("color", "offset")
+    for key in value:
+        if key != "shape" and key not in allowed:
+            raise FieldProblem(f"unknown key '{key}' for shape {shape} (allowed: {', '.join(allowed)})")
+    try:
+        if shape == "box":
+            out["size"] = _positive_vec(value.get("size", [0.1, 0.1, 0.1]))
+        elif shape == "cylinder":
+            out["radius"] = _positive(value.get("radius", 0.05))
+            out["length"] = _positive(value.get("length", 0.2))
+            out["axis"] = _enum_value(value.get("axis", "z"), ("x", "y", "z"))
+        elif shape == "sphere":
+            out["radius"] = _positive(value.get("radius", 0.05))
+        elif shape == "mesh":
+            if not isinstance(value.get("file"), str) or not value["file"]:
+                raise FieldProblem("mesh needs a 'file' (STL or OBJ path)")
+            out["file"] = value["file"]
+            out["scale"] = _positive(value.get("scale", 1.0))
+        if "color" in value:
+            c = _vector(value["color"], 3)
+            if min(c) < 0 or max(c) > 1:
+                raise FieldProblem("color components must be in [0, 1]")
+            out["color"] = c
+        if "offset" in value:
+            out["offset"] = _vector(value["offset"], 3)
+    except FieldProblem as p:
+        raise FieldProblem(f"geometry: {p}") from None
+    return out
+
+
+def _positive(v):
+    x = _number(v)
+    if x <= 0:
+        raise FieldProblem(f"must be > 0, got {x:g}")
+    return x
+
+
+def _positive_vec(v):
+    return [_positive(c) for c in _vector(v, 3)]
+
+
+def _enum_value(v, choices):
+    if v not in choices:
+        raise FieldProblem(f"must be one of {', '.join(choices)}; got {_show(v)}")
+    return v
+
+
+def _reference(f: Field, value):
+    return _name(f, value)
+
+
+_COERCERS = {
+    "float": _float, "optional_float": _optional_float, "int": _int, "bool": _bool, "str": _str,
+    "name": _name, "vec3": _vec3, "optional_vec3": _optional_vec3, "vec6": _vec6,
+    "unit_vec3": _unit_vec3, "inertia": _inertia, "orientation": _orientation,
+    "body": _reference, "joint": _reference, "enum": _enum, "function": _function,
+    "function_vec3": _function_vec3, "geometry": _geometry,
+}

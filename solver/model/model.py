@@ -1,0 +1,426 @@
+"""The editable model: the one source of truth the GUI edits and the solver compiles.
+
+A :class:`Model` holds named elements in collections (bodies, markers, joints, forces, drivers),
+gravity and solver settings.  Every change goes through a method that validates it and then
+announces it to subscribers (``subscribe(callback)``), so views (tree, viewport) stay in sync.
+Names are unique across the whole model; ``"ground"`` is reserved for the fixed global frame.
+"""
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from ..errors import ModelError
+from .elements import (Body, Marker, Joint, Driver, Settings, FORCE_CLASSES, ELEMENT_CLASSES,
+                       JOINT_COORDINATES, Element)
+from .fields import Field, FieldProblem
+
+GROUND = "ground"
+COLLECTIONS = ("bodies", "markers", "joints", "forces", "drivers")
+
+
+class Model:
+    """A multibody model (see ``../shared/DESIGN.md`` for the public contract).
+
+    >>> m = Model(name="pendulum", gravity=(0, -9.81, 0))
+    >>> m.add_body("bob", mass=1.0, inertia=(1e-3, 1e-3, 1e-3), position=(0, -1, 0))
+    >>> m.add_joint("pivot", "revolute", "ground", "bob", origin=(0, 0, 0), axis=(0, 0, 1))
+    """
+
+    GRAVITY_FIELD = Field("gravity", "vec3", "m/s²", default=(0.0, -9.81, 0.0))
+
+    def __init__(self, name="model", gravity=(0.0, -9.81, 0.0)):
+        self._name = Field("name", "name").coerce(name) if isinstance(name, str) and name.strip() else "model"
+        self._gravity = _coerce(self.GRAVITY_FIELD, gravity, "model.gravity")
+        self._collections = {c: {} for c in COLLECTIONS}
+        self.settings = Settings()
+        self.view = {}
+        self._subscribers = []
+
+    # ---- public API: properties ---------------------------------------------------------------
+    @property
+    def name(self):
+        return self._name
+
+    @name.setter
+    def name(self, value):
+        self._name = _coerce(Field("name", "name"), value, "model.name")
+        self._emit("changed", "model", None, "name")
+
+    @property
+    def gravity(self):
+        return np.array(self._gravity)
+
+    @gravity.setter
+    def gravity(self, value):
+        self._gravity = _coerce(self.GRAVITY_FIELD, value, "model.gravity")
+        self._emit("changed", "model", None, "gravity")
+
+    @property
+    def bodies(self):
+        return dict(self._collections["bodies"])
+
+    @property
+    def markers(self):
+        return dict(self._collections["markers"])
+
+    @property
+    def joints(self):
+        return dict(self._collections["joints"])
+
+    @property
+    def forces(self):
+        return dict(self._collections["forces"])
+
+    @property
+    def drivers(self):
+        return dict(self._collections["drivers"])
+
+    def elements(self):
+        """All elements in collection order."""
+        for c in COLLECTIONS:
+            yield from self._collections[c].values()
+
+    def element(self, name) -> Element:
+        for c in COLLECTIONS:
+            if name in self._collections[c]:
+                return self._collections[c][name]
+        raise ModelError(f"no element named '{name}' (elements: {', '.join(e.name for e in self.elements()) or 'none'})")
+
+    def __contains__(self, name):
+        return any(name in self._collections[c] for c in COLLECTIONS)
+
+    # ---- public API: building -----------------------------------------------------------------
+    def add_body(self, name, mass, inertia, position=(0.0, 0.0, 0.0), orientation=None,
+                 velocity=(0.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 0.0), geometry=None):
+        return self.add(Body(name=name, mass=mass, inertia=inertia, position=position,
+                             orientation=orientation, velocity=velocity,
+                             angular_velocity=angular_velocity, geometry=geometry))
+
+    def add_marker(self, name, body, position=(0.0, 0.0, 0.0), orientation=None):
+        return self.add(Marker(name=name, body=body, position=position, orientation=orientation))
+
+    def add_joint(self, name, type, body_i, body_j, origin=(0.0, 0.0, 0.0), axis=(0.0, 0.0, 1.0),
+                  **options):
+        """options: axis2 (universal), pitch (screw, m/rev), origin2 and length (links)."""
+        return self.add(Joint(name=name, type=type, body_i=body_i, body_j=body_j, origin=origin,
+                              axis=axis, **options))
+
+    def add_spring_damper(self, name, body_i, body_j, point_i=(0.0, 0.0, 0.0), point_j=(0.0, 0.0, 0.0),
+                          stiffness=0.0, damping=0.0, free_length=None, preload=0.0, force=0.0):
+        return self.add(FORCE_CLASSES["spring_damper"](
+            name=name, body_i=body_i, body_j=body_j, point_i=point_i, point_j=point_j,
+            stiffness=stiffness, damping=damping, free_length=free_length, preload=preload, force=force))
+
+    def add_rotational_spring_damper(self, name, joint, stiffness=0.0, damping=0.0, free_angle=0.0,
+                                     preload=0.0):
+        return self.add(FORCE_CLASSES["rotational_spring_damper"](
+            name=name, joint=joint, stiffness=stiffness, damping=damping, free_angle=free_angle,
+            preload=preload))
+
+    def add_bushing(self, name, body_i, body_j, origin=(0.0, 0.0, 0.0), stiffness=(0.0,) * 6,
+                    damping=(0.0,) * 6):
+        return self.add(FORCE_CLASSES["bushing"](name=name, body_i=body_i, body_j=body_j, origin=origin,
+                                                 stiffness=stiffness, damping=damping))
+
+    def add_force(self, name, body, force=(0.0, 0.0, 0.0), point=None):
+        return self.add(FORCE_CLASSES["force"](name=name, body=body, force=force, point=point))
+
+    def add_torque(self, name, body, torque=(0.0, 0.0, 0.0)):
+        return self.add(FORCE_CLASSES["torque"](name=name, body=body, torque=torque))
+
+    def add_driver(self, name, joint, expression=None, coordinate="default", table=None):
+        """Prescribe a joint coordinate: ``expression`` (text of t or number) or ``table``
+        ({"t": [...], "values": [...]}, a cubic spline)."""
+        if (expression is None) == (table is None):
+            raise ModelError(f"driver '{name}'.expression: give exactly one of expression or table")
+        return self.add(Driver(name=name, joint=joint, expression=expression if table is None else table,
+                               coordinate=coordinate))
+
+    # ---- public API: editing (used by the GUI's undo commands) --------------------------------
+    def add(self, element: Element, index=None):
+        """Add an element after checking its name and references; returns it."""
+        problems = self._check_name(element.name, element.KIND) + self._check_references(element)
+        if problems:
+            raise ModelError(problems)
+        coll = self._collections[_collection_of(element)]
+        if index is None or index >= len(coll):
+            coll[element.name] = element
+        else:
+            items = list(coll.items())
+            items.insert(index, (element.name, element))
+            coll.clear()
+            coll.update(items)
+        self._emit("added", _collection_of(element), element.name)
+        return element
+
+    def index_of(self, name) -> int:
+        e = self.element(name)
+        return list(self._collections[_collection_of(e)]).index(name)
+
+    def remove(self, name, cascade=False):
+        """Remove an element; with ``cascade`` also everything that depends on it (returned first,
+        in removal order, as (element, index) pairs so an undo can re-add them in reverse)."""
+        target = self.element(name)
+        deps = self.dependents(name)
+        if deps and not cascade:
+            raise ModelError(f"{target.KIND} '{name}' is used by {', '.join(deps)}; remove those first")
+        removed = []
+        for dep in deps:
+            if dep in self:
+                removed += self.remove(dep, cascade=True)
+        coll = self._collections[_collection_of(target)]
+        index = list(coll).index(name)
+        del coll[name]
+        removed.append((target, index))
+        self._emit("removed", _collection_of(target), name)
+        return removed
+
+    def dependents(self, name) -> list[str]:
+        """Names of elements that refer to ``name`` (directly or through a dependent)."""
+        out = []
+        frontier = [name]
+        while frontier:
+            n = frontier.pop()
+            for e in self.elements():
+                if n in e.references() and e.name not in out and e.name != name:
+                    out.append(e.name)
+                    frontier.append(e.name)
+        return out
+
+    def set_field(self, name, field_name, value):
+        """Validate and set one field of an element; returns the old value."""
+        e = self.element(name)
+        if field_name == "name":
+            self.rename(name, value)
+            return name
+        old = e.set(field_name, value)
+        problems = self._check_references(e)
+        if not problems and isinstance(e, Driver):
+            problems = self._check_driver(e)
+        if problems:
+            e.values[field_name] = old
+            raise ModelError(problems)
+        self._emit("changed", _collection_of(e), name, field_name)
+        return old
+
+    def rename(self, old, new):
+        """Rename an element and every reference to it."""
+        e = self.element(old)
+        new = _coerce(Field("name", "name"), new, f"{e.KIND} '{old}'.name")
+        if new == old:
+            return
+        problems = self._check_name(new, e.KIND)
+        if problems:
+            raise ModelError(problems)
+        coll = self._collections[_collection_of(e)]
+        items = [(new if k == old else k, v) for k, v in coll.items()]
+        e.values["name"] = new
+        coll.clear()
+        coll.update(items)
+        for other in self.elements():
+            for f in other.FIELDS:
+                if f.kind in ("body", "joint") and other.values[f.name] == old:
+                    other.values[f.name] = new
+        self._emit("renamed", _collection_of(e), new, old)
+
+    def subscribe(self, callback):
+        """callback(event, collection, name, detail) with event in added/removed/changed/renamed."""
+        self._subscribers.append(callback)
+
+    def unsubscribe(self, callback):
+        if callback in self._subscribers:
+            self._subscribers.remove(callback)
+
+    # ---- validation ---------------------------------------------------------------------------
+    def validate(self) -> list[str]:
+        """All problems across elements (references, driver coordinates, topology basics)."""
+        problems = []
+        for e in self.elements():
+            problems += self._check_references(e)
+            if isinstance(e, Driver):
+                problems += self._check_driver(e)
+        seen = {}
+        for d in self.drivers.values():
+            key = (d.joint, self._driver_coordinate(d))
+            if key in seen:
+                problems.append(f"driver '{d.name}'.joint: coordinate {key[1]} of joint '{d.joint}' is "
+                                f"already driven by '{seen[key]}'")
+            seen[key] = d.name
+        if not self._collections["bodies"]:
+            problems.append("model.bodies: the model has no bodies")
+        return problems
+
+    def check(self):
+        """Raise ModelError with every problem, if any."""
+        problems = self.validate()
+        if problems:
+            raise ModelError(problems)
+
+    def driver_coordinate(self, driver_name) -> str:
+        """The joint coordinate a driver prescribes (resolving 'default')."""
+        return self._driver_coordinate(self.element(driver_name))
+
+    # ---- copying, comparison, files -----------------------------------------------------------
+    def copy(self):
+        """A deep copy without subscribers (what a run compiles)."""
+        new = Model(self._name, self._gravity)
+        for c in COLLECTIONS:
+            new._collections[c] = {k: v.copy() for k, v in self._collections[c].items()}
+        new.settings = self.settings.copy()
+        new.view = copy.deepcopy(self.view)
+        return new
+
+    def to_dict(self) -> dict:
+        """The model part of the project file (plain JSON types)."""
+        return {
+            "name": self._name,
+            "gravity": list(self._gravity),
+            "bodies": [e.to_dict() for e in self._collections["bodies"].values()],
+            "markers": [e.to_dict() for e in self._collections["markers"].values()],
+            "joints": [e.to_dict() for e in self._collections["joints"].values()],
+            "forces": [dict(type=e.KIND, **e.to_dict()) for e in self._collections["forces"].values()],
+            "drivers": [e.to_dict() for e in self._collections["drivers"].values()],
+        }
+
+    def __eq__(self, other):
+        return (isinstance(other, Model) and self.to_dict() == other.to_dict()
+                and self.settings == other.settings and self.view == other.view)
+
+    def save(self, path):
+        """Save as a project file (atomic; the previous file is kept as ``.bak``)."""
+        from ..io.project import save_project
+        save_project(self, path)
+
+    # ---- helpers ------------------------------------------------------------------------------
+    def _emit(self, event, collection, name, detail=None):
+        for cb in list(self._subscribers):
+            cb(event, collection, name, detail)
+
+    def _check_name(self, name, kind):
+        if name == GROUND:
+            return [f"{kind} '{name}'.name: 'ground' is reserved for the fixed frame"]
+        if name in self:
+            return [f"{kind} '{name}'.name: an element named '{name}' already exists"]
+        return []
+
+    def _check_references(self, e: Element):
+        problems = []
+        for f in e.FIELDS:
+            ref = e.values.get(f.name)
+            if f.kind == "body":
+                ground_ok = f.name in ("body_i", "body_j")
+                if (ref == GROUND and ground_ok) or ref in self._collections["bodies"]:
+                    continue
+                names = ", ".join([GROUND] * ground_ok + list(self._collections["bodies"]))
+                problems.append(f"{e.KIND} '{e.name}'.{f.name}: no body named '{ref}' (bodies: {names or 'none'})")
+            elif f.kind == "joint":
+                if ref not in self._collections["joints"]:
+                    problems.append(f"{e.KIND} '{e.name}'.{f.name}: no joint named '{ref}' "
+                                    f"(joints: {', '.join(self._collections['joints']) or 'none'})")
+        if e.KIND == "rotational_spring_damper" and not problems:
+            jt = self._collections["joints"][e.joint].type
+            if "rotation" not in JOINT_COORDINATES[jt]:
+                problems.append(f"rotational_spring_damper '{e.name}'.joint: joint '{e.joint}' is {jt}, "
+                                "which has no rotation coordinate")
+        return problems
+
+    def _driver_coordinate(self, d: Driver):
+        joint = self._collections["joints"].get(d.joint)
+        if joint is None:
+            return d.coordinate
+        coords = JOINT_COORDINATES[joint.type]
+        return coords[0] if d.coordinate == "default" and coords else d.coordinate
+
+    def _check_driver(self, d: Driver):
+        joint = self._collections["joints"].get(d.joint)
+        if joint is None:
+            return []
+        coords = JOINT_COORDINATES[joint.type]
+        if not coords:
+            return [f"driver '{d.name}'.joint: a {joint.type} joint has no coordinate that can be driven"]
+        c = self._driver_coordinate(d)
+        if c not in coords:
+            return [f"driver '{d.name}'.coordinate: joint '{d.joint}' ({joint.type}) has coordinates "
+                    f"{', '.join(coords)}; got {c}"]
+        return []
+
+
+def _collection_of(e: Element) -> str:
+    return e.COLLECTION
+
+
+def _coerce(field: Field, value, path):
+    try:
+        return field.coerce(value)
+    except FieldProblem as p:
+        raise ModelError(f"{path}: {p}") from None
+
+
+def element_from_dict(collection, data, path):
+    """Build an element of ``collection`` from its file form; raises ModelError with ``path``."""
+    if not isinstance(data, dict):
+        raise ModelError(f"{path}: must be an object, got {type(data).__name__}")
+    data = dict(data)
+    if collection == "forces":
+        kind = data.pop("type", None)
+        if kind not in FORCE_CLASSES:
+            raise ModelError(f"{path}.type: must be one of {', '.join(FORCE_CLASSES)}; got {kind!r}")
+        cls = FORCE_CLASSES[kind]
+    else:
+        cls = ELEMENT_CLASSES[collection]
+    try:
+        return cls(**{str(k): v for k, v in data.items()})
+    except ModelError as exc:
+        # Re-label "kind 'name'.field" with the file path "collection[i].field".
+        raise ModelError([_relabel(p, cls.KIND, data.get("name", "?"), path) for p in exc.problems]) from None
+
+
+def _relabel(problem, kind, name, path):
+    prefix = f"{kind} '{name}'"
+    return path + problem[len(prefix):] if problem.startswith(prefix) else f"{path}: {problem}"
+
+
+def model_from_dict(data, path="model") -> Model:
+    """Build and validate a model from its file form, collecting every problem."""
+    if not isinstance(data, dict):
+        raise ModelError(f"{path}: must be an object")
+    problems = []
+    known = {"name", "gravity"} | set(COLLECTIONS)
+    for key in data:
+        if key not in known:
+            problems.append(f"{path}.{key}: unknown key (valid: {', '.join(sorted(known))})")
+    name = data.get("name", "model")
+    try:
+        m = Model(name=name if isinstance(name, str) else "model", gravity=data.get("gravity", (0, -9.81, 0)))
+        if not isinstance(name, str):
+            problems.append(f"{path}.name: must be a string")
+    except ModelError as exc:
+        problems += exc.problems
+        m = Model()
+    for coll in COLLECTIONS:
+        items = data.get(coll, [])
+        if not isinstance(items, list):
+            problems.append(f"{path}.{coll}: must be a list")
+            continue
+        for i, item in enumerate(items):
+            p = f"{path}.{coll}[{i}]"
+            try:
+                e = element_from_dict(coll, item, p)
+            except ModelError as exc:
+                problems += exc.problems
+                continue
+            try:
+                m.add(e)
+            except ModelError as exc:
+                problems += [_relabel(x, e.KIND, e.name, p) for x in exc.problems]
+    if not problems:
+        problems += m.validate()
+    if problems:
+        raise ModelError(problems)
+    return m
+
+
+__all__ = ["Model", "GROUND", "model_from_dict", "element_from_dict", "Body", "Marker", "Joint",
+           "Driver", "Settings"]

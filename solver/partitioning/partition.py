@@ -1,0 +1,144 @@
+"""Coordinate partitioning: LU (Wehage–Haug), QR (Kim–Vanderploeg), SVD — seed paper 3 §2.
+
+All three describe the configuration near a reference q_ref as
+
+    q = q_ref + V z + U w,     Vᵀ V = I,  Vᵀ U = 0,
+
+with z the independent coordinates (integrated) and w the dependent ones (solved from Φ = 0 by
+Newton–Raphson, paper 3 eq. 7).  LU: V, U are columns of the identity chosen by a pivoted LU of
+Φ_qᵀ (the independent set is a subset of q, eqs. 6–8).  QR: Φ_qᵀ = [Q1 Q2] R, U = Q1, V = Q2 — the
+tangent space of the constraint manifold at q_ref (eqs. 9–14).  SVD: U, V from the right singular
+vectors (range and null space of Φ_q), which also ranks the constraints robustly.
+
+Redundant constraint equations (rank Φ_q < rows) are detected by a rank-revealing pivoted QR of
+Φ_qᵀ; the partition keeps a set of independent rows and reports the others.
+
+Velocities q̇ = V ż + U ẇ with (Φ_q U) ẇ = ν − Φ_q V ż (eq. 8).  Accelerations: with
+N = V − U (Φ_q U)⁻¹ Φ_q V (a null-space basis, Φ_q N = 0) and c = U (Φ_q U)⁻¹ γ,
+q̈ = N z̈ + c and (Nᵀ M N) z̈ = Nᵀ (Q − M c) (the tangent-space equations, eq. 13).
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg as sla
+
+METHODS = ("lu", "qr", "svd")
+
+
+class PartitionError(Exception):
+    """The partition cannot represent the current configuration (Newton failed or the dependent
+    block became singular); the caller re-partitions."""
+
+
+def independent_rows(jac, tol=1e-9):
+    """Rank-revealing pivoted QR of Φ_qᵀ: (independent rows sorted, redundant rows sorted)."""
+    m = jac.shape[0]
+    if m == 0:
+        return np.zeros(0, dtype=int), np.zeros(0, dtype=int)
+    _, R, piv = sla.qr(jac.T, mode="economic", pivoting=True)
+    d = np.abs(np.diag(R))
+    scale = d[0] if d.size and d[0] > 0 else 1.0
+    rank = int(np.sum(d > tol * scale * max(jac.shape)))
+    return np.sort(piv[:rank]), np.sort(piv[rank:])
+
+
+class Partition:
+    """One choice of independent coordinates (see module docstring)."""
+
+    def __init__(self, method, q_ref, jac, rows, redundant):
+        self.method = method
+        self.q_ref = q_ref.copy()
+        self.rows = rows
+        self.redundant = redundant
+        J = jac[rows]
+        nq, r = jac.shape[1], len(rows)
+        if method == "lu":
+            P, _, _ = sla.lu(J.T)
+            dep = np.sort(np.argmax(P, axis=0)[:r]) if r else np.zeros(0, dtype=int)
+            indep = np.setdiff1d(np.arange(nq), dep)
+            eye = np.eye(nq)
+            self.U, self.V = eye[:, dep], eye[:, indep]
+            self.independent = indep
+        elif method == "qr":
+            Q, _ = sla.qr(J.T, mode="full") if r else (np.eye(nq), None)
+            self.U, self.V = Q[:, :r], Q[:, r:]
+            self.independent = None
+        elif method == "svd":
+            _, _, Vt = sla.svd(J) if r else (None, None, np.eye(nq))
+            self.U, self.V = Vt[:r].T, Vt[r:].T
+            self.independent = None
+        else:
+            raise ValueError(f"partitioning must be one of {', '.join(METHODS)}")
+        self.dof = nq - r
+        self.sigma_ref = self._sigma_min(jac)
+
+    @classmethod
+    def build(cls, method, system, q, t):
+        jac = system.constraints(q, t).jac
+        rows, redundant = independent_rows(jac)
+        return cls(method, q, jac, rows, redundant)
+
+    # ---- coordinates ----------------------------------------------------------------------------
+    def z_of(self, q):
+        return self.V.T @ (q - self.q_ref)
+
+    def positions(self, system, z, t, q_guess, tol=1e-10, max_iter=25):
+        """Solve Φ(q_ref + V z + U w, t) = 0 for w by Newton–Raphson, starting from q_guess."""
+        base = self.q_ref + self.V @ z
+        w = self.U.T @ (q_guess - self.q_ref)
+        for it in range(max_iter):
+            q = base + self.U @ w
+            ev = system.constraints(q, t)
+            err = np.max(np.abs(ev.phi)) if ev.phi.size else 0.0
+            if not np.isfinite(err):
+                raise PartitionError("constraint evaluation produced NaN/inf")
+            if err < tol:
+                return q, it
+            D = ev.jac[self.rows] @ self.U
+            try:
+                dw = np.linalg.solve(D, ev.phi[self.rows])
+            except np.linalg.LinAlgError:
+                raise PartitionError("dependent Jacobian block is singular") from None
+            w = w - dw
+        raise PartitionError(f"position Newton did not converge (max |Φ| = {err:.3g})")
+
+    def velocities(self, jac, nu, zd):
+        """q̇ = V ż + U ẇ with (Φ_q U) ẇ = ν − Φ_q V ż."""
+        Jr = jac[self.rows]
+        wd = np.linalg.solve(Jr @ self.U, nu[self.rows] - Jr @ (self.V @ zd))
+        return self.V @ zd + self.U @ wd
+
+    def accelerations(self, M, Q, jac, gamma):
+        """(q̈, z̈, N) from the tangent-space equations (Nᵀ M N) z̈ = Nᵀ (Q − M c)."""
+        Jr = jac[self.rows]
+        lu = sla.lu_factor(Jr @ self.U)
+        N = self.V - self.U @ sla.lu_solve(lu, Jr @ self.V)
+        c = self.U @ sla.lu_solve(lu, gamma[self.rows])
+        if N.shape[1] == 0:
+            return c, np.zeros(0), N
+        Mhat = N.T @ M @ N
+        rhs = N.T @ (Q - M @ c)
+        try:
+            zdd = sla.cho_solve(sla.cho_factor(Mhat), rhs)
+        except np.linalg.LinAlgError:
+            zdd = np.linalg.solve(Mhat, rhs)
+        return N @ zdd + c, zdd, N
+
+    def conditioning(self, jac):
+        """σ_min(Φ_q U) relative to its value when the partition was made (1 = as good as new)."""
+        if not len(self.rows):
+            return 1.0
+        return self._sigma_min(jac) / self.sigma_ref if self.sigma_ref > 0 else 0.0
+
+    def _sigma_min(self, jac):
+        if not len(self.rows):
+            return 1.0
+        return float(sla.svdvals(jac[self.rows] @ self.U)[-1])
+
+
+def multipliers(jac, M, qdd, Q):
+    """λ from Φ_qᵀ λ = Q − M q̈ (least squares; the minimum-norm λ when rows are redundant)."""
+    if jac.shape[0] == 0:
+        return np.zeros(0)
+    lam, *_ = np.linalg.lstsq(jac.T, Q - M @ qdd, rcond=None)
+    return lam

@@ -1,0 +1,220 @@
+"""Results of a run: time histories of bodies, joints, drivers, energies and diagnostics.
+
+Saved as HDF5 (h5py) and exported as CSV.  Conventions (``../shared/DESIGN.md``): SI units, global
+axes; ``joint_reaction`` is the force and torque acting ON body_j FROM body_i at the joint origin
+(for a driven joint the actuator torque is included); ``driver_force`` the generalized force the
+actuator applies to body_j along the driven coordinate.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+
+import numpy as np
+
+from .errors import ModelError
+
+RESULTS_FORMAT = "mbs-studio-results"
+RESULTS_VERSION = 1
+ENERGY_KEYS = ("kinetic", "potential", "gravity", "spring", "strain", "total")
+_ARRAYS = ("t", "q", "qd", "qdd", "lam", "r", "A", "v", "w", "a", "alpha", "reaction_force",
+           "reaction_torque", "reaction_force_joint", "reaction_torque_joint", "driver_force",
+           "energy_table", "constraint_violation", "conditioning", "step_t", "step_h", "method_code")
+METHOD_CODES = ("lu", "qr", "svd", "kinematic")
+
+
+class Results:
+    """Time histories of one run (see module docstring).  Arrays are indexed [time, item, ...]."""
+
+    def __init__(self, arrays: dict, meta: dict):
+        self._a = arrays
+        self.meta = meta
+        self.body_names = list(meta["body_names"])
+        self.joint_names = list(meta["joint_names"])
+        self.driver_names = list(meta["driver_names"])
+        self.events = list(meta.get("events", []))
+
+    # ---- public API: contract -------------------------------------------------------------------
+    @property
+    def t(self):
+        return self._a["t"]
+
+    def body_position(self, name):
+        return self._a["r"][:, self._body(name)]
+
+    def body_rotation(self, name):
+        return self._a["A"][:, self._body(name)]
+
+    def body_velocity(self, name):
+        return self._a["v"][:, self._body(name)]
+
+    def body_angular_velocity(self, name):
+        return self._a["w"][:, self._body(name)]
+
+    def body_acceleration(self, name):
+        return self._a["a"][:, self._body(name)]
+
+    def body_angular_acceleration(self, name):
+        return self._a["alpha"][:, self._body(name)]
+
+    def joint_reaction(self, name, frame="global"):
+        """(force (N,3), torque (N,3)) on body_j from body_i at the joint origin; ``frame`` is
+        'global' (global axes) or 'joint' (axes of the joint frame on body_i)."""
+        k = self._index(self.joint_names, name, "joint")
+        if frame == "global":
+            return self._a["reaction_force"][:, k], self._a["reaction_torque"][:, k]
+        if frame == "joint":
+            return self._a["reaction_force_joint"][:, k], self._a["reaction_torque_joint"][:, k]
+        raise ModelError(f"frame: must be 'global' or 'joint'; got {frame!r}")
+
+    def driver_force(self, name):
+        return self._a["driver_force"][:, self._index(self.driver_names, name, "driver")]
+
+    @property
+    def energy(self):
+        e = self._a["energy_table"]
+        return {k: e[:, i] for i, k in enumerate(ENERGY_KEYS)}
+
+    @property
+    def constraint_violation(self):
+        return self._a["constraint_violation"]
+
+    # ---- public API: more -----------------------------------------------------------------------
+    @property
+    def coordinates(self):
+        """Generalized coordinates q (N, nq), velocities q̇ and accelerations q̈, multipliers λ."""
+        return self._a["q"]
+
+    @property
+    def velocities(self):
+        return self._a["qd"]
+
+    @property
+    def accelerations(self):
+        return self._a["qdd"]
+
+    @property
+    def multipliers(self):
+        return self._a["lam"]
+
+    @property
+    def conditioning(self):
+        """σ_min of the dependent constraint block relative to its value at the last partition."""
+        return self._a["conditioning"]
+
+    @property
+    def partition_method(self):
+        """Active partitioning method at each output ('lu', 'qr', 'svd' or 'kinematic')."""
+        return [METHOD_CODES[int(c)] for c in self._a["method_code"]]
+
+    @property
+    def step_sizes(self):
+        """(t, h) of every accepted integration step."""
+        return self._a["step_t"], self._a["step_h"]
+
+    @property
+    def redundant_equations(self):
+        """Descriptions of redundant constraint equations (handled by minimum-norm multipliers)."""
+        return list(self.meta.get("redundant", []))
+
+    @property
+    def status(self):
+        return self.meta.get("status", "ok")
+
+    def __len__(self):
+        return len(self.t)
+
+    def summary(self) -> dict:
+        e = self.energy["total"]
+        scale = max(np.max(np.abs(self.energy["kinetic"])) if len(e) else 0.0, np.max(np.abs(e)) if len(e) else 0.0, 1e-300)
+        return {
+            "model": self.meta.get("model_name"), "status": self.status,
+            "outputs": len(self.t), "t_end": float(self.t[-1]) if len(self.t) else 0.0,
+            "steps": int(self.meta.get("steps", 0)), "rhs_evaluations": int(self.meta.get("rhs_evaluations", 0)),
+            "wall_time_s": float(self.meta.get("wall_time", 0.0)),
+            "real_time_factor": (float(self.t[-1]) / self.meta["wall_time"]
+                                 if len(self.t) and self.meta.get("wall_time") else float("nan")),
+            "max_constraint_violation": float(np.max(self.constraint_violation)) if len(self.t) else 0.0,
+            "energy_drift": float(np.max(np.abs(e - e[0])) / scale) if len(e) else 0.0,
+            "formulation": self.meta.get("formulation"), "partitioning": self.meta.get("partitioning"),
+            "integrator": self.meta.get("integrator"), "message": self.meta.get("message", ""),
+        }
+
+    # ---- files ----------------------------------------------------------------------------------
+    def save(self, path):
+        """Write an HDF5 file atomically (temporary file + rename)."""
+        import h5py
+        from .io.project import atomic_write
+        buf = io.BytesIO()
+        with h5py.File(buf, "w") as f:
+            f.attrs["format"] = RESULTS_FORMAT
+            f.attrs["version"] = RESULTS_VERSION
+            f.attrs["meta"] = json.dumps(self.meta)
+            for k in _ARRAYS:
+                f.create_dataset(k, data=self._a[k], compression="gzip" if self._a[k].size > 4096 else None)
+        atomic_write(os.fspath(path), buf.getvalue(), keep_backup=False)
+
+    def to_csv(self, folder):
+        """One CSV per body (position, velocity, …), per joint (reactions), plus energy and drivers."""
+        os.makedirs(folder, exist_ok=True)
+        t = self.t
+        written = []
+
+        def write(name, header, columns):
+            path = os.path.join(folder, name)
+            with open(path, "w", newline="") as fh:
+                w = csv.writer(fh)
+                w.writerow(header)
+                for row in np.column_stack(columns):
+                    w.writerow([repr(float(x)) for x in row])
+            written.append(path)
+        xyz = ("x", "y", "z")
+        for b in self.body_names:
+            cols = [t]
+            header = ["t"]
+            for label, arr in (("r", self.body_position(b)), ("v", self.body_velocity(b)),
+                               ("w", self.body_angular_velocity(b)), ("a", self.body_acceleration(b))):
+                cols.append(arr)
+                header += [f"{label}_{c}" for c in xyz]
+            write(f"body_{b}.csv", header, cols)
+        for j in self.joint_names:
+            F, T = self.joint_reaction(j)
+            Fj, Tj = self.joint_reaction(j, "joint")
+            write(f"joint_{j}.csv", ["t"] + [f"{p}_{c}" for p in ("F", "T", "F_joint", "T_joint") for c in xyz],
+                  [t, F, T, Fj, Tj])
+        write("energy.csv", ["t"] + list(ENERGY_KEYS), [t, self._a["energy_table"]])
+        if self.driver_names:
+            write("drivers.csv", ["t"] + self.driver_names, [t, self._a["driver_force"]])
+        return written
+
+    # ---- helpers --------------------------------------------------------------------------------
+    def _body(self, name):
+        return self._index(self.body_names, name, "body")
+
+    @staticmethod
+    def _index(names, name, kind):
+        try:
+            return names.index(name)
+        except ValueError:
+            raise ModelError(f"no {kind} named '{name}' in the results ({kind}s: {', '.join(names) or 'none'})") from None
+
+
+def load_results(path) -> Results:
+    """Read a results file written by :meth:`Results.save`; raises ModelError if it is not one."""
+    import h5py
+    try:
+        with h5py.File(os.fspath(path), "r") as f:
+            if f.attrs.get("format") != RESULTS_FORMAT:
+                raise ModelError(f"{path}: not an MBS Studio results file")
+            version = int(f.attrs.get("version", 0))
+            if version > RESULTS_VERSION:
+                raise ModelError(f"{path}: results version {version} is newer than this program reads")
+            meta = json.loads(f.attrs["meta"])
+            arrays = {k: f[k][()] for k in _ARRAYS}
+    except OSError as exc:
+        raise ModelError(f"{path}: cannot read results ({exc})") from None
+    except KeyError as exc:
+        raise ModelError(f"{path}: results file is missing {exc}") from None
+    return Results(arrays, meta)
