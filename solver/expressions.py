@@ -40,10 +40,13 @@ constants ``pi`` and ``e``, and these functions:
                                    checked when both are constants)
 =================================  ==========================================================
 
-Limits: at most 2000 characters, parentheses / calls / signs / powers nested at most 60 deep, a
-syntax tree at most 100 levels deep (long chains such as ``t+t+...+t`` count one level per
-operator), and constant exponents of absolute value at most 64.  Sub-expressions without the
-variable are folded to numbers when parsed.
+Limits: at most 2000 characters; parentheses, calls, signs and powers nested at most 60 deep;
+constant exponents of absolute value at most 64 ("huge exponent"); and the expression and its
+first two derivatives, written out as syntax trees, at most 20000 nodes and 200 levels deep
+(a chain ``a+b+...`` counts one level per operator).  The last limit bounds evaluation time and
+the Python call depth of the recursive tree walks; only contrived input (products of dozens of
+factors, deeply nested functions) reaches it.  Sub-expressions without the variable are folded
+to numbers when parsed.
 
 Derivatives of ``abs``, ``sign``, ``min``, ``max`` and ``step`` are taken piecewise: ``sign`` has
 derivative 0, ``abs'(0)`` is 0, ``min``/``max`` follow their first argument on a tie and ``step``
@@ -57,9 +60,9 @@ Expressions come from model files and the GUI, i.e. from anyone who hands a user
 ``eval``/``exec``/``compile`` would run arbitrary code (``__import__('os').system(...)``) and even
 restricted namespaces are escapable through attribute access, and Python syntax would also accept
 far more than a function of time.  This module therefore has its own tokenizer and
-recursive-descent parser that accept exactly the grammar above, builds a small immutable syntax
-tree (:class:`Num`, :class:`Var`, :class:`Unary`, :class:`Binary`, :class:`Call`), and evaluates it
-with nested closures over whitelisted ``math``/``numpy`` functions.  Anything else -- attribute
+recursive-descent parser, which accepts exactly the grammar above and builds a small immutable
+syntax tree (:class:`Num`, :class:`Var`, :class:`Unary`, :class:`Binary`, :class:`Call`); the tree
+is evaluated by nested closures over whitelisted ``math``/``numpy`` functions.  Anything else -- attribute
 access, subscripts, strings, keywords, assignments, unknown names -- is reported as an
 :class:`~solver.errors.ExpressionError` naming the position and the offending token.
 """
@@ -79,7 +82,8 @@ from .errors import ExpressionError
 
 MAX_LENGTH = 2000
 MAX_NESTING = 60
-MAX_TREE_DEPTH = 100
+MAX_TREE_DEPTH = 200
+MAX_TREE_SIZE = 20000
 MAX_EXPONENT = 64
 
 _REAL_SCALARS = (float, int, np.floating, np.integer)
@@ -142,7 +146,7 @@ class Call:
 
 Node = Union[Num, Var, Unary, Binary, Call]
 
-ZERO, ONE, TWO, THREE = Num(0.0), Num(1.0), Num(2.0), Num(3.0)
+_ZERO, _ONE, _TWO, _THREE = Num(0.0), Num(1.0), Num(2.0), Num(3.0)
 
 
 def _children(node):
@@ -156,19 +160,40 @@ def _children(node):
     return ()
 
 
-def _tree_depth(root):
-    """The number of levels of the tree ``root`` (computed without recursion)."""
-    deepest, stack = 0, [(root, 1)]
+def _distinct_nodes(root):
+    """Each distinct node object under ``root`` once, children before parents (derived trees
+    share sub-trees).  Iterative, so safe for trees of any depth."""
+    order, seen, stack = [], set(), [(root, False)]
     while stack:
-        node, depth = stack.pop()
-        deepest = max(deepest, depth)
-        stack.extend((child, depth + 1) for child in _children(node))
-    return deepest
+        node, children_done = stack.pop()
+        if children_done:
+            order.append(node)
+        elif id(node) not in seen:
+            seen.add(id(node))
+            stack.append((node, True))
+            stack.extend((child, False) for child in _children(node))
+    return order
 
 
-def _mentions_variable(node):
-    """Whether the variable occurs in ``node``."""
-    return isinstance(node, Var) or any(_mentions_variable(child) for child in _children(node))
+def _complexity(root):
+    """``(size, depth)`` of the tree ``root`` written out in full: its number of nodes, counting
+    shared sub-trees each time they occur (what evaluation and formatting cost), and its
+    number of levels (what they need in Python call-stack frames)."""
+    size, depth = {}, {}
+    for node in _distinct_nodes(root):
+        children = _children(node)
+        size[id(node)] = 1 + sum(size[id(child)] for child in children)
+        depth[id(node)] = 1 + max((depth[id(child)] for child in children), default=0)
+    return size[id(root)], depth[id(root)]
+
+
+def _check_complexity(tree, what):
+    """Raise :class:`ExpressionError` if ``tree`` (described as ``what``) exceeds
+    :data:`MAX_TREE_SIZE` or :data:`MAX_TREE_DEPTH`."""
+    size, depth = _complexity(tree)
+    if size > MAX_TREE_SIZE or depth > MAX_TREE_DEPTH:
+        raise ExpressionError(f"{what} is too complex: {size} nodes, {depth} levels deep (the "
+                              f"limits are {MAX_TREE_SIZE} nodes and {MAX_TREE_DEPTH} levels)")
 
 
 # --------------------------------------------------------------------------------------------
@@ -220,7 +245,7 @@ def _ifle_array(a, b, p, q):
 def _d_atan2(args, dargs):
     """d/dt atan2(y, x) = (x y' - y x') / (x^2 + y^2)."""
     (y, x), (dy, dx) = args, dargs
-    return _div(_sub(_mul(x, dy), _mul(y, dx)), _add(_pow(x, TWO), _pow(y, TWO)))
+    return _div(_sub(_mul(x, dy), _mul(y, dx)), _add(_pow(x, _TWO), _pow(y, _TWO)))
 
 
 def _d_step(args, dargs):
@@ -228,8 +253,8 @@ def _d_step(args, dargs):
     x, x0, h0, x1, h1 = args
     dh0, dh1 = dargs[2], dargs[4]
     d = _div(_sub(x, x0), _sub(x1, x0))
-    blend = _add(h0, _mul(_sub(h1, h0), _mul(_pow(d, TWO), _sub(THREE, _mul(TWO, d)))))
-    return _call("ifle", (x, x0, dh0, _call("ifle", (x1, x, dh1, _derivative(blend)))))
+    blend = _add(h0, _mul(_sub(h1, h0), _mul(_pow(d, _TWO), _sub(_THREE, _mul(_TWO, d)))))
+    return _call("ifle", (x, x0, dh0, _call("ifle", (x1, x, dh1, _derivative(blend, {})))))
 
 
 @dataclass(frozen=True)
@@ -244,33 +269,33 @@ class _Function:
 
 def _inverse_sqrt_one_minus_square(u):
     """The tree ``sqrt(1 - u^2)`` (derivatives of asin and acos)."""
-    return _call("sqrt", (_sub(ONE, _pow(u, TWO)),))
+    return _call("sqrt", (_sub(_ONE, _pow(u, _TWO)),))
 
 
 _FUNCTIONS = {
     "sin": _Function(1, math.sin, np.sin, lambda a, d: _mul(_call("cos", a), d[0])),
     "cos": _Function(1, math.cos, np.cos, lambda a, d: _neg(_mul(_call("sin", a), d[0]))),
     "tan": _Function(1, math.tan, np.tan,
-                     lambda a, d: _div(d[0], _pow(_call("cos", a), TWO))),
+                     lambda a, d: _div(d[0], _pow(_call("cos", a), _TWO))),
     "asin": _Function(1, math.asin, np.arcsin,
                       lambda a, d: _div(d[0], _inverse_sqrt_one_minus_square(a[0]))),
     "acos": _Function(1, math.acos, np.arccos,
                       lambda a, d: _neg(_div(d[0], _inverse_sqrt_one_minus_square(a[0])))),
     "atan": _Function(1, math.atan, np.arctan,
-                      lambda a, d: _div(d[0], _add(ONE, _pow(a[0], TWO)))),
+                      lambda a, d: _div(d[0], _add(_ONE, _pow(a[0], _TWO)))),
     "atan2": _Function(2, math.atan2, np.arctan2, _d_atan2),
     "sinh": _Function(1, math.sinh, np.sinh, lambda a, d: _mul(_call("cosh", a), d[0])),
     "cosh": _Function(1, math.cosh, np.cosh, lambda a, d: _mul(_call("sinh", a), d[0])),
     "tanh": _Function(1, math.tanh, np.tanh,
-                      lambda a, d: _div(d[0], _pow(_call("cosh", a), TWO))),
+                      lambda a, d: _div(d[0], _pow(_call("cosh", a), _TWO))),
     "exp": _Function(1, math.exp, np.exp, lambda a, d: _mul(_call("exp", a), d[0])),
     "log": _Function(1, math.log, np.log, lambda a, d: _div(d[0], a[0])),
     "log10": _Function(1, math.log10, np.log10,
                        lambda a, d: _div(d[0], _mul(Num(math.log(10.0)), a[0]))),
     "sqrt": _Function(1, math.sqrt, np.sqrt,
-                      lambda a, d: _div(d[0], _mul(TWO, _call("sqrt", a)))),
+                      lambda a, d: _div(d[0], _mul(_TWO, _call("sqrt", a)))),
     "abs": _Function(1, abs, np.abs, lambda a, d: _mul(_call("sign", a), d[0])),
-    "sign": _Function(1, _sign, np.sign, lambda a, d: ZERO),
+    "sign": _Function(1, _sign, np.sign, lambda a, d: _ZERO),
     "min": _Function(2, _min, np.minimum, lambda a, d: _call("ifle", (a[0], a[1], d[0], d[1]))),
     "max": _Function(2, _max, np.maximum, lambda a, d: _call("ifle", (a[1], a[0], d[0], d[1]))),
     "step": _Function(5, _step, _step_array, _d_step),
@@ -369,7 +394,7 @@ def _mul(a, b):
         a, b = b, a
     if isinstance(a, Num):
         if a.value == 0:
-            return ZERO
+            return _ZERO
         if a.value == 1:
             return b
         if _is_scaled(b):
@@ -391,15 +416,22 @@ def _mul(a, b):
 
 
 def _div(a, b):
-    """``a / b``, simplified."""
+    """``a / b``, simplified; number factors and signs of the numerator and signs of the
+    denominator are moved to the front."""
     if isinstance(a, Num) and isinstance(b, Num):
         return _fold(*_OPERATORS["/"], (a.value, b.value))
     if _is(a, 0):
-        return ZERO
+        return _ZERO
     if _is(b, 1):
         return a
-    if isinstance(b, Num) and _is_scaled(a):
-        return _mul(Num(a.left.value / b.value), a.right)
+    if isinstance(a, Unary):
+        return _neg(_div(a.operand, b))
+    if isinstance(b, Unary):
+        return _neg(_div(a, b.operand))
+    if _is_scaled(a):
+        if isinstance(b, Num):
+            return _mul(_div(a.left, b), a.right)
+        return _mul(a.left, _div(a.right, b))
     return Binary("/", a, b)
 
 
@@ -408,7 +440,7 @@ def _pow(a, b):
     if isinstance(a, Num) and isinstance(b, Num):
         return _fold(*_OPERATORS["^"], (a.value, b.value))
     if _is(b, 0):
-        return ONE
+        return _ONE
     if _is(b, 1):
         return a
     return Binary("^", a, b)
@@ -433,43 +465,60 @@ def _call(name, args):
 # Symbolic derivative
 # --------------------------------------------------------------------------------------------
 
-def _derivative(node):
-    """The simplified derivative of ``node`` with respect to its variable."""
-    if isinstance(node, Num):
-        return ZERO
-    if isinstance(node, Var):
-        return ONE
-    if isinstance(node, Unary):
-        return _neg(_derivative(node.operand))
-    if isinstance(node, Binary):
-        a, b = node.left, node.right
-        da, db = _derivative(a), _derivative(b)
-        if node.op == "+":
-            return _add(da, db)
-        if node.op == "-":
-            return _sub(da, db)
-        if node.op == "*":
-            return _add(_mul(da, b), _mul(a, db))
-        if node.op == "/":
-            if _is(db, 0):
-                return _div(da, b)
-            return _div(_sub(_mul(da, b), _mul(a, db)), _pow(b, TWO))
-        return _power_derivative(node, da, db)
-    dargs = tuple(_derivative(arg) for arg in node.args)
-    if all(_is(d, 0) for d in dargs):
-        return ZERO
-    return _FUNCTIONS[node.name].derivative(node.args, dargs)
+def _quotient_derivative(node, da, db):
+    """d/dt a/b given the derivatives of a and b."""
+    if _is(db, 0):
+        return _div(da, node.right)
+    return _div(_sub(_mul(da, node.right), _mul(node.left, db)), _pow(node.right, _TWO))
 
 
 def _power_derivative(node, dbase, dexponent):
     """d/dt base^exponent given the derivatives of base and exponent."""
     base, exponent = node.left, node.right
     if _is(dexponent, 0):
-        return _mul(_mul(exponent, _pow(base, _sub(exponent, ONE))), dbase)
+        return _mul(_mul(exponent, _pow(base, _sub(exponent, _ONE))), dbase)
     log_base = _call("log", (base,))
     if _is(dbase, 0):
         return _mul(_mul(node, log_base), dexponent)
     return _mul(node, _add(_mul(dexponent, log_base), _div(_mul(exponent, dbase), base)))
+
+
+_BINARY_DERIVATIVES = {
+    "+": lambda node, da, db: _add(da, db),
+    "-": lambda node, da, db: _sub(da, db),
+    "*": lambda node, da, db: _add(_mul(da, node.right), _mul(node.left, db)),
+    "/": _quotient_derivative,
+    "^": _power_derivative,
+}
+"""Derivative rules of the binary operators: ``(node, d left, d right) -> derivative``."""
+
+
+def _derivative(node, memo):
+    """The simplified derivative of ``node`` with respect to its variable.  ``memo`` maps the
+    ids of nodes already differentiated to their derivatives, so shared sub-trees are
+    differentiated once (pass ``{}``)."""
+    result = memo.get(id(node))
+    if result is not None:
+        return result
+    if isinstance(node, Num):
+        result = _ZERO
+    elif isinstance(node, Var):
+        result = _ONE
+    elif isinstance(node, Unary):
+        result = _neg(_derivative(node.operand, memo))
+    elif isinstance(node, Binary):
+        da, db = _derivative(node.left, memo), _derivative(node.right, memo)
+        result = _BINARY_DERIVATIVES[node.op](node, da, db)
+    else:
+        dargs = []
+        for arg in node.args:
+            dargs.append(_derivative(arg, memo))
+        if all(_is(d, 0) for d in dargs):
+            result = _ZERO
+        else:
+            result = _FUNCTIONS[node.name].derivative(node.args, dargs)
+    memo[id(node)] = result
+    return result
 
 
 # --------------------------------------------------------------------------------------------
@@ -489,7 +538,8 @@ def _format_number(value):
 
 
 def _format(node):
-    """``(text, precedence)`` of ``node``, parenthesized as little as the grammar allows."""
+    """``(text, precedence)`` of ``node``, parenthesized as little as the grammar allows (and
+    recursing once per level, like evaluation)."""
     if isinstance(node, Num):
         text = _format_number(node.value)
         return text, _PREC_SIGN if text.startswith("-") else _PREC_ATOM
@@ -497,23 +547,27 @@ def _format(node):
         return node.name, _PREC_ATOM
     if isinstance(node, Unary):
         # -a*b reads as (-a)*b, which is exactly -(a*b): no parentheses needed
-        return "-" + _wrap(node.operand, _PREC_PRODUCT), _PREC_SIGN
+        return "-" + _parenthesized(_format(node.operand), _PREC_PRODUCT), _PREC_SIGN
     if isinstance(node, Binary):
         precedence = _BINARY_PRECEDENCE[node.op]
         if node.op == "^":
-            left = _wrap(node.left, _PREC_ATOM)
-            right = _wrap(node.right, _PREC_SIGN)
+            left = _parenthesized(_format(node.left), _PREC_ATOM)
+            right = _parenthesized(_format(node.right), _PREC_SIGN)
         else:
-            left = _wrap(node.left, precedence)
-            right = _wrap(node.right, precedence + 1)
+            left = _parenthesized(_format(node.left), precedence)
+            right = _parenthesized(_format(node.right), precedence + 1)
         separator = f" {node.op} " if precedence == _PREC_SUM else node.op
         return left + separator + right, precedence
-    return f"{node.name}({', '.join(_wrap(arg, _PREC_SUM) for arg in node.args)})", _PREC_ATOM
+    args = []
+    for arg in node.args:
+        args.append(_format(arg)[0])
+    return f"{node.name}({', '.join(args)})", _PREC_ATOM
 
 
-def _wrap(node, min_precedence):
-    """Text of ``node``, in parentheses if it binds less tightly than ``min_precedence``."""
-    text, precedence = _format(node)
+def _parenthesized(formatted, min_precedence):
+    """The text of a ``(text, precedence)`` pair, in parentheses if it binds less tightly than
+    ``min_precedence``."""
+    text, precedence = formatted
     return text if precedence >= min_precedence else f"({text})"
 
 
@@ -537,7 +591,9 @@ def _compile(node, array):
         f, g = _compile(node.left, array), _compile(node.right, array)
         return lambda t: op(f(t), g(t))
     function = _FUNCTIONS[node.name].array if array else _FUNCTIONS[node.name].scalar
-    fs = [_compile(arg, array) for arg in node.args]
+    fs = []
+    for arg in node.args:
+        fs.append(_compile(arg, array))
     if len(fs) == 1:
         f = fs[0]
         return lambda t: function(f(t))
@@ -553,6 +609,8 @@ class Expression:
     Normally created by :func:`parse_expression`.  ``tree`` is the syntax tree, ``variable`` the
     variable name, ``text`` the text it was parsed from (or the formatted tree for derived
     expressions), ``is_constant`` tells whether the variable is absent after constant folding.
+    ``derivative_trees`` optionally holds the already computed trees of the first, second, ...
+    derivatives.
 
     Evaluation with a float uses ``math`` functions (a few microseconds); where those fail
     (overflow, domain errors, division by zero) the numpy result -- inf or NaN -- is returned
@@ -560,14 +618,16 @@ class Expression:
     float array of the same shape.
     """
 
-    def __init__(self, tree, variable="t", text=None):
+    def __init__(self, tree, variable="t", text=None, derivative_trees=()):
         self.tree = tree
         self.variable = variable
         self.text = _format(tree)[0] if text is None else text
-        self.is_constant = not _mentions_variable(tree)
+        self.is_constant = not any(isinstance(node, Var) for node in _distinct_nodes(tree))
         self._scalar = _compile(tree, array=False)
         self._array = _compile(tree, array=True)
-        self._derivative = None
+        self._derivative = (Expression(derivative_trees[0], variable,
+                                       derivative_trees=derivative_trees[1:])
+                            if derivative_trees else None)
 
     def value(self, t):
         """The value at ``t`` (float -> float, array -> array of the same shape)."""
@@ -590,9 +650,14 @@ class Expression:
         return result
 
     def derivative(self):
-        """The derivative with respect to the variable, as an :class:`Expression` (cached)."""
+        """The derivative with respect to the variable, as an :class:`Expression` (cached).
+        Raises :class:`ExpressionError` if it exceeds the complexity limits (never for the
+        first and second derivatives of a parsed expression: :func:`parse_expression` checks
+        those)."""
         if self._derivative is None:
-            self._derivative = Expression(_derivative(self.tree), self.variable)
+            tree = _derivative(self.tree, {})
+            _check_complexity(tree, f"the derivative of {_snippet(self.text)}")
+            self._derivative = Expression(tree, self.variable)
         return self._derivative
 
     def d1(self, t):
@@ -823,7 +888,9 @@ def _case_hint(name):
 
 def parse_expression(text, variable="t"):
     """Parse ``text`` (see the module docstring for the grammar) into an :class:`Expression` of
-    ``variable``; raises :class:`ExpressionError` naming the position and token of any problem."""
+    ``variable``, with its first two derivatives ready.  Raises :class:`ExpressionError` naming
+    the position and token of any problem, or naming the limit the expression or one of these
+    derivatives exceeds."""
     if not isinstance(variable, str) or not _NAME.fullmatch(variable) \
             or variable in CONSTANTS or variable in FUNCTION_NAMES:
         raise ExpressionError(f"invalid variable name {variable!r}")
@@ -835,10 +902,13 @@ def parse_expression(text, variable="t"):
     if not text.strip():
         raise ExpressionError("empty expression")
     tree = _Parser(text, variable).parse()
-    if _tree_depth(tree) > MAX_TREE_DEPTH:
-        raise ExpressionError(f"invalid expression {_snippet(text)}: too complex (its syntax tree "
-                              f"is more than {MAX_TREE_DEPTH} levels deep)")
-    return Expression(tree, variable, text)
+    invalid = f"invalid expression {_snippet(text)}: "
+    _check_complexity(tree, invalid + "it")
+    first = _derivative(tree, {})
+    _check_complexity(first, invalid + "its first derivative")
+    second = _derivative(first, {})
+    _check_complexity(second, invalid + "its second derivative")
+    return Expression(tree, variable, text, (first, second))
 
 
 # --------------------------------------------------------------------------------------------
@@ -933,8 +1003,8 @@ class TableFunction:
 # --------------------------------------------------------------------------------------------
 
 def time_function(spec):
-    """The :class:`TimeFunction` described by ``spec``: a number (a constant expression), a
-    string (:func:`parse_expression` in ``t``), a dict ``{"t": [...], "values": [...]}``
+    """The :class:`TimeFunction` described by ``spec``: a number (a constant expression, whose
+    ``to_json`` is its text), a string (:func:`parse_expression` in ``t``), a dict ``{"t": [...], "values": [...]}``
     (:class:`TableFunction`) or an existing time function (returned as is).  Anything else raises
     :class:`ExpressionError`."""
     if isinstance(spec, numbers.Real) and not isinstance(spec, bool):

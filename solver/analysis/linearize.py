@@ -20,7 +20,7 @@ import numpy as np
 from ..errors import ModelError
 from ..partitioning.partition import Partition
 from .assembly import assemble_positions, consistent_velocities
-from .dynamics import compile_model, resolve_settings
+from .dynamics import compile_model, resolve_settings, single_threaded_blas
 
 STEP = 1e-5
 NEWTON_TOL = 1e-14
@@ -48,6 +48,11 @@ def linearize(model, state=None, formulation=None):
     output point of a run."""
     settings = resolve_settings(model, formulation=formulation)
     system = compile_model(model, settings)
+    with single_threaded_blas():
+        return _linearize(system, state)
+
+
+def _linearize(system, state):
     q, qd, t = _state(system, state)
     part = Partition.build("qr", system, q, t)
     f = part.dof
@@ -56,8 +61,7 @@ def linearize(model, state=None, formulation=None):
     zd0 = part.V.T @ qd
 
     def accel(z, zd):
-        qq, _ = part.positions(system, z, t, q, tol=NEWTON_TOL)
-        ev = system.constraints(qq, t, level=1)
+        qq, ev = part.positions(system, z, t, q, tol=NEWTON_TOL)
         qqd = part.velocities(ev.jac, ev.nu, zd)
         ev = system.constraints(qq, t, qqd, level=2)
         return part.accelerations(system.mass(qq), system.forces(qq, qqd, t), ev.jac, ev.gamma)[1]

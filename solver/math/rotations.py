@@ -29,14 +29,16 @@ def rotation_matrix(p):
 
 
 def B_matrix(p, a):
-    """B(p, a') = ∂(A(p) a')/∂p, 3×4 (Haug eq. 6.3.9)."""
-    e0 = p[0]
-    e = p[1:]
-    M = e0 * np.eye(3) + skew(e)
-    out = np.empty((3, 4))
-    out[:, 0] = 2.0 * (M @ a)
-    out[:, 1:] = 2.0 * (np.outer(e, a) - M @ skew(a))
-    return out
+    """B(p, a') = ∂(A(p) a')/∂p, 3×4 (Haug eq. 6.3.9), written out element by element:
+    column 0 is 2 (e0 I + ẽ) a', columns 1–3 are 2 (e a'ᵀ − (e0 I + ẽ) ã')."""
+    e0, e1, e2, e3 = p
+    a1, a2, a3 = a
+    c0 = (e0 * a1 - e3 * a2 + e2 * a3, e3 * a1 + e0 * a2 - e1 * a3, -e2 * a1 + e1 * a2 + e0 * a3)
+    s = e1 * a1 + e2 * a2 + e3 * a3            # eᵀa'
+    return 2.0 * np.array([
+        [c0[0], s, e1 * a2 - e2 * a1 + e0 * a3, e1 * a3 - e3 * a1 - e0 * a2],
+        [c0[1], e2 * a1 - e1 * a2 - e0 * a3, s, e2 * a3 - e3 * a2 + e0 * a1],
+        [c0[2], e3 * a1 - e1 * a3 + e0 * a2, e3 * a2 - e2 * a3 - e0 * a1, s]])
 
 
 def G_matrix(p):

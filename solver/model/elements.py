@@ -293,6 +293,7 @@ INTEGRATORS = ("adams", "rk", "rk45", "dop853", "bdf", "radau")
 FORMULATIONS = ("cartesian", "relative")
 PARTITIONINGS = ("lu", "qr", "svd", "hybrid")
 CONSTRAINT_FORMS = ("conventional", "parametric")
+REACTION_METHODS = ("nonrecursive", "newton-euler")
 
 
 class Settings(Element):
@@ -307,6 +308,8 @@ class Settings(Element):
         Field("integrator", "enum", choices=INTEGRATORS, default="adams"),
         Field("constraints", "enum", choices=CONSTRAINT_FORMS, default="conventional",
               doc="constraint form of the Cartesian formulation"),
+        Field("reactions", "enum", choices=REACTION_METHODS, default="nonrecursive",
+              doc="reaction-force method of the relative formulation"),
         Field("rtol", "float", default=1e-6, minimum=0.0, exclusive_min=True, maximum=0.1),
         Field("atol", "float", default=1e-8, minimum=0.0, exclusive_min=True),
         Field("max_step", "optional_float", "s", default=None, minimum=0.0, exclusive_min=True),

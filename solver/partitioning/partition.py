@@ -83,20 +83,20 @@ class Partition:
         return self.V.T @ (q - self.q_ref)
 
     def positions(self, system, z, t, q_guess, tol=1e-10, max_iter=25):
-        """Solve Φ(q_ref + V z + U w, t) = 0 for w by Newton–Raphson, starting from q_guess."""
+        """Solve Φ(q_ref + V z + U w, t) = 0 for w by Newton–Raphson, starting from q_guess.
+        Returns (q, ev) with ev the constraint evaluation (Φ, Φ_q, ν) at the solution."""
         base = self.q_ref + self.V @ z
         w = self.U.T @ (q_guess - self.q_ref)
-        for it in range(max_iter):
+        for _ in range(max_iter):
             q = base + self.U @ w
-            ev = system.constraints(q, t)
+            ev = system.constraints(q, t, level=1)
             err = np.max(np.abs(ev.phi)) if ev.phi.size else 0.0
             if not np.isfinite(err):
                 raise PartitionError("constraint evaluation produced NaN/inf")
             if err < tol:
-                return q, it
-            D = ev.jac[self.rows] @ self.U
+                return q, ev
             try:
-                dw = np.linalg.solve(D, ev.phi[self.rows])
+                dw = np.linalg.solve(ev.jac[self.rows] @ self.U, ev.phi[self.rows])
             except np.linalg.LinAlgError:
                 raise PartitionError("dependent Jacobian block is singular") from None
             w = w - dw

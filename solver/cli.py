@@ -1,0 +1,408 @@
+"""The ``mbs`` command: run, validate, inspect and linearize models from a terminal.
+
+::
+
+    mbs run MODEL [--t-end S] [--output-step S] [--formulation ...] [--partitioning ...]
+                  [--integrator ...] [--rtol X] [--atol X] [--max-step S]
+                  [--out FILE.h5] [--csv DIR] [--quiet]
+    mbs validate MODEL
+    mbs info RESULTS.h5
+    mbs linearize MODEL [--formulation ...]
+    mbs --version
+
+Exit codes (``../shared/DESIGN.md``, error policy): 0 success, 2 bad input (invalid model or option,
+missing or unreadable file), 3 solver failure (or an unexpected internal error), 130 interrupted.
+Errors are one line on stderr starting with ``mbs: error:``, never a traceback (set ``MBS_DEBUG=1``
+to see the traceback of an internal error).  A failed or interrupted run still saves the results up
+to that point when ``--out``/``--csv`` was given.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import signal
+import sys
+import threading
+import time
+
+import numpy as np
+
+from . import __version__
+from .errors import Cancelled, ModelError, SolverError
+from .io.project import load_project
+from .model.elements import Settings
+from .model.fields import FieldProblem
+
+EXIT_OK, EXIT_INPUT, EXIT_SOLVER, EXIT_INTERRUPTED = 0, 2, 3, 130
+RUN_OPTIONS = ("t_end", "output_step", "formulation", "partitioning", "integrator", "rtol", "atol",
+               "max_step")
+MAX_EVENTS_SHOWN = 20
+DOF_ESTIMATE_MAX_COORDINATES = 700   # rank of the constraint Jacobian only while it is cheap
+
+
+class InputError(Exception):
+    """Bad input that is not a model problem (an option value, an output path): exit 2."""
+
+
+# ---- Public API -----------------------------------------------------------------------------------
+def main(argv=None) -> int:
+    """Run the ``mbs`` command with ``argv`` (default ``sys.argv[1:]``); returns the exit code."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:            # usage errors (2), --help and --version (0)
+        return exc.code if isinstance(exc.code, int) else (EXIT_OK if exc.code is None else EXIT_INPUT)
+    try:
+        return args.command(args)
+    except (ModelError, InputError) as exc:
+        return _fail(str(exc), EXIT_INPUT)
+    except SolverError as exc:
+        return _fail(str(exc), EXIT_SOLVER)
+    except (Cancelled, KeyboardInterrupt):
+        return _fail("interrupted", EXIT_INTERRUPTED)
+    except BrokenPipeError:              # `mbs info x.h5 | head`: the reader left; stop quietly
+        _silence_stdout()
+        return 1
+    except Exception as exc:             # noqa: BLE001 — the error policy: never a traceback
+        if os.environ.get("MBS_DEBUG") == "1":
+            raise
+        return _fail(f"internal error: {type(exc).__name__}: {exc} (set MBS_DEBUG=1 for a traceback)",
+                     EXIT_SOLVER)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="mbs", description="MBS Studio multibody solver.")
+    parser.add_argument("--version", action="version", version=f"mbs {__version__}")
+    sub = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
+
+    run = sub.add_parser("run", help="simulate a model and print a summary",
+                         description="Simulate a model; options not given come from the project's "
+                                     "saved solver settings.")
+    run.add_argument("model", metavar="MODEL", help="project file (*.mbs.json)")
+    run.add_argument("--t-end", type=float, metavar="S", help="end time [s]")
+    run.add_argument("--output-step", type=float, metavar="S", help="output interval [s]")
+    _add_formulation(run)
+    run.add_argument("--partitioning", choices=Settings.field("partitioning").choices)
+    run.add_argument("--integrator", choices=Settings.field("integrator").choices)
+    run.add_argument("--rtol", type=float, metavar="X", help="relative tolerance")
+    run.add_argument("--atol", type=float, metavar="X", help="absolute tolerance")
+    run.add_argument("--max-step", type=float, metavar="S", help="largest integration step [s]")
+    run.add_argument("--out", metavar="FILE.h5", help="write the results as HDF5")
+    run.add_argument("--csv", metavar="DIR", help="write the results as CSV files into DIR")
+    run.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    run.set_defaults(command=cmd_run)
+
+    validate = sub.add_parser("validate", help="check a project file and list every problem")
+    validate.add_argument("model", metavar="MODEL")
+    validate.set_defaults(command=cmd_validate)
+
+    info = sub.add_parser("info", help="describe a results file")
+    info.add_argument("results", metavar="RESULTS.h5")
+    info.set_defaults(command=cmd_info)
+
+    lin = sub.add_parser("linearize", help="natural frequencies and damping at the initial state")
+    lin.add_argument("model", metavar="MODEL")
+    _add_formulation(lin)
+    lin.set_defaults(command=cmd_linearize)
+    return parser
+
+
+# ---- commands -------------------------------------------------------------------------------------
+def cmd_run(args) -> int:
+    from .analysis.dynamics import simulate
+    options = _run_options(args)
+    _check_output_paths(args)
+    model = _load_model(args.model)
+    try:
+        with _CtrlC() as ctrl_c, ProgressBar(sys.stderr, enabled=not args.quiet and _isatty(sys.stderr)) as bar:
+            res = simulate(model, progress=bar, cancel=ctrl_c.requested, **options)
+    except SolverError as exc:
+        _fail(f"simulation failed: {exc}", EXIT_SOLVER)
+        _save_partial(exc.results, args)
+        return EXIT_SOLVER
+    except Cancelled as exc:
+        _fail(str(exc), EXIT_INTERRUPTED)
+        _save_partial(exc.results, args)
+        return EXIT_INTERRUPTED
+    if not args.quiet:
+        print("\n".join(format_summary(res)))
+    for path in _write_results(res, args):
+        if not args.quiet:
+            print(f"results written to {path}")
+    return EXIT_OK
+
+
+def cmd_validate(args) -> int:
+    try:
+        model = load_project(args.model)
+    except ModelError as exc:
+        for problem in exc.problems:
+            _fail(_in_file(args.model, problem), EXIT_INPUT)
+        return EXIT_INPUT
+    counts = [_plural(len(getattr(model, c)), c) for c in ("bodies", "joints", "forces", "drivers", "markers")]
+    dof = _dof_estimate(model)
+    print("ok: " + ", ".join(counts + ([f"{dof} degree{'s' * (dof != 1)} of freedom"] if dof is not None else [])))
+    return EXIT_OK
+
+
+def cmd_info(args) -> int:
+    res = _load_results(args.results)
+    lines = format_summary(res)
+    t = res.t
+    span = f"{t[0]:.6g} .. {t[-1]:.6g} s, {len(t)} output points" if len(t) else "no output points"
+    lines += [f"{'time span':<{_W}}{span}",
+              f"{'bodies':<{_W}}{', '.join(res.body_names) or 'none'}",
+              f"{'joints':<{_W}}{', '.join(res.joint_names) or 'none'}",
+              f"{'drivers':<{_W}}{', '.join(res.driver_names) or 'none'}",
+              f"events ({len(res.events)}):"]
+    for e in res.events[:MAX_EVENTS_SHOWN]:
+        lines.append(f"  t = {e.get('time', float('nan')):<10.6g} {e.get('kind', '?'):<10} {e.get('message', '')}")
+    if len(res.events) > MAX_EVENTS_SHOWN:
+        lines.append(f"  ... ({len(res.events) - MAX_EVENTS_SHOWN} more)")
+    print("\n".join(lines))
+    return EXIT_OK
+
+
+def cmd_linearize(args) -> int:
+    from .analysis.linearize import linearize
+    model = _load_model(args.model)
+    lin = linearize(model, formulation=args.formulation)
+    print(f"linearization of '{model.name}' at t = {lin.t:.6g} s: {_plural(len(lin.eigenvalues), 'modes')}")
+    print(f"{'mode':>4}  {'frequency [Hz]':>16}  {'damping ratio':>14}  {'eigenvalue [1/s]':>28}")
+    for k, (f, z, lam) in enumerate(zip(lin.frequencies_hz, lin.damping_ratios + 0.0, lin.eigenvalues), 1):
+        print(f"{k:>4}  {f:>16.10g}  {z:>14.6g}  {f'{lam.real:.8g} {_sign(lam.imag)} {abs(lam.imag):.8g}j':>28}")
+    return EXIT_OK
+
+
+# ---- summary --------------------------------------------------------------------------------------
+_W = 26   # label column width
+
+
+def format_summary(res) -> list[str]:
+    """The lines describing a run: what ran, how long it took and how accurate it was."""
+    s = res.summary()
+    events = res.events
+    n_partition = sum(e.get("kind") in ("partition", "switch") for e in events)
+    n_switch = sum(e.get("kind") == "switch" for e in events)
+    rows = [
+        ("model", s["model"] or "?"),
+        ("status", s["status"] + (f" ({s['message']})" if s["message"] else "")),
+        ("method", f"{s['formulation']} / {s['partitioning']} partitioning / {s['integrator']}"),
+        ("simulated time", f"{s['t_end']:.6g} s ({s['outputs']} output points)"),
+        ("steps", f"{s['steps']} ({s['rhs_evaluations']} rhs evaluations)"),
+        ("wall time", f"{s['wall_time_s']:.3g} s"),
+        ("real-time factor", f"{s['real_time_factor']:.3g}" if math.isfinite(s["real_time_factor"]) else "n/a"),
+        ("max constraint violation", f"{s['max_constraint_violation']:.3g}"),
+        ("energy drift (relative)", f"{s['energy_drift']:.3g}"),
+        ("partition events", f"{n_partition}" + (f" ({n_switch} hybrid switches)" if n_switch else "")),
+    ]
+    redundant = res.redundant_equations
+    if redundant:
+        rows.append(("redundant equations", f"{len(redundant)}: " + "; ".join(redundant)))
+    return [f"{label:<{_W}}{value}" for label, value in rows]
+
+
+class ProgressBar:
+    """``progress(t, t_end)`` callback drawing one self-overwriting line (at most 10 times a second);
+    a context manager that ends the line on exit.  Draws nothing unless ``enabled``."""
+
+    def __init__(self, stream, enabled=True, width=30):
+        self.stream = stream
+        self.enabled = enabled
+        self.width = width
+        self.start = time.perf_counter()
+        self.last = None
+
+    def __call__(self, t, t_end):
+        now = time.perf_counter()
+        if not self.enabled or (self.last is not None and now - self.last < 0.1 and t < t_end):
+            return
+        self.last = now
+        frac = min(max(t / t_end, 0.0), 1.0) if t_end > 0 else 1.0
+        n = int(frac * self.width)
+        self.stream.write(f"\r[{'#' * n}{'.' * (self.width - n)}] {100 * frac:5.1f}%  "
+                          f"t = {t:.4g} / {t_end:.4g} s  wall {now - self.start:.1f} s")
+        self.stream.flush()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.last is not None:
+            self.stream.write("\n")
+            self.stream.flush()
+            self.last = None
+        return False
+
+
+# ---- helpers --------------------------------------------------------------------------------------
+class _Parser(argparse.ArgumentParser):
+    """argparse with usage errors as one ``mbs: error:`` line (exit 2)."""
+
+    def error(self, message):
+        self.exit(EXIT_INPUT, f"mbs: error: {message} (see '{self.prog} --help')\n")
+
+
+def _add_formulation(parser):
+    parser.add_argument("--formulation", choices=Settings.field("formulation").choices)
+
+
+def _fail(message, code) -> int:
+    print(f"mbs: error: {message}", file=sys.stderr)
+    return code
+
+
+def _run_options(args) -> dict:
+    """The simulate() overrides given on the command line, checked against the Settings fields."""
+    options = {}
+    for key in RUN_OPTIONS:
+        value = getattr(args, key)
+        if value is None:
+            continue
+        try:
+            options[key] = Settings.field(key).coerce(value)
+        except FieldProblem as p:
+            raise InputError(f"--{key.replace('_', '-')}: {p}") from None
+    return options
+
+
+def _check_output_paths(args):
+    """Refuse output paths that cannot be written before spending time on the run."""
+    if args.out:
+        folder = os.path.dirname(os.path.abspath(args.out))
+        if os.path.isdir(args.out) or not os.path.isdir(folder):
+            raise InputError(f"--out {args.out}: " + ("is a directory" if os.path.isdir(args.out)
+                                                       else f"folder {folder} does not exist"))
+    if args.csv and os.path.exists(args.csv) and not os.path.isdir(args.csv):
+        raise InputError(f"--csv {args.csv}: exists and is not a directory")
+
+
+def _load_model(path):
+    try:
+        return load_project(path)
+    except ModelError as exc:
+        text = _in_file(path, exc.problems[0])
+        more = len(exc.problems) - 1
+        if more:
+            text += f" (and {_plural(more, 'more problems')}; 'mbs validate {path}' lists them all)"
+        raise InputError(text) from None
+
+
+def _load_results(path):
+    """load_results, with any failure to read the file reported as bad input."""
+    from .results import load_results
+    if not os.path.isfile(path):
+        raise InputError(f"{path}: {'is a directory' if os.path.isdir(path) else 'no such file'}")
+    try:
+        return load_results(path)
+    except ModelError:
+        raise
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise InputError(f"{path}: not a readable MBS Studio results file ({type(exc).__name__}: {exc})") from None
+
+
+def _write_results(res, args) -> list[str]:
+    """Write the results where asked; returns the paths written.  Write failures are InputError."""
+    written = []
+    try:
+        if args.out:
+            res.save(args.out)
+            written.append(args.out)
+        if args.csv:
+            res.to_csv(args.csv)
+            written.append(args.csv + os.sep)
+    except OSError as exc:
+        raise InputError(f"cannot write results: {exc}") from None
+    return written
+
+
+def _save_partial(res, args):
+    """After a failure: keep what was computed (never overwrite a file with an empty run)."""
+    if not (args.out or args.csv):
+        return
+    if res is None or len(res) == 0:
+        print("mbs: no output points were computed; nothing saved", file=sys.stderr)
+        return
+    try:
+        paths = _write_results(res, args)
+    except InputError as exc:
+        _fail(f"partial results not saved: {exc}", EXIT_SOLVER)
+        return
+    print(f"mbs: partial results up to t = {res.t[-1]:.6g} s saved to {' and '.join(paths)}", file=sys.stderr)
+
+
+def _dof_estimate(model):
+    """Mobility nq − rank Φ_q at the initial configuration (drivers included), or None when that
+    is not cheap or not available; never fails validation by itself."""
+    try:
+        from .formulations.cartesian import CartesianSystem
+        system = CartesianSystem(model)
+        if system.nq > DOF_ESTIMATE_MAX_COORDINATES:
+            return None
+        q, _, t = system.initial_state()
+        jac = system.constraints(q, t).jac
+        return int(system.nq - (np.linalg.matrix_rank(jac, tol=1e-8 * max(1.0, np.abs(jac).max()))
+                                if jac.size else 0))
+    except ModelError:
+        raise
+    except Exception:                    # noqa: BLE001 — an estimate only
+        if os.environ.get("MBS_DEBUG") == "1":
+            raise
+        return None
+
+
+class _CtrlC:
+    """While active, the first Ctrl-C asks the run to stop (partial results are kept); a second
+    one interrupts at once."""
+
+    def __init__(self):
+        self.flag = False
+        self.previous = None
+
+    def requested(self):
+        return self.flag
+
+    def _handler(self, signum, frame):
+        if self.flag:
+            raise KeyboardInterrupt
+        self.flag = True
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            self.previous = signal.signal(signal.SIGINT, self._handler)
+        return self
+
+    def __exit__(self, *exc):
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)
+        return False
+
+
+def _silence_stdout():
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _isatty(stream):
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _in_file(path, problem):
+    return problem if problem.startswith(str(path)) else f"{path}: {problem}"
+
+
+def _plural(n, noun):
+    """'1 body', '2 bodies', '1 joint', '3 joints' (noun given in the plural)."""
+    if n == 1:
+        noun = noun[:-3] + "y" if noun.endswith("ies") else noun[:-1]
+    return f"{n} {noun}"
+
+
+def _sign(x):
+    return "-" if x < 0 else "+"
