@@ -213,8 +213,8 @@ def load_results(path) -> Results:
                 raise ModelError(f"{path}: results version {version} is newer than this program reads")
             meta = json.loads(f.attrs["meta"])
             arrays = {k: f[k][()] for k in _ARRAYS}
+        return Results(arrays, meta)
     except OSError as exc:
         raise ModelError(f"{path}: cannot read results ({exc})") from None
-    except KeyError as exc:
-        raise ModelError(f"{path}: results file is missing {exc}") from None
-    return Results(arrays, meta)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ModelError(f"{path}: damaged results file ({type(exc).__name__}: {exc})") from None

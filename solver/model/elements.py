@@ -55,7 +55,7 @@ class Element:
             elif f.required:
                 problems.append(f"{path}: is required")
             else:
-                self.values[f.name] = f.default_value()
+                self.values[f.name] = f.coerce(f.default_value())
         if problems:
             raise ModelError(problems)
         self.check()

@@ -399,6 +399,7 @@ def model_from_dict(data, path="model") -> Model:
     except ModelError as exc:
         problems += exc.problems
         m = Model()
+    failed = set()          # names of elements that did not build: references to them are not re-reported
     for coll in COLLECTIONS:
         items = data.get(coll, [])
         if not isinstance(items, list):
@@ -410,6 +411,11 @@ def model_from_dict(data, path="model") -> Model:
                 e = element_from_dict(coll, item, p)
             except ModelError as exc:
                 problems += exc.problems
+                if isinstance(item, dict) and isinstance(item.get("name"), str):
+                    failed.add(item["name"])
+                continue
+            if failed.intersection(e.references()):
+                failed.add(e.name)
                 continue
             try:
                 m.add(e)
