@@ -8,16 +8,53 @@ Each joint has marker frames on body i and body j that coincide at the initial c
 origin O, axes (x, y, z) with z along the joint axis.  Joint coordinates (rotation about z,
 translation along z, planar x/y) are zero there; rotation is right-handed about the axis and
 measures body j relative to body i.
+
+The equations are declared once, as data (``EQUATIONS``): each is a scalar built from the named
+joint vectors — directions ``xi yi zi`` (on body i) and ``xj yj zj`` (on body j), the point
+difference ``d = P_j − P_i``, and the global axes ``ex ey ez`` — so the per-joint evaluator here
+(used for the exact Hessian (Φ_qᵀλ)_q) and the batched evaluator
+(:mod:`solver.constraints.batch`, used for Φ, Φ_q, ν, γ) read the same definition.
+
+Equation forms:
+  ("dot", u, w, c)       uᵀw − c
+  ("half_square", u, c)  ½ (uᵀu − c²)                  (c: "length" or "radius" of the joint)
+  ("screw",)             z_iᵀd − (pitch/2π) θ           (θ the continuous rotation angle)
+Coordinate forms: ("angle",) θ = atan2(y_iᵀx_j, x_iᵀx_j); ("dot", u, w, 0) for translations.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..math.rotations import frame_from_axis
-from .primitives import BodyState, body_vector, dot, component, atan2, linear, half_square
+from .primitives import BodyState, body_vector, dot, atan2, linear, half_square
 
-EQUATION_COUNT = {"fixed": 6, "revolute": 5, "prismatic": 5, "cylindrical": 4, "spherical": 3,
-                  "universal": 4, "planar": 3, "screw": 5, "distance": 1, "revolute_spherical": 2}
+_SPH = [("dot", "d", "ex", 0.0), ("dot", "d", "ey", 0.0), ("dot", "d", "ez", 0.0)]
+_PAR = [("dot", "xi", "zj", 0.0), ("dot", "yi", "zj", 0.0)]           # z_j ∥ z_i
+_ON_AXIS = [("dot", "xi", "d", 0.0), ("dot", "yi", "d", 0.0)]         # P_j on the z_i axis line
+_NO_SPIN = [("dot", "xi", "yj", 0.0)]                                  # no rotation about z
+
+EQUATIONS = {
+    "spherical": _SPH,
+    "revolute": _SPH + _PAR,
+    "fixed": _SPH + _PAR + _NO_SPIN,
+    "universal": _SPH + [("dot", "zi", "xj", 0.0)],
+    "cylindrical": _PAR + _ON_AXIS,
+    "prismatic": _PAR + _ON_AXIS + _NO_SPIN,
+    "planar": _PAR + [("dot", "zi", "d", 0.0)],
+    "screw": _PAR + _ON_AXIS + [("screw",)],
+    "distance": [("half_square", "d", "length")],
+    "revolute_spherical": [("dot", "zi", "d", "axial"), ("half_square", "d", "radius")],
+}
+EQUATION_COUNT = {k: len(v) for k, v in EQUATIONS.items()}
+
+COORDINATES = {
+    "rotation": ("angle",),
+    "translation": ("dot", "zi", "d", 0.0),
+    "x": ("dot", "xi", "d", 0.0),
+    "y": ("dot", "yi", "d", 0.0),
+}
+
+_GLOBAL_AXES = {"ex": 0, "ey": 1, "ez": 2}
 
 
 def joint_frame(joint):
@@ -29,7 +66,7 @@ def joint_frame(joint):
 
 
 class CartesianJoint:
-    """Constraint equations of one joint between two bodies (conventional form)."""
+    """Marker geometry and constraint equations of one joint (conventional form)."""
 
     def __init__(self, joint, init_i, init_j):
         """init_i, init_j: (r0, A0) of body i and j at the initial configuration."""
@@ -45,63 +82,40 @@ class CartesianJoint:
         P2 = np.asarray(joint.origin2, dtype=float)
         self.s_j = Aj.T @ ((P2 if joint.type in ("distance", "revolute_spherical") else O) - rj)
         d0 = P2 - O
+        self.constants = {0.0: 0.0}
         if joint.type == "distance":
-            self.length = joint.length if joint.length is not None else float(np.linalg.norm(d0))
+            self.constants["length"] = joint.length if joint.length is not None else float(np.linalg.norm(d0))
         elif joint.type == "revolute_spherical":
-            self.axial = float(C[:, 2] @ d0)
-            self.radius2 = float(d0 @ d0)
+            self.constants["axial"] = float(C[:, 2] @ d0)
+            self.constants["radius"] = float(np.linalg.norm(d0))       # |P_j − O| stays constant
         self.angle = 0.0        # last rotation angle, for continuous unwrapping
-        self.n_eq = EQUATION_COUNT[joint.type]
+        self.specs = EQUATIONS[joint.type]
+        self.n_eq = len(self.specs)
 
-    def _vectors(self, Si: BodyState, Sj: BodyState, level):
-        ax = lambda S, side, M, k: body_vector(S, side, M[:, k], False, level)  # noqa: E731
-        v = {"xi": ax(Si, 0, self.C_i, 0), "yi": ax(Si, 0, self.C_i, 1), "zi": ax(Si, 0, self.C_i, 2),
-             "xj": ax(Sj, 1, self.C_j, 0), "yj": ax(Sj, 1, self.C_j, 1), "zj": ax(Sj, 1, self.C_j, 2)}
-        v["d"] = body_vector(Sj, 1, self.s_j, True, level) - body_vector(Si, 0, self.s_i, True, level)
-        return v
+    # ---- public API -----------------------------------------------------------------------------
+    def constant(self, key):
+        return self.constants[key] if isinstance(key, str) else float(key)
 
-    def equations(self, Si, Sj, level):
+    def vector_slots(self):
+        """Named vectors as (side, local vector, is_point): side 0 = body i, 1 = body j."""
+        return {"xi": (0, self.C_i[:, 0], False), "yi": (0, self.C_i[:, 1], False),
+                "zi": (0, self.C_i[:, 2], False), "xj": (1, self.C_j[:, 0], False),
+                "yj": (1, self.C_j[:, 1], False), "zj": (1, self.C_j[:, 2], False),
+                "Pi": (0, self.s_i, True), "Pj": (1, self.s_j, True)}
+
+    def equations(self, Si: BodyState, Sj: BodyState, level):
         """The joint's scalar constraint functions (list of Scalar) at the given states."""
         v = self._vectors(Si, Sj, level)
-        d, t = v["d"], self.type
-        sph = [component(d, k) for k in range(3)]
-        par = [dot(v["xi"], v["zj"]), dot(v["yi"], v["zj"])]          # z_j ∥ z_i
-        onaxis = [dot(v["xi"], d), dot(v["yi"], d)]                    # P_j on the z_i axis line
-        if t == "spherical":
-            return sph
-        if t == "revolute":
-            return sph + par
-        if t == "fixed":
-            return sph + par + [dot(v["xi"], v["yj"])]
-        if t == "universal":
-            return sph + [dot(v["zi"], v["xj"])]
-        if t == "cylindrical":
-            return par + onaxis
-        if t == "prismatic":
-            return par + onaxis + [dot(v["xi"], v["yj"])]
-        if t == "planar":
-            return par + [dot(v["zi"], d)]
-        if t == "screw":
-            theta = self._rotation(v)
-            return par + onaxis + [linear([(1.0, dot(v["zi"], d)), (-self.pitch, theta)])]
-        if t == "distance":
-            return [half_square(d, self.length)]
-        if t == "revolute_spherical":
-            return [linear([(1.0, dot(v["zi"], d))], -self.axial), half_square(d, np.sqrt(self.radius2))]
-        raise ValueError(t)
-
-    def _rotation(self, v):
-        theta = atan2(dot(v["yi"], v["xj"]), dot(v["xi"], v["xj"]), self.angle)
-        self.angle = theta.val
-        return theta
+        return [self._scalar(spec, v) for spec in self.specs]
 
     def coordinate(self, name, Si, Sj, level):
         """Joint coordinate as a Scalar: 'rotation' about z, 'translation' along z, planar 'x'/'y'."""
-        v = self._vectors(Si, Sj, level)
-        if name == "rotation":
-            return self._rotation(v)
-        axis = {"translation": "zi", "x": "xi", "y": "yi"}[name]
-        return dot(v[axis], v["d"])
+        return self._scalar(COORDINATES[name], self._vectors(Si, Sj, level))
+
+    def unwrap(self, raw):
+        """Continuous angle nearest the last one (joint rotations may exceed ±π)."""
+        self.angle = raw + 2.0 * np.pi * round((self.angle - raw) / (2.0 * np.pi))
+        return self.angle
 
     def frame(self, Si: BodyState):
         """Global joint-frame axes (columns) attached to body i."""
@@ -110,3 +124,30 @@ class CartesianJoint:
     def origin_j(self, Sj: BodyState):
         """Global position of the joint origin attached to body j (where reactions act)."""
         return Sj.r + Sj.A @ self.s_j
+
+    # ---- helpers --------------------------------------------------------------------------------
+    def _vectors(self, Si, Sj, level):
+        states = (Si, Sj)
+        v = {name: body_vector(states[side], side, local, point, level)
+             for name, (side, local, point) in self.vector_slots().items()}
+        v["d"] = v["Pj"] - v["Pi"]
+        ground = BodyState(None)
+        for name, k in _GLOBAL_AXES.items():
+            v[name] = body_vector(ground, 0, np.eye(3)[k], False, level)
+        return v
+
+    def _scalar(self, spec, v):
+        kind = spec[0]
+        if kind == "dot":
+            s = dot(v[spec[1]], v[spec[2]])
+            c = self.constant(spec[3])
+            return s if c == 0.0 else linear([(1.0, s)], -c)
+        if kind == "half_square":
+            return half_square(v[spec[1]], self.constant(spec[2]))
+        if kind == "angle":
+            theta = atan2(dot(v["yi"], v["xj"]), dot(v["xi"], v["xj"]), self.angle)
+            self.angle = theta.val
+            return theta
+        if kind == "screw":
+            return linear([(1.0, dot(v["zi"], v["d"])), (-self.pitch, self._scalar(("angle",), v))])
+        raise ValueError(f"unknown equation form {kind}")

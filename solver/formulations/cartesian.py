@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..constraints.batch import BatchConstraints
 from ..constraints.joints import CartesianJoint
 from ..constraints.primitives import BodyState, NLOC
 from ..errors import ModelError
@@ -71,6 +72,8 @@ class CartesianSystem(MechanicalSystem):
         self.equations += [Equation(n, "normalization", "Euler parameter normalization") for n in self.body_names]
         self.m = len(self.equations)
         self.force_elements = compile_forces(model, self.index, self.init)
+        self.batch = BatchConstraints([(cj, bi, bj, rows) for cj, bi, bj, _, rows in self.joints],
+                                      self.drivers, nb, self.m)
         self._driven_rows = {}
         for k, (jk, coord, fn, row) in enumerate(self.drivers):
             self._driven_rows.setdefault(jk, []).append(row)
@@ -99,6 +102,26 @@ class CartesianSystem(MechanicalSystem):
         return w
 
     def constraints(self, q, t, qd=None, level=0):
+        """Φ, Φ_q (and ν, γ) of joints and drivers (batched, :mod:`solver.constraints.batch`)
+        plus the Euler-parameter normalizations p_bᵀp_b − 1."""
+        if qd is None:
+            level = min(level, 1)
+        phi = np.zeros(self.m)
+        jac = np.zeros((self.m, self.nq))
+        nu = np.zeros(self.m) if level >= 1 else None
+        gamma = np.zeros(self.m) if level >= 2 else None
+        self.batch.evaluate(q, qd, t, level, phi, jac, nu, gamma)
+        P = q.reshape(self.nb, 7)[:, 3:]
+        rows = np.asarray(self.norm_rows)
+        phi[rows] = np.einsum("ij,ij->i", P, P) - 1.0
+        jac[rows[:, None], 7 * np.arange(self.nb)[:, None] + 3 + np.arange(4)] = 2.0 * P
+        if gamma is not None:
+            PD = qd.reshape(self.nb, 7)[:, 3:]
+            gamma[rows] = -2.0 * np.einsum("ij,ij->i", PD, PD)
+        return ConstraintEval(phi, jac, nu, gamma)
+
+    def constraints_per_joint(self, q, t, qd=None, level=0):
+        """The same as :meth:`constraints` through the per-joint evaluator (reference path)."""
         level = min(level, 1) if qd is None else level
         states = self._states(q, qd if level >= 1 else None)
         phi = np.zeros(self.m)

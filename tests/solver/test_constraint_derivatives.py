@@ -85,3 +85,20 @@ def test_joint_coordinates_zero_at_assembly():
         ev = system.constraints(q0, 0.0)
         # joints close at the initial configuration (drivers are f(0) = 0 there)
         assert np.max(np.abs(ev.phi)) < 1e-12, jtype
+
+
+@pytest.mark.parametrize("jtype", JOINTS)
+@settings(max_examples=5, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1))
+def test_batched_equals_per_joint_evaluator(jtype, seed):
+    """The batched evaluator (used in runs) equals the per-joint one (the reference) to round-off."""
+    rng = np.random.default_rng(seed)
+    system = CartesianSystem(two_body_model(jtype, ground_i=bool(seed % 2)))
+    q0, _, _ = system.initial_state()
+    q = q0 + 0.2 * rng.standard_normal(system.nq)
+    qd = rng.standard_normal(system.nq)
+    t = float(rng.uniform(0, 2))
+    a = system.constraints(q, t, qd, level=2)
+    b = system.constraints_per_joint(q, t, qd, level=2)
+    for x, y in ((a.phi, b.phi), (a.jac, b.jac), (a.nu, b.nu), (a.gamma, b.gamma)):
+        assert np.allclose(x, y, rtol=1e-12, atol=1e-12)

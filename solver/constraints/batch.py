@@ -1,0 +1,186 @@
+"""Batched evaluation of Φ, Φ_q, ν and γ for all joints and drivers of a Cartesian system.
+
+Reads the same equation declarations as the per-joint evaluator (``joints.EQUATIONS``) and
+computes them for the whole model with a fixed number of numpy operations, whatever the number
+of joints: every equation is a scalar s = f · uᵀw of two *operands*, each the difference of two
+*slots* (a body-fixed direction A a' or point r + A s', or a global axis).  With
+B_s = ∂(A a'_s)/∂p = Σ_k p_k B(e_k, a'_s) (B is linear in p, Haug eq. 6.3.9):
+
+    slot value      v_s = A a'_s (+ r)             Jacobian  [I (points only), B_s]
+    slot rate       v̇_s = B_s ṗ (+ ṙ)               quad term  B(ṗ, a'_s) ṗ
+    s = f uᵀw,  ∇s = f (wᵀ∇u + uᵀ∇w),  ṡ = f (u̇ᵀw + uᵀẇ),
+    quad(s) = f (wᵀ quad(u) + uᵀ quad(w) + 2 u̇ᵀẇ)            (γ = −quad + f̈ for drivers)
+
+Rows that need a joint angle θ = atan2(y_iᵀx_j, x_iᵀx_j) (rotation drivers, screw joints) are
+finished per row by the chain rule on those two scalars.  The result equals the per-joint
+evaluator to round-off (tested).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..math.rotations import B_matrix
+from .joints import COORDINATES
+
+_UNIT4 = np.eye(4)
+
+
+class BatchConstraints:
+    """Compiled index arrays for the joint and driver rows of a CartesianSystem."""
+
+    def __init__(self, joints, drivers, nb, m):
+        """joints: list of (CartesianJoint, bi, bj, rows); drivers: list of (joint index, coordinate,
+        time function, row); nb bodies (coordinates 7 per body); m rows in all."""
+        self.nb, self.nq, self.m = nb, 7 * nb, m
+        slots = []                               # (body (nb = ground), local, is_point)
+        ops = []                                 # (slot a, slot b) — value v_a − v_b; b may be the zero slot
+        scalars = []                             # (op u, op w, factor)
+        self.direct = []                         # (row, scalar, constant)
+        self.angle_rows = []                     # (row, joint, y scalar, x scalar, kind, extra)
+        ground = nb
+        for k in range(3):
+            slots.append((ground, np.eye(3)[k], False))
+
+        def scalar(u, w, f=1.0):
+            scalars.append((u, w, f))
+            return len(scalars) - 1
+
+        axes_ops = {}
+        for name, k in (("ex", 0), ("ey", 1), ("ez", 2)):
+            axes_ops[name] = len(ops)
+            ops.append((k, -1))
+        for jk, (cj, bi, bj, rows) in enumerate(joints):
+            body = (ground if bi < 0 else bi, ground if bj < 0 else bj)
+            named = dict(axes_ops)
+            slot_of = {}
+            for name, (side, local, point) in cj.vector_slots().items():
+                slot_of[name] = len(slots)
+                slots.append((body[side], np.asarray(local, float), point))
+            for name in ("xi", "yi", "zi", "xj", "yj", "zj"):
+                named[name] = len(ops)
+                ops.append((slot_of[name], -1))
+            named["d"] = len(ops)
+            ops.append((slot_of["Pj"], slot_of["Pi"]))
+            angle = None
+
+            def angle_scalars():
+                return scalar(named["yi"], named["xj"]), scalar(named["xi"], named["xj"])
+            for row, spec in zip(rows, cj.specs):
+                if spec[0] == "dot":
+                    self.direct.append((row, scalar(named[spec[1]], named[spec[2]]), cj.constant(spec[3])))
+                elif spec[0] == "half_square":
+                    c = cj.constant(spec[2])
+                    self.direct.append((row, scalar(named[spec[1]], named[spec[1]], 0.5), 0.5 * c * c))
+                elif spec[0] == "screw":
+                    angle = angle or angle_scalars()
+                    self.angle_rows.append((row, cj, *angle, "screw", scalar(named["zi"], named["d"])))
+            for djk, coord, fn, row in drivers:
+                if djk != jk:
+                    continue
+                spec = COORDINATES[coord]
+                if spec[0] == "angle":
+                    angle = angle or angle_scalars()
+                    self.angle_rows.append((row, cj, *angle, "driver", fn))
+                else:
+                    self.direct.append((row, scalar(named[spec[1]], named[spec[2]]), 0.0))
+        self.drivers = [(row, fn) for _, _, fn, row in drivers]
+        ns = len(slots)
+        self.slot_body = np.array([s[0] for s in slots], dtype=int)
+        self.slot_local = np.array([s[1] for s in slots]).reshape(ns, 3)
+        self.slot_point = np.array([s[2] for s in slots], dtype=float)
+        # B(e_k, a'_s) for k = 0..3: B_s(p) = Σ_k p_k Bk[s, k]
+        self.Bk = np.array([[B_matrix(_UNIT4[k], a) for k in range(4)] for a in self.slot_local]).reshape(ns, 4, 3, 4)
+        self.op_a = np.array([o[0] for o in ops], dtype=int)
+        self.op_b = np.array([o[1] if o[1] >= 0 else ns for o in ops], dtype=int)   # ns = the zero slot
+        self.sc_u = np.array([s[0] for s in scalars], dtype=int)
+        self.sc_w = np.array([s[1] for s in scalars], dtype=int)
+        self.sc_f = np.array([s[2] for s in scalars])
+        # gradient terms: (scalar, slot, sign·factor, operand whose value is the coefficient)
+        terms = []
+        for k, (u, w, f) in enumerate(scalars):
+            for op, other in ((u, w), (w, u)):
+                a, b = ops[op]
+                for slot, sign in ((a, 1.0), (b, -1.0)):
+                    if slot >= 0 and self.slot_body[slot] != ground:
+                        terms.append((k, slot, sign * f, other))
+        t = np.array(terms, dtype=float).reshape(-1, 4)
+        self.t_scalar = t[:, 0].astype(int)
+        self.t_slot = t[:, 1].astype(int)
+        self.t_coef = t[:, 2]
+        self.t_other = t[:, 3].astype(int)
+        body = self.slot_body[self.t_slot]
+        self.t_pcols = (7 * body)[:, None] + 3 + np.arange(4)                    # (nt, 4)
+        self.t_rcols = (7 * body)[:, None] + np.arange(3)                        # (nt, 3)
+        self.t_is_point = self.slot_point[self.t_slot].astype(bool)
+        self.nsc = len(scalars)
+        d = np.array(self.direct, dtype=float).reshape(-1, 3)
+        self.d_row, self.d_sc, self.d_const = d[:, 0].astype(int), d[:, 1].astype(int), d[:, 2]
+
+    def evaluate(self, q, qd, t, level, phi, jac, nu, gamma):
+        """Fill the joint and driver rows of phi, jac (and nu, gamma when not None)."""
+        nb, ns = self.nb, len(self.slot_body)
+        Q = q.reshape(nb, 7)
+        r_ext = np.vstack([Q[:, :3], np.zeros((1, 3))])
+        p_ext = np.vstack([Q[:, 3:], [[1.0, 0.0, 0.0, 0.0]]])
+        P = p_ext[self.slot_body]                                         # (ns, 4)
+        B = np.einsum("sk,skij->sij", P, self.Bk)                          # (ns, 3, 4)
+        # A a' = ½ B(p, a') p (A a' is a homogeneous quadratic in p)
+        val = 0.5 * np.einsum("sij,sj->si", B, P) + self.slot_point[:, None] * r_ext[self.slot_body]
+        val = np.vstack([val, np.zeros((1, 3))])
+        U = val[self.op_a] - val[self.op_b]
+        Wu, Ww = U[self.sc_u], U[self.sc_w]
+        s_val = self.sc_f * np.einsum("ij,ij->i", Wu, Ww)
+        # gradients of all scalars, assembled with one bincount
+        c = self.t_coef[:, None] * U[self.t_other]                         # (nt, 3)
+        gp = np.einsum("ti,tij->tj", c, B[self.t_slot])                    # (nt, 4)
+        idx = np.concatenate([(self.t_scalar[:, None] * self.nq + self.t_pcols).ravel(),
+                              (self.t_scalar[self.t_is_point, None] * self.nq + self.t_rcols[self.t_is_point]).ravel()])
+        w = np.concatenate([gp.ravel(), c[self.t_is_point].ravel()])
+        grad = np.bincount(idx, weights=w, minlength=self.nsc * self.nq).reshape(self.nsc, self.nq)
+        s_dot = s_quad = None
+        if qd is not None and level >= 1:
+            QD = qd.reshape(nb, 7)
+            pd_ext = np.vstack([QD[:, 3:], np.zeros((1, 4))])
+            rd_ext = np.vstack([QD[:, :3], np.zeros((1, 3))])
+            PD = pd_ext[self.slot_body]
+            vd = np.einsum("sij,sj->si", B, PD) + self.slot_point[:, None] * rd_ext[self.slot_body]
+            vd = np.vstack([vd, np.zeros((1, 3))])
+            UD = vd[self.op_a] - vd[self.op_b]
+            s_dot = self.sc_f * (np.einsum("ij,ij->i", UD[self.sc_u], Ww) + np.einsum("ij,ij->i", Wu, UD[self.sc_w]))
+            if level >= 2:
+                vq = np.einsum("sk,skij,sj->si", PD, self.Bk, PD)
+                vq = np.vstack([vq, np.zeros((1, 3))])
+                UQ = vq[self.op_a] - vq[self.op_b]
+                s_quad = self.sc_f * (np.einsum("ij,ij->i", Ww, UQ[self.sc_u]) + np.einsum("ij,ij->i", Wu, UQ[self.sc_w])
+                                      + 2.0 * np.einsum("ij,ij->i", UD[self.sc_u], UD[self.sc_w]))
+        phi[self.d_row] = s_val[self.d_sc] - self.d_const
+        jac[self.d_row] = grad[self.d_sc]
+        if gamma is not None:
+            gamma[self.d_row] = -s_quad[self.d_sc]
+        for row, cj, ys, xs, kind, extra in self.angle_rows:
+            y, x = s_val[ys], s_val[xs]
+            r2 = x * x + y * y
+            theta = cj.unwrap(np.arctan2(y, x))
+            gy, gx = x / r2, -y / r2
+            g = gy * grad[ys] + gx * grad[xs]
+            quad = None
+            if gamma is not None:
+                yd, xd = s_dot[ys], s_dot[xs]
+                hyy, hxx, hxy = -2 * x * y / r2**2, 2 * x * y / r2**2, (y * y - x * x) / r2**2
+                quad = gy * s_quad[ys] + gx * s_quad[xs] + hyy * yd * yd + 2 * hxy * xd * yd + hxx * xd * xd
+            if kind == "screw":
+                phi[row] = s_val[extra] - cj.pitch * theta
+                jac[row] = grad[extra] - cj.pitch * g
+                if gamma is not None:
+                    gamma[row] = -(s_quad[extra] - cj.pitch * quad)
+            else:
+                phi[row] = theta
+                jac[row] = g
+                if gamma is not None:
+                    gamma[row] = -quad
+        for row, fn in self.drivers:
+            phi[row] -= fn.value(t)
+            if nu is not None:
+                nu[row] = fn.d1(t)
+            if gamma is not None:
+                gamma[row] += fn.d2(t)
