@@ -115,10 +115,18 @@ class BatchConstraints:
         self.nsc = len(scalars)
         d = np.array(self.direct, dtype=float).reshape(-1, 3)
         self.d_row, self.d_sc, self.d_const = d[:, 0].astype(int), d[:, 1].astype(int), d[:, 2]
+        self.t_index = np.concatenate([(self.t_scalar[:, None] * self.nq + self.t_pcols).ravel(),
+                                       (self.t_scalar[self.t_is_point, None] * self.nq
+                                        + self.t_rcols[self.t_is_point]).ravel()])
+        self._cache_q = None
+        self._cache = None
 
-    def evaluate(self, q, qd, t, level, phi, jac, nu, gamma):
-        """Fill the joint and driver rows of phi, jac (and nu, gamma when not None)."""
-        nb, ns = self.nb, len(self.slot_body)
+    def _position_terms(self, q):
+        """Slot Jacobians, operand values, scalar values and gradients at q (cached: a right-hand
+        side evaluates the same q for positions, velocities and accelerations)."""
+        if self._cache_q is not None and np.array_equal(q, self._cache_q):
+            return self._cache
+        nb = self.nb
         Q = q.reshape(nb, 7)
         r_ext = np.vstack([Q[:, :3], np.zeros((1, 3))])
         p_ext = np.vstack([Q[:, 3:], [[1.0, 0.0, 0.0, 0.0]]])
@@ -133,10 +141,16 @@ class BatchConstraints:
         # gradients of all scalars, assembled with one bincount
         c = self.t_coef[:, None] * U[self.t_other]                         # (nt, 3)
         gp = np.einsum("ti,tij->tj", c, B[self.t_slot])                    # (nt, 4)
-        idx = np.concatenate([(self.t_scalar[:, None] * self.nq + self.t_pcols).ravel(),
-                              (self.t_scalar[self.t_is_point, None] * self.nq + self.t_rcols[self.t_is_point]).ravel()])
         w = np.concatenate([gp.ravel(), c[self.t_is_point].ravel()])
-        grad = np.bincount(idx, weights=w, minlength=self.nsc * self.nq).reshape(self.nsc, self.nq)
+        grad = np.bincount(self.t_index, weights=w, minlength=self.nsc * self.nq).reshape(self.nsc, self.nq)
+        self._cache_q = q.copy()
+        self._cache = (B, P, U, Wu, Ww, s_val, grad)
+        return self._cache
+
+    def evaluate(self, q, qd, t, level, phi, jac, nu, gamma):
+        """Fill the joint and driver rows of phi, jac (and nu, gamma when not None)."""
+        B, P, U, Wu, Ww, s_val, grad = self._position_terms(q)
+        nb = self.nb
         s_dot = s_quad = None
         if qd is not None and level >= 1:
             QD = qd.reshape(nb, 7)
