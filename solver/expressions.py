@@ -62,8 +62,8 @@ restricted namespaces are escapable through attribute access, and Python syntax 
 far more than a function of time.  This module therefore has its own tokenizer and
 recursive-descent parser, which accepts exactly the grammar above and builds a small immutable
 syntax tree (:class:`Num`, :class:`Var`, :class:`Unary`, :class:`Binary`, :class:`Call`); the tree
-is evaluated by nested closures over whitelisted ``math``/``numpy`` functions.  Anything else -- attribute
-access, subscripts, strings, keywords, assignments, unknown names -- is reported as an
+is evaluated by nested closures over whitelisted ``math``/``numpy`` functions.  Anything else --
+attribute access, subscripts, strings, keywords, assignments, unknown names -- is reported as an
 :class:`~solver.errors.ExpressionError` naming the position and the offending token.
 """
 from __future__ import annotations
@@ -337,7 +337,7 @@ def _is(node, number):
 
 
 def _is_scaled(node):
-    """Whether ``node`` is ``c * x`` with a number ``c`` (the form :func:`_mul` keeps products in)."""
+    """Whether ``node`` is ``c * x`` with a number ``c`` (how :func:`_mul` writes products)."""
     return isinstance(node, Binary) and node.op == "*" and isinstance(node.left, Num)
 
 
@@ -1004,9 +1004,9 @@ class TableFunction:
 
 def time_function(spec):
     """The :class:`TimeFunction` described by ``spec``: a number (a constant expression, whose
-    ``to_json`` is its text), a string (:func:`parse_expression` in ``t``), a dict ``{"t": [...], "values": [...]}``
-    (:class:`TableFunction`) or an existing time function (returned as is).  Anything else raises
-    :class:`ExpressionError`."""
+    ``to_json`` is its text), a string (:func:`parse_expression` in ``t``), a dict
+    ``{"t": [...], "values": [...]}`` (:class:`TableFunction`) or an existing time function
+    (returned as is).  Anything else raises :class:`ExpressionError`."""
     if isinstance(spec, numbers.Real) and not isinstance(spec, bool):
         try:
             value = float(spec)

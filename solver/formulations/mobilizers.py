@@ -37,6 +37,10 @@ NCOORD = {"fixed": 0, "revolute": 1, "prismatic": 1, "cylindrical": 2, "screw": 
 EULER_OFFSET = {"spherical": 0, "free": 3}      # where p starts within the joint's coordinates
 
 
+def _cross(a, b):
+    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
+
+
 def rot_z(t):
     c, s = np.cos(t), np.sin(t)
     return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
@@ -128,5 +132,5 @@ class Mobilizer:
         w = H @ xd
         dd = Dq @ xd
         aw2 = -Rt @ aw
-        ad2 = Rt @ (2.0 * np.cross(w, dd) + np.cross(w, np.cross(d, w)) - ad - np.cross(d, aw))
+        ad2 = Rt @ (2.0 * _cross(w, dd) + _cross(w, _cross(d, w)) - ad - _cross(d, aw))
         return Rt, d2, H2, Dq2, aw2, ad2

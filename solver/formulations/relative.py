@@ -48,6 +48,11 @@ from .topology import build_topology
 REACTION_METHODS = ("nonrecursive", "newton-euler")
 
 
+def cross(a, b):
+    """a × b for 3-vectors (numpy's cross has a large per-call overhead)."""
+    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
+
+
 class Kinematics:
     """Global body states from one forward recursion (per body index b; per tree edge e)."""
 
@@ -124,6 +129,8 @@ class RelativeSystem(MechanicalSystem):
                 name = self.body_names[topo.edges[e].child]
                 self.equations.append(Equation(name, "normalization", "Euler parameter normalization"))
         self.m = len(self.equations)
+        self._cut_bodies = sorted({b for k, _ in self.cut for b in self.joint_ends[k] if b >= 0})
+        self._needs_kinematics = bool(self.cut) or any(col is None for *_, col in self.drivers)
         self.force_elements = compile_forces(model, self.index, self.init)
         self._cache = {}
 
@@ -163,7 +170,7 @@ class RelativeSystem(MechanicalSystem):
     def constraints(self, q, t, qd=None, level=0):
         """Φ, Φ_q (chain rule through the tree), ν, γ: cut joints, drivers, normalizations."""
         level = min(level, 1) if qd is None else level
-        kin = self.kinematics(q, qd if level >= 2 else None)
+        kin = self.kinematics(q, qd if level >= 2 else None) if self._needs_kinematics else None
         phi = np.zeros(self.m)
         jac = np.zeros((self.m, self.nq))
         nu = np.zeros(self.m) if level >= 1 else None
@@ -251,7 +258,7 @@ class RelativeSystem(MechanicalSystem):
             Rhat = self._reactions_nonrecursive(kin, K, L, Ydd, qdd)
         else:
             Rhat = self._reactions_newton_euler(kin, Qh, Ydd)
-        acc = np.array([Ydd[b, :3] + np.cross(Ydd[b, 3:], kin.r[b]) + np.cross(frames.w[b], frames.v[b])
+        acc = np.array([Ydd[b, :3] + cross(Ydd[b, 3:], kin.r[b]) + cross(frames.w[b], frames.v[b])
                         for b in range(self.nb)])
         alpha = Ydd[:, 3:].copy()
         nj = len(self.cjoints)
@@ -318,9 +325,9 @@ class RelativeSystem(MechanicalSystem):
             wP = YP[3:]
             kin.Y[ch] = YP + B @ xd
             Ed, Ew = E @ (Dq @ xd), E @ (H @ xd)
-            v_o = YP[:3] + np.cross(wP, o) + Ed
-            Dbot = np.cross(wP, Ew) + E @ aw
-            Dtop = np.cross(wP, Ed) + E @ ad + np.cross(v_o, Ew) + np.cross(o, Dbot)
+            v_o = YP[:3] + cross(wP, o) + Ed
+            Dbot = cross(wP, Ew) + E @ aw
+            Dtop = cross(wP, Ed) + E @ ad + cross(v_o, Ew) + cross(o, Dbot)
             kin.D[e] = np.concatenate([Dtop, Dbot])
             kin.Yd0[ch] = (kin.Yd0[P] if P >= 0 else 0.0) + kin.D[e]
         kin.has_velocity = qd is not None
@@ -346,8 +353,12 @@ class RelativeSystem(MechanicalSystem):
     def state_mass(self, kin, b):
         """Body state mass matrix M̂_b (paper 1 eq. 11), global, about the global origin."""
         m, A, rt = self.mass_values[b], kin.A[b], skew(kin.r[b])
-        J = A @ self.inertia[b] @ A.T
-        return np.block([[m * np.eye(3), -m * rt], [m * rt, J - m * rt @ rt]])
+        out = np.empty((6, 6))
+        out[:3, :3] = m * np.eye(3)
+        out[3:, :3] = m * rt
+        out[:3, 3:] = -m * rt
+        out[3:, 3:] = A @ self.inertia[b] @ A.T - m * rt @ rt
+        return out
 
     # ---- helpers: tree ----------------------------------------------------------------------------
     def _build_tree(self, joints):
@@ -407,9 +418,9 @@ class RelativeSystem(MechanicalSystem):
         for b in range(self.nb):
             m, w, v, r = self.mass_values[b], frames.w[b], frames.v[b], kin.r[b]
             J = kin.A[b] @ self.inertia[b] @ kin.A[b].T
-            f = wr.F[b] + m * self.gravity - m * np.cross(w, v)
+            f = wr.F[b] + m * self.gravity - m * cross(w, v)
             Qh[b, :3] = f
-            Qh[b, 3:] = np.cross(r, f) + wr.T[b] - np.cross(w, J @ w)
+            Qh[b, 3:] = cross(r, f) + wr.T[b] - cross(w, J @ w)
         return Qh
 
     def _accelerations(self, kin, qdd):
@@ -439,16 +450,17 @@ class RelativeSystem(MechanicalSystem):
         return R
 
     # ---- helpers: cut joints (Cartesian constraint functions + chain rule) -----------------------
-    def _states(self, kin):
-        """BodyState (CM position, unit Euler parameters, and rates when known) of every body."""
+    def _states(self, kin, bodies=None):
+        """BodyState (CM position, unit Euler parameters, and rates when known) of the given bodies
+        (default all) and ground."""
         states = {-1: BodyState(None)}
-        for b in range(self.nb):
+        for b in (range(self.nb) if bodies is None else bodies):
             p = quat_from_matrix(kin.A[b])
             x = np.concatenate([kin.r[b], p])
             xd = None
             if kin.has_velocity:
                 w = kin.Y[b, 3:]
-                xd = np.concatenate([kin.Y[b, :3] + np.cross(w, kin.r[b]), 0.5 * G_matrix(p).T @ w])
+                xd = np.concatenate([kin.Y[b, :3] + cross(w, kin.r[b]), 0.5 * G_matrix(p).T @ w])
             states[b] = BodyState(0, x, xd)
         return states
 
@@ -464,14 +476,14 @@ class RelativeSystem(MechanicalSystem):
 
     def _states_cached(self, kin):
         if not hasattr(kin, "states"):
-            kin.states = self._states(kin)
+            kin.states = self._states(kin, self._cut_bodies)
         return kin.states
 
     def _spatial_gradient(self, kin, b, grad7):
         """c_b with δΦ = c_bᵀ δẐ_b: [g_r ; r̃ g_r + ½ G(p) g_p] for a body's Cartesian gradient."""
         gr, gp = grad7[:3], grad7[3:]
         p = kin.states[b].p
-        return np.concatenate([gr, np.cross(kin.r[b], gr) + 0.5 * G_matrix(p) @ gp])
+        return np.concatenate([gr, cross(kin.r[b], gr) + 0.5 * G_matrix(p) @ gp])
 
     def _chain(self, kin, ends, s, vel):
         """Row of Φ_q in joint coordinates and the velocity-quadratic part of Φ̈ (γ = −quad)."""
@@ -488,7 +500,7 @@ class RelativeSystem(MechanicalSystem):
             if vel:
                 st = kin.states[b]
                 w = kin.Y[b, 3:]
-                quad += c @ kin.Yd0[b] + g7[:3] @ np.cross(w, st.rd) + 0.5 * g7[3:] @ (G_matrix(st.pd).T @ w)
+                quad += c @ kin.Yd0[b] + g7[:3] @ cross(w, st.rd) + 0.5 * g7[3:] @ (G_matrix(st.pd).T @ w)
         return row, quad
 
     def _cut_wrenches(self, kin, lam):
@@ -516,4 +528,4 @@ class RelativeSystem(MechanicalSystem):
     def _at_origin_j(self, k, W, states):
         """Spatial wrench [f ; n_O] → (force, moment about the joint origin attached to body_j)."""
         P = self.cjoints[k].origin_j(states[self.joint_ends[k][1]])
-        return W[:3], W[3:] - np.cross(P, W[:3])
+        return W[:3], W[3:] - cross(P, W[:3])

@@ -1,0 +1,67 @@
+"""Every question the application asks the user, in one place (tests replace these functions)."""
+from __future__ import annotations
+
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QMessageBox
+
+FILE_FILTER = "MBS Studio projects (*.mbs.json);;JSON files (*.json);;All files (*)"
+
+
+def ask_save_changes(parent, what: str) -> str:
+    """'save', 'discard' or 'cancel' for unsaved changes in ``what``."""
+    buttons = QMessageBox.StandardButton
+    answer = QMessageBox.question(parent, "Unsaved changes", f"Save the changes to {what}?",
+                                  buttons.Save | buttons.Discard | buttons.Cancel, buttons.Save)
+    return {buttons.Save: "save", buttons.Discard: "discard"}.get(answer, "cancel")
+
+
+def confirm(parent, title: str, text: str) -> bool:
+    """A yes/no question (default no)."""
+    buttons = QMessageBox.StandardButton
+    return QMessageBox.question(parent, title, text, buttons.Yes | buttons.No, buttons.No) == buttons.Yes
+
+
+def confirm_delete(parent, name: str, dependents: list[str]) -> bool:
+    """Ask before a delete that cascades to ``dependents``."""
+    return confirm(parent, "Delete", f"Deleting '{name}' also deletes the elements that depend on it:\n\n  "
+                   + "\n  ".join(dependents) + "\n\nDelete them all?")
+
+
+def ask_offset(parent, name: str):
+    """A translation (dx, dy, dz) in m for moving ``name``, or None if cancelled."""
+    from .field_editors import SciSpinBox
+    dialog = QDialog(parent)
+    dialog.setWindowTitle(f"Move '{name}'")
+    form = QFormLayout(dialog)
+    spins = []
+    for axis in "xyz":
+        spin = SciSpinBox(dialog)
+        spin.setSuffix(" m")
+        form.addRow(f"d{axis}", spin)
+        spins.append(spin)
+    buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+    buttons.accepted.connect(dialog.accept)
+    buttons.rejected.connect(dialog.reject)
+    form.addRow(buttons)
+    if dialog.exec() != QDialog.DialogCode.Accepted:
+        return None
+    return [s.value() for s in spins]
+
+
+def show_error(parent, title: str, problems: list[str]):
+    box = QMessageBox(QMessageBox.Icon.Warning, title, problems[0] if len(problems) == 1 else
+                      f"{len(problems)} problems:", QMessageBox.StandardButton.Ok, parent)
+    if len(problems) > 1:
+        box.setDetailedText("\n".join(problems))
+        box.setInformativeText("\n".join(problems[:10]))
+    box.exec()
+
+
+def open_path(parent, folder: str = "") -> str:
+    return QFileDialog.getOpenFileName(parent, "Open project", folder, FILE_FILTER)[0]
+
+
+def save_path(parent, suggestion: str = "") -> str:
+    path = QFileDialog.getSaveFileName(parent, "Save project as", suggestion, FILE_FILTER)[0]
+    if path and not path.endswith(".json"):
+        path += ".mbs.json"
+    return path

@@ -1,0 +1,106 @@
+"""Model edits the user starts from menus, the toolbar or the tree: add, duplicate, rename, delete
+and move elements.  Each becomes one undoable command on the document's stack; a refusal by the
+model is reported through ``failed(title, problems)`` and changes nothing.
+"""
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QObject, Signal
+
+import solver
+
+from . import commands, dialogs, factory
+from .document import Document
+from .log_panel import LOGGER
+
+# Location fields moved by "Move": element kind -> fields holding global points.
+_LOCATION_FIELDS = {"body": ("position",), "joint": ("origin", "origin2"), "marker": ("position",),
+                    "spring_damper": ("point_i", "point_j"), "bushing": ("origin",), "force": ("point",)}
+
+
+class Editing(QObject):
+    """Signals: ``failed(title, problems)`` when the model refuses an edit."""
+
+    failed = Signal(str, list)
+
+    def __init__(self, document: Document, parent_widget=None):
+        super().__init__(parent_widget)
+        self.document = document
+        self.parent_widget = parent_widget
+
+    # ---- public API ---------------------------------------------------------------------------
+    def add_body(self) -> str:
+        return self._add(lambda m, s: factory.new_body(m), "Add body")
+
+    def add_joint(self, joint_type: str) -> str:
+        return self._add(lambda m, s: factory.new_joint(m, joint_type, s), f"Add {joint_type} joint")
+
+    def add_force(self, kind: str) -> str:
+        return self._add(lambda m, s: factory.new_force(m, kind, s), f"Add {factory.FORCE_LABELS[kind].lower()}")
+
+    def add_driver(self) -> str:
+        return self._add(lambda m, s: factory.new_driver(m, s), "Add driver")
+
+    def add_marker(self) -> str:
+        return self._add(lambda m, s: factory.new_marker(m, s), "Add marker")
+
+    def duplicate(self, name: str = "") -> str:
+        name = name or self.document.selection
+        if name not in self.document.model:
+            return ""
+        return self._add(lambda m, s: factory.duplicate(m, name), f"Duplicate '{name}'")
+
+    def rename(self, old: str, new: str) -> bool:
+        if new.strip() == old:
+            return True
+        return self._run(commands.RenameElement(self.document.model, old, new), f"Rename '{old}'")
+
+    def delete(self, name: str = "") -> bool:
+        """Delete an element; if others depend on it, ask first, then delete them in the same step."""
+        name = name or self.document.selection
+        model = self.document.model
+        if name not in model:
+            return False
+        dependents = model.dependents(name)
+        if dependents and not dialogs.confirm_delete(self.parent_widget, name, dependents):
+            return False
+        return self._run(commands.RemoveElement(model, name), f"Delete '{name}'")
+
+    def move(self, offset, name: str = "") -> bool:
+        """Translate an element's global points (a body's position, a joint's origin...) by ``offset``."""
+        name = name or self.document.selection
+        model = self.document.model
+        if name not in model:
+            return False
+        element = model.element(name)
+        changes = []
+        for field in _LOCATION_FIELDS.get(element.KIND, ()):
+            value = element.values[field]
+            if value is not None:
+                changes.append((name, field, (np.asarray(value) + np.asarray(offset, float)).tolist()))
+        if not changes:
+            self.failed.emit("Move", [f"{element.KIND} '{name}' has no position to move"])
+            return False
+        return self._run(commands.SetFields(model, changes, f"Move '{name}'"), f"Move '{name}'")
+
+    # ---- helpers ------------------------------------------------------------------------------
+    def _add(self, make, title) -> str:
+        model = self.document.model
+        try:
+            element = make(model, self.document.selection)
+            self.document.push(commands.AddElement(model, element))
+        except solver.ModelError as exc:
+            self.failed.emit(title, exc.problems)
+            return ""
+        LOGGER.info("%s: %s", title, element.name)
+        self.document.select(element.name)
+        return element.name
+
+    def _run(self, command, title) -> bool:
+        try:
+            self.document.push(command)
+        except solver.ModelError as exc:
+            self.failed.emit(title, exc.problems)
+            return False
+        LOGGER.info("%s", command.text())
+        return True

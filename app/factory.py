@@ -1,0 +1,120 @@
+"""New elements with sensible defaults and unique names (``body1``, ``revolute1``, ...).
+
+Each ``new_*`` function returns an unattached element (the caller adds it through an undoable
+command) or raises ``solver.ModelError`` saying what the model needs first (e.g. a body).
+"""
+from __future__ import annotations
+
+import re
+
+import solver
+
+from .inertia import inertia_from_geometry
+
+# Colours cycled through new bodies (RGB in [0, 1]).
+PALETTE = ((0.30, 0.55, 0.85), (0.90, 0.50, 0.20), (0.35, 0.70, 0.35), (0.80, 0.30, 0.35),
+           (0.60, 0.45, 0.80), (0.85, 0.75, 0.25), (0.30, 0.70, 0.75))
+
+BODY_DENSITY = 7850.0  # kg/m³ (steel), used for new bodies' mass and inertia
+
+FORCE_LABELS = {"spring_damper": "Spring-damper", "rotational_spring_damper": "Rotational spring-damper",
+                "bushing": "Bushing", "force": "Force", "torque": "Torque"}
+
+_NAME_PREFIX = {"spring_damper": "spring", "rotational_spring_damper": "rspring"}
+
+
+def unique_name(model: solver.Model, prefix: str) -> str:
+    """``prefix1``, ``prefix2``, ... — the first name not used in the model."""
+    i = 1
+    while f"{prefix}{i}" in model or f"{prefix}{i}" == solver.GROUND:
+        i += 1
+    return f"{prefix}{i}"
+
+
+def new_body(model: solver.Model) -> solver.Body:
+    """A steel bar 0.5 m long along x, placed beside the existing bodies."""
+    geometry = {"shape": "box", "size": [0.5, 0.05, 0.05],
+                "color": list(PALETTE[len(model.bodies) % len(PALETTE)])}
+    mass, inertia = inertia_from_geometry(geometry, BODY_DENSITY)
+    x = 0.6 * len(model.bodies)
+    return solver.Body(name=unique_name(model, "body"), mass=mass, inertia=inertia,
+                       position=[x, 0.0, 0.0], geometry=geometry)
+
+
+def new_joint(model: solver.Model, joint_type: str, selected: str = "") -> solver.Joint:
+    """A joint of ``joint_type`` from ground to the selected body (else the last body), with its
+    origin at that body's centre of mass."""
+    body = _pick_body(model, selected, f"a {joint_type} joint")
+    origin = list(model.bodies[body].position)
+    options = {}
+    if joint_type in ("distance", "revolute_spherical"):
+        options["origin2"] = origin
+        origin = [origin[0], origin[1] + 0.5, origin[2]]
+    return solver.Joint(name=unique_name(model, joint_type), type=joint_type,
+                        body_i=solver.GROUND, body_j=body, origin=origin, axis=[0.0, 0.0, 1.0], **options)
+
+
+def new_force(model: solver.Model, kind: str, selected: str = ""):
+    """A force element of ``kind`` (a key of ``solver.FORCE_CLASSES``) on the selected body or joint."""
+    cls = solver.FORCE_CLASSES[kind]
+    name = unique_name(model, _NAME_PREFIX.get(kind, kind))
+    if kind == "rotational_spring_damper":
+        joint = _pick_joint(model, selected, "a rotational spring-damper",
+                            lambda j: "rotation" in solver.JOINT_COORDINATES[j.type])
+        return cls(name=name, joint=joint, stiffness=10.0)
+    body = _pick_body(model, selected, f"a {FORCE_LABELS[kind].lower()}")
+    p = list(model.bodies[body].position)
+    if kind == "spring_damper":
+        return cls(name=name, body_i=solver.GROUND, body_j=body, point_i=[p[0], p[1] + 0.5, p[2]],
+                   point_j=p, stiffness=100.0)
+    if kind == "bushing":
+        return cls(name=name, body_i=solver.GROUND, body_j=body, origin=p,
+                   stiffness=[1e4] * 3 + [1e2] * 3)
+    if kind == "force":
+        return cls(name=name, body=body, force=[0.0, 0.0, 0.0], point=p)
+    return cls(name=name, body=body, torque=[0.0, 0.0, 0.0])
+
+
+def new_driver(model: solver.Model, selected: str = "") -> solver.Driver:
+    """A driver holding the selected (else last drivable) joint's first coordinate at zero."""
+    joint = _pick_joint(model, selected, "a driver", lambda j: bool(solver.JOINT_COORDINATES[j.type]))
+    return solver.Driver(name=unique_name(model, "driver"), joint=joint, expression="0")
+
+
+def new_marker(model: solver.Model, selected: str = "") -> solver.Marker:
+    """A marker at the selected (else last) body's centre of mass."""
+    body = _pick_body(model, selected, "a marker")
+    return solver.Marker(name=unique_name(model, "marker"), body=body,
+                         position=list(model.bodies[body].position))
+
+
+def duplicate(model: solver.Model, name: str):
+    """A copy of element ``name`` under a new unique name (bodies shifted 0.1 m along x)."""
+    original = model.element(name)
+    values = original.copy().values
+    values["name"] = unique_name(model, re.sub(r"\d+$", "", name) or "copy")
+    if isinstance(original, solver.Body):
+        values["position"] = [values["position"][0] + 0.1] + list(values["position"][1:])
+    return type(original)(**values)
+
+
+# ---- helpers ------------------------------------------------------------------------------------
+
+def _pick_body(model, selected, what):
+    bodies = model.bodies
+    if not bodies:
+        raise solver.ModelError(f"add a body before adding {what}")
+    if selected in bodies:
+        return selected
+    if selected in model:
+        for ref in model.element(selected).references():
+            if ref in bodies:
+                return ref
+    return list(bodies)[-1]
+
+
+def _pick_joint(model, selected, what, usable):
+    joints = {n: j for n, j in model.joints.items() if usable(j)}
+    if not joints:
+        raise solver.ModelError(f"add a suitable joint (revolute, prismatic, ...) before adding {what}")
+    return selected if selected in joints else list(joints)[-1]

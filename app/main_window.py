@@ -1,0 +1,196 @@
+"""The main window: docks (model tree, properties, log, history), the 3D viewport in the centre,
+project files (new, open, save, revert, recent, samples, drag-and-drop) and window persistence.
+"""
+from __future__ import annotations
+
+import os
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QUndoView
+
+import solver
+
+from . import app_settings, dialogs, menus
+from .document import Document
+from .editing import Editing
+from .log_panel import LOGGER, LogPanel
+from .properties import PropertyEditor
+from .tree import ModelTree
+from .viewport import Viewport
+
+APP_NAME = "MBS Studio"
+
+
+class MainWindow(QMainWindow):
+    """The application window around one :class:`Document`."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("MainWindow")
+        self.document = Document(self)
+        self.editing = Editing(self.document, self)
+        self.editing.failed.connect(self.report_problems)
+        self.viewport = Viewport(self.document, self)
+        self.setCentralWidget(self.viewport)
+        self.tree = ModelTree(self.document)
+        self.tree.rename_requested.connect(self.editing.rename)
+        self.properties = PropertyEditor(self.document)
+        self.log = LogPanel()
+        self.history = QUndoView(self.document.undo_stack)
+        self.history.setEmptyLabel("<opened>")
+        self.tree_dock = self._dock("Model", "modelDock", self.tree, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.properties_dock = self._dock("Properties", "propertiesDock", self.properties,
+                                          Qt.DockWidgetArea.RightDockWidgetArea)
+        self.log_dock = self._dock("Log", "logDock", self.log, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.history_dock = self._dock("History", "historyDock", self.history,
+                                       Qt.DockWidgetArea.RightDockWidgetArea)
+        self.history_dock.hide()
+        self.counts = QLabel()
+        self.statusBar().addPermanentWidget(self.counts)
+        self.actions = menus.build(self)
+        self.setAcceptDrops(True)
+        self.document.path_changed.connect(self._update_title)
+        self.document.modified_changed.connect(self._update_title)
+        self.document.model_replaced.connect(self._update_status)
+        self.document.model_event.connect(self._update_status)
+        self.resize(1280, 800)
+        self.resizeDocks([self.tree_dock, self.properties_dock], [230, 300], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.log_dock], [130], Qt.Orientation.Vertical)
+        self._restore_layout()
+        self._update_title()
+        self._update_status()
+
+    # ---- public API: docks --------------------------------------------------------------------
+    def add_bottom_dock(self, title: str, object_name: str, widget) -> QDockWidget:
+        """A dock in the bottom area, tabbed with the log (for plots and run panels)."""
+        dock = self._dock(title, object_name, widget, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.tabifyDockWidget(self.log_dock, dock)
+        menus.add_dock_toggle(self, dock)
+        return dock
+
+    # ---- public API: files --------------------------------------------------------------------
+    def new_project(self):
+        if self.maybe_save():
+            self.document.new()
+            LOGGER.info("New project")
+
+    def open_project(self, path: str = "") -> bool:
+        """Open ``path`` (ask for one if empty) after offering to save changes."""
+        if not self.maybe_save():
+            return False
+        path = path or dialogs.open_path(self, os.path.dirname(self.document.path))
+        return bool(path) and self.load(path)
+
+    def load(self, path: str) -> bool:
+        """Open ``path`` without asking about unsaved changes; report problems."""
+        try:
+            self.document.open(path)
+        except solver.ModelError as exc:
+            LOGGER.error("Cannot open %s: %s", path, exc)
+            self.report_problems(f"Cannot open {os.path.basename(path)}", exc.problems)
+            return False
+        app_settings.add_recent_file(self.document.path)
+        LOGGER.info("Opened %s", self.document.path)
+        return True
+
+    def save(self) -> bool:
+        if not self.document.path:
+            return self.save_as()
+        return self._save_to(self.document.path)
+
+    def save_as(self) -> bool:
+        suggestion = self.document.path or f"{self.document.model.name}.mbs.json"
+        path = dialogs.save_path(self, suggestion)
+        return bool(path) and self._save_to(path)
+
+    def revert(self):
+        """Reload the file, dropping unsaved changes (after a confirmation)."""
+        if not self.document.path:
+            return
+        if self.document.modified and not dialogs.confirm(self, "Revert", "Discard all unsaved changes?"):
+            return
+        self.load(self.document.path)
+
+    def maybe_save(self) -> bool:
+        """True when it is fine to drop the current project (saved, discarded or unmodified)."""
+        if not self.document.modified:
+            return True
+        answer = dialogs.ask_save_changes(self, self._file_label())
+        if answer == "save":
+            return self.save()
+        return answer == "discard"
+
+    def report_problems(self, title: str, problems: list):
+        for p in problems:
+            LOGGER.warning("%s: %s", title, p)
+        self.statusBar().showMessage(f"{title}: {problems[0]}" if problems else title, 8000)
+        dialogs.show_error(self, title, list(problems))
+
+    # ---- Qt events ----------------------------------------------------------------------------
+    def closeEvent(self, event):  # noqa: N802  (Qt API name)
+        if not self.maybe_save():
+            event.ignore()
+            return
+        settings = app_settings.settings()
+        settings.setValue("geometry", self.saveGeometry())
+        settings.setValue("window_state", self.saveState())
+        self.viewport.shutdown()
+        self.log.detach()
+        event.accept()
+
+    def dragEnterEvent(self, event: QDragEnterEvent):  # noqa: N802
+        if _project_urls(event):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent):  # noqa: N802
+        paths = _project_urls(event)
+        if paths:
+            event.acceptProposedAction()
+            self.open_project(paths[0])
+
+    # ---- helpers ------------------------------------------------------------------------------
+    def _dock(self, title, object_name, widget, area):
+        dock = QDockWidget(title, self)
+        dock.setObjectName(object_name)
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _save_to(self, path) -> bool:
+        try:
+            self.document.save(path)
+        except (OSError, solver.ModelError) as exc:
+            self.report_problems("Cannot save", [str(exc)])
+            return False
+        app_settings.add_recent_file(self.document.path)
+        LOGGER.info("Saved %s", self.document.path)
+        self.statusBar().showMessage(f"Saved {self.document.path}", 4000)
+        return True
+
+    def _file_label(self):
+        return os.path.basename(self.document.path) if self.document.path else "untitled"
+
+    def _update_title(self, *_):
+        star = "*" if self.document.modified else ""
+        self.setWindowTitle(f"{self._file_label()}{star} — {APP_NAME}")
+
+    def _update_status(self, *_):
+        m = self.document.model
+        self.counts.setText(f"{len(m.bodies)} bodies · {len(m.joints)} joints · {len(m.forces)} forces · "
+                            f"{len(m.drivers)} drivers")
+
+    def _restore_layout(self):
+        settings = app_settings.settings()
+        geometry, state = settings.value("geometry"), settings.value("window_state")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        if state is not None:
+            self.restoreState(state)
+
+
+def _project_urls(event) -> list[str]:
+    mime = event.mimeData()
+    if not mime.hasUrls():
+        return []
+    return [u.toLocalFile() for u in mime.urls() if u.isLocalFile() and u.toLocalFile().endswith(".json")]

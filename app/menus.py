@@ -1,0 +1,214 @@
+"""Actions, menus (File, Edit, Model, Simulate, View, Help), the toolbar and the tree's context menu
+of the main window.  ``build(window)`` returns the actions by name (tests trigger them)."""
+from __future__ import annotations
+
+import os
+from functools import partial
+
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QMenu, QMessageBox, QStyle, QToolButton
+
+import solver
+
+from . import app_settings, dialogs
+from .factory import FORCE_LABELS
+from .log_panel import LOGGER
+from .resources import icon, joint_icon_name, sample_files
+from .tree import MODEL_ITEM, SETTINGS_ITEM
+from .viewport.viewport import VIEWS
+
+MOUSE_HELP = ("Left drag: rotate · Shift+left or middle drag: pan · wheel or right drag: zoom · "
+              "click: select the body, joint or force under the cursor")
+
+
+def build(window) -> dict[str, QAction]:
+    """Create every action and menu of ``window`` (a MainWindow)."""
+    a: dict[str, QAction] = {}
+    doc, edit, vp = window.document, window.editing, window.viewport
+
+    def act(name, text, slot, shortcut=None, icon_name=None, tip=None, checkable=False):
+        action = QAction(text, window)
+        if shortcut:
+            action.setShortcut(QKeySequence(shortcut))
+        if icon_name:
+            action.setIcon(icon(icon_name))
+        if tip:
+            action.setStatusTip(tip)
+        action.setCheckable(checkable)
+        action.triggered.connect(slot)
+        a[name] = action
+        return action
+
+    bar = window.menuBar()
+    # File
+    m = bar.addMenu("&File")
+    m.addAction(act("new", "&New", window.new_project, QKeySequence.StandardKey.New))
+    m.addAction(act("open", "&Open…", lambda: window.open_project(), QKeySequence.StandardKey.Open))
+    samples = m.addMenu("Open &Sample")
+    samples.aboutToShow.connect(lambda: _fill_samples(window, samples))
+    _fill_samples(window, samples)
+    recent = m.addMenu("Open &Recent")
+    recent.aboutToShow.connect(lambda: _fill_recent(window, recent))
+    a["recent_menu"] = recent.menuAction()
+    m.addSeparator()
+    m.addAction(act("save", "&Save", window.save, QKeySequence.StandardKey.Save))
+    m.addAction(act("save_as", "Save &As…", window.save_as, QKeySequence.StandardKey.SaveAs))
+    m.addAction(act("revert", "Re&vert", window.revert, tip="reload the file, dropping unsaved changes"))
+    m.addSeparator()
+    m.addAction(act("quit", "&Quit", window.close, QKeySequence.StandardKey.Quit))
+
+    # Edit
+    m = bar.addMenu("&Edit")
+    undo = doc.undo_stack.createUndoAction(window, "&Undo")
+    undo.setShortcut(QKeySequence.StandardKey.Undo)
+    redo = doc.undo_stack.createRedoAction(window, "&Redo")
+    redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence.StandardKey.Redo])
+    a["undo"], a["redo"] = undo, redo
+    m.addActions([undo, redo])
+    m.addSeparator()
+    m.addAction(act("duplicate", "D&uplicate", lambda: edit.duplicate(), "Ctrl+D"))
+    m.addAction(act("rename", "Re&name", window.tree.rename_current, "F2"))
+    m.addAction(act("delete", "&Delete", lambda: edit.delete(), QKeySequence.StandardKey.Delete))
+    m.addAction(act("move", "&Move…", lambda: _move(window), "Ctrl+M", tip="translate the selected element"))
+    m.addSeparator()
+    history = window.history_dock.toggleViewAction()
+    history.setText("&History")
+    history.setShortcut(QKeySequence("Ctrl+H"))
+    a["history"] = history
+    m.addAction(history)
+
+    # Model
+    m = bar.addMenu("&Model")
+    m.addAction(act("add_body", "Add &Body", lambda: edit.add_body(), "Ctrl+B", "body"))
+    joints = m.addMenu(icon("joint"), "Add &Joint")
+    for t in solver.JOINT_TYPES:
+        joints.addAction(act(f"add_joint_{t}", t.replace("_", "-"), partial(edit.add_joint, t),
+                             icon_name=joint_icon_name(t)))
+    forces = m.addMenu(icon("spring_damper"), "Add &Force Element")
+    for kind in solver.FORCE_CLASSES:
+        forces.addAction(act(f"add_force_{kind}", FORCE_LABELS[kind], partial(edit.add_force, kind),
+                             icon_name=kind))
+    m.addAction(act("add_driver", "Add &Driver", lambda: edit.add_driver(), icon_name="driver"))
+    m.addAction(act("add_marker", "Add &Marker", lambda: edit.add_marker(), icon_name="marker"))
+    m.addSeparator()
+    m.addAction(act("model_properties", "Model &Properties (gravity)", lambda: doc.select(MODEL_ITEM),
+                    icon_name="model"))
+    a["add_joint_menu"], a["add_force_menu"] = joints.menuAction(), forces.menuAction()
+
+    # Simulate
+    m = bar.addMenu("&Simulate")
+    m.addAction(act("solver_settings", "Solver &Settings", lambda: doc.select(SETTINGS_ITEM),
+                    icon_name="settings"))
+    m.addAction(act("check", "&Check Model", lambda: _check(window), "Ctrl+K",
+                    tip="list every problem the solver would refuse"))
+
+    # View
+    m = bar.addMenu("&View")
+    m.addAction(act("fit", "&Fit All", vp.fit_all, "F"))
+    for v in VIEWS:
+        m.addAction(act(f"view_{v}", f"{v.capitalize()} View", partial(vp.set_view, v)))
+    m.addAction(act("parallel", "&Parallel Projection", vp.set_parallel, "P", checkable=True))
+    m.addAction(act("frames", "Body &Frames", vp.set_show_frames, checkable=True))
+    m.addSeparator()
+    window.panels_menu = m.addMenu("&Panels")
+    for dock in (window.tree_dock, window.properties_dock, window.log_dock, window.history_dock):
+        add_dock_toggle(window, dock)
+
+    # Help
+    m = bar.addMenu("&Help")
+    m.addAction(act("mouse_help", "&Viewport Controls", lambda: QMessageBox.information(
+        window, "Viewport controls", MOUSE_HELP.replace(" · ", "\n"))))
+    m.addAction(act("about", "&About MBS Studio", lambda: QMessageBox.about(
+        window, "About MBS Studio", f"MBS Studio {solver.__version__}\nMultibody dynamics modeler.")))
+
+    _toolbar(window, a, joints, forces)
+    _tree_menu(window, a, joints, forces)
+    return a
+
+
+def add_dock_toggle(window, dock):
+    """List ``dock`` in View ▸ Panels."""
+    window.panels_menu.addAction(dock.toggleViewAction())
+
+
+# ---- helpers --------------------------------------------------------------------------------------
+
+def _toolbar(window, a, joints, forces):
+    tb = window.addToolBar("Main")
+    tb.setObjectName("mainToolbar")
+    style, std = window.style(), QStyle.StandardPixmap
+    for name, pixmap in (("new", std.SP_FileIcon), ("open", std.SP_DirOpenIcon), ("save", std.SP_DialogSaveButton),
+                         ("undo", std.SP_ArrowBack), ("redo", std.SP_ArrowForward), ("delete", std.SP_TrashIcon)):
+        a[name].setIcon(style.standardIcon(pixmap))
+    tb.addActions([a["new"], a["open"], a["save"]])
+    tb.addSeparator()
+    tb.addActions([a["undo"], a["redo"]])
+    tb.addSeparator()
+    tb.addAction(a["add_body"])
+    for menu, icon_name, text in ((joints, "joint", "Add joint"), (forces, "spring_damper", "Add force element")):
+        button = QToolButton(tb)
+        button.setIcon(icon(icon_name))
+        button.setToolTip(text)
+        button.setMenu(menu)
+        button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        tb.addWidget(button)
+    tb.addAction(a["add_driver"])
+    tb.addAction(a["delete"])
+    tb.addSeparator()
+    tb.addAction(a["fit"])
+    for v in VIEWS:
+        tb.addAction(a[f"view_{v}"])
+
+
+def _tree_menu(window, a, joints, forces):
+    def show(pos):
+        menu = QMenu(window.tree)
+        menu.addAction(a["add_body"])
+        menu.addMenu(joints)
+        menu.addMenu(forces)
+        menu.addAction(a["add_driver"])
+        menu.addAction(a["add_marker"])
+        if window.document.selection in window.document.model:
+            menu.addSeparator()
+            menu.addActions([a["duplicate"], a["rename"], a["move"], a["delete"]])
+        menu.exec(window.tree.viewport().mapToGlobal(pos))
+    window.tree.customContextMenuRequested.connect(show)
+
+
+def _fill_samples(window, menu):
+    menu.clear()
+    files = sample_files()
+    for path in files:
+        menu.addAction(path.name.removesuffix(".mbs.json"), partial(window.open_project, str(path)))
+    if not files:
+        menu.addAction("(no sample models)").setEnabled(False)
+
+
+def _fill_recent(window, menu):
+    menu.clear()
+    files = app_settings.recent_files()
+    for path in files:
+        action = menu.addAction(os.path.basename(path), partial(window.open_project, path))
+        action.setToolTip(path)
+    if files:
+        menu.addSeparator()
+        menu.addAction("Clear list", app_settings.clear_recent_files)
+    else:
+        menu.addAction("(none)").setEnabled(False)
+
+
+def _move(window):
+    name = window.document.selection
+    if name in window.document.model:
+        offset = dialogs.ask_offset(window, name)
+        if offset is not None:
+            window.editing.move(offset)
+
+
+def _check(window):
+    problems = window.document.model.validate()
+    if problems:
+        window.report_problems("Model check", problems)
+    else:
+        LOGGER.info("Model check: no problems")
+        window.statusBar().showMessage("Model check: no problems", 5000)

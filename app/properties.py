@@ -1,0 +1,295 @@
+"""The property editor: a form generated from the selected item's field declarations.
+
+The selection is an element (its class's ``FIELDS``; a joint shows only ``used_fields()``), the model
+(name, gravity) or the solver settings.  Each edit becomes an undoable command; when the model
+refuses it, the field shows the model's message under a red border and the model stays unchanged.
+Function fields (expressions of t) are also checked live as the user types.
+"""
+from __future__ import annotations
+
+from PySide6.QtWidgets import (QFormLayout, QHBoxLayout, QLabel, QPushButton, QScrollArea, QVBoxLayout,
+                               QWidget)
+
+import solver
+
+from . import commands
+from .document import Document
+from .field_editors import FieldEditor, SciSpinBox, make_editor
+from .inertia import SHAPES, inertia_from_geometry
+from .tree import MODEL_ITEM, SETTINGS_ITEM
+
+DEFAULT_DENSITY = 7850.0  # kg/m³
+
+
+# ---- what is being edited ---------------------------------------------------------------------
+
+class _ElementTarget:
+    """Fields of one model element."""
+
+    def __init__(self, document: Document, name: str):
+        self.document = document
+        self.model = document.model
+        self.element = self.model.element(name)
+        self.title = f"{self.element.KIND.replace('_', ' ').capitalize()} '{name}'"
+
+    def fields(self):
+        used = self.element.used_fields() if isinstance(self.element, solver.Joint) else None
+        return [f for f in self.element.FIELDS if used is None or f.name in used]
+
+    def value(self, field):
+        return self.element.values[field.name]
+
+    def command(self, field, value):
+        if field.name == "name":
+            return commands.RenameElement(self.model, self.element.name, value)
+        return commands.SetField(self.model, self.element.name, field.name, value)
+
+    def validate(self, field, value):
+        try:
+            self.element.copy().set(field.name, value)
+        except solver.ModelError as exc:
+            return "; ".join(exc.problems)
+        return None
+
+    def reference_names(self, field):
+        if field.kind == "joint":
+            return list(self.model.joints)
+        ground = [solver.GROUND] if field.name in ("body_i", "body_j") else []
+        return ground + list(self.model.bodies)
+
+
+class _ModelTarget:
+    """The model's name and gravity."""
+
+    title = "Model"
+
+    def __init__(self, document: Document):
+        self.model = document.model
+
+    def fields(self):
+        return [solver.Field("name", "name", doc="model name"), solver.Model.GRAVITY_FIELD]
+
+    def value(self, field):
+        v = getattr(self.model, field.name)
+        return v.tolist() if hasattr(v, "tolist") else v
+
+    def command(self, field, value):
+        return commands.SetModelAttribute(self.model, field.name, value)
+
+    def validate(self, field, value):
+        return None
+
+    def reference_names(self, field):
+        return []
+
+
+class _SettingsTarget:
+    """Solver settings saved with the project."""
+
+    title = "Solver settings"
+
+    def __init__(self, document: Document):
+        self.document = document
+        self.model = document.model
+
+    def fields(self):
+        return [f for f in solver.Settings.FIELDS if f.name != "name"]
+
+    def value(self, field):
+        return self.model.settings.values[field.name]
+
+    def command(self, field, value):
+        return commands.SetSetting(self.model, field.name, value, self.document.notify_settings)
+
+    def validate(self, field, value):
+        return None
+
+    def reference_names(self, field):
+        return []
+
+
+# ---- the widget -------------------------------------------------------------------------------
+
+class PropertyEditor(QScrollArea):
+    """Shows and edits the document's selection."""
+
+    def __init__(self, document: Document, parent=None):
+        super().__init__(parent)
+        self.document = document
+        self.setWidgetResizable(True)
+        self.target = None
+        self.editors: dict[str, FieldEditor] = {}
+        self.errors: dict[str, QLabel] = {}
+        self.density = None
+        self.inertia_button = None
+        document.selection_changed.connect(self.rebuild)
+        document.model_replaced.connect(self.rebuild)
+        document.model_event.connect(self._on_model_event)
+        self.rebuild()
+
+    # ---- public API ---------------------------------------------------------------------------
+    def editor(self, field_name: str) -> FieldEditor:
+        return self.editors[field_name]
+
+    def error(self, field_name: str) -> str:
+        """The message shown under a field ("" when none)."""
+        label = self.errors.get(field_name)
+        return label.text() if label is not None and not label.isHidden() else ""
+
+    def commit(self, field_name: str, value) -> bool:
+        """Apply ``value`` to a field as the editor would; False (and the message shown) if refused."""
+        field = next(f for f in self.target.fields() if f.name == field_name)
+        try:
+            self.document.push(self.target.command(field, value))
+        except solver.ModelError as exc:
+            self._show_error(field.name, "\n".join(exc.problems))
+            editor = self.editors.get(field.name)
+            if editor is not None and field.kind not in ("function", "function_vec3", "str", "name"):
+                editor.set_value(self.target.value(field))
+            return False
+        self._show_error(field.name, "")
+        return True
+
+    def compute_inertia(self, density: float) -> bool:
+        """Set the selected body's mass and inertia from its geometry and ``density`` (one step)."""
+        body = self.target.element
+        try:
+            mass, inertia = inertia_from_geometry(body.geometry, density)
+            self.document.push(commands.SetFields(
+                self.document.model, [(body.name, "mass", mass), (body.name, "inertia", inertia)],
+                f"Mass and inertia of '{body.name}' from geometry"))
+        except (ValueError, solver.ModelError) as exc:
+            self._show_error("inertia", str(exc))
+            return False
+        self._show_error("inertia", "")
+        return True
+
+    def rebuild(self, *_):
+        """Regenerate the form for the current selection."""
+        self.target = self._make_target(self.document.selection)
+        self.editors, self.errors = {}, {}
+        self.inertia_button = None
+        page = QWidget()
+        outer = QVBoxLayout(page)
+        title = QLabel(self.target.title if self.target else "Select an item in the model tree", page)
+        title.setObjectName("propertyTitle")
+        title.setWordWrap(True)
+        outer.addWidget(title)
+        if self.target is not None:
+            form = QFormLayout()
+            form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+            for field in self.target.fields():
+                form.addRow(_label(field), self._make_row(field, page))
+            outer.addLayout(form)
+            if isinstance(getattr(self.target, "element", None), solver.Body):
+                outer.addWidget(self._make_inertia_tool(page))
+        outer.addStretch(1)
+        old = self.takeWidget()
+        if old is not None:  # may be inside one of its editors' signals: delete it later
+            old.deleteLater()
+        self.setWidget(page)
+
+    # ---- helpers ------------------------------------------------------------------------------
+    def _make_target(self, selection):
+        if selection == MODEL_ITEM:
+            return _ModelTarget(self.document)
+        if selection == SETTINGS_ITEM:
+            return _SettingsTarget(self.document)
+        if selection and selection in self.document.model:
+            return _ElementTarget(self.document, selection)
+        return None
+
+    def _make_row(self, field, parent):
+        row = QWidget(parent)
+        layout = QVBoxLayout(row)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(1)
+        target = self.target
+        editor = make_editor(field, target.reference_names(field),
+                             lambda value, f=field: target.validate(f, value), row)
+        editor.set_value(target.value(field))
+        editor.committed.connect(lambda value, name=field.name: self.commit(name, value))
+        error = QLabel(row)
+        error.setObjectName("fieldError")
+        error.setWordWrap(True)
+        error.hide()
+        layout.addWidget(editor)
+        layout.addWidget(error)
+        self.editors[field.name] = editor
+        self.errors[field.name] = error
+        if hasattr(editor, "lines"):
+            for line in editor.lines:
+                line.textEdited.connect(lambda *_, e=editor, n=field.name: self._show_error(n, e.live_message or ""))
+        return row
+
+    def _make_inertia_tool(self, parent):
+        box = QWidget(parent)
+        h = QHBoxLayout(box)
+        h.setContentsMargins(0, 6, 0, 0)
+        self.density = SciSpinBox(box)
+        self.density.setRange(1e-6, 1e6)
+        self.density.setSuffix(" kg/m³")
+        self.density.setValue(DEFAULT_DENSITY)
+        self.density.setToolTip("density of the homogeneous body")
+        button = QPushButton("Mass && inertia from geometry", box)
+        button.setObjectName("inertiaFromGeometry")
+        button.setEnabled(self.target.element.geometry.get("shape") in SHAPES)
+        button.setToolTip("compute mass and inertia of a homogeneous box, cylinder or sphere")
+        button.clicked.connect(lambda: self.compute_inertia(self.density.value()))
+        self.inertia_button = button
+        h.addWidget(QLabel("density", box))
+        h.addWidget(self.density, 1)
+        h.addWidget(button)
+        return box
+
+    def _show_error(self, field_name, message):
+        label = self.errors.get(field_name)
+        if label is None:
+            return
+        label.setText(message)
+        label.setVisible(bool(message))
+        editor = self.editors.get(field_name)
+        if editor is not None:
+            editor.set_error(message or None)
+
+    def _on_model_event(self, event, collection, name, detail):
+        if self.target is None:
+            return
+        if event != "changed" or detail == "type":
+            if detail == "type" or not self._target_alive():
+                self.rebuild()
+            else:  # another element came, went or was renamed: refresh the reference lists
+                self._refresh_references()
+            return
+        if not self._concerns(collection, name):
+            return
+        for field in self.target.fields():
+            if field.name == detail or collection == "model":
+                self.editors[field.name].set_value(self.target.value(field))
+                self._show_error(field.name, "")
+        if detail == "geometry" and self.inertia_button is not None:
+            self.inertia_button.setEnabled(self.target.element.geometry.get("shape") in SHAPES)
+
+    def _target_alive(self):
+        if isinstance(self.target, _ElementTarget):
+            element = self.target.element
+            return element.name in self.document.model and self.document.model.element(element.name) is element
+        return True
+
+    def _refresh_references(self):
+        for field in self.target.fields():
+            if field.kind in ("body", "joint"):
+                editor = self.editors[field.name]
+                editor.set_choices(self.target.reference_names(field))
+                editor.set_value(self.target.value(field))
+
+    def _concerns(self, collection, name):
+        if isinstance(self.target, _ElementTarget):
+            return name == self.target.element.name
+        if isinstance(self.target, _SettingsTarget):
+            return collection == "settings"
+        return collection == "model"
+
+
+def _label(field):
+    return field.name.replace("_", " ")

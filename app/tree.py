@@ -1,0 +1,154 @@
+"""The model tree: groups of elements (Bodies, Joints, Force elements, Drivers, Markers) plus the
+model itself and its solver settings; a view of the model that follows its notifications.
+
+Items carry the element name in ``Qt.UserRole``.  The model and settings items use the names
+:data:`MODEL_ITEM` and :data:`SETTINGS_ITEM`, which contain a slash and so can never be element names.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import QAbstractItemView, QTreeWidget, QTreeWidgetItem
+
+from .document import Document
+from .resources import element_icon, icon
+
+MODEL_ITEM = "/model"
+SETTINGS_ITEM = "/settings"
+
+GROUPS = (("bodies", "Bodies"), ("joints", "Joints"), ("forces", "Force elements"),
+          ("drivers", "Drivers"), ("markers", "Markers"))
+_OPTIONAL_GROUPS = ("markers",)  # shown only when they have elements
+_NAME_ROLE = Qt.ItemDataRole.UserRole
+_GROUP_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+class ModelTree(QTreeWidget):
+    """Signals: ``rename_requested(old, new)`` after an in-place edit of an item's name."""
+
+    rename_requested = Signal(str, str)
+
+    def __init__(self, document: Document, parent=None):
+        super().__init__(parent)
+        self.document = document
+        self.setHeaderHidden(True)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.EditKeyPressed)
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.setUniformRowHeights(True)
+        self._items: dict[str, QTreeWidgetItem] = {}
+        self._rebuilding = False
+        self.currentItemChanged.connect(self._on_current_changed)
+        self.itemChanged.connect(self._on_item_changed)
+        document.model_replaced.connect(self.rebuild)
+        document.model_event.connect(self._on_model_event)
+        document.selection_changed.connect(self.show_selection)
+        self.rebuild()
+
+    # ---- public API ---------------------------------------------------------------------------
+    def item(self, name: str) -> QTreeWidgetItem | None:
+        """The item of element ``name`` (or MODEL_ITEM / SETTINGS_ITEM)."""
+        return self._items.get(name)
+
+    def group_item(self, collection: str) -> QTreeWidgetItem | None:
+        for i in range(self.topLevelItemCount()):
+            it = self.topLevelItem(i)
+            if it.data(0, _GROUP_ROLE) == collection:
+                return it
+        return None
+
+    def selected_group(self) -> str:
+        """Collection key of the current item's group ("" when none)."""
+        item = self.currentItem()
+        while item is not None and item.data(0, _GROUP_ROLE) is None:
+            item = item.parent()
+        return item.data(0, _GROUP_ROLE) if item is not None else ""
+
+    def rename_current(self):
+        """Start editing the current element's name in place (F2)."""
+        item = self.currentItem()
+        if item is not None and item.flags() & Qt.ItemFlag.ItemIsEditable:
+            self.editItem(item, 0)
+
+    def rebuild(self):
+        """Rebuild every item from the model, keeping expansion and the selection."""
+        model = self.document.model
+        expanded = {self.topLevelItem(i).data(0, _GROUP_ROLE)
+                    for i in range(self.topLevelItemCount()) if not self.topLevelItem(i).isExpanded()}
+        self._rebuilding = True
+        try:
+            self.clear()
+            self._items = {}
+            top = self._add_item(None, MODEL_ITEM, f"Model: {model.name}", icon("model"), editable=False)
+            top.setToolTip(0, "model name and gravity")
+            for key, label in GROUPS:
+                elements = getattr(model, key)
+                if key in _OPTIONAL_GROUPS and not elements:
+                    continue
+                group = QTreeWidgetItem(self, [f"{label} ({len(elements)})"])
+                group.setIcon(0, icon("group"))
+                group.setData(0, _GROUP_ROLE, key)
+                group.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
+                for name, element in elements.items():
+                    it = self._add_item(group, name, name, element_icon(element), editable=True)
+                    it.setToolTip(0, _tooltip(element))
+                group.setExpanded(key not in expanded)
+            self._add_item(None, SETTINGS_ITEM, "Solver settings", icon("settings"), editable=False)
+        finally:
+            self._rebuilding = False
+        self.show_selection(self.document.selection)
+
+    def show_selection(self, name: str):
+        """Make ``name``'s item current without re-announcing the selection."""
+        item = self._items.get(name)
+        self._rebuilding = True
+        try:
+            if item is None:
+                self.clearSelection()
+            else:
+                self.setCurrentItem(item)
+                self.scrollToItem(item)
+        finally:
+            self._rebuilding = False
+
+    # ---- helpers ------------------------------------------------------------------------------
+    def _add_item(self, parent, name, text, item_icon, editable):
+        it = QTreeWidgetItem([text]) if parent is None else QTreeWidgetItem(parent, [text])
+        if parent is None:
+            self.addTopLevelItem(it)
+        it.setIcon(0, item_icon)
+        it.setData(0, _NAME_ROLE, name)
+        flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        it.setFlags(flags | Qt.ItemFlag.ItemIsEditable if editable else flags)
+        self._items[name] = it
+        return it
+
+    def _on_current_changed(self, current, _previous):
+        if self._rebuilding:
+            return
+        name = current.data(0, _NAME_ROLE) if current is not None else ""
+        self.document.select(name or "")
+
+    def _on_item_changed(self, item, _column):
+        if self._rebuilding:
+            return
+        old, new = item.data(0, _NAME_ROLE), item.text(0)
+        if old and new != old:
+            self._rebuilding = True
+            item.setText(0, old)  # the model decides; a successful rename rebuilds the tree
+            self._rebuilding = False
+            # Announce after this signal returns: a successful rename rebuilds (deletes) the items.
+            QTimer.singleShot(0, lambda: self.rename_requested.emit(old, new))
+
+    def _on_model_event(self, event, collection, name, detail):
+        if event in ("added", "removed", "renamed") or detail in ("type", "name"):
+            self.rebuild()
+        elif name in self._items and collection != "settings":
+            self._items[name].setToolTip(0, _tooltip(self.document.model.element(name)))
+
+
+def _tooltip(element) -> str:
+    kind = element.KIND.replace("_", " ")
+    if element.KIND == "joint":
+        return f"{element.type} joint: {element.body_i} → {element.body_j}"
+    refs = element.references()
+    return f"{kind}" + (f" on {', '.join(refs)}" if refs else "")

@@ -1,0 +1,223 @@
+"""The 3D viewport widget: the VTK view of the document's model.
+
+Mouse: left-drag rotates, middle-drag (or Shift+left) pans, wheel or right-drag zooms, a left click
+without dragging picks the body, joint or force element under the cursor and selects it in the
+document (the tree follows).  Camera helpers: fit all, standard views (iso, front, top, side),
+perspective/parallel projection.  :meth:`Viewport.set_body_poses` moves the bodies (animation).
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+from PySide6.QtCore import QPoint, QTimer, Signal
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+from vtkmodules.vtkInteractionStyle import vtkInteractorStyleTrackballCamera
+from vtkmodules.vtkInteractionWidgets import vtkOrientationMarkerWidget
+from vtkmodules.vtkRenderingAnnotation import vtkAxesActor
+from vtkmodules.vtkRenderingCore import vtkPropPicker, vtkRenderer
+
+from ..document import Document
+from .render_window import create_vtk_widget, render_to_array
+from .scene import Scene
+
+VIEWS = ("iso", "front", "top", "side")
+_CLICK_TOLERANCE = 4  # pixels the mouse may move between press and release of a click
+
+
+class Viewport(QWidget):
+    """Signals: ``picked(name)`` after a click picked an element ("" for empty space)."""
+
+    picked = Signal(str)
+
+    def __init__(self, document: Document, parent=None):
+        super().__init__(parent)
+        self.document = document
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.vtk_widget = create_vtk_widget(self)
+        layout.addWidget(self.vtk_widget)
+        self.renderer = vtkRenderer()
+        self.renderer.GradientBackgroundOn()
+        self.renderer.SetBackground(0.72, 0.77, 0.85)
+        self.renderer.SetBackground2(0.95, 0.96, 0.98)
+        self.render_window = self.vtk_widget.GetRenderWindow()
+        self.render_window.AddRenderer(self.renderer)
+        self.render_window.SetMultiSamples(4)
+        self.interactor = self.render_window.GetInteractor()
+        self.interactor.SetInteractorStyle(vtkInteractorStyleTrackballCamera())
+        for event, callback in (("LeftButtonPressEvent", self._on_press),
+                                ("LeftButtonReleaseEvent", self._on_release)):
+            # Passive: still called while the camera style has grabbed the mouse focus.
+            tag = self.interactor.AddObserver(event, callback)
+            self.interactor.GetCommand(tag).SetPassiveObserver(True)
+        self._press = None
+        self._render_pending = False
+        self._rebuild_pending = False
+        self._closed = False
+        self.picker = vtkPropPicker()
+        self.scene = Scene(self.renderer)
+        self.vtk_widget.Initialize()
+        self.triad = vtkOrientationMarkerWidget()
+        self.triad.SetOrientationMarker(vtkAxesActor())
+        self.triad.SetInteractor(self.interactor)
+        self.triad.SetViewport(0.0, 0.0, 0.16, 0.22)
+        self.triad.SetEnabled(True)
+        self.triad.InteractiveOff()
+        self.picked.connect(document.select)
+        document.model_replaced.connect(self._on_model_replaced)
+        document.model_event.connect(self._on_model_event)
+        document.selection_changed.connect(self._on_selection)
+        self._on_model_replaced()
+
+    # ---- public API ---------------------------------------------------------------------------
+    def render(self):
+        """Render now."""
+        self._render_pending = False
+        self.render_window.Render()
+
+    def request_render(self):
+        """Render once control returns to the event loop (many changes, one render)."""
+        if not self._render_pending:
+            self._render_pending = True
+            QTimer.singleShot(0, self._deferred_render)
+
+    def request_rebuild(self):
+        """Rebuild the scene once control returns to the event loop (or at the next :meth:`flush`)."""
+        if not self._rebuild_pending:
+            self._rebuild_pending = True
+            self.request_render()
+
+    def flush(self):
+        """Apply a pending rebuild now (the public queries call this first)."""
+        if self._rebuild_pending:
+            fit = not self.scene.items
+            self.rebuild()
+            if fit and self.scene.items:
+                self.fit_all()
+
+    def actor(self, name: str):
+        """The VTK actor drawing element ``name`` (None if it has none)."""
+        self.flush()
+        return self.scene.actor(name)
+
+    def rebuild(self):
+        """Rebuild the scene from the model now (keeps the camera)."""
+        self._rebuild_pending = False
+        folder = os.path.dirname(self.document.path) if self.document.path else ""
+        self.scene.build(self.document.model, folder)
+        self.scene.highlight(self.document.selection)
+        self.renderer.ResetCameraClippingRange()
+        self.request_render()
+
+    def fit_all(self):
+        self.flush()
+        self.renderer.ResetCamera(self.scene.model_bounds())
+        self.request_render()
+
+    def set_view(self, name: str):
+        """Standard view: 'iso', 'front', 'top' or 'side' (relative to gravity's up direction)."""
+        up, front, side = self._view_axes()
+        direction, view_up = {"iso": (front + side + up, up), "front": (front, up), "top": (up, -front),
+                              "side": (side, up)}[name]
+        camera = self.renderer.GetActiveCamera()
+        focal = np.array(camera.GetFocalPoint())
+        camera.SetPosition(*(focal + direction / np.linalg.norm(direction)))
+        camera.SetViewUp(*view_up)
+        self.fit_all()
+
+    def set_parallel(self, parallel: bool):
+        """Parallel (orthographic) or perspective projection."""
+        self.renderer.GetActiveCamera().SetParallelProjection(parallel)
+        self.fit_all()
+
+    def set_show_frames(self, show: bool):
+        self.scene.set_show_frames(show)
+        self.request_render()
+
+    def set_body_poses(self, poses: dict):
+        """Move bodies: ``{body name: (position (3,), rotation (3, 3))}`` in global coordinates."""
+        self.flush()
+        self.scene.set_body_poses(poses)
+        self.renderer.ResetCameraClippingRange()
+        self.render()
+
+    def reset_poses(self):
+        self.scene.reset_poses()
+        self.request_render()
+
+    def pick(self, x: int, y: int) -> str:
+        """Element under widget pixel (x, y) (Qt coordinates, origin top left); "" if none."""
+        self.flush()
+        vx, vy = self._to_vtk(x, y)
+        self.picker.Pick(vx, vy, 0.0, self.renderer)
+        return self.scene.name_of(self.picker.GetViewProp())
+
+    def project(self, point) -> QPoint:
+        """Widget pixel (Qt coordinates) where the world ``point`` appears."""
+        self.flush()
+        self.renderer.SetWorldPoint(*point, 1.0)
+        self.renderer.WorldToDisplay()
+        dx, dy, _ = self.renderer.GetDisplayPoint()
+        scale = self._pixel_ratio()
+        return QPoint(int(round(dx / scale)), int(round(self.vtk_widget.height() - 1 - dy / scale)))
+
+    def grab_array(self) -> np.ndarray:
+        """The rendered image as an (h, w, 3) uint8 array, top row first."""
+        self.flush()
+        return render_to_array(self.render_window)
+
+    def shutdown(self):
+        """Release the VTK objects (call before the window is destroyed)."""
+        self._closed = True
+        self.triad.SetEnabled(False)
+        self.scene.clear()
+        self.render_window.Finalize()
+        self.vtk_widget.close()
+
+    # ---- helpers ------------------------------------------------------------------------------
+    def _view_axes(self):
+        g = np.asarray(self.document.model.gravity, float)
+        up = -g / np.linalg.norm(g) if np.linalg.norm(g) > 0 else np.array([0.0, 1.0, 0.0])
+        front = np.array([0.0, 0.0, 1.0]) if abs(up[2]) < 0.9 else np.array([0.0, -1.0, 0.0])
+        front = front - (front @ up) * up
+        front /= np.linalg.norm(front)
+        return up, front, np.cross(up, front)
+
+    def _pixel_ratio(self):
+        return self.vtk_widget._getPixelRatio()
+
+    def _to_vtk(self, x, y):
+        scale = self._pixel_ratio()
+        return int(round(x * scale)), int(round((self.vtk_widget.height() - y - 1) * scale))
+
+    def _on_press(self, *_):
+        self._press = self.interactor.GetEventPosition()
+
+    def _on_release(self, *_):
+        if self._press is None:
+            return
+        x, y = self.interactor.GetEventPosition()
+        moved = abs(x - self._press[0]) + abs(y - self._press[1])
+        self._press = None
+        if moved <= _CLICK_TOLERANCE:
+            self.flush()
+            self.picker.Pick(x, y, 0.0, self.renderer)
+            self.picked.emit(self.scene.name_of(self.picker.GetViewProp()))
+
+    def _on_model_replaced(self):
+        self.rebuild()
+        self.set_view("iso")
+
+    def _on_model_event(self, event, collection, name, detail):
+        if collection != "settings":
+            self.request_rebuild()
+
+    def _on_selection(self, name):
+        self.scene.highlight(name)
+        self.request_render()
+
+    def _deferred_render(self):
+        if self._render_pending and not self._closed:
+            self.flush()
+            self.render()
