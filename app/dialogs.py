@@ -65,3 +65,37 @@ def save_path(parent, suggestion: str = "") -> str:
     if path and not path.endswith(".json"):
         path += ".mbs.json"
     return path
+
+
+def show_run_failure(parent, outcome):
+    """A failed (or crashed) run: message, time, elements involved, a suggestion; ``outcome`` is an
+    :class:`app.simulation.RunOutcome` (its partial results are already kept)."""
+    n = len(outcome.results.t) if outcome.has_results else 0
+    when = "?" if outcome.time is None else f"{outcome.time:.4g} s"
+    lines = [f"Time of failure: {when}",
+             f"Involved: {', '.join(outcome.elements) or 'not known'}",
+             f"Results kept: {n} output points" + (f" (up to t = {outcome.results.t[-1]:.4g} s)" if n else ""),
+             "", outcome.suggestion]
+    box = QMessageBox(QMessageBox.Icon.Critical, "Simulation failed", outcome.message, QMessageBox.StandardButton.Ok,
+                      parent)
+    box.setInformativeText("\n".join(lines))
+    if outcome.details:
+        box.setDetailedText(outcome.details)
+    box.exec()
+
+
+def ask_solver_settings(parent, values: dict):
+    """The Simulate ▸ Settings… dialog: new settings values, or None if cancelled."""
+    from .run_control import SettingsDialog
+    dialog = SettingsDialog(values, parent)
+    if dialog.exec() != QDialog.DialogCode.Accepted:
+        return None
+    return dialog.values()
+
+
+def save_file_path(parent, title: str, suggestion: str = "", file_filter: str = "All files (*)") -> str:
+    return QFileDialog.getSaveFileName(parent, title, suggestion, file_filter)[0]
+
+
+def folder_path(parent, title: str, folder: str = "") -> str:
+    return QFileDialog.getExistingDirectory(parent, title, folder)

@@ -12,9 +12,13 @@ from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QUndoView
 import solver
 
 from . import app_settings, dialogs, menus
+from .animation import AnimationBar, Player
 from .document import Document
 from .editing import Editing
 from .log_panel import LOGGER, LogPanel
+from .modes import ModesPanel
+from .plots import DiagnosticsPlots, EnergyPlots, SelectionPlots
+from .run_control import SimulationController
 from .properties import PropertyEditor
 from .tree import ModelTree
 from .viewport import Viewport
@@ -48,7 +52,11 @@ class MainWindow(QMainWindow):
         self.history_dock.hide()
         self.counts = QLabel()
         self.statusBar().addPermanentWidget(self.counts)
+        self.simulation = SimulationController(self)
+        self.statusBar().addPermanentWidget(self.simulation.status)
+        self.player = Player(self.viewport, self)
         self.actions = menus.build(self)
+        self._setup_results()
         self.setAcceptDrops(True)
         self.document.path_changed.connect(self._update_title)
         self.document.modified_changed.connect(self._update_title)
@@ -68,6 +76,19 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(self.log_dock, dock)
         menus.add_dock_toggle(self, dock)
         return dock
+
+    # ---- public API: running and results -------------------------------------------------------
+    def run_simulation(self, **overrides) -> bool:
+        """Simulate ▸ Run: start a background run (``overrides`` replace saved settings)."""
+        self.player.pause()
+        self.modes.stop_animation()
+        return self.simulation.run(**overrides)
+
+    def linearize(self):
+        """Analysis ▸ Linearize: the modes table (its dock is brought to the front)."""
+        self.modes_dock.show()
+        self.modes_dock.raise_()
+        return self.modes.linearize()
 
     # ---- public API: files --------------------------------------------------------------------
     def new_project(self):
@@ -135,6 +156,9 @@ class MainWindow(QMainWindow):
         settings = app_settings.settings()
         settings.setValue("geometry", self.saveGeometry())
         settings.setValue("window_state", self.saveState())
+        self.player.pause()
+        self.modes.stop_animation()
+        self.simulation.shutdown()
         self.viewport.shutdown()
         self.log.detach()
         event.accept()
@@ -150,6 +174,48 @@ class MainWindow(QMainWindow):
             self.open_project(paths[0])
 
     # ---- helpers ------------------------------------------------------------------------------
+    def _setup_results(self):
+        """Result panels (plot, energy, diagnostics, modes), the animation bar and their wiring."""
+        self.plots = SelectionPlots()
+        self.energy = EnergyPlots()
+        self.diagnostics = DiagnosticsPlots()
+        self.modes = ModesPanel(self.document, self.viewport)
+        self.plot_dock = self.add_bottom_dock("Plot", "plotDock", self.plots)
+        self.energy_dock = self.add_bottom_dock("Energy", "energyDock", self.energy)
+        self.diagnostics_dock = self.add_bottom_dock("Diagnostics", "diagnosticsDock", self.diagnostics)
+        self.modes_dock = self.add_bottom_dock("Modes", "modesDock", self.modes)
+        self.log_dock.raise_()
+        self.animation_bar = AnimationBar(self, self.player)
+        self.addToolBar(Qt.ToolBarArea.BottomToolBarArea, self.animation_bar)
+        sim, player = self.simulation, self.player
+        sim.results_changed.connect(player.set_results)
+        for panel in (self.plots, self.energy, self.diagnostics):
+            sim.results_changed.connect(panel.set_results)
+            player.time_changed.connect(panel.set_cursor)
+            panel.time_clicked.connect(player.seek)
+        sim.started.connect(self._on_run_state)
+        sim.finished.connect(self._on_run_state)
+        self.document.selection_changed.connect(self._on_selection_for_plot)
+        self.modes.animating.connect(lambda on: on and player.pause())
+        player.playing_changed.connect(lambda on: on and self.modes.stop_animation())
+        self._on_run_state()
+        if sim.results is not None:
+            sim.results_changed.emit(sim.results)
+
+    def _on_run_state(self, *_):
+        running = self.simulation.running
+        self.actions["run"].setEnabled(not running)
+        self.actions["stop"].setEnabled(running)
+        has = self.simulation.results is not None
+        self.actions["export_hdf5"].setEnabled(has)
+        self.actions["export_csv"].setEnabled(has)
+
+    def _on_selection_for_plot(self, name):
+        self.plots.show_element(name)
+        if self.plots.kind(name):
+            self.plot_dock.show()
+            self.plot_dock.raise_()
+
     def _dock(self, title, object_name, widget, area):
         dock = QDockWidget(title, self)
         dock.setObjectName(object_name)
@@ -164,6 +230,7 @@ class MainWindow(QMainWindow):
             self.report_problems("Cannot save", [str(exc)])
             return False
         app_settings.add_recent_file(self.document.path)
+        self.simulation.save_results(self.document.path)
         LOGGER.info("Saved %s", self.document.path)
         self.statusBar().showMessage(f"Saved {self.document.path}", 4000)
         return True

@@ -1,4 +1,4 @@
-"""Actions, menus (File, Edit, Model, Simulate, View, Help), the toolbar and the tree's context menu
+"""Actions, menus (File, Edit, Model, Simulate, Analysis, View, Help), the toolbar and the tree's context menu
 of the main window.  ``build(window)`` returns the actions by name (tests trigger them)."""
 from __future__ import annotations
 
@@ -55,6 +55,10 @@ def build(window) -> dict[str, QAction]:
     m.addAction(act("save_as", "Save &As…", window.save_as, QKeySequence.StandardKey.SaveAs))
     m.addAction(act("revert", "Re&vert", window.revert, tip="reload the file, dropping unsaved changes"))
     m.addSeparator()
+    export = m.addMenu("&Export Results")
+    export.addAction(act("export_hdf5", "&HDF5 File…", lambda: window.simulation.export_hdf5()))
+    export.addAction(act("export_csv", "&CSV Folder…", lambda: window.simulation.export_csv()))
+    m.addSeparator()
     m.addAction(act("quit", "&Quit", window.close, QKeySequence.StandardKey.Quit))
 
     # Edit
@@ -97,10 +101,22 @@ def build(window) -> dict[str, QAction]:
 
     # Simulate
     m = bar.addMenu("&Simulate")
+    m.addAction(act("run", "&Run", lambda: window.run_simulation(), "F5",
+                    tip="simulate the model in the background"))
+    m.addAction(act("stop", "S&top", lambda: window.simulation.stop(), "Shift+F5",
+                    tip="stop the run, keeping the results so far"))
+    m.addAction(act("run_settings", "Se&ttings…", lambda: window.simulation.edit_settings(),
+                    tip="end time, output step, formulation, partitioning, integrator, tolerances"))
+    m.addSeparator()
     m.addAction(act("solver_settings", "Solver &Settings", lambda: doc.select(SETTINGS_ITEM),
                     icon_name="settings"))
     m.addAction(act("check", "&Check Model", lambda: _check(window), "Ctrl+K",
                     tip="list every problem the solver would refuse"))
+
+    # Analysis
+    m = bar.addMenu("&Analysis")
+    m.addAction(act("linearize", "&Linearize", lambda: window.linearize(),
+                    tip="modes (frequency, damping) of the linearized model at its initial state"))
 
     # View
     m = bar.addMenu("&View")
@@ -158,6 +174,10 @@ def _toolbar(window, a, joints, forces):
     tb.addAction(a["fit"])
     for v in VIEWS:
         tb.addAction(a[f"view_{v}"])
+    tb.addSeparator()
+    a["run"].setIcon(style.standardIcon(std.SP_MediaPlay))
+    a["stop"].setIcon(style.standardIcon(std.SP_MediaStop))
+    tb.addActions([a["run"], a["stop"]])
 
 
 def _tree_menu(window, a, joints, forces):

@@ -101,7 +101,8 @@ class Results:
 
     @property
     def conditioning(self):
-        """σ_min of the dependent constraint block relative to its value at the last partition."""
+        """σ_min/σ_max of the independent constraint rows at each output: falls towards 0 as the
+        mechanism nears a singular configuration (a warning before it gets there)."""
         return self._a["conditioning"]
 
     @property

@@ -6,9 +6,11 @@ worker thread.  The integrated state is y = [z, ż] of the independent coordinat
 coordinates (Newton on Φ = 0), the velocities (Φ_q q̇ = ν) and the accelerations from the
 tangent-space equations, so constraints hold to the Newton tolerance at every output.
 
-Re-partitioning: when the dependent block Φ_q U loses conditioning (σ_min below a fifth of its
-value at partition time) or Newton fails, a new partition is made at the last accepted state and
-the integrator restarts there.  ``partitioning="hybrid"`` (seed paper 3, steps 1–14) integrates
+Re-partitioning: when the dependent block Φ_q U becomes much worse than the best one possible at
+the current configuration (``Partition.quality`` below a fifth of its value at partition time) or
+Newton fails, a new partition is made at the last accepted state and the integrator restarts
+there; 25 restarts without a clean stretch of 20 steps in between stop the run with a message
+(a singular configuration the method cannot pass).  ``partitioning="hybrid"`` (seed paper 3, steps 1–14) integrates
 with LU and switches to QR when the LU independent set changes repeatedly over a few steps or the
 step size collapses, and returns to LU after 5 consecutive well-conditioned steps; each switch is a
 logged event (time, from, to, reason).
@@ -22,15 +24,19 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ..errors import Cancelled, ModelError, SolverError
-from ..integrators import INTEGRATORS
+from ..integrators import INTEGRATORS, GeneralizedAlpha
 from ..model.elements import Settings
 from ..partitioning.partition import Partition, PartitionError, independent_rows, multipliers
 from .assembly import assemble_positions, consistent_velocities
 from .recording import Recorder
 
-REPARTITION_RATIO = 0.2      # re-partition when σ_min(Φ_q U) drops below this fraction
+REPARTITION_RATIO = 0.2      # re-partition when the partition quality drops below this fraction
 HYBRID_WINDOW = 10           # steps in which repeated LU re-partitions trigger LU→QR
 HYBRID_RETURN_STEPS = 5      # consecutive good steps in QR before QR→LU
+STUCK_RESTARTS = 25          # restarts without 20 clean steps in between: the partition cannot go on
+CLEAN_STRETCH = 20
+STALL_STEPS = 300            # this many steps advancing less than STALL_FRACTION·t_end: stalled
+STALL_FRACTION = 1e-6
 
 
 def resolve_settings(model, **overrides) -> Settings:
@@ -53,7 +59,7 @@ def compile_model(model, settings):
     """The formulation's compiled system for this model."""
     if settings.formulation == "cartesian":
         from ..formulations.cartesian import CartesianSystem
-        return CartesianSystem(model)
+        return CartesianSystem(model, form=settings.constraints)
     from ..formulations.relative import RelativeSystem
     return RelativeSystem(model, reactions=settings.reactions)
 
@@ -119,6 +125,8 @@ class Run:
             times = output_times(self.s.t_end, self.s.output_step)
             if part.dof == 0:
                 self._kinematic(part, q, times)
+            elif self.s.integrator == "galpha":
+                self._dynamic_index3(part, q, qd, times)
             else:
                 self._dynamic(part, q, qd, times)
         except (SolverError, Cancelled) as exc:
@@ -158,13 +166,16 @@ class Run:
         lu_changes = deque(maxlen=HYBRID_WINDOW)
         recent_h = deque(maxlen=20)
         good_steps = 0
-        failures_here = 0
+        restarts = 0             # restarts since the last clean stretch of CLEAN_STRETCH steps
+        clean = 0
+        window = deque(maxlen=STALL_STEPS)   # times of the last accepted steps (stall watchdog)
         while next_out < len(times):
             self.q_last = q
             y0 = np.concatenate([part.z_of(q), part.V.T @ qd])
             ode = solver_cls(lambda tt, y: self._rhs(part, tt, y), t, y0, times[-1], rtol=self.s.rtol,
                              atol=self.s.atol, max_step=max_step)
             restart = None
+            recent_h.clear()
             while ode.status == "running" and restart is None:
                 try:
                     msg = ode.step()
@@ -175,7 +186,9 @@ class Run:
                     raise SolverError(f"integration failed: {msg}", time=ode.t,
                                       elements=self._worst_owners(self.q_last, ode.t))
                 self.steps += 1
-                failures_here = 0
+                clean += 1
+                if clean >= CLEAN_STRETCH:
+                    restarts = 0
                 h = ode.t - ode.t_old
                 self.rec.step(ode.t, h)
                 dense = ode.dense_output()
@@ -186,26 +199,45 @@ class Run:
                     next_out += 1
                     self._check_cancel(tout)
                 t = ode.t
+                self._check_cancel(t)
+                window.append(t)
+                if len(window) == STALL_STEPS and t - window[0] < STALL_FRACTION * self.s.t_end:
+                    if not (hybrid and part.method == "lu"):
+                        raise SolverError(f"the step size collapsed ({STALL_STEPS} steps advanced only "
+                                          f"{t - window[0]:.3g} s); the mechanism is probably at a singular "
+                                          "configuration or the model is too stiff for this integrator — try "
+                                          "partitioning='qr', 'hybrid' or integrator='bdf'",
+                                          time=t, elements=self._worst_owners(self.q_last, t))
+                    window.clear()
+                    self._switch = ("qr", "the step size collapsed")
+                    restart = "hybrid switch"
                 q, qd, jac = self._state(part, t, ode.y)
-                ratio = part.conditioning(jac)
+                ratio = part.quality(jac) / part.quality_ref
                 recent_h.append(h)
                 if ratio < REPARTITION_RATIO:
-                    restart = f"dependent block conditioning dropped to {ratio:.2g} of its initial value"
+                    restart = f"dependent block quality dropped to {ratio:.2g} of its value at partition time"
                 if hybrid:
                     restart = self._hybrid_check(part, q, t, jac, ratio, h, recent_h, lu_changes,
                                                  restart) or restart
-                    good_steps = good_steps + 1 if part.method == "qr" and ratio > 0.5 else 0
-                    if part.method == "qr" and good_steps >= HYBRID_RETURN_STEPS and \
-                            self._lu_stable(q, t, lu_changes):
-                        self._switch = ("lu", f"{HYBRID_RETURN_STEPS} consecutive well-conditioned steps "
-                                              "with a stable independent set")
+                    steady = len(recent_h) < 2 or h >= 0.9 * recent_h[-2]
+                    good_steps = good_steps + 1 if part.method == "qr" and steady else 0
+                    if part.method == "qr" and good_steps >= HYBRID_RETURN_STEPS and self._lu_good(q, t, jac):
+                        self._switch = ("lu", f"{HYBRID_RETURN_STEPS} consecutive steps without step-size "
+                                              "reduction, away from singular configurations")
                         restart = "hybrid switch"
                         good_steps = 0
             if restart is None:
                 break
-            failures_here += 1
-            if failures_here > 3:
-                raise SolverError(f"cannot continue: {restart}", time=t, elements=self._worst_owners(q, t))
+            restarts += 1
+            clean = 0
+            if restarts > STUCK_RESTARTS:
+                if not (hybrid and part.method == "lu"):
+                    raise SolverError(f"{part.method.upper()} partitioning cannot get past this configuration "
+                                      f"({STUCK_RESTARTS} re-partitions in a row; last: {restart}); the mechanism "
+                                      "is probably at a singular (e.g. flattened) position — try "
+                                      "partitioning='qr' or 'hybrid'", time=t, elements=self._worst_owners(q, t))
+                self._switch = ("qr", "repeated re-partitions near a singular configuration")
+                restarts = 0
             method = part.method
             switch = self._switch
             if switch is not None:
@@ -215,6 +247,27 @@ class Run:
             elif hybrid and part.method == "lu":
                 lu_changes.append(t)
             part = self._partition(method, q, t, restart)
+
+    def _dynamic_index3(self, part, q, qd, times):
+        """Generalized-α on the full index-3 DAE (no partitioned ODE); outputs as usual."""
+        t = times[0]
+        qdd, lam = self._record(part, t, q, qd, part.method)
+        h = self.s.max_step or min(1e-3, self.s.output_step)
+        rows = part.rows
+        lam_rows, *_ = np.linalg.lstsq(self.system.constraints(q, t).jac[rows].T,
+                                       self.system.forces(q, qd, t) - self.system.mass(q) @ qdd, rcond=None)
+        ga = GeneralizedAlpha(self.system, q, qd, qdd, lam_rows, t, h, rows, tol=self.s.rtol)
+        for tout in times[1:]:
+            while ga.t < tout - 1e-12 * max(1.0, tout):
+                t_old = ga.t
+                if not ga.step(min(tout, ga.t + h)):
+                    raise SolverError("generalized-α Newton iterations do not converge even with a tiny step",
+                                      time=ga.t, elements=self._worst_owners(ga.q, ga.t))
+                self.steps += 1
+                self.rec.step(ga.t, ga.t - t_old)
+            self._record(part, tout, ga.q, ga.consistent_velocities(), part.method)
+            self._check_cancel(tout)
+        self.rhs_count = ga.newton_iterations
 
     # ---- helpers --------------------------------------------------------------------------------
     def _rhs(self, part, t, y):
@@ -243,9 +296,10 @@ class Run:
         qdd, _, _ = part.accelerations(M, Q, ev.jac, ev.gamma)
         lam = multipliers(ev.jac, M, qdd, Q)
         violation = float(np.max(np.abs(ev.phi))) if ev.phi.size else 0.0
-        self.rec.add(t, q, qd, qdd, lam, violation, part.conditioning(ev.jac), method)
+        self.rec.add(t, q, qd, qdd, lam, violation, part.singularity(ev.jac), method)
         if self.progress is not None:
             self.progress(t, self.s.t_end)
+        return qdd, lam
 
     def _partition(self, method, q, t, reason):
         try:
@@ -275,10 +329,10 @@ class Run:
             return "hybrid switch"
         return None
 
-    def _lu_stable(self, q, t, lu_changes):
-        """The LU choice at q is well conditioned (what LU would pick now would not change soon)."""
-        trial = Partition.build("lu", self.system, q, t)
-        return trial.sigma_ref > 1e-3 * np.linalg.norm(self.system.constraints(q, t).jac[trial.rows], 2)
+    def _lu_good(self, q, t, jac):
+        """Away from singular configurations, where an LU partition would be well conditioned."""
+        trial = Partition("lu", q, jac, *independent_rows(jac))
+        return trial.singularity(jac) > 1e-2 and trial.quality_ref > 0.3
 
     def _worst_owners(self, q, t):
         """Elements owning the constraint rows that are violated or nearly dependent at q."""

@@ -9,6 +9,15 @@ with L = L(p) (ω' = 2 L ṗ), J' the body-frame inertia at the CM, F the applie
 applied torque in body axes.  Joints are the conventional basic-constraint form
 (:mod:`solver.constraints.joints`); drivers are rheonomic constraints θ(q) − f(t) = 0 whose
 multipliers give the actuator forces (τ = −λ, seed paper 1 §3 / paper 2).
+
+``form="parametric"`` (seed paper 2 §3) appends each joint's own coordinates α after the body
+coordinates, q = [r_1, p_1, …, r_nb, p_nb, α_1, …], and writes every joint as 3 translational + 3
+rotational equations in (q_i, q_j, α) (:mod:`solver.constraints.parametric`); a driver becomes the
+trivial row α_k − f(t).  α carries no inertia and no applied force (zero rows and columns of M and
+Q): it is fixed by the joint's equations, so Nᵀ M N stays positive definite.  Massless links
+(distance, revolute–spherical) keep their conventional rows in both forms.  Reactions and driver
+forces have the same meaning in both forms (the joint rows carry the actuator's effort to the
+bodies: Φ_αᵀ λ_joint = −λ_driver).
 """
 from __future__ import annotations
 
@@ -16,6 +25,7 @@ import numpy as np
 
 from ..constraints.batch import BatchConstraints
 from ..constraints.joints import CartesianJoint
+from ..constraints.parametric import N_EQ, PARAMETRIC_FORMS, ParametricConstraints, equation_texts
 from ..constraints.primitives import BodyState, NLOC
 from ..errors import ModelError
 from ..expressions import time_function
@@ -26,11 +36,20 @@ from ..model.model import GROUND
 from .system import ConstraintEval, Equation, MechanicalSystem
 
 
+ALPHA_VELOCITY_WEIGHT = 1e-6     # weight of the joint coordinates' α̇ in the velocity projection
+
+
 class CartesianSystem(MechanicalSystem):
     """A model compiled to absolute coordinates (see module docstring)."""
 
-    def __init__(self, model):
+    FORMS = ("conventional", "parametric")
+
+    def __init__(self, model, form="conventional"):
+        """form: 'conventional' (basic constraints) or 'parametric' (joint coordinates α added)."""
+        if form not in self.FORMS:
+            raise ModelError(f"settings 'settings'.constraints: must be one of {', '.join(self.FORMS)}; got {form!r}")
         model.check()
+        self.form = form
         bodies = list(model.bodies.values())
         self.model_name = model.name
         self.body_names = [b.name for b in bodies]
@@ -50,14 +69,26 @@ class CartesianSystem(MechanicalSystem):
         self.joints = []
         self.joint_names = []
         self.equations = []
+        self.alpha_cols = []           # q columns of each joint's α (parametric form; else empty)
+        self.alpha_names = []          # "joint.coordinate" of every α column, in order
+        parametric = form == "parametric"
         for j in model.joints.values():
             bi = self.index[j.body_i] if j.body_i != GROUND else -1
             bj = self.index[j.body_j] if j.body_j != GROUND else -1
             cj = CartesianJoint(j, self._init_of(bi), self._init_of(bj))
-            rows = list(range(len(self.equations), len(self.equations) + cj.n_eq))
+            if parametric and j.type in PARAMETRIC_FORMS:
+                coords = PARAMETRIC_FORMS[j.type].coordinates
+                self.alpha_cols.append(list(range(self.nq, self.nq + len(coords))))
+                self.alpha_names += [f"{j.name}.{c}" for c in coords]
+                self.nq += len(coords)
+                texts = equation_texts(j.type)
+            else:
+                self.alpha_cols.append([])
+                texts = [f"{j.type} equation {k + 1}" for k in range(cj.n_eq)]
+            rows = list(range(len(self.equations), len(self.equations) + len(texts)))
             self.joints.append((cj, bi, bj, self._columns(bi, bj), rows))
             self.joint_names.append(j.name)
-            self.equations += [Equation(j.name, "joint", f"{j.type} equation {k + 1}") for k in range(cj.n_eq)]
+            self.equations += [Equation(j.name, "joint", text) for text in texts]
         self.drivers = []
         self.driver_names = []
         joint_pos = {name: k for k, name in enumerate(self.joint_names)}
@@ -72,8 +103,24 @@ class CartesianSystem(MechanicalSystem):
         self.equations += [Equation(n, "normalization", "Euler parameter normalization") for n in self.body_names]
         self.m = len(self.equations)
         self.force_elements = compile_forces(model, self.index, self.init)
-        self.batch = BatchConstraints([(cj, bi, bj, rows) for cj, bi, bj, _, rows in self.joints],
-                                      self.drivers, nb, self.m)
+        self.param = None
+        if parametric:
+            # conventional rows (massless links) through the batched evaluator on the body columns;
+            # parametric joints and every driver (all drive a joint with α) through ParametricConstraints
+            conv = [(cj, bi, bj, rows) for (cj, bi, bj, _, rows), ac in zip(self.joints, self.alpha_cols)
+                    if cj.type not in PARAMETRIC_FORMS]
+            self.batch = BatchConstraints(conv, [], nb, self.m) if conv else None
+            pj = [(cj, bi, bj, rows, ac) for (cj, bi, bj, _, rows), ac in zip(self.joints, self.alpha_cols)
+                  if cj.type in PARAMETRIC_FORMS]
+            assert all(len(rows) == N_EQ for _, _, _, rows, _ in pj)
+            drv = []
+            for jk, coord, fn, row in self.drivers:
+                cj = self.joints[jk][0]
+                drv.append((row, self.alpha_cols[jk][PARAMETRIC_FORMS[cj.type].coordinates.index(coord)], fn))
+            self.param = ParametricConstraints(pj, drv, nb, self.nq)
+        else:
+            self.batch = BatchConstraints([(cj, bi, bj, rows) for cj, bi, bj, _, rows in self.joints],
+                                          self.drivers, nb, self.m)
         self._driven_rows = {}
         for k, (jk, coord, fn, row) in enumerate(self.drivers):
             self._driven_rows.setdefault(jk, []).append(row)
@@ -92,8 +139,14 @@ class CartesianSystem(MechanicalSystem):
         return q, qd, 0.0
 
     def velocity_weights(self):
-        """Coordinates of bodies given a non-zero initial velocity are kept (weight 1e6)."""
+        """Coordinates of bodies given a non-zero initial velocity are kept (weight 1e6).
+
+        Joint coordinates α (parametric form) get weight 1e-6: α̇ is then free to follow the
+        bodies, and the projection equals the conventional form's (with weight 1 the α̇ terms
+        would pull on the user's velocities — the four-bar/slider–crank runs then differed by
+        ~1e-5 relative in the initial crank speed; with 1e-6 by ~1e-11)."""
         w = np.ones(self.nq)
+        w[7 * self.nb:] = ALPHA_VELOCITY_WEIGHT
         for k, b in enumerate(self._bodies):
             if np.any(b.velocity):
                 w[7 * k:7 * k + 3] = 1e6
@@ -110,18 +163,28 @@ class CartesianSystem(MechanicalSystem):
         jac = np.zeros((self.m, self.nq))
         nu = np.zeros(self.m) if level >= 1 else None
         gamma = np.zeros(self.m) if level >= 2 else None
-        self.batch.evaluate(q, qd, t, level, phi, jac, nu, gamma)
-        P = q.reshape(self.nb, 7)[:, 3:]
+        n7 = 7 * self.nb
+        if self.param is None:
+            self.batch.evaluate(q, qd, t, level, phi, jac, nu, gamma)
+        else:
+            if self.batch is not None:
+                self.batch.evaluate(q[:n7], None if qd is None else qd[:n7], t, level, phi, jac[:, :n7],
+                                    nu, gamma)
+            self.param.evaluate(q, qd, t, level, phi, jac, nu, gamma)
+        P = q[:n7].reshape(self.nb, 7)[:, 3:]
         rows = np.asarray(self.norm_rows)
         phi[rows] = np.einsum("ij,ij->i", P, P) - 1.0
         jac[rows[:, None], 7 * np.arange(self.nb)[:, None] + 3 + np.arange(4)] = 2.0 * P
         if gamma is not None:
-            PD = qd.reshape(self.nb, 7)[:, 3:]
+            PD = qd[:n7].reshape(self.nb, 7)[:, 3:]
             gamma[rows] = -2.0 * np.einsum("ij,ij->i", PD, PD)
         return ConstraintEval(phi, jac, nu, gamma)
 
     def constraints_per_joint(self, q, t, qd=None, level=0):
-        """The same as :meth:`constraints` through the per-joint evaluator (reference path)."""
+        """The same as :meth:`constraints` through the per-joint evaluator (reference path;
+        conventional form only)."""
+        if self.param is not None:
+            raise ValueError("constraints_per_joint: the parametric form has only the batched evaluator")
         level = min(level, 1) if qd is None else level
         states = self._states(q, qd if level >= 1 else None)
         phi = np.zeros(self.m)
@@ -158,12 +221,17 @@ class CartesianSystem(MechanicalSystem):
         states = self._states(q, None)
         H = np.zeros((self.nq, self.nq))
         for cj, bi, bj, (cols, mask), rows in self.joints:
+            if self.param is not None and cj.type in PARAMETRIC_FORMS:
+                continue                 # parametric rows: below
             for row, s in zip(rows, cj.equations(states[bi], states[bj], 0)):
                 H[np.ix_(cols, cols)] += s.hess(lam[row])[np.ix_(mask, mask)]
-        for jk, coord, fn, row in self.drivers:
-            cj, bi, bj, (cols, mask), _ = self.joints[jk]
-            s = cj.coordinate(coord, states[bi], states[bj], 0)
-            H[np.ix_(cols, cols)] += s.hess(lam[row])[np.ix_(mask, mask)]
+        if self.param is not None:
+            self.param.hessian(q, lam, H)        # driver rows α_k − f(t) are linear
+        else:
+            for jk, coord, fn, row in self.drivers:
+                cj, bi, bj, (cols, mask), _ = self.joints[jk]
+                s = cj.coordinate(coord, states[bi], states[bj], 0)
+                H[np.ix_(cols, cols)] += s.hess(lam[row])[np.ix_(mask, mask)]
         for k, row in enumerate(self.norm_rows):
             H[7 * k + 3:7 * k + 7, 7 * k + 3:7 * k + 7] += 2.0 * lam[row] * np.eye(4)
         return H
@@ -284,8 +352,8 @@ class CartesianSystem(MechanicalSystem):
         return sign * F, sign * T
 
 
-def compile_cartesian(model):
+def compile_cartesian(model, form="conventional"):
     """Compile a model for the Cartesian formulation; raises ModelError on invalid models."""
     if not model.bodies:
         raise ModelError("model.bodies: the model has no bodies")
-    return CartesianSystem(model)
+    return CartesianSystem(model, form=form)

@@ -8,9 +8,13 @@ BDF):
   ``rk45``    Dormand–Prince 5(4)
   ``bdf``     variable-order BDF (implicit, for stiff models)
   ``radau``   Radau IIA order 5 (implicit)
+  ``galpha``  generalized-α on the index-3 DAE with the analytic (Φ_qᵀλ)_q (stiff models;
+              fixed step ``max_step``, default 1 ms; see ``generalized_alpha.py``)
 """
 from scipy.integrate import BDF, DOP853, LSODA, RK45, Radau
 
 INTEGRATORS = {"adams": LSODA, "rk": DOP853, "dop853": DOP853, "rk45": RK45, "bdf": BDF, "radau": Radau}
 
-__all__ = ["INTEGRATORS"]
+from .generalized_alpha import GeneralizedAlpha  # noqa: E402
+
+__all__ = ["INTEGRATORS", "GeneralizedAlpha"]

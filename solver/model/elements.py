@@ -289,7 +289,7 @@ class Driver(Element):
     )
 
 
-INTEGRATORS = ("adams", "rk", "rk45", "dop853", "bdf", "radau")
+INTEGRATORS = ("adams", "rk", "rk45", "dop853", "bdf", "radau", "galpha")
 FORMULATIONS = ("cartesian", "relative")
 PARTITIONINGS = ("lu", "qr", "svd", "hybrid")
 CONSTRAINT_FORMS = ("conventional", "parametric")

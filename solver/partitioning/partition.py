@@ -70,7 +70,7 @@ class Partition:
         else:
             raise ValueError(f"partitioning must be one of {', '.join(METHODS)}")
         self.dof = nq - r
-        self.sigma_ref = self._sigma_min(jac)
+        self.quality_ref = self.quality(jac)
 
     @classmethod
     def build(cls, method, system, q, t):
@@ -124,16 +124,21 @@ class Partition:
             zdd = np.linalg.solve(Mhat, rhs)
         return N @ zdd + c, zdd, N
 
-    def conditioning(self, jac):
-        """σ_min(Φ_q U) relative to its value when the partition was made (1 = as good as new)."""
+    def quality(self, jac):
+        """σ_min(Φ_q U) / σ_min(Φ_q) over the independent rows: 1 for a fresh QR partition, lower as
+        the dependent block becomes worse than the best possible one at this configuration."""
         if not len(self.rows):
             return 1.0
-        return self._sigma_min(jac) / self.sigma_ref if self.sigma_ref > 0 else 0.0
+        Jr = jac[self.rows]
+        best = sla.svdvals(Jr)[-1]
+        return float(sla.svdvals(Jr @ self.U)[-1] / best) if best > 0 else 0.0
 
-    def _sigma_min(self, jac):
+    def singularity(self, jac):
+        """σ_min / σ_max of the independent constraint rows: near 0 at singular configurations."""
         if not len(self.rows):
             return 1.0
-        return float(sla.svdvals(jac[self.rows] @ self.U)[-1])
+        sv = sla.svdvals(jac[self.rows])
+        return float(sv[-1] / sv[0]) if sv[0] > 0 else 0.0
 
 
 def multipliers(jac, M, qdd, Q):

@@ -1,0 +1,125 @@
+"""Analysis ▸ Linearize: the linearized model's modes (frequency in Hz, damping ratio) in a table;
+selecting a row animates that mode shape in the viewport (q(s) = q₀ + s·amplitude·shape,
+s = sin 2πφ, the Cartesian coordinates q = [r, p] per body)."""
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QLabel, QPushButton, QTableWidget,
+                               QTableWidgetItem, QVBoxLayout, QWidget)
+
+import solver
+
+from .log_panel import LOGGER
+from .simulation import mode_amplitude, mode_poses, real_mode_shape
+
+MODE_PERIOD = 1.5  # s of wall time per animated mode cycle
+
+
+class ModesPanel(QWidget):
+    """Signals: ``animating(bool)``."""
+
+    animating = Signal(bool)
+
+    def __init__(self, document, viewport, parent=None):
+        super().__init__(parent)
+        self.setObjectName("modes")
+        self.document, self.viewport = document, viewport
+        self.linearization = None
+        self.body_names: list[str] = []
+        self.mode = -1
+        self.amplitude = 0.0
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        row = QHBoxLayout()
+        self.info = QLabel("Analysis ▸ Linearize computes the modes at the initial state.", self)
+        self.run_button = QPushButton("Linearize", self)
+        self.run_button.clicked.connect(self.linearize)
+        self.stop_button = QPushButton("Stop mode animation", self)
+        self.stop_button.clicked.connect(self.stop_animation)
+        row.addWidget(self.info, 1)
+        row.addWidget(self.run_button)
+        row.addWidget(self.stop_button)
+        layout.addLayout(row)
+        self.table = QTableWidget(0, 3, self)
+        self.table.setHorizontalHeaderLabels(["Mode", "Frequency [Hz]", "Damping ratio"])
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().hide()
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.itemSelectionChanged.connect(self._on_row)
+        layout.addWidget(self.table, 1)
+        self._timer = QTimer(self)
+        self._timer.setInterval(20)
+        self._timer.timeout.connect(self._tick)
+        self._start = 0.0
+        document.model_replaced.connect(self.clear)
+
+    # ---- public API ---------------------------------------------------------------------------
+    def linearize(self) -> bool:
+        """Linearize the document's model (Cartesian coordinates) and list its modes."""
+        self.stop_animation()
+        model = self.document.model.copy()
+        try:
+            lin = solver.linearize(model, formulation="cartesian")
+        except (solver.SolverError, solver.ModelError) as exc:
+            message = getattr(exc, "message", "") or str(exc)
+            LOGGER.error("Linearization failed: %s", message)
+            self.info.setText(f"Linearization failed: {message}")
+            return False
+        self.linearization = lin
+        self.body_names = list(model.bodies)
+        freqs = np.asarray(lin.frequencies_hz, float)
+        zetas = np.asarray(lin.damping_ratios, float)
+        self.table.setRowCount(len(freqs))
+        for i, (f, z) in enumerate(zip(freqs, zetas)):
+            for col, text in enumerate((str(i + 1), f"{f:.6g}", f"{z:.4g}")):
+                self.table.setItem(i, col, QTableWidgetItem(text))
+        self.info.setText(f"{len(freqs)} mode(s) at t = {getattr(lin, 't', 0.0) or 0.0:g} s; select a row to "
+                          "animate it.")
+        LOGGER.info("Linearized: %s", ", ".join(f"{f:.4g} Hz (ζ = {z:.3g})" for f, z in zip(freqs, zetas)))
+        return True
+
+    def clear(self):
+        self.stop_animation()
+        self.linearization = None
+        self.table.setRowCount(0)
+
+    def select_mode(self, index: int):
+        self.table.selectRow(index)
+
+    def pose_at(self, s: float) -> dict:
+        """Body poses of the selected mode at phase value s ∈ [−1, 1]."""
+        lin = self.linearization
+        shape = real_mode_shape(np.asarray(lin.mode_shapes)[:, self.mode])
+        return mode_poses(lin.q, self.amplitude * shape, self.body_names, s)
+
+    def stop_animation(self):
+        if self._timer.isActive():
+            self._timer.stop()
+            self.viewport.set_animating(False)
+            self.viewport.reset_poses()
+            self.animating.emit(False)
+
+    # ---- helpers ------------------------------------------------------------------------------
+    def _on_row(self):
+        rows = self.table.selectionModel().selectedRows() if self.table.selectionModel() else []
+        if not rows or self.linearization is None:
+            return
+        self.mode = rows[0].row()
+        shape = real_mode_shape(np.asarray(self.linearization.mode_shapes)[:, self.mode])
+        self.amplitude = mode_amplitude(shape, 20.0 * self.viewport.scene.glyph, len(self.body_names))
+        self._start = time.perf_counter()
+        if not self._timer.isActive():
+            self.viewport.set_animating(True)
+            self._timer.start()
+            self.animating.emit(True)
+        self._tick()
+
+    def _tick(self):
+        phase = (time.perf_counter() - self._start) / MODE_PERIOD
+        self.viewport.set_body_poses(self.pose_at(math.sin(2.0 * math.pi * phase)))

@@ -1,0 +1,410 @@
+"""Result plots (pyqtgraph) in bottom docks: the selection plot (a joint's reaction force and torque,
+a driver's driving force, a body's position/velocity/acceleration; pinned selections overlaid), the
+energy panel and the diagnostics panel.
+
+Every plot has a vertical time cursor that follows the animation (:meth:`TimePlots.set_cursor`);
+a click in a plot emits ``time_clicked(t)`` (the window moves the animation there).  Each panel
+exports to PNG, SVG (Qt's SVG generator; pyqtgraph's own SVG exporter fails with this Qt) and CSV.
+"""
+from __future__ import annotations
+
+import csv
+
+import numpy as np
+import pyqtgraph as pg
+import pyqtgraph.exporters  # noqa: F401  (registers pg.exporters)
+from PySide6.QtCore import QRect, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QPainter
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QMenu, QPushButton, QToolButton, QVBoxLayout, QWidget
+
+from . import dialogs
+from .log_panel import LOGGER
+
+pg.setConfigOptions(antialias=True, background="w", foreground="k")
+
+COMPONENT_COLORS = {"x": (214, 39, 40), "y": (44, 160, 44), "z": (31, 119, 180), "mag": (30, 30, 30)}
+SERIES_COLORS = [(31, 119, 180), (214, 39, 40), (44, 160, 44), (148, 103, 189), (255, 127, 14),
+                 (140, 86, 75), (227, 119, 194), (23, 190, 207)]
+STYLES = [Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine, Qt.PenStyle.DashDotLine]
+PARTITION_LEVELS = {"lu": 0, "qr": 1, "svd": 2, "kinematic": 3}
+CURSOR_PEN = pg.mkPen((230, 120, 0), width=1.5)
+
+
+class TimePlots(QWidget):
+    """Stacked plots over time with a shared time axis, a cursor in each and export.
+
+    ``curves`` maps a label ("crank_pin Fx", "kinetic", …) to its ``PlotDataItem``.
+    Signals: ``time_clicked(t)``.
+    """
+
+    time_clicked = Signal(float)
+
+    def __init__(self, title: str, parent=None):
+        super().__init__(parent)
+        self.title = title
+        self.setObjectName(title.lower().replace(" ", "_") + "_plots")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.setSpacing(2)
+        self.controls = QHBoxLayout()
+        layout.addLayout(self.controls)
+        self.info = QLabel("Run a simulation to see results.", self)
+        self.controls.addWidget(self.info, 1)
+        self.export_button = QToolButton(self)
+        self.export_button.setText("Export")
+        self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(self.export_button)
+        menu.addAction("PNG image…", lambda: self._export("png"))
+        menu.addAction("SVG image…", lambda: self._export("svg"))
+        menu.addAction("CSV table…", lambda: self._export("csv"))
+        self.export_button.setMenu(menu)
+        self.controls.addWidget(self.export_button)
+        self.graphics = pg.GraphicsLayoutWidget(self)
+        layout.addWidget(self.graphics, 1)
+        self.plots: list[pg.PlotItem] = []
+        self.cursors: list[pg.InfiniteLine] = []
+        self.curves: dict[str, pg.PlotDataItem] = {}
+        self.rows: dict[str, pg.PlotItem] = {}
+        self.columns = 2
+        self._stale: dict[str, pg.PlotDataItem] = {}
+        self.cursor_time = 0.0
+        self.graphics.scene().sigMouseClicked.connect(self._on_click)
+
+    # ---- public API ---------------------------------------------------------------------------
+    def clear_plots(self):
+        self._stale = {}
+        self.graphics.clear()
+        self.plots, self.cursors, self.curves, self.rows = [], [], {}, {}
+
+    def set_rows(self, rows, columns: int = 2):
+        """Plots for ``rows`` = [(key, title, unit, log_y)], left to right in ``columns`` columns, then
+        top to bottom.  Plots of an unchanged
+        layout are kept and only emptied (creating a pyqtgraph plot costs ~50 ms)."""
+        self.drop_stale()
+        if [r[0] for r in rows] == list(self.rows) and columns == self.columns:
+            self._stale, self.curves = self.curves, {}  # reused by add_curve, the rest dropped later
+            QTimer.singleShot(0, self.drop_stale)
+            return self.rows
+        self.clear_plots()
+        self.columns = columns
+        for key, title, unit, log_y in rows:
+            self.rows[key] = self.add_plot(title, unit, log_y)
+        return self.rows
+
+    def add_plot(self, title: str, unit: str = "", log_y: bool = False) -> pg.PlotItem:
+        """A new plot below the others, time-linked to the first."""
+        n = len(self.plots)
+        plot = self.graphics.addPlot(row=n // self.columns, col=n % self.columns)
+        plot.setTitle(title, size="9pt")
+        plot.showGrid(x=True, y=True, alpha=0.25)
+        plot.setLabel("left", units=unit or None)
+        plot.setLogMode(y=log_y)
+        legend = plot.addLegend(offset=(1, 1), labelTextSize="8pt", verSpacing=-8, colCount=4)
+        legend.setBrush(pg.mkBrush(255, 255, 255, 200))
+        plot.setMenuEnabled(False)
+        if self.plots:
+            plot.setXLink(self.plots[0])
+        cursor = pg.InfiniteLine(pos=self.cursor_time, angle=90, pen=CURSOR_PEN, movable=False)
+        plot.addItem(cursor, ignoreBounds=True)
+        self.plots.append(plot)
+        self.cursors.append(cursor)
+        plot.setLabel("bottom", "time", units="s")
+        return plot
+
+    def add_curve(self, plot: pg.PlotItem, label: str, x, y, color,
+                  style=Qt.PenStyle.SolidLine) -> pg.PlotDataItem:
+        pen = pg.mkPen(color, width=1.6, style=style)
+        x, y = np.asarray(x, float), np.asarray(y, float)
+        item = self._stale.pop(label, None)
+        if item is not None and item.getViewBox() is plot.vb:
+            item.setData(x, y, pen=pen)
+        else:
+            if item is not None:
+                self._remove(item)
+            item = plot.plot(x, y, pen=pen, name=label)
+        self.curves[label] = item
+        return item
+
+    def drop_stale(self):
+        """Remove the curves a refresh did not reuse."""
+        for item in self._stale.values():
+            self._remove(item)
+        self._stale = {}
+
+    def _remove(self, item):
+        for plot in self.plots:
+            if item in plot.listDataItems():
+                plot.removeItem(item)
+                plot.legend.removeItem(item)
+
+    def set_cursor(self, t: float):
+        self.cursor_time = float(t)
+        for cursor in self.cursors:
+            cursor.setValue(self.cursor_time)
+
+    def curve_data(self, label: str):
+        """(x, y) arrays of a curve, as given (before a log axis transforms them)."""
+        item = self.curves[label]
+        return item.xData, item.yData
+
+    def export_png(self, path: str):
+        exporter = pg.exporters.ImageExporter(self.graphics.scene())
+        exporter.parameters()["width"] = max(self.graphics.width(), 800)
+        exporter.export(path)
+
+    def export_svg(self, path: str):
+        from PySide6.QtSvg import QSvgGenerator
+        size = self.graphics.size()
+        generator = QSvgGenerator()
+        generator.setFileName(path)
+        generator.setSize(QSize(size.width(), size.height()))
+        generator.setViewBox(QRect(0, 0, size.width(), size.height()))
+        generator.setTitle(self.title)
+        painter = QPainter(generator)
+        self.graphics.render(painter)
+        painter.end()
+        del painter, generator
+
+    def export_csv(self, path: str):
+        """Curves sharing a time axis go in one block of columns (time first); blocks side by side."""
+        groups: list[tuple[np.ndarray, list[tuple[str, np.ndarray]]]] = []
+        for label, item in self.curves.items():
+            x, y = item.xData, item.yData
+            if x is None:
+                continue
+            for gx, members in groups:
+                if len(gx) == len(x) and np.array_equal(gx, x):
+                    members.append((label, y))
+                    break
+            else:
+                groups.append((x, [(label, y)]))
+        header, columns = [], []
+        for k, (x, members) in enumerate(groups):
+            header.append("t [s]" if k == 0 else f"t [s] ({members[0][0]})")
+            columns.append(x)
+            for label, y in members:
+                header.append(label)
+                columns.append(y)
+        rows = max((len(c) for c in columns), default=0)
+        with open(path, "w", newline="", encoding="utf-8") as f:
+            writer = csv.writer(f)
+            writer.writerow(header)
+            for i in range(rows):
+                writer.writerow([repr(float(c[i])) if i < len(c) else "" for c in columns])
+
+    # ---- helpers ------------------------------------------------------------------------------
+    def _export(self, kind):
+        filters = {"png": "PNG images (*.png)", "svg": "SVG images (*.svg)", "csv": "CSV tables (*.csv)"}
+        path = dialogs.save_file_path(self, f"Export {self.title}", f"{self.objectName()}.{kind}", filters[kind])
+        if not path:
+            return
+        try:
+            getattr(self, f"export_{kind}")(path)
+            LOGGER.info("%s plot exported to %s", self.title, path)
+        except (OSError, RuntimeError, ValueError) as exc:
+            LOGGER.error("Cannot export %s: %s", path, exc)
+
+    def _on_click(self, event):
+        if event.button() != Qt.MouseButton.LeftButton:
+            return
+        pos = event.scenePos()
+        for plot in self.plots:
+            if plot.vb.sceneBoundingRect().contains(pos):
+                t = plot.vb.mapSceneToView(pos).x()
+                self.time_clicked.emit(float(t))
+                return
+
+
+class SelectionPlots(TimePlots):
+    """Plots of the selected element: joint → reaction force & torque (global or joint frame) and
+    their magnitudes; driver → driving force; body → position, velocity, acceleration.  Pinned
+    elements stay and are overlaid (one line style per element)."""
+
+    def __init__(self, parent=None):
+        super().__init__("Plot", parent)
+        self.results = None
+        self.current = ""
+        self.pinned: list[str] = []
+        self.frame = QComboBox(self)
+        self.frame.addItem("global axes", "global")
+        self.frame.addItem("joint axes", "joint")
+        self.frame.setToolTip("Axes of the reaction force and torque components")
+        self.frame.currentIndexChanged.connect(lambda _: self.refresh())
+        self.pin_button = QPushButton("Pin", self)
+        self.pin_button.setToolTip("Keep this element's curves while selecting others (overlay)")
+        self.pin_button.clicked.connect(self.pin)
+        self.unpin_button = QPushButton("Clear pins", self)
+        self.unpin_button.clicked.connect(self.clear_pins)
+        for w in (self.frame, self.pin_button, self.unpin_button):
+            self.controls.insertWidget(self.controls.count() - 1, w)
+        self.refresh()
+
+    # ---- public API ---------------------------------------------------------------------------
+    @property
+    def reaction_frame(self) -> str:
+        return self.frame.currentData()
+
+    def set_reaction_frame(self, frame: str):
+        self.frame.setCurrentIndex(self.frame.findData(frame))
+
+    def set_results(self, results):
+        self.results = results
+        if results is not None:
+            self.pinned = [n for n in self.pinned if self.kind(n)]
+        self.refresh()
+
+    def show_element(self, name: str):
+        """Plot ``name`` (with the pinned ones); names without results are ignored."""
+        self.current = name if self.kind(name) else ""
+        self.refresh()
+
+    def pin(self):
+        if self.current and self.current not in self.pinned:
+            self.pinned.append(self.current)
+            self.refresh()
+
+    def clear_pins(self):
+        self.pinned = []
+        self.refresh()
+
+    def kind(self, name: str) -> str:
+        """'joint', 'driver', 'body' or '' (not in the results)."""
+        r = self.results
+        if r is None or not name:
+            return ""
+        if name in r.joint_names:
+            return "joint"
+        if name in r.driver_names:
+            return "driver"
+        if name in r.body_names:
+            return "body"
+        return ""
+
+    def shown(self) -> list[str]:
+        names = list(self.pinned)
+        if self.current and self.current not in names:
+            names.append(self.current)
+        return names
+
+    def refresh(self):
+        names = self.shown()
+        if self.results is None or not names:
+            self.clear_plots()
+        if self.results is None:
+            self.info.setText("Run a simulation to see results.")
+            return
+        if not names:
+            self.info.setText("Click a joint, driver or body (viewport or tree) to plot it.")
+            return
+        pinned = f" · pinned: {', '.join(self.pinned)}" if self.pinned else ""
+        self.info.setText(f"{', '.join(names)}{pinned}")
+        kinds = {self.kind(n) for n in names}
+        t = self.results.t
+        multi = len(names) > 1
+        rows = []
+        if "joint" in kinds:
+            rows += [("force", "Reaction force", "N", False), ("torque", "Reaction torque", "N·m", False)]
+        if "driver" in kinds:
+            rows += [("driver", "Driving force / torque", "", False)]
+        if "body" in kinds:
+            rows += [("position", "Position (CM)", "m", False), ("velocity", "Velocity (CM)", "m/s", False),
+                     ("acceleration", "Acceleration (CM)", "m/s²", False)]
+        plots = self.set_rows(rows, columns=min(len(rows), 3 if "body" in kinds else 2))
+        for k, name in enumerate(names):
+            style = STYLES[k % len(STYLES)]
+            kind = self.kind(name)
+            if kind == "joint":
+                F, T = self.results.joint_reaction(name, frame=self.reaction_frame)
+                for key, values, sym in (("force", F, "F"), ("torque", T, "T")):
+                    self._components(plots[key], name, sym, t, values, style, multi, k)
+            elif kind == "driver":
+                self.add_curve(plots["driver"], name, t, self.results.driver_force(name),
+                               SERIES_COLORS[k % len(SERIES_COLORS)], style)
+            elif kind == "body":
+                for key, getter, sym in (("position", self.results.body_position, "r"),
+                                         ("velocity", self.results.body_velocity, "v"),
+                                         ("acceleration", self.results.body_acceleration, "a")):
+                    self._components(plots[key], name, sym, t, getter(name), style, multi, k,
+                                     magnitude=key != "position")
+
+    # ---- helpers ------------------------------------------------------------------------------
+    def _components(self, plot, name, sym, t, values, style, multi, k, magnitude=True):
+        values = np.asarray(values, float)
+        for i, axis in enumerate("xyz"):
+            self.add_curve(plot, f"{name} {sym}{axis}", t, values[:, i], COMPONENT_COLORS[axis], style)
+        if magnitude:
+            self.add_curve(plot, f"{name} |{sym}|", t, np.linalg.norm(values, axis=1), COMPONENT_COLORS["mag"],
+                           style)
+
+
+class EnergyPlots(TimePlots):
+    """Kinetic, potential, strain and total energy; the relative drift of the total."""
+
+    def __init__(self, parent=None):
+        super().__init__("Energy", parent)
+        self.set_results(None)
+
+    def set_results(self, results):
+        plots = self.set_rows([("energy", "Energy", "J", False), ("drift", "Relative drift of the total energy", "",
+                                                                     False)])
+        if results is None:
+            self.info.setText("Run a simulation to see the energy.")
+            return
+        t, e = results.t, results.energy
+        for k, key in enumerate(("kinetic", "potential", "strain", "total")):
+            if key in e:
+                self.add_curve(plots["energy"], key, t, e[key], SERIES_COLORS[k], width_style(key))
+        drift = relative_drift(np.asarray(e["total"], float), e)
+        self.add_curve(plots["drift"], "drift", t, drift, SERIES_COLORS[4])
+        self.info.setText(f"max |relative drift of the total| = {np.abs(drift).max():.3g}" if len(drift) else "")
+
+
+class DiagnosticsPlots(TimePlots):
+    """Constraint violation, conditioning of the dependent block (warns before singular positions),
+    integrator step size and the active partitioning method over time."""
+
+    def __init__(self, parent=None):
+        super().__init__("Diagnostics", parent)
+        self.set_results(None)
+
+    def set_results(self, results):
+        from .simulation import NEAR_SINGULAR
+        first = not self.rows
+        plots = self.set_rows([("violation", "Constraint violation max |Φ|", "", True),
+                               ("conditioning", "Conditioning σ_min / σ_min(partition)", "", False),
+                               ("step", "Step size", "s", True), ("partition", "Partitioning method", "", False)])
+        if first:
+            warn = pg.InfiniteLine(pos=NEAR_SINGULAR, angle=0, pen=pg.mkPen((200, 0, 0), style=Qt.PenStyle.DashLine),
+                                   label="near-singular", labelOpts={"position": 0.05, "color": (200, 0, 0)})
+            plots["conditioning"].addItem(warn, ignoreBounds=True)
+            plots["partition"].getAxis("left").setTicks([[(v, k) for k, v in PARTITION_LEVELS.items()]])
+            plots["partition"].setYRange(-0.3, 3.3)
+        if results is None:
+            self.info.setText("Run a simulation to see solver diagnostics.")
+            return
+        t = results.t
+        viol = np.maximum(np.asarray(results.constraint_violation, float), 1e-300)
+        self.add_curve(plots["violation"], "constraint violation", t, viol, SERIES_COLORS[0])
+        cond = np.asarray(results.conditioning, float)
+        self.add_curve(plots["conditioning"], "conditioning", t, cond, SERIES_COLORS[1])
+        th, h = results.step_sizes
+        if len(th):
+            self.add_curve(plots["step"], "step size", th, np.maximum(np.asarray(h, float), 1e-300), SERIES_COLORS[2])
+        levels = np.array([PARTITION_LEVELS.get(m, -1) for m in results.partition_method], float)
+        self.add_curve(plots["partition"], "partition", t[: len(levels)], levels, SERIES_COLORS[3])
+        low = np.flatnonzero(cond < NEAR_SINGULAR)
+        self.info.setText(f"near-singular from t = {t[low[0]]:.4g} s (min {cond.min():.2g})" if low.size else
+                          f"max |Φ| = {viol.max():.2g} · min conditioning {cond.min():.2g}" if len(cond) else "")
+
+
+def relative_drift(total, energy) -> np.ndarray:
+    """(E(t) − E(0)) / scale, scale = the largest energy magnitude in the run (never 0)."""
+    total = np.asarray(total, float)
+    if not len(total):
+        return total
+    scale = max([abs(total[0])] + [float(np.abs(np.asarray(v, float)).max()) for v in energy.values() if len(v)])
+    return (total - total[0]) / (scale if scale > 0 else 1.0)
+
+
+def width_style(key):
+    return Qt.PenStyle.DashLine if key == "total" else Qt.PenStyle.SolidLine

@@ -1,0 +1,195 @@
+"""A simulation run as a plain function (no Qt): :func:`run_simulation` wraps ``solver.simulate`` with
+progress and cancel hooks and turns every way a run can end into one :class:`RunOutcome` — finished,
+stopped by the user, failed in the solver (partial results kept), refused as bad input, or crashed.
+
+The Qt worker in :mod:`app.run_control` only moves this function to a thread.  Also here: the
+suggestion shown with a failure, where a project's results file lives, whether a results file still
+fits the model, and the per-frame body poses of a :class:`solver.Results` (what the animation shows).
+"""
+from __future__ import annotations
+
+import os
+import time
+import traceback
+from dataclasses import dataclass, field
+
+import numpy as np
+
+import solver
+
+# A conditioning value (σ_min of the dependent block relative to its value when the partition was
+# chosen) below this is logged as "near-singular": the mechanism approaches a locked position.
+NEAR_SINGULAR = 0.05
+
+
+@dataclass
+class RunOutcome:
+    """How a run ended.  ``status``: 'ok', 'cancelled', 'failed' (solver error, partial results),
+    'invalid' (model refused: ``problems``) or 'error' (unexpected exception: ``message`` + traceback)."""
+
+    status: str
+    results: object = None
+    message: str = ""
+    time: float | None = None
+    elements: tuple = ()
+    problems: list = field(default_factory=list)
+    wall_time: float = 0.0
+    t_end: float = 0.0
+    details: str = ""
+
+    @property
+    def has_results(self) -> bool:
+        return self.results is not None and len(self.results.t) > 0
+
+    @property
+    def suggestion(self) -> str:
+        return suggestion(self)
+
+
+def run_simulation(model: solver.Model, progress=None, cancel=None, **overrides) -> RunOutcome:
+    """Simulate a *copy* of ``model`` with its saved settings (``overrides`` replace some of them).
+
+    ``progress(t, t_end)`` and ``cancel() -> bool`` are passed to ``solver.simulate`` (called from the
+    thread that runs this function, at every output point).  Never raises for solver problems.
+    """
+    model = model.copy()
+    t_end = float(overrides.get("t_end") or model.settings.values["t_end"])
+    start = time.perf_counter()
+
+    def outcome(status, results=None, **kw):
+        return RunOutcome(status, results, wall_time=time.perf_counter() - start, t_end=t_end, **kw)
+
+    try:
+        results = solver.simulate(model, progress=progress, cancel=cancel, **overrides)
+    except solver.Cancelled as exc:
+        return outcome("cancelled", exc.results, message="stopped by the user",
+                       time=_last_time(exc.results))
+    except solver.SolverError as exc:
+        return outcome("failed", exc.results, message=exc.message, time=exc.time,
+                       elements=tuple(exc.elements or ()))
+    except solver.ModelError as exc:
+        return outcome("invalid", message=str(exc), problems=list(exc.problems))
+    except Exception as exc:  # noqa: BLE001  (a bug must not kill the GUI's worker thread)
+        return outcome("error", message=f"{type(exc).__name__}: {exc}", details=traceback.format_exc())
+    return outcome("ok", results)
+
+
+def suggestion(outcome: RunOutcome) -> str:
+    """What the user can try after a failed run (from the solver's message)."""
+    msg = outcome.message.lower()
+    who = ", ".join(outcome.elements) or "the joints and drivers"
+    if "newton" in msg or "assembl" in msg or "kinematic" in msg:
+        return (f"The mechanism cannot reach the position asked for near t = {outcome.time:g} s: it has "
+                f"probably locked or reached a singular position. Check the range of motion of {who} "
+                "(a driver asking for more than the linkage allows, e.g. a rocker driven through a full "
+                "turn), the joint axes and the initial positions.") if outcome.time is not None else (
+                f"Check {who}: joint axes, initial positions and driver expressions.")
+    if "step" in msg and ("small" in msg or "size" in msg):
+        return ("The integrator could not keep the error within tolerance. Try a stiff integrator "
+                "(bdf, radau or galpha), looser tolerances, or check for very stiff springs.")
+    if "singular" in msg:
+        return (f"The constraint Jacobian became singular near {who}. Try the 'hybrid' or 'svd' "
+                "partitioning, or check for redundant joints.")
+    if "nan" in msg or "finite" in msg or "diverg" in msg:
+        return "The solution diverged. Try a smaller maximum step or tighter tolerances."
+    return f"Check {who} and the solver settings (integrator, tolerances, maximum step)."
+
+
+def results_path(project_path: str) -> str:
+    """``<project>.h5`` next to a project file ``<project>.mbs.json``."""
+    base = project_path
+    for suffix in (".mbs.json", ".json"):
+        if base.endswith(suffix):
+            base = base[: -len(suffix)]
+            break
+    return base + ".h5"
+
+
+def results_match(results, model: solver.Model) -> bool:
+    """True when ``results`` were computed for a model with the same bodies."""
+    return results is not None and set(results.body_names) == set(model.bodies)
+
+
+def load_project_results(project_path: str, model: solver.Model):
+    """The results saved next to ``project_path`` if they exist and fit ``model`` (else None, and the
+    reason as second item)."""
+    path = results_path(project_path)
+    if not os.path.exists(path):
+        return None, ""
+    try:
+        results = solver.load_results(path)
+    except (OSError, solver.MBSError, ValueError, KeyError) as exc:
+        return None, f"cannot read {os.path.basename(path)}: {exc}"
+    if not results_match(results, model):
+        return None, f"{os.path.basename(path)} does not match the model's bodies; not loaded"
+    return results, ""
+
+
+class Trajectory:
+    """Body poses of a ``Results`` per output frame, extracted once (fast animation frames)."""
+
+    def __init__(self, results):
+        self.results = results
+        self.t = np.asarray(results.t, float)
+        self.positions = {b: np.asarray(results.body_position(b), float) for b in results.body_names}
+        self.rotations = {b: np.asarray(results.body_rotation(b), float) for b in results.body_names}
+
+    def __len__(self):
+        return len(self.t)
+
+    def index(self, t: float) -> int:
+        """The frame at or just before time ``t`` (clamped)."""
+        if len(self.t) == 0:
+            return 0
+        i = int(np.searchsorted(self.t, t + 1e-12 * max(1.0, abs(t)), side="right")) - 1
+        return min(max(i, 0), len(self.t) - 1)
+
+    def poses(self, i: int) -> dict:
+        return {b: (self.positions[b][i], self.rotations[b][i]) for b in self.positions}
+
+    def point_path(self, body: str, local=(0.0, 0.0, 0.0)) -> np.ndarray:
+        """(N, 3) global path of a point given in body coordinates."""
+        return self.positions[body] + self.rotations[body] @ np.asarray(local, float)
+
+
+def quaternion_matrix(p) -> np.ndarray:
+    """Rotation matrix of the Euler parameters p = (w, x, y, z) (normalised first)."""
+    w, x, y, z = np.asarray(p, float) / np.linalg.norm(p)
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+
+
+def real_mode_shape(shape) -> np.ndarray:
+    """A (complex) eigenvector turned real: rotated in the complex plane so that its largest
+    component is real and positive, then the real part (exact for undamped modes)."""
+    v = np.asarray(shape)
+    if not np.iscomplexobj(v) or not v.size:
+        return np.asarray(v, float)
+    k = int(np.argmax(np.abs(v)))
+    if abs(v[k]) == 0:
+        return np.zeros(v.shape)
+    return np.real(v * np.conj(v[k]) / abs(v[k]))
+
+
+def mode_poses(q0, shape, body_names, s: float) -> dict:
+    """Body poses at q = q0 + s·shape in the Cartesian coordinates q = [r (3), p (4)] per body
+    (``shape`` real, see :func:`real_mode_shape`)."""
+    q = np.asarray(q0, float) + s * np.asarray(shape, float)
+    return {b: (q[7 * k: 7 * k + 3], quaternion_matrix(q[7 * k + 3: 7 * k + 7]))
+            for k, b in enumerate(body_names)}
+
+
+def mode_amplitude(shape, extent: float, n_bodies: int) -> float:
+    """A scale for ``shape`` so the largest translation is 10 % of ``extent`` (or a 0.3-rad rotation
+    when the mode has no translation)."""
+    v = np.asarray(shape, float).reshape(n_bodies, 7)
+    translation = np.abs(v[:, :3]).max() if v.size else 0.0
+    rotation = 2.0 * np.abs(v[:, 4:]).max() if v.size else 0.0
+    if translation > 1e-12 * max(rotation, 1.0):
+        return 0.1 * extent / translation
+    return 0.3 / rotation if rotation > 0 else 0.0
+
+
+def _last_time(results):
+    return float(results.t[-1]) if results is not None and len(results.t) else None
