@@ -33,7 +33,7 @@ from ..forces import BodyFrames, Wrenches, compile_forces
 from ..math.rotations import L_matrix, rotation_matrix
 from ..model.fields import inertia_matrix
 from ..model.model import GROUND
-from .system import ConstraintEval, Equation, MechanicalSystem
+from .system import ConstraintEval, Equation, MechanicalSystem, mechanical_energies
 
 
 ALPHA_VELOCITY_WEIGHT = 1e-6     # weight of the joint coordinates' α̇ in the velocity projection
@@ -304,13 +304,8 @@ class CartesianSystem(MechanicalSystem):
             Fr = cj.frame(states[bi])
             RF[k], RT[k], RFj[k], RTj[k] = F, T, Fr.T @ F, Fr.T @ T
         drv = np.array([-lam[row] for _, _, _, row in self.drivers])
-        kinetic = 0.0
-        potential_g = 0.0
-        for k in range(self.nb):
-            wb = frames.A[k].T @ frames.w[k]
-            kinetic += 0.5 * self.mass_values[k] * frames.v[k] @ frames.v[k] + 0.5 * wb @ self.inertia[k] @ wb
-            potential_g -= self.mass_values[k] * self.gravity @ frames.r[k]
-        spring = sum(f.potential(frames) for f in self.force_elements)
+        kinetic, potential_g, spring = mechanical_energies(frames, self.mass_values, self.inertia,
+                                                           self.gravity, self.force_elements)
         return {"r": frames.r, "A": frames.A, "v": frames.v, "w": frames.w, "a": acc, "alpha": alpha,
                 "reaction_force": RF, "reaction_torque": RT, "reaction_force_joint": RFj,
                 "reaction_torque_joint": RTj, "driver_force": drv,

@@ -42,7 +42,7 @@ from ..math.rotations import G_matrix, quat_from_matrix, rotation_matrix, skew
 from ..model.fields import inertia_matrix
 from ..model.model import GROUND
 from .mobilizers import Mobilizer
-from .system import ConstraintEval, Equation, MechanicalSystem
+from .system import ConstraintEval, Equation, MechanicalSystem, mechanical_energies
 from .topology import build_topology
 
 REACTION_METHODS = ("nonrecursive", "newton-euler")
@@ -284,12 +284,8 @@ class RelativeSystem(MechanicalSystem):
             else:
                 e = edge_of_col[col]
                 drv[n] = (kin.B[e].T @ Rhat[e])[list(self.cols[e]).index(col)]     # eq. (36)
-        kinetic, potential_g = 0.0, 0.0
-        for b in range(self.nb):
-            wb = frames.A[b].T @ frames.w[b]
-            kinetic += 0.5 * self.mass_values[b] * frames.v[b] @ frames.v[b] + 0.5 * wb @ self.inertia[b] @ wb
-            potential_g -= self.mass_values[b] * self.gravity @ frames.r[b]
-        spring = sum(f.potential(frames) for f in self.force_elements)
+        kinetic, potential_g, spring = mechanical_energies(frames, self.mass_values, self.inertia,
+                                                           self.gravity, self.force_elements)
         return {"r": frames.r, "A": frames.A, "v": frames.v, "w": frames.w, "a": acc, "alpha": alpha,
                 "reaction_force": RF, "reaction_torque": RT, "reaction_force_joint": RFj,
                 "reaction_torque_joint": RTj, "driver_force": drv,
