@@ -1,4 +1,6 @@
 """Cartesian formulation against closed-form solutions and against itself through every path."""
+import os
+
 import numpy as np
 import pytest
 import sympy as sp
@@ -271,3 +273,13 @@ def test_lu_partitioning_stops_at_the_singular_position_with_a_clear_error():
     with pytest.raises(solver.SolverError, match="singular") as exc:
         solver.simulate(fourbar(), partitioning="lu", t_end=0.45, output_step=0.05, rtol=1e-9, atol=1e-11)
     assert 0.25 < exc.value.time < 0.35 and exc.value.results.t[-1] >= 0.25    # partial results kept
+
+
+@pytest.mark.slow
+def test_double_pendulum_energy_drift_over_10_s():
+    """Chaotic double pendulum (sample): total energy drift ≤ 1e-7 of the kinetic-energy scale over
+    10 s at rtol 1e-10 (measured 3e-9)."""
+    m = solver.load_model(os.path.join(os.path.dirname(__file__), "..", "..", "sample_models", "double_pendulum.mbs.json"))
+    res = solver.simulate(m, t_end=10.0, output_step=0.1, rtol=1e-10, atol=1e-12)
+    e = res.energy["total"]
+    assert np.max(np.abs(e - e[0])) / np.max(res.energy["kinetic"]) < 1e-7
