@@ -108,8 +108,121 @@ def fourbar():
     return m
 
 
+# ---- RRC 7-DOF robot arm (seed paper 1, Kim & You 1997, §4) -----------------------------------
+SLUG = 14.5939                 # kg per slug
+LB_IN_S2 = 0.112985            # kg·m² per lb·in·s²
+LB_PER_IN = 175.1268           # N/m per lb/in
+INCH = 0.0254                  # m
+# Table 2 of paper 1: mass (slug), Ixx, Iyy, Izz (lb·in·s², about the CM, x = link axis)
+RRC_TABLE2 = ((229.5, 6.907, 10.0, 10.0), (122.0, 3.056, 7.0, 7.0), (63.5, 1.773, 4.868, 4.868),
+              (45.0, 1.559, 1.7823, 1.7823), (24.5, 0.374, 1.197, 1.197), (12.5, 0.299, 0.37, 0.37),
+              (8.0, 0.2, 0.2, 0.2))
+RRC_LENGTHS = (0.55, 0.50, 0.45, 0.40, 0.35, 0.30, 0.25)      # m, ours (the paper's figure is lost)
+RRC_RADII = (0.09, 0.08, 0.07, 0.06, 0.05, 0.045, 0.04)        # display only
+RRC_SPRING = 1.7513e7 * LB_PER_IN                              # N/m (1.7513e7 lb/in)
+
+
+def rrc_arm(name="rrc-arm", pitch=(0.0, 0.0, 0.0), rates=(0.0,) * 7):
+    """The 7-DOF RRC arm of seed paper 1 §4 (Fig. 4, Table 2), no drivers: 7 links in a serial
+    chain, joints 1, 3, 5, 7 roll (revolute about the link axis), joints 2, 4, 6 pitch (revolute
+    about global z, across the links).  Joint k sits at the upper end of link k.
+
+    Data (SI, converted from Table 2): mass [slug] × 14.5939 = kg; Ixx, Iyy, Izz [lb·in·s²] ×
+    0.112985 = kg·m² about the CM, body x along the link (Ixx is the small roll inertia, Iyy = Izz:
+    the links are axisymmetric), products of inertia zero.  Link lengths are ours (the paper gives
+    them only in a figure that was not transcribed): 0.55, 0.50, 0.45, 0.40, 0.35, 0.30, 0.25 m
+    (2.80 m reach), CM at mid-link.  Note: Table 2's masses in slug (3349 kg for link 1) are far
+    heavier than its inertias suggest (radius of gyration ≈ 2 cm); read as pound-mass they would
+    be 32.174 times lighter.  We keep the table's stated unit.
+
+    The arm hangs straight down (ceiling mount) along −y at zero joint angles, gravity −9.81 m/s²
+    along y, so the pitch joints move it in the vertical xy plane.  ``pitch`` = (θ2, θ4, θ6) bends
+    the initial configuration at the pitch joints (rad, positive about +z); joint coordinates are
+    zero at the initial configuration whatever the bend."""
+    m = solver.Model(name=name, gravity=(0.0, -9.81, 0.0))
+    p = np.zeros(3)
+    phi = 0.0
+    prev = "ground"
+    w = np.zeros(3)                                              # angular velocity of link k
+    vp = np.zeros(3)                                             # velocity of joint point p
+    for k in range(7):
+        if k % 2 == 1:
+            phi += pitch[k // 2]
+        u = np.array([np.sin(phi), -np.cos(phi), 0.0])          # link axis (body x), hanging down at phi=0
+        a = phi - np.pi / 2
+        mass_slug, ixx, iyy, izz = RRC_TABLE2[k]
+        L = RRC_LENGTHS[k]
+        body = f"link{k + 1}"
+        axis = tuple(u) if k % 2 == 0 else (0.0, 0.0, 1.0)
+        w = w + rates[k] * np.array(axis)
+        m.add_body(body, mass=mass_slug * SLUG, inertia=(ixx * LB_IN_S2, iyy * LB_IN_S2, izz * LB_IN_S2),
+                   position=tuple(p + 0.5 * L * u), orientation=(np.cos(a / 2), 0.0, 0.0, np.sin(a / 2)),
+                   velocity=tuple(vp + np.cross(w, 0.5 * L * u) + 0.0), angular_velocity=tuple(w + 0.0),
+                   geometry={"shape": "cylinder", "radius": RRC_RADII[k], "length": L, "axis": "x",
+                             "color": [0.3, 0.5, 0.8] if k % 2 == 0 else [0.85, 0.55, 0.25]})
+        m.add_joint(f"J{k + 1}", "revolute", prev, body, origin=tuple(p), axis=axis)
+        prev = body
+        vp = vp + np.cross(w, L * u)
+        p = p + L * u
+    return m
+
+
+def rrc_arm_case1():
+    """Seed paper 1 §4, case 1: the RRC arm (:func:`rrc_arm`, hanging straight down) with the roll
+    joints 1, 3, 5, 7 locked by drivers ``0`` (the joints stay in the model and report the locking
+    torque) and joint 2 driven ``q2 = (π/3) sin(π t / 5)`` (eq. 37) for 5 s; joints 4 and 6 are
+    free and start at 0 with zero joint rates (the bodies below joint 2 start turning rigidly at
+    q̇2(0) = π²/15 rad/s): DOF = 7 − 5 = 2.  Outputs of interest: driver torque of joint 2
+    (paper Fig. 5) and the x-reaction of joint 2 (Fig. 6)."""
+    m = rrc_arm("rrc-arm-case1", rates=(0.0, np.pi**2 / 15, 0.0, 0.0, 0.0, 0.0, 0.0))
+    for k in (1, 3, 5, 7):
+        m.add_driver(f"lock{k}", joint=f"J{k}", expression="0")
+    m.add_driver("drive2", joint="J2", expression="(pi/3)*sin(pi*t/5)")
+    m.settings.set("t_end", 5.0)
+    m.settings.set("output_step", 0.01)
+    m.settings.set("formulation", "relative")
+    return m
+
+
+def rrc_arm_case2():
+    """Seed paper 1 §4, case 2: the gripper holds an object fixed to ground — a closed loop the
+    paper approximates by a 1-inch spring of stiffness 1.7513e7 lb/in = 3.067e9 N/m (× 175.1268)
+    between the arm tip and ground.  The spring (free length 0.0254 m, so unloaded at t = 0) runs
+    from the tip of link 7 to a ground point 1 inch beside the tip, in −x (across the arm, in the
+    plane of the pitch motion, on the side the forearm swings to; placed across rather than along
+    the arm so that arm + spring form a well-conditioned four-bar: joint 4 crank, links 6–7
+    coupler, spring rocker).  Roll joints and joint 2 locked (drivers ``0``), joint 4 driven
+    ``q4 = (π/30) sin(π t − π)`` (eq. 38) for 1 s: DOF = 7 − 6 = 1 (joint 6), and that one is held
+    by the spring — a stiff mode near 1 kHz — so the run uses the implicit generalized-α
+    integrator (fixed 1 ms step) in the relative formulation.  Outputs of interest: driver torque
+    of joint 4 (paper Fig. 7) and the x-reaction of joint 4 (Fig. 8).
+
+    Initial velocities: q̇4(0) = −π²/30 rad/s (the driver's rate) and q̇6(0) such that the tip
+    moves along the spring's normal (tip x-velocity 0), so the loop starts closed at the velocity
+    level too; otherwise the start would excite the undamped ≈ 1 kHz spring mode (±2e4 N·m at
+    joint 4), which the paper's smooth curves do not show."""
+    q4d = -np.pi**2 / 30
+    d46, d6t = RRC_LENGTHS[3] + RRC_LENGTHS[4], RRC_LENGTHS[5] + RRC_LENGTHS[6]
+    q6d = -q4d * d46 / d6t - q4d                   # tip x-velocity q̇4 d46 + (q̇4 + q̇6) d6t = 0
+    m = rrc_arm("rrc-arm-case2", rates=(0.0, 0.0, 0.0, q4d, 0.0, q6d, 0.0))
+    for k in (1, 3, 5, 7):
+        m.add_driver(f"lock{k}", joint=f"J{k}", expression="0")
+    m.add_driver("lock2", joint="J2", expression="0")
+    m.add_driver("drive4", joint="J4", expression="(pi/30)*sin(pi*t - pi)")
+    tip = np.array([0.0, -sum(RRC_LENGTHS), 0.0])
+    anchor = tip + np.array([-INCH, 0.0, 0.0])
+    m.add_spring_damper("gripper_spring", "ground", "link7", point_i=tuple(anchor), point_j=tuple(tip),
+                        stiffness=RRC_SPRING, free_length=INCH)
+    m.settings.set("t_end", 1.0)
+    m.settings.set("output_step", 0.005)
+    m.settings.set("formulation", "relative")
+    m.settings.set("integrator", "galpha")
+    m.settings.set("max_step", 0.001)
+    return m
+
+
 BUILDERS = {"pendulum": pendulum, "double_pendulum": double_pendulum, "slider_crank": slider_crank,
-            "fourbar": fourbar}
+            "fourbar": fourbar, "rrc_arm_case1": rrc_arm_case1, "rrc_arm_case2": rrc_arm_case2}
 
 
 def main():

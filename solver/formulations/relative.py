@@ -234,6 +234,19 @@ class RelativeSystem(MechanicalSystem):
                 P[self.cols[e]] = kin.B[e].T @ (L[e] - K[e] @ kin.Yd0[edge.child])
         return P
 
+    def constraint_hessian(self, q, lam, t):
+        """(Φ_qᵀλ)_q for the implicit integrator, by central differences of Φ_qᵀλ (step
+        1e-7·max(1, |q_k|): truncation O(h²) and round-off O(ε/h) both near 1e-8 relative).
+        Tree-joint driver rows are linear (zero Hessian); cut joints and normalizations are not."""
+        n = self.nq
+        H = np.empty((n, n))
+        for k in range(n):
+            h = 1e-7 * max(1.0, abs(q[k]))
+            e = np.zeros(n)
+            e[k] = h
+            H[:, k] = (self.constraints(q + e, t).jac.T @ lam - self.constraints(q - e, t).jac.T @ lam) / (2 * h)
+        return 0.5 * (H + H.T)
+
     def normalize(self, q):
         q = np.array(q, dtype=float)
         for _, c in self.norm_rows:

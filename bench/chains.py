@@ -1,0 +1,129 @@
+"""Pendulum chains of 10, 50 and 200 links: relative (recursive) vs Cartesian formulation.
+
+Each link is 0.1 m long, 0.1 kg, revolute about z; the straight chain starts at rest tilted
+0.5 rad from hanging and falls under gravity for 0.2 s (default integrator ``adams``, rtol 1e-6).
+Printed per formulation and chain length:
+
+* ``eval ms``   one right-hand side: constraints (level 2) + M + Q + the partitioned solve for q̈
+                (median of repeated calls at the initial state, caches cleared);
+* ``wall s``    simulate() wall time for the run, ``rhs`` its right-hand-side evaluations,
+  ``wall/sim s`` wall time per simulated second, ``wall/rhs ms`` wall time per evaluation
+  (includes Newton position solves and output recording).
+
+A run is cut at ``BUDGET`` seconds of wall time (checked in every right-hand side); the line then
+says so and the per-second figures are from the part that ran.  Seed-paper context: the recursive form should be
+O(n) per evaluation for an open chain; see docs/formulations.md for what these numbers show.
+
+Usage:  python bench/chains.py [n ...]        (default 10 50 200; total < 3 min)
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+import solver  # noqa: E402
+from solver.analysis.dynamics import Run, compile_model, resolve_settings, single_threaded_blas  # noqa: E402
+from solver.formulations.cartesian import CartesianSystem  # noqa: E402
+from solver.formulations.relative import RelativeSystem  # noqa: E402
+from solver.partitioning.partition import Partition  # noqa: E402
+
+T_END = 0.2
+BUDGET = 35.0          # s of wall time per run
+
+
+def chain(n, tilt=0.5, length=0.1, mass=0.1):
+    """n identical links (rods along their body x), revolute about global z, tilted ``tilt`` rad."""
+    m = solver.Model(name=f"chain-{n}", gravity=(0.0, -9.81, 0.0))
+    u = np.array([np.sin(tilt), -np.cos(tilt), 0.0])
+    a = tilt - np.pi / 2
+    it = mass * length**2 / 12
+    prev = "ground"
+    for k in range(n):
+        p = length * k * u
+        m.add_body(f"L{k + 1}", mass=mass, inertia=(1e-6, it, it), position=tuple(p + 0.5 * length * u),
+                   orientation=(np.cos(a / 2), 0.0, 0.0, np.sin(a / 2)))
+        m.add_joint(f"J{k + 1}", "revolute", prev, f"L{k + 1}", origin=tuple(p), axis=(0, 0, 1))
+        prev = f"L{k + 1}"
+    return m
+
+
+def eval_time(system, repeats):
+    """Median time of one right-hand side at the initial state (what Run._rhs does, minus the
+    Newton position solve)."""
+    q, qd, _ = system.initial_state()
+    qd = qd + 0.01
+    part = Partition.build("qr", system, q, 0.0)
+    times = []
+    for _ in range(repeats):
+        if hasattr(system, "_cache"):
+            system._cache.clear()
+        t0 = time.perf_counter()
+        ev = system.constraints(q, 0.0, qd, level=2)
+        M = system.mass(q)
+        Q = system.forces(q, qd, 0.0)
+        part.accelerations(M, Q, ev.jac, ev.gamma)
+        times.append(time.perf_counter() - t0)
+    return float(np.median(times))
+
+
+class BudgetRun(Run):
+    """A Run that stops (Cancelled, partial results kept) once ``budget`` s of wall time are spent;
+    checked in every right-hand side, since output points can be far apart for long chains."""
+
+    def __init__(self, *args, budget, **kw):
+        super().__init__(*args, **kw)
+        self.deadline = time.perf_counter() + budget
+        self.reached = 0.0
+
+    def _rhs(self, part, t, y):
+        if time.perf_counter() > self.deadline:
+            raise solver.Cancelled(time=t)
+        self.reached = max(self.reached, t)
+        return super()._rhs(part, t, y)
+
+
+def run(model, formulation):
+    """(results, simulated time reached, cut?) of one budgeted run."""
+    settings = resolve_settings(model, formulation=formulation, t_end=T_END, output_step=T_END / 10)
+    r = BudgetRun(compile_model(model, settings), settings, budget=BUDGET)
+    try:
+        res = r.execute()
+        return res, res.t[-1], False
+    except solver.Cancelled as exc:
+        return exc.results, r.reached, True
+
+
+def main(sizes):
+    print(f"chains of n revolute links, {T_END} s simulated, adams rtol 1e-6; run budget {BUDGET:.0f} s")
+    print(f"{'n':>4} {'formulation':<10} {'nq':>5} {'rows':>5} {'eval ms':>9} {'wall s':>8} {'rhs':>5} "
+          f"{'wall/sim s':>11} {'wall/rhs ms':>12}  note")
+    rows = []
+    with single_threaded_blas():
+        for n in sizes:
+            model = chain(n)
+            for formulation, cls in (("relative", RelativeSystem), ("cartesian", CartesianSystem)):
+                system = cls(model)
+                ev_ms = 1e3 * eval_time(system, 5 if n <= 50 else 2)
+                res, t_reached, cut = run(model, formulation)
+                wall = res.meta["wall_time"]
+                rhs = max(int(res.meta.get("rhs_evaluations", 0)), 1)
+                per_sim = wall / t_reached if t_reached > 0 else float("nan")
+                note = f"cut at t = {t_reached:.3f} s" if cut else ""
+                print(f"{n:>4} {formulation:<10} {system.nq:>5} {len(system.equations):>5} {ev_ms:>9.2f} "
+                      f"{wall:>8.2f} {rhs:>5} {per_sim:>11.1f} {1e3 * wall / rhs:>12.2f}  {note}", flush=True)
+                rows.append((n, formulation, ev_ms, wall, rhs, per_sim))
+    print("\nscaling of one evaluation (ms) from n to the next size:")
+    for formulation in ("relative", "cartesian"):
+        ev = [(n, e) for n, f, e, *_ in rows if f == formulation]
+        for (n0, e0), (n1, e1) in zip(ev, ev[1:]):
+            print(f"  {formulation:<10} n {n0:>3} -> {n1:>3}: x{e1 / e0:6.1f}  "
+                  f"(exponent {np.log(e1 / e0) / np.log(n1 / n0):.2f})")
+    return rows
+
+
+if __name__ == "__main__":
+    main([int(a) for a in sys.argv[1:]] or [10, 50, 200])
