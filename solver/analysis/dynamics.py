@@ -256,7 +256,7 @@ class Run:
         rows = part.rows
         lam_rows, *_ = np.linalg.lstsq(self.system.constraints(q, t).jac[rows].T,
                                        self.system.forces(q, qd, t) - self.system.mass(q) @ qdd, rcond=None)
-        ga = GeneralizedAlpha(self.system, q, qd, qdd, lam_rows, t, h, rows, tol=self.s.rtol)
+        ga = GeneralizedAlpha(self.system, q, qd, qdd, lam_rows, t, h, rows, tol=max(1e-13, 1e-4 * self.s.rtol))
         for tout in times[1:]:
             while ga.t < tout - 1e-12 * max(1.0, tout):
                 t_old = ga.t
