@@ -65,6 +65,7 @@ class Kinematics:
         self.Yd0 = np.zeros((nb, 6))        # velocity-product part of Ẏ̂ (Σ D along the path)
         self.D = np.zeros((ne, 6))          # D_e = Ḃ_e q̇_e (eq. 8)
         self.has_velocity = False
+        self.K = None                       # K_e (eq. 16), filled on first use
 
 
 class RelativeSystem(MechanicalSystem):
@@ -206,7 +207,8 @@ class RelativeSystem(MechanicalSystem):
         return ConstraintEval(phi, jac, nu, gamma)
 
     def mass(self, q):
-        """M = Bᵀ M̂ B assembled from K_e (paper 1 eqs. 15–16)."""
+        """M = Bᵀ M̂ B assembled from K_e (paper 1 eqs. 15–16): for each tree edge e the block row
+        B_eᵀ K_e [B_a for a on e's path] in one product (O(n) slices for a chain)."""
         kin = self.kinematics(q)
         K = self._K(kin)
         M = np.zeros((self.nq, self.nq))
@@ -214,13 +216,10 @@ class RelativeSystem(MechanicalSystem):
             ce = self.cols[e]
             if not len(ce):
                 continue
-            KB = K[e] @ kin.B[e]
-            for a in path:
-                ca = self.cols[a]
-                if len(ca):
-                    blk = KB.T @ kin.B[a]
-                    M[np.ix_(ce, ca)] = blk
-                    M[np.ix_(ca, ce)] = blk.T
+            pc = self.path_cols[e]
+            blk = (K[e] @ kin.B[e]).T @ np.hstack([kin.B[a] for a in path])
+            M[np.ix_(ce, pc)] = blk
+            M[np.ix_(pc, ce)] = blk.T
         return M
 
     def forces(self, q, qd, t):
@@ -307,8 +306,11 @@ class RelativeSystem(MechanicalSystem):
     # ---- public API: kinematics (also used by tests and benches) --------------------------------
     def kinematics(self, q, qd=None) -> Kinematics:
         """Forward recursion of positions, state velocities and D_e (paper 1 eqs. 1–8); cached."""
-        key = (q.tobytes(), None if qd is None else qd.tobytes())
+        qb = q.tobytes()
+        key = (qb, None if qd is None else qd.tobytes())
         hit = self._cache.get(key)
+        if hit is None and qd is None:          # a pass with velocities holds the positions too
+            hit = next((k for (kq, _), k in self._cache.items() if kq == qb), None)
         if hit is not None:
             return hit
         kin = Kinematics(self.nb, len(self.mobs))
@@ -362,8 +364,8 @@ class RelativeSystem(MechanicalSystem):
     def state_mass(self, kin, b):
         """Body state mass matrix M̂_b (paper 1 eq. 11), global, about the global origin."""
         m, A, rt = self.mass_values[b], kin.A[b], skew(kin.r[b])
-        out = np.empty((6, 6))
-        out[:3, :3] = m * np.eye(3)
+        out = np.zeros((6, 6))
+        out[0, 0] = out[1, 1] = out[2, 2] = m
         out[3:, :3] = m * rt
         out[:3, 3:] = -m * rt
         out[3:, 3:] = A @ self.inertia[b] @ A.T - m * rt @ rt
@@ -397,16 +399,22 @@ class RelativeSystem(MechanicalSystem):
             parent = edge.parent
             self.paths.append((self.paths[topo.parent_edge[parent]] if parent >= 0 else []) + [e])
         self.subtree = [[a for a in range(len(topo.edges)) if e in self.paths[a]] for e in range(len(topo.edges))]
+        self.path_cols = [np.concatenate([self.cols[a] for a in path]).astype(int) for path in self.paths]
 
     def _init_of(self, b):
         return self.init[b] if b >= 0 else (np.zeros(3), np.eye(3))
 
     def _K(self, kin):
-        """K_e = M̂_child + Σ_children K_c (paper 1 eq. 16)."""
+        """K_e = M̂_child + Σ_children K_c (paper 1 eq. 16); computed once per kinematics."""
+        if kin.K is not None:
+            return kin.K
         topo = self.topology
         K = [None] * len(topo.edges)
         for e in reversed(range(len(topo.edges))):
-            K[e] = self.state_mass(kin, topo.edges[e].child) + sum((K[c] for c in topo.children[e]), np.zeros((6, 6)))
+            K[e] = self.state_mass(kin, topo.edges[e].child)
+            for c in topo.children[e]:
+                K[e] = K[e] + K[c]
+        kin.K = K
         return K
 
     def _L(self, kin, K, Qh):
