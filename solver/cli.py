@@ -88,6 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--rtol", type=float, metavar="X", help="relative tolerance")
     run.add_argument("--atol", type=float, metavar="X", help="absolute tolerance")
     run.add_argument("--max-step", type=float, metavar="S", help="largest integration step [s]")
+    run.add_argument("--hold", metavar="J1,J2", help="joints that keep their drawn position while assembling")
     run.add_argument("--out", metavar="FILE.h5", help="write the results as HDF5")
     run.add_argument("--csv", metavar="DIR", help="write the results as CSV files into DIR")
     run.add_argument("--quiet", action="store_true", help="print nothing but errors")
@@ -116,7 +117,8 @@ def cmd_run(args) -> int:
     model = _load_model(args.model)
     try:
         with _CtrlC() as ctrl_c, ProgressBar(sys.stderr, enabled=not args.quiet and _isatty(sys.stderr)) as bar:
-            res = simulate(model, progress=bar, cancel=ctrl_c.requested, **options)
+            res = simulate(model, progress=bar, cancel=ctrl_c.requested,
+                           hold=[j for j in (args.hold or "").split(",") if j], **options)
     except SolverError as exc:
         _fail(f"simulation failed: {exc}", EXIT_SOLVER)
         _save_partial(exc.results, args)

@@ -1,5 +1,9 @@
 """Assembly: bring a roughly placed model onto its constraints, and make velocities consistent.
 
+Held joints (``simulate(..., hold=[joint names])``) keep the relative position they are drawn in:
+their joint coordinates, zero at the drawn configuration, are held at zero by temporary drivers
+while the rest of the mechanism moves to close its loops.
+
 Positions: Gauss–Newton with the minimum-norm correction Δq = −Φ_q⁺ Φ (the closest assembled
 configuration to the one the user drew).  Velocities: the weighted least-change projection
     min ½ (q̇ − q̇₀)ᵀ W (q̇ − q̇₀)   s.t.  Φ_q q̇ = ν,
@@ -10,7 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import SolverError
+from ..errors import ModelError, SolverError
+from ..model.elements import JOINT_COORDINATES
 
 
 def assemble_positions(system, q, t, tol=1e-11, max_iter=50):
@@ -42,3 +47,23 @@ def consistent_velocities(system, q, qd, t):
     JW = ev.jac * winv
     y, *_ = np.linalg.lstsq(JW @ ev.jac.T, ev.nu - ev.jac @ qd, rcond=None)
     return qd + JW.T @ y
+
+
+def holding_model(model, hold):
+    """A copy of ``model`` in which every coordinate of the ``hold`` joints is prescribed to stay at
+    its drawn value (0) — used only to assemble; coordinates already driven are left to their driver."""
+    m = model.copy()
+    problems = []
+    for name in hold:
+        joint = m.joints.get(name)
+        if joint is None or not JOINT_COORDINATES[joint.type]:
+            valid = [j.name for j in m.joints.values() if JOINT_COORDINATES[j.type]]
+            problems.append(f"hold: '{name}' is not a joint with coordinates (joints: {', '.join(valid) or 'none'})")
+            continue
+        driven = {m.driver_coordinate(d.name) for d in m.drivers.values() if d.joint == name}
+        for coord in JOINT_COORDINATES[joint.type]:
+            if coord not in driven:
+                m.add_driver(f"hold {name} {coord}", joint=name, expression=0, coordinate=coord)
+    if problems:
+        raise ModelError(problems)
+    return m

@@ -27,7 +27,7 @@ from ..errors import Cancelled, ModelError, SolverError
 from ..integrators import INTEGRATORS, GeneralizedAlpha
 from ..model.elements import Settings
 from ..partitioning.partition import Partition, PartitionError, independent_rows, multipliers
-from .assembly import assemble_positions, consistent_velocities
+from .assembly import assemble_positions, consistent_velocities, holding_model
 from .recording import Recorder
 
 REPARTITION_RATIO = 0.2      # re-partition when the partition quality drops below this fraction
@@ -74,10 +74,11 @@ def output_times(t_end, step):
 
 def simulate(model, t_end=None, output_step=None, formulation=None, partitioning=None, integrator=None,
              rtol=None, atol=None, max_step=None, constraints=None, reactions=None, progress=None,
-             cancel=None):
+             cancel=None, hold=()):
     """Run a model; returns :class:`solver.results.Results`.
 
-    Arguments not given come from ``model.settings``.  ``progress(t, t_end)`` is called after each
+    Arguments not given come from ``model.settings``.  ``hold``: joints that keep their drawn
+    relative position while the model is assembled (see :mod:`solver.analysis.assembly`).  ``progress(t, t_end)`` is called after each
     output point; ``cancel()`` returning True stops the run (raises :class:`Cancelled` carrying the
     partial results).  Raises ModelError for bad input and SolverError (with ``.results``) when the
     run fails."""
@@ -85,8 +86,9 @@ def simulate(model, t_end=None, output_step=None, formulation=None, partitioning
                                 partitioning=partitioning, integrator=integrator, rtol=rtol, atol=atol,
                                 max_step=max_step, constraints=constraints, reactions=reactions)
     system = compile_model(model, settings)
+    holding = compile_model(holding_model(model, hold), settings) if hold else None
     with single_threaded_blas():
-        return Run(system, settings, progress, cancel).execute()
+        return Run(system, settings, progress, cancel, holding).execute()
 
 
 def single_threaded_blas():
@@ -98,8 +100,10 @@ def single_threaded_blas():
 class Run:
     """State of one run: the system, the active partition, the recorder and the integrator."""
 
-    def __init__(self, system, settings, progress=None, cancel=None):
+    def __init__(self, system, settings, progress=None, cancel=None, holding=None):
+        """holding: the same system with held joints prescribed, used only to assemble."""
         self.system = system
+        self.holding = holding
         self.s = settings
         self.progress = progress
         self.cancel = cancel
@@ -118,6 +122,8 @@ class Run:
         wall0 = _time.perf_counter()
         try:
             q, qd, t0 = self.system.initial_state()
+            if self.holding is not None:
+                q = assemble_positions(self.holding, q, t0)
             q = assemble_positions(self.system, q, t0)
             qd = consistent_velocities(self.system, q, qd, t0)
             method = "lu" if self.s.partitioning == "hybrid" else self.s.partitioning

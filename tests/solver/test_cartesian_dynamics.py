@@ -283,3 +283,26 @@ def test_double_pendulum_energy_drift_over_10_s():
     res = solver.simulate(m, t_end=10.0, output_step=0.1, rtol=1e-10, atol=1e-12)
     e = res.energy["total"]
     assert np.max(np.abs(e - e[0])) / np.max(res.energy["kinetic"]) < 1e-7
+
+
+def test_assembly_holds_the_chosen_joints():
+    """A two-link arm whose tip is tied to ground by a distance link drawn 0.3 m long but given a
+    0.5 m length: assembly must move the arm.  Holding the shoulder keeps the upper link as drawn
+    and only the elbow turns; without it the minimum-norm correction moves both links."""
+    m = solver.Model(name="arm", gravity=(0, -G, 0))
+    m.add_body("upper", mass=1.0, inertia=(1e-3, 0.02, 0.02), position=(0.25, 0, 0))
+    m.add_body("lower", mass=1.0, inertia=(1e-3, 0.02, 0.02), position=(0.75, 0, 0))
+    m.add_joint("shoulder", "revolute", "ground", "upper", origin=(0, 0, 0), axis=(0, 0, 1))
+    m.add_joint("elbow", "revolute", "upper", "lower", origin=(0.5, 0, 0), axis=(0, 0, 1))
+    m.add_joint("tie", "distance", "ground", "lower", origin=(1.0, -0.3, 0), origin2=(1.0, 0, 0), length=0.5)
+    kw = dict(t_end=0.01, output_step=0.01, integrator="rk45")
+    held = solver.simulate(m, hold=["shoulder"], **kw)
+    assert np.allclose(held.body_position("upper")[0], [0.25, 0, 0], atol=1e-9)
+    assert np.allclose(held.body_rotation("upper")[0], np.eye(3), atol=1e-9)
+    A = held.body_rotation("lower")[0]
+    tip = held.body_position("lower")[0] + A @ [0.25, 0, 0]
+    assert abs(np.linalg.norm(tip - [1.0, -0.3, 0]) - 0.5) < 1e-9
+    free = solver.simulate(m, **kw)
+    assert not np.allclose(free.body_rotation("upper")[0], np.eye(3), atol=1e-4)
+    with pytest.raises(solver.ModelError, match="hold: 'nope'"):
+        solver.simulate(m, hold=["nope"], **kw)
