@@ -5,8 +5,8 @@ the Simulate ▸ Settings… dialog (its edits are undoable ``SetSetting`` comma
 
 Threading: the model is copied in :func:`run_simulation` before the solver compiles it, so edits
 during a run cannot reach it; the solver calls ``progress``/``cancel`` from the worker thread;
-progress reaches the GUI through a queued signal (throttled to ~30 per second), Stop sets a
-``threading.Event`` that the solver polls at every output point.
+progress and solver events reach the GUI through queued signals (progress throttled to ~30 per
+second), Stop sets a ``threading.Event`` that the solver polls at every integration step.
 """
 from __future__ import annotations
 
@@ -31,9 +31,11 @@ _PROGRESS_INTERVAL = 0.03  # s of wall time between progress signals
 
 
 class SimulationWorker(QObject):
-    """Runs one simulation in its thread.  Signals: ``progress(t, t_end, wall)``, ``done(outcome)``."""
+    """Runs one simulation in its thread.  Signals: ``progress(t, t_end, wall)``, ``event(dict)`` (a
+    solver event as it happens), ``done(outcome)``."""
 
     progress = Signal(float, float, float)
+    event = Signal(object)
     done = Signal(object)
 
     def __init__(self, model, overrides=None):
@@ -48,7 +50,7 @@ class SimulationWorker(QObject):
     def run(self):
         self._start = time.perf_counter()
         outcome = run_simulation(self.model, progress=self._progress, cancel=self.cancel_event.is_set,
-                                 **self.overrides)
+                                 on_event=self.event.emit, **self.overrides)
         # Hand the worker back to the GUI thread so it is deleted there.
         self.moveToThread(QCoreApplication.instance().thread())
         self.done.emit(outcome)
@@ -129,6 +131,7 @@ class SimulationController(QObject):
         self._worker.moveToThread(self._thread)
         self._thread.started.connect(self._worker.run)
         self._worker.progress.connect(self._on_progress)
+        self._worker.event.connect(_log_event)
         self._worker.done.connect(self._on_done)
         self._stop_requested_at = None
         settings = dict(self.document.model.settings.values, **overrides)
@@ -251,7 +254,7 @@ class SimulationController(QObject):
         status_bar = self.window.statusBar()
         n = len(outcome.results.t) if outcome.has_results else 0
         if outcome.results is not None:
-            _log_events(outcome.results)
+            _log_singularity(outcome.results)
         if outcome.status == "ok":
             summary = outcome.results.summary()
             LOGGER.info("Run finished: %d outputs to t = %g s in %.2f s wall (×%.2g real time), "
@@ -287,11 +290,15 @@ class SimulationController(QObject):
         self.set_results(results)
 
 
-def _log_events(results):
-    for event in results.events:
-        level = logging.WARNING if event.get("kind") in ("switch", "redundant", "warning") else logging.INFO
-        LOGGER.log(level, "solver t = %.4g s [%s] %s", event.get("time", 0.0), event.get("kind", ""),
-                   event.get("message", ""))
+def _log_event(event):
+    """One solver event, logged as it happens during the run."""
+    level = logging.WARNING if event.get("kind") in ("switch", "redundant", "warning") else logging.INFO
+    LOGGER.log(level, "solver t = %.4g s [%s] %s", event.get("time", 0.0), event.get("kind", ""),
+               event.get("message", ""))
+
+
+def _log_singularity(results):
+    """Warn when the run came near a singular configuration."""
     cond = np.asarray(results.conditioning, float)
     low = np.flatnonzero(cond < NEAR_SINGULAR)
     if low.size:

@@ -74,11 +74,12 @@ def output_times(t_end, step):
 
 def simulate(model, t_end=None, output_step=None, formulation=None, partitioning=None, integrator=None,
              rtol=None, atol=None, max_step=None, constraints=None, reactions=None, progress=None,
-             cancel=None, hold=()):
+             cancel=None, hold=(), on_event=None):
     """Run a model; returns :class:`solver.results.Results`.
 
     Arguments not given come from ``model.settings``.  ``hold``: joints that keep their drawn
-    relative position while the model is assembled (see :mod:`solver.analysis.assembly`).  ``progress(t, t_end)`` is called after each
+    relative position while the model is assembled (see :mod:`solver.analysis.assembly`).
+    ``on_event(event)`` receives each solver event (dict: time, kind, message) as it happens.  ``progress(t, t_end)`` is called after each
     output point; ``cancel()`` returning True stops the run (raises :class:`Cancelled` carrying the
     partial results).  Raises ModelError for bad input and SolverError (with ``.results``) when the
     run fails."""
@@ -88,7 +89,7 @@ def simulate(model, t_end=None, output_step=None, formulation=None, partitioning
     system = compile_model(model, settings)
     holding = compile_model(holding_model(model, hold), settings) if hold else None
     with single_threaded_blas():
-        return Run(system, settings, progress, cancel, holding).execute()
+        return Run(system, settings, progress, cancel, holding, on_event).execute()
 
 
 def single_threaded_blas():
@@ -100,7 +101,7 @@ def single_threaded_blas():
 class Run:
     """State of one run: the system, the active partition, the recorder and the integrator."""
 
-    def __init__(self, system, settings, progress=None, cancel=None, holding=None):
+    def __init__(self, system, settings, progress=None, cancel=None, holding=None, on_event=None):
         """holding: the same system with held joints prescribed, used only to assemble."""
         self.system = system
         self.holding = holding
@@ -111,7 +112,7 @@ class Run:
                      "partitioning": settings.partitioning, "integrator": settings.integrator,
                      "rtol": settings.rtol, "atol": settings.atol, "t_end": settings.t_end,
                      "output_step": settings.output_step}
-        self.rec = Recorder(system, self.meta)
+        self.rec = Recorder(system, self.meta, on_event)
         self.rhs_count = 0
         self.steps = 0
         self._switch = None      # pending hybrid switch: (method, reason)

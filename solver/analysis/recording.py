@@ -9,8 +9,9 @@ from ..results import Results, METHOD_CODES
 class Recorder:
     """Appends one output point at a time (consistent q, q̇, q̈, λ plus post-processed values)."""
 
-    def __init__(self, system, meta):
+    def __init__(self, system, meta, on_event=None):
         self.system = system
+        self.on_event = on_event
         self.meta = meta
         self.rows = []
         self.step_t = []
@@ -28,7 +29,10 @@ class Recorder:
         self.step_h.append(h)
 
     def event(self, t, kind, message):
-        self.events.append({"time": float(t), "kind": kind, "message": message})
+        event = {"time": float(t), "kind": kind, "message": message}
+        self.events.append(event)
+        if self.on_event is not None:
+            self.on_event(dict(event))
 
     @property
     def last_time(self):

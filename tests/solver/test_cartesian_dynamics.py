@@ -306,3 +306,9 @@ def test_assembly_holds_the_chosen_joints():
     assert not np.allclose(free.body_rotation("upper")[0], np.eye(3), atol=1e-4)
     with pytest.raises(solver.ModelError, match="hold: 'nope'"):
         solver.simulate(m, hold=["nope"], **kw)
+
+
+def test_events_are_reported_as_they_happen():
+    seen = []
+    res = solver.simulate(slider_crank(), t_end=0.05, output_step=0.01, on_event=seen.append)
+    assert seen == res.events and any(e["kind"] == "redundant" for e in seen)
