@@ -163,7 +163,6 @@ class Run:
             self._check_cancel(t)
 
     def _dynamic(self, part, q, qd, times):
-        f = part.dof
         solver_cls = INTEGRATORS[self.s.integrator]
         max_step = self.s.max_step or np.inf
         t = times[0]

@@ -83,7 +83,7 @@ class RelativeSystem(MechanicalSystem):
         self.model_name = model.name
         self.body_names = [b.name for b in bodies]
         self.index = {n: k for k, n in enumerate(self.body_names)}
-        self.nb = nb = len(bodies)
+        self.nb = len(bodies)
         self.mass_values = np.array([b.mass for b in bodies])
         self.inertia = np.array([inertia_matrix(b.inertia) for b in bodies])
         self.gravity = model.gravity
