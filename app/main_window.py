@@ -13,6 +13,7 @@ import solver
 
 from . import app_settings, dialogs, menus
 from .animation import AnimationBar, Player
+from .autosave import Autosave
 from .document import Document
 from .editing import Editing
 from .log_panel import LOGGER, LogPanel
@@ -33,6 +34,7 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         self.setObjectName("MainWindow")
         self.document = Document(self)
+        self.autosave = Autosave(self.document, self)
         self.editing = Editing(self.document, self)
         self.editing.failed.connect(self.report_problems)
         self.viewport = Viewport(self.document, self)
@@ -68,6 +70,7 @@ class MainWindow(QMainWindow):
         self._restore_layout()
         self._update_title()
         self._update_status()
+        self.autosave.offer_recovery(self)        # an unsaved project left by a crash
 
     # ---- public API: docks --------------------------------------------------------------------
     def add_bottom_dock(self, title: str, object_name: str, widget) -> QDockWidget:
@@ -113,6 +116,7 @@ class MainWindow(QMainWindow):
             return False
         app_settings.add_recent_file(self.document.path)
         LOGGER.info("Opened %s", self.document.path)
+        self.autosave.offer_recovery(self)
         return True
 
     def save(self) -> bool:
@@ -140,6 +144,8 @@ class MainWindow(QMainWindow):
         answer = dialogs.ask_save_changes(self, self._file_label())
         if answer == "save":
             return self.save()
+        if answer == "discard":
+            self.autosave.discard()
         return answer == "discard"
 
     def report_problems(self, title: str, problems: list):
@@ -153,6 +159,8 @@ class MainWindow(QMainWindow):
         if not self.maybe_save():
             event.ignore()
             return
+        self.autosave.timer.stop()
+        self.autosave.discard()                   # a clean close: nothing to recover
         settings = app_settings.settings()
         settings.setValue("geometry", self.saveGeometry())
         settings.setValue("window_state", self.saveState())
@@ -224,11 +232,14 @@ class MainWindow(QMainWindow):
         return dock
 
     def _save_to(self, path) -> bool:
+        stale = self.autosave.path
         try:
             self.document.save(path)
         except (OSError, solver.ModelError) as exc:
             self.report_problems("Cannot save", [str(exc)])
             return False
+        self.autosave.discard(stale)
+        self.autosave.discard()
         app_settings.add_recent_file(self.document.path)
         self.simulation.save_results(self.document.path)
         LOGGER.info("Saved %s", self.document.path)

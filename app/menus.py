@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QMenu, QMessageBox, QStyle, QToolButton
 
 import solver
 
-from . import app_settings, dialogs
+from . import app_settings, dialogs, study_dialog
 from .factory import FORCE_LABELS
 from .log_panel import LOGGER
 from .resources import icon, joint_icon_name, sample_files
@@ -117,6 +117,8 @@ def build(window) -> dict[str, QAction]:
     m = bar.addMenu("&Analysis")
     m.addAction(act("linearize", "&Linearize", lambda: window.linearize(),
                     tip="modes (frequency, damping) of the linearized model at its initial state"))
+    m.addAction(act("parameter_study", "&Parameter Study…", lambda: study_dialog.show_study_dialog(window),
+                    tip="vary model parameters over a grid or samples and compare responses (Dask)"))
 
     # View
     m = bar.addMenu("&View")

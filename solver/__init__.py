@@ -27,3 +27,10 @@ __all__ += ["simulate", "Results", "load_results"]
 from .analysis.linearize import linearize, Linearization  # noqa: E402
 
 __all__ += ["linearize", "Linearization"]
+from .analysis.equilibrium import static_equilibrium, Equilibrium  # noqa: E402
+from .analysis.frequency import dominant_frequency  # noqa: E402
+
+__all__ += ["static_equilibrium", "Equilibrium", "dominant_frequency"]
+from . import study  # noqa: E402  (solver.study: parameter studies on Dask, docs/studies.md)
+
+__all__ += ["study"]

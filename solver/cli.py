@@ -3,11 +3,13 @@
 ::
 
     mbs run MODEL [--t-end S] [--output-step S] [--formulation ...] [--partitioning ...]
-                  [--integrator ...] [--rtol X] [--atol X] [--max-step S]
+                  [--integrator ...] [--rtol X] [--atol X] [--max-step S] [--codegen]
                   [--out FILE.h5] [--csv DIR] [--quiet]
     mbs validate MODEL
     mbs info RESULTS.h5
-    mbs linearize MODEL [--formulation ...]
+    mbs linearize MODEL [--formulation ...] [--equilibrium]
+    mbs study STUDY.json [--scheduler tcp://HOST:PORT | --serial] [--workers N] [--out RESULTS.csv]
+                         [--results-dir DIR] [--quiet]
     mbs --version
 
 Exit codes (``../shared/DESIGN.md``, error policy): 0 success, 2 bad input (invalid model or option,
@@ -89,6 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--atol", type=float, metavar="X", help="absolute tolerance")
     run.add_argument("--max-step", type=float, metavar="S", help="largest integration step [s]")
     run.add_argument("--hold", metavar="J1,J2", help="joints that keep their drawn position while assembling")
+    run.add_argument("--codegen", action="store_true",
+                     help="evaluate the equations with model-specific compiled kernels (docs/codegen.md)")
     run.add_argument("--out", metavar="FILE.h5", help="write the results as HDF5")
     run.add_argument("--csv", metavar="DIR", help="write the results as CSV files into DIR")
     run.add_argument("--quiet", action="store_true", help="print nothing but errors")
@@ -105,7 +109,21 @@ def build_parser() -> argparse.ArgumentParser:
     lin = sub.add_parser("linearize", help="natural frequencies and damping at the initial state")
     lin.add_argument("model", metavar="MODEL")
     _add_formulation(lin)
+    lin.add_argument("--equilibrium", action="store_true",
+                     help="linearize at the static equilibrium near the initial configuration, at rest")
     lin.set_defaults(command=cmd_linearize)
+
+    study = sub.add_parser("study", help="run a parameter study on Dask (docs/studies.md)",
+                           description="Run every variant of STUDY.json; failed variants are listed, not fatal.")
+    study.add_argument("study", metavar="STUDY.json")
+    where = study.add_mutually_exclusive_group()
+    where.add_argument("--scheduler", metavar="ADDR", help="an existing Dask scheduler, tcp://HOST:PORT")
+    where.add_argument("--serial", action="store_true", help="run the variants one by one in this process")
+    study.add_argument("--workers", type=int, default=2, metavar="N", help="local cluster worker processes")
+    study.add_argument("--out", metavar="RESULTS.csv", help="write the table here (default: stdout)")
+    study.add_argument("--results-dir", metavar="DIR", help="save each variant's full results (HDF5) here")
+    study.add_argument("--quiet", action="store_true", help="no progress bar or summary")
+    study.set_defaults(command=cmd_study)
     return parser
 
 
@@ -118,7 +136,8 @@ def cmd_run(args) -> int:
     try:
         with _CtrlC() as ctrl_c, ProgressBar(sys.stderr, enabled=not args.quiet and _isatty(sys.stderr)) as bar:
             res = simulate(model, progress=bar, cancel=ctrl_c.requested,
-                           hold=[j for j in (args.hold or "").split(",") if j], **options)
+                           hold=[j for j in (args.hold or "").split(",") if j], codegen=args.codegen or None,
+                           **options)
     except SolverError as exc:
         _fail(f"simulation failed: {exc}", EXIT_SOLVER)
         _save_partial(exc.results, args)
@@ -129,6 +148,9 @@ def cmd_run(args) -> int:
         return EXIT_INTERRUPTED
     if not args.quiet:
         print("\n".join(format_summary(res)))
+        for e in res.events:
+            if e.get("kind") == "codegen":
+                print(e["message"])
     for path in _write_results(res, args):
         if not args.quiet:
             print(f"results written to {path}")
@@ -169,12 +191,56 @@ def cmd_info(args) -> int:
 def cmd_linearize(args) -> int:
     from .analysis.linearize import linearize
     model = _load_model(args.model)
-    lin = linearize(model, formulation=args.formulation)
-    print(f"linearization of '{model.name}' at t = {lin.t:.6g} s: {_plural(len(lin.eigenvalues), 'modes')}")
+    lin = linearize(model, state="equilibrium" if args.equilibrium else None, formulation=args.formulation)
+    where = "the static equilibrium" if args.equilibrium else f"t = {lin.t:.6g} s"
+    print(f"linearization of '{model.name}' at {where}: {_plural(len(lin.eigenvalues), 'modes')}")
     print(f"{'mode':>4}  {'frequency [Hz]':>16}  {'damping ratio':>14}  {'eigenvalue [1/s]':>28}")
     for k, (f, z, lam) in enumerate(zip(lin.frequencies_hz, lin.damping_ratios + 0.0, lin.eigenvalues), 1):
         print(f"{k:>4}  {f:>16.10g}  {z:>14.6g}  {f'{lam.real:.8g} {_sign(lam.imag)} {abs(lam.imag):.8g}j':>28}")
     return EXIT_OK
+
+
+def cmd_study(args) -> int:
+    """Exit 0 when the study ran (failed variants are listed on stderr), 3 when no variant
+    succeeded, 130 when interrupted (the variants done so far are still written)."""
+    from .study import load_study, run_study
+    if args.workers < 1:
+        raise InputError(f"--workers: must be >= 1; got {args.workers}")
+    if args.out and not os.path.isdir(os.path.dirname(os.path.abspath(args.out))):
+        raise InputError(f"--out {args.out}: folder {os.path.dirname(os.path.abspath(args.out))} does not exist")
+    study = load_study(args.study)
+    if args.results_dir:
+        study.results_dir = args.results_dir
+    executor = "serial" if args.serial else (args.scheduler or "local")
+    show = not args.quiet and _isatty(sys.stderr)
+
+    def progress(done, total, outcome):
+        if show:
+            n = done * 30 // total
+            sys.stderr.write(f"\r[{'#' * n}{'.' * (30 - n)}] {done}/{total} variants")
+            sys.stderr.flush()
+
+    with _CtrlC() as ctrl_c:
+        res = run_study(study, executor=executor, workers=args.workers, progress=progress, cancel=ctrl_c.requested)
+    if show:
+        sys.stderr.write("\n")
+    if args.out:
+        try:
+            res.to_csv(args.out)
+        except OSError as exc:
+            raise InputError(f"cannot write {args.out}: {exc}") from None
+    else:
+        res.to_csv(sys.stdout)
+    for v in res.variants:
+        if v.status == "failed":
+            print(f"mbs: variant {v.index} failed: {v.message}", file=sys.stderr)
+    counts = res.counts()
+    if not args.quiet:
+        print(f"study: {len(res.variants)} variants: {counts['ok']} ok, {counts['failed']} failed, "
+              f"{counts['cancelled']} cancelled in {res.wall_time:.3g} s ({executor})", file=sys.stderr)
+    if counts["cancelled"]:
+        return EXIT_INTERRUPTED
+    return EXIT_OK if counts["ok"] else EXIT_SOLVER
 
 
 # ---- summary --------------------------------------------------------------------------------------

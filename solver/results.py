@@ -23,6 +23,10 @@ _ARRAYS = ("t", "q", "qd", "qdd", "lam", "r", "A", "v", "w", "a", "alpha", "reac
            "reaction_torque", "reaction_force_joint", "reaction_torque_joint", "driver_force",
            "energy_table", "constraint_violation", "conditioning", "step_t", "step_h", "method_code")
 METHOD_CODES = ("lu", "qr", "svd", "kinematic")
+# Flexible bodies (only in runs that have them; meta["flexible_bodies"] lists name, modes, nodes
+# in order): floating frames, modal coordinates and nodal displacements/stresses, concatenated.
+FLEX_ARRAYS = ("flex_r", "flex_A", "flex_a", "flex_disp", "flex_stress")
+STRESS_COMPONENTS = ("axial", "bending_y", "bending_z", "torsion")
 
 
 class Results:
@@ -35,6 +39,7 @@ class Results:
         self.joint_names = list(meta["joint_names"])
         self.driver_names = list(meta["driver_names"])
         self.events = list(meta.get("events", []))
+        self.flexible_body_names = [f["name"] for f in meta.get("flexible_bodies", [])]
 
     # ---- public API: contract -------------------------------------------------------------------
     @property
@@ -81,6 +86,27 @@ class Results:
     def constraint_violation(self):
         return self._a["constraint_violation"]
 
+    # ---- public API: flexible bodies ------------------------------------------------------------
+    def modal_coordinates(self, name):
+        """Modal coordinates a (N, k) of a flexible body (mass-normalized free–free modes)."""
+        f = self._flexible(name)
+        return self._a["flex_a"][:, f["a0"]:f["a0"] + f["modes"]]
+
+    def node_displacement(self, name, node):
+        """Elastic displacement Φ_node a (N, 3) of a node, in the body's floating frame."""
+        return self._a["flex_disp"][:, self._node(name, node)]
+
+    def node_stress(self, name, node):
+        """Stress at a node (N, 4), Pa: axial, bending about y (+z fibre), bending about z (+y
+        fibre), torsional shear (``STRESS_COMPONENTS``)."""
+        return self._a["flex_stress"][:, self._node(name, node)]
+
+    def flexible_frame(self, name):
+        """(position (N,3), rotation (N,3,3)) of a flexible body's floating frame (origin at the
+        undeformed midpoint, x along the beam), global."""
+        k = self._flexible(name)["index"]
+        return self._a["flex_r"][:, k], self._a["flex_A"][:, k]
+
     # ---- public API: more -----------------------------------------------------------------------
     @property
     def coordinates(self):
@@ -121,6 +147,12 @@ class Results:
         return list(self.meta.get("redundant", []))
 
     @property
+    def nonunique_reactions(self):
+        """Joints whose reactions are not uniquely determined (redundant constraints: shown as the
+        minimum-norm solution, one of infinitely many)."""
+        return list(self.meta.get("nonunique_reactions", []))
+
+    @property
     def status(self):
         return self.meta.get("status", "ok")
 
@@ -153,7 +185,7 @@ class Results:
             f.attrs["format"] = RESULTS_FORMAT
             f.attrs["version"] = RESULTS_VERSION
             f.attrs["meta"] = json.dumps(self.meta)
-            for k in _ARRAYS:
+            for k in _ARRAYS + tuple(k for k in FLEX_ARRAYS if k in self._a):
                 f.create_dataset(k, data=self._a[k], compression="gzip" if self._a[k].size > 4096 else None)
         atomic_write(os.fspath(path), buf.getvalue(), keep_backup=False)
 
@@ -191,6 +223,19 @@ class Results:
         return written
 
     # ---- helpers --------------------------------------------------------------------------------
+    def _flexible(self, name):
+        """Layout entry of a flexible body with its offsets (index, a0 modal column, n0 first node)."""
+        k = self._index(self.flexible_body_names, name, "flexible body")
+        layout = self.meta["flexible_bodies"]
+        return dict(layout[k], index=k, a0=sum(f["modes"] for f in layout[:k]),
+                    n0=sum(f["nodes"] for f in layout[:k]))
+
+    def _node(self, name, node):
+        f = self._flexible(name)
+        if not 0 <= node < f["nodes"]:
+            raise ModelError(f"node: flexible body '{name}' has nodes 0..{f['nodes'] - 1}; got {node}")
+        return f["n0"] + node
+
     def _body(self, name):
         return self._index(self.body_names, name, "body")
 
@@ -213,7 +258,7 @@ def load_results(path) -> Results:
             if version > RESULTS_VERSION:
                 raise ModelError(f"{path}: results version {version} is newer than this program reads")
             meta = json.loads(f.attrs["meta"])
-            arrays = {k: f[k][()] for k in _ARRAYS}
+            arrays = {k: f[k][()] for k in _ARRAYS + tuple(k for k in FLEX_ARRAYS if k in f)}
         return Results(arrays, meta)
     except OSError as exc:
         raise ModelError(f"{path}: cannot read results ({exc})") from None

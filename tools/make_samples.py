@@ -221,8 +221,123 @@ def rrc_arm_case2():
     return m
 
 
+# ---- four-bar with a spring (seed paper 4, Bae, Yang & Seo 2003, §5.1) ------------------------
+FOURBAR_CRANK = 0.5            # m, links A and C (ground pivots to coupler pins)
+FOURBAR_COUPLER = 0.4          # m, link B and the ground link
+FOURBAR_SPRING_HEIGHT = 0.47   # m below the pivot of link C where the spring attaches (ours)
+FOURBAR_SPRING_LENGTH = 0.3    # m, spring length at θ = 0 (its free length: unloaded there)
+FOURBAR_KICK = 1.0             # rad/s, initial angular velocity of link A (the perturbation)
+
+
+def fourbar_spring():
+    """The four-bar with a spring of seed paper 4 (§5.1, Fig. 3, Table 1): links A and C 7.707 kg,
+    161 760.83 kg·mm² = 0.16176083 kg·m²; link B 3.946 kg, 53 005.79 kg·mm² = 0.05300579 kg·m²
+    (about the CM, across the link); spring 10 N/mm = 1e4 N/m, no damping.  The masses and
+    inertias are those of steel rods of radius 25 mm × 500 mm (A, C) and 20 mm × 400 mm (B); the
+    small axial inertia ½ m r² (not in the table) is taken from that reading.
+
+    Geometry (ours; the paper gives it only in its Fig. 3): a parallelogram hanging in the vertical
+    xy plane, gravity −9.81 m/s² along y — ground pivots O_A = (0, 0, 0) and O_C = (0.4, 0, 0),
+    links A and C 0.5 m pointing down, coupler B 0.4 m horizontal at y = −0.5 m; four revolute
+    joints about z (θ1 at O_A, θ2 at A–B, θ3 at B–C; the relative formulation cuts one joint, as
+    the paper does).  The spring is horizontal, from a ground point 0.3 m to the right of link C
+    to the point of link C 0.47 m below its pivot, unloaded at θ1 = θ2 = θ3 = 0, which is therefore
+    the static equilibrium the paper linearizes at.  Energy method for the one mode (links A and C
+    turn by θ, B translates): J = 2 (I_A + m_A (L/2)²) + m_B L² = 2.27337 kg·m²,
+    K = k h² + g (2 m_A L/2 + m_B L) = 2209 + 57.16 N·m/rad, f = √(K/J)/2π = 5.0249 Hz — the
+    attachment height h = 0.47 m was chosen to come near the paper's 5.04 Hz.
+
+    The run starts from rest at θ = 0 except link A, given ω = 1 rad/s (a small perturbation:
+    amplitude ≈ 1.8°), for 3 s; the FFT of link C's rotation (``solver.dominant_frequency``) then
+    matches the linearized frequency (tests/solver/test_linearize.py)."""
+    m = solver.Model(name="fourbar-spring", gravity=(0.0, -9.81, 0.0))
+    L, d, h = FOURBAR_CRANK, FOURBAR_COUPLER, FOURBAR_SPRING_HEIGHT
+    mass_ac, inertia_ac, r_ac = 7.707, 161760.83e-6, 0.025
+    mass_b, inertia_b, r_b = 3.946, 53005.79e-6, 0.02
+    down = (np.cos(-np.pi / 4), 0.0, 0.0, np.sin(-np.pi / 4))       # body x along −y
+    for name, x in (("link_A", 0.0), ("link_C", d)):
+        kick = FOURBAR_KICK if name == "link_A" else 0.0
+        m.add_body(name, mass=mass_ac, inertia=(0.5 * mass_ac * r_ac**2, inertia_ac, inertia_ac),
+                   position=(x, -L / 2, 0.0), orientation=down, velocity=(kick * L / 2, 0.0, 0.0),
+                   angular_velocity=(0.0, 0.0, kick),
+                   geometry={"shape": "cylinder", "radius": r_ac, "length": L, "axis": "x",
+                             "color": [0.3, 0.5, 0.8]})
+    m.add_body("link_B", mass=mass_b, inertia=(0.5 * mass_b * r_b**2, inertia_b, inertia_b),
+               position=(d / 2, -L, 0.0),
+               geometry={"shape": "cylinder", "radius": r_b, "length": d, "axis": "x", "color": [0.8, 0.4, 0.3]})
+    z = (0.0, 0.0, 1.0)
+    m.add_joint("J1", "revolute", "ground", "link_A", origin=(0.0, 0.0, 0.0), axis=z)
+    m.add_joint("J2", "revolute", "link_A", "link_B", origin=(0.0, -L, 0.0), axis=z)
+    m.add_joint("J3", "revolute", "link_B", "link_C", origin=(d, -L, 0.0), axis=z)
+    m.add_joint("J4", "revolute", "ground", "link_C", origin=(d, 0.0, 0.0), axis=z)
+    m.add_spring_damper("spring", "ground", "link_C", point_i=(d + FOURBAR_SPRING_LENGTH, -h, 0.0),
+                        point_j=(d, -h, 0.0), stiffness=1e4, damping=0.0)
+    m.settings.set("t_end", 3.0)
+    m.settings.set("output_step", 0.01)
+    return m
+
+
+
+# ---- four-bar through singular positions (seed paper 3, Kim & Yoo 1997, §4) ------------------
+SINGULAR_LINK = 1.0            # m, crank, rocker, coupler and ground link (a parallelogram; ours)
+SINGULAR_TILT = np.radians(10.0)   # released at rest 10° above the flattened position
+COPPER = {"density": 8.91e3, "youngs": 117e9, "poisson": 0.35}
+SINGULAR_COUPLER_SECTION = {"height": 0.01, "width": 0.04}   # m: in-plane 10 mm, out-of-plane 40 mm
+
+
+def fourbar_singular(flexible):
+    """Parallelogram four-bar falling through its flattened (singular) positions (seed paper 3,
+    Fig. 1; the paper gives the link dimensions only in a figure — ours): ground pivots at (0,0,0)
+    and (1,0,0), crank and rocker 1 m steel rods (radius 1 cm, 2.47 kg), coupler 1 m; four
+    revolute joints about z (3 redundant equations).  Released at rest with the cranks 10° above
+    the horizontal, the links are collinear (singular) whenever the cranks pass 0° or ±180°.
+    One-DOF energy estimate (θ the crank angle): J θ̈ = −g ℓ m_tot cos θ with ℓ_eff = J/(m ℓ) =
+    a (2 m₁/3 + m_c)/(m₁ + m_c) ≈ 0.83 m, so θ = 0 is reached after ≈ √(2·0.175·ℓ_eff/g) ≈ 0.17 s
+    and θ = −180° half a swing (amplitude 100° about the bottom) later, at ≈ 0.95 s — the paper's
+    0.18 s and 1.0 s.  The coupler is copper (ρ 8.91e3 kg/m³, E 117 GPa, ν 0.35), 10 mm in the
+    plane × 40 mm, 3.56 kg: rigid, or (``flexible``) 10 beam elements / 11 nodes with 2 free–free
+    modes (in-plane bending, 37 Hz and 103 Hz; the first out-of-plane one is 148 Hz).  Saved
+    settings: hybrid LU↔QR partitioning, 2 s."""
+    name = "fourbar-singular-" + ("flexible" if flexible else "rigid")
+    m = solver.Model(name=name, gravity=(0.0, -9.81, 0.0))
+    a = SINGULAR_LINK
+    c, s = np.cos(SINGULAR_TILT), np.sin(SINGULAR_TILT)
+    A, D = np.zeros(3), np.array([a, 0.0, 0.0])
+    B, C = A + a * np.array([c, s, 0.0]), D + a * np.array([c, s, 0.0])
+    link(m, "crank", A, B)
+    link(m, "rocker", D, C, color=(0.3, 0.7, 0.4))
+    h, w = SINGULAR_COUPLER_SECTION["height"], SINGULAR_COUPLER_SECTION["width"]
+    if flexible:
+        m.add_flexible_beam("coupler", tuple(B), tuple(C), section=SINGULAR_COUPLER_SECTION, material=COPPER,
+                            elements=10, modes=2)
+    else:
+        mc = COPPER["density"] * h * w * a
+        m.add_body("coupler", mass=mc, inertia=(mc * (h**2 + w**2) / 12, mc * (a**2 + w**2) / 12,
+                                                 mc * (a**2 + h**2) / 12),
+                   position=tuple((B + C) / 2),
+                   geometry={"shape": "box", "size": (a, h, w), "color": [0.8, 0.5, 0.2]})
+    z = (0.0, 0.0, 1.0)
+    m.add_joint("A", "revolute", "ground", "crank", origin=tuple(A), axis=z)
+    m.add_joint("B", "revolute", "crank", "coupler", origin=tuple(B), axis=z)
+    m.add_joint("C", "revolute", "coupler", "rocker", origin=tuple(C), axis=z)
+    m.add_joint("D", "revolute", "ground", "rocker", origin=tuple(D), axis=z)
+    m.settings.set("t_end", 2.0)
+    m.settings.set("output_step", 0.01)
+    m.settings.set("partitioning", "hybrid")
+    return m
+
+
+def fourbar_singular_rigid():
+    return fourbar_singular(False)
+
+
+def fourbar_singular_flexible():
+    return fourbar_singular(True)
+
 BUILDERS = {"pendulum": pendulum, "double_pendulum": double_pendulum, "slider_crank": slider_crank,
-            "fourbar": fourbar, "rrc_arm_case1": rrc_arm_case1, "rrc_arm_case2": rrc_arm_case2}
+            "fourbar": fourbar, "rrc_arm_case1": rrc_arm_case1, "rrc_arm_case2": rrc_arm_case2,
+            "fourbar_spring": fourbar_spring, "fourbar_singular_rigid": fourbar_singular_rigid,
+            "fourbar_singular_flexible": fourbar_singular_flexible}
 
 
 def main():

@@ -24,6 +24,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ..errors import Cancelled, ModelError, SolverError
+from ..forces import Wrenches
 from ..integrators import INTEGRATORS, GeneralizedAlpha
 from ..model.elements import Settings
 from ..partitioning.partition import Partition, PartitionError, independent_rows, multipliers
@@ -55,8 +56,17 @@ def resolve_settings(model, **overrides) -> Settings:
     return s
 
 
-def compile_model(model, settings):
-    """The formulation's compiled system for this model."""
+def compile_model(model, settings, codegen=None, events=None):
+    """The formulation's compiled system for this model.  ``codegen=True``: the system with
+    generated kernels (:mod:`solver.codegen`) when available, else the generic one; either way a
+    one-line message is appended to ``events`` (a list) when given."""
+    if codegen:
+        from ..codegen import codegen_system
+        system, message = codegen_system(model, settings)
+        if events is not None:
+            events.append(message)
+        if system is not None:
+            return system
     if settings.formulation == "cartesian":
         from ..formulations.cartesian import CartesianSystem
         return CartesianSystem(model, form=settings.constraints)
@@ -74,22 +84,28 @@ def output_times(t_end, step):
 
 def simulate(model, t_end=None, output_step=None, formulation=None, partitioning=None, integrator=None,
              rtol=None, atol=None, max_step=None, constraints=None, reactions=None, progress=None,
-             cancel=None, hold=(), on_event=None):
+             cancel=None, hold=(), on_event=None, codegen=None):
     """Run a model; returns :class:`solver.results.Results`.
 
     Arguments not given come from ``model.settings``.  ``hold``: joints that keep their drawn
     relative position while the model is assembled (see :mod:`solver.analysis.assembly`).
-    ``on_event(event)`` receives each solver event (dict: time, kind, message) as it happens.  ``progress(t, t_end)`` is called after each
-    output point; ``cancel()`` returning True stops the run (raises :class:`Cancelled` carrying the
-    partial results).  Raises ModelError for bad input and SolverError (with ``.results``) when the
-    run fails."""
+    ``on_event(event)`` receives each solver event (dict: time, kind, message) as it happens.
+    ``codegen=True`` evaluates the equations with model-specific compiled kernels
+    (:mod:`solver.codegen`; an event of kind "codegen" says whether they or the generic path ran).
+    ``progress(t, t_end)`` is called after each output point; ``cancel()`` returning True stops the
+    run (raises :class:`Cancelled` carrying the partial results).  Raises ModelError for bad input
+    and SolverError (with ``.results``) when the run fails."""
     settings = resolve_settings(model, t_end=t_end, output_step=output_step, formulation=formulation,
                                 partitioning=partitioning, integrator=integrator, rtol=rtol, atol=atol,
                                 max_step=max_step, constraints=constraints, reactions=reactions)
-    system = compile_model(model, settings)
+    notes = []
+    system = compile_model(model, settings, codegen=codegen, events=notes)
     holding = compile_model(holding_model(model, hold), settings) if hold else None
+    run = Run(system, settings, progress, cancel, holding, on_event)
+    for message in notes:
+        run.rec.event(0.0, "codegen", message)
     with single_threaded_blas():
-        return Run(system, settings, progress, cancel, holding, on_event).execute()
+        return run.execute()
 
 
 def single_threaded_blas():
@@ -282,11 +298,40 @@ class Run:
         q, qd, _ = self._state(part, t, y)
         ev = self.system.constraints(q, t, qd, level=2)
         M = self.system.mass(q)
-        Q = self.system.forces(q, qd, t)
-        _, zdd, _ = part.accelerations(M, Q, ev.jac, ev.gamma)
+        Q = self._forces(q, qd, t)
+        _, zdd, _ = self._accelerations(part, q, t, M, Q, ev)
         if not np.all(np.isfinite(zdd)):
-            raise PartitionError("accelerations are not finite")
+            raise PartitionError("non-finite forces/accelerations")
         return np.concatenate([y[f:], zdd])
+
+    def _forces(self, q, qd, t):
+        """Q(q, q̇, t); NaN/inf (a force expression at a pole, a state that blew up) stops the run
+        naming the force elements whose wrench is not finite."""
+        Q = self.system.forces(q, qd, t)
+        if np.all(np.isfinite(Q)):
+            return Q
+        frames, bad = self.system.frames(q, qd), []
+        for element in self.system.force_elements:
+            w = Wrenches(self.system.nb)
+            element.apply(t, frames, w)
+            if not (np.all(np.isfinite(w.F)) and np.all(np.isfinite(w.T))):
+                bad.append(element.name)
+        raise SolverError("non-finite forces/accelerations (NaN or inf in the applied forces)", time=t, elements=bad)
+
+    def _accelerations(self, part, q, t, M, Q, ev):
+        """part.accelerations; a singular reduced mass matrix NᵀMN stops the run naming the bodies
+        that move in its null direction (e.g. a body with negligible inertia about a free axis)."""
+        try:
+            return part.accelerations(M, Q, ev.jac, ev.gamma)
+        except np.linalg.LinAlgError:
+            Jr = ev.jac[part.rows]
+            N = part.V - part.U @ np.linalg.lstsq(Jr @ part.U, Jr @ part.V, rcond=None)[0]
+            mode = np.linalg.eigh(N.T @ M @ N)[1][:, 0]
+            frames = self.system.frames(q, N @ mode)
+            speed = np.linalg.norm(frames.v, axis=1) + np.linalg.norm(frames.w, axis=1)
+            raise SolverError("the mass matrix is singular: a free motion of the mechanism has (almost) no "
+                              "mass or inertia — check the masses and inertias of these bodies", time=t,
+                              elements=[b for b, v in zip(self.system.body_names, speed) if v > 0.1 * speed.max()]) from None
 
     def _state(self, part, t, y):
         """Consistent (q, q̇, Φ_q) from the independent state y = [z, ż]."""
@@ -298,8 +343,8 @@ class Run:
     def _record(self, part, t, q, qd, method):
         ev = self.system.constraints(q, t, qd, level=2)
         M = self.system.mass(q)
-        Q = self.system.forces(q, qd, t)
-        qdd, _, _ = part.accelerations(M, Q, ev.jac, ev.gamma)
+        Q = self._forces(q, qd, t)
+        qdd, _, _ = self._accelerations(part, q, t, M, Q, ev)
         lam = multipliers(ev.jac, M, qdd, Q)
         violation = float(np.max(np.abs(ev.phi))) if ev.phi.size else 0.0
         self.rec.add(t, q, qd, qdd, lam, violation, part.singularity(ev.jac), method)
@@ -319,6 +364,14 @@ class Run:
                                       for k in part.redundant]
             self.rec.event(t, "redundant", f"{len(part.redundant)} redundant constraint equation(s): "
                            + "; ".join(self.meta["redundant"]) + " — their reactions use minimum-norm multipliers")
+            # Self-stress modes μ (Φ_qᵀ μ = 0): any multiple can be added to λ, so the reactions of the
+            # joints they touch are not unique (all joints of an overconstrained loop, not only
+            # the owners of the rows the pivoting happened to drop).
+            jac = self.system.constraints(q, t).jac
+            stress = np.abs(np.linalg.svd(jac.T)[2][len(part.rows):]).max(axis=0)
+            eqs = self.system.equations
+            self.meta["nonunique_reactions"] = sorted({eqs[k].owner for k in np.nonzero(stress > 1e-8)[0]
+                                                       if eqs[k].kind != "normalization"})
         self.q_last = q
         return part
 

@@ -1,21 +1,36 @@
-"""Linearization of constrained systems and natural frequencies (seed paper 4).
+"""Linearization of constrained systems, natural frequencies and mode shapes (seed paper 4).
 
 At a state (q, q̇, t) the tangent-space (QR) partition gives independent coordinates z with
-q = q_ref + V z + U w(z); the reduced equations z̈ = g(z, ż) (paper 4 eq. 24, F* = Nᵀ(M q̈ − Q) = 0,
-with N the null-space basis) are perturbed by central differences (paper 4 eqs. 25–30):
+q = q_ref + V z + U w(z) (paper 3 eqs. 9–14).  The reduced equations F* = Nᵀ(M q̈ − Q) = 0
+(paper 4 eq. 24, N a null-space basis of Φ_q, eqs. 21–23), solved for z̈ = g(z, ż), hold the
+position, velocity and acceleration constraints exactly (the partition's Newton, Φ_q q̇ = ν and
+Φ_q q̈ = γ), so perturbing them by central differences is paper 4's eqs. 25–29 with the dependent
+variations eliminated by the constraints; comparing with eq. 30
 
     M̂ δz̈ + Ĉ δż + K̂ δz = 0,   M̂ = Nᵀ M N,   K̂ = −M̂ ∂g/∂z,   Ĉ = −M̂ ∂g/∂ż.
 
-Step choice: h = 1e-5 (relative to the coordinate scale, ≥ 1e-5 absolute) with the position
-Newton solved to 1e-14, so the truncation error O(h²) and the round-off error O(ε_Newton / h) are
-both below 1e-8 relative.  Eigenvalues λ of the first-order form [[0, I], [∂g/∂z, ∂g/∂ż]] are
-reported one per conjugate pair; natural frequency |λ|/2π, damping ratio −Re λ/|λ|.
+Step choice: h = 1e-5 in z (m or rad) and h·max(1, |ż_k|) in ż, with the position Newton solved
+to 1e-14: the truncation error O(h²) ≈ 1e-10 and the round-off O(ε_Newton / h) ≈ 1e-9 are both
+below 1e-8 relative (tests check 1e-6 against closed forms).  Eigenvalues λ of the first-order
+form [[0, I], [∂g/∂z, ∂g/∂ż]] are reported one per conjugate pair; natural frequency |λ|/2π,
+damping ratio −Re λ/|λ|.
+
+Where to linearize: K̂ and Ĉ are exact tangents of the reduced equations at any state, but at a
+state with q̈ ≠ 0 they depend on the choice of coordinates (the terms ∂N/∂z·M q̈ differ between
+the Cartesian and the relative formulation), so their eigenvalues are not "the" natural
+frequencies.  At a static equilibrium (q̇ = 0, q̈ = 0) they do not depend on the coordinates:
+use ``state="equilibrium"`` (:func:`solver.analysis.equilibrium.static_equilibrium` first).
+
+Mode shapes: the eigenvector's δz mapped by N to all coordinates (δq = N δz), scaled so its
+largest component is 1 (real); and as body motions, the CM translation δr and small rotation δθ
+(global) of every body, from the linear velocity map q̇ ↦ (v, ω) applied to δq.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.spatial.transform import Rotation
 
 from ..errors import ModelError
 from ..partitioning.partition import Partition
@@ -40,13 +55,30 @@ class Linearization:
     qd: np.ndarray
     t: float
     coordinates_basis: np.ndarray   # N: δq = N δz (to first order)
+    body_names: list                # bodies of body_positions / body_modes, in result order
+    body_positions: np.ndarray      # (nb, 3) CM positions at the state, global
+    body_rotations: np.ndarray      # (nb, 3, 3) body-to-global rotations at the state
+    body_modes: np.ndarray          # (n_modes, nb, 6) complex: [δr, δθ] of each body, global
+
+    def body_poses(self, mode, s):
+        """{body: (position, rotation)} displaced by s times the real part of mode ``mode``:
+        r = r₀ + s δr, A = exp(s δθ̃) A₀ (exact rotation of the small-rotation vector)."""
+        d = np.real(self.body_modes[mode]) * s
+        return {b: (self.body_positions[k] + d[k, :3],
+                    Rotation.from_rotvec(d[k, 3:]).as_matrix() @ self.body_rotations[k])
+                for k, b in enumerate(self.body_names)}
 
 
 def linearize(model, state=None, formulation=None):
-    """Linearize ``model`` at its initial (assembled) state, or at ``state``: a dict with ``q``
-    (and optionally ``qd``, ``t``) in the formulation's coordinates, or ``(results, index)`` for an
-    output point of a run."""
+    """Linearize ``model`` at its initial (assembled) state, or at ``state``: ``"equilibrium"``
+    (the static equilibrium near the initial configuration, at rest), a dict with ``q`` (and
+    optionally ``qd``, ``t``) in the formulation's coordinates (e.g. ``static_equilibrium(...).state``),
+    or ``(results, index)`` for an output point of a run.  Raises ModelError for a bad state or a
+    model without degrees of freedom, SolverError when the equilibrium is not found."""
     settings = resolve_settings(model, formulation=formulation)
+    if isinstance(state, str) and state == "equilibrium":
+        from .equilibrium import static_equilibrium
+        state = static_equilibrium(model, formulation=formulation).state
     system = compile_model(model, settings)
     with single_threaded_blas():
         return _linearize(system, state)
@@ -88,10 +120,32 @@ def _linearize(system, state):
     lam, vec, freq = lam[order], vec[:, order], freq[order]
     with np.errstate(invalid="ignore", divide="ignore"):
         zeta = np.where(np.abs(lam) > 0, -lam.real / np.abs(lam), 0.0)
-    shapes = N @ vec[:f]
-    norms = np.max(np.abs(shapes), axis=0)
-    shapes = shapes / np.where(norms > 0, norms, 1.0)
-    return Linearization(Mhat, -Mhat @ Gzd, -Mhat @ Gz, lam, freq, zeta, shapes, q, qd, t, N)
+    shapes = _normalized(N @ vec[:f])
+    rest = system.frames(q, np.zeros(system.nq))
+    return Linearization(Mhat, -Mhat @ Gzd, -Mhat @ Gz, lam, freq, zeta, shapes, q, qd, t, N,
+                         list(system.body_names), rest.r.copy(), rest.A.copy(),
+                         _body_modes(system, q, shapes))
+
+
+def _normalized(shapes):
+    """Each column divided by its largest-magnitude component (which becomes exactly 1)."""
+    if not shapes.size:
+        return shapes
+    k = np.argmax(np.abs(shapes), axis=0)
+    pivot = shapes[k, np.arange(shapes.shape[1])]
+    return shapes / np.where(np.abs(pivot) > 0, pivot, 1.0)
+
+
+def _body_modes(system, q, shapes):
+    """(n_modes, nb, 6): [δr, δθ] per body — the velocity map q̇ ↦ (v, ω) is linear in q̇, so
+    applying it to δq (real and imaginary parts) gives the first-order body displacements."""
+    out = np.zeros((shapes.shape[1], len(system.body_names), 6), dtype=complex)
+    for m in range(shapes.shape[1]):
+        for part, scale in ((shapes[:, m].real, 1.0), (shapes[:, m].imag, 1j)):
+            if np.any(part):
+                fr = system.frames(q, np.ascontiguousarray(part))
+                out[m] += scale * np.hstack([fr.v, fr.w])
+    return out
 
 
 def _one_per_pair(lam, tol=1e-9):
@@ -119,4 +173,4 @@ def _state(system, state):
         q = assemble_positions(system, q, t)
         qd = np.asarray(state.get("qd", np.zeros(system.nq)), dtype=float)
         return q, consistent_velocities(system, q, qd, t), t
-    raise ModelError("state: must be None, a dict with 'q' (and 'qd', 't'), or (results, index)")
+    raise ModelError("state: must be None, \"equilibrium\", a dict with 'q' (and 'qd', 't'), or (results, index)")

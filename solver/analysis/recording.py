@@ -64,8 +64,16 @@ class Recorder:
             "method_code": np.array([r[9] for r in self.rows], dtype=np.int8),
             "step_t": np.array(self.step_t), "step_h": np.array(self.step_h),
         }
+        layout = getattr(s, "flex_layout", [])
+        if layout:                  # flexible bodies (solver.results.FLEX_ARRAYS)
+            nf, nk, nn = len(layout), sum(f["modes"] for f in layout), sum(f["nodes"] for f in layout)
+            for key, shape in (("flex_r", (nf, 3)), ("flex_A", (nf, 3, 3)), ("flex_a", (nk,)),
+                               ("flex_disp", (nn, 3)), ("flex_stress", (nn, 4))):
+                arrays[key] = stack(key, shape)
         meta = dict(self.meta)
         meta.update(status=status, message=message, body_names=list(s.body_names),
                     joint_names=list(s.joint_names), driver_names=list(s.driver_names),
                     equations=[f"{e.owner}: {e.text}" for e in s.equations])
+        if layout:
+            meta["flexible_bodies"] = layout
         return Results(arrays, meta)

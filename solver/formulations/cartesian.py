@@ -18,6 +18,12 @@ Q): it is fixed by the joint's equations, so Nᵀ M N stays positive definite.  
 (distance, revolute–spherical) keep their conventional rows in both forms.  Reactions and driver
 forces have the same meaning in both forms (the joint rows carry the actuator's effort to the
 bodies: Φ_αᵀ λ_joint = −λ_driver).
+
+Flexible bodies (seed paper 3, conventional form only): each has a floating frame [r, p] in the
+same 7-column blocks, numbered after the rigid bodies, and its modal coordinates a after all
+blocks, q = [r_1, p_1, …, r_F, p_F, …, a_F, …]; their mass blocks, forces and energies come from
+:mod:`solver.flexible.floating`, and joints touching them are evaluated by
+:mod:`solver.flexible.joints` (the batched evaluator keeps the rigid-only joints).
 """
 from __future__ import annotations
 
@@ -29,8 +35,11 @@ from ..constraints.parametric import N_EQ, PARAMETRIC_FORMS, ParametricConstrain
 from ..constraints.primitives import BodyState, NLOC
 from ..errors import ModelError
 from ..expressions import time_function
+from ..flexible import compile as flexc
+from ..flexible.floating import FloatingBody, flexible_outputs
+from ..flexible.joints import FlexibleJoint
 from ..forces import BodyFrames, Wrenches, compile_forces
-from ..math.rotations import L_matrix, rotation_matrix
+from ..math.rotations import L_matrix, quat_from_matrix, rotation_matrix
 from ..model.fields import inertia_matrix
 from ..model.model import GROUND
 from .system import ConstraintEval, Equation, MechanicalSystem, mechanical_energies
@@ -65,6 +74,7 @@ class CartesianSystem(MechanicalSystem):
             A0 = rotation_matrix(np.array(b.orientation))
             self.init[k] = (np.array(b.position, dtype=float), A0)
         self._bodies = bodies
+        self._setup_flexible(model)
 
         self.joints = []
         self.joint_names = []
@@ -73,9 +83,11 @@ class CartesianSystem(MechanicalSystem):
         self.alpha_names = []          # "joint.coordinate" of every α column, in order
         parametric = form == "parametric"
         for j in model.joints.values():
-            bi = self.index[j.body_i] if j.body_i != GROUND else -1
-            bj = self.index[j.body_j] if j.body_j != GROUND else -1
+            bi = self.index_all[j.body_i] if j.body_i != GROUND else -1
+            bj = self.index_all[j.body_j] if j.body_j != GROUND else -1
             cj = CartesianJoint(j, self._init_of(bi), self._init_of(bj))
+            if self._is_flexible(bi) or self._is_flexible(bj):
+                self._flexible_joint(j, cj, bi, bj, len(self.equations))
             if parametric and j.type in PARAMETRIC_FORMS:
                 coords = PARAMETRIC_FORMS[j.type].coordinates
                 self.alpha_cols.append(list(range(self.nq, self.nq + len(coords))))
@@ -95,12 +107,16 @@ class CartesianSystem(MechanicalSystem):
         for d in model.drivers.values():
             coord = model.driver_coordinate(d.name)
             k = joint_pos[d.joint]
+            if k in self.flex_joints:
+                raise ModelError(f"driver '{d.name}'.joint: joint '{d.joint}' is attached to a flexible body; "
+                                 "drivers on such joints are not supported")
             row = len(self.equations)
             self.drivers.append((k, coord, time_function(d.expression), row))
             self.driver_names.append(d.name)
             self.equations.append(Equation(d.name, "driver", f"{coord} of joint '{d.joint}' prescribed"))
-        self.norm_rows = list(range(len(self.equations), len(self.equations) + nb))
-        self.equations += [Equation(n, "normalization", "Euler parameter normalization") for n in self.body_names]
+        self.norm_rows = list(range(len(self.equations), len(self.equations) + self.nblocks))
+        self.equations += [Equation(n, "normalization", "Euler parameter normalization")
+                           for n in self.body_names + self.flex_names]
         self.m = len(self.equations)
         self.force_elements = compile_forces(model, self.index, self.init)
         self.param = None
@@ -119,8 +135,11 @@ class CartesianSystem(MechanicalSystem):
                 drv.append((row, self.alpha_cols[jk][PARAMETRIC_FORMS[cj.type].coordinates.index(coord)], fn))
             self.param = ParametricConstraints(pj, drv, nb, self.nq)
         else:
-            self.batch = BatchConstraints([(cj, bi, bj, rows) for cj, bi, bj, _, rows in self.joints],
-                                          self.drivers, nb, self.m)
+            rigid = [k for k in range(len(self.joints)) if k not in self.flex_joints]
+            renum = {k: n for n, k in enumerate(rigid)}
+            self.batch = BatchConstraints([(*self.joints[k][:3], self.joints[k][4]) for k in rigid],
+                                          [(renum[jk], *rest) for jk, *rest in self.drivers],
+                                          self.nblocks, self.m) if rigid else None
         self._driven_rows = {}
         for k, (jk, coord, fn, row) in enumerate(self.drivers):
             self._driven_rows.setdefault(jk, []).append(row)
@@ -136,6 +155,12 @@ class CartesianSystem(MechanicalSystem):
             A = rotation_matrix(p)
             qd[7 * k:7 * k + 3] = b.velocity
             qd[7 * k + 3:7 * k + 7] = 0.5 * L_matrix(p).T @ (A.T @ np.asarray(b.angular_velocity))
+        for fb, e in zip(self.flex, self._flex_elements):
+            r0, A0 = self.init[fb.o // 7]
+            p = quat_from_matrix(A0)
+            q[fb.o:fb.o + 3], q[fb.o + 3:fb.o + 7] = r0, p
+            qd[fb.o:fb.o + 3] = e.velocity
+            qd[fb.o + 3:fb.o + 7] = 0.5 * L_matrix(p).T @ (A0.T @ np.asarray(e.angular_velocity))
         return q, qd, 0.0
 
     def velocity_weights(self):
@@ -146,7 +171,7 @@ class CartesianSystem(MechanicalSystem):
         would pull on the user's velocities — the four-bar/slider–crank runs then differed by
         ~1e-5 relative in the initial crank speed; with 1e-6 by ~1e-11)."""
         w = np.ones(self.nq)
-        w[7 * self.nb:] = ALPHA_VELOCITY_WEIGHT
+        w[self.n_body_cols:] = ALPHA_VELOCITY_WEIGHT
         for k, b in enumerate(self._bodies):
             if np.any(b.velocity):
                 w[7 * k:7 * k + 3] = 1e6
@@ -163,28 +188,33 @@ class CartesianSystem(MechanicalSystem):
         jac = np.zeros((self.m, self.nq))
         nu = np.zeros(self.m) if level >= 1 else None
         gamma = np.zeros(self.m) if level >= 2 else None
-        n7 = 7 * self.nb
+        n7 = 7 * self.nblocks
         if self.param is None:
-            self.batch.evaluate(q, qd, t, level, phi, jac, nu, gamma)
+            if self.batch is not None:
+                self.batch.evaluate(q[:n7], None if qd is None else qd[:n7], t, level, phi, jac[:, :n7],
+                                    nu, gamma)
+            for fj in self.flex_joints.values():
+                fj.evaluate(q, qd, level, phi, jac, gamma)
         else:
             if self.batch is not None:
                 self.batch.evaluate(q[:n7], None if qd is None else qd[:n7], t, level, phi, jac[:, :n7],
                                     nu, gamma)
             self.param.evaluate(q, qd, t, level, phi, jac, nu, gamma)
-        P = q[:n7].reshape(self.nb, 7)[:, 3:]
+        P = q[:n7].reshape(self.nblocks, 7)[:, 3:]
         rows = np.asarray(self.norm_rows)
         phi[rows] = np.einsum("ij,ij->i", P, P) - 1.0
-        jac[rows[:, None], 7 * np.arange(self.nb)[:, None] + 3 + np.arange(4)] = 2.0 * P
+        jac[rows[:, None], 7 * np.arange(self.nblocks)[:, None] + 3 + np.arange(4)] = 2.0 * P
         if gamma is not None:
-            PD = qd[:n7].reshape(self.nb, 7)[:, 3:]
+            PD = qd[:n7].reshape(self.nblocks, 7)[:, 3:]
             gamma[rows] = -2.0 * np.einsum("ij,ij->i", PD, PD)
         return ConstraintEval(phi, jac, nu, gamma)
 
     def constraints_per_joint(self, q, t, qd=None, level=0):
         """The same as :meth:`constraints` through the per-joint evaluator (reference path;
         conventional form only)."""
-        if self.param is not None:
-            raise ValueError("constraints_per_joint: the parametric form has only the batched evaluator")
+        if self.param is not None or self.flex:
+            raise ValueError("constraints_per_joint: the parametric form and flexible bodies have only the "
+                             "batched evaluators")
         level = min(level, 1) if qd is None else level
         states = self._states(q, qd if level >= 1 else None)
         phi = np.zeros(self.m)
@@ -218,6 +248,9 @@ class CartesianSystem(MechanicalSystem):
 
     def constraint_hessian(self, q, lam, t):
         """(Φ_qᵀλ)_q, the derivative of the constraint forces w.r.t. q (for implicit integrators)."""
+        if self.flex:
+            raise ModelError("integrator: flexible bodies need a partitioned integrator (adams, rk, bdf, …), "
+                             "not galpha")
         states = self._states(q, None)
         H = np.zeros((self.nq, self.nq))
         for cj, bi, bj, (cols, mask), rows in self.joints:
@@ -243,6 +276,8 @@ class CartesianSystem(MechanicalSystem):
             M[o:o + 3, o:o + 3] = self.mass_values[k] * np.eye(3)
             L = L_matrix(q[o + 3:o + 7])
             M[o + 3:o + 7, o + 3:o + 7] = 4.0 * L.T @ self.inertia[k] @ L
+        for fb in self.flex:
+            fb.mass(q, M)
         return M
 
     def forces(self, q, qd, t):
@@ -255,6 +290,8 @@ class CartesianSystem(MechanicalSystem):
             L, Ld = L_matrix(p), L_matrix(pd)
             Q[o:o + 3] = w.F[k] + self.mass_values[k] * self.gravity
             Q[o + 3:o + 7] = 2.0 * L.T @ (frames.A[k].T @ w.T[k]) + 8.0 * Ld.T @ self.inertia[k] @ Ld @ p
+        for fb in self.flex:
+            fb.forces(q, qd, self.gravity, Q)
         return Q
 
     def frames(self, q, qd):
@@ -275,7 +312,7 @@ class CartesianSystem(MechanicalSystem):
 
     def normalize(self, q):
         q = q.copy()
-        for k in range(self.nb):
+        for k in range(self.nblocks):
             p = q[7 * k + 3:7 * k + 7]
             q[7 * k + 3:7 * k + 7] = p / np.linalg.norm(p)
         return q
@@ -300,18 +337,93 @@ class CartesianSystem(MechanicalSystem):
         RTj = np.zeros((nj, 3))
         for k, (cj, bi, bj, _, rows) in enumerate(self.joints):
             rows = rows + self._driven_rows.get(k, [])
-            F, T = self._reaction(jac, lam, rows, bi, bj, cj, states, frames)
-            Fr = cj.frame(states[bi])
+            if k in self.flex_joints:
+                F, T, Fr = self._flexible_reaction(q, jac, lam, rows, bi, bj, self.flex_joints[k])
+            else:
+                F, T = self._reaction(jac, lam, rows, bi, bj, cj, states, frames)
+                Fr = cj.frame(states[bi])
             RF[k], RT[k], RFj[k], RTj[k] = F, T, Fr.T @ F, Fr.T @ T
         drv = np.array([-lam[row] for _, _, _, row in self.drivers])
         kinetic, potential_g, spring = mechanical_energies(frames, self.mass_values, self.inertia,
                                                            self.gravity, self.force_elements)
-        return {"r": frames.r, "A": frames.A, "v": frames.v, "w": frames.w, "a": acc, "alpha": alpha,
+        strain = 0.0
+        for fb in self.flex:
+            e_kin, e_grav, e_strain = fb.energies(q, qd, self.gravity)
+            kinetic, potential_g, strain = kinetic + e_kin, potential_g + e_grav, strain + e_strain
+        post = {"r": frames.r, "A": frames.A, "v": frames.v, "w": frames.w, "a": acc, "alpha": alpha,
                 "reaction_force": RF, "reaction_torque": RT, "reaction_force_joint": RFj,
                 "reaction_torque_joint": RTj, "driver_force": drv,
-                "energy": (kinetic, potential_g, spring, 0.0)}
+                "energy": (kinetic, potential_g, spring, strain)}
+        if self.flex:
+            post.update(flexible_outputs(self.flex, q))
+        return post
 
     # ---- helpers --------------------------------------------------------------------------------
+    def _setup_flexible(self, model):
+        """Floating frames (blocks nb … nb+F−1, in self.init) and modal columns of the flexible
+        bodies; the reduced bodies are built once the joints (Craig–Bampton interface) are known."""
+        self._flex_elements = list(model.flexible_bodies.values())
+        if self._flex_elements and self.form != "conventional":
+            raise ModelError("settings 'settings'.constraints: flexible bodies need the conventional form")
+        self.flex_names = [e.name for e in self._flex_elements]
+        self.nblocks = self.nb + len(self._flex_elements)
+        self.flex_index = {n: self.nb + i for i, n in enumerate(self.flex_names)}
+        self.index_all = {**self.index, **self.flex_index}
+        interface = {n: set() for n in self.flex_names}
+        self._meshes = {}
+        for e in self._flex_elements:
+            self.init[self.flex_index[e.name]] = flexc.reference_frame(e)
+            self._meshes[e.name] = flexc.mesh_of(e)
+        for j in model.joints.values():
+            for body, point in ((j.body_i, j.origin), (j.body_j, j.origin2 if j.type in (
+                    "distance", "revolute_spherical") else j.origin)):
+                if body in interface:
+                    interface[body].add(flexc.nearest_node(model.flexible_bodies[body], self._meshes[body], point))
+        self.flex = []
+        ao = 7 * self.nblocks
+        for e in self._flex_elements:
+            body = flexc.modal_body(e, self._meshes[e.name], sorted(interface[e.name]))
+            self.flex.append(FloatingBody(e.name, body, 7 * self.flex_index[e.name], ao))
+            ao += body.k
+        self.nq = self.n_body_cols = ao
+        self.flex_joints = {}
+        self.flex_layout = [{"name": fb.name, "modes": fb.k, "nodes": fb.body.mesh.n_nodes} for fb in self.flex]
+
+    def _is_flexible(self, b):
+        return b >= self.nb
+
+    def _flexible_joint(self, j, cj, bi, bj, row0):
+        """Compile a joint with a side on a flexible body (:mod:`solver.flexible.joints`)."""
+        if cj.type == "screw":
+            raise ModelError(f"joint '{j.name}'.type: screw joints cannot attach to flexible bodies")
+        sides, nodes = [], []
+        for b, point in ((bi, j.origin), (bj, j.origin2 if j.type in ("distance", "revolute_spherical")
+                                          else j.origin)):
+            if b < 0:
+                sides.append((None, np.zeros(0, int), None))
+                nodes.append(None)
+            elif self._is_flexible(b):
+                fb = self.flex[b - self.nb]
+                e = self._flex_elements[b - self.nb]
+                sides.append((7 * b, np.arange(fb.ao, fb.ao + fb.k), fb.body))
+                nodes.append(flexc.nearest_node(e, fb.body.mesh, point))
+            else:
+                sides.append((7 * b, np.zeros(0, int), None))
+                nodes.append(None)
+        rows = list(range(row0, row0 + cj.n_eq))
+        self.flex_joints[len(self.joints)] = FlexibleJoint(cj, sides, nodes, rows)
+
+    def _flexible_reaction(self, q, jac, lam, rows, bi, bj, fj):
+        """As :meth:`_reaction` for a joint on a flexible body: the point on body_j is the deformed
+        node; the joint frame turns with body_i's node."""
+        side, sign = (bj, 1.0) if bj >= 0 else (bi, -1.0)
+        o = 7 * side
+        g = -jac[rows, o:o + 7].T @ lam[rows]
+        p = q[o + 3:o + 7]
+        T_ref = rotation_matrix(p) @ (0.5 * L_matrix(p) @ g[3:7])
+        T = T_ref + np.cross(q[o:o + 3] - fj.origin_j(q), g[:3])
+        return sign * g[:3], sign * T, fj.frame_i(q)
+
     def _init_of(self, b):
         return self.init[b] if b >= 0 else (np.zeros(3), np.eye(3))
 
@@ -349,6 +461,6 @@ class CartesianSystem(MechanicalSystem):
 
 def compile_cartesian(model, form="conventional"):
     """Compile a model for the Cartesian formulation; raises ModelError on invalid models."""
-    if not model.bodies:
+    if not model.bodies and not model.flexible_bodies:
         raise ModelError("model.bodies: the model has no bodies")
     return CartesianSystem(model, form=form)

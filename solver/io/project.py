@@ -74,23 +74,57 @@ def load_project(path) -> Model:
 
 
 def project_from_bytes(raw: bytes, source="project") -> Model:
+    text = _decode(raw, source)
+    constants = []                 # NaN/Infinity tokens: kept as text, then reported by field path
+
+    def constant(token):
+        constants.append(token)
+        return _Token(token)
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ModelError(f"{source}: not UTF-8 text (byte {exc.start})") from None
-    try:
-        data = json.loads(text, parse_constant=_reject_constant)
+        data = json.loads(text, parse_constant=constant)
     except json.JSONDecodeError as exc:
         raise ModelError(f"{source}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
     except ValueError as exc:
         raise ModelError(f"{source}: {exc}") from None
     except RecursionError:
         raise ModelError(f"{source}: JSON is nested too deeply") from None
+    if constants:
+        raise ModelError([f"{path}: non-finite number {token} is not allowed"
+                          for path, token in _non_finite_paths(data)])
     return project_from_dict(data, source)
 
 
-def _reject_constant(name):
-    raise ValueError(f"non-finite number {name} is not allowed")
+def _decode(raw: bytes, source) -> str:
+    """UTF-8 text (a leading byte-order mark is allowed); other encodings are named, with the
+    position of the first byte that is not UTF-8."""
+    if raw[:4] in (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff") or raw[:2] in (b"\xff\xfe", b"\xfe\xff") \
+            or b"\x00" in raw[:4]:
+        raise ModelError(f"{source}: not UTF-8 text but UTF-16 or UTF-32; save the file as UTF-8")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise ModelError(f"{source}: not UTF-8 text at line {line}, column {column} (byte {exc.start}, "
+                         f"0x{raw[exc.start]:02x}); save the file as UTF-8") from None
+
+
+class _Token(str):
+    """A NaN/Infinity token kept as text while locating it."""
+
+
+def _non_finite_paths(data):
+    """(field path, token) of every NaN/Infinity token in parsed JSON (iterative: any depth)."""
+    hits, stack = [], [("", data)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, _Token):
+            hits.append((path or "project", str(value)))
+        elif isinstance(value, dict):
+            stack += reversed([(f"{path}.{k}" if path else k, v) for k, v in value.items()])
+        elif isinstance(value, list):
+            stack += reversed([(f"{path}[{i}]", v) for i, v in enumerate(value)])
+    return hits
 
 
 def project_from_dict(data, source="project") -> Model:
@@ -110,7 +144,7 @@ def project_from_dict(data, source="project") -> Model:
     problems = []
     for key in data:
         if key not in ("format", "version", "model", "solver", "view"):
-            problems.append(f"{key}: unknown key (valid: format, version, model, solver, view)")
+            problems.append(f"{_short(key)}: unknown key (valid: format, version, model, solver, view)")
     model = None
     if "model" not in data:
         problems.append("model: is required")
@@ -122,6 +156,8 @@ def project_from_dict(data, source="project") -> Model:
     settings = data.get("solver", {})
     if not isinstance(settings, dict):
         problems.append("solver: must be an object")
+    elif "name" in settings:                     # Settings has a name field, the file does not
+        problems.append("solver.name: unknown key")
     else:
         try:
             s = Settings(**{str(k): v for k, v in settings.items()})
@@ -140,6 +176,10 @@ def project_from_dict(data, source="project") -> Model:
     return model
 
 
+def _short(text, limit=60):
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 def _finite_json(value, depth=0):
     if depth > 20:
         return False
@@ -149,4 +189,6 @@ def _finite_json(value, depth=0):
         return all(_finite_json(v, depth + 1) for v in value)
     if isinstance(value, float):
         return math.isfinite(value)
-    return value is None or isinstance(value, (str, int, bool))
+    if isinstance(value, int) and not isinstance(value, bool):
+        return abs(value) < 1e308                    # converts to a finite float
+    return value is None or isinstance(value, (str, bool))

@@ -289,6 +289,48 @@ class Driver(Element):
     )
 
 
+class FlexibleBody(Element):
+    """A straight flexible beam (floating frame of reference, modal coordinates; seed paper 3).
+
+    Euler–Bernoulli beam elements between ``start`` and ``end`` (global, initial configuration);
+    body frame at the midpoint with x along the beam and z along ``z_axis`` (made perpendicular to
+    x): the section's I_z governs bending in the x–y plane.  Joints attach at the FE node nearest
+    their origin (:mod:`solver.flexible.joints`); force elements cannot attach to it yet."""
+    KIND = "flexible_body"
+    COLLECTION = "flexible_bodies"
+    FIELDS = (
+        NAME,
+        Field("start", "vec3", "m", doc="first end of the beam axis, global"),
+        Field("end", "vec3", "m", doc="second end of the beam axis, global"),
+        Field("z_axis", "unit_vec3", default=(0.0, 0.0, 1.0), doc="section z axis (bending about it: Iz)"),
+        Field("area", "float", "m²", doc="section area", minimum=0.0, exclusive_min=True),
+        Field("Iy", "float", "m⁴", doc="second moment about the section y axis", minimum=0.0, exclusive_min=True),
+        Field("Iz", "float", "m⁴", doc="second moment about the section z axis", minimum=0.0, exclusive_min=True),
+        Field("J", "float", "m⁴", doc="torsion constant", minimum=0.0, exclusive_min=True),
+        Field("cy", "float", "m", default=0.0, minimum=0.0, doc="extreme fibre distance along y (stress)"),
+        Field("cz", "float", "m", default=0.0, minimum=0.0, doc="extreme fibre distance along z (stress)"),
+        Field("ct", "float", "m", default=0.0, minimum=0.0, doc="torsion stress radius"),
+        Field("density", "float", "kg/m³", minimum=0.0, exclusive_min=True),
+        Field("youngs", "float", "Pa", doc="Young's modulus", minimum=0.0, exclusive_min=True),
+        Field("poisson", "float", default=0.3, minimum=-0.99, maximum=0.49, doc="Poisson's ratio"),
+        Field("elements", "int", default=10, minimum=1, doc="number of beam elements"),
+        Field("modes", "int", default=2, minimum=0, doc="number of elastic modes kept"),
+        Field("damping_ratio", "float", default=0.0, minimum=0.0, doc="modal damping ratio ζ"),
+        Field("interface", "enum", choices=("free", "craig_bampton"), default="free",
+              doc="free–free modes, or Craig–Bampton with the joint nodes as interface"),
+        Field("velocity", "vec3", "m/s", default=(0.0, 0.0, 0.0), doc="initial velocity of the midpoint"),
+        Field("angular_velocity", "vec3", "rad/s", default=(0.0, 0.0, 0.0), doc="initial angular velocity"),
+    )
+
+    def check(self):
+        import numpy as np
+        d = np.subtract(self.end, self.start)
+        if np.linalg.norm(d) < 1e-9:
+            raise ModelError(f"flexible_body '{self.name}'.end: must differ from start")
+        if np.linalg.norm(np.cross(d, self.z_axis)) < 1e-6 * np.linalg.norm(d):
+            raise ModelError(f"flexible_body '{self.name}'.z_axis: must not be parallel to the beam")
+
+
 INTEGRATORS = ("adams", "rk", "rk45", "dop853", "bdf", "radau", "galpha")
 FORMULATIONS = ("cartesian", "relative")
 PARTITIONINGS = ("lu", "qr", "svd", "hybrid")
@@ -317,4 +359,5 @@ class Settings(Element):
 
 
 FORCE_CLASSES = {c.KIND: c for c in (SpringDamper, RotationalSpringDamper, Bushing, AppliedForce, AppliedTorque)}
-ELEMENT_CLASSES = {"bodies": Body, "markers": Marker, "joints": Joint, "drivers": Driver}
+ELEMENT_CLASSES = {"bodies": Body, "flexible_bodies": FlexibleBody, "markers": Marker, "joints": Joint,
+                   "drivers": Driver}

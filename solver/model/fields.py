@@ -61,7 +61,10 @@ class Field:
 def _number(value, what="a number"):
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise FieldProblem(f"must be {what}, got {_show(value)}")
-    x = float(value)
+    try:
+        x = float(value)
+    except OverflowError:          # an integer beyond the float range (e.g. 10**400 in a file)
+        raise FieldProblem("must be finite, got an integer too large for a float") from None
     if not math.isfinite(x):
         raise FieldProblem(f"must be finite, got {x}")
     return x
@@ -150,6 +153,10 @@ def _vec6(f: Field, value):
 def _unit_vec3(f: Field, value):
     v = _vector(value, 3)
     n = math.sqrt(sum(c * c for c in v))
+    if math.isinf(n):              # components near the float limit: scale before normalizing
+        big = max(abs(c) for c in v)
+        v = [c / big for c in v]
+        n = math.sqrt(sum(c * c for c in v))
     if n < 1e-12:
         raise FieldProblem("must be a non-zero 3-vector")
     return [c / n for c in v]
@@ -195,6 +202,8 @@ def _orientation(f: Field, value):
         q = quat_from_matrix(R)
     else:
         q = np.array(_vector(value, 4))
+        if np.max(np.abs(q)) > 1e150:              # scale before squaring (no overflow)
+            q = q / np.max(np.abs(q))
         n = np.linalg.norm(q)
         if n < 1e-12:
             raise FieldProblem("quaternion must be non-zero")

@@ -13,11 +13,11 @@ import numpy as np
 
 from ..errors import ModelError
 from .elements import (Body, Marker, Joint, Driver, Settings, FORCE_CLASSES, ELEMENT_CLASSES,
-                       JOINT_COORDINATES, Element)
+                       JOINT_COORDINATES, Element, FlexibleBody)
 from .fields import Field, FieldProblem
 
 GROUND = "ground"
-COLLECTIONS = ("bodies", "markers", "joints", "forces", "drivers")
+COLLECTIONS = ("bodies", "flexible_bodies", "markers", "joints", "forces", "drivers")
 
 
 class Model:
@@ -62,6 +62,10 @@ class Model:
         return dict(self._collections["bodies"])
 
     @property
+    def flexible_bodies(self):
+        return dict(self._collections["flexible_bodies"])
+
+    @property
     def markers(self):
         return dict(self._collections["markers"])
 
@@ -97,6 +101,21 @@ class Model:
         return self.add(Body(name=name, mass=mass, inertia=inertia, position=position,
                              orientation=orientation, velocity=velocity,
                              angular_velocity=angular_velocity, geometry=geometry))
+
+    def add_flexible_beam(self, name, start, end, section, material, elements=10, modes=2,
+                          damping_ratio=0.0, z_axis=(0.0, 0.0, 1.0), interface="free",
+                          velocity=(0.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 0.0)):
+        """A flexible beam body (:class:`~solver.model.elements.FlexibleBody`).  section:
+        {"area", "Iy", "Iz", "J"[, "cy", "cz", "ct"]} or a rectangle {"height" (along y), "width"
+        (along z)}; material: {"density", "youngs"[, "poisson"]}."""
+        from ..flexible.beam import Material, Section
+        sec = Section.from_dict(section, f"flexible_body '{name}'.section")
+        mat = Material.from_dict(material, f"flexible_body '{name}'.material")
+        return self.add(FlexibleBody(
+            name=name, start=start, end=end, z_axis=z_axis, area=sec.area, Iy=sec.Iy, Iz=sec.Iz, J=sec.J,
+            cy=sec.cy, cz=sec.cz, ct=sec.ct, density=mat.density, youngs=mat.youngs, poisson=mat.poisson,
+            elements=elements, modes=modes, damping_ratio=damping_ratio, interface=interface,
+            velocity=velocity, angular_velocity=angular_velocity))
 
     def add_marker(self, name, body, position=(0.0, 0.0, 0.0), orientation=None):
         return self.add(Marker(name=name, body=body, position=position, orientation=orientation))
@@ -199,6 +218,9 @@ class Model:
         problems = self._check_references(e)
         if not problems and isinstance(e, Driver):
             problems = self._check_driver(e)
+        for user in self.elements():      # e.g. a driven joint made spherical: its driver breaks
+            if not problems and e.name in user.references():
+                problems = self._check_references(user) + (self._check_driver(user) if isinstance(user, Driver) else [])
         if problems:
             e.values[field_name] = old
             raise ModelError(problems)
@@ -212,8 +234,8 @@ class Model:
         if new == old:
             return
         problems = self._check_name(new, e.KIND)
-        if problems:
-            raise ModelError(problems)
+        if problems:      # labelled with the element being renamed, not the name it would get
+            raise ModelError([_relabel(p, e.KIND, new, f"{e.KIND} '{old}'") for p in problems])
         coll = self._collections[_collection_of(e)]
         items = [(new if k == old else k, v) for k, v in coll.items()]
         e.values["name"] = new
@@ -248,7 +270,7 @@ class Model:
                 problems.append(f"driver '{d.name}'.joint: coordinate {key[1]} of joint '{d.joint}' is "
                                 f"already driven by '{seen[key]}'")
             seen[key] = d.name
-        if not self._collections["bodies"]:
+        if not self._collections["bodies"] and not self._collections["flexible_bodies"]:
             problems.append("model.bodies: the model has no bodies")
         return problems
 
@@ -282,7 +304,8 @@ class Model:
             "joints": [e.to_dict() for e in self._collections["joints"].values()],
             "forces": [dict(type=e.KIND, **e.to_dict()) for e in self._collections["forces"].values()],
             "drivers": [e.to_dict() for e in self._collections["drivers"].values()],
-        }
+        } | ({"flexible_bodies": [e.to_dict() for e in self._collections["flexible_bodies"].values()]}
+             if self._collections["flexible_bodies"] else {})
 
     def __eq__(self, other):
         return (isinstance(other, Model) and self.to_dict() == other.to_dict()
@@ -312,6 +335,12 @@ class Model:
             if f.kind == "body":
                 ground_ok = f.name in ("body_i", "body_j")
                 if (ref == GROUND and ground_ok) or ref in self._collections["bodies"]:
+                    continue
+                if ref in self._collections["flexible_bodies"]:
+                    if e.KIND == "joint":       # joints attach to flexible bodies at nodes
+                        continue
+                    problems.append(f"{e.KIND} '{e.name}'.{f.name}: '{ref}' is a flexible body; only "
+                                    "joints can attach to flexible bodies")
                     continue
                 names = ", ".join([GROUND] * ground_ok + list(self._collections["bodies"]))
                 problems.append(f"{e.KIND} '{e.name}'.{f.name}: no body named '{ref}' (bodies: {names or 'none'})")
@@ -382,6 +411,13 @@ def _relabel(problem, kind, name, path):
     return path + problem[len(prefix):] if problem.startswith(prefix) else f"{path}: {problem}"
 
 
+def _relabel_known(problem, paths):
+    """Re-label a model-level problem "kind 'name'.field: ..." with the element's file path."""
+    kind, _, rest = problem.partition(" '")
+    key = (kind, rest.partition("'")[0])
+    return _relabel(problem, *key, paths[key]) if key in paths else problem
+
+
 def model_from_dict(data, path="model") -> Model:
     """Build and validate a model from its file form, collecting every problem."""
     if not isinstance(data, dict):
@@ -400,6 +436,7 @@ def model_from_dict(data, path="model") -> Model:
         problems += exc.problems
         m = Model()
     failed = set()          # names of elements that did not build: references to them are not re-reported
+    paths = {}              # (kind, name) -> file path of every element added
     for coll in COLLECTIONS:
         items = data.get(coll, [])
         if not isinstance(items, list):
@@ -419,10 +456,11 @@ def model_from_dict(data, path="model") -> Model:
                 continue
             try:
                 m.add(e)
+                paths[(e.KIND, e.name)] = p
             except ModelError as exc:
                 problems += [_relabel(x, e.KIND, e.name, p) for x in exc.problems]
     if not problems:
-        problems += m.validate()
+        problems += [_relabel_known(x, paths) for x in m.validate()]
     if problems:
         raise ModelError(problems)
     return m

@@ -1,0 +1,122 @@
+"""Generated kernels (solver.codegen, seed paper 5 §4) vs the generic Cartesian path, per sample model.
+
+For every sample in ``sample_models/`` (Cartesian formulation, conventional joints; samples saved
+for the relative formulation are run in Cartesian form here):
+  * generation: sympy derivation and compile time (fresh cache folder), then a cache hit;
+  * µs per evaluation of the constraints at level 2 (Φ, Φ_q, ν, γ), of M and of Q at the initial
+    state, generic vs generated (median of 5 medians of 200 calls);
+  * wall time per simulated second of the sample's run (its own settings, ``--t-end`` capped),
+    generic vs generated (median of ``--repeat`` alternating runs) and the speed-up;
+  * for the slider–crank, where the time of a generated run goes (cProfile, cumulative).
+The machine is shared: read the numbers as medians of noisy samples.
+
+    .venv/bin/python bench/codegen.py [--t-end 1.0] [--repeat 3] [--only slider_crank ...]
+"""
+from __future__ import annotations
+
+import argparse
+import cProfile
+import os
+import pstats
+import statistics
+import sys
+import tempfile
+import time
+import timeit
+from pathlib import Path
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+import solver                                                        # noqa: E402
+from solver.analysis.dynamics import single_threaded_blas            # noqa: E402
+from solver.codegen import CodegenCartesianSystem                    # noqa: E402
+from solver.formulations.cartesian import CartesianSystem            # noqa: E402
+
+SAMPLES = Path(__file__).resolve().parents[1] / "sample_models"
+PROFILE_GROUPS = [       # (label, function name, file suffix): cumulative times, nested as listed
+    ("output points (_record: M, Q, Φ, partition solve, λ, postprocess)", "_record", "dynamics.py"),
+    ("  postprocess (body states, reactions, energies)", "postprocess", "cartesian.py"),
+    ("  multipliers λ (lstsq)", "multipliers", "partition.py"),
+    ("right-hand sides (_rhs)", "_rhs", "dynamics.py"),
+    ("  positions: Newton on Φ = 0 (_state → Partition.positions)", "positions", "partition.py"),
+    ("  velocities: (Φ_q U) ẇ = ν − Φ_q V ż", "velocities", "partition.py"),
+    ("  accelerations: N, Nᵀ M N, Cholesky", "accelerations", "partition.py"),
+    ("  all Φ/Φ_q/ν/γ evaluations (runs and outputs)", "constraints", "codegen/system.py"),
+    ("  all M and Q evaluations", ("mass", "forces"), "codegen/system.py"),
+    ("partition quality checks (svdvals per step)", "quality", "partition.py"),
+]
+
+
+def per_call_us(fn, number=200):
+    return statistics.median(min(timeit.repeat(fn, number=number, repeat=3)) / number * 1e6 for _ in range(5))
+
+
+def kernel_times(system):
+    q, qd, _ = system.initial_state()
+    qd = qd + 0.1
+    return (per_call_us(lambda: system.constraints(q, 0.1, qd, level=2)), per_call_us(lambda: system.mass(q)),
+            per_call_us(lambda: system.forces(q, qd, 0.1)))
+
+
+def wall_per_second(model, t_end, repeat):
+    runs = {False: [], True: []}
+    for _ in range(repeat):
+        for codegen in (False, True):
+            t0 = time.perf_counter()
+            solver.simulate(model, t_end=t_end, formulation="cartesian", codegen=codegen)
+            runs[codegen].append((time.perf_counter() - t0) / t_end)
+    return statistics.median(runs[False]), statistics.median(runs[True])
+
+
+def profile_split(model, t_end):
+    prof = cProfile.Profile()
+    prof.enable()
+    solver.simulate(model, t_end=t_end, formulation="cartesian", codegen=True)
+    prof.disable()
+    stats = pstats.Stats(prof).stats
+    total = sum(tt for (_, _, name), (_, _, tt, _, _) in stats.items())
+
+    def cumulative(names, suffix):
+        names = (names,) if isinstance(names, str) else names
+        return sum(ct for (path, _, name), (_, _, _, ct, _) in stats.items() if name in names and path.endswith(suffix))
+    print(f"\nWhere a generated slider-crank run goes (cProfile, {t_end:g} s simulated, total {total:.3f} s "
+          "under the profiler; cumulative, nested groups overlap):")
+    for label, names, suffix in PROFILE_GROUPS:
+        t = cumulative(names, suffix)
+        print(f"  {label:<72} {t:7.3f} s  {100 * t / total:5.1f} %")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--t-end", type=float, default=1.0, help="simulated time per run, capped by the sample's")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--only", nargs="*", help="sample names (default: all)")
+    args = ap.parse_args()
+    paths = sorted(SAMPLES.glob("*.mbs.json"))
+    if args.only:
+        paths = [p for p in paths if p.name.split(".")[0] in args.only]
+    os.environ["MBS_CODEGEN_CACHE"] = tempfile.mkdtemp(prefix="mbs-codegen-bench-")
+    header = (f"{'model':<16}{'derive s':>9}{'compile s':>10}{'hit s':>7} | {'Φ,Φq,γ µs':>10}{'gen':>7}"
+              f" | {'M µs':>7}{'gen':>6} | {'Q µs':>7}{'gen':>6} | {'wall/sim s':>10}{'gen':>7}{'speed-up':>9}")
+    print(header)
+    print("-" * len(header))
+    with single_threaded_blas():
+        for path in paths:
+            name = path.name.split(".")[0]
+            model = solver.load_model(path)
+            generated = CodegenCartesianSystem(model)
+            info = generated.codegen_info
+            hit = CodegenCartesianSystem(model).codegen_info["load_s"]
+            kc, km, kq = kernel_times(CartesianSystem(model))
+            gc, gm, gq = kernel_times(generated)
+            t_end = min(args.t_end, model.settings.t_end)
+            w_generic, w_generated = wall_per_second(model, t_end, args.repeat)
+            print(f"{name:<16}{info['derive_s']:9.2f}{info['compile_s']:10.2f}{hit:7.3f} | {kc:10.1f}{gc:7.1f}"
+                  f" | {km:7.1f}{gm:6.1f} | {kq:7.1f}{gq:6.1f} | {w_generic:10.3f}{w_generated:7.3f}"
+                  f"{w_generic / w_generated:8.1f}×")
+        if not args.only or "slider_crank" in args.only:
+            profile_split(solver.load_model(SAMPLES / "slider_crank.mbs.json"), min(args.t_end, 1.0))
+
+
+if __name__ == "__main__":
+    main()

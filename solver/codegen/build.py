@@ -1,0 +1,130 @@
+"""Compile the generated C with the system compiler into a cached shared library; load with ctypes.
+
+Cache: ``$MBS_CODEGEN_CACHE`` or ``~/.cache/mbs-studio/codegen``; one ``<key>.so`` (with its
+``<key>.c`` and ``<key>.json``: derivation and compile times) per key, the SHA-256 of the model
+description (:func:`solver.codegen.derive.describe`: structure and geometry, not the parameters),
+the source of the derivation modules and the compiler command.  Files are written under temporary
+names and renamed, so concurrent runs compiling the same model never see a half-written library.
+"""
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import json
+import os
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ..math import rotations
+from . import derive, emit
+from .derive import CodegenUnavailable
+
+COMPILER = os.environ.get("CC") or "cc"
+CFLAGS = ("-O2", "-shared", "-fPIC")
+COMPILE_TIMEOUT = 600.0      # s
+_SOURCES = hashlib.sha256(b"".join(Path(m.__file__).read_bytes() for m in (derive, emit, rotations))).hexdigest()
+
+
+class Kernels:
+    """The loaded library with its own argument buffers (one per compiled system: a run owns them).
+
+    ``call(name)`` runs ``cg_<name>`` on the buffers ``q qd par f u`` (inputs, written by the caller)
+    and the kernel's outputs (``phi jac ang``, ``gamma``, ``M``, ``Q``, read by the caller).  The
+    buffers' addresses are bound once: converting numpy arrays per call (``np.ctypeslib.ndpointer``
+    argtypes, or ``.ctypes.data``) costs 2–40 µs per argument here, more than the kernels.
+    ``info``: key, path, cache_hit, derive_s, compile_s, load_s, subexpressions, c_lines."""
+
+    def __init__(self, path, info, desc):
+        self.lib = ctypes.CDLL(str(path))
+        self.info = info
+        m, nq = desc["m"], desc["nq"]
+        sizes = {"q": nq, "qd": nq, "par": desc["n_parameters"], "f": len(desc["drivers"]),
+                 "u": desc["n_inputs"], "phi": m, "jac": m * nq, "ang": len(desc["angles"]), "gamma": m,
+                 "M": nq * nq, "Q": nq}
+        self.buffers = {name: np.zeros(max(1, n)) for name, n in sizes.items()}
+        self.jac = self.buffers["jac"].reshape(m, nq) if m else np.zeros((0, nq))
+        self.M = self.buffers["M"].reshape(nq, nq)
+        self._calls = {}
+        for name, outputs in emit.OUTPUTS.items():
+            fn = getattr(self.lib, f"cg_{name}")
+            fn.argtypes = [ctypes.c_void_p] * (len(emit.INPUTS) + len(outputs))
+            fn.restype = None
+            args = [np.ctypeslib.as_ctypes(self.buffers[a]) for a in emit.INPUTS + tuple(o for o, _ in outputs)]
+            self._calls[name] = (fn, tuple(ctypes.cast(a, ctypes.c_void_p) for a in args))
+
+    def __getitem__(self, name):
+        return self.buffers[name]
+
+    def call(self, name):
+        fn, args = self._calls[name]
+        fn(*args)
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("MBS_CODEGEN_CACHE") or Path.home() / ".cache" / "mbs-studio" / "codegen")
+
+
+def cache_key(desc) -> str:
+    text = json.dumps({"description": desc, "sources": _SOURCES, "compiler": [COMPILER, *CFLAGS]}, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def load_kernels(desc) -> Kernels:
+    """The compiled kernels of a description, from the cache or derived and compiled now.
+    Raises CodegenUnavailable when there is no compiler or compilation fails."""
+    t0 = time.perf_counter()
+    folder = cache_dir()
+    key = cache_key(desc)
+    so = folder / f"{key}.so"
+    meta = folder / f"{key}.json"
+    if so.exists() and meta.exists():
+        info = json.loads(meta.read_text())
+        info.update(cache_hit=True, path=str(so))
+    else:
+        info = _generate(desc, folder, key)
+        info.update(cache_hit=False)
+    try:
+        kernels = Kernels(so, info, desc)
+    except (OSError, AttributeError) as exc:
+        raise CodegenUnavailable(f"cannot load the compiled library {so}: {exc}") from None
+    info["load_s"] = time.perf_counter() - t0
+    return kernels
+
+
+# ---- helpers --------------------------------------------------------------------------------------
+def _generate(desc, folder, key) -> dict:
+    t0 = time.perf_counter()
+    kernels, definitions = derive.derive(desc)
+    sizes = {"m": desc["m"], "nq": desc["nq"], "na": len(desc["angles"])}
+    source, n_sub = emit.c_source(kernels, definitions, derive.symbol_arrays(desc), sizes)
+    t1 = time.perf_counter()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CodegenUnavailable(f"cannot create the codegen cache folder {folder}: {exc}") from None
+    with tempfile.TemporaryDirectory(dir=folder) as tmp:
+        c_path, so_tmp = Path(tmp) / f"{key}.c", Path(tmp) / f"{key}.so"
+        c_path.write_text(source)
+        cmd = [COMPILER, *CFLAGS, "-o", str(so_tmp), str(c_path), "-lm"]
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=COMPILE_TIMEOUT)
+        except FileNotFoundError:
+            raise CodegenUnavailable(f"no C compiler: '{COMPILER}' was not found (set CC to a C compiler)") from None
+        except subprocess.TimeoutExpired:
+            raise CodegenUnavailable(f"'{COMPILER}' took more than {COMPILE_TIMEOUT:.0f} s") from None
+        if proc.returncode != 0:
+            tail = " ".join(proc.stderr.strip().splitlines()[-3:])
+            raise CodegenUnavailable(f"'{' '.join(cmd[:4])} …' failed (exit {proc.returncode}): {tail}")
+        t2 = time.perf_counter()
+        info = {"key": key, "derive_s": t1 - t0, "compile_s": t2 - t1, "subexpressions": n_sub,
+                "c_lines": source.count("\n"), "path": str(folder / f"{key}.so")}
+        os.replace(c_path, folder / f"{key}.c")
+        os.replace(so_tmp, folder / f"{key}.so")
+        meta_tmp = Path(tmp) / f"{key}.json"
+        meta_tmp.write_text(json.dumps(info))
+        os.replace(meta_tmp, folder / f"{key}.json")
+    return info

@@ -1,0 +1,433 @@
+"""Symbolic derivation (sympy) of a Cartesian system's kernels — seed paper 5 §4.
+
+Seed paper 5 (Choi & Yoo 2000, §4.1) generates, for one vehicle, Fortran routines that contain only
+the arithmetic its equations need (Mathematica → Fortran).  Here, for one model in the Cartesian
+formulation with conventional joints (:mod:`solver.formulations.cartesian`):
+
+    Φ(q, t), Φ_q(q), γ(q, q̇, t)           from the joint equations ``joints.EQUATIONS`` and
+                                          ``joints.COORDINATES`` (drivers θ(q) − f(t)) and the
+                                          Euler-parameter normalizations pᵀp − 1
+    M(q) = diag(m I, 4 Lᵀ J' L)           (Haug ch. 11, the r–p form)
+    Q(q, q̇, t) = [F + m g ; 2 Lᵀ Aᵀ T + 8 L̇ᵀ J' L̇ p]
+
+Two steps, so that the cache key covers everything the derivation reads:
+
+* :func:`describe` freezes the system into a JSON-able *description*: structure (bodies, joints,
+  rows, driven coordinates, force elements) and geometry (marker axes and points in body frames,
+  entries below ``SNAP`` set to 0 so structural zeros drop out of the code).  Geometry is baked in
+  as numbers: moving a joint regenerates.
+* The physical parameters are kernel *inputs* (:func:`parameters`), so changing them reuses the
+  library: per body m, J'00 J'11 J'22 J'01 J'12 J'20; gravity; per joint its screw pitch and
+  length/axial/radius constants; per spring-damper k, c, l0, preload.  Time functions are evaluated
+  numerically and passed in: driver f (in Φ), f̈ (in γ) (ν = ḟ needs no kernel); spring-damper
+  force(t) and applied force/torque components.
+* :func:`derive` builds the sympy expressions of the four kernels from the description alone.
+
+Joint vectors follow :mod:`solver.constraints.primitives`: a body vector A a' (direction) or
+r + A s' (point) has rate B(p, a') ṗ (+ ṙ) and velocity-quadratic term B(ṗ, a') ṗ (Haug eq. 6.3.9);
+a scalar s = uᵀw has quad(s) = wᵀquad(u) + uᵀquad(w) + 2 u̇ᵀẇ and γ = −quad(s) (+ f̈ for drivers).
+Joint angles θ = atan2(y, x) come out in (−π, π] (output ``ang``); the caller unwraps them.
+Rotational spring-dampers, bushings and flexible bodies are not generated: :class:`CodegenUnavailable`.
+"""
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from ..constraints.joints import COORDINATES
+from ..forces import AppliedLoad, SpringDamperForce
+from ..math.rotations import B_matrix, L_matrix, rotation_matrix
+
+SNAP = 1e-14            # geometry entries below this (m or unit-vector components) are exact zeros
+BODY_PARAMETERS = 7     # m, J'00, J'11, J'22, J'01, J'12, J'20
+SPRING_PARAMETERS = 4   # k, c, l0, preload
+KERNELS = ("position", "gamma", "mass", "forces")
+
+
+class CodegenUnavailable(Exception):
+    """Generated kernels cannot be used for this model or on this machine (the message says why)."""
+
+
+# ---- Public API -----------------------------------------------------------------------------------
+def describe(system) -> dict:
+    """JSON-able description of a CartesianSystem (conventional form): everything :func:`derive`
+    reads, and the layout of the parameter and time-input vectors.  Raises CodegenUnavailable for
+    the parametric form and for force elements that are not generated."""
+    if system.form != "conventional":
+        raise CodegenUnavailable("only the conventional joint form is generated "
+                                 f"(this model uses settings.constraints = {system.form!r})")
+    flexible = getattr(system, "flex_names", [])      # flexible bodies (solver.flexible), if any
+    if flexible:
+        raise CodegenUnavailable(f"flexible bodies are not generated yet ({', '.join(flexible)})")
+    other = [f.name for f in system.force_elements if not isinstance(f, (SpringDamperForce, AppliedLoad))]
+    if other:
+        raise CodegenUnavailable("rotational spring-dampers and bushings are not generated yet "
+                                 f"(force elements: {', '.join(other)})")
+    nb = system.nb
+    npar = BODY_PARAMETERS * nb + 3
+    joints, angles = [], []
+    for jk, (cj, bi, bj, _, rows) in enumerate(system.joints):
+        constants = {}
+        if cj.type == "screw":
+            constants["pitch"] = npar
+            npar += 1
+        for spec in cj.specs:
+            if spec[0] in ("dot", "half_square") and isinstance(spec[-1], str) and spec[-1] not in constants:
+                constants[spec[-1]] = npar
+                npar += 1
+        joints.append({"type": cj.type, "bi": bi, "bj": bj, "rows": list(rows),
+                       "specs": [list(s) for s in cj.specs], "constants": constants,
+                       "vectors": {name: [side, _snap(local), bool(point)]
+                                   for name, (side, local, point) in cj.vector_slots().items()}})
+        angles += [[row, jk, "screw"] for row, spec in zip(rows, cj.specs) if spec[0] == "screw"]
+        angles += [[row, jk, "driver"] for djk, coord, _, row in system.drivers
+                   if djk == jk and COORDINATES[coord][0] == "angle"]
+    drivers = [{"joint": jk, "coordinate": list(COORDINATES[coord]), "row": row}
+               for jk, coord, _, row in system.drivers]
+    springs, loads, nload = [], [], 0
+    for f in system.force_elements:
+        if isinstance(f, SpringDamperForce):
+            springs.append({"bi": f.bi, "bj": f.bj, "si": _snap(f.si), "sj": _snap(f.sj),
+                            "par": npar, "input": nload})
+            npar += SPRING_PARAMETERS
+            nload += 1
+        else:
+            loads.append({"body": f.b, "torque": f.is_torque, "s": _snap(f.s), "input": nload})
+            nload += 3
+    return {"nb": nb, "nq": system.nq, "m": system.m, "joints": joints, "drivers": drivers,
+            "angles": angles, "norm_rows": list(system.norm_rows), "springs": springs, "loads": loads,
+            "n_parameters": npar, "n_inputs": nload}
+
+
+def parameters(system, desc) -> np.ndarray:
+    """The parameter vector of :func:`describe`'s layout, from the system's current values."""
+    par = np.zeros(max(1, desc["n_parameters"]))
+    for k in range(system.nb):
+        J = system.inertia[k]
+        par[BODY_PARAMETERS * k:BODY_PARAMETERS * (k + 1)] = (system.mass_values[k], J[0, 0], J[1, 1], J[2, 2],
+                                                              J[0, 1], J[1, 2], J[2, 0])
+    par[BODY_PARAMETERS * system.nb:BODY_PARAMETERS * system.nb + 3] = system.gravity
+    for (cj, *_), jd in zip(system.joints, desc["joints"]):
+        for key, index in jd["constants"].items():
+            par[index] = cj.pitch if key == "pitch" else cj.constant(key)
+    springs = [f for f in system.force_elements if isinstance(f, SpringDamperForce)]
+    for f, sd in zip(springs, desc["springs"]):
+        par[sd["par"]:sd["par"] + SPRING_PARAMETERS] = (f.k, f.c, f.l0, f.preload)
+    return par
+
+
+def input_functions(system):
+    """Time functions whose values form the kernels' input vector u (in :func:`describe`'s order):
+    each spring-damper's force(t), each applied load's three components."""
+    fns = []
+    for f in system.force_elements:
+        fns += [f.f] if isinstance(f, SpringDamperForce) else list(f.f)
+    return fns
+
+
+def derive(desc):
+    """(kernels, definitions): kernel outputs as sympy expressions, {kernel: [(output array, flat
+    index, expression)]}, and the body-vector quantities they are built on, [(symbol d{n}, terms)]
+    (value, rate, quad and ∂/∂p columns of every joint vector and force point, polynomials of the
+    inputs; :meth:`_Symbols.define`).
+
+    Kernels and their inputs (symbols ``q{k}``, ``v{k}`` = q̇_k, ``c{k}`` parameters, ``f{k}`` driver
+    values, ``u{k}`` time inputs):
+      position(q, c, f) → phi (m), jac (m × nq, row-major), ang (raw joint angles, ``desc['angles']``)
+      gamma(q, v, c, f = f̈) → gamma (m)
+      mass(q, c) → M (nq × nq)
+      forces(q, v, c, u) → Q (nq)"""
+    s = _Symbols(desc)
+    out = {k: [] for k in KERNELS}
+    _constraint_outputs(desc, s, out)
+    _mass_outputs(desc, s, out)
+    _force_outputs(desc, s, out)
+    return out, [(sym, terms) for terms, sym in s.definitions.items()]
+
+
+def symbol_arrays(desc):
+    """{C argument name: list of its symbols} (the inputs of every kernel)."""
+    s = _Symbols(desc)
+    return {"q": s.q, "qd": s.v, "par": s.c, "f": s.f, "u": s.u}
+
+
+# ---- helpers --------------------------------------------------------------------------------------
+def _snap(v):
+    return [0.0 if abs(x) < SNAP else float(x) for x in np.asarray(v, dtype=float)]
+
+
+def _number(x):
+    """Exact sympy number of a float (integers ±1, 0 kept as integers so they vanish or fold)."""
+    return sp.Integer(int(x)) if x in (0.0, 1.0, -1.0) else sp.Float(x)
+
+
+class _Symbols:
+    def __init__(self, desc):
+        nq = desc["nq"]
+        self.q = list(sp.symbols(f"q0:{nq}"))
+        self.v = list(sp.symbols(f"v0:{nq}"))
+        self.c = list(sp.symbols(f"c0:{max(1, desc['n_parameters'])}"))
+        self.f = list(sp.symbols(f"f0:{max(1, len(desc['drivers']))}"))
+        self.u = list(sp.symbols(f"u0:{max(1, desc['n_inputs'])}"))
+        self._A = {}
+        self.definitions = {}        # polynomial terms → symbol d{n}
+
+    def define(self, terms):
+        """A symbol standing for the polynomial Σ c·Π symbols (``terms``: [(float c, (symbols…))],
+        like monomials already merged); expressions built on it stay small.  Definitions are
+        printed as C directly (:func:`solver.codegen.emit.c_source`): building such float-coefficient
+        polynomials in sympy costs about a millisecond per term."""
+        terms = tuple((c, f) for c, f in terms if c != 0.0)
+        if not terms:
+            return sp.Integer(0)
+        if len(terms) == 1 and terms[0][0] == 1.0 and len(terms[0][1]) == 1:
+            return terms[0][1][0]
+        if terms not in self.definitions:
+            self.definitions[terms] = sp.Symbol(f"d{len(self.definitions)}")
+        return self.definitions[terms]
+
+    def body(self, b):
+        """(r, p, ṙ, ṗ, A) of body b as object arrays of symbols; None for ground (b < 0)."""
+        if b < 0:
+            return None
+        o = 7 * b
+        r, p = np.array(self.q[o:o + 3], dtype=object), np.array(self.q[o + 3:o + 7], dtype=object)
+        rd, pd = np.array(self.v[o:o + 3], dtype=object), np.array(self.v[o + 3:o + 7], dtype=object)
+        if b not in self._A:
+            self._A[b] = rotation_matrix(p)
+        return r, p, rd, pd, self._A[b]
+
+
+class _Vec:
+    """A 3-vector: value, gradient {q symbol: ∂v/∂q_k (3)}, rate and velocity-quadratic part of
+    its second derivative."""
+
+    def __init__(self, val, grad, dot, quad):
+        self.val, self.grad, self.dot, self.quad = val, grad, dot, quad
+
+    def __sub__(self, o):
+        grad = dict(self.grad)
+        for sym, g in o.grad.items():
+            grad[sym] = grad[sym] - g if sym in grad else -g
+        return _Vec(self.val - o.val, grad, self.dot - o.dot, self.quad - o.quad)
+
+
+class _Scalar:
+    """A scalar: value, gradient {q symbol: ∂s/∂q_k}, rate, velocity-quadratic term."""
+
+    def __init__(self, val, grad, dot, quad):
+        self.val, self.grad, self.dot, self.quad = val, grad, dot, quad
+
+    def combine(self, other, factor):
+        """self + factor · other."""
+        grad = dict(self.grad)
+        for sym, g in other.grad.items():
+            grad[sym] = grad.get(sym, 0) + factor * g
+        return _Scalar(self.val + factor * other.val, grad, self.dot + factor * other.dot,
+                       self.quad + factor * other.quad)
+
+    def minus(self, constant):
+        """self − constant."""
+        return _Scalar(self.val - constant, self.grad, self.dot, self.quad)
+
+
+def _zeros3():
+    return np.array([sp.Integer(0)] * 3, dtype=object)
+
+
+def _vector(s, b, local, point):
+    """A a' (direction) or r + A s' of body b (b < 0: ground, A = I, at rest); ∂(A a')/∂p = B(p, a')."""
+    state = s.body(b)
+    if state is None:
+        return _Vec(np.array([_number(x) for x in local], dtype=object), {}, _zeros3(), _zeros3())
+    r, p, rd, pd, _ = state
+    val, columns, dot, quad = _rotated(p, pd, local)
+    grad = {s.q[7 * b + 3 + k]: np.array([s.define(t) for t in columns[k]], dtype=object) for k in range(4)}
+    if point:
+        val = [t + [(1.0, (r[i],))] for i, t in enumerate(val)]
+        dot = [t + [(1.0, (rd[i],))] for i, t in enumerate(dot)]
+        grad.update({s.q[7 * b + k]: np.eye(3, dtype=int)[k].astype(object) for k in range(3)})
+    val, dot, quad = (np.array([s.define(t) for t in x], dtype=object) for x in (val, dot, quad))
+    return _Vec(val, grad, dot, quad)
+
+
+def _rotated(p, pd, local):
+    """Polynomial terms (see :meth:`_Symbols.define`) of A(p) a', of the columns of
+    B(p, a') = ∂(A a')/∂p, of B(p, a') ṗ and of B(ṗ, a') ṗ.  B is linear in p: B(p, a') = Σ_l p_l B_l
+    with B_l = B(e_l, a') (numbers, Haug eq. 6.3.9), and A a' = ½ B(p, a') p."""
+    Bl = np.array([B_matrix(np.eye(4)[l], np.asarray(local, dtype=float)) for l in range(4)])   # (l, i, k)
+    val = [_terms({(k, l): 0.5 * Bl[l, i, k] for k in range(4) for l in range(4)}, p, p) for i in range(3)]
+    columns = [[_terms({(l,): Bl[l, i, k] for l in range(4)}, p) for i in range(3)] for k in range(4)]
+    dot = [_terms({(l, k): Bl[l, i, k] for k in range(4) for l in range(4)}, p, pd) for i in range(3)]
+    quad = [_terms({(l, k): Bl[l, i, k] for k in range(4) for l in range(4)}, pd, pd) for i in range(3)]
+    return val, columns, dot, quad
+
+
+def _terms(coefficients, *factors):
+    """[(c, (factors[0][i0], factors[1][i1], …))] from {(i0, i1, …): c}, like monomials merged
+    (summed numerically) when the factors are the same symbols."""
+    merged = {}
+    for index, c in coefficients.items():
+        key = tuple(sorted(index)) if len(factors) == 2 and factors[0] is factors[1] else index
+        merged[key] = merged.get(key, 0.0) + float(c)
+    return [(c, tuple(f[i] for f, i in zip(factors, key))) for key, c in merged.items() if c != 0.0]
+
+
+def _dot(u, w, factor=1):
+    """s = factor · uᵀw: ∇s = factor (wᵀ∇u + uᵀ∇w), quad(s) = factor (wᵀquad(u) + uᵀquad(w) + 2 u̇ᵀẇ)."""
+    val = sum(u.val[k] * w.val[k] for k in range(3))
+    grad = {}
+    for x, y in ((u, w), (w, u)):
+        for sym, g in x.grad.items():
+            grad[sym] = grad.get(sym, 0) + factor * sum(g[k] * y.val[k] for k in range(3))
+    dot = sum(u.dot[k] * w.val[k] + u.val[k] * w.dot[k] for k in range(3))
+    quad = sum(w.val[k] * u.quad[k] + u.val[k] * w.quad[k] + 2 * u.dot[k] * w.dot[k] for k in range(3))
+    return _Scalar(factor * val, grad, factor * dot, factor * quad)
+
+
+def _angle(y, x):
+    """θ = atan2(y, x) with the chain rule of :func:`solver.constraints.primitives.atan2`."""
+    r2 = x.val ** 2 + y.val ** 2
+    gy, gx = x.val / r2, -y.val / r2
+    hyy, hxx, hxy = -2 * x.val * y.val / r2 ** 2, 2 * x.val * y.val / r2 ** 2, (y.val ** 2 - x.val ** 2) / r2 ** 2
+    quad = (gy * y.quad + gx * x.quad + hyy * y.dot ** 2 + 2 * hxy * x.dot * y.dot + hxx * x.dot ** 2)
+    grad = {sym: gy * y.grad.get(sym, 0) + gx * x.grad.get(sym, 0) for sym in {**y.grad, **x.grad}}
+    return _Scalar(sp.atan2(y.val, x.val), grad, gy * y.dot + gx * x.dot, quad)
+
+
+def _joint_vectors(jd, s):
+    bodies = (jd["bi"], jd["bj"])
+    v = {name: _vector(s, bodies[side], local, point) for name, (side, local, point) in jd["vectors"].items()}
+    v["d"] = v["Pj"] - v["Pi"]
+    for k, name in enumerate(("ex", "ey", "ez")):
+        v[name] = _vector(s, -1, np.eye(3)[k], False)
+    return v
+
+
+def _scalar(spec, v, jd, s):
+    """The equation or coordinate ``spec`` as (scalar, raw angle or None); constants are parameters."""
+    def constant(key):
+        return s.c[jd["constants"][key]] if isinstance(key, str) else _number(key)
+    kind = spec[0]
+    if kind == "dot":
+        return _dot(v[spec[1]], v[spec[2]]).minus(constant(spec[3])), None
+    if kind == "half_square":
+        return _dot(v[spec[1]], v[spec[1]], sp.Rational(1, 2)).minus(constant(spec[2]) ** 2 / 2), None
+    theta = _angle(_dot(v["yi"], v["xj"]), _dot(v["xi"], v["xj"]))
+    if kind == "angle":
+        return theta, theta.val
+    return _dot(v["zi"], v["d"]).combine(theta, -constant("pitch")), theta.val     # screw: z_iᵀd − pitch θ
+
+
+def _constraint_outputs(desc, s, out):
+    nq = desc["nq"]
+    q_index = {sym: k for k, sym in enumerate(s.q)}
+    rows = {}                            # row → (scalar, raw angle, driver index or None)
+    vectors = {}
+    for jk, jd in enumerate(desc["joints"]):
+        vectors[jk] = _joint_vectors(jd, s)
+        for row, spec in zip(jd["rows"], jd["specs"]):
+            rows[row] = (*_scalar(spec, vectors[jk], jd, s), None)
+    for dk, dd in enumerate(desc["drivers"]):
+        jd = desc["joints"][dd["joint"]]
+        rows[dd["row"]] = (*_scalar(dd["coordinate"], vectors[dd["joint"]], jd, s), dk)
+    for b, row in enumerate(desc["norm_rows"]):
+        p = s.q[7 * b + 3:7 * b + 7]
+        pd = s.v[7 * b + 3:7 * b + 7]
+        rows[row] = (_Scalar(sum(x * x for x in p) - 1, {x: 2 * x for x in p}, 0, 2 * sum(x * x for x in pd)),
+                     None, None)
+    angle_of = {row: k for k, (row, _, _) in enumerate(desc["angles"])}
+    for row in sorted(rows):
+        x, raw, dk = rows[row]
+        out["position"].append(("phi", row, x.val - s.f[dk] if dk is not None else x.val))
+        out["gamma"].append(("gamma", row, -x.quad + s.f[dk] if dk is not None else -x.quad))
+        for sym in sorted(x.grad, key=q_index.get):
+            if x.grad[sym] != 0:
+                out["position"].append(("jac", row * nq + q_index[sym], x.grad[sym]))
+        if row in angle_of:
+            out["position"].append(("ang", angle_of[row], raw))
+
+
+def _inertia(s, b):
+    c = s.c[BODY_PARAMETERS * b:BODY_PARAMETERS * (b + 1)]
+    return c[0], np.array([[c[1], c[4], c[6]], [c[4], c[2], c[5]], [c[6], c[5], c[3]]], dtype=object)
+
+
+def _mass_outputs(desc, s, out):
+    nq = desc["nq"]
+    for b in range(desc["nb"]):
+        o = 7 * b
+        m, J = _inertia(s, b)
+        for k in range(3):
+            out["mass"].append(("M", (o + k) * nq + o + k, m))
+        L = L_matrix(s.q[o + 3:o + 7])
+        Mpp = 4 * L.T.dot(J).dot(L)
+        for i in range(4):
+            for k in range(i, 4):
+                out["mass"].append(("M", (o + 3 + i) * nq + o + 3 + k, Mpp[i, k]))
+                if k != i:
+                    out["mass"].append(("M", (o + 3 + k) * nq + o + 3 + i, Mpp[i, k]))
+
+
+def _frame(s, b):
+    """(r, p, A, v, ω) of a body, ω = A (2 L(p) ṗ) as in CartesianSystem.frames; None for ground."""
+    st = s.body(b)
+    if st is None:
+        return None
+    r, p, rd, pd, A = st
+    return r, p, A, rd, A.dot(2 * L_matrix(p).dot(pd))
+
+
+def _cross(a, b):
+    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]], dtype=object)
+
+
+def _point(s, frame, local):
+    """Global position and velocity of a body point (ground: the constant point, at rest)."""
+    if frame is None:
+        return np.array([_number(x) for x in local], dtype=object), _zeros3()
+    r, p, _, v, w = frame
+    arm = np.array([s.define(t) for t in _rotated(p, p, local)[0]], dtype=object)
+    return r + arm, v + _cross(w, arm)
+
+
+def _force_outputs(desc, s, out):
+    """Q by :meth:`CartesianSystem.forces`: per-body force at the CM and torque, global axes."""
+    nb = desc["nb"]
+    g = np.array(s.c[BODY_PARAMETERS * nb:BODY_PARAMETERS * nb + 3], dtype=object)
+    frames = [_frame(s, b) for b in range(nb)]
+    F = [_inertia(s, b)[0] * g for b in range(nb)]
+    T = [_zeros3() for _ in range(nb)]
+
+    def at_point(b, force, point):
+        if b >= 0:
+            F[b] = F[b] + force
+            T[b] = T[b] + _cross(point - frames[b][0], force)
+    for sd in desc["springs"]:
+        k, c, l0, preload = s.c[sd["par"]:sd["par"] + SPRING_PARAMETERS]
+        Pi, Vi = _point(s, frames[sd["bi"]] if sd["bi"] >= 0 else None, sd["si"])
+        Pj, Vj = _point(s, frames[sd["bj"]] if sd["bj"] >= 0 else None, sd["sj"])
+        d = Pj - Pi
+        length = sp.sqrt(sum(x * x for x in d))
+        rate = sum(d[i] * (Vj[i] - Vi[i]) for i in range(3)) / length
+        tension = k * (length - l0) + c * rate + preload + s.u[sd["input"]]
+        per_length = sp.Piecewise((tension / length, length >= 1e-12), (0, True))
+        at_point(sd["bj"], -per_length * d, Pj)
+        at_point(sd["bi"], per_length * d, Pi)
+    for ld in desc["loads"]:
+        value = np.array(s.u[ld["input"]:ld["input"] + 3], dtype=object)
+        b = ld["body"]
+        if ld["torque"]:
+            T[b] = T[b] + value
+        else:
+            at_point(b, value, _point(s, frames[b], ld["s"])[0])
+    for b in range(nb):
+        o = 7 * b
+        p, pd = s.q[o + 3:o + 7], s.v[o + 3:o + 7]
+        _, J = _inertia(s, b)
+        L, Ld = L_matrix(p), L_matrix(pd)
+        Qp = 2 * L.T.dot(frames[b][2].T.dot(T[b])) + 8 * Ld.T.dot(J).dot(Ld).dot(np.array(p, dtype=object))
+        for k in range(3):
+            out["forces"].append(("Q", o + k, F[b][k]))
+        for k in range(4):
+            out["forces"].append(("Q", o + 3 + k, Qp[k]))

@@ -1,0 +1,119 @@
+"""Joints attached to flexible bodies at finite-element nodes (seed paper 3 §2, Shabana §5.8).
+
+A joint side on a flexible body snaps to the node nearest the joint origin (``origin2`` for the
+body_j side of distance and revolute–spherical links).  Its marker then moves with the
+deformation: in the body frame the marker point is ``ū₀,node + Φ_node a`` and a marker axis c' turns
+with the node's small rotation θ = Ψ_node a, c = c' + θ × c' = c' − c̃' Ψ_node a.  Every named joint
+vector of :class:`solver.constraints.joints.CartesianJoint` is therefore A(p) ℓ(a) (+ r) with a
+body-frame vector linear in the modal coordinates, ℓ(a) = ℓ₀ + D a, and (B linear in p and in ℓ,
+Haug eq. 6.3.9)
+
+    v = A ℓ (+ r),    ∂v/∂[r, p, a] = [I, B(p, ℓ), A D],
+    v̇ = B(p, ℓ) ṗ + A D ȧ (+ ṙ),     v̈ = ∂v/∂q q̈ + B(ṗ, ℓ) ṗ + 2 B(p, D ȧ) ṗ.
+
+A rigid side is the same with D = 0.  The scalar equations are the conventional ones
+(``joints.EQUATIONS``), built with :func:`solver.constraints.primitives.dot` and ``half_square`` on
+local coordinates [q_i, a_i, q_j, a_j].  Joint-angle rows (screw joints, drivers) are not offered
+on flexible bodies (ModelError at compile time).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..constraints.joints import CartesianJoint
+from ..constraints.primitives import Vec, dot, half_square
+from ..math.rotations import B_matrix, rotation_matrix, skew
+
+
+class FlexibleJoint:
+    """One joint with at least one side on a flexible body.
+
+    sides: two tuples (o, acols, body) — o the r/p column offset (None for ground), acols the modal
+    columns (empty for rigid sides), body the ModalBody (None for rigid) — and nodes (node or None)."""
+
+    def __init__(self, cj: CartesianJoint, sides, nodes, rows):
+        self.cj, self.sides, self.nodes, self.rows = cj, sides, nodes, rows
+        self.cols = np.concatenate([np.r_[np.arange(o, o + 7), ac] for o, ac, _ in sides if o is not None]
+                                   ).astype(int)
+        self.width = [0 if o is None else 7 + len(ac) for o, ac, _ in sides]
+        self.slots = {}
+        for name, (side, local, point) in cj.vector_slots().items():
+            body, node = sides[side][2], nodes[side]
+            if body is None:
+                self.slots[name] = (side, np.asarray(local, float), None, point)
+            elif point:
+                self.slots[name] = (side, body.mesh.nodes[node].copy(), body.node_phi[node], point)
+            else:
+                c = np.asarray(local, float)
+                self.slots[name] = (side, c, -skew(c) @ body.node_psi[node], point)
+
+    # ---- public API -----------------------------------------------------------------------------
+    def evaluate(self, q, qd, level, phi, jac, gamma):
+        """Fill this joint's rows of phi, jac (and gamma when not None; level ≥ 2 needs qd)."""
+        v = self._vectors(q, qd, level)
+        for row, spec in zip(self.rows, self.cj.specs):
+            if spec[0] == "dot":
+                s = dot(v[spec[1]], v[spec[2]])
+                c = self.cj.constant(spec[3])
+            else:
+                s = half_square(v[spec[1]], self.cj.constant(spec[2]))
+                c = 0.0
+            phi[row] = s.val - c
+            jac[row, self.cols] = s.grad
+            if gamma is not None:
+                gamma[row] = -s.quad
+
+    def origin_j(self, q):
+        """Global position of the joint point on body_j (deformed), where reactions act."""
+        return self._vectors(q, None, 0)["Pj"].val
+
+    def frame_i(self, q):
+        """Global joint-frame axes (columns) on body_i, turned with the node."""
+        v = self._vectors(q, None, 0)
+        return np.column_stack([v["xi"].val, v["yi"].val, v["zi"].val])
+
+    # ---- helpers --------------------------------------------------------------------------------
+    def _vectors(self, q, qd, level):
+        level = level if qd is not None else 0
+        nloc = sum(self.width)
+        states = []
+        for (o, ac, _), start in zip(self.sides, (0, self.width[0])):
+            if o is None:
+                states.append(None)
+                continue
+            p = q[o + 3:o + 7]
+            st = {"c": start, "r": q[o:o + 3], "p": p, "A": rotation_matrix(p), "a": q[ac]}
+            if level >= 1:
+                st.update(rd=qd[o:o + 3], pd=qd[o + 3:o + 7], ad=qd[ac])
+            states.append(st)
+        v = {}
+        for name, (side, l0, D, point) in self.slots.items():
+            st = states[side]
+            J = np.zeros((3, nloc))
+            if st is None:
+                v[name] = Vec(l0.copy(), J, np.zeros(3) if level >= 1 else None,
+                              np.zeros(3) if level >= 2 else None)
+                continue
+            c = st["c"]
+            ell = l0 if D is None else l0 + D @ st["a"]
+            val = st["A"] @ ell + (st["r"] if point else 0.0)
+            if point:
+                J[:, c:c + 3] = np.eye(3)
+            B = B_matrix(st["p"], ell)
+            J[:, c + 3:c + 7] = B
+            if D is not None:
+                J[:, c + 7:c + 7 + D.shape[1]] = st["A"] @ D
+            dv = quad = None
+            if level >= 1:
+                dv = B @ st["pd"] + (st["rd"] if point else 0.0)
+                quad = B_matrix(st["pd"], ell) @ st["pd"]
+                if D is not None:
+                    Dad = D @ st["ad"]
+                    dv = dv + st["A"] @ Dad
+                    quad = quad + 2.0 * B_matrix(st["p"], Dad) @ st["pd"]
+            v[name] = Vec(val, J, dv, quad if level >= 2 else None)
+        v["d"] = v["Pj"] - v["Pi"]
+        for name, k in (("ex", 0), ("ey", 1), ("ez", 2)):
+            v[name] = Vec(np.eye(3)[k], np.zeros((3, nloc)), np.zeros(3) if level >= 1 else None,
+                          np.zeros(3) if level >= 2 else None)
+        return v

@@ -1,0 +1,169 @@
+"""Generated kernels (solver.codegen) against the generic Cartesian path (STYLE §9): Φ, Φ_q, ν, γ,
+M and Q at random states to 1e-10 relative for every sample model and a model with every joint type
+and force element that is generated; trajectories to 1e-8; the on-disk cache; the fallback when
+there is no compiler.  Every test uses a fresh cache folder (module-wide, so each model compiles once).
+"""
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import solver
+from solver.cli import main
+from solver.codegen import CodegenCartesianSystem, CodegenUnavailable, build
+from solver.formulations.cartesian import CartesianSystem
+
+SAMPLES = sorted(Path(__file__).resolve().parents[2].joinpath("sample_models").glob("*.mbs.json"))
+KERNEL_RTOL = 1e-10
+TRAJECTORY_RTOL = 1e-8
+
+
+@pytest.fixture(scope="module", autouse=True)
+def cache(tmp_path_factory):
+    path = tmp_path_factory.mktemp("codegen-cache")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("MBS_CODEGEN_CACHE", str(path))
+        yield path
+
+
+def rel_err(a, b):
+    """max |a − b| / max |b| (max |a| when b is all zero)."""
+    scale = np.max(np.abs(b)) if np.size(b) else 0.0
+    err = np.max(np.abs(a - b)) if np.size(b) else 0.0
+    return err / scale if scale > 0 else err
+
+
+def all_features_model():
+    """Every joint type (both bodies moving or on ground), drivers on rotation, translation and
+    planar x, a spring-damper with damping, preload and force(t), an applied force at a point and an
+    applied torque; bodies rotated, inertias with products.  For kernel checks only (not assembled)."""
+    m = solver.Model(name="all-features", gravity=(0.3, -9.81, 0.2))
+    orientations = [(np.cos(0.3), 0.2, np.sin(0.3), 0.1), (0.9, -0.1, 0.3, 0.2), None, (0.8, 0.4, -0.2, 0.3),
+                    (0.7, 0.1, 0.1, -0.5), None]
+    for k, o in enumerate(orientations):
+        m.add_body(f"b{k}", mass=1.0 + k, inertia=(0.1 + 0.01 * k, 0.2, 0.25, 0.01, -0.02, 0.005),
+                   position=(0.2 * k, 0.1 * k * k, -0.05 * k), orientation=o)
+    axis = (0.4, 1.0, 0.0)
+    m.add_joint("rev", "revolute", "ground", "b0", origin=(0.0, 0.1, 0.0), axis=(0, 0, 1))
+    m.add_joint("pri", "prismatic", "b0", "b1", origin=(0.1, 0.1, 0.0), axis=axis)
+    m.add_joint("cyl", "cylindrical", "b1", "b2", origin=(0.3, 0.2, 0.0), axis=(1, 0, 1))
+    m.add_joint("uni", "universal", "b2", "b3", origin=(0.5, 0.4, -0.1), axis=(0, 0, 1), axis2=(1.0, -0.4, 0.0))
+    m.add_joint("sph", "spherical", "b3", "b4", origin=(0.7, 0.9, -0.2))
+    m.add_joint("pla", "planar", "b4", "b5", origin=(0.9, 1.4, -0.2), axis=(0, 1, 0))
+    m.add_joint("scr", "screw", "b5", "b2", origin=(0.8, 1.0, 0.0), axis=axis, pitch=0.05)
+    m.add_joint("fix", "fixed", "b1", "b4", origin=(0.4, 0.5, 0.0))
+    m.add_joint("dst", "distance", "ground", "b3", origin=(0.5, 0.3, 0.0), origin2=(0.6, 0.8, -0.1))
+    m.add_joint("rsp", "revolute_spherical", "b0", "b5", origin=(0.0, -0.4, 0.0), axis=(1, 0, 0),
+                origin2=(0.9, 1.2, -0.3))
+    m.add_driver("d_rev", joint="rev", expression="0.3*sin(2*t) + 0.1*t^2")
+    m.add_driver("d_pri", joint="pri", expression="0.05*cos(3*t)")
+    m.add_driver("d_pla", joint="pla", coordinate="x", expression="0.1*sin(t)")
+    m.add_driver("d_scr", joint="scr", expression="2*t*t")
+    m.add_spring_damper("spr", "b1", "b5", point_i=(0.2, 0.0, 0.1), point_j=(1.0, 1.5, -0.2), stiffness=200.0,
+                        damping=3.0, free_length=0.9, preload=5.0, force="10*sin(4*t)")
+    m.add_spring_damper("gsp", "ground", "b2", point_i=(0.0, 1.0, 0.0), point_j=(0.4, 0.4, 0.0), stiffness=50.0)
+    m.add_force("F", "b3", force=("5*sin(3*t)", 2.0, -1.0), point=(0.7, 0.8, -0.1))
+    m.add_torque("T", "b4", torque=(0.0, 0.1, "0.2*cos(t)"))
+    return m
+
+
+def check_kernels(model, seed, states=4):
+    generic = CartesianSystem(model)
+    try:
+        generated = CodegenCartesianSystem(model)
+    except CodegenUnavailable as exc:
+        pytest.skip(f"not generated: {exc}")
+    rng = np.random.default_rng(seed)
+    worst = {}
+    for _ in range(states):
+        q = rng.normal(size=generic.nq)           # off the constraint manifold, |p| ≠ 1
+        qd = rng.normal(size=generic.nq)
+        t = rng.uniform(0.0, 3.0)
+        a, b = generated.constraints(q, t, qd, level=2), generic.constraints(q, t, qd, level=2)
+        pairs = {"phi": (a.phi, b.phi), "jac": (a.jac, b.jac), "nu": (a.nu, b.nu), "gamma": (a.gamma, b.gamma),
+                 "M": (generated.mass(q), generic.mass(q)), "Q": (generated.forces(q, qd, t), generic.forces(q, qd, t))}
+        for key, (x, y) in pairs.items():
+            worst[key] = max(worst.get(key, 0.0), rel_err(x, y))
+        level0 = generated.constraints(q, t)
+        assert level0.nu is None and level0.gamma is None
+    assert max(worst.values()) <= KERNEL_RTOL, worst
+    return generated
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=[p.name.split(".")[0] for p in SAMPLES])
+def test_kernels_equal_generic_on_samples(path):
+    check_kernels(solver.load_model(path), seed=len(path.name))
+
+
+def test_kernels_equal_generic_every_joint_type_and_force():
+    system = check_kernels(all_features_model(), seed=7)
+    assert not system.codegen_info["cache_hit"]
+
+
+@pytest.mark.parametrize("name", ["slider_crank", "double_pendulum"])
+def test_trajectories_equal_generic(name):
+    model = solver.load_model(next(p for p in SAMPLES if p.name.startswith(name + ".")))
+    generic = solver.simulate(model, t_end=0.5)
+    generated = solver.simulate(model, t_end=0.5, codegen=True)
+    notes = [e["message"] for e in generated.events if e["kind"] == "codegen"]
+    assert len(notes) == 1 and notes[0].startswith("codegen: compiled kernels"), notes
+    assert not any(e["kind"] == "codegen" for e in generic.events)
+    assert np.array_equal(generated.t, generic.t)
+    for body in generic.body_names:
+        for quantity in ("body_position", "body_velocity", "body_acceleration", "body_angular_velocity"):
+            a, b = getattr(generated, quantity)(body), getattr(generic, quantity)(body)
+            assert rel_err(a, b) <= TRAJECTORY_RTOL, (body, quantity)
+    # reactions against the largest reaction force (torques in N·m against it × 1 m): a redundant
+    # joint's torque is round-off (1e-13 N·m) on both paths
+    scale = max(np.max(np.abs(generic.joint_reaction(j)[0])) for j in generic.joint_names)
+    for joint in generic.joint_names:
+        for a, b in zip(generated.joint_reaction(joint), generic.joint_reaction(joint)):
+            assert np.max(np.abs(a - b)) <= TRAJECTORY_RTOL * scale, joint
+
+
+def test_cache_hit_and_parameter_change_reuse_the_library(tmp_path, monkeypatch):
+    monkeypatch.setenv("MBS_CODEGEN_CACHE", str(tmp_path))
+    model = solver.load_model(next(p for p in SAMPLES if p.name.startswith("pendulum.")))
+    first = CodegenCartesianSystem(model).codegen_info
+    assert not first["cache_hit"] and first["derive_s"] > 0 and first["compile_s"] > 0
+    second = CodegenCartesianSystem(model).codegen_info
+    assert second["cache_hit"] and second["path"] == first["path"]
+    assert second["load_s"] < 0.5                  # no derivation, no compiler: reading the library only
+    body = next(iter(model.bodies))
+    model.set_field(body, "mass", 2.5 * model.bodies[body].mass)
+    model.set_field(body, "inertia", (0.3, 0.25, 0.2, 0.01, 0.0, 0.02))
+    changed = CodegenCartesianSystem(model)
+    assert changed.codegen_info["cache_hit"] and changed.codegen_info["path"] == first["path"]
+    q, qd, _ = changed.initial_state()
+    qd += 0.3
+    generic = CartesianSystem(model)
+    assert rel_err(changed.mass(q), generic.mass(q)) <= KERNEL_RTOL
+    assert rel_err(changed.forces(q, qd, 0.1), generic.forces(q, qd, 0.1)) <= KERNEL_RTOL
+    assert len(list(tmp_path.glob("*.so"))) == 1
+
+
+def test_fallback_without_compiler(tmp_path, monkeypatch):
+    monkeypatch.setenv("MBS_CODEGEN_CACHE", str(tmp_path))
+    monkeypatch.setattr(build, "COMPILER", "mbs-no-such-compiler")
+    model = solver.load_model(next(p for p in SAMPLES if p.name.startswith("slider_crank.")))
+    res = solver.simulate(model, t_end=0.2, codegen=True)
+    notes = [e["message"] for e in res.events if e["kind"] == "codegen"]
+    assert notes == ["codegen unavailable, generic path used: no C compiler: 'mbs-no-such-compiler' was not "
+                     "found (set CC to a C compiler)"]
+    reference = solver.simulate(model, t_end=0.2)
+    for body in reference.body_names:
+        assert np.array_equal(res.body_position(body), reference.body_position(body))
+    assert not list(tmp_path.glob("*.so"))
+
+
+def test_unsupported_formulation_falls_back_with_a_message():
+    model = solver.load_model(next(p for p in SAMPLES if p.name.startswith("pendulum.")))
+    res = solver.simulate(model, t_end=0.05, formulation="relative", codegen=True)
+    notes = [e["message"] for e in res.events if e["kind"] == "codegen"]
+    assert len(notes) == 1 and "relative formulation is not generated" in notes[0]
+
+
+def test_cli_codegen_flag(capsys):
+    path = next(p for p in SAMPLES if p.name.startswith("pendulum."))
+    assert main(["run", str(path), "--t-end", "0.05", "--codegen"]) == 0
+    assert "codegen: compiled kernels" in capsys.readouterr().out

@@ -1,0 +1,122 @@
+"""Static equilibrium (Newton on the reduced equations NᵀQ = 0, dynamic-relaxation fallback)
+against closed-form equilibria, open and closed loops, both formulations."""
+import os
+
+import numpy as np
+import pytest
+
+import solver
+
+G = 9.81
+FORMULATIONS = ("cartesian", "relative")
+HANG = (np.cos(-np.pi / 4), 0.0, 0.0, np.sin(-np.pi / 4))     # body x along −y
+
+
+def pendulum(mass=2.0, inertia=0.05, d=0.7, position=None, stiffness=0.0, free_angle=0.0):
+    """Pendulum pivoting about z at the origin, CM at distance d (hanging unless ``position``),
+    optionally a rotational spring at the pivot."""
+    m = solver.Model(name="pendulum", gravity=(0, -G, 0))
+    m.add_body("bob", mass=mass, inertia=(1e-3, inertia, inertia), position=position or (0, -d, 0))
+    m.add_joint("pivot", "revolute", "ground", "bob", origin=(0, 0, 0), axis=(0, 0, 1))
+    if stiffness:
+        m.add_rotational_spring_damper("spring", "pivot", stiffness=stiffness, free_angle=free_angle)
+    return m
+
+
+@pytest.mark.parametrize("formulation", FORMULATIONS)
+def test_pendulum_with_rotational_spring(formulation):
+    """Hanging pendulum, torsion spring k with free angle θ0 at the pivot: equilibrium
+    k (θ0 − θ) = m g d sin θ.  Choosing θ* = 0.5 rad and θ0 = θ* + m g d sin θ* / k makes θ* the
+    root (unique, k > m g d); there ω² = (k + m g d cos θ*) / (I + m d²)."""
+    mass, inertia, d, k, theta = 2.0, 0.05, 0.7, 30.0, 0.5
+    theta0 = theta + mass * G * d * np.sin(theta) / k
+    model = pendulum(mass, inertia, d, stiffness=k, free_angle=theta0)
+    eq = solver.static_equilibrium(model, formulation=formulation)
+    assert eq.method == "newton" and eq.stable and eq.iterations <= 8
+    assert eq.residual <= 1e-10 * mass * G
+    lin = solver.linearize(model, state=eq.state, formulation=formulation)
+    r = lin.body_positions[0]
+    assert np.allclose(r, (d * np.sin(theta), -d * np.cos(theta), 0.0), atol=1e-9)
+    w2 = (k + mass * G * d * np.cos(theta)) / (inertia + mass * d * d)
+    assert abs(lin.frequencies_hz[0] - np.sqrt(w2) / (2 * np.pi)) < 1e-6 * np.sqrt(w2) / (2 * np.pi)
+    assert np.allclose(eq.stiffness, lin.K, rtol=1e-6)                  # K̂ = −∂(NᵀQ)/∂z at rest
+
+
+@pytest.mark.parametrize("formulation", FORMULATIONS)
+def test_spring_hung_mass(formulation):
+    """Mass on a vertical slide hung from a ceiling point by a spring of free length ℓ0:
+    y* = y_anchor − ℓ0 − m g / k (linear: one Newton step)."""
+    mass, k, l0 = 3.0, 800.0, 0.5
+    m = solver.Model(name="hung", gravity=(0, -G, 0))
+    m.add_body("mass", mass=mass, inertia=(0.01, 0.01, 0.01), position=(0, -l0, 0))
+    m.add_joint("slide", "prismatic", "ground", "mass", origin=(0, -l0, 0), axis=(0, 1, 0))
+    m.add_spring_damper("spring", "ground", "mass", point_i=(0, 0, 0), point_j=(0, -l0, 0), stiffness=k)
+    eq = solver.static_equilibrium(m, formulation=formulation)
+    assert eq.method == "newton" and eq.stable and eq.iterations <= 2
+    y = solver.linearize(m, state=eq.state, formulation=formulation).body_positions[0, 1]
+    assert abs(y - (-l0 - mass * G / k)) < 1e-9
+    assert np.allclose(eq.state["qd"], 0.0) and eq.state["t"] == 0.0
+
+
+@pytest.mark.parametrize("formulation", FORMULATIONS)
+def test_closed_loop_under_a_side_load(formulation):
+    """Parallelogram four-bar (links A, C of length L hanging, coupler B) with a constant horizontal
+    force F on B: virtual work with the crank angle θ, W sin θ = F L cos θ, W = g L (m_A + m_B),
+    so tan θ* = F / (g (m_A + m_B)) (the coupler CM moves by L (sin θ, 1 − cos θ))."""
+    mA, mB, L, d, F = 2.0, 1.5, 0.6, 0.5, 20.0
+    m = solver.Model(name="loaded-parallelogram", gravity=(0, -G, 0))
+    for name, x in (("A", 0.0), ("C", d)):
+        m.add_body(name, mass=mA, inertia=(1e-3, 0.06, 0.06), position=(x, -L / 2, 0), orientation=HANG)
+    m.add_body("B", mass=mB, inertia=(1e-3, 0.03, 0.03), position=(d / 2, -L, 0))
+    z = (0, 0, 1)
+    m.add_joint("J1", "revolute", "ground", "A", origin=(0, 0, 0), axis=z)
+    m.add_joint("J2", "revolute", "A", "B", origin=(0, -L, 0), axis=z)
+    m.add_joint("J3", "revolute", "B", "C", origin=(d, -L, 0), axis=z)
+    m.add_joint("J4", "revolute", "ground", "C", origin=(d, 0, 0), axis=z)
+    m.add_force("push", "B", force=(F, 0, 0))
+    eq = solver.static_equilibrium(m, formulation=formulation)
+    assert eq.stable and eq.residual <= 1e-10 * max(1.0, F)
+    theta = np.arctan(F / (G * (mA + mB)))
+    rB = solver.linearize(m, state=eq.state, formulation=formulation).body_positions[2]
+    assert np.allclose(rB, (d / 2 + L * np.sin(theta), -L * np.cos(theta), 0.0), atol=1e-9)
+
+
+@pytest.mark.parametrize("formulation", FORMULATIONS)
+def test_relaxation_fallback_from_a_horizontal_pendulum(formulation):
+    """Started horizontal, the reduced Jacobian is zero (Newton makes no step): dynamic relaxation
+    brings the pendulum down to hanging straight, a stable equilibrium."""
+    model = pendulum(position=(0.7, 0, 0))
+    eq = solver.static_equilibrium(model, formulation=formulation)
+    assert eq.method == "relaxation" and eq.stable
+    assert eq.residual <= 1e-10 * 2.0 * G
+    r = solver.linearize(model, state=eq.state, formulation=formulation).body_positions[0]
+    assert np.allclose(r, (0, -0.7, 0), atol=1e-9)
+
+
+def test_newton_alone_may_end_upside_down():
+    """Started 10° short of upright, Newton alone converges to the inverted (unstable) position;
+    the default method falls back to relaxation and finds the hanging one."""
+    a = np.radians(80.0)
+    model = pendulum(position=(0.7 * np.cos(a), 0.7 * np.sin(a), 0))
+    up = solver.static_equilibrium(model, method="newton", formulation="relative")
+    assert up.method == "newton" and not up.stable
+    assert abs(up.q[0] - np.radians(10.0)) < 1e-9                 # joint angle from the start to upright
+    down = solver.static_equilibrium(model, formulation="relative")
+    assert down.method == "relaxation" and down.stable
+    assert abs(down.q[0] - np.radians(-170.0)) < 1e-9
+    assert down.stiffness[0, 0] > 0 > up.stiffness[0, 0]
+
+
+def test_sample_fourbar_rests_at_its_drawn_configuration():
+    """The four-bar with a spring is drawn at its equilibrium: zero iterations, q unchanged."""
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "sample_models", "fourbar_spring.mbs.json")
+    model = solver.load_model(path)
+    eq = solver.static_equilibrium(model, formulation="relative")
+    assert eq.iterations == 0 and eq.stable and np.allclose(eq.q, 0.0, atol=1e-12)
+
+
+def test_bad_arguments():
+    with pytest.raises(solver.ModelError, match="method"):
+        solver.static_equilibrium(pendulum(), method="magic")
+    with pytest.raises(solver.ModelError, match="tol"):
+        solver.static_equilibrium(pendulum(), tol=0.0)

@@ -1,0 +1,182 @@
+"""Solver failures end in a clear SolverError (time, elements involved, partial results kept), and
+redundant constraints are detected, reported by equation and joint, and their reactions flagged as
+not unique.  Cases: a model that cannot assemble, a crank–rocker driven at the rocker past its
+range (lock-up), a free motion without inertia (singular mass matrix), a force expression with a
+pole (NaN/inf), a planar four-bar of four revolutes and Bricard's overconstrained 6R mechanism."""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+import solver
+
+SAMPLE_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "sample_models")
+
+
+def _frame_along(v):
+    """Rotation whose x axis is along v (in the xy plane)."""
+    c, s = v[:2] / np.linalg.norm(v[:2])
+    return [[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]
+
+
+def crank_rocker():
+    """Ground O2–O4 1.0 m, crank 0.3 m, coupler 1.0 m, rocker 0.8 m (Grashof crank–rocker), crank
+    vertical at t = 0; the rocker joint D is driven at 1 rad/s.  The rocker's range ends where crank
+    and coupler fold (|O2 C| = 0.7 m): 0.6412 rad from the start."""
+    O2, O4, B = np.zeros(3), np.array([1.0, 0.0, 0.0]), np.array([0.0, 0.3, 0.0])
+    d = np.linalg.norm(O4 - B)
+    along = (1.0 - 0.64 + d * d) / (2 * d)
+    e = (O4 - B) / d
+    C = B + along * e + np.sqrt(1.0 - along ** 2) * np.array([-e[1], e[0], 0.0])
+    m = solver.Model(name="crank-rocker", gravity=(0.0, -9.81, 0.0))
+    for name, P, Q in (("crank", O2, B), ("coupler", B, C), ("rocker", O4, C)):
+        length = np.linalg.norm(Q - P)
+        m.add_body(name, mass=1.0, inertia=(1e-4, length ** 2 / 12, length ** 2 / 12 + 1e-4),
+                   position=tuple((P + Q) / 2), orientation=_frame_along(Q - P))
+    for name, i, j, P in (("A", "ground", "crank", O2), ("B", "crank", "coupler", B),
+                          ("C", "coupler", "rocker", C), ("D", "ground", "rocker", O4)):
+        m.add_joint(name, "revolute", i, j, origin=tuple(P), axis=(0, 0, 1))
+    m.add_driver("rocker_drive", joint="D", expression="t")
+    return m
+
+
+def folded_rocker_angle():
+    O4, B0 = np.array([1.0, 0.0]), np.array([0.0, 0.3])
+
+    def C(P, reach):
+        d = np.linalg.norm(O4 - P)
+        along = (reach ** 2 - 0.64 + d * d) / (2 * d)
+        e = (O4 - P) / d
+        return P + along * e + np.sqrt(reach ** 2 - along ** 2) * np.array([-e[1], e[0]])
+    angle = lambda c: np.arctan2(c[1] - O4[1], c[0] - O4[0])   # noqa: E731
+    return angle(C(np.zeros(2), 0.7)) - angle(C(B0, 1.0))
+
+
+def bricard(L=1.0):
+    """Bricard's mechanism (IFToMM benchmark A04 geometry): five 1 m rods and ground closing a loop
+    along six edges of a cube, each link perpendicular to its two joint axes and those axes
+    perpendicular to each other.  Grübler: 6·5 − 5·6 = 0 DOF; in fact 1 DOF (one redundant
+    equation)."""
+    V = [(0, 0, 0), (L, 0, 0), (L, L, 0), (L, L, L), (0, L, L), (0, 0, L)]
+    axes = [(0, 1, 0), (0, 0, 1), (1, 0, 0), (0, 1, 0), (0, 0, 1), (1, 0, 0)]
+    m = solver.Model(name="bricard", gravity=(0.0, -9.81, 0.0))
+    for k in range(5):
+        P, Q = np.array(V[k], float), np.array(V[k + 1], float)
+        rod = np.abs(Q - P) > 0.5
+        m.add_body(f"rod{k + 1}", mass=1.0, position=tuple((P + Q) / 2),
+                   inertia=tuple(0.01 / 6 if rod[i] else (L * L + 0.01) / 12 for i in range(3)))
+    links = ["ground", "rod1", "rod2", "rod3", "rod4", "rod5", "ground"]
+    for k in range(6):
+        m.add_joint(f"J{k + 1}", "revolute", links[k], links[k + 1], origin=V[k], axis=axes[k])
+    return m
+
+
+# ---- failures ---------------------------------------------------------------------------------
+def test_a_model_that_cannot_assemble_names_its_joints():
+    m = solver.Model(name="cannot-assemble", gravity=(0, -9.81, 0))
+    m.add_body("bar", mass=1.0, inertia=(1e-3, 0.08, 0.08), position=(0.5, 0, 0))
+    m.add_joint("pivot", "revolute", "ground", "bar", origin=(0, 0, 0), axis=(0, 0, 1))
+    m.add_joint("tie", "distance", "ground", "bar", origin=(0, 0.2, 0), origin2=(1, 0, 0), length=5.0)
+    with pytest.raises(solver.SolverError) as exc:
+        solver.simulate(m, t_end=0.1)
+    e = exc.value
+    assert e.message.startswith("the model cannot be assembled: these constraints cannot all be satisfied")
+    assert e.time == 0.0 and {"pivot", "tie"} <= set(e.elements)
+    assert e.results is not None and len(e.results) == 0 and e.results.status == "failed"
+
+
+def test_a_driven_crank_rocker_locks_up_past_the_rocker_range():
+    limit = folded_rocker_angle()
+    assert limit == pytest.approx(0.64119, abs=1e-5)
+    with pytest.raises(solver.SolverError) as exc:
+        solver.simulate(crank_rocker(), t_end=2.0, output_step=0.01)
+    e = exc.value
+    assert e.message.startswith("kinematic analysis failed: position Newton did not converge")
+    assert limit < e.time <= limit + 0.01 and e.elements == ("rocker_drive",)
+    res = e.results
+    assert res.status == "failed" and res.t[-1] < limit < res.t[-1] + 0.01
+    np.testing.assert_allclose(res.t, np.arange(len(res)) * 0.01, atol=1e-12)
+    # the partial results are good to the last point: the rocker turned by t, the loop is closed
+    assert np.max(res.constraint_violation) < 1e-9
+
+
+def test_a_free_rotation_without_inertia_is_a_singular_mass_matrix():
+    """A tip on a spherical joint with inertia 1e-30 kg·m² under a torque: the reduced mass matrix
+    is singular; the message names the body (it used to escape as numpy's LinAlgError)."""
+    m = solver.Model(name="tiny-inertia", gravity=(0, -9.81, 0))
+    m.add_body("arm", mass=1.0, inertia=(0.1, 0.1, 0.1), position=(0.5, 0, 0))
+    m.add_body("tip", mass=1.0, inertia=(1e-30, 1e-30, 1e-30), position=(1.0, 0, 0))
+    m.add_joint("J1", "revolute", "ground", "arm", origin=(0, 0, 0), axis=(0, 0, 1))
+    m.add_joint("J2", "spherical", "arm", "tip", origin=(1.0, 0, 0))
+    m.add_torque("T", "tip", torque=(1.0, 1.0, 1.0))
+    with pytest.raises(solver.SolverError) as exc:
+        solver.simulate(m, t_end=1.0, output_step=0.01)
+    e = exc.value
+    assert e.message.startswith("the mass matrix is singular")
+    assert e.elements == ("tip",) and e.time < 1e-6 and e.results is not None
+
+
+@pytest.mark.parametrize("expression, late", [("1/(t-0.5)", 1e-3), ("sqrt(0.5-t)", 0.02)])
+def test_a_force_with_a_pole_stops_at_the_pole(expression, late):
+    """NaN/inf in a force: stopped at once (no futile re-partitions), at the first integrator trial
+    time past the pole, naming the force element (it used to escape as scipy's ValueError)."""
+    m = solver.Model(name="pushed", gravity=(0, -9.81, 0))
+    m.add_body("bob", mass=1.0, inertia=(1e-3, 1e-3, 1e-3), position=(1, 0, 0))
+    m.add_joint("pivot", "revolute", "ground", "bob", origin=(0, 0, 0), axis=(0, 0, 1))
+    m.add_force("push", "bob", force=(0, expression, 0))
+    m.add_force("steady", "bob", force=(0, 1.0, 0))
+    with pytest.raises(solver.SolverError) as exc:
+        solver.simulate(m, t_end=1.0, output_step=0.01)
+    e = exc.value
+    assert str(e).startswith("non-finite forces/accelerations (NaN or inf in the applied forces) at t = 0.5")
+    assert e.elements == ("push",) and 0.5 <= e.time < 0.5 + late
+    assert e.results.status == "failed" and 0.46 <= e.results.t[-1] < 0.5
+
+
+# ---- redundant constraints ----------------------------------------------------------------------
+def test_planar_fourbar_of_revolutes_reports_redundant_equations():
+    m = solver.load_model(os.path.join(SAMPLE_DIR, "fourbar.mbs.json"))
+    res = solver.simulate(m, t_end=0.05, output_step=0.01)
+    assert res.redundant_equations == ["A: revolute equation 4", "A: revolute equation 5", "D: revolute equation 3"]
+    assert res.nonunique_reactions == ["A", "B", "C", "D"]
+    [event] = [e for e in res.events if e["kind"] == "redundant"]
+    assert event["message"] == ("3 redundant constraint equation(s): A: revolute equation 4; A: revolute "
+                                "equation 5; D: revolute equation 3 — their reactions use minimum-norm multipliers")
+    assert res.status == "ok" and np.max(res.constraint_violation) < 1e-9
+
+
+def test_bricard_mechanism_moves_with_one_redundant_equation():
+    m = bricard()
+    res = solver.simulate(m, t_end=0.5, output_step=0.01)
+    assert res.redundant_equations == ["J6: revolute equation 1"]
+    assert res.nonunique_reactions == ["J1", "J2", "J3", "J4", "J5", "J6"]
+    assert np.max(res.constraint_violation) < 1e-9
+    # it is mobile (Grübler says rigid): the middle rod falls and turns, energy is conserved
+    r3 = res.body_position("rod3")
+    assert np.linalg.norm(r3[-1] - r3[0]) > 0.05
+    e = res.energy["total"]
+    assert np.max(np.abs(e - e[0])) < 1e-3 * np.max(np.abs(res.energy["kinetic"]))
+    F, T = res.joint_reaction("J1")      # the minimum-norm reactions, finite
+    assert np.all(np.isfinite(F)) and np.all(np.isfinite(T))
+
+
+# ---- results files ----------------------------------------------------------------------------
+def test_a_failing_results_save_keeps_the_old_file(tmp_path, monkeypatch):
+    m = solver.load_model(os.path.join(SAMPLE_DIR, "pendulum.mbs.json"))
+    first = solver.simulate(m, t_end=0.02, output_step=0.01)
+    path = tmp_path / "run.h5"
+    first.save(path)
+    before = path.read_bytes()
+    second = solver.simulate(m, t_end=0.05, output_step=0.01)
+
+    def disk_full(*args):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(os, "replace", disk_full)
+    with pytest.raises(OSError, match="No space left"):
+        second.save(path)
+    monkeypatch.undo()
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["run.h5"]          # no temporary file left
+    assert len(solver.load_results(path)) == 3
