@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 
 from ..errors import ModelError
-from .fields import Field, FieldProblem, GEOMETRY_SHAPES  # noqa: F401  (re-exported for the GUI)
+from .fields import Field, FieldProblem, show_value
 
 JOINT_TYPES = ("fixed", "revolute", "prismatic", "cylindrical", "spherical", "universal", "planar",
                "screw", "distance", "revolute_spherical")
@@ -43,7 +43,7 @@ class Element:
         known = {f.name for f in self.FIELDS}
         for key in values:
             if key not in known:
-                problems.append(f"{self.KIND} '{values.get('name', '?')}': unknown field '{key}' "
+                problems.append(f"{self.KIND} '{values.get('name', '?')}': unknown field {show_value(key)} "
                                 f"(valid: {', '.join(sorted(known))})")
         for f in self.FIELDS:
             path = f"{self.KIND} '{values.get('name', '?')}'.{f.name}"

@@ -60,7 +60,7 @@ class Field:
 
 def _number(value, what="a number"):
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise FieldProblem(f"must be {what}, got {_show(value)}")
+        raise FieldProblem(f"must be {what}, got {show_value(value)}")
     try:
         x = float(value)
     except OverflowError:          # an integer beyond the float range (e.g. 10**400 in a file)
@@ -70,7 +70,7 @@ def _number(value, what="a number"):
     return x
 
 
-def _show(value):
+def show_value(value):
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
 
@@ -93,7 +93,7 @@ def _optional_float(f: Field, value):
 
 def _int(f: Field, value):
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise FieldProblem(f"must be an integer, got {_show(value)}")
+        raise FieldProblem(f"must be an integer, got {show_value(value)}")
     v = int(value)
     if f.minimum is not None and v < f.minimum:
         raise FieldProblem(f"must be >= {f.minimum:g}, got {v}")
@@ -104,13 +104,13 @@ def _int(f: Field, value):
 
 def _bool(f: Field, value):
     if not isinstance(value, (bool, np.bool_)):
-        raise FieldProblem(f"must be true or false, got {_show(value)}")
+        raise FieldProblem(f"must be true or false, got {show_value(value)}")
     return bool(value)
 
 
 def _str(f: Field, value):
     if not isinstance(value, str):
-        raise FieldProblem(f"must be a string, got {_show(value)}")
+        raise FieldProblem(f"must be a string, got {show_value(value)}")
     if len(value) > 10000:
         raise FieldProblem("is too long (more than 10000 characters)")
     return value
@@ -131,7 +131,7 @@ def _vector(value, n):
     if isinstance(value, np.ndarray):
         value = value.tolist()
     if not isinstance(value, (list, tuple)) or len(value) != n:
-        raise FieldProblem(f"must be a {n}-vector, got {_show(value)}")
+        raise FieldProblem(f"must be a {n}-vector, got {show_value(value)}")
     return [_number(v, "a number in each component") for v in value]
 
 
@@ -168,7 +168,7 @@ def _inertia(f: Field, value):
     if isinstance(value, np.ndarray):
         value = value.tolist()
     if not isinstance(value, (list, tuple)) or len(value) not in (3, 6):
-        raise FieldProblem(f"must be (Ixx, Iyy, Izz) or (Ixx, Iyy, Izz, Ixy, Iyz, Izx), got {_show(value)}")
+        raise FieldProblem(f"must be (Ixx, Iyy, Izz) or (Ixx, Iyy, Izz, Ixy, Iyz, Izx), got {show_value(value)}")
     v = [_number(c, "a number in each component") for c in value] + [0.0] * (6 - len(value))
     J = inertia_matrix(v)
     w = np.linalg.eigvalsh(J)
@@ -215,7 +215,7 @@ def _orientation(f: Field, value):
 
 def _enum(f: Field, value):
     if value not in f.choices:
-        raise FieldProblem(f"must be one of {', '.join(map(str, f.choices))}; got {_show(value)}")
+        raise FieldProblem(f"must be one of {', '.join(map(str, f.choices))}; got {show_value(value)}")
     return value
 
 
@@ -234,7 +234,7 @@ def _function_vec3(f: Field, value):
     if isinstance(value, np.ndarray):
         value = value.tolist()
     if not isinstance(value, (list, tuple)) or len(value) != 3:
-        raise FieldProblem(f"must be 3 components (numbers or expressions of t), got {_show(value)}")
+        raise FieldProblem(f"must be 3 components (numbers or expressions of t), got {show_value(value)}")
     return [_function(f, v) for v in value]
 
 
@@ -246,10 +246,10 @@ def _geometry(f: Field, value):
     if value is None:
         return {"shape": "none"}
     if not isinstance(value, dict):
-        raise FieldProblem(f"must be an object with a 'shape', got {_show(value)}")
+        raise FieldProblem(f"must be an object with a 'shape', got {show_value(value)}")
     shape = value.get("shape")
     if shape not in GEOMETRY_SHAPES:
-        raise FieldProblem(f"shape must be one of {', '.join(GEOMETRY_SHAPES)}; got {_show(shape)}")
+        raise FieldProblem(f"shape must be one of {', '.join(GEOMETRY_SHAPES)}; got {show_value(shape)}")
     out = {"shape": shape}
     allowed = {"box": ("size",), "cylinder": ("radius", "length", "axis"), "sphere": ("radius",),
                "mesh": ("file", "scale"), "none": ()}[shape] + ("color", "offset")
@@ -295,7 +295,7 @@ def _positive_vec(v):
 
 def _enum_value(v, choices):
     if v not in choices:
-        raise FieldProblem(f"must be one of {', '.join(choices)}; got {_show(v)}")
+        raise FieldProblem(f"must be one of {', '.join(choices)}; got {show_value(v)}")
     return v
 
 
