@@ -9,10 +9,6 @@
 3. Plots (paper Figs. 5–8): driving torque and global x-reaction of joint 2 (case 1) and joint 4
    (case 2), written as PNG with pyqtgraph (offscreen) and as CSV to ``out/bench/rrc_arm/``.
 
-If ``RelativeSystem`` has no ``constraint_hessian`` yet (generalized-α needs one), case 2's
-relative run uses a stand-in defined here — central differences of Φ_qᵀλ — and says so.  For
-this model it is exactly zero anyway (every constraint is a driver on a tree coordinate, linear).
-
 Usage:  python bench/rrc_arm.py [--skip-cartesian] [--out DIR]
 """
 from __future__ import annotations
@@ -32,7 +28,6 @@ import numpy as np
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
 import solver  # noqa: E402
-from solver.formulations.relative import RelativeSystem  # noqa: E402
 
 
 def builders():
@@ -40,17 +35,6 @@ def builders():
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
-
-
-def fd_constraint_hessian(system, q, lam, t, h=1e-7):
-    """(Φ_qᵀλ)_q by central differences (stand-in until RelativeSystem has an analytic one)."""
-    n = system.nq
-    H = np.empty((n, n))
-    for k in range(n):
-        e = np.zeros(n)
-        e[k] = h * max(1.0, abs(q[k]))
-        H[:, k] = (system.constraints(q + e, t).jac.T @ lam - system.constraints(q - e, t).jac.T @ lam) / (2 * e[k])
-    return H
 
 
 def rel(a, b):
@@ -115,16 +99,7 @@ def case2(mod, with_cartesian):
     model = solver.load_model(os.path.join(ROOT, "sample_models", "rrc_arm_case2.mbs.json"))
     print("\n2b. Case 2 (tip spring 3.067e9 N/m, roll joints and joint 2 locked, "
           "q4 = (π/30) sin(π t − π), 1 s, generalized-α, h = 1 ms)")
-    shim = not hasattr(RelativeSystem, "constraint_hessian")
-    if shim:
-        RelativeSystem.constraint_hessian = fd_constraint_hessian
-        print("   NOTE: RelativeSystem.constraint_hessian is missing in the solver; using this bench's "
-              "finite-difference stand-in (exactly zero for this model)")
-    try:
-        res, wall = timed(model)
-    finally:
-        if shim:
-            del RelativeSystem.constraint_hessian
+    res, wall = timed(model)
     s = res.summary()
     print(f"   relative : wall {wall:.2f} s, RTF {s['real_time_factor']:.3f}, steps {s['steps']}, "
           f"Newton iterations {s['rhs_evaluations']}")

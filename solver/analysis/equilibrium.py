@@ -133,20 +133,26 @@ class _Solver:
         return float(np.max(np.abs(r), initial=0.0))
 
     # ---- methods --------------------------------------------------------------------------------
-    def _newton(self, q):
+    def _iterate(self, q, step, name):
+        """Linearize, test convergence, take ``step(part, q, r, J, Mhat, res) -> q``; shared by
+        Newton and dynamic relaxation.  Returns (q, r, J, M̂, iterations)."""
         for it in range(self.max_iter + 1):
             part, q, r, J, Mhat = self._linear(q)
             res = self._norm(r)
             self.history.append(res)
             if res <= self.tol:
                 return q, r, J, Mhat, it
-            if it == self.max_iter:
-                break
-            dz = np.linalg.lstsq(J, -r, rcond=None)[0]
-            q = self._line_search(part, q, dz, res)
-            if q is None:
+            if it < self.max_iter:
+                q = step(part, q, r, J, Mhat, res)
+        raise SolverError(f"{name} did not converge in {self.max_iter} iterations (max |NᵀQ| = {res:.3g})")
+
+    def _newton(self, q):
+        def step(part, q, r, J, Mhat, res):
+            qn = self._line_search(part, q, np.linalg.lstsq(J, -r, rcond=None)[0], res)
+            if qn is None:
                 raise SolverError(f"Newton made no progress at max |NᵀQ| = {res:.3g}")
-        raise SolverError(f"Newton did not converge in {self.max_iter} iterations (max |NᵀQ| = {res:.3g})")
+            return qn
+        return self._iterate(q, step, "Newton")
 
     def _line_search(self, part, q, dz, res):
         alpha = 1.0
@@ -161,23 +167,18 @@ class _Solver:
         return None
 
     def _relax(self, q):
-        tau, res_old = None, None
-        for it in range(self.max_iter + 1):
-            part, q, r, J, Mhat = self._linear(q)
-            res = self._norm(r)
-            self.history.append(res)
-            if res <= self.tol:
-                return q, r, J, Mhat, it
-            if it == self.max_iter:
-                break
+        state = {"tau": None, "res": None}
+
+        def step(part, q, r, J, Mhat, res):
+            tau, res_old = state["tau"], state["res"]
             if tau is None:      # first step: move z by about FIRST_MOVE
                 tau = FIRST_MOVE / max(float(np.max(np.abs(np.linalg.solve(Mhat, r)))), 1e-300)
             else:
                 tau *= min(GROWTH, max(2.0, res_old / res)) if res < res_old else res_old / res
-            res_old = res
-            q, tau = self._relax_step(part, q, r, J, Mhat, tau)
-        raise SolverError(f"dynamic relaxation did not converge in {self.max_iter} iterations "
-                          f"(max |NᵀQ| = {res:.3g})")
+            q, state["tau"] = self._relax_step(part, q, r, J, Mhat, tau)
+            state["res"] = res
+            return q
+        return self._iterate(q, step, "dynamic relaxation")
 
     def _relax_step(self, part, q, r, J, Mhat, tau):
         """One implicit-Euler step (M̂/τ − J) Δz = r with τ halved until the matrix is positive
