@@ -1,19 +1,22 @@
 """Playback of a result in the viewport: the :class:`Player` (time, frame, play/pause, speed, loop,
-trace of a body point, frame timing) and the :class:`AnimationBar` toolbar (play, frame step, speed
-×0.1…×10, loop, timeline slider, trace, screenshot, PNG image-sequence export).
+trace of a body point, deformation scale of flexible bodies, frame timing) and the
+:class:`AnimationBar` toolbar (play, frame step, speed ×0.1…×10, loop, timeline slider, trace,
+deformation scale, screenshot, PNG image-sequence and MP4 export).
 
 Playback is wall-clock based: each timer tick advances the time by the elapsed wall time × speed and
 shows the output frame at or before it, so slow frames skip output points instead of slowing down.
 """
 from __future__ import annotations
 
+import importlib.util
 import os
 import time
 from collections import deque
 
 import numpy as np
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
-from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QSlider, QStyle, QToolBar, QToolButton
+from PySide6.QtWidgets import (QAbstractSpinBox, QCheckBox, QComboBox, QDoubleSpinBox, QLabel, QSlider, QStyle,
+                               QToolBar, QToolButton)
 from vtkmodules.util.numpy_support import numpy_to_vtk, numpy_to_vtkIdTypeArray
 from vtkmodules.vtkCommonCore import vtkPoints
 from vtkmodules.vtkCommonDataModel import vtkCellArray, vtkPolyData
@@ -21,12 +24,19 @@ from vtkmodules.vtkRenderingCore import vtkActor, vtkPolyDataMapper
 
 from . import dialogs
 from .log_panel import LOGGER
+from .resources import icon
 from .screenshot import array_to_image, grab_window
 from .simulation import Trajectory
 
 SPEEDS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0)
 TICK_MS = 15  # timer interval; frames are shown as fast as they render, up to ~60/s
 TRACE_COLOR = (0.9, 0.2, 0.55)
+VIDEO_FPS = 30.0
+
+
+def video_export_available() -> bool:
+    """True when the MP4 writer (the ``imageio-ffmpeg`` package) can be imported."""
+    return importlib.util.find_spec("imageio_ffmpeg") is not None
 
 
 class Player(QObject):
@@ -46,6 +56,7 @@ class Player(QObject):
         self.time = 0.0
         self.speed = 1.0
         self.loop = True
+        self.deformation_scale = 1.0
         self.frame_times = deque(maxlen=600)  # s to pose + render each shown frame
         self._timer = QTimer(self)
         self._timer.setInterval(TICK_MS)
@@ -69,10 +80,10 @@ class Player(QObject):
         """Show ``results`` (None: back to the model's initial configuration)."""
         self.pause()
         self.trajectory = Trajectory(results) if results is not None and len(results.t) else None
+        self.index, self.time = 0, float(self.trajectory.t[0]) if self.trajectory is not None else 0.0
         self._rebuild_trace()
         self.trajectory_changed.emit()
         if self.trajectory is None:
-            self.index, self.time = 0, 0.0
             self.viewport.reset_poses()
             return
         self._show(0, float(self.trajectory.t[0]), render=False)
@@ -101,6 +112,12 @@ class Player(QObject):
 
     def set_loop(self, loop: bool):
         self.loop = bool(loop)
+
+    def set_deformation_scale(self, scale: float):
+        """Draw flexible bodies' elastic displacements ``scale`` times enlarged (current frame redrawn)."""
+        self.deformation_scale = max(float(scale), 0.0)
+        if self.trajectory is not None:
+            self._show(self.index, self.time)
 
     def step(self, frames: int = 1):
         """Show the frame ``frames`` output points later (earlier if negative)."""
@@ -133,27 +150,65 @@ class Player(QObject):
         return path[: self.index + 1]
 
     def fps(self) -> float:
-        """Frames per second the viewport can show (from the measured pose+render times)."""
+        """Frames per second the viewport can show: 1 / the median pose+render time of the recent
+        frames (the median ignores a stray slow frame, e.g. another process taking the CPU)."""
         if not self.frame_times:
             return 0.0
-        return 1.0 / float(np.mean(self.frame_times))
+        return 1.0 / float(np.median(self.frame_times))
 
     def export_frames(self, folder: str, every: int = 1) -> int:
         """Write frames (every ``every``-th output point) as ``frame_00000.png`` … into ``folder``."""
         if self.trajectory is None:
             return 0
         os.makedirs(folder, exist_ok=True)
-        self.pause()
-        keep = self.index
         count = 0
-        for n, i in enumerate(range(0, self.frames, max(1, int(every)))):
-            self.set_frame(i)
-            array_to_image(self.viewport.grab_array()).save(os.path.join(folder, f"frame_{n:05d}.png"))
+        for n, image in enumerate(self._images(range(0, self.frames, max(1, int(every))))):
+            array_to_image(image).save(os.path.join(folder, f"frame_{n:05d}.png"))
             count += 1
-        self.set_frame(keep)
         return count
 
+    def video_frames(self, fps: float) -> list[int]:
+        """Output indices shown by a video at ``fps`` frames/s playing at the current speed: frame k
+        shows the output at or before t₀ + k·speed/fps (as the live playback would)."""
+        if self.trajectory is None:
+            return []
+        t = self.trajectory.t
+        count = int(np.floor((t[-1] - t[0]) * fps / self.speed + 1e-9)) + 1
+        return [self.trajectory.index(t[0] + k * self.speed / fps) for k in range(count)]
+
+    def export_video(self, path: str, fps: float = VIDEO_FPS) -> int:
+        """Write the animation as an H.264 MP4 (imageio-ffmpeg's bundled ffmpeg) at ``fps`` frames/s
+        and the current playback speed; returns the number of frames.  Images are cropped to a
+        multiple of 16 pixels (the codec's macro-block size), so no frame is rescaled."""
+        import imageio_ffmpeg
+        indices = self.video_frames(fps)
+        if not indices:
+            return 0
+        writer = None
+        try:
+            for image in self._images(indices):
+                h, w = (image.shape[0] // 16) * 16, (image.shape[1] // 16) * 16
+                if writer is None:
+                    writer = imageio_ffmpeg.write_frames(path, (w, h), fps=fps, macro_block_size=16)
+                    writer.send(None)  # start ffmpeg
+                writer.send(np.ascontiguousarray(image[:h, :w]))
+        finally:
+            if writer is not None:
+                writer.close()
+        return len(indices)
+
     # ---- helpers ------------------------------------------------------------------------------
+    def _images(self, indices):
+        """Rendered images (h, w, 3) of the output ``indices``; the shown frame is restored after."""
+        self.pause()
+        keep = self.index
+        try:
+            for i in indices:
+                self.set_frame(i)
+                yield self.viewport.grab_array()
+        finally:
+            self.set_frame(keep)
+
     def _tick(self):
         now = time.perf_counter()
         dt, self._last_tick = now - self._last_tick, now
@@ -172,7 +227,8 @@ class Player(QObject):
         start = time.perf_counter()
         self.index, self.time = index, t
         self._update_trace()
-        self.viewport.set_body_poses(self.trajectory.poses(index), render)
+        self.viewport.set_body_poses(self.trajectory.poses(index), render, self.trajectory.beams(index),
+                                     self.deformation_scale)
         self.frame_times.append(time.perf_counter() - start)
         self.frame_changed.emit(index)
         self.time_changed.emit(float(self.trajectory.t[index]))
@@ -251,11 +307,27 @@ class AnimationBar(QToolBar):
         self.trace.currentIndexChanged.connect(lambda i: player.set_trace(self.trace.itemData(i) or ""))
         self.addWidget(QLabel(" Trace ", self))
         self.addWidget(self.trace)
+        self.deformation = QDoubleSpinBox(self)
+        self.deformation.setRange(0.0, 1e6)
+        self.deformation.setDecimals(1)
+        self.deformation.setStepType(QAbstractSpinBox.StepType.AdaptiveDecimalStepType)
+        self.deformation.setValue(player.deformation_scale)
+        self.deformation.setPrefix("×")
+        self.deformation.setToolTip("Deformation scale factor of flexible bodies (elastic displacements "
+                                    "drawn this many times enlarged)")
+        self.deformation.valueChanged.connect(player.set_deformation_scale)
+        self.addWidget(QLabel(" Deformation ", self))
+        self.addWidget(self.deformation)
         self.addSeparator()
         self.screenshot_button = self._button(style.standardIcon(std.SP_DialogSaveButton),
                                               "Save a screenshot (PNG)", self.save_screenshot)
         self.export_button = self._button(style.standardIcon(std.SP_DirOpenIcon),
                                           "Export the animation as PNG frames", self.export_frames)
+        self.video_button = self._button(icon("video"),
+                                         "Export the animation as an MP4 video (30 frames/s, at the playback "
+                                         "speed)" if video_export_available() else
+                                         "MP4 export unavailable: install the imageio-ffmpeg package",
+                                         self.export_video)
         player.frame_changed.connect(self._on_frame)
         player.playing_changed.connect(self._on_playing)
         player.trajectory_changed.connect(self._on_trajectory)
@@ -273,6 +345,17 @@ class AnimationBar(QToolBar):
         if folder:
             count = self.player.export_frames(folder)
             LOGGER.info("%d animation frames written to %s", count, folder)
+
+    def export_video(self):
+        path = dialogs.save_file_path(self.window, "Export animation (MP4)", "animation.mp4", "MP4 videos (*.mp4)")
+        if not path:
+            return
+        try:
+            count = self.player.export_video(path)
+        except (OSError, RuntimeError) as exc:
+            LOGGER.error("Cannot write %s: %s", path, exc)
+            return
+        LOGGER.info("%d animation frames written to %s (%g frames/s)", count, path, VIDEO_FPS)
 
     # ---- helpers ------------------------------------------------------------------------------
     def _button(self, icon, tip, slot):
@@ -304,6 +387,8 @@ class AnimationBar(QToolBar):
         has = traj is not None
         for w in (self.play_button, self.back_button, self.forward_button, self.slider, self.export_button):
             w.setEnabled(has)
+        self.video_button.setEnabled(has and video_export_available())
+        self.deformation.setEnabled(has and bool(traj.frames))
         self.slider.blockSignals(True)
         self.slider.setRange(0, max(len(traj) - 1, 0) if has else 0)
         self.slider.setValue(self.player.index)

@@ -18,7 +18,8 @@ PALETTE = ((0.30, 0.55, 0.85), (0.90, 0.50, 0.20), (0.35, 0.70, 0.35), (0.80, 0.
 BODY_DENSITY = 7850.0  # kg/m³ (steel), used for new bodies' mass and inertia
 
 FORCE_LABELS = {"spring_damper": "Spring-damper", "rotational_spring_damper": "Rotational spring-damper",
-                "bushing": "Bushing", "force": "Force", "torque": "Torque"}
+                "bushing": "Bushing", "force": "Force", "torque": "Torque", "road": "Road", "tire": "Tire",
+                "speed_control": "Speed controller"}
 
 _NAME_PREFIX = {"spring_damper": "spring", "rotational_spring_damper": "rspring"}
 
@@ -62,7 +63,23 @@ def new_force(model: solver.Model, kind: str, selected: str = ""):
         joint = _pick_joint(model, selected, "a rotational spring-damper",
                             lambda j: "rotation" in solver.JOINT_COORDINATES[j.type])
         return cls(name=name, joint=joint, stiffness=10.0)
+    if kind == "road":
+        return cls(name=name)                                 # flat, at z = 0
     body = _pick_body(model, selected, f"a {FORCE_LABELS[kind].lower()}")
+    if kind == "tire":
+        roads = [f.name for f in model.forces.values() if f.KIND == "road"]
+        if not roads:
+            raise solver.ModelError("add a road first: a tire rolls on a road element")
+        return cls(name=name, body=body, road=roads[0])
+    if kind == "speed_control":
+        # the selected body is the chassis; the driven wheels are the first two tired bodies and
+        # their carriers the chassis (the property editor changes them, e.g. to the knuckles)
+        wheels = [b for b in dict.fromkeys(f.body for f in model.forces.values() if f.KIND == "tire") if b != body]
+        if len(wheels) < 2:
+            raise solver.ModelError("add tires on two wheel bodies first (other than the selected chassis): "
+                                    "a speed controller drives two wheels")
+        return cls(name=name, chassis=body, left_wheel=wheels[0], right_wheel=wheels[1],
+                   left_carrier=body, right_carrier=body)
     p = list(model.bodies[body].position)
     if kind == "spring_damper":
         return cls(name=name, body_i=solver.GROUND, body_j=body, point_i=[p[0], p[1] + 0.5, p[2]],

@@ -18,7 +18,7 @@ from .document import Document
 from .editing import Editing
 from .log_panel import LOGGER, LogPanel
 from .modes import ModesPanel
-from .plots import DiagnosticsPlots, EnergyPlots, SelectionPlots
+from .plots import DiagnosticsPlots, EnergyPlots, ModalPlots, SelectionPlots
 from .run_control import SimulationController
 from .properties import PropertyEditor
 from .tree import ModelTree
@@ -183,13 +183,16 @@ class MainWindow(QMainWindow):
 
     # ---- helpers ------------------------------------------------------------------------------
     def _setup_results(self):
-        """Result panels (plot, energy, diagnostics, modes), the animation bar and their wiring."""
+        """Result panels (plot, energy, modal coordinates, diagnostics, modes), the animation bar and
+        their wiring."""
         self.plots = SelectionPlots()
         self.energy = EnergyPlots()
+        self.modal = ModalPlots()
         self.diagnostics = DiagnosticsPlots()
         self.modes = ModesPanel(self.document, self.viewport)
         self.plot_dock = self.add_bottom_dock("Plot", "plotDock", self.plots)
         self.energy_dock = self.add_bottom_dock("Energy", "energyDock", self.energy)
+        self.modal_dock = self.add_bottom_dock("Modal coordinates", "modalDock", self.modal)
         self.diagnostics_dock = self.add_bottom_dock("Diagnostics", "diagnosticsDock", self.diagnostics)
         self.modes_dock = self.add_bottom_dock("Modes", "modesDock", self.modes)
         self.log_dock.raise_()
@@ -197,7 +200,8 @@ class MainWindow(QMainWindow):
         self.addToolBar(Qt.ToolBarArea.BottomToolBarArea, self.animation_bar)
         sim, player = self.simulation, self.player
         sim.results_changed.connect(player.set_results)
-        for panel in (self.plots, self.energy, self.diagnostics):
+        sim.results_changed.connect(lambda r: self.tree.set_nonunique(r.nonunique_reactions if r is not None else ()))
+        for panel in (self.plots, self.energy, self.modal, self.diagnostics):
             sim.results_changed.connect(panel.set_results)
             player.time_changed.connect(panel.set_cursor)
             panel.time_clicked.connect(player.seek)

@@ -89,7 +89,7 @@ def build(window) -> dict[str, QAction]:
         joints.addAction(act(f"add_joint_{t}", t.replace("_", "-"), partial(edit.add_joint, t),
                              icon_name=joint_icon_name(t)))
     forces = m.addMenu(icon("spring_damper"), "Add &Force Element")
-    for kind in solver.FORCE_CLASSES:
+    for kind in FORCE_LABELS:  # the kinds the GUI can create (factory.new_force)
         forces.addAction(act(f"add_force_{kind}", FORCE_LABELS[kind], partial(edit.add_force, kind),
                              icon_name=kind))
     m.addAction(act("add_driver", "Add &Driver", lambda: edit.add_driver(), icon_name="driver"))

@@ -1,6 +1,9 @@
 """Analysis ▸ Linearize: the linearized model's modes (frequency in Hz, damping ratio) in a table;
 selecting a row animates that mode shape in the viewport (q(s) = q₀ + s·amplitude·shape,
-s = sin 2πφ, the Cartesian coordinates q = [r, p] per body)."""
+s = sin 2πφ, the Cartesian coordinates q = [r, p] per body); flexible bodies are drawn bent, their
+floating frame and nodal elastic displacements from ``Linearization.flexible_poses(mode,
+s·amplitude)``.  The amplitude makes the largest translation — of a body or of a beam node's
+elastic displacement — 10 % of the view's extent."""
 from __future__ import annotations
 
 import math
@@ -72,7 +75,7 @@ class ModesPanel(QWidget):
             self.info.setText(f"Linearization failed: {message}")
             return False
         self.linearization = lin
-        self.body_names = list(model.bodies)
+        self.body_names = list(model.bodies)  # rigid bodies: the first 7·nb coordinates
         freqs = np.asarray(lin.frequencies_hz, float)
         zetas = np.asarray(lin.damping_ratios, float)
         self.table.setRowCount(len(freqs))
@@ -96,7 +99,14 @@ class ModesPanel(QWidget):
         """Body poses of the selected mode at phase value s ∈ [−1, 1]."""
         lin = self.linearization
         shape = real_mode_shape(np.asarray(lin.mode_shapes)[:, self.mode])
-        return mode_poses(lin.q, self.amplitude * shape, self.body_names, s)
+        poses = mode_poses(lin.q, self.amplitude * shape, self.body_names, s)
+        poses.update({b: (r, A) for b, (r, A, _) in self.beams_at(s).items()})
+        return poses
+
+    def beams_at(self, s: float) -> dict:
+        """{flexible body: (r, A, u)} of the selected mode at phase value s (what
+        :meth:`app.viewport.scene.Scene.set_beams` draws); {} for a rigid model."""
+        return self.linearization.flexible_poses(self.mode, s * self.amplitude)
 
     def stop_animation(self):
         if self._timer.isActive():
@@ -111,8 +121,7 @@ class ModesPanel(QWidget):
         if not rows or self.linearization is None:
             return
         self.mode = rows[0].row()
-        shape = real_mode_shape(np.asarray(self.linearization.mode_shapes)[:, self.mode])
-        self.amplitude = mode_amplitude(shape, 20.0 * self.viewport.scene.glyph, len(self.body_names))
+        self.amplitude = self._amplitude(20.0 * self.viewport.scene.glyph)
         self._start = time.perf_counter()
         if not self._timer.isActive():
             self.viewport.set_animating(True)
@@ -120,6 +129,22 @@ class ModesPanel(QWidget):
             self.animating.emit(True)
         self._tick()
 
+    def _amplitude(self, extent: float) -> float:
+        """Scale of the selected mode (module docstring): :func:`mode_amplitude` of the rigid
+        bodies' and floating frames' coordinates, reduced if a node's elastic displacement is larger."""
+        lin = self.linearization
+        frames = 7 * (len(self.body_names) + len(lin.flexible_names))
+        shape = real_mode_shape(np.asarray(lin.mode_shapes)[:, self.mode])[:frames]
+        amplitude = mode_amplitude(shape, extent, frames // 7)
+        elastic = max((np.abs(np.real(du[self.mode])).max(initial=0.0) for du in lin.node_modes), default=0.0)
+        if elastic > 0:
+            amplitude = min(amplitude, 0.1 * extent / elastic) if amplitude > 0 else 0.1 * extent / elastic
+        return amplitude
+
+    def show_phase(self, s: float):
+        """Draw the selected mode at phase value s ∈ [−1, 1] (bodies moved, beams bent)."""
+        self.viewport.set_body_poses(self.pose_at(s), True, self.beams_at(s))
+
     def _tick(self):
         phase = (time.perf_counter() - self._start) / MODE_PERIOD
-        self.viewport.set_body_poses(self.pose_at(math.sin(2.0 * math.pi * phase)))
+        self.show_phase(math.sin(2.0 * math.pi * phase))

@@ -1,6 +1,6 @@
 """Result plots (pyqtgraph) in bottom docks: the selection plot (a joint's reaction force and torque,
 a driver's driving force, a body's position/velocity/acceleration; pinned selections overlaid), the
-energy panel and the diagnostics panel.
+energy panel, the modal-coordinates panel (flexible bodies) and the diagnostics panel.
 
 Every plot has a vertical time cursor that follows the animation (:meth:`TimePlots.set_cursor`);
 a click in a plot emits ``time_clicked(t)`` (the window moves the animation there).  Each panel
@@ -28,6 +28,8 @@ SERIES_COLORS = [(31, 119, 180), (214, 39, 40), (44, 160, 44), (148, 103, 189), 
 STYLES = [Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine, Qt.PenStyle.DashDotLine]
 PARTITION_LEVELS = {"lu": 0, "qr": 1, "svd": 2, "kinematic": 3}
 CURSOR_PEN = pg.mkPen((230, 120, 0), width=1.5)
+WARNING_COLOR = "#b00020"
+NONUNIQUE = "not unique"   # legend/tree mark of reactions of redundantly constrained joints
 
 
 class TimePlots(QWidget):
@@ -218,7 +220,11 @@ class TimePlots(QWidget):
 class SelectionPlots(TimePlots):
     """Plots of the selected element: joint → reaction force & torque (global or joint frame) and
     their magnitudes; driver → driving force; body → position, velocity, acceleration.  Pinned
-    elements stay and are overlaid (one line style per element)."""
+    elements stay and are overlaid (one line style per element).
+
+    Joints listed in ``Results.nonunique_reactions`` (redundant constraints: the solver shows the
+    minimum-norm multipliers, one of infinitely many reaction distributions) get a red warning
+    label above the plots, a red plot title and "(not unique)" after their legend entries."""
 
     def __init__(self, parent=None):
         super().__init__("Plot", parent)
@@ -237,6 +243,12 @@ class SelectionPlots(TimePlots):
         self.unpin_button.clicked.connect(self.clear_pins)
         for w in (self.frame, self.pin_button, self.unpin_button):
             self.controls.insertWidget(self.controls.count() - 1, w)
+        self.warning = QLabel(self)
+        self.warning.setObjectName("nonuniqueWarning")
+        self.warning.setWordWrap(True)
+        self.warning.setStyleSheet(f"color: {WARNING_COLOR}; font-weight: bold;")
+        self.warning.hide()
+        self.layout().insertWidget(1, self.warning)
         self.refresh()
 
     # ---- public API ---------------------------------------------------------------------------
@@ -280,6 +292,11 @@ class SelectionPlots(TimePlots):
             return "body"
         return ""
 
+    def nonunique(self) -> list[str]:
+        """Shown joints whose reactions are not unique (redundant constraints)."""
+        flagged = set(self.results.nonunique_reactions) if self.results is not None else set()
+        return [n for n in self.shown() if n in flagged and self.kind(n) == "joint"]
+
     def shown(self) -> list[str]:
         names = list(self.pinned)
         if self.current and self.current not in names:
@@ -288,6 +305,7 @@ class SelectionPlots(TimePlots):
 
     def refresh(self):
         names = self.shown()
+        self._show_warning()
         if self.results is None or not names:
             self.clear_plots()
         if self.results is None:
@@ -310,6 +328,10 @@ class SelectionPlots(TimePlots):
             rows += [("position", "Position (CM)", "m", False), ("velocity", "Velocity (CM)", "m/s", False),
                      ("acceleration", "Acceleration (CM)", "m/s²", False)]
         plots = self.set_rows(rows, columns=min(len(rows), 3 if "body" in kinds else 2))
+        flagged = self.nonunique()
+        for key, title, _, _ in rows:
+            mark = f" — {NONUNIQUE}: {', '.join(flagged)}" if flagged and key in ("force", "torque") else ""
+            plots[key].setTitle(title + mark, size="9pt", color=WARNING_COLOR if mark else "k")
         for k, name in enumerate(names):
             style = STYLES[k % len(STYLES)]
             kind = self.kind(name)
@@ -328,13 +350,24 @@ class SelectionPlots(TimePlots):
                                      magnitude=key != "position")
 
     # ---- helpers ------------------------------------------------------------------------------
+    def _show_warning(self):
+        flagged = self.nonunique()
+        if flagged:
+            self.warning.setText(
+                f"⚠ Reactions of {', '.join(flagged)} are not unique: the model has redundant constraints, "
+                "so these curves are the minimum-norm solution, one of infinitely many force distributions "
+                "(their resultant on each body is exact).")
+        self.warning.setVisible(bool(flagged))
+
     def _components(self, plot, name, sym, t, values, style, multi, k, magnitude=True):
         values = np.asarray(values, float)
-        for i, axis in enumerate("xyz"):
-            self.add_curve(plot, f"{name} {sym}{axis}", t, values[:, i], COMPONENT_COLORS[axis], style)
+        labels = [(f"{name} {sym}{axis}", values[:, i], COMPONENT_COLORS[axis]) for i, axis in enumerate("xyz")]
         if magnitude:
-            self.add_curve(plot, f"{name} |{sym}|", t, np.linalg.norm(values, axis=1), COMPONENT_COLORS["mag"],
-                           style)
+            labels.append((f"{name} |{sym}|", np.linalg.norm(values, axis=1), COMPONENT_COLORS["mag"]))
+        mark = f" ({NONUNIQUE})" if name in self.nonunique() else ""
+        for label, y, color in labels:
+            item = self.add_curve(plot, label, t, y, color, style)
+            plot.legend.getLabel(item).setText(label + mark)
 
 
 class EnergyPlots(TimePlots):
@@ -395,6 +428,31 @@ class DiagnosticsPlots(TimePlots):
         low = np.flatnonzero(cond < NEAR_SINGULAR)
         self.info.setText(f"near-singular from t = {t[low[0]]:.4g} s (min {cond.min():.2g})" if low.size else
                           f"max |Φ| = {viol.max():.2g} · min conditioning {cond.min():.2g}" if len(cond) else "")
+
+
+class ModalPlots(TimePlots):
+    """Modal coordinates a_k(t) of each flexible body (one plot per body, one curve per mode;
+    mass-normalized free–free modes, so a_k is in √kg·m)."""
+
+    def __init__(self, parent=None):
+        super().__init__("Modal coordinates", parent)
+        self.set_results(None)
+
+    def set_results(self, results):
+        bodies = list(results.flexible_body_names) if results is not None else []
+        plots = self.set_rows([(b, f"{b}: modal coordinates", "√kg·m", False) for b in bodies], columns=2)
+        if results is None:
+            self.info.setText("Run a simulation of a model with flexible bodies to see their modal coordinates.")
+            return
+        if not bodies:
+            self.info.setText("The model has no flexible bodies.")
+            return
+        for b in bodies:
+            a = np.asarray(results.modal_coordinates(b), float)
+            for k in range(a.shape[1]):
+                self.add_curve(plots[b], f"{b} a{k + 1}", results.t, a[:, k], SERIES_COLORS[k % len(SERIES_COLORS)])
+        self.info.setText(f"{len(bodies)} flexible bod{'y' if len(bodies) == 1 else 'ies'}: "
+                          + ", ".join(f"{b} ({results.modal_coordinates(b).shape[1]} modes)" for b in bodies))
 
 
 def relative_drift(total, energy) -> np.ndarray:

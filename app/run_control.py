@@ -1,7 +1,9 @@
 """Running the solver from the GUI: a thin Qt worker around :func:`app.simulation.run_simulation` on a
 ``QThread``, the controller behind Simulate ▸ Run / Stop, the run progress shown in the status bar,
 the results that belong to the project (saved as ``<project>.h5`` beside it, reloaded with it), and
-the Simulate ▸ Settings… dialog (its edits are undoable ``SetSetting`` commands).
+the Simulate ▸ Settings… dialog (its edits are undoable ``SetSetting`` commands; its "codegen"
+checkbox is a run option of the window — ``solver.Settings`` has no codegen field, so it is not
+saved with the project — disabled with the reason when no C compiler is found).
 
 Threading: the model is copied in :func:`run_simulation` before the solver compiles it, so edits
 during a run cannot reach it; the solver calls ``progress``/``cancel`` from the worker thread;
@@ -17,15 +19,16 @@ import time
 
 import numpy as np
 from PySide6.QtCore import QCoreApplication, QObject, QThread, QTimer, Signal, Slot
-from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFormLayout, QLabel, QProgressBar, QWidget,
-                               QHBoxLayout)
+from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QFormLayout, QLabel, QProgressBar,
+                               QWidget, QHBoxLayout)
 
 import solver
 
 from . import commands, dialogs
 from .field_editors import make_editor
 from .log_panel import LOGGER
-from .simulation import NEAR_SINGULAR, RunOutcome, load_project_results, results_path, run_simulation
+from .simulation import (NEAR_SINGULAR, RunOutcome, codegen_compiler, load_project_results, results_path,
+                         run_simulation)
 
 _PROGRESS_INTERVAL = 0.03  # s of wall time between progress signals
 
@@ -110,6 +113,7 @@ class SimulationController(QObject):
         self._worker: SimulationWorker | None = None
         self._stop_requested_at = None
         self.stop_latency = None  # s from stop() to the partial results being in the GUI (last Stop)
+        self.codegen = False      # run option: simulate(..., codegen=True) (generated C kernels)
         self.document.model_replaced.connect(self._on_model_replaced)
 
     # ---- public API ---------------------------------------------------------------------------
@@ -118,9 +122,11 @@ class SimulationController(QObject):
         return self._thread is not None
 
     def run(self, **overrides) -> bool:
-        """Start a run of the document's model (``overrides`` replace saved settings, e.g. t_end)."""
+        """Start a run of the document's model (``overrides`` replace saved settings, e.g. t_end;
+        ``codegen`` defaults to the window's run option when a C compiler is found)."""
         if self.running:
             return False
+        overrides.setdefault("codegen", self.codegen and bool(codegen_compiler()))
         problems = self.document.model.validate()
         if problems:
             self.window.report_problems("Cannot run", problems)
@@ -135,9 +141,9 @@ class SimulationController(QObject):
         self._worker.done.connect(self._on_done)
         self._stop_requested_at = None
         settings = dict(self.document.model.settings.values, **overrides)
-        LOGGER.info("Run started: t_end = %g s, output step %g s, %s / %s / %s", settings["t_end"],
+        LOGGER.info("Run started: t_end = %g s, output step %g s, %s / %s / %s%s", settings["t_end"],
                     settings["output_step"], settings["formulation"], settings["partitioning"],
-                    settings["integrator"])
+                    settings["integrator"], " / codegen" if settings["codegen"] else "")
         self.status.show_progress(0.0, float(settings["t_end"]), 0.0)
         self._thread.start()
         self.started.emit()
@@ -204,9 +210,10 @@ class SimulationController(QObject):
     def edit_settings(self):
         """Simulate ▸ Settings…: the changed fields become one undoable step."""
         model = self.document.model
-        values = dialogs.ask_solver_settings(self.window, dict(model.settings.values))
+        values = dialogs.ask_solver_settings(self.window, dict(model.settings.values, codegen=self.codegen))
         if values is None:
             return
+        self.codegen = bool(values.pop("codegen", self.codegen))
         changed = [(f, v) for f, v in values.items() if f != "name" and model.settings.values.get(f) != v]
         if not changed:
             return
@@ -312,7 +319,8 @@ def _fmt(t):
 
 
 class SettingsDialog(QDialog):
-    """The solver settings as a form (one editor per ``solver.Settings`` field)."""
+    """The solver settings as a form (one editor per ``solver.Settings`` field), plus the codegen run
+    option when ``values`` has a "codegen" key."""
 
     def __init__(self, values: dict, parent=None):
         super().__init__(parent)
@@ -327,10 +335,24 @@ class SettingsDialog(QDialog):
             label = field.name.replace("_", " ")
             form.addRow(label, editor)
             self.editors[field.name] = editor
+        self.codegen = None
+        if "codegen" in values:
+            self.codegen = QCheckBox("generated C kernels", self)
+            compiler = codegen_compiler()
+            self.codegen.setEnabled(bool(compiler))
+            self.codegen.setChecked(bool(values["codegen"]) and bool(compiler))
+            self.codegen.setToolTip(
+                f"Evaluate the equations with model-specific C code compiled by {compiler} (Cartesian "
+                "formulation, conventional joints; other settings run the generic path)" if compiler else
+                "Unavailable: no C compiler found (install one, e.g. gcc, or set CC to its name)")
+            form.addRow("codegen", self.codegen)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         form.addRow(buttons)
 
     def values(self) -> dict:
-        return {name: editor.value() for name, editor in self.editors.items()}
+        values = {name: editor.value() for name, editor in self.editors.items()}
+        if self.codegen is not None:
+            values["codegen"] = self.codegen.isChecked()
+        return values

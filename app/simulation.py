@@ -9,6 +9,7 @@ fits the model, and the per-frame body poses of a :class:`solver.Results` (what 
 from __future__ import annotations
 
 import os
+import shutil
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -95,6 +96,12 @@ def suggestion(outcome: RunOutcome) -> str:
     return f"Check {who} and the solver settings (integrator, tolerances, maximum step)."
 
 
+def codegen_compiler() -> str:
+    """Path of the C compiler ``simulate(..., codegen=True)`` would call (``$CC``, else ``cc``);
+    "" when there is none (the solver then falls back to the generic path)."""
+    return shutil.which(os.environ.get("CC") or "cc") or ""
+
+
 def results_path(project_path: str) -> str:
     """``<project>.h5`` next to a project file ``<project>.mbs.json``."""
     base = project_path
@@ -126,13 +133,17 @@ def load_project_results(project_path: str, model: solver.Model):
 
 
 class Trajectory:
-    """Body poses of a ``Results`` per output frame, extracted once (fast animation frames)."""
+    """Body poses of a ``Results`` per output frame, extracted once (fast animation frames);
+    for flexible bodies also the floating frames and the nodes' elastic displacements."""
 
     def __init__(self, results):
         self.results = results
         self.t = np.asarray(results.t, float)
         self.positions = {b: np.asarray(results.body_position(b), float) for b in results.body_names}
         self.rotations = {b: np.asarray(results.body_rotation(b), float) for b in results.body_names}
+        self.frames = {b: tuple(np.asarray(x, float) for x in results.flexible_frame(b))
+                       for b in results.flexible_body_names}
+        self.displacements = {b: node_displacements(results, b) for b in results.flexible_body_names}
 
     def __len__(self):
         return len(self.t)
@@ -145,11 +156,25 @@ class Trajectory:
         return min(max(i, 0), len(self.t) - 1)
 
     def poses(self, i: int) -> dict:
-        return {b: (self.positions[b][i], self.rotations[b][i]) for b in self.positions}
+        """{body: (position, rotation)} at frame ``i``, flexible bodies' floating frames included."""
+        poses = {b: (self.positions[b][i], self.rotations[b][i]) for b in self.positions}
+        poses.update({b: (r[i], A[i]) for b, (r, A) in self.frames.items()})
+        return poses
+
+    def beams(self, i: int) -> dict:
+        """{flexible body: (r (3,), A (3, 3), u (nodes, 3))} at frame ``i``: floating frame and the
+        nodes' elastic displacements in it (what :meth:`app.viewport.scene.Scene.set_beams` draws)."""
+        return {b: (r[i], A[i], self.displacements[b][i]) for b, (r, A) in self.frames.items()}
 
     def point_path(self, body: str, local=(0.0, 0.0, 0.0)) -> np.ndarray:
         """(N, 3) global path of a point given in body coordinates."""
         return self.positions[body] + self.rotations[body] @ np.asarray(local, float)
+
+
+def node_displacements(results, body: str) -> np.ndarray:
+    """(N, nodes, 3) elastic displacements of every node of flexible ``body`` (floating frame)."""
+    count = next(f["nodes"] for f in results.meta["flexible_bodies"] if f["name"] == body)
+    return np.stack([np.asarray(results.node_displacement(body, k), float) for k in range(count)], axis=1)
 
 
 def quaternion_matrix(p) -> np.ndarray:

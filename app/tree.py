@@ -1,13 +1,17 @@
 """The model tree: groups of elements (Bodies, Joints, Force elements, Drivers, Markers) plus the
 model itself and its solver settings; a view of the model that follows its notifications.
 
+Joints whose last results have non-unique reactions (redundant constraints) are marked with a warning
+icon, red text and a tooltip (:meth:`ModelTree.set_nonunique`).
+
 Items carry the element name in ``Qt.UserRole``.  The model and settings items use the names
 :data:`MODEL_ITEM` and :data:`SETTINGS_ITEM`, which contain a slash and so can never be element names.
 """
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QAbstractItemView, QTreeWidget, QTreeWidgetItem
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import QAbstractItemView, QStyle, QTreeWidget, QTreeWidgetItem
 
 from .document import Document
 from .resources import element_icon, icon
@@ -15,9 +19,10 @@ from .resources import element_icon, icon
 MODEL_ITEM = "/model"
 SETTINGS_ITEM = "/settings"
 
-GROUPS = (("bodies", "Bodies"), ("joints", "Joints"), ("forces", "Force elements"),
-          ("drivers", "Drivers"), ("markers", "Markers"))
-_OPTIONAL_GROUPS = ("markers",)  # shown only when they have elements
+GROUPS = (("bodies", "Bodies"), ("flexible_bodies", "Flexible bodies"), ("joints", "Joints"),
+          ("forces", "Force elements"), ("drivers", "Drivers"), ("markers", "Markers"))
+_OPTIONAL_GROUPS = ("markers", "flexible_bodies")  # shown only when they have elements
+NONUNIQUE_TIP = "reactions not unique (redundant constraints): plots show the minimum-norm solution"
 _NAME_ROLE = Qt.ItemDataRole.UserRole
 _GROUP_ROLE = Qt.ItemDataRole.UserRole + 1
 
@@ -36,6 +41,7 @@ class ModelTree(QTreeWidget):
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.setUniformRowHeights(True)
         self._items: dict[str, QTreeWidgetItem] = {}
+        self._nonunique: set[str] = set()
         self._rebuilding = False
         self.currentItemChanged.connect(self._on_current_changed)
         self.itemChanged.connect(self._on_item_changed)
@@ -69,6 +75,20 @@ class ModelTree(QTreeWidget):
         if item is not None and item.flags() & Qt.ItemFlag.ItemIsEditable:
             self.editItem(item, 0)
 
+    def set_nonunique(self, names):
+        """Mark the joints ``names`` as having non-unique reactions (and unmark the others)."""
+        self._nonunique = set(names)
+        self._rebuilding = True
+        try:
+            for name in self.document.model.joints:
+                if name in self._items:
+                    self._mark(name)
+        finally:
+            self._rebuilding = False
+
+    def is_marked_nonunique(self, name: str) -> bool:
+        return name in self._nonunique and name in self._items
+
     def rebuild(self):
         """Rebuild every item from the model, keeping expansion and the selection."""
         model = self.document.model
@@ -91,6 +111,8 @@ class ModelTree(QTreeWidget):
                 for name, element in elements.items():
                     it = self._add_item(group, name, name, element_icon(element), editable=True)
                     it.setToolTip(0, _tooltip(element))
+                    if key == "joints":
+                        self._mark(name)
                 group.setExpanded(key not in expanded)
             self._add_item(None, SETTINGS_ITEM, "Solver settings", icon("settings"), editable=False)
         finally:
@@ -122,6 +144,15 @@ class ModelTree(QTreeWidget):
         self._items[name] = it
         return it
 
+    def _mark(self, name):
+        """Warning icon, red text and tooltip on a joint with non-unique reactions; the normal look otherwise."""
+        item, element = self._items[name], self.document.model.element(name)
+        flagged = name in self._nonunique
+        item.setIcon(0, self.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning) if flagged
+                     else element_icon(element))
+        item.setForeground(0, QBrush(QColor(176, 0, 32)) if flagged else QBrush())
+        item.setToolTip(0, f"{_tooltip(element)} — {NONUNIQUE_TIP}" if flagged else _tooltip(element))
+
     def _on_current_changed(self, current, _previous):
         if self._rebuilding:
             return
@@ -142,6 +173,8 @@ class ModelTree(QTreeWidget):
     def _on_model_event(self, event, collection, name, detail):
         if event in ("added", "removed", "renamed") or detail in ("type", "name"):
             self.rebuild()
+        elif name in self._items and collection == "joints":
+            self._mark(name)
         elif name in self._items and collection != "settings":
             self._items[name].setToolTip(0, _tooltip(self.document.model.element(name)))
 

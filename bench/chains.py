@@ -30,25 +30,10 @@ from solver.analysis.dynamics import Run, compile_model, resolve_settings, singl
 from solver.formulations.cartesian import CartesianSystem  # noqa: E402
 from solver.formulations.relative import RelativeSystem  # noqa: E402
 from solver.partitioning.partition import Partition  # noqa: E402
+from tools.scale_models import chain  # noqa: E402
 
 T_END = 0.2
 BUDGET = 35.0          # s of wall time per run
-
-
-def chain(n, tilt=0.5, length=0.1, mass=0.1):
-    """n identical links (rods along their body x), revolute about global z, tilted ``tilt`` rad."""
-    m = solver.Model(name=f"chain-{n}", gravity=(0.0, -9.81, 0.0))
-    u = np.array([np.sin(tilt), -np.cos(tilt), 0.0])
-    a = tilt - np.pi / 2
-    it = mass * length**2 / 12
-    prev = "ground"
-    for k in range(n):
-        p = length * k * u
-        m.add_body(f"L{k + 1}", mass=mass, inertia=(1e-6, it, it), position=tuple(p + 0.5 * length * u),
-                   orientation=(np.cos(a / 2), 0.0, 0.0, np.sin(a / 2)))
-        m.add_joint(f"J{k + 1}", "revolute", prev, f"L{k + 1}", origin=tuple(p), axis=(0, 0, 1))
-        prev = f"L{k + 1}"
-    return m
 
 
 def eval_time(system, repeats):

@@ -34,3 +34,7 @@ __all__ += ["static_equilibrium", "Equilibrium", "dominant_frequency"]
 from . import study  # noqa: E402  (solver.study: parameter studies on Dask, docs/studies.md)
 
 __all__ += ["study"]
+from . import vehicle  # noqa: E402  (solver.vehicle: road, tire, speed control, the CAE-TC car; docs/vehicle.md)
+from .model.elements import Road, Tire, SpeedControl  # noqa: E402
+
+__all__ += ["vehicle", "Road", "Tire", "SpeedControl"]

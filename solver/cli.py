@@ -91,6 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--atol", type=float, metavar="X", help="absolute tolerance")
     run.add_argument("--max-step", type=float, metavar="S", help="largest integration step [s]")
     run.add_argument("--hold", metavar="J1,J2", help="joints that keep their drawn position while assembling")
+    run.add_argument("--from-equilibrium", action="store_true",
+                     help="start at rest from the static equilibrium near the drawn configuration")
     run.add_argument("--codegen", action="store_true",
                      help="evaluate the equations with model-specific compiled kernels (docs/codegen.md)")
     run.add_argument("--out", metavar="FILE.h5", help="write the results as HDF5")
@@ -137,7 +139,8 @@ def cmd_run(args) -> int:
         with _CtrlC() as ctrl_c, ProgressBar(sys.stderr, enabled=not args.quiet and _isatty(sys.stderr)) as bar:
             res = simulate(model, progress=bar, cancel=ctrl_c.requested,
                            hold=[j for j in (args.hold or "").split(",") if j], codegen=args.codegen or None,
-                           **options)
+                           results_path=args.out, initial="equilibrium" if args.from_equilibrium else "model",
+                           **options)     # --out: streamed as the run goes
     except SolverError as exc:
         _fail(f"simulation failed: {exc}", EXIT_SOLVER)
         _save_partial(exc.results, args)
@@ -149,7 +152,7 @@ def cmd_run(args) -> int:
     if not args.quiet:
         print("\n".join(format_summary(res)))
         for e in res.events:
-            if e.get("kind") == "codegen":
+            if e.get("kind") in ("codegen", "equilibrium"):
                 print(e["message"])
     for path in _write_results(res, args):
         if not args.quiet:

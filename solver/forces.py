@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import vehicle
 from .constraints.joints import joint_frame
 from .expressions import time_function
+from .math.rotations import cross
 from .model.model import GROUND
 
 
@@ -38,7 +40,7 @@ class Wrenches:
         if b < 0:
             return
         self.F[b] += force
-        self.T[b] += np.cross(point - frames.r[b], force)
+        self.T[b] += cross(point - frames.r[b], force)
 
     def torque(self, b, torque):
         if b >= 0:
@@ -46,8 +48,15 @@ class Wrenches:
 
 
 def _local(index, name, init, point):
-    """Body index and body-frame offset of a global point at the initial configuration."""
+    """Frame index and frame offset of a global point (None: the frame origin) at the initial
+    configuration.  ``index`` maps a body name to its frame index, or (a flexible body) to a
+    function of the point that adds an attachment frame there and returns its index
+    (:mod:`solver.flexible.loads`)."""
     b = index[name] if name != GROUND else -1
+    if callable(b):
+        b = b(point)
+    if point is None:
+        return b, np.zeros(3)
     r0, A0 = init[b] if b >= 0 else (np.zeros(3), np.eye(3))
     return b, A0.T @ (np.asarray(point, dtype=float) - r0)
 
@@ -69,7 +78,7 @@ class SpringDamperForce:
         ri, Ai, vi, wi = frames.get(self.bi)
         rj, Aj, vj, wj = frames.get(self.bj)
         Pi, Pj = ri + Ai @ self.si, rj + Aj @ self.sj
-        Vi, Vj = vi + np.cross(wi, Pi - ri), vj + np.cross(wj, Pj - rj)
+        Vi, Vj = vi + cross(wi, Pi - ri), vj + cross(wj, Pj - rj)
         d = Pj - Pi
         length = float(np.linalg.norm(d))
         return Pi, Pj, d, length, Vj - Vi
@@ -97,8 +106,8 @@ class RotationalSpringDamperForce:
         self.name = e.name
         self.k, self.c, self.theta0, self.preload = e.stiffness, e.damping, e.free_angle, e.preload
         C = joint_frame(joint)
-        self.bi = index[joint.body_i] if joint.body_i != GROUND else -1
-        self.bj = index[joint.body_j] if joint.body_j != GROUND else -1
+        self.bi = _local(index, joint.body_i, init, joint.origin)[0]
+        self.bj = _local(index, joint.body_j, init, joint.origin)[0]
         Ai0 = init[self.bi][1] if self.bi >= 0 else np.eye(3)
         Aj0 = init[self.bj][1] if self.bj >= 0 else np.eye(3)
         self.Ci, self.Cj = Ai0.T @ C, Aj0.T @ C
@@ -168,9 +177,9 @@ class AppliedLoad:
     def __init__(self, e, index, init):
         self.name = e.name
         self.is_torque = e.KIND == "torque"
-        self.b = index[e.body]
-        r0, A0 = init[self.b]
-        self.s = np.zeros(3) if self.is_torque or e.point is None else A0.T @ (np.asarray(e.point) - r0)
+        self.b, self.s = _local(index, e.body, init, e.point)
+        if self.is_torque:
+            self.s = np.zeros(3)
         self.f = [time_function(c) for c in (e.torque if self.is_torque else e.force)]
 
     def apply(self, t, frames, out: Wrenches):
@@ -188,7 +197,8 @@ class AppliedLoad:
 def compile_forces(model, index, init):
     """Force evaluators for all force elements of the model.
 
-    index: body name → body index; init: body index → (r0, A0) initial CM position and rotation."""
+    index: body name → body index (or, a flexible body, a function of a point adding an attachment
+    frame, see ``_local``); init: body index → (r0, A0) initial CM position and rotation."""
     out = []
     for e in model.forces.values():
         if e.KIND == "spring_damper":
@@ -197,6 +207,8 @@ def compile_forces(model, index, init):
             out.append(RotationalSpringDamperForce(e, model.joints[e.joint], index, init))
         elif e.KIND == "bushing":
             out.append(BushingForce(e, index, init))
+        elif e.KIND in vehicle.KINDS:
+            out += vehicle.compile_vehicle_element(e, model, index, init)
         else:
             out.append(AppliedLoad(e, index, init))
     return out

@@ -1,9 +1,14 @@
 """Results of a run: time histories of bodies, joints, drivers, energies and diagnostics.
 
-Saved as HDF5 (h5py) and exported as CSV.  Conventions (``../shared/DESIGN.md``): SI units, global
-axes; ``joint_reaction`` is the force and torque acting ON body_j FROM body_i at the joint origin
-(for a driven joint the actuator torque is included); ``driver_force`` the generalized force the
-actuator applies to body_j along the driven coordinate.
+Saved as HDF5 (h5py) and exported as CSV.  A long run streams its rows into the file as it goes
+(:class:`ResultsWriter`, ``simulate(..., results_path=...)``) and gets back a :class:`Results` that
+reads lazily from that file (``load_results(path, lazy=True)``), so memory stays bounded by one
+chunk of rows whatever the number of output points.
+
+Conventions (``../shared/DESIGN.md``): SI units, global axes; ``joint_reaction`` is the force and
+torque acting ON body_j FROM body_i at the joint origin (for a driven joint the actuator torque is
+included); ``driver_force`` the generalized force the actuator applies to body_j along the driven
+coordinate.
 """
 from __future__ import annotations
 
@@ -11,6 +16,8 @@ import csv
 import io
 import json
 import os
+import shutil
+import tempfile
 
 import numpy as np
 
@@ -22,7 +29,10 @@ ENERGY_KEYS = ("kinetic", "potential", "gravity", "spring", "strain", "total")
 _ARRAYS = ("t", "q", "qd", "qdd", "lam", "r", "A", "v", "w", "a", "alpha", "reaction_force",
            "reaction_torque", "reaction_force_joint", "reaction_torque_joint", "driver_force",
            "energy_table", "constraint_violation", "conditioning", "step_t", "step_h", "method_code")
+_STEP_ARRAYS = ("step_t", "step_h")          # one row per accepted integration step, not per output
 METHOD_CODES = ("lu", "qr", "svd", "kinematic")
+COMPRESSION_LEVEL = 4         # gzip level of streamed files (ResultsWriter)
+INCOMPLETE = "incomplete"      # status of a streamed file whose run has not finished (or was killed)
 # Flexible bodies (only in runs that have them; meta["flexible_bodies"] lists name, modes, nodes
 # in order): floating frames, modal coordinates and nodal displacements/stresses, concatenated.
 FLEX_ARRAYS = ("flex_r", "flex_A", "flex_a", "flex_disp", "flex_stress")
@@ -30,10 +40,14 @@ STRESS_COMPONENTS = ("axial", "bending_y", "bending_z", "torsion")
 
 
 class Results:
-    """Time histories of one run (see module docstring).  Arrays are indexed [time, item, ...]."""
+    """Time histories of one run (see module docstring).  Arrays are indexed [time, item, ...].
 
-    def __init__(self, arrays: dict, meta: dict):
+    ``arrays`` maps dataset names (``_ARRAYS``) to numpy arrays, or to the h5py datasets of an open
+    results file (``source``: its h5py.File), read slice by slice on demand."""
+
+    def __init__(self, arrays: dict, meta: dict, source=None):
         self._a = arrays
+        self._source = source
         self.meta = meta
         self.body_names = list(meta["body_names"])
         self.joint_names = list(meta["joint_names"])
@@ -44,7 +58,7 @@ class Results:
     # ---- public API: contract -------------------------------------------------------------------
     @property
     def t(self):
-        return self._a["t"]
+        return self._full("t")
 
     def body_position(self, name):
         return self._a["r"][:, self._body(name)]
@@ -79,12 +93,12 @@ class Results:
 
     @property
     def energy(self):
-        e = self._a["energy_table"]
+        e = self._full("energy_table")
         return {k: e[:, i] for i, k in enumerate(ENERGY_KEYS)}
 
     @property
     def constraint_violation(self):
-        return self._a["constraint_violation"]
+        return self._full("constraint_violation")
 
     # ---- public API: flexible bodies ------------------------------------------------------------
     def modal_coordinates(self, name):
@@ -111,35 +125,35 @@ class Results:
     @property
     def coordinates(self):
         """Generalized coordinates q (N, nq), velocities q̇ and accelerations q̈, multipliers λ."""
-        return self._a["q"]
+        return self._full("q")
 
     @property
     def velocities(self):
-        return self._a["qd"]
+        return self._full("qd")
 
     @property
     def accelerations(self):
-        return self._a["qdd"]
+        return self._full("qdd")
 
     @property
     def multipliers(self):
-        return self._a["lam"]
+        return self._full("lam")
 
     @property
     def conditioning(self):
         """σ_min/σ_max of the independent constraint rows at each output: falls towards 0 as the
         mechanism nears a singular configuration (a warning before it gets there)."""
-        return self._a["conditioning"]
+        return self._full("conditioning")
 
     @property
     def partition_method(self):
         """Active partitioning method at each output ('lu', 'qr', 'svd' or 'kinematic')."""
-        return [METHOD_CODES[int(c)] for c in self._a["method_code"]]
+        return [METHOD_CODES[int(c)] for c in self._full("method_code")]
 
     @property
     def step_sizes(self):
         """(t, h) of every accepted integration step."""
-        return self._a["step_t"], self._a["step_h"]
+        return self._full("step_t"), self._full("step_h")
 
     @property
     def redundant_equations(self):
@@ -156,8 +170,14 @@ class Results:
     def status(self):
         return self.meta.get("status", "ok")
 
+    @property
+    def path(self):
+        """The results file this object reads from (a streamed run, ``load_results(lazy=True)``),
+        else None."""
+        return self._source.filename if self._source is not None else None
+
     def __len__(self):
-        return len(self.t)
+        return len(self._a["t"])
 
     def summary(self) -> dict:
         e = self.energy["total"]
@@ -177,9 +197,14 @@ class Results:
 
     # ---- files ----------------------------------------------------------------------------------
     def save(self, path):
-        """Write an HDF5 file atomically (temporary file + rename)."""
+        """Write an HDF5 file atomically (temporary file + rename).  Results read from a file are
+        copied byte for byte (nothing to do when ``path`` is that file)."""
         import h5py
         from .io.project import atomic_write
+        if self.path is not None:
+            if not (os.path.exists(path) and os.path.samefile(path, self.path)):
+                _atomic_copy(self.path, os.fspath(path))
+            return
         buf = io.BytesIO()
         with h5py.File(buf, "w") as f:
             f.attrs["format"] = RESULTS_FORMAT
@@ -217,12 +242,16 @@ class Results:
             Fj, Tj = self.joint_reaction(j, "joint")
             write(f"joint_{j}.csv", ["t"] + [f"{p}_{c}" for p in ("F", "T", "F_joint", "T_joint") for c in xyz],
                   [t, F, T, Fj, Tj])
-        write("energy.csv", ["t"] + list(ENERGY_KEYS), [t, self._a["energy_table"]])
+        write("energy.csv", ["t"] + list(ENERGY_KEYS), [t, self._full("energy_table")])
         if self.driver_names:
-            write("drivers.csv", ["t"] + self.driver_names, [t, self._a["driver_force"]])
+            write("drivers.csv", ["t"] + self.driver_names, [t, self._full("driver_force")])
         return written
 
     # ---- helpers --------------------------------------------------------------------------------
+    def _full(self, key):
+        """The whole array (read from the file when lazy)."""
+        return self._a[key][()]
+
     def _flexible(self, name):
         """Layout entry of a flexible body with its offsets (index, a0 modal column, n0 first node)."""
         k = self._index(self.flexible_body_names, name, "flexible body")
@@ -247,20 +276,115 @@ class Results:
             raise ModelError(f"no {kind} named '{name}' in the results ({kind}s: {', '.join(names) or 'none'})") from None
 
 
-def load_results(path) -> Results:
-    """Read a results file written by :meth:`Results.save`; raises ModelError if it is not one."""
+def load_results(path, lazy=False) -> Results:
+    """Read a results file written by :meth:`Results.save` or :class:`ResultsWriter`; raises
+    ModelError if it is not one.  ``lazy=True`` keeps the file open and reads each array, or the
+    slice of it that an accessor needs, only when asked (results larger than memory)."""
     import h5py
     try:
-        with h5py.File(os.fspath(path), "r") as f:
-            if f.attrs.get("format") != RESULTS_FORMAT:
-                raise ModelError(f"{path}: not an MBS Studio results file")
-            version = int(f.attrs.get("version", 0))
-            if version > RESULTS_VERSION:
-                raise ModelError(f"{path}: results version {version} is newer than this program reads")
-            meta = json.loads(f.attrs["meta"])
-            arrays = {k: f[k][()] for k in _ARRAYS + tuple(k for k in FLEX_ARRAYS if k in f)}
-        return Results(arrays, meta)
+        f = h5py.File(os.fspath(path), "r")
     except OSError as exc:
         raise ModelError(f"{path}: cannot read results ({exc})") from None
-    except (KeyError, TypeError, ValueError) as exc:
+    try:
+        if f.attrs.get("format") != RESULTS_FORMAT:
+            raise ModelError(f"{path}: not an MBS Studio results file")
+        version = int(f.attrs.get("version", 0))
+        if version > RESULTS_VERSION:
+            raise ModelError(f"{path}: results version {version} is newer than this program reads")
+        meta = json.loads(f.attrs["meta"])
+        keys = _ARRAYS + tuple(k for k in FLEX_ARRAYS if k in f)
+        n = f["t"].shape[0]
+        short = [k for k in keys if k not in _STEP_ARRAYS and f[k].shape[0] != n]
+        if short or f["step_t"].shape != f["step_h"].shape:
+            raise ValueError(f"arrays of different lengths ({', '.join(short) or 'step_t, step_h'})")
+        arrays = {k: f[k] if lazy else f[k][()] for k in keys}
+    except (KeyError, TypeError, ValueError, OSError) as exc:
+        f.close()
         raise ModelError(f"{path}: damaged results file ({type(exc).__name__}: {exc})") from None
+    except BaseException:
+        f.close()
+        raise
+    if lazy:
+        return Results(arrays, meta, source=f)
+    f.close()
+    return Results(arrays, meta)
+
+
+class ResultsWriter:
+    """Writes a results file while a run goes on, in the layout of :meth:`Results.save`.
+
+    Each array is a resizable dataset chunked along time (``chunk_rows`` rows per HDF5 chunk,
+    gzip level ``COMPRESSION_LEVEL``) that :meth:`append` grows by a block of rows; the file is
+    flushed after every append, so the rows written so far stay readable even if the process is
+    killed (that file has status ``"incomplete"``).  The file is written under a temporary name
+    beside ``path`` (``<name>.<random>.part``) and :meth:`close` renames it onto ``path``: an
+    earlier file at ``path`` is only ever replaced by a finished one."""
+
+    def __init__(self, path, columns: dict, meta: dict):
+        """columns: {dataset name: (item shape, dtype, chunk rows)}; meta: as in :meth:`append`."""
+        import h5py
+        self.path = os.fspath(path)
+        try:
+            fd, self.tmp = tempfile.mkstemp(prefix=os.path.basename(self.path) + ".", suffix=".part",
+                                            dir=os.path.dirname(os.path.abspath(self.path)))
+        except OSError as exc:
+            raise ModelError(f"results_path: cannot write a file beside {self.path} ({exc.strerror or exc})") from None
+        os.close(fd)
+        try:
+            self._f = h5py.File(self.tmp, "w")
+            self._f.attrs["format"] = RESULTS_FORMAT
+            self._f.attrs["version"] = RESULTS_VERSION
+            for name, (shape, dtype, rows) in columns.items():
+                shape = tuple(shape)
+                self._f.create_dataset(name, shape=(0,) + shape, maxshape=(None,) + shape, dtype=dtype,
+                                       chunks=(rows,) + shape if all(shape) else True,  # h5py's guess for empty items
+                                       compression="gzip", compression_opts=COMPRESSION_LEVEL)
+            self.append({}, meta)
+        except BaseException:
+            if getattr(self, "_f", None) is not None:
+                self._f.close()
+            os.unlink(self.tmp)
+            raise
+
+    def append(self, blocks: dict, meta: dict):
+        """Append ``blocks`` ({dataset name: array of rows}), store ``meta`` (its status should be
+        ``INCOMPLETE``) and flush the file."""
+        for name, block in blocks.items():
+            ds = self._f[name]
+            n = ds.shape[0]
+            ds.resize(n + len(block), axis=0)
+            ds[n:] = block
+        self._f.attrs["meta"] = json.dumps(meta)
+        self._f.flush()
+
+    def close(self, meta: dict) -> str:
+        """Store the final ``meta``, close the file and rename it onto ``path``; returns ``path``."""
+        self._f.attrs["meta"] = json.dumps(meta)
+        self._f.close()
+        fd = os.open(self.tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(self.tmp, self.path)
+        return self.path
+
+    def discard(self):
+        """Close and delete the temporary file (``path`` is left as it was)."""
+        self._f.close()
+        os.unlink(self.tmp)
+
+
+def _atomic_copy(src, dst):
+    """Copy a file through a temporary file beside ``dst`` and a rename."""
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.basename(dst), dir=os.path.dirname(os.path.abspath(dst)))
+    try:
+        with os.fdopen(fd, "wb") as out, open(src, "rb") as inp:
+            shutil.copyfileobj(inp, out)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, dst)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

@@ -334,19 +334,63 @@ def fourbar_singular_rigid():
 def fourbar_singular_flexible():
     return fourbar_singular(True)
 
+def vehicle(manoeuvre, link_bodies=False):
+    """The CAE-TC compact car of seed paper 5 (solver/vehicle/cae_tc.py, data in docs/vehicle.md):
+    14 bodies with massless links (or 22 with the links and rear dampers as light bodies), z up,
+    10 s of ``manoeuvre`` (straight, bump, j_turn, lane_change) under PI speed control."""
+    from solver.vehicle.cae_tc import cae_tc
+    return cae_tc(manoeuvre, link_bodies=link_bodies)
+
+
 BUILDERS = {"pendulum": pendulum, "double_pendulum": double_pendulum, "slider_crank": slider_crank,
             "fourbar": fourbar, "rrc_arm_case1": rrc_arm_case1, "rrc_arm_case2": rrc_arm_case2,
             "fourbar_spring": fourbar_spring, "fourbar_singular_rigid": fourbar_singular_rigid,
-            "fourbar_singular_flexible": fourbar_singular_flexible}
+            "fourbar_singular_flexible": fourbar_singular_flexible,
+            "vehicle_cae_tc": lambda: vehicle("straight"), "vehicle_cae_tc_bump": lambda: vehicle("bump"),
+            "vehicle_cae_tc_j_turn": lambda: vehicle("j_turn"),
+            "vehicle_cae_tc_lane_change": lambda: vehicle("lane_change"),
+            "vehicle_23body": lambda: vehicle("bump", link_bodies=True)}
+
+
+# ---- generated large models (issue 11, Scale; tools/scale_models.py) ---------------------------
+# In sample_models/scale/, out of the per-sample test sweeps (generating their code alone takes
+# 3–7 minutes); tests/solver/test_scale.py checks them.
+SCALE_OUT = os.path.join(OUT, "scale")
+
+
+def chain_200():
+    """The 200-link pendulum chain of :func:`tools.scale_models.chain` (0.1 m, 0.1 kg links, tilted
+    0.5 rad); relative formulation, 0.01 s with 0.5 ms outputs (≈ 30 s of wall time)."""
+    from tools.scale_models import chain
+    m = chain(200)
+    m.settings.set("formulation", "relative")
+    m.settings.set("t_end", 0.01)
+    m.settings.set("output_step", 0.0005)
+    return m
+
+
+def loops_50():
+    """The row of 50 parallelogram four-bars of :func:`tools.scale_models.planar_loops` (101 bodies,
+    151 revolute joints, 1 DOF); relative formulation, 0.1 s with 2 ms outputs (≈ 25 s of wall time)."""
+    from tools.scale_models import planar_loops
+    m = planar_loops(50)
+    m.settings.set("formulation", "relative")
+    m.settings.set("t_end", 0.1)
+    m.settings.set("output_step", 0.002)
+    return m
+
+
+SCALE_BUILDERS = {"chain_200": chain_200, "loops_50": loops_50}
 
 
 def main():
-    for name, build in BUILDERS.items():
-        path = os.path.join(OUT, f"{name}.mbs.json")
-        build().save(path)
-        if os.path.exists(path + ".bak"):
-            os.unlink(path + ".bak")
-        print("wrote", os.path.relpath(path))
+    for folder, builders in ((OUT, BUILDERS), (SCALE_OUT, SCALE_BUILDERS)):
+        for name, build in builders.items():
+            path = os.path.join(folder, f"{name}.mbs.json")
+            build().save(path)
+            if os.path.exists(path + ".bak"):
+                os.unlink(path + ".bak")
+            print("wrote", os.path.relpath(path))
 
 
 if __name__ == "__main__":

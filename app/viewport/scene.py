@@ -6,21 +6,29 @@ revolute joints a green cylinder along the axis; prismatic a two-headed orange a
 both; spherical a red ball; universal two crossed cylinders; fixed a cube; planar a disc normal to
 the axis; screw a cylinder with a coil; distance and revolute-spherical links a rod between their
 points; springs coils between their points; applied forces arrows; torques curved arrows; bushings
-wireframe balls.
+wireframe balls; flexible beams a tube through their finite-element nodes.
 
 Everything is built in world coordinates at the initial configuration; :meth:`Scene.set_body_poses`
-then moves each actor with the body it is attached to (``X_WB(t) · X_WB(0)⁻¹``), and rebuilds the
-springs between their moving end points.
+then moves each actor with the body it is attached to (``X_WB(t) · X_WB(0)⁻¹``, one shared
+``vtkMatrix4x4`` per body updated in place), and rebuilds the springs between their moving end
+points.  While an animation plays (:meth:`Scene.set_animating`) the moving solid actors are drawn
+as one merged mesh instead (:mod:`app.viewport.merged`).  :meth:`Scene.set_beams` moves a flexible
+beam's node points in place: node k is drawn at ``r(t) + A(t) (x_k + s·u_k(t))`` — floating frame
+(r, A), undeformed node x_k in that frame, elastic displacement u_k scaled by the deformation scale
+factor s (seed paper 3, the FFRF position field).
 """
 from __future__ import annotations
 
 import numpy as np
+from vtkmodules.util.numpy_support import vtk_to_numpy
+from vtkmodules.vtkCommonMath import vtkMatrix4x4
 from vtkmodules.vtkRenderingCore import vtkActor, vtkPolyDataMapper, vtkRenderer
 
 import solver
 
 from . import shapes
-from .transforms import inverse, pose, quat_to_matrix, to_vtk
+from .merged import MergedMesh
+from .transforms import beam_frame, inverse, pose, quat_to_matrix, to_vtk
 
 BODY_COLOR = (0.62, 0.66, 0.72)
 JOINT_COLORS = {"prismatic": (0.95, 0.55, 0.10), "spherical": (0.85, 0.25, 0.25),
@@ -28,6 +36,8 @@ JOINT_COLORS = {"prismatic": (0.95, 0.55, 0.10), "spherical": (0.85, 0.25, 0.25)
 JOINT_COLOR = (0.20, 0.72, 0.30)
 FORCE_COLOR = (0.80, 0.15, 0.15)
 SPRING_COLOR = (0.50, 0.20, 0.65)
+BEAM_COLOR = (0.90, 0.60, 0.20)
+MANY_JOINTS = 50  # above this, joint glyphs get fewer polygons (frame time on software OpenGL)
 HIGHLIGHT = (1.0, 0.84, 0.0)
 GRID_COLOR = (0.72, 0.74, 0.78)
 
@@ -48,6 +58,15 @@ class _Spring:
         self.radius, self.thickness = radius, thickness
 
 
+class _Beam:
+    """A flexible body's tube: ``nodes`` (n, 3) undeformed node positions in its floating frame;
+    ``points`` the polyline's vtkPoints, ``xyz`` a writable numpy view of them (n, 3)."""
+
+    def __init__(self, item, nodes, points):
+        self.item, self.nodes, self.points = item, nodes, points
+        self.xyz = vtk_to_numpy(points.GetData())
+
+
 class Scene:
     """Actors of one model in ``renderer``; element names map to pickable actors."""
 
@@ -57,7 +76,15 @@ class Scene:
         self.frames: list[_Item] = []
         self.decor: list[vtkActor] = []
         self.springs: list[_Spring] = []
+        self.beams: dict[str, _Beam] = {}
         self.initial: dict[str, np.ndarray] = {}
+        self.current: dict[str, np.ndarray] = {}
+        self._inverse: dict[str, np.ndarray] = {}
+        self._matrices: dict[str, vtkMatrix4x4] = {}
+        self._static_bounds = np.zeros(6)
+        self._reach = 0.0
+        self.merged: MergedMesh | None = None
+        self.animating = False
         self.glyph = 0.05
         self.show_frames = False
         self.selected = ""
@@ -66,8 +93,14 @@ class Scene:
     def build(self, model: solver.Model, folder: str = ""):
         """Replace all actors with those of ``model`` (relative mesh paths from ``folder``)."""
         self.clear()
-        self.glyph = g = 0.05 * _extent(model)
+        self.glyph = g = _glyph_size(model)
         self.initial = {n: pose(b.position, quat_to_matrix(b.orientation)) for n, b in model.bodies.items()}
+        for name, beam in model.flexible_bodies.items():
+            self.initial[name] = pose(*beam_frame(beam.start, beam.end, beam.z_axis))
+            self._add_beam(name, beam, g)
+        self.current = dict(self.initial)
+        self._inverse = {n: inverse(X) for n, X in self.initial.items()}
+        self._matrices = {n: to_vtk(np.eye(4)) for n in self.initial}
         for name, body in model.bodies.items():
             X = self.initial[name]
             color = tuple(body.geometry.get("color", BODY_COLOR))
@@ -76,15 +109,20 @@ class Scene:
             frame.SetVisibility(self.show_frames)
             self.frames.append(_Item(name, frame, name, None))
             self.renderer.AddActor(frame)
+        sides = 24 if len(model.joints) <= MANY_JOINTS else 10
         for name, joint in model.joints.items():
             color = JOINT_COLORS.get(joint.type, JOINT_COLOR)
-            self._add(name, shapes.joint_glyph(joint, g), _carrier(joint.body_i, joint.body_j), color)
+            self._add(name, shapes.joint_glyph(joint, g, sides), _carrier(joint.body_i, joint.body_j), color)
         for name, force in model.forces.items():
             self._add_force(model, force, g)
         for name, marker in model.markers.items():
             X = pose(marker.position, quat_to_matrix(marker.orientation))
             self._add(name, shapes.body_frame(X, 0.6 * g), marker.body, None)
         self._add_decor(model, g)
+        for item in [*self.items.values(), *self.frames]:
+            if item.body in self._matrices:
+                item.actor.SetUserMatrix(self._matrices[item.body])
+        self._measure()
         self.highlight(self.selected)
 
     def clear(self):
@@ -92,7 +130,10 @@ class Scene:
             self.renderer.RemoveActor(item.actor)
         for actor in self.decor:
             self.renderer.RemoveActor(actor)
-        self.items, self.frames, self.decor, self.springs = {}, [], [], []
+        if self.merged is not None:
+            self.renderer.RemoveActor(self.merged.actor)
+        self.items, self.frames, self.decor, self.springs, self.beams = {}, [], [], [], {}
+        self.merged, self.animating = None, False
 
     def name_of(self, actor) -> str:
         """Element name of a picked actor ("" if it is not an element's)."""
@@ -116,6 +157,26 @@ class Scene:
         if item is not None and item.color is not None:
             item.actor.GetProperty().SetColor(*HIGHLIGHT)
             item.actor.GetProperty().SetAmbient(0.35)
+        if self.merged is not None:
+            self.merged.set_colors({name: HIGHLIGHT})
+
+    def set_animating(self, animating: bool):
+        """Draw the moving solid actors as one mesh (animating: one draw call per frame) or as the
+        separate, pickable actors."""
+        if animating and self.merged is None:
+            solid = [i for i in self.items.values() if i.body in self.initial and i.color is not None
+                     and i.actor.GetProperty().GetRepresentationAsString() == "Surface"]
+            self.merged = MergedMesh(solid, self.initial)
+            self.merged.set_colors({self.selected: HIGHLIGHT})
+            self.renderer.AddActor(self.merged.actor)
+        self.animating = bool(animating)
+        if self.merged is None:
+            return
+        if animating:
+            self.merged.set_poses(self.current)
+        for item in self.merged.items:
+            item.actor.SetVisibility(not animating)
+        self.merged.actor.SetVisibility(animating)
 
     def set_show_frames(self, show: bool):
         self.show_frames = show
@@ -123,25 +184,48 @@ class Scene:
             item.actor.SetVisibility(show)
 
     def set_body_poses(self, poses: dict):
-        """Move the actors: ``poses`` maps body names to (position (3,), rotation (3, 3)); bodies not
-        given stay where they are."""
-        current = {n: self._current(n) for n in self.initial}
+        """Move the actors: ``poses`` maps body names (rigid bodies and the floating frames of
+        flexible ones) to (position (3,), rotation (3, 3)); bodies not given stay where they are."""
         for name, (position, rotation) in poses.items():
             if name in self.initial:
-                current[name] = pose(np.asarray(position, float), np.asarray(rotation, float))
-        moves = {n: current[n] @ inverse(self.initial[n]) for n in self.initial}
-        for item in [*self.items.values(), *self.frames]:
-            if item.body in moves:
-                item.actor.SetUserMatrix(to_vtk(moves[item.body]))
+                X = self.current[name] = pose(position, rotation)
+                self._matrices[name].DeepCopy((X @ self._inverse[name]).ravel())
+        if self.animating:
+            self.merged.set_poses(self.current)
         for spring in self.springs:
-            p_i = _point(current, spring.body_i, spring.local_i)
-            p_j = _point(current, spring.body_j, spring.local_j)
+            p_i = _point(self.current, spring.body_i, spring.local_i)
+            p_j = _point(self.current, spring.body_j, spring.local_j)
             data = shapes.helix(p_i, p_j, spring.radius, 8, spring.thickness)
             spring.item.actor.GetMapper().SetInputData(data)
 
+    def set_beams(self, beams: dict, scale: float = 1.0):
+        """Deform flexible beams: ``beams`` maps names to (r (3,), A (3, 3), u (n, 3)) — floating
+        frame and elastic node displacements in it; node k goes to r + A (x_k + scale·u_k)."""
+        for name, (r, A, u) in beams.items():
+            beam = self.beams.get(name)
+            if beam is not None:
+                beam.xyz[:] = r + (beam.nodes + scale * np.asarray(u, float)) @ np.asarray(A, float).T
+                beam.points.Modified()
+
+    def beam_points(self, name: str) -> np.ndarray:
+        """The node points drawn now for flexible body ``name`` (n, 3), global."""
+        return self.beams[name].xyz.copy()
+
     def reset_poses(self):
-        """Back to the initial configuration."""
+        """Back to the initial configuration (flexible beams undeformed)."""
         self.set_body_poses({n: (X[:3, 3], X[:3, :3]) for n, X in self.initial.items()})
+        self.set_beams({n: (self.initial[n][:3, 3], self.initial[n][:3, :3], np.zeros_like(b.nodes))
+                        for n, b in self.beams.items()})
+
+    def clipping_bounds(self):
+        """Bounds enclosing everything drawn now, from the body origins (cheap: no actor is asked,
+        ``vtkRenderer.ResetCameraClippingRange()`` asks every actor, ~20 ms for 400 actors)."""
+        b = self._static_bounds.copy()
+        if self.current:
+            origins = np.array([X[:3, 3] for X in self.current.values()])
+            b[0::2] = np.minimum(b[0::2], origins.min(axis=0) - self._reach)
+            b[1::2] = np.maximum(b[1::2], origins.max(axis=0) + self._reach)
+        return tuple(b)
 
     def model_bounds(self):
         """(xmin, xmax, ymin, ymax, zmin, zmax) of the element actors."""
@@ -153,18 +237,47 @@ class Scene:
         return tuple(b) if np.isfinite(b).all() else (-1.0, 1.0, -1.0, 1.0, -1.0, 1.0)
 
     # ---- helpers ------------------------------------------------------------------------------
-    def _current(self, body):
-        m = self.items[body].actor.GetUserMatrix() if body in self.items else None
-        if m is None:
-            return self.initial[body]
-        move = np.array([[m.GetElement(i, j) for j in range(4)] for i in range(4)])
-        return move @ self.initial[body]
-
-    def _add(self, name, data, body, color):
-        actor = _actor(data, color)
+    def _add(self, name, data, body, color, radius=None):
+        actor = _actor(data, color) if radius is None else _tube_actor(data, radius, color)
         self.items[name] = _Item(name, actor, body if body != solver.GROUND else None, color)
         self.renderer.AddActor(actor)
         return self.items[name]
+
+    def _measure(self):
+        """Bounds of what never moves (decor, ground glyphs, springs at the initial configuration) and
+        the reach: how far any moving actor or deformed beam extends from its body's origin."""
+        b = np.array([np.inf, -np.inf] * 3)
+        reach = 0.0
+        for actor, body in [(i.actor, i.body) for i in self.items.values()] + [(a, None) for a in self.decor]:
+            ab = np.array(actor.GetBounds())
+            if not np.isfinite(ab).all() or ab[0] > ab[1]:
+                continue
+            if body in self.initial:
+                corners = np.array([[x, y, z] for x in ab[:2] for y in ab[2:4] for z in ab[4:]])
+                reach = max(reach, float(np.linalg.norm(corners - self.initial[body][:3, 3], axis=1).max()))
+            else:
+                b[0::2] = np.minimum(b[0::2], ab[0::2])
+                b[1::2] = np.maximum(b[1::2], ab[1::2])
+        for spring in self.springs:
+            ends = [np.linalg.norm(local) for body, local in ((spring.body_i, spring.local_i),
+                                                            (spring.body_j, spring.local_j)) if body in self.initial]
+            reach = max([reach] + [float(e) + spring.radius for e in ends])
+        for beam in self.beams.values():
+            reach = max(reach, 2.0 * float(np.linalg.norm(beam.nodes, axis=1).max()))
+        self._static_bounds = b if np.isfinite(b).all() else np.zeros(6)
+        self._reach = reach
+
+    def _add_beam(self, name, beam, g):
+        """A tube through the beam's nodes (``elements`` + 1, evenly spaced along its axis)."""
+        length = float(np.linalg.norm(np.subtract(beam.end, beam.start)))
+        n = int(beam.elements) + 1
+        nodes = np.zeros((n, 3))
+        nodes[:, 0] = np.linspace(-0.5 * length, 0.5 * length, n)
+        X = self.initial[name]
+        data, points = shapes.polyline(X[:3, 3] + nodes @ X[:3, :3].T)
+        radius = max(np.sqrt(float(beam.area) / np.pi), 0.25 * g)
+        item = self._add(name, data, None, BEAM_COLOR, radius=radius)
+        self.beams[name] = _Beam(item, nodes, points)
 
     def _add_force(self, model, force, g):
         kind = force.KIND
@@ -239,6 +352,15 @@ def _actor(data, color, pickable=True):
     return actor
 
 
+def _tube_actor(data, radius, color):
+    """An actor drawing a tube along the lines of ``data``, updated when its points change."""
+    actor = _actor(data, color)
+    tube = shapes.tube_filter(radius)
+    tube.SetInputData(data)
+    actor.GetMapper().SetInputConnection(tube.GetOutputPort())
+    return actor
+
+
 def _carrier(body_i, body_j):
     """The body a joint's glyph moves with: body_j unless it is ground."""
     return body_i if body_j == solver.GROUND else body_j
@@ -261,12 +383,21 @@ def _extent(model) -> float:
     points = [b.position for b in model.bodies.values()] + [j.origin for j in model.joints.values()]
     points += [f.values[k] for f in model.forces.values() for k in ("point_i", "point_j", "origin")
                if k in f.values]
-    sizes = [0.0]
-    for b in model.bodies.values():
-        geo = b.geometry
-        sizes += list(geo.get("size", [])) + [2 * geo.get("radius", 0.0), geo.get("length", 0.0)]
     spread = np.ptp(np.array(points, float), axis=0).max() if points else 0.0
-    return max(spread, max(sizes), 0.2)
+    return max(spread, max((_geometry_size(b.geometry) for b in model.bodies.values()), default=0.0), 0.2)
+
+
+def _geometry_size(geo) -> float:
+    """Largest dimension of a body's display geometry (0 when it has none)."""
+    return max(list(geo.get("size", [])) + [2 * geo.get("radius", 0.0), geo.get("length", 0.0), 0.0])
+
+
+def _glyph_size(model) -> float:
+    """Glyph size g: 5 % of the model's extent, but at most a quarter of the median body size, so the
+    joint glyphs of a long chain of small links stay smaller than the links (and do not pile up)."""
+    g = 0.05 * _extent(model)
+    sizes = [s for s in (_geometry_size(b.geometry) for b in model.bodies.values()) if s > 0]
+    return min(g, 0.25 * float(np.median(sizes))) if sizes else g
 
 
 def _nice(x):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 
 import numpy as np
+from vtkmodules.util.numpy_support import numpy_to_vtk
 from vtkmodules.vtkCommonCore import vtkPoints
 from vtkmodules.vtkCommonDataModel import vtkCellArray, vtkPolyData, vtkPolyLine
 from vtkmodules.vtkCommonTransforms import vtkTransform
@@ -43,7 +44,7 @@ def body_shape(geometry: dict, X_WB: np.ndarray, g: float, folder: str = "") -> 
             data = _output(_new(vtkSphereSource, Radius=0.6 * g))
     else:
         data = _output(_new(vtkSphereSource, Radius=0.6 * g, ThetaResolution=24, PhiResolution=12))
-    return _normals(_transformed(data, X_WB @ offset))
+    return with_normals(_transformed(data, X_WB @ offset))
 
 
 def body_frame(X_WB: np.ndarray, g: float) -> vtkPolyData:
@@ -65,16 +66,17 @@ def body_frame(X_WB: np.ndarray, g: float) -> vtkPolyData:
     return data
 
 
-def joint_glyph(joint, g: float) -> vtkPolyData:
+def joint_glyph(joint, g: float, sides: int = 24) -> vtkPolyData:
     """A glyph showing the joint's type and axis at its origin (see the module docstring of
-    :mod:`app.viewport.scene` for the legend)."""
+    :mod:`app.viewport.scene` for the legend); ``sides`` of the revolute cylinder (fewer for large
+    models: on software OpenGL the frame time grows with the vertex count)."""
     t = joint.type
     o = np.asarray(joint.origin, dtype=float)
     R = frame_from_axis(joint.axis)
     X = pose(o, R)
     parts = []
     if t in ("revolute", "cylindrical", "screw", "revolute_spherical"):
-        parts.append(_along_z(_output(_new(vtkCylinderSource, Radius=0.6 * g, Height=3.0 * g, Resolution=24)), X))
+        parts.append(_along_z(_output(_new(vtkCylinderSource, Radius=0.6 * g, Height=3.0 * g, Resolution=sides)), X))
     if t in ("prismatic", "cylindrical"):
         parts.append(double_arrow(o, joint.axis, 5.0 * g, 0.35 * g))
     if t == "screw":
@@ -95,7 +97,7 @@ def joint_glyph(joint, g: float) -> vtkPolyData:
         parts.append(_output(_new(vtkSphereSource, Center=o2, Radius=0.5 * g)))
         if t == "distance":
             parts.append(_output(_new(vtkSphereSource, Center=o, Radius=0.5 * g)))
-    return _normals(_append(parts))
+    return with_normals(_append(parts))
 
 
 def helix(p_i, p_j, radius: float, turns: float, thickness: float) -> vtkPolyData:
@@ -125,18 +127,28 @@ def spiral(origin, axis, radius: float, turns: float, thickness: float) -> vtkPo
 
 def tube(points, radius: float) -> vtkPolyData:
     """A tube along a polyline."""
+    f = tube_filter(radius)
+    f.SetInputData(polyline(points)[0])
+    f.Update()
+    return f.GetOutput()
+
+
+def polyline(points) -> tuple[vtkPolyData, vtkPoints]:
+    """One polyline through ``points`` (n, 3), and its vtkPoints (move them to reshape the line)."""
     pts = vtkPoints()
+    pts.SetData(numpy_to_vtk(np.ascontiguousarray(points, dtype=float), deep=True))
     line = vtkPolyLine()
     line.GetPointIds().SetNumberOfIds(len(points))
-    for i, p in enumerate(points):
-        pts.InsertNextPoint(*p)
+    for i in range(len(points)):
         line.GetPointIds().SetId(i, i)
     cells = vtkCellArray()
     cells.InsertNextCell(line)
-    f = _new(vtkTubeFilter, Radius=radius, NumberOfSides=10, Capping=True)
-    f.SetInputData(_polydata(pts, cells))
-    f.Update()
-    return f.GetOutput()
+    return _polydata(pts, cells), pts
+
+
+def tube_filter(radius: float) -> vtkTubeFilter:
+    """The filter that turns lines into capped tubes of ``radius`` (connect its input)."""
+    return _new(vtkTubeFilter, Radius=radius, NumberOfSides=10, Capping=True)
 
 
 def arrow(start, direction, length: float, radius: float) -> vtkPolyData:
@@ -149,7 +161,7 @@ def arrow(start, direction, length: float, radius: float) -> vtkPolyData:
     M = pose(start, np.column_stack([R[:, 2], R[:, 0], R[:, 1]]) * length)
     src = _new(vtkArrowSource, TipRadius=radius / length * 2.2, ShaftRadius=radius / length, TipLength=0.3,
                          TipResolution=16, ShaftResolution=12)
-    return _normals(_transformed(_output(src), M))
+    return with_normals(_transformed(_output(src), M))
 
 
 def double_arrow(center, axis, length: float, radius: float) -> vtkPolyData:
@@ -240,7 +252,7 @@ def _append(parts) -> vtkPolyData:
     return f.GetOutput()
 
 
-def _normals(data) -> vtkPolyData:
+def with_normals(data) -> vtkPolyData:
     f = _new(vtkPolyDataNormals, Splitting=True, FeatureAngle=40.0)
     f.SetInputData(data)
     f.Update()

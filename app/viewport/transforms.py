@@ -45,3 +45,15 @@ def frame_from_axis(axis) -> np.ndarray:
     x = np.cross(helper, z)
     x /= np.linalg.norm(x)
     return np.column_stack([x, np.cross(z, x), z])
+
+
+def beam_frame(start, end, z_axis) -> tuple[np.ndarray, np.ndarray]:
+    """(r, A) of a flexible beam's floating frame at the initial configuration, as the model
+    defines it (``solver.Model`` flexible bodies): origin at the midpoint of start–end, x along
+    the beam, z along ``z_axis`` made perpendicular to x, y = z × x."""
+    start, end = np.asarray(start, dtype=float), np.asarray(end, dtype=float)
+    x = (end - start) / np.linalg.norm(end - start)
+    z = np.asarray(z_axis, dtype=float)
+    z = z - (z @ x) * x
+    z /= np.linalg.norm(z)
+    return 0.5 * (start + end), np.column_stack([x, np.cross(z, x), z])

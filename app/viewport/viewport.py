@@ -56,6 +56,7 @@ class Viewport(QWidget):
         self._render_pending = False
         self._rebuild_pending = False
         self._closed = False
+        self._animating = False
         self.picker = vtkPropPicker()
         self.scene = Scene(self.renderer)
         self.vtk_widget.Initialize()
@@ -108,6 +109,7 @@ class Viewport(QWidget):
         folder = os.path.dirname(self.document.path) if self.document.path else ""
         self.scene.build(self.document.model, folder)
         self.scene.highlight(self.document.selection)
+        self.scene.set_animating(self._animating)
         self.renderer.ResetCameraClippingRange()
         self.request_render()
 
@@ -136,24 +138,31 @@ class Viewport(QWidget):
         self.scene.set_show_frames(show)
         self.request_render()
 
-    def set_body_poses(self, poses: dict, render: bool = True):
-        """Move bodies: ``{body name: (position (3,), rotation (3, 3))}`` in global coordinates;
+    def set_body_poses(self, poses: dict, render: bool = True, beams=None, scale: float = 1.0):
+        """Move bodies: ``{body name: (position (3,), rotation (3, 3))}`` in global coordinates, and
+        deform flexible ``beams`` (see :meth:`Scene.set_beams`, ``scale`` = deformation scale factor);
         render now (animation frames) or, with ``render=False``, at the next event-loop turn."""
         self.flush()
         self.scene.set_body_poses(poses)
-        self.renderer.ResetCameraClippingRange()
+        if beams:
+            self.scene.set_beams(beams, scale)
+        self.renderer.ResetCameraClippingRange(self.scene.clipping_bounds())
         if render:
             self.render()
         else:
             self.request_render()
 
     def set_animating(self, animating: bool):
-        """Fast frames while animating (no multisampling); full quality again when it stops."""
+        """Fast frames while animating (one merged mesh, no multisampling); full quality and
+        pickable actors again when it stops."""
+        self.flush()
+        self._animating = bool(animating)
+        self.scene.set_animating(animating)
         samples = 0 if animating else MULTISAMPLES
         if self.render_window.GetMultiSamples() != samples:
             self.render_window.SetMultiSamples(samples)
-            if not animating:
-                self.request_render()
+        if not animating:
+            self.request_render()
 
     def reset_poses(self):
         self.scene.reset_poses()

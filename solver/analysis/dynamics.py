@@ -84,7 +84,7 @@ def output_times(t_end, step):
 
 def simulate(model, t_end=None, output_step=None, formulation=None, partitioning=None, integrator=None,
              rtol=None, atol=None, max_step=None, constraints=None, reactions=None, progress=None,
-             cancel=None, hold=(), on_event=None, codegen=None):
+             cancel=None, hold=(), on_event=None, codegen=None, results_path=None, initial="model"):
     """Run a model; returns :class:`solver.results.Results`.
 
     Arguments not given come from ``model.settings``.  ``hold``: joints that keep their drawn
@@ -93,17 +93,36 @@ def simulate(model, t_end=None, output_step=None, formulation=None, partitioning
     ``codegen=True`` evaluates the equations with model-specific compiled kernels
     (:mod:`solver.codegen`; an event of kind "codegen" says whether they or the generic path ran).
     ``progress(t, t_end)`` is called after each output point; ``cancel()`` returning True stops the
-    run (raises :class:`Cancelled` carrying the partial results).  Raises ModelError for bad input
-    and SolverError (with ``.results``) when the run fails."""
+    run (raises :class:`Cancelled` carrying the partial results).  ``results_path``: stream the
+    output points into this HDF5 file as the run goes (:mod:`solver.analysis.recording`; memory
+    stays bounded) and return Results that read from it; the file appears when the run ends, also
+    a failed or cancelled one.  ``initial="equilibrium"`` starts at rest from the static
+    equilibrium near the model's configuration (:func:`solver.analysis.equilibrium.starting_at_equilibrium`;
+    an event of kind "equilibrium" gives its residual) instead of ``"model"``, the drawn state with
+    the bodies' initial velocities.  Raises ModelError for bad input and SolverError (with
+    ``.results``, None when the equilibrium is not found) when the run fails."""
+    if initial not in ("model", "equilibrium"):
+        raise ModelError(f"simulate: initial must be 'model' or 'equilibrium'; got {initial!r}")
+    if initial == "equilibrium" and hold:
+        raise ModelError("simulate: hold and initial='equilibrium' cannot be combined (the equilibrium "
+                         "decides every joint's position)")
     settings = resolve_settings(model, t_end=t_end, output_step=output_step, formulation=formulation,
                                 partitioning=partitioning, integrator=integrator, rtol=rtol, atol=atol,
                                 max_step=max_step, constraints=constraints, reactions=reactions)
     notes = []
     system = compile_model(model, settings, codegen=codegen, events=notes)
+    start = None
+    if initial == "equilibrium":
+        from .equilibrium import starting_at_equilibrium
+        system, eq = starting_at_equilibrium(system)
+        start = (f"started at the static equilibrium ({eq.method}, {eq.iterations} iterations, "
+                 f"max |NᵀQ| = {eq.residual:.3g})")
     holding = compile_model(holding_model(model, hold), settings) if hold else None
-    run = Run(system, settings, progress, cancel, holding, on_event)
+    run = Run(system, settings, progress, cancel, holding, on_event, results_path)
     for message in notes:
         run.rec.event(0.0, "codegen", message)
+    if start is not None:
+        run.rec.event(0.0, "equilibrium", start)
     with single_threaded_blas():
         return run.execute()
 
@@ -117,8 +136,10 @@ def single_threaded_blas():
 class Run:
     """State of one run: the system, the active partition, the recorder and the integrator."""
 
-    def __init__(self, system, settings, progress=None, cancel=None, holding=None, on_event=None):
-        """holding: the same system with held joints prescribed, used only to assemble."""
+    def __init__(self, system, settings, progress=None, cancel=None, holding=None, on_event=None,
+                 results_path=None):
+        """holding: the same system with held joints prescribed, used only to assemble;
+        results_path: the HDF5 file the recorder streams into (None: results in memory)."""
         self.system = system
         self.holding = holding
         self.s = settings
@@ -128,11 +149,13 @@ class Run:
                      "partitioning": settings.partitioning, "integrator": settings.integrator,
                      "rtol": settings.rtol, "atol": settings.atol, "t_end": settings.t_end,
                      "output_step": settings.output_step}
-        self.rec = Recorder(system, self.meta, on_event)
+        self.rec = Recorder(system, self.meta, on_event, path=results_path)
         self.rhs_count = 0
         self.steps = 0
         self._switch = None      # pending hybrid switch: (method, reason)
-        self.q_last = None
+        self.q_last = None       # the last consistent positions (Newton start, diagnostics) …
+        self._rate_last = None   # … and (q̇, t) there, or None: the Newton start is extrapolated
+        self._compiled = None    # the active partition's compiled reduced equations, if the system has them
 
     # ---- public API -----------------------------------------------------------------------------
     def execute(self):
@@ -155,6 +178,9 @@ class Run:
         except (SolverError, Cancelled) as exc:
             self._finish(wall0)
             exc.results = self.rec.build("cancelled" if isinstance(exc, Cancelled) else "failed", str(exc))
+            raise
+        except BaseException:
+            self.rec.discard()
             raise
         self._finish(wall0)
         return self.rec.build()
@@ -192,7 +218,7 @@ class Run:
         clean = 0
         window = deque(maxlen=STALL_STEPS)   # times of the last accepted steps (stall watchdog)
         while next_out < len(times):
-            self.q_last = q
+            self._remember(t, q, qd)
             y0 = np.concatenate([part.z_of(q), part.V.T @ qd])
             ode = solver_cls(lambda tt, y: self._rhs(part, tt, y), t, y0, times[-1], rtol=self.s.rtol,
                              atol=self.s.atol, max_step=max_step)
@@ -216,8 +242,7 @@ class Run:
                 dense = ode.dense_output()
                 while next_out < len(times) and times[next_out] <= ode.t + 1e-12 * max(1.0, abs(ode.t)):
                     tout = times[next_out]
-                    qo, qdo, _ = self._state(part, tout, dense(tout))
-                    self._record(part, tout, qo, qdo, part.method)
+                    self._record_output(part, tout, dense(tout))
                     next_out += 1
                     self._check_cancel(tout)
                 t = ode.t
@@ -234,13 +259,13 @@ class Run:
                     self._switch = ("qr", "the step size collapsed")
                     restart = "hybrid switch"
                 q, qd, jac = self._state(part, t, ode.y)
-                ratio = part.quality(jac) / part.quality_ref
+                ratio = part.degraded(jac, REPARTITION_RATIO,
+                                      None if self._compiled is None else self._compiled.sigma_min)
                 recent_h.append(h)
-                if ratio < REPARTITION_RATIO:
+                if ratio is not None:
                     restart = f"dependent block quality dropped to {ratio:.2g} of its value at partition time"
                 if hybrid:
-                    restart = self._hybrid_check(part, q, t, jac, ratio, h, recent_h, lu_changes,
-                                                 restart) or restart
+                    restart = self._hybrid_check(part, t, h, recent_h, lu_changes, restart) or restart
                     steady = len(recent_h) < 2 or h >= 0.9 * recent_h[-2]
                     good_steps = good_steps + 1 if part.method == "qr" and steady else 0
                     if part.method == "qr" and good_steps >= HYBRID_RETURN_STEPS and self._lu_good(q, t, jac):
@@ -295,6 +320,9 @@ class Run:
     def _rhs(self, part, t, y):
         self.rhs_count += 1
         f = part.dof
+        if self._compiled is not None and self._compiled.solve(t, y, self._guess(t), 2):
+            self._remember(t, self._compiled.q.copy(), self._compiled.qd.copy())
+            return np.concatenate([y[f:], self._compiled.zdd])
         q, qd, _ = self._state(part, t, y)
         ev = self.system.constraints(q, t, qd, level=2)
         M = self.system.mass(q)
@@ -310,9 +338,9 @@ class Run:
         Q = self.system.forces(q, qd, t)
         if np.all(np.isfinite(Q)):
             return Q
-        frames, bad = self.system.frames(q, qd), []
+        frames, bad = self.system.force_frames(q, qd), []
         for element in self.system.force_elements:
-            w = Wrenches(self.system.nb)
+            w = Wrenches(len(frames.r))
             element.apply(t, frames, w)
             if not (np.all(np.isfinite(w.F)) and np.all(np.isfinite(w.T))):
                 bad.append(element.name)
@@ -336,21 +364,55 @@ class Run:
     def _state(self, part, t, y):
         """Consistent (q, q̇, Φ_q) from the independent state y = [z, ż]."""
         f = part.dof
-        q, ev = part.positions(self.system, y[:f], t, self.q_last)
+        if self._compiled is not None:
+            self._compiled.solve(t, y, self._guess(t), 1)
+            self._remember(t, self._compiled.q.copy(), self._compiled.qd.copy())
+            return self.q_last, self._rate_last[0], self._compiled.jac.copy()
+        q, ev = part.positions(self.system, y[:f], t, self._guess(t))
+        self._remember(t, q, part.velocities(ev.jac, ev.nu, y[f:]))
+        return q, self._rate_last[0], ev.jac
+
+    def _guess(self, t):
+        """Newton start for the positions at t: the last consistent q moved along its q̇ (a
+        first-order predictor: one or two iterations instead of three or four)."""
+        if self._rate_last is None:
+            return self.q_last
+        qd, t_last = self._rate_last
+        return self.q_last + (t - t_last) * qd
+
+    def _remember(self, t, q, qd):
         self.q_last = q
-        return q, part.velocities(ev.jac, ev.nu, y[f:]), ev.jac
+        self._rate_last = (qd, t)
+
+    def _record_output(self, part, t, y):
+        """Record the output point at t of the integrated state y = [z, ż]."""
+        c = self._compiled
+        if c is not None and c.solve(t, y, self._guess(t), 2):
+            self._remember(t, c.q.copy(), c.qd.copy())
+            lam = part.minimum_norm(c.jac, c.lam.copy())
+            self._store(part, t, self.q_last, self._rate_last[0], c.qdd.copy(), c.phi, c.jac, c.M, c.Q,
+                        part.method, lam)
+        else:
+            q, qd, _ = self._state(part, t, y)
+            self._record(part, t, q, qd, part.method)
 
     def _record(self, part, t, q, qd, method):
         ev = self.system.constraints(q, t, qd, level=2)
         M = self.system.mass(q)
         Q = self._forces(q, qd, t)
         qdd, _, _ = self._accelerations(part, q, t, M, Q, ev)
-        lam = multipliers(ev.jac, M, qdd, Q)
-        violation = float(np.max(np.abs(ev.phi))) if ev.phi.size else 0.0
-        self.rec.add(t, q, qd, qdd, lam, violation, part.singularity(ev.jac), method)
+        return qdd, self._store(part, t, q, qd, qdd, ev.phi, ev.jac, M, Q, method)
+
+    def _store(self, part, t, q, qd, qdd, phi, jac, M, Q, method, lam=None):
+        """Multipliers (unless given), constraint violation and conditioning of a consistent state;
+        hand it to the recorder.  Returns λ."""
+        if lam is None:
+            lam = multipliers(jac, M, qdd, Q)
+        violation = float(np.max(np.abs(phi))) if phi.size else 0.0
+        self.rec.add(t, q, qd, qdd, lam, violation, part.singularity(jac), method)
         if self.progress is not None:
             self.progress(t, self.s.t_end)
-        return qdd, lam
+        return lam
 
     def _partition(self, method, q, t, reason):
         try:
@@ -358,6 +420,7 @@ class Run:
         except (np.linalg.LinAlgError, ValueError) as exc:
             raise SolverError(f"cannot partition the coordinates ({exc})", time=t,
                               elements=self._worst_owners(q, t)) from None
+        self._compiled = self.system.compiled_reduction(part) if part.dof else None
         self.rec.event(t, "partition", f"{method.upper()} partition, {part.dof} independent coordinates ({reason})")
         if len(part.redundant) and not self.meta.get("redundant"):
             self.meta["redundant"] = [f"{self.system.equations[k].owner}: {self.system.equations[k].text}"
@@ -372,10 +435,10 @@ class Run:
             eqs = self.system.equations
             self.meta["nonunique_reactions"] = sorted({eqs[k].owner for k in np.nonzero(stress > 1e-8)[0]
                                                        if eqs[k].kind != "normalization"})
-        self.q_last = q
+        self.q_last, self._rate_last = q, None
         return part
 
-    def _hybrid_check(self, part, q, t, jac, ratio, h, recent_h, lu_changes, restart):
+    def _hybrid_check(self, part, t, h, recent_h, lu_changes, restart):
         """LU→QR when the LU independent set changed ≥ 2 times in the last steps or h collapsed."""
         if part.method != "lu":
             return None
@@ -413,6 +476,7 @@ class Run:
             raise Cancelled(time=t)
 
     def _finish(self, wall0):
+        self.rec.complete()               # post-processing of the last output rows belongs to the run
         self.meta["wall_time"] = _time.perf_counter() - wall0
         self.meta["steps"] = self.steps
         self.meta["rhs_evaluations"] = self.rhs_count

@@ -29,8 +29,10 @@ equilibrium; as τ → ∞ the step becomes Newton's.  ``method="auto"`` tries N
 to relaxation (from the start) when Newton fails or ends in an unstable equilibrium.
 
 Use of the result: ``solver.linearize(model, state=eq.state)`` linearizes there (or
-``state="equilibrium"`` does both).  ``eq.state`` is in the formulation's coordinates; a run
-still starts from the model's own initial configuration (joints are defined at it).
+``state="equilibrium"`` does both).  ``eq.state`` is in the formulation's coordinates.  A run
+starts there, at rest, with ``solver.simulate(model, initial="equilibrium")`` (``mbs run
+--from-equilibrium``; :func:`starting_at_equilibrium`); otherwise from the model's own initial
+configuration (joints are defined at it either way).
 """
 from __future__ import annotations
 
@@ -80,6 +82,28 @@ def static_equilibrium(model, formulation=None, tol=1e-10, max_iter=50, method="
     system = compile_model(model, settings)
     with single_threaded_blas():
         return _Solver(system, tol, int(max_iter)).solve(method)
+
+
+def starting_at_equilibrium(system, tol=1e-10, max_iter=50):
+    """(system', eq): the compiled ``system`` whose initial state is its static equilibrium at
+    rest (everything else is ``system``'s), and the :class:`Equilibrium`.  Raises SolverError when
+    the equilibrium is not found."""
+    with single_threaded_blas():
+        eq = _Solver(system, tol, max_iter).solve("auto")
+    return _AtRest(system, eq.q, eq.t), eq
+
+
+class _AtRest:
+    """A compiled system with its initial state replaced by (q, q̇ = 0, t); all else delegated."""
+
+    def __init__(self, system, q, t):
+        self._system, self._q, self._t = system, q, t
+
+    def __getattr__(self, name):
+        return getattr(self._system, name)
+
+    def initial_state(self):
+        return self._q.copy(), np.zeros_like(self._q), self._t
 
 
 class _Solver:

@@ -23,16 +23,20 @@ use ``state="equilibrium"`` (:func:`solver.analysis.equilibrium.static_equilibri
 
 Mode shapes: the eigenvector's δz mapped by N to all coordinates (δq = N δz), scaled so its
 largest component is 1 (real); and as body motions, the CM translation δr and small rotation δθ
-(global) of every body, from the linear velocity map q̇ ↦ (v, ω) applied to δq.
+(global) of every body, from the linear velocity map q̇ ↦ (v, ω) applied to δq.  Flexible bodies
+(floating frame r, p and modal coordinates a, seed paper 3 eq. 5: node k at r + A(p)(x_k + Φ_k a),
+:mod:`solver.flexible.floating`) add their frame's motion δr, δθ = A(p)·2 L(p) δp (the
+body-frame angular velocity ω' = 2 L ṗ mapped to global) and the nodes' elastic displacements per mode δu_k = Φ_k δa.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.spatial.transform import Rotation
 
 from ..errors import ModelError
+from ..math.rotations import L_matrix, rotation_matrix
 from ..partitioning.partition import Partition
 from .assembly import assemble_positions, consistent_velocities
 from .dynamics import compile_model, resolve_settings, single_threaded_blas
@@ -59,6 +63,12 @@ class Linearization:
     body_positions: np.ndarray      # (nb, 3) CM positions at the state, global
     body_rotations: np.ndarray      # (nb, 3, 3) body-to-global rotations at the state
     body_modes: np.ndarray          # (n_modes, nb, 6) complex: [δr, δθ] of each body, global
+    flexible_names: list = field(default_factory=list)   # flexible bodies, in the formulation's order
+    flexible_positions: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))   # (F, 3) frame origins r
+    flexible_rotations: np.ndarray = field(default_factory=lambda: np.zeros((0, 3, 3)))  # (F, 3, 3) frames A
+    flexible_modes: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 6)))    # (n_modes, F, 6) complex
+    node_displacements: list = field(default_factory=list)  # per flexible body (nodes, 3) u = Φ a at the state
+    node_modes: list = field(default_factory=list)          # per flexible body (n_modes, nodes, 3) complex Φ δa
 
     def body_poses(self, mode, s):
         """{body: (position, rotation)} displaced by s times the real part of mode ``mode``:
@@ -67,6 +77,16 @@ class Linearization:
         return {b: (self.body_positions[k] + d[k, :3],
                     Rotation.from_rotvec(d[k, 3:]).as_matrix() @ self.body_rotations[k])
                 for k, b in enumerate(self.body_names)}
+
+    def flexible_poses(self, mode, s):
+        """{flexible body: (r, A, u (nodes, 3))} displaced by s times the real part of mode ``mode``:
+        floating frame r = r₀ + s δr, A = exp(s δθ̃) A₀ and the nodes' elastic displacements in it
+        u = Φ (a₀ + s δa) (node k drawn at r + A (x_k + u_k)); {} for a model without flexible bodies."""
+        d = np.real(self.flexible_modes[mode]) * s if self.flexible_names else None
+        return {b: (self.flexible_positions[k] + d[k, :3],
+                    Rotation.from_rotvec(d[k, 3:]).as_matrix() @ self.flexible_rotations[k],
+                    self.node_displacements[k] + s * np.real(self.node_modes[k][mode]))
+                for k, b in enumerate(self.flexible_names)}
 
 
 def linearize(model, state=None, formulation=None):
@@ -124,7 +144,7 @@ def _linearize(system, state):
     rest = system.frames(q, np.zeros(system.nq))
     return Linearization(Mhat, -Mhat @ Gzd, -Mhat @ Gz, lam, freq, zeta, shapes, q, qd, t, N,
                          list(system.body_names), rest.r.copy(), rest.A.copy(),
-                         _body_modes(system, q, shapes))
+                         _body_modes(system, q, shapes), **_flexible_modes(system, q, shapes))
 
 
 def _normalized(shapes):
@@ -145,6 +165,28 @@ def _body_modes(system, q, shapes):
             if np.any(part):
                 fr = system.frames(q, np.ascontiguousarray(part))
                 out[m] += scale * np.hstack([fr.v, fr.w])
+    return out
+
+
+def _flexible_modes(system, q, shapes):
+    """The flexible bodies' fields of :class:`Linearization` (module docstring): per body the frame
+    (r, A) and nodal u = Φ a at q, and per mode the frame motion [δr, A·2L(p)δp] and δu = Φ δa."""
+    flex = getattr(system, "flex", [])
+    if not flex:
+        return {}
+    out = {"flexible_names": [fb.name for fb in flex], "node_displacements": [], "node_modes": []}
+    r0, A0, modes = [], [], np.zeros((shapes.shape[1], len(flex), 6), dtype=complex)
+    for i, fb in enumerate(flex):
+        r, p, a = fb.split(q)
+        A = rotation_matrix(p)
+        r0.append(r)
+        A0.append(A)
+        dr, dp, da = fb.split(shapes)
+        modes[:, i, :3] = dr.T
+        modes[:, i, 3:] = (A @ (2.0 * L_matrix(p)) @ dp).T
+        out["node_displacements"].append(np.einsum("nik,k->ni", fb.body.node_phi, a))
+        out["node_modes"].append(np.einsum("nik,km->mni", fb.body.node_phi, da))
+    out.update(flexible_positions=np.array(r0), flexible_rotations=np.array(A0), flexible_modes=modes)
     return out
 
 

@@ -1,32 +1,58 @@
-"""Collects output points of a run and turns them into a :class:`solver.results.Results`."""
+"""Collects the output points of a run and turns them into a :class:`solver.results.Results`.
+
+Each output point is one row: consistent q, q̇, q̈, λ and the post-processed body, joint, driver
+and energy values (the datasets of ``docs/file-format.md``).  Rows go into fixed-size buffers of
+``chunk_bytes``; a full buffer is either kept in memory (short runs, the GUI) or, when a results
+path is given, appended to the results file by :class:`solver.results.ResultsWriter` and dropped,
+so a streamed run holds one chunk of rows whatever its length.  The accepted integration steps
+(t, h) are buffered the same way.
+"""
 from __future__ import annotations
 
 import numpy as np
 
-from ..results import Results, METHOD_CODES
+from ..results import FLEX_ARRAYS, INCOMPLETE, METHOD_CODES, Results, ResultsWriter, load_results
+
+CHUNK_BYTES = 4 * 2**20       # one buffer of rows (per table: outputs, steps)
+POST_ARRAYS = ("r", "A", "v", "w", "a", "alpha", "reaction_force", "reaction_torque",
+               "reaction_force_joint", "reaction_torque_joint", "driver_force")
+STEP_COLUMNS = {"step_t": ((), np.float64), "step_h": ((), np.float64)}
+UNFINISHED = "the run has not finished (or its process was killed)"   # message of a streamed file until the end
 
 
 class Recorder:
-    """Appends one output point at a time (consistent q, q̇, q̈, λ plus post-processed values)."""
+    """Appends one output point at a time; :meth:`build` returns the Results (in memory, or read
+    lazily from the finished file when ``path`` is given)."""
 
-    def __init__(self, system, meta, on_event=None):
+    def __init__(self, system, meta, on_event=None, path=None, chunk_bytes=None):
+        """meta: the run's description, shared with the caller (it may still add keys); path: the
+        results file to stream into (None: keep everything in memory); chunk_bytes: size of one
+        buffer of rows (default ``CHUNK_BYTES``)."""
+        chunk_bytes = chunk_bytes or CHUNK_BYTES
         self.system = system
         self.on_event = on_event
         self.meta = meta
-        self.rows = []
-        self.step_t = []
-        self.step_h = []
         self.events = meta.setdefault("events", [])
+        self.outputs = _Buffer(output_columns(system), chunk_bytes)
+        self.steps = _Buffer(STEP_COLUMNS, chunk_bytes)
+        self.chunks = {}             # in memory: name -> list of full buffers
+        self.writer = None
+        if path is not None:
+            columns = {name: (shape, dtype, buf.rows) for buf in (self.outputs, self.steps)
+                       for name, (shape, dtype) in buf.columns.items()}
+            self.writer = ResultsWriter(path, columns, self._meta(INCOMPLETE, UNFINISHED))
 
     def add(self, t, q, qd, qdd, lam, violation, conditioning, method):
-        post = self.system.postprocess(q, qd, qdd, lam, t)
-        kinetic, gravity, spring, strain = post["energy"]
-        energy = (kinetic, gravity + spring, gravity, spring, strain, kinetic + gravity + spring + strain)
-        self.rows.append((t, q, qd, qdd, lam, post, energy, violation, conditioning, METHOD_CODES.index(method)))
+        """Store a consistent state; its body, joint, driver and energy values are post-processed
+        with the rest of its chunk (``MechanicalSystem.postprocess_batch``) when the chunk is taken."""
+        row = {"t": t, "q": q, "qd": qd, "qdd": qdd, "lam": lam, "constraint_violation": violation,
+               "conditioning": conditioning, "method_code": METHOD_CODES.index(method)}
+        if self.outputs.add(row):
+            self._flush(self.outputs)
 
     def step(self, t, h):
-        self.step_t.append(t)
-        self.step_h.append(h)
+        if self.steps.add({"step_t": t, "step_h": h}):
+            self._flush(self.steps)
 
     def event(self, t, kind, message):
         event = {"time": float(t), "kind": kind, "message": message}
@@ -34,46 +60,113 @@ class Recorder:
         if self.on_event is not None:
             self.on_event(dict(event))
 
-    @property
-    def last_time(self):
-        return self.rows[-1][0] if self.rows else None
-
     def build(self, status="ok", message="") -> Results:
-        s = self.system
-        n = len(self.rows)
-        nb, nj, nd = len(s.body_names), len(s.joint_names), len(s.driver_names)
+        """The results of the run.  Streamed: the rows left are written, the file is closed with
+        ``status`` and renamed onto its path, and the Results read from it — unless no output
+        point was computed, in which case the file is dropped (an earlier one is kept)."""
+        meta = self._meta(status, message)
+        if self.writer is None or len(self.outputs) == 0:
+            if self.writer is not None:
+                self.writer.discard()
+            arrays = {}
+            for buf in (self.outputs, self.steps):
+                last = self._take(buf)
+                arrays.update((name, np.concatenate(self.chunks.get(name, []) + [last[name]])) for name in last)
+            return Results(arrays, meta)
+        for buf in (self.outputs, self.steps):
+            self._flush(buf)
+        return load_results(self.writer.close(meta), lazy=True)
 
-        def stack(key, shape):
-            return np.array([r[5][key] for r in self.rows]) if n else np.zeros((0,) + shape)
-        arrays = {
-            "t": np.array([r[0] for r in self.rows]),
-            "q": np.array([r[1] for r in self.rows]).reshape(n, s.nq),
-            "qd": np.array([r[2] for r in self.rows]).reshape(n, s.nq),
-            "qdd": np.array([r[3] for r in self.rows]).reshape(n, s.nq),
-            "lam": np.array([r[4] for r in self.rows]).reshape(n, len(s.equations)),
-            "r": stack("r", (nb, 3)), "A": stack("A", (nb, 3, 3)), "v": stack("v", (nb, 3)),
-            "w": stack("w", (nb, 3)), "a": stack("a", (nb, 3)), "alpha": stack("alpha", (nb, 3)),
-            "reaction_force": stack("reaction_force", (nj, 3)),
-            "reaction_torque": stack("reaction_torque", (nj, 3)),
-            "reaction_force_joint": stack("reaction_force_joint", (nj, 3)),
-            "reaction_torque_joint": stack("reaction_torque_joint", (nj, 3)),
-            "driver_force": stack("driver_force", (nd,)),
-            "energy_table": np.array([r[6] for r in self.rows]).reshape(n, 6),
-            "constraint_violation": np.array([r[7] for r in self.rows]),
-            "conditioning": np.array([r[8] for r in self.rows]),
-            "method_code": np.array([r[9] for r in self.rows], dtype=np.int8),
-            "step_t": np.array(self.step_t), "step_h": np.array(self.step_h),
-        }
-        layout = getattr(s, "flex_layout", [])
-        if layout:                  # flexible bodies (solver.results.FLEX_ARRAYS)
-            nf, nk, nn = len(layout), sum(f["modes"] for f in layout), sum(f["nodes"] for f in layout)
-            for key, shape in (("flex_r", (nf, 3)), ("flex_A", (nf, 3, 3)), ("flex_a", (nk,)),
-                               ("flex_disp", (nn, 3)), ("flex_stress", (nn, 4))):
-                arrays[key] = stack(key, shape)
+    def complete(self):
+        """Post-process (and, streamed, write) the output rows buffered so far."""
+        if self.outputs.n:
+            self._flush(self.outputs)
+
+    def discard(self):
+        """After an unexpected error: delete the unfinished results file, if any."""
+        if self.writer is not None:
+            self.writer.discard()
+
+    # ---- helpers --------------------------------------------------------------------------------
+    def _take(self, buf):
+        """The rows of ``buf`` so far, output rows completed by the batched post-processing."""
+        block = buf.take()
+        if buf is self.outputs and len(block["t"]):
+            post = self.system.postprocess_batch(block["t"], block["q"], block["qd"], block["qdd"], block["lam"])
+            kinetic, gravity, spring, strain = post.pop("energy").T
+            block["energy_table"][:] = np.column_stack([kinetic, gravity + spring, gravity, spring, strain,
+                                                        kinetic + gravity + spring + strain])
+            for name, values in post.items():
+                block[name][:] = values
+        return block
+
+    def _flush(self, buf):
+        block = self._take(buf)
+        if self.writer is not None:
+            self.writer.append(block, self._meta(INCOMPLETE, UNFINISHED))
+        else:
+            for name, rows in block.items():
+                self.chunks.setdefault(name, []).append(rows)
+
+    def _meta(self, status, message):
+        s = self.system
         meta = dict(self.meta)
         meta.update(status=status, message=message, body_names=list(s.body_names),
                     joint_names=list(s.joint_names), driver_names=list(s.driver_names),
                     equations=[f"{e.owner}: {e.text}" for e in s.equations])
+        layout = getattr(s, "flex_layout", [])
         if layout:
             meta["flexible_bodies"] = layout
-        return Results(arrays, meta)
+        return meta
+
+
+def output_columns(system) -> dict:
+    """{dataset name: (item shape, dtype)} of one output row of ``system`` (docs/file-format.md)."""
+    s = system
+    nq, m, nb, nj, nd = s.nq, len(s.equations), len(s.body_names), len(s.joint_names), len(s.driver_names)
+    shapes = {"t": (), "q": (nq,), "qd": (nq,), "qdd": (nq,), "lam": (m,),
+              "r": (nb, 3), "A": (nb, 3, 3), "v": (nb, 3), "w": (nb, 3), "a": (nb, 3), "alpha": (nb, 3),
+              "reaction_force": (nj, 3), "reaction_torque": (nj, 3), "reaction_force_joint": (nj, 3),
+              "reaction_torque_joint": (nj, 3), "driver_force": (nd,), "energy_table": (6,),
+              "constraint_violation": (), "conditioning": ()}
+    layout = getattr(s, "flex_layout", [])
+    if layout:                  # flexible bodies (solver.results.FLEX_ARRAYS)
+        nf, nk, nn = len(layout), sum(f["modes"] for f in layout), sum(f["nodes"] for f in layout)
+        shapes.update(zip(FLEX_ARRAYS, ((nf, 3), (nf, 3, 3), (nk,), (nn, 3), (nn, 4))))
+    columns = {name: (shape, np.float64) for name, shape in shapes.items()}
+    columns["method_code"] = ((), np.int8)
+    return columns
+
+
+class _Buffer:
+    """Rows of a table of columns {name: (item shape, dtype)}, ``rows`` at a time (as many as
+    fit in ``chunk_bytes``, at least one)."""
+
+    def __init__(self, columns, chunk_bytes):
+        self.columns = columns
+        row_bytes = sum(np.dtype(dtype).itemsize * int(np.prod(shape)) for shape, dtype in columns.values())
+        self.rows = max(1, chunk_bytes // row_bytes)
+        self.n = 0                   # rows filled in the current buffer
+        self.taken = 0               # rows handed out by take()
+        self._new()
+
+    def __len__(self):
+        return self.taken + self.n
+
+    def add(self, row) -> bool:
+        """Store one row ({name: value}); True when the buffer is full."""
+        for name, value in row.items():
+            self.data[name][self.n] = value
+        self.n += 1
+        return self.n == self.rows
+
+    def take(self) -> dict:
+        """The rows stored so far ({name: array}); the next rows go into a new buffer."""
+        block = {name: a[:self.n] for name, a in self.data.items()}
+        self.taken += self.n
+        self.n = 0
+        self._new()
+        return block
+
+    def _new(self):
+        self.data = {name: np.empty((self.rows,) + shape, dtype) for name, (shape, dtype) in self.columns.items()}

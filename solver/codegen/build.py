@@ -26,7 +26,9 @@ from .derive import CodegenUnavailable
 COMPILER = os.environ.get("CC") or "cc"
 CFLAGS = ("-O2", "-shared", "-fPIC")
 COMPILE_TIMEOUT = 600.0      # s
-_SOURCES = hashlib.sha256(b"".join(Path(m.__file__).read_bytes() for m in (derive, emit, rotations))).hexdigest()
+REDUCED_C = Path(__file__).with_name("reduced.c")      # the compiled reduced right-hand side, in every library
+_SOURCES = hashlib.sha256(b"".join([Path(m.__file__).read_bytes() for m in (derive, emit, rotations)]
+                                   + [REDUCED_C.read_bytes()])).hexdigest()
 
 
 class Kernels:
@@ -101,6 +103,7 @@ def _generate(desc, folder, key) -> dict:
     kernels, definitions = derive.derive(desc)
     sizes = {"m": desc["m"], "nq": desc["nq"], "na": len(desc["angles"])}
     source, n_sub = emit.c_source(kernels, definitions, derive.symbol_arrays(desc), sizes)
+    source += "\n" + REDUCED_C.read_text()
     t1 = time.perf_counter()
     try:
         folder.mkdir(parents=True, exist_ok=True)

@@ -27,7 +27,9 @@ Joint vectors follow :mod:`solver.constraints.primitives`: a body vector A a' (d
 r + A s' (point) has rate B(p, a') ṗ (+ ṙ) and velocity-quadratic term B(ṗ, a') ṗ (Haug eq. 6.3.9);
 a scalar s = uᵀw has quad(s) = wᵀquad(u) + uᵀquad(w) + 2 u̇ᵀẇ and γ = −quad(s) (+ f̈ for drivers).
 Joint angles θ = atan2(y, x) come out in (−π, π] (output ``ang``); the caller unwraps them.
-Rotational spring-dampers, bushings and flexible bodies are not generated: :class:`CodegenUnavailable`.
+Force elements other than spring-dampers and applied loads (rotational spring-dampers, bushings,
+tires) are not generated: their generalized forces are evaluated in Python and added to Q
+(:func:`interpreted_forces`).  Flexible bodies are not generated: :class:`CodegenUnavailable`.
 """
 from __future__ import annotations
 
@@ -59,10 +61,6 @@ def describe(system) -> dict:
     flexible = getattr(system, "flex_names", [])      # flexible bodies (solver.flexible), if any
     if flexible:
         raise CodegenUnavailable(f"flexible bodies are not generated yet ({', '.join(flexible)})")
-    other = [f.name for f in system.force_elements if not isinstance(f, (SpringDamperForce, AppliedLoad))]
-    if other:
-        raise CodegenUnavailable("rotational spring-dampers and bushings are not generated yet "
-                                 f"(force elements: {', '.join(other)})")
     nb = system.nb
     npar = BODY_PARAMETERS * nb + 3
     joints, angles = [], []
@@ -91,7 +89,7 @@ def describe(system) -> dict:
                             "par": npar, "input": nload})
             npar += SPRING_PARAMETERS
             nload += 1
-        else:
+        elif isinstance(f, AppliedLoad):
             loads.append({"body": f.b, "torque": f.is_torque, "s": _snap(f.s), "input": nload})
             nload += 3
     return {"nb": nb, "nq": system.nq, "m": system.m, "joints": joints, "drivers": drivers,
@@ -121,8 +119,17 @@ def input_functions(system):
     each spring-damper's force(t), each applied load's three components."""
     fns = []
     for f in system.force_elements:
-        fns += [f.f] if isinstance(f, SpringDamperForce) else list(f.f)
+        if isinstance(f, SpringDamperForce):
+            fns.append(f.f)
+        elif isinstance(f, AppliedLoad):
+            fns += list(f.f)
     return fns
+
+
+def interpreted_forces(system):
+    """The force elements the kernels leave out (rotational spring-dampers, bushings, tires, …):
+    evaluated in Python and added to the generated Q."""
+    return [f for f in system.force_elements if not isinstance(f, (SpringDamperForce, AppliedLoad))]
 
 
 def derive(desc):

@@ -11,7 +11,10 @@ import numpy as np
 from ..formulations.cartesian import CartesianSystem
 from ..formulations.system import ConstraintEval
 from .build import load_kernels
-from .derive import describe, input_functions, parameters
+from ..forces import Wrenches
+from ..math.rotations import L_matrices
+from .derive import describe, input_functions, interpreted_forces, parameters
+from .reduced import CompiledReduction
 
 
 class CodegenCartesianSystem(CartesianSystem):
@@ -24,6 +27,7 @@ class CodegenCartesianSystem(CartesianSystem):
         self.kernels = load_kernels(desc)
         self.codegen_info = self.kernels.info
         self._inputs = input_functions(self)
+        self.interpreted = interpreted_forces(self)
         self._driver_rows = np.array([row for *_, row in self.drivers], dtype=int)
         self._driver_fns = [fn for _, _, fn, _ in self.drivers]
         self._angle_rows = [(row, self.joints[jk][0], 1.0 if kind == "driver" else -self.joints[jk][0].pitch)
@@ -60,6 +64,10 @@ class CodegenCartesianSystem(CartesianSystem):
             gamma = k["gamma"][:self.m].copy()
         return ConstraintEval(phi, k.jac.copy(), nu, gamma)
 
+    def compiled_reduction(self, part):
+        """Positions, velocities and accelerations of ``part`` in one C call (reduced.c)."""
+        return CompiledReduction(self, part)
+
     def mass(self, q):
         k = self.kernels
         k["q"][:] = q
@@ -73,7 +81,24 @@ class CodegenCartesianSystem(CartesianSystem):
         if self._inputs:
             k["u"][:] = [fn.value(t) for fn in self._inputs]
         k.call("forces")
-        return k["Q"].copy()
+        Q = k["Q"].copy()
+        if self.interpreted:
+            Q += self.interpreted_forces(q, qd, t)
+        return Q
+
+    def interpreted_forces(self, q, qd, t):
+        """Q of the force elements not in the kernels: body wrenches (F at the CM, torque T) mapped
+        as in CartesianSystem.forces, [F; 2 Lᵀ Aᵀ T] per body (Haug eq. 11.2.22)."""
+        frames = self.frames(q, qd)
+        w = Wrenches(self.nb)
+        for f in self.interpreted:
+            f.apply(t, frames, w)
+        Q = np.zeros(self.nq)
+        blocks = Q[:7 * self.nb].reshape(self.nb, 7)
+        blocks[:, :3] = w.F
+        blocks[:, 3:] = 2.0 * np.einsum("bji,bkj,bk->bi", L_matrices(q[:7 * self.nb].reshape(self.nb, 7)[:, 3:]),
+                                        frames.A, w.T)
+        return Q
 
     # ---- helpers ----------------------------------------------------------------------------------
     def _driver_values(self, t, order):

@@ -1,10 +1,12 @@
-"""From a :class:`solver.model.elements.FlexibleBody` to its mesh, body frame and reduced body."""
+"""From a :class:`solver.model.elements.FlexibleBody` to its mesh (or imported nodes), body frame
+and reduced body."""
 from __future__ import annotations
 
 import numpy as np
 
 from .beam import BeamMesh, Material, Section
 from .modal import ModalBody
+from .modes_file import import_modes
 
 
 def reference_frame(fb):
@@ -19,6 +21,9 @@ def reference_frame(fb):
 
 
 def mesh_of(fb):
+    """The beam mesh, or for a body with a ``modes_file`` the file's nodes."""
+    if fb.modes_file:
+        return import_modes(fb.modes_file, where=f"flexible_body '{fb.name}'.modes_file").mesh
     sec = Section(fb.area, fb.Iy, fb.Iz, fb.J, fb.cy, fb.cz, fb.ct)
     mat = Material(fb.density, fb.youngs, fb.poisson)
     length = float(np.linalg.norm(np.subtract(fb.end, fb.start)))
@@ -32,7 +37,10 @@ def nearest_node(fb, mesh, point):
 
 
 def modal_body(fb, mesh, interface_nodes=()):
-    """The reduced body: free–free modes, or Craig–Bampton with ``interface_nodes``."""
+    """The reduced body: free–free modes, or Craig–Bampton with ``interface_nodes``; or the
+    modes file's (:mod:`solver.flexible.modes_file`; its modes are used as they are)."""
+    if fb.modes_file:
+        return import_modes(fb.modes_file, fb.damping_ratio, where=f"flexible_body '{fb.name}'.modes_file")
     cb = fb.interface == "craig_bampton" and len(interface_nodes)
     return ModalBody(mesh, modes=fb.modes, damping_ratio=fb.damping_ratio,
                      interface_nodes=list(interface_nodes) if cb else None)

@@ -13,15 +13,18 @@ Haug eq. 6.3.9)
 
 A rigid side is the same with D = 0.  The scalar equations are the conventional ones
 (``joints.EQUATIONS``), built with :func:`solver.constraints.primitives.dot` and ``half_square`` on
-local coordinates [q_i, a_i, q_j, a_j].  Joint-angle rows (screw joints, drivers) are not offered
-on flexible bodies (ModelError at compile time).
+local coordinates [q_i, a_i, q_j, a_j].  A driver on the joint adds the row θ(q) − f(t) = 0 with
+the joint coordinate of ``joints.COORDINATES`` measured between the node frames (rotation
+θ = atan2(y_iᵀx_j, x_iᵀx_j), translation z_iᵀd, …), ν = ḟ and γ = −θ_quad + f̈ (a rheonomic
+constraint as for rigid bodies, :mod:`solver.formulations.cartesian`).  Screw joints are not
+offered on flexible bodies (ModelError at compile time).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..constraints.joints import CartesianJoint
-from ..constraints.primitives import Vec, dot, half_square
+from ..constraints.joints import COORDINATES, CartesianJoint
+from ..constraints.primitives import Vec, atan2, dot, half_square, linear
 from ..math.rotations import B_matrix, rotation_matrix, skew
 
 
@@ -33,6 +36,7 @@ class FlexibleJoint:
 
     def __init__(self, cj: CartesianJoint, sides, nodes, rows):
         self.cj, self.sides, self.nodes, self.rows = cj, sides, nodes, rows
+        self.angle = 0.0             # last joint rotation, for continuous unwrapping
         self.cols = np.concatenate([np.r_[np.arange(o, o + 7), ac] for o, ac, _ in sides if o is not None]
                                    ).astype(int)
         self.width = [0 if o is None else 7 + len(ac) for o, ac, _ in sides]
@@ -52,16 +56,22 @@ class FlexibleJoint:
         """Fill this joint's rows of phi, jac (and gamma when not None; level ≥ 2 needs qd)."""
         v = self._vectors(q, qd, level)
         for row, spec in zip(self.rows, self.cj.specs):
-            if spec[0] == "dot":
-                s = dot(v[spec[1]], v[spec[2]])
-                c = self.cj.constant(spec[3])
-            else:
-                s = half_square(v[spec[1]], self.cj.constant(spec[2]))
-                c = 0.0
-            phi[row] = s.val - c
+            s = self._scalar(spec, v)
+            phi[row] = s.val
             jac[row, self.cols] = s.grad
             if gamma is not None:
                 gamma[row] = -s.quad
+
+    def drive(self, coordinate, fn, row, q, qd, t, level, phi, jac, nu, gamma):
+        """Fill the row of a driver θ(q) − f(t) of ``coordinate`` (module docstring); ν when
+        level ≥ 1 and γ when level ≥ 2 (needs qd)."""
+        s = self._scalar(COORDINATES[coordinate], self._vectors(q, qd, level))
+        phi[row] = s.val - fn.value(t)
+        jac[row, self.cols] = s.grad
+        if nu is not None:
+            nu[row] = fn.d1(t)
+        if gamma is not None:
+            gamma[row] = -s.quad + fn.d2(t)
 
     def origin_j(self, q):
         """Global position of the joint point on body_j (deformed), where reactions act."""
@@ -73,6 +83,18 @@ class FlexibleJoint:
         return np.column_stack([v["xi"].val, v["yi"].val, v["zi"].val])
 
     # ---- helpers --------------------------------------------------------------------------------
+    def _scalar(self, spec, v):
+        """One scalar of ``joints.EQUATIONS`` / ``COORDINATES`` (its constant subtracted)."""
+        if spec[0] == "dot":
+            s = dot(v[spec[1]], v[spec[2]])
+            c = self.cj.constant(spec[3])
+            return s if c == 0.0 else linear([(1.0, s)], -c)
+        if spec[0] == "half_square":
+            return half_square(v[spec[1]], self.cj.constant(spec[2]))
+        theta = atan2(dot(v["yi"], v["xj"]), dot(v["xi"], v["xj"]), self.angle)      # "angle"
+        self.angle = theta.val
+        return theta
+
     def _vectors(self, q, qd, level):
         level = level if qd is not None else 0
         nloc = sum(self.width)

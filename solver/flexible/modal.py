@@ -79,6 +79,30 @@ class ModalBody:
         scale = np.array([mat.youngs, -mat.youngs * sec.cz, -mat.youngs * sec.cy, mat.shear * sec.ct])
         self.stress_shapes = scale[None, :, None] * (mesh.strain_operators() @ Phi)
 
+    @classmethod
+    def from_invariants(cls, nodes, modes, omega, mass, S0, S_phi, E1, E2, inertia, stress_shapes,
+                        damping_ratio=0.0):
+        """A reduced body from externally computed data (:mod:`solver.flexible.modes_file`):
+        ``nodes`` an object with ``nodes`` (n, 3), ``n_nodes`` and ``nearest_node``; ``modes``
+        (n, 6, k) mass-normalized nodal shapes, so M_aa = I and K_aa = diag ω²; ``inertia`` J(0)
+        about the frame origin, carried as E0 = ½ tr(J₀) I − J₀ with J_sec = 0 (then
+        tr(E0) I − E0 = J₀, the only way E0 enters)."""
+        self = cls.__new__(cls)
+        self.mesh = nodes
+        self.k = modes.shape[2]
+        self.modes = modes.reshape(-1, self.k)
+        self.omega = np.asarray(omega, float)
+        self.M_aa = np.eye(self.k)
+        self.K_aa = np.diag(self.omega**2)
+        self.C_aa = np.diag(2.0 * damping_ratio * self.omega)
+        self.mass, self.S0, self.S_phi, self.E1, self.E2 = float(mass), S0, S_phi, E1, E2
+        self.E0 = 0.5 * np.trace(inertia) * np.eye(3) - inertia
+        self.J_sec = np.zeros((3, 3))
+        self.Z = np.einsum("cab,abml->cml", _EPS, E2)
+        self.node_phi, self.node_psi = modes[:, :3, :], modes[:, 3:, :]
+        self.stress_shapes = stress_shapes
+        return self
+
     # ---- public API: inertia terms --------------------------------------------------------------
     def first_moment(self, a):
         """S(a) = ∫ρ ū dV (3,)."""

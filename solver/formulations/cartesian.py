@@ -22,8 +22,10 @@ bodies: Φ_αᵀ λ_joint = −λ_driver).
 Flexible bodies (seed paper 3, conventional form only): each has a floating frame [r, p] in the
 same 7-column blocks, numbered after the rigid bodies, and its modal coordinates a after all
 blocks, q = [r_1, p_1, …, r_F, p_F, …, a_F, …]; their mass blocks, forces and energies come from
-:mod:`solver.flexible.floating`, and joints touching them are evaluated by
-:mod:`solver.flexible.joints` (the batched evaluator keeps the rigid-only joints).
+:mod:`solver.flexible.floating`, joints touching them are evaluated by
+:mod:`solver.flexible.joints` (the batched evaluator keeps the rigid-only joints), and force elements
+on them act on attachment frames carried by FE nodes (:mod:`solver.flexible.loads`), numbered after
+the rigid bodies in the force elements' frames.
 """
 from __future__ import annotations
 
@@ -38,14 +40,16 @@ from ..expressions import time_function
 from ..flexible import compile as flexc
 from ..flexible.floating import FloatingBody, flexible_outputs
 from ..flexible.joints import FlexibleJoint
+from ..flexible.loads import FlexibleAttachments
 from ..forces import BodyFrames, Wrenches, compile_forces
-from ..math.rotations import L_matrix, quat_from_matrix, rotation_matrix
+from ..math.rotations import L_matrices, L_matrix, quat_from_matrix, rotation_matrices, rotation_matrix
 from ..model.fields import inertia_matrix
 from ..model.model import GROUND
-from .system import ConstraintEval, Equation, MechanicalSystem, mechanical_energies
+from .system import ConstraintEval, Equation, MechanicalSystem
 
 
 ALPHA_VELOCITY_WEIGHT = 1e-6     # weight of the joint coordinates' α̇ in the velocity projection
+POST_JACOBIAN_ENTRIES = 2_000_000   # postprocess_batch stacks at most this many Φ_q entries (16 MB)
 
 
 class CartesianSystem(MechanicalSystem):
@@ -107,9 +111,6 @@ class CartesianSystem(MechanicalSystem):
         for d in model.drivers.values():
             coord = model.driver_coordinate(d.name)
             k = joint_pos[d.joint]
-            if k in self.flex_joints:
-                raise ModelError(f"driver '{d.name}'.joint: joint '{d.joint}' is attached to a flexible body; "
-                                 "drivers on such joints are not supported")
             row = len(self.equations)
             self.drivers.append((k, coord, time_function(d.expression), row))
             self.driver_names.append(d.name)
@@ -118,7 +119,6 @@ class CartesianSystem(MechanicalSystem):
         self.equations += [Equation(n, "normalization", "Euler parameter normalization")
                            for n in self.body_names + self.flex_names]
         self.m = len(self.equations)
-        self.force_elements = compile_forces(model, self.index, self.init)
         self.param = None
         if parametric:
             # conventional rows (massless links) through the batched evaluator on the body columns;
@@ -138,8 +138,11 @@ class CartesianSystem(MechanicalSystem):
             rigid = [k for k in range(len(self.joints)) if k not in self.flex_joints]
             renum = {k: n for n, k in enumerate(rigid)}
             self.batch = BatchConstraints([(*self.joints[k][:3], self.joints[k][4]) for k in rigid],
-                                          [(renum[jk], *rest) for jk, *rest in self.drivers],
+                                          [(renum[jk], *rest) for jk, *rest in self.drivers if jk in renum],
                                           self.nblocks, self.m) if rigid else None
+        # drivers of joints on flexible bodies (solver.flexible.joints.FlexibleJoint.drive)
+        self.flex_drivers = [(self.flex_joints[jk], coord, fn, row) for jk, coord, fn, row in self.drivers
+                             if jk in self.flex_joints]
         self._driven_rows = {}
         for k, (jk, coord, fn, row) in enumerate(self.drivers):
             self._driven_rows.setdefault(jk, []).append(row)
@@ -195,6 +198,8 @@ class CartesianSystem(MechanicalSystem):
                                     nu, gamma)
             for fj in self.flex_joints.values():
                 fj.evaluate(q, qd, level, phi, jac, gamma)
+            for fj, coord, fn, row in self.flex_drivers:
+                fj.drive(coord, fn, row, q, qd, t, level, phi, jac, nu, gamma)
         else:
             if self.batch is not None:
                 self.batch.evaluate(q[:n7], None if qd is None else qd[:n7], t, level, phi, jac[:, :n7],
@@ -281,7 +286,7 @@ class CartesianSystem(MechanicalSystem):
         return M
 
     def forces(self, q, qd, t):
-        frames = self.frames(q, qd)
+        frames = self.force_frames(q, qd)
         w = self._wrenches(t, frames)
         Q = np.zeros(self.nq)
         for k in range(self.nb):
@@ -292,7 +297,12 @@ class CartesianSystem(MechanicalSystem):
             Q[o + 3:o + 7] = 2.0 * L.T @ (frames.A[k].T @ w.T[k]) + 8.0 * Ld.T @ self.inertia[k] @ Ld @ p
         for fb in self.flex:
             fb.forces(q, qd, self.gravity, Q)
+        self.attachments.generalized(q, w.F[self.nb:], w.T[self.nb:], Q)
         return Q
+
+    def force_frames(self, q, qd):
+        """The rigid bodies' frames followed by those of the force attachment nodes of flexible bodies."""
+        return self.attachments.extend(self.frames(q, qd), q, qd)
 
     def frames(self, q, qd):
         """Global body states (r, A, v, ω) as :class:`solver.forces.BodyFrames`."""
@@ -319,43 +329,71 @@ class CartesianSystem(MechanicalSystem):
 
     def postprocess(self, q, qd, qdd, lam, t):
         """Body states, joint reactions (on body_j from body_i at the joint origin, global and joint
-        frame), driver forces and energies at one output point."""
-        frames = self.frames(q, qd)
-        states = self._states(q, None)
-        acc = np.empty((self.nb, 3))
-        alpha = np.empty((self.nb, 3))
-        for k in range(self.nb):
-            o = 7 * k
-            acc[k] = qdd[o:o + 3]
-            p, pdd = q[o + 3:o + 7], qdd[o + 3:o + 7]
-            alpha[k] = frames.A[k] @ (2.0 * L_matrix(p) @ pdd)     # L̇ṗ = 0, so ω̇' = 2 L p̈
-        jac = self.constraints(q, t).jac
+        frame), driver forces and energies at one output point (:meth:`postprocess_batch` of one)."""
+        post = {key: value[0] for key, value in
+                self.postprocess_batch(np.array([t]), q[None], qd[None], qdd[None], lam[None]).items()}
+        post["energy"] = tuple(post["energy"])
+        return post
+
+    def postprocess_batch(self, t, q, qd, qdd, lam, jac=None):
+        """:meth:`postprocess` of N output points at once (arrays with a leading axis N; "energy" an
+        (N, 4) array: kinetic, gravity, spring, strain), vectorized over the points for rigid bodies.
+        Reaction of a joint on body_j at its origin P from the body-block constraint forces
+        g = −Φ_qᵀλ of that body (rows of the joint and of the drivers on it): F = g_r, torque about
+        the CM A·½L g_p (ṗ = ½Lᵀω' ↔ T' = ½ L g_p), moved to P.  ``jac``: Φ_q at the points if known."""
+        step = max(1, POST_JACOBIAN_ENTRIES // max(1, self.m * self.nq))
+        if jac is None and len(t) > step:         # bound the memory of the stacked Jacobians
+            parts = [self.postprocess_batch(t[i:i + step], q[i:i + step], qd[i:i + step], qdd[i:i + step],
+                                            lam[i:i + step]) for i in range(0, len(t), step)]
+            return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
+        n, nb = len(t), self.nb
+        blocks = q[:, :7 * nb].reshape(n, nb, 7)
+        rates = qd[:, :7 * nb].reshape(n, nb, 7)
+        accels = qdd[:, :7 * nb].reshape(n, nb, 7)
+        r, v = blocks[..., :3], rates[..., :3]
+        A = rotation_matrices(blocks[..., 3:])
+        L2 = 2.0 * L_matrices(blocks[..., 3:])
+        w_body = np.einsum("nbij,nbj->nbi", L2, rates[..., 3:])                 # ω' = 2 L ṗ
+        w = np.einsum("nbij,nbj->nbi", A, w_body)
+        alpha = np.einsum("nbij,nbj->nbi", A, np.einsum("nbij,nbj->nbi", L2, accels[..., 3:]))   # L̇ṗ = 0
+        if jac is None:
+            jac = np.array([self.constraints(qk, tk).jac for qk, tk in zip(q, t)]).reshape(n, self.m, self.nq)
         nj = len(self.joints)
-        RF = np.zeros((nj, 3))
-        RT = np.zeros((nj, 3))
-        RFj = np.zeros((nj, 3))
-        RTj = np.zeros((nj, 3))
+        RF, RT, RFj, RTj = (np.zeros((n, nj, 3)) for _ in range(4))
         for k, (cj, bi, bj, _, rows) in enumerate(self.joints):
             rows = rows + self._driven_rows.get(k, [])
             if k in self.flex_joints:
-                F, T, Fr = self._flexible_reaction(q, jac, lam, rows, bi, bj, self.flex_joints[k])
-            else:
-                F, T = self._reaction(jac, lam, rows, bi, bj, cj, states, frames)
-                Fr = cj.frame(states[bi])
-            RF[k], RT[k], RFj[k], RTj[k] = F, T, Fr.T @ F, Fr.T @ T
-        drv = np.array([-lam[row] for _, _, _, row in self.drivers])
-        kinetic, potential_g, spring = mechanical_energies(frames, self.mass_values, self.inertia,
-                                                           self.gravity, self.force_elements)
-        strain = 0.0
-        for fb in self.flex:
-            e_kin, e_grav, e_strain = fb.energies(q, qd, self.gravity)
-            kinetic, potential_g, strain = kinetic + e_kin, potential_g + e_grav, strain + e_strain
-        post = {"r": frames.r, "A": frames.A, "v": frames.v, "w": frames.w, "a": acc, "alpha": alpha,
+                for x in range(n):
+                    F, T, Fr = self._flexible_reaction(q[x], jac[x], lam[x], rows, bi, bj, self.flex_joints[k])
+                    RF[x, k], RT[x, k], RFj[x, k], RTj[x, k] = F, T, Fr.T @ F, Fr.T @ T
+                continue
+            side, sign = (bj, 1.0) if bj >= 0 else (bi, -1.0)
+            o = 7 * side
+            g = -np.einsum("nri,nr->ni", jac[:, rows, o:o + 7], lam[:, rows])
+            F = g[:, :3]
+            T_cm = np.einsum("nij,nj->ni", A[:, side], 0.25 * np.einsum("nij,nj->ni", L2[:, side], g[:, 3:]))
+            P = r[:, bj] + A[:, bj] @ cj.s_j if bj >= 0 else np.broadcast_to(cj.s_j, (n, 3))
+            RF[:, k], RT[:, k] = sign * F, sign * (T_cm + np.cross(r[:, side] - P, F))
+            Fr = A[:, bi] @ cj.C_i if bi >= 0 else np.broadcast_to(cj.C_i, (n, 3, 3))
+            RFj[:, k] = np.einsum("nji,nj->ni", Fr, RF[:, k])
+            RTj[:, k] = np.einsum("nji,nj->ni", Fr, RT[:, k])
+        energy = np.zeros((n, 4))
+        energy[:, 0] = 0.5 * (np.einsum("b,nbi,nbi->n", self.mass_values, v, v)
+                              + np.einsum("nbi,bij,nbj->n", w_body, self.inertia.reshape(nb, 3, 3), w_body))
+        energy[:, 1] = -np.einsum("b,i,nbi->n", self.mass_values, np.asarray(self.gravity, dtype=float), r)
+        for x in range(n):
+            frames = self.attachments.extend(BodyFrames(r[x], A[x], v[x], w[x]), q[x], qd[x])
+            energy[x, 2] = sum(f.potential(frames) for f in self.force_elements)
+            for fb in self.flex:
+                energy[x, [0, 1, 3]] += fb.energies(q[x], qd[x], self.gravity)
+        post = {"r": np.ascontiguousarray(r), "A": A, "v": np.ascontiguousarray(v), "w": w,
+                "a": np.ascontiguousarray(accels[..., :3]), "alpha": alpha,
                 "reaction_force": RF, "reaction_torque": RT, "reaction_force_joint": RFj,
-                "reaction_torque_joint": RTj, "driver_force": drv,
-                "energy": (kinetic, potential_g, spring, strain)}
+                "reaction_torque_joint": RTj, "driver_force": -lam[:, [row for *_, row in self.drivers]],
+                "energy": energy}
         if self.flex:
-            post.update(flexible_outputs(self.flex, q))
+            per_point = [flexible_outputs(self.flex, qx) for qx in q]
+            post.update({key: np.array([o[key] for o in per_point]) for key in per_point[0]})
         return post
 
     # ---- helpers --------------------------------------------------------------------------------
@@ -374,6 +412,12 @@ class CartesianSystem(MechanicalSystem):
         for e in self._flex_elements:
             self.init[self.flex_index[e.name]] = flexc.reference_frame(e)
             self._meshes[e.name] = flexc.mesh_of(e)
+        # force elements first: their nodes on flexible bodies join the Craig–Bampton interface
+        self.attachments = FlexibleAttachments(self.nb, self._flex_elements, self._meshes, self.init)
+        self.force_elements = compile_forces(model, {**self.index, **self.attachments.index_entries()},
+                                             self.attachments.init)
+        for name, node in self.attachments.nodes():
+            interface[name].add(node)
         for j in model.joints.values():
             for body, point in ((j.body_i, j.origin), (j.body_j, j.origin2 if j.type in (
                     "distance", "revolute_spherical") else j.origin)):
@@ -385,6 +429,7 @@ class CartesianSystem(MechanicalSystem):
             body = flexc.modal_body(e, self._meshes[e.name], sorted(interface[e.name]))
             self.flex.append(FloatingBody(e.name, body, 7 * self.flex_index[e.name], ao))
             ao += body.k
+        self.attachments.bind(self.flex)
         self.nq = self.n_body_cols = ao
         self.flex_joints = {}
         self.flex_layout = [{"name": fb.name, "modes": fb.k, "nodes": fb.body.mesh.n_nodes} for fb in self.flex]
@@ -414,7 +459,7 @@ class CartesianSystem(MechanicalSystem):
         self.flex_joints[len(self.joints)] = FlexibleJoint(cj, sides, nodes, rows)
 
     def _flexible_reaction(self, q, jac, lam, rows, bi, bj, fj):
-        """As :meth:`_reaction` for a joint on a flexible body: the point on body_j is the deformed
+        """The reaction of :meth:`postprocess_batch` for a joint on a flexible body: the point on body_j is the deformed
         node; the joint frame turns with body_i's node."""
         side, sign = (bj, 1.0) if bj >= 0 else (bi, -1.0)
         o = 7 * side
@@ -442,21 +487,11 @@ class CartesianSystem(MechanicalSystem):
         return states
 
     def _wrenches(self, t, frames):
-        w = Wrenches(self.nb)
+        """Wrenches on the rigid bodies and the flexible attachment frames (``frames`` extended)."""
+        w = Wrenches(len(frames.r))
         for f in self.force_elements:
             f.apply(t, frames, w)
         return w
-
-    def _reaction(self, jac, lam, rows, bi, bj, cj, states, frames):
-        """Constraint wrench on body_j from body_i at the joint origin (global)."""
-        side, sign = (bj, 1.0) if bj >= 0 else (bi, -1.0)
-        o = 7 * side
-        g = -jac[rows, o:o + 7].T @ lam[rows]
-        F = g[:3]
-        T_cm = frames.A[side] @ (0.5 * L_matrix(states[side].p) @ g[3:7])
-        P = cj.origin_j(states[bj]) if bj >= 0 else cj.origin_j(states[-1])
-        T = T_cm + np.cross(frames.r[side] - P, F)
-        return sign * F, sign * T
 
 
 def compile_cartesian(model, form="conventional"):

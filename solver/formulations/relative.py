@@ -38,7 +38,7 @@ from ..constraints.primitives import BodyState
 from ..errors import ModelError
 from ..expressions import time_function
 from ..forces import BodyFrames, Wrenches, compile_forces
-from ..math.rotations import G_matrix, quat_from_matrix, rotation_matrix, skew
+from ..math.rotations import G_matrix, cross, quat_from_matrix, rotation_matrix, skew
 from ..model.fields import inertia_matrix
 from ..model.model import GROUND
 from .mobilizers import Mobilizer
@@ -46,11 +46,6 @@ from .system import ConstraintEval, Equation, MechanicalSystem, mechanical_energ
 from .topology import build_topology
 
 REACTION_METHODS = ("nonrecursive", "newton-euler")
-
-
-def cross(a, b):
-    """a × b for 3-vectors (numpy's cross has a large per-call overhead)."""
-    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
 
 
 class Kinematics:
@@ -75,6 +70,9 @@ class RelativeSystem(MechanicalSystem):
         model.check()
         if not model.bodies:
             raise ModelError("model.bodies: the model has no bodies")
+        if model.flexible_bodies:
+            raise ModelError("settings 'settings'.formulation: flexible bodies ("
+                             + ", ".join(model.flexible_bodies) + ") need formulation='cartesian'")
         if reactions not in REACTION_METHODS:
             raise ModelError(f"reactions: must be one of {', '.join(REACTION_METHODS)}; got {reactions!r}")
         self.reactions = reactions

@@ -65,6 +65,22 @@ class MechanicalSystem:
         """Per-output-point quantities: body states, joint reactions, driver forces, energies."""
         raise NotImplementedError
 
+    def postprocess_batch(self, t, q, qd, qdd, lam) -> dict:
+        """:meth:`postprocess` of N output points (arrays with a leading axis N), stacked; the key
+        "energy" becomes an (N, 4) array.  Formulations override it with a vectorized version."""
+        posts = [self.postprocess(*point) for point in zip(q, qd, qdd, lam, t)]
+        return {key: np.array([p[key] for p in posts]) for key in (posts[0] if posts else {})}
+
+    def force_frames(self, q, qd):
+        """The body states force elements act on (:class:`solver.forces.BodyFrames`): the bodies'
+        frames, plus whatever extra points a formulation attaches forces to."""
+        return self.frames(q, qd)
+
+    def compiled_reduction(self, part):
+        """The reduced equations of partition ``part`` in compiled code (an object with ``solve``,
+        see :class:`solver.codegen.reduced.CompiledReduction`), or None: the Python path is used."""
+        return None
+
     def normalize(self, q):
         """Project q back onto coordinate manifolds (e.g. unit Euler parameters); default none."""
         return q

@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 
 from ..errors import ModelError
+from ..vehicle.road import PROFILES as ROAD_PROFILES
 from .fields import Field, FieldProblem, show_value
 
 JOINT_TYPES = ("fixed", "revolute", "prismatic", "cylindrical", "spherical", "universal", "planar",
@@ -99,7 +100,7 @@ class Element:
 
     def references(self) -> list[str]:
         """Names of other elements this one refers to."""
-        return [self.values[f.name] for f in self.FIELDS if f.kind in ("body", "joint")]
+        return [self.values[f.name] for f in self.FIELDS if f.kind in ("body", "joint") or "reference" in f.extra]
 
     def to_dict(self) -> dict:
         return copy.deepcopy(self.values)
@@ -191,7 +192,8 @@ class Joint(Element):
         return JOINT_COORDINATES[self.type]
 
 
-FORCE_TYPES = ("spring_damper", "rotational_spring_damper", "bushing", "force", "torque")
+FORCE_TYPES = ("spring_damper", "rotational_spring_damper", "bushing", "force", "torque", "road", "tire",
+               "speed_control")
 
 
 class SpringDamper(Element):
@@ -265,14 +267,104 @@ class AppliedForce(Element):
 
 
 class AppliedTorque(Element):
-    """Torque on a body, components along global axes, each a number or an expression of t."""
+    """Torque on a body, components along global axes, each a number or an expression of t.
+    On a flexible body it acts at the FE node nearest ``point`` (None: the beam's midpoint)."""
     KIND = "torque"
     COLLECTION = "forces"
     FIELDS = (
         NAME,
         Field("body", "body"),
         Field("torque", "function_vec3", "N·m", default=(0.0, 0.0, 0.0)),
+        Field("point", "optional_vec3", "m", default=None,
+              doc="flexible bodies: the node nearest this point takes the torque (None = midpoint)"),
     )
+
+
+class Road(Element):
+    """Road surface for tires (global, z up): flat at ``height`` plus one obstacle profile along x,
+    constant across y (:mod:`solver.vehicle.road`).  Applies no load; tires name it in ``road``."""
+    KIND = "road"
+    COLLECTION = "forces"
+    FIELDS = (
+        NAME,
+        Field("height", "float", "m", default=0.0, doc="height z of the flat road"),
+        Field("profile", "enum", choices=ROAD_PROFILES, default="flat",
+              doc="obstacle: flat, half_sine bump, step (smooth ramp) or table h(x)"),
+        Field("start", "float", "m", default=0.0, doc="x where the obstacle begins"),
+        Field("obstacle_height", "float", "m", default=0.1, doc="bump or step height"),
+        Field("obstacle_length", "float", "m", default=1.0, minimum=0.0, exclusive_min=True,
+              doc="bump length, or ramp length of the step"),
+        Field("table", "function", "m", default=0.0,
+              doc="profile 'table': height above the road as a function of x written as t "
+                  "(number, expression or table {t: x values, values: heights})"),
+    )
+
+
+class Tire(Element):
+    """Tire on a wheel body rolling on a road: penetration spring–damper with contact loss, Magic
+    Formula slip forces with combined slip, rolling resistance, aligning moment
+    (:mod:`solver.vehicle.tire`; defaults: a passenger-car tire, docs/vehicle.md)."""
+    KIND = "tire"
+    COLLECTION = "forces"
+    FIELDS = (
+        NAME,
+        Field("body", "body", doc="wheel body (its CM is the wheel centre)"),
+        Field("road", "name", doc="road element the tire rolls on", extra={"reference": "road"}),
+        Field("axis", "unit_vec3", default=(0.0, 1.0, 0.0), doc="spin axis, global at the initial configuration"),
+        Field("radius", "float", "m", default=0.3, minimum=0.0, exclusive_min=True, doc="free radius R"),
+        Field("stiffness", "float", "N/m", default=2.0e5, minimum=0.0, exclusive_min=True,
+              doc="vertical stiffness k"),
+        Field("damping", "float", "N·s/m", default=500.0, minimum=0.0, doc="vertical damping c"),
+        Field("friction", "float", default=1.0, minimum=0.0, exclusive_min=True, doc="peak friction μ"),
+        Field("slip_stiffness", "float", "1", default=20.0, minimum=0.0, exclusive_min=True,
+              doc="c_κ = (∂F_x/∂κ)/F_z at κ = 0"),
+        Field("cornering_stiffness", "float", "1/rad", default=15.0, minimum=0.0, exclusive_min=True,
+              doc="c_α = (∂F_y/∂α)/F_z at α = 0"),
+        Field("shape_x", "float", default=1.65, minimum=0.0, exclusive_min=True, maximum=2.0,
+              doc="Magic Formula shape factor C_x"),
+        Field("shape_y", "float", default=1.3, minimum=0.0, exclusive_min=True, maximum=2.0,
+              doc="Magic Formula shape factor C_y"),
+        Field("curvature_x", "float", default=0.0, maximum=1.0, doc="Magic Formula curvature factor E_x"),
+        Field("curvature_y", "float", default=-1.0, maximum=1.0, doc="Magic Formula curvature factor E_y"),
+        Field("rbx1", "float", default=13.046, minimum=0.0, advanced=True, doc="combined slip r_Bx1"),
+        Field("rbx2", "float", default=9.718, minimum=0.0, advanced=True, doc="combined slip r_Bx2"),
+        Field("rby1", "float", default=10.622, minimum=0.0, advanced=True, doc="combined slip r_By1"),
+        Field("rby2", "float", default=7.82, minimum=0.0, advanced=True, doc="combined slip r_By2"),
+        Field("rolling_resistance", "float", default=0.012, minimum=0.0, doc="coefficient f_r"),
+        Field("trail", "float", "m", default=0.03, minimum=0.0, doc="pneumatic trail t_0 at α = 0"),
+        Field("low_speed", "float", "m/s", default=0.1, minimum=0.0, exclusive_min=True, advanced=True,
+              doc="slip regularization speed v_ε"),
+    )
+
+
+class SpeedControl(Element):
+    """PI control of the chassis forward speed by a drive torque on one axle's wheels (reacted on
+    their carriers); integral term from the distance the wheels rolled
+    (:mod:`solver.vehicle.speed_control`)."""
+    KIND = "speed_control"
+    COLLECTION = "forces"
+    FIELDS = (
+        NAME,
+        Field("chassis", "body", doc="body whose forward speed is controlled"),
+        Field("forward", "unit_vec3", default=(1.0, 0.0, 0.0), doc="chassis forward axis, global at the start"),
+        Field("target_speed", "float", "m/s", default=10.0, doc="target forward speed v*"),
+        Field("kp", "float", "N·m·s/m", default=1000.0, minimum=0.0, doc="proportional gain"),
+        Field("ki", "float", "N·m/m", default=500.0, minimum=0.0, doc="integral gain"),
+        Field("max_torque", "float", "N·m", default=3000.0, minimum=0.0, exclusive_min=True,
+              doc="saturation of the total drive torque"),
+        Field("left_wheel", "body"), Field("left_carrier", "body", doc="body the left wheel turns on"),
+        Field("right_wheel", "body"), Field("right_carrier", "body", doc="body the right wheel turns on"),
+        Field("axis", "unit_vec3", default=(0.0, 1.0, 0.0),
+              doc="wheel spin axis, global at the start (positive torque drives forward)"),
+        Field("radius", "float", "m", default=0.3, minimum=0.0, exclusive_min=True, doc="wheel rolling radius"),
+    )
+
+    def check(self):
+        for side in ("left", "right"):
+            if self.values[f"{side}_wheel"] == self.values[f"{side}_carrier"]:
+                raise ModelError(f"speed_control '{self.name}'.{side}_carrier: must differ from {side}_wheel")
+        if self.left_wheel == self.right_wheel:
+            raise ModelError(f"speed_control '{self.name}'.right_wheel: must differ from left_wheel")
 
 
 class Driver(Element):
@@ -295,7 +387,8 @@ class FlexibleBody(Element):
     Euler–Bernoulli beam elements between ``start`` and ``end`` (global, initial configuration);
     body frame at the midpoint with x along the beam and z along ``z_axis`` (made perpendicular to
     x): the section's I_z governs bending in the x–y plane.  Joints attach at the FE node nearest
-    their origin (:mod:`solver.flexible.joints`); force elements cannot attach to it yet."""
+    their origin (:mod:`solver.flexible.joints`), force elements at the node nearest their point
+    (:mod:`solver.flexible.loads`)."""
     KIND = "flexible_body"
     COLLECTION = "flexible_bodies"
     FIELDS = (
@@ -317,9 +410,12 @@ class FlexibleBody(Element):
         Field("modes", "int", default=2, minimum=0, doc="number of elastic modes kept"),
         Field("damping_ratio", "float", default=0.0, minimum=0.0, doc="modal damping ratio ζ"),
         Field("interface", "enum", choices=("free", "craig_bampton"), default="free",
-              doc="free–free modes, or Craig–Bampton with the joint nodes as interface"),
+              doc="free–free modes, or Craig–Bampton with the joint and force nodes as interface"),
         Field("velocity", "vec3", "m/s", default=(0.0, 0.0, 0.0), doc="initial velocity of the midpoint"),
         Field("angular_velocity", "vec3", "rad/s", default=(0.0, 0.0, 0.0), doc="initial angular velocity"),
+        Field("modes_file", "str", default="",
+              doc="externally computed modes (.npz, docs/file-format.md): used instead of the beam's own "
+                  "section, material, elements, modes and interface; empty = the beam's"),
     )
 
     def check(self):
@@ -358,6 +454,7 @@ class Settings(Element):
     )
 
 
-FORCE_CLASSES = {c.KIND: c for c in (SpringDamper, RotationalSpringDamper, Bushing, AppliedForce, AppliedTorque)}
+FORCE_CLASSES = {c.KIND: c for c in (SpringDamper, RotationalSpringDamper, Bushing, AppliedForce, AppliedTorque,
+                                       Road, Tire, SpeedControl)}
 ELEMENT_CLASSES = {"bodies": Body, "flexible_bodies": FlexibleBody, "markers": Marker, "joints": Joint,
                    "drivers": Driver}

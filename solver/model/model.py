@@ -18,6 +18,7 @@ from .fields import Field, FieldProblem
 
 GROUND = "ground"
 COLLECTIONS = ("bodies", "flexible_bodies", "markers", "joints", "forces", "drivers")
+ATTACH_TO_FLEXIBLE = ("joint", "spring_damper", "bushing", "force", "torque")   # element kinds
 
 
 class Model:
@@ -104,10 +105,11 @@ class Model:
 
     def add_flexible_beam(self, name, start, end, section, material, elements=10, modes=2,
                           damping_ratio=0.0, z_axis=(0.0, 0.0, 1.0), interface="free",
-                          velocity=(0.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 0.0)):
+                          velocity=(0.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 0.0), modes_file=""):
         """A flexible beam body (:class:`~solver.model.elements.FlexibleBody`).  section:
         {"area", "Iy", "Iz", "J"[, "cy", "cz", "ct"]} or a rectangle {"height" (along y), "width"
-        (along z)}; material: {"density", "youngs"[, "poisson"]}."""
+        (along z)}; material: {"density", "youngs"[, "poisson"]}; modes_file: a .npz of externally
+        computed modes used instead (:mod:`solver.flexible.modes_file`)."""
         from ..flexible.beam import Material, Section
         sec = Section.from_dict(section, f"flexible_body '{name}'.section")
         mat = Material.from_dict(material, f"flexible_body '{name}'.material")
@@ -115,7 +117,7 @@ class Model:
             name=name, start=start, end=end, z_axis=z_axis, area=sec.area, Iy=sec.Iy, Iz=sec.Iz, J=sec.J,
             cy=sec.cy, cz=sec.cz, ct=sec.ct, density=mat.density, youngs=mat.youngs, poisson=mat.poisson,
             elements=elements, modes=modes, damping_ratio=damping_ratio, interface=interface,
-            velocity=velocity, angular_velocity=angular_velocity))
+            velocity=velocity, angular_velocity=angular_velocity, modes_file=modes_file))
 
     def add_marker(self, name, body, position=(0.0, 0.0, 0.0), orientation=None):
         return self.add(Marker(name=name, body=body, position=position, orientation=orientation))
@@ -146,8 +148,26 @@ class Model:
     def add_force(self, name, body, force=(0.0, 0.0, 0.0), point=None):
         return self.add(FORCE_CLASSES["force"](name=name, body=body, force=force, point=point))
 
-    def add_torque(self, name, body, torque=(0.0, 0.0, 0.0)):
-        return self.add(FORCE_CLASSES["torque"](name=name, body=body, torque=torque))
+    def add_torque(self, name, body, torque=(0.0, 0.0, 0.0), point=None):
+        """point: on a flexible body, the torque acts at the node nearest it (None: the midpoint)."""
+        return self.add(FORCE_CLASSES["torque"](name=name, body=body, torque=torque, point=point))
+
+    def add_road(self, name, **fields):
+        """A road surface for tires (:class:`~solver.model.elements.Road`): fields height,
+        profile (flat, half_sine, step, table), start, obstacle_height, obstacle_length, table."""
+        return self.add(FORCE_CLASSES["road"](name=name, **fields))
+
+    def add_tire(self, name, body, road, **fields):
+        """A tire on wheel ``body`` rolling on ``road`` (:class:`~solver.model.elements.Tire`;
+        fields axis, radius, stiffness, damping, Magic Formula parameters …)."""
+        return self.add(FORCE_CLASSES["tire"](name=name, body=body, road=road, **fields))
+
+    def add_speed_control(self, name, chassis, left_wheel, left_carrier, right_wheel, right_carrier, **fields):
+        """PI speed control driving one axle (:class:`~solver.model.elements.SpeedControl`;
+        fields forward, target_speed, kp, ki, max_torque, axis, radius)."""
+        return self.add(FORCE_CLASSES["speed_control"](
+            name=name, chassis=chassis, left_wheel=left_wheel, left_carrier=left_carrier,
+            right_wheel=right_wheel, right_carrier=right_carrier, **fields))
 
     def add_driver(self, name, joint, expression=None, coordinate="default", table=None):
         """Prescribe a joint coordinate: ``expression`` (text of t or number) or ``table``
@@ -243,7 +263,7 @@ class Model:
         coll.update(items)
         for other in self.elements():
             for f in other.FIELDS:
-                if f.kind in ("body", "joint") and other.values[f.name] == old:
+                if (f.kind in ("body", "joint") or "reference" in f.extra) and other.values[f.name] == old:
                     other.values[f.name] = new
         self._emit("renamed", _collection_of(e), new, old)
 
@@ -337,13 +357,20 @@ class Model:
                 if (ref == GROUND and ground_ok) or ref in self._collections["bodies"]:
                     continue
                 if ref in self._collections["flexible_bodies"]:
-                    if e.KIND == "joint":       # joints attach to flexible bodies at nodes
+                    if e.KIND in ATTACH_TO_FLEXIBLE:     # at FE nodes (solver.flexible.joints, .loads)
                         continue
                     problems.append(f"{e.KIND} '{e.name}'.{f.name}: '{ref}' is a flexible body; only "
-                                    "joints can attach to flexible bodies")
+                                    f"{', '.join(ATTACH_TO_FLEXIBLE)} elements can attach to flexible bodies")
                     continue
                 names = ", ".join([GROUND] * ground_ok + list(self._collections["bodies"]))
                 problems.append(f"{e.KIND} '{e.name}'.{f.name}: no body named '{ref}' (bodies: {names or 'none'})")
+            elif "reference" in f.extra:       # a force element of a given kind (a tire's road)
+                kind = f.extra["reference"]
+                target = self._collections["forces"].get(ref)
+                if target is None or target.KIND != kind:
+                    names = ", ".join(n for n, x in self._collections["forces"].items() if x.KIND == kind)
+                    problems.append(f"{e.KIND} '{e.name}'.{f.name}: no {kind} named '{ref}' "
+                                    f"({kind}s: {names or 'none'})")
             elif f.kind == "joint":
                 if ref not in self._collections["joints"]:
                     problems.append(f"{e.KIND} '{e.name}'.{f.name}: no joint named '{ref}' "

@@ -130,14 +130,46 @@ class Partition:
         if not len(self.rows):
             return 1.0
         Jr = jac[self.rows]
-        best = sla.svdvals(Jr)[-1]
-        return float(sla.svdvals(Jr @ self.U)[-1] / best) if best > 0 else 0.0
+        best = np.linalg.svd(Jr, compute_uv=False)[-1]
+        return float(np.linalg.svd(Jr @ self.U, compute_uv=False)[-1] / best) if best > 0 else 0.0
+
+    def minimum_norm(self, jac, lam):
+        """The minimum-norm multipliers equivalent to ``lam`` (any λ with Φ_qᵀλ = Q − M q̈, e.g.
+        zero on the redundant rows): λ − S (SᵀS)⁻¹ Sᵀ λ with S a basis of the self-stress space
+        {μ : Φ_qᵀ μ = 0}.  The redundant rows are J_d = X J_r with X = (J_d U)(J_r U)⁻¹, so
+        S = [−Xᵀ; I] on (independent rows; redundant rows) — no SVD, the same λ as least squares."""
+        if not len(self.redundant):
+            return lam
+        JrU = jac[self.rows] @ self.U
+        X = np.linalg.solve(JrU.T, (jac[self.redundant] @ self.U).T).T
+        S = np.zeros((jac.shape[0], len(self.redundant)))
+        S[self.rows] = -X.T
+        S[self.redundant] = np.eye(len(self.redundant))
+        return lam - S @ np.linalg.solve(S.T @ S, S.T @ lam)
+
+    def degraded(self, jac, fraction, dependent=None):
+        """quality(jac) / quality_ref when that is below ``fraction`` (time to re-partition), else None.
+
+        One SVD in the common case (none when ``dependent``, σ_min(Φ_q U), is given, e.g. estimated
+        by the compiled reduction): σ_min(Φ_q) is at most the smallest row norm, so
+        σ_min(Φ_q U) / (smallest row norm) is a lower bound of quality(jac); when the bound already
+        clears ``fraction · quality_ref`` the exact value is not needed."""
+        if not len(self.rows):
+            return None
+        Jr = jac[self.rows]
+        if dependent is None:
+            dependent = np.linalg.svd(Jr @ self.U, compute_uv=False)[-1]
+        floor = fraction * self.quality_ref
+        if dependent >= floor * np.min(np.linalg.norm(Jr, axis=1)):
+            return None
+        ratio = self.quality(jac) / self.quality_ref
+        return ratio if ratio < fraction else None
 
     def singularity(self, jac):
         """σ_min / σ_max of the independent constraint rows: near 0 at singular configurations."""
         if not len(self.rows):
             return 1.0
-        sv = sla.svdvals(jac[self.rows])
+        sv = np.linalg.svd(jac[self.rows], compute_uv=False)
         return float(sv[-1] / sv[0]) if sv[0] > 0 else 0.0
 
 

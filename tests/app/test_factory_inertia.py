@@ -17,9 +17,25 @@ def test_unique_names_and_defaults():
     joint = m.add(factory.new_joint(m, "revolute", "body1"))
     assert (joint.name, joint.body_i, joint.body_j) == ("revolute1", "ground", "body1")
     for kind in solver.FORCE_CLASSES:
+        if kind == "speed_control":
+            with pytest.raises(solver.ModelError, match="tires on two wheel bodies"):
+                factory.new_force(m, kind, "body1")
+            m.add(factory.new_body(m))
+            m.add(factory.new_force(m, "tire", "body2"))
+            m.add(factory.new_force(m, "tire", "body3"))
         m.add(factory.new_force(m, kind, "revolute1"))
+    controller = m.forces["speed_control1"]
+    assert (controller.chassis, controller.left_wheel, controller.right_wheel) == ("body1", "body2", "body3")
+    assert controller.left_carrier == controller.right_carrier == "body1"
     m.add(factory.new_driver(m, "revolute1"))
     assert m.validate() == []
+
+
+def test_a_tire_needs_a_road():
+    m = solver.Model()
+    m.add(factory.new_body(m))
+    with pytest.raises(solver.ModelError, match="add a road first"):
+        factory.new_force(m, "tire", "body1")
 
 
 def test_requirements_are_explained():

@@ -11,7 +11,9 @@ import pytest
 import solver
 from solver.cli import main
 from solver.codegen import CodegenCartesianSystem, CodegenUnavailable, build
+from solver.analysis.assembly import assemble_positions
 from solver.formulations.cartesian import CartesianSystem
+from solver.partitioning.partition import Partition, multipliers
 
 SAMPLES = sorted(Path(__file__).resolve().parents[2].joinpath("sample_models").glob("*.mbs.json"))
 KERNEL_RTOL = 1e-10
@@ -100,6 +102,24 @@ def test_kernels_equal_generic_every_joint_type_and_force():
     assert not system.codegen_info["cache_hit"]
 
 
+def test_force_elements_not_generated_are_added_in_python():
+    """A rotational spring-damper and a bushing are not in the kernels: their Q is evaluated in
+    Python and added (kernel check: Q equals the generic Q), and a run agrees with the generic one."""
+    model = solver.load_model(next(p for p in SAMPLES if p.name.startswith("double_pendulum.")))
+    joint = next(iter(model.joints))
+    model.add_rotational_spring_damper("rs", joint, stiffness=3.0, damping=0.2, free_angle=0.3)
+    bodies = list(model.bodies)
+    model.add_bushing("bu", "ground", bodies[-1], origin=tuple(model.bodies[bodies[-1]].position),
+                      stiffness=(40.0, 40.0, 40.0, 1.0, 1.0, 1.0), damping=(0.5,) * 6)
+    system = check_kernels(model, seed=3)
+    assert [f.name for f in system.interpreted] == ["rs", "bu"]
+    generic = solver.simulate(model, t_end=0.3)
+    generated = solver.simulate(model, t_end=0.3, codegen=True)
+    assert any(e["message"].startswith("codegen: compiled") for e in generated.events)
+    for body in bodies:
+        assert rel_err(generated.body_position(body), generic.body_position(body)) <= TRAJECTORY_RTOL
+
+
 @pytest.mark.parametrize("name", ["slider_crank", "double_pendulum"])
 def test_trajectories_equal_generic(name):
     model = solver.load_model(next(p for p in SAMPLES if p.name.startswith(name + ".")))
@@ -119,6 +139,38 @@ def test_trajectories_equal_generic(name):
     for joint in generic.joint_names:
         for a, b in zip(generated.joint_reaction(joint), generic.joint_reaction(joint)):
             assert np.max(np.abs(a - b)) <= TRAJECTORY_RTOL * scale, joint
+
+
+@pytest.mark.parametrize("name", ["slider_crank", "fourbar", "rrc_arm_case1"])
+@pytest.mark.parametrize("method", ["lu", "qr", "svd"])
+def test_compiled_reduction_equals_python_partition(name, method):
+    """cg_reduced (reduced.c) against Partition.positions/velocities/accelerations on the generic
+    system: the same partition, states perturbed off the reference, to 1e-10 relative; its λ
+    satisfies Φ_qᵀλ = Q − M q̈, and made minimum-norm (Partition.minimum_norm: the four-bar and
+    slider–crank have redundant rows) it equals the least-squares λ."""
+    model = solver.load_model(next(p for p in SAMPLES if p.name.startswith(name + ".")))
+    generic, generated = CartesianSystem(model), CodegenCartesianSystem(model)
+    q0, _, t0 = generic.initial_state()
+    q0 = assemble_positions(generic, q0, t0)
+    part = Partition.build(method, generic, q0, t0)
+    compiled = generated.compiled_reduction(part)
+    rng = np.random.default_rng(len(name))
+    for _ in range(3):
+        t = t0 + rng.uniform(0.0, 0.3)
+        y = np.concatenate([0.02 * rng.standard_normal(part.dof), rng.standard_normal(part.dof)])
+        assert compiled.solve(t, y, q0, level=2)
+        q, ev = part.positions(generic, y[:part.dof], t, q0)
+        qd = part.velocities(ev.jac, ev.nu, y[part.dof:])
+        ev2 = generic.constraints(q, t, qd, level=2)
+        qdd, zdd, _ = part.accelerations(generic.mass(q), generic.forces(q, qd, t), ev2.jac, ev2.gamma)
+        for a, b in ((compiled.q, q), (compiled.qd, qd), (compiled.qdd, qdd), (compiled.zdd, zdd)):
+            assert rel_err(a, b) <= KERNEL_RTOL
+        residual = ev2.jac.T @ compiled.lam - (generic.forces(q, qd, t) - generic.mass(q) @ qdd)
+        assert np.max(np.abs(residual)) <= KERNEL_RTOL * np.max(np.abs(generic.forces(q, qd, t)))
+        exact = np.linalg.svd(ev2.jac[part.rows] @ part.U, compute_uv=False)[-1]
+        assert exact <= compiled.sigma_min <= 1.05 * exact      # power-iteration estimate, from above
+        least_squares = multipliers(ev2.jac, generic.mass(q), qdd, generic.forces(q, qd, t))
+        assert rel_err(part.minimum_norm(ev2.jac, compiled.lam), least_squares) <= 1e-9
 
 
 def test_cache_hit_and_parameter_change_reuse_the_library(tmp_path, monkeypatch):

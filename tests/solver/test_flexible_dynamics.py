@@ -139,10 +139,6 @@ def test_flexible_model_round_trip_and_results_file(tmp_path):
         res.node_stress("coupler", 11)
 
 
-def test_forces_on_flexible_bodies_are_refused_with_a_clear_message():
-    m = beam_model(joints=False)
-    with pytest.raises(solver.ModelError, match="flexible body"):
-        m.add_force("F", "beam", force=(0, 1, 0))
 
 
 @pytest.mark.slow
@@ -161,3 +157,9 @@ def test_flexible_fourbar_through_the_singular_position_qr_and_hybrid():
     assert np.max(np.abs(hy.coordinates - qr.coordinates)) < 1e-5 * np.max(np.abs(qr.coordinates))
     switches = [e["message"] for e in hy.events if e["kind"] == "switch"]
     assert any(s.startswith("lu -> qr") for s in switches) and any(s.startswith("qr -> lu") for s in switches)
+
+
+def test_relative_formulation_refuses_flexible_bodies_naming_the_setting():
+    model = make_samples.fourbar_singular_flexible()
+    with pytest.raises(solver.ModelError, match="formulation.*flexible bodies.*cartesian"):
+        solver.simulate(model, t_end=0.01, formulation="relative")

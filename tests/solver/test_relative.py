@@ -11,7 +11,6 @@ import pytest
 import solver
 from solver.formulations.cartesian import CartesianSystem
 from solver.formulations.relative import RelativeSystem
-from solver.math.rotations import skew
 
 sys.path.insert(0, os.path.dirname(__file__))
 import relative_models as rm  # noqa: E402

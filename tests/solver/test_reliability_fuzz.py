@@ -212,7 +212,8 @@ def m_driver(data, d):
         new["coordinate"] = data.draw(st.sampled_from([c for c in ("rotation", "translation", "x", "y") if c not in valid]
                                                       + ["sideways"]))
         drivers.append(new)
-        return d, [f"model.drivers[{len(drivers) - 1}].coordinate"]
+        path = f"model.drivers[{len(drivers) - 1}]"      # a joint without coordinates is named as such
+        return d, [f"{path}.coordinate"] + ([f"{path}.joint"] if not valid else [])
     new["joint"] = new["name"]     # a driver that drives itself
     drivers.append(new)
     return d, [f"model.drivers[{len(drivers) - 1}].joint"]

@@ -1,0 +1,348 @@
+/* Reduced equations of motion in compiled code (MBS Studio, solver.codegen) — seed paper 5 §4
+ * applied to the whole right-hand side, not only to the equation kernels.
+ *
+ * Compiled into every model's library next to the generated kernels cg_position, cg_gamma, cg_mass,
+ * cg_forces (same translation unit: the model's C source #includes nothing, this file is appended).
+ * With a coordinate partition q = q_ref + V z + U w (seed paper 3 §2, solver.partitioning.partition):
+ *
+ *   positions      Φ(q_ref + V z + U w, t) = 0 by Newton–Raphson on w            (paper 3 eq. 7)
+ *   velocities     (Φ_q U) ẇ = ν − Φ_q V ż,  q̇ = V ż + U ẇ                       (paper 3 eq. 8)
+ *   accelerations  N = V − U (Φ_q U)⁻¹ Φ_q V,  c = U (Φ_q U)⁻¹ γ,
+ *                  (Nᵀ M N) z̈ = Nᵀ (Q − M c),  q̈ = N z̈ + c                     (paper 3 eq. 13)
+ *   multipliers    (Φ_q U)ᵀ λ_rows = Uᵀ (Q − M q̈)   (Φ_qᵀλ = Q − M q̈ projected on U; the
+ *                  other rows' λ are 0 — Partition.minimum_norm projects out the self-stress part)
+ *
+ * over the independent constraint rows `rows`.  Joint angles from the kernels (atan2, in (−π, π])
+ * are unwrapped against `ang_state` exactly as CartesianJoint.unwrap does.  Dense matrices are
+ * row-major.  Everything is the Python path's arithmetic (solver/partitioning/partition.py); the
+ * tests compare the two to round-off.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cg_position(const double *q, const double *qd, const double *par, const double *f, const double *u,
+                 double *phi, double *jac, double *ang);
+void cg_gamma(const double *q, const double *qd, const double *par, const double *f, const double *u,
+              double *gamma);
+void cg_mass(const double *q, const double *qd, const double *par, const double *f, const double *u, double *M);
+void cg_forces(const double *q, const double *qd, const double *par, const double *f, const double *u, double *Q);
+
+/* Problem description and buffers, shared with Python (solver/codegen/reduced.py, ReducedLayout). */
+typedef struct {
+    int nq, m, r, dof, na, ndrv;
+    const int *rows;          /* r independent constraint rows */
+    const double *U, *V;      /* nq×r, nq×dof */
+    const double *q_ref;      /* nq */
+    const int *ang_row;       /* na rows of Φ that hold an unwrapped angle */
+    const double *ang_coef;   /* na coefficients (1 for drivers, −pitch for screws) */
+    double *ang_state;        /* na last unwrapped angles (in/out) */
+    const int *drv_row;       /* ndrv driver rows (ν = ḟ there, 0 elsewhere) */
+    const double *par, *f, *fd, *fdd, *u;   /* kernel parameters, driver f, ḟ, f̈, time inputs */
+    const double *Qx;         /* nq generalized forces added to the kernel's Q (elements not generated) */
+    double tol;               /* Newton tolerance on max |Φ| */
+    int max_iter;
+    /* outputs */
+    double *q, *qd, *qdd, *zdd;   /* q is also the Newton start (in/out) */
+    double *lam;              /* m multipliers (level 2) */
+    double *phi, *jac, *ang, *gamma, *M, *Q;   /* kernel outputs at the solution */
+    double *err;              /* max |Φ| at the solution */
+    double *sigma_min;        /* estimate of σ_min(Φ_q[rows] U) at the solution (level ≥ 1) */
+} cg_reduced_t;
+
+enum { CG_OK = 0, CG_NO_CONVERGENCE = 1, CG_SINGULAR = 2, CG_NOT_FINITE = 3, CG_MASS_SINGULAR = 4 };
+
+/* LU with partial pivoting of the n×n matrix a (in place); 0 when singular. */
+static int lu_factor(double *a, int *piv, int n)
+{
+    for (int k = 0; k < n; ++k) {
+        int p = k;
+        double big = fabs(a[k * n + k]);
+        for (int i = k + 1; i < n; ++i)
+            if (fabs(a[i * n + k]) > big) { big = fabs(a[i * n + k]); p = i; }
+        piv[k] = p;
+        if (big == 0.0 || !isfinite(big)) return 0;
+        if (p != k)
+            for (int j = 0; j < n; ++j) { double t = a[k * n + j]; a[k * n + j] = a[p * n + j]; a[p * n + j] = t; }
+        const double inv = 1.0 / a[k * n + k];
+        for (int i = k + 1; i < n; ++i) {
+            const double l = (a[i * n + k] *= inv);
+            if (l != 0.0)
+                for (int j = k + 1; j < n; ++j) a[i * n + j] -= l * a[k * n + j];
+        }
+    }
+    return 1;
+}
+
+/* Solve (LU) x = b in place for nrhs right-hand sides stored as columns of b (n×nrhs, row-major). */
+static void lu_solve(const double *a, const int *piv, int n, double *b, int nrhs)
+{
+    for (int k = 0; k < n; ++k)
+        if (piv[k] != k)
+            for (int c = 0; c < nrhs; ++c) { double t = b[k * nrhs + c]; b[k * nrhs + c] = b[piv[k] * nrhs + c]; b[piv[k] * nrhs + c] = t; }
+    for (int i = 0; i < n; ++i)
+        for (int k = 0; k < i; ++k) {
+            const double l = a[i * n + k];
+            if (l != 0.0) for (int c = 0; c < nrhs; ++c) b[i * nrhs + c] -= l * b[k * nrhs + c];
+        }
+    for (int i = n - 1; i >= 0; --i) {
+        for (int k = i + 1; k < n; ++k) {
+            const double l = a[i * n + k];
+            if (l != 0.0) for (int c = 0; c < nrhs; ++c) b[i * nrhs + c] -= l * b[k * nrhs + c];
+        }
+        const double inv = 1.0 / a[i * n + i];
+        for (int c = 0; c < nrhs; ++c) b[i * nrhs + c] *= inv;
+    }
+}
+
+/* Solve (LU)ᵀ x = b in place for one right-hand side: PA = LU, so Aᵀ x = b is Uᵀ Lᵀ P x = b. */
+static void lu_solve_transposed(const double *a, const int *piv, int n, double *b)
+{
+    for (int i = 0; i < n; ++i) {
+        double s = b[i];
+        for (int k = 0; k < i; ++k) s -= a[k * n + i] * b[k];
+        b[i] = s / a[i * n + i];
+    }
+    for (int i = n - 1; i >= 0; --i) {
+        double s = b[i];
+        for (int k = i + 1; k < n; ++k) s -= a[k * n + i] * b[k];
+        b[i] = s;
+    }
+    for (int k = n - 1; k >= 0; --k)
+        if (piv[k] != k) { double t = b[k]; b[k] = b[piv[k]]; b[piv[k]] = t; }
+}
+
+/* σ_min of A (factorized) by power iteration on (AᵀA)⁻¹, SIGMA_ITERATIONS steps from a fixed
+ * start: an estimate from above that converges fast exactly when it matters, when σ_min is well
+ * separated from the other singular values (a dependent block going singular).  work: n doubles. */
+#define SIGMA_ITERATIONS 4
+static double sigma_min_estimate(const double *a, const int *piv, int n, double *x)
+{
+    if (n == 0) return 1.0;
+    for (int i = 0; i < n; ++i) x[i] = 1.0 + 0.1 * (i % 7);
+    double growth = 0.0;
+    for (int it = 0; it < SIGMA_ITERATIONS; ++it) {
+        double norm = 0.0;
+        for (int i = 0; i < n; ++i) norm += x[i] * x[i];
+        norm = sqrt(norm);
+        for (int i = 0; i < n; ++i) x[i] /= norm;
+        lu_solve(a, piv, n, x, 1);           /* x ← A⁻¹ x */
+        lu_solve_transposed(a, piv, n, x);   /* x ← A⁻ᵀ x */
+        growth = 0.0;
+        for (int i = 0; i < n; ++i) growth += x[i] * x[i];
+        growth = sqrt(growth);               /* ‖(AᵀA)⁻¹ x‖ → 1/σ_min² */
+    }
+    return growth > 0.0 && isfinite(growth) ? 1.0 / sqrt(growth) : 0.0;
+}
+
+/* Cholesky solve of the symmetric positive definite n×n a (destroyed) with b (overwritten). */
+static int cholesky_solve(double *a, int n, double *b)
+{
+    for (int j = 0; j < n; ++j) {
+        double d = a[j * n + j];
+        for (int k = 0; k < j; ++k) d -= a[j * n + k] * a[j * n + k];
+        if (!(d > 0.0)) return 0;
+        d = sqrt(d);
+        a[j * n + j] = d;
+        for (int i = j + 1; i < n; ++i) {
+            double s = a[i * n + j];
+            for (int k = 0; k < j; ++k) s -= a[i * n + k] * a[j * n + k];
+            a[i * n + j] = s / d;
+        }
+    }
+    for (int i = 0; i < n; ++i) {
+        double s = b[i];
+        for (int k = 0; k < i; ++k) s -= a[i * n + k] * b[k];
+        b[i] = s / a[i * n + i];
+    }
+    for (int i = n - 1; i >= 0; --i) {
+        double s = b[i];
+        for (int k = i + 1; k < n; ++k) s -= a[k * n + i] * b[k];
+        b[i] = s / a[i * n + i];
+    }
+    return 1;
+}
+
+/* out (r×ncol) = Φ_q[rows] · B (nq×ncol) */
+static void rows_times(const cg_reduced_t *s, const double *B, int ncol, double *out)
+{
+    const int nq = s->nq;
+    memset(out, 0, sizeof(double) * s->r * ncol);
+    for (int i = 0; i < s->r; ++i) {
+        const double *ji = s->jac + (size_t)s->rows[i] * nq;
+        for (int k = 0; k < nq; ++k) {
+            const double a = ji[k];
+            if (a != 0.0) for (int c = 0; c < ncol; ++c) out[i * ncol + c] += a * B[k * ncol + c];
+        }
+    }
+}
+
+/* Evaluate Φ, Φ_q and the raw angles at s->q; unwrap the angles into Φ; return max |Φ| (NaN if not finite). */
+static double evaluate_position(cg_reduced_t *s)
+{
+    cg_position(s->q, s->qd, s->par, s->f, s->u, s->phi, s->jac, s->ang);
+    const double two_pi = 6.283185307179586;
+    for (int n = 0; n < s->na; ++n) {
+        const double raw = s->ang[n];
+        const double unwrapped = raw + two_pi * nearbyint((s->ang_state[n] - raw) / two_pi);
+        s->ang_state[n] = unwrapped;
+        s->phi[s->ang_row[n]] += s->ang_coef[n] * (unwrapped - raw);
+    }
+    double err = 0.0;
+    for (int i = 0; i < s->m; ++i) {
+        const double a = fabs(s->phi[i]);
+        if (!isfinite(a)) return NAN;
+        if (a > err) err = a;
+    }
+    return err;
+}
+
+/* level 0: positions (q, Φ, Φ_q); 1: + velocities q̇; 2: + accelerations q̈, z̈ (needs y[dof:]).
+ * y = [z, ż].  Returns a CG_* status. */
+int cg_reduced(cg_reduced_t *s, const double *y, int level)
+{
+    const int nq = s->nq, r = s->r, f = s->dof;
+    int status = CG_OK;
+    double *work = malloc(sizeof(double) * ((size_t)r * r + (size_t)r * (f + 1) + 3 * (size_t)nq
+                                            + (size_t)f * f + (size_t)nq * f + f + r + 1));
+    int *piv = malloc(sizeof(int) * (r + 1));
+    double *A = work;                       /* r×r  Φ_q[rows] U, factorized */
+    double *B = A + (size_t)r * r;          /* r×(f+1)  right-hand sides */
+    double *base = B + (size_t)r * (f + 1); /* nq */
+    double *vec = base + nq;                /* nq */
+    double *vec2 = vec + nq;                /* nq */
+    double *Mh = vec2 + nq;                 /* f×f */
+    double *N = Mh + (size_t)f * f;         /* nq×f */
+    double *rhs = N + (size_t)nq * f;       /* f */
+    double *w = rhs + f;                    /* r */
+
+    /* ---- positions: Newton on w ---- */
+    for (int k = 0; k < nq; ++k) {
+        double b = s->q_ref[k];
+        for (int c = 0; c < f; ++c) b += s->V[k * f + c] * y[c];
+        base[k] = b;
+    }
+    for (int i = 0; i < r; ++i) w[i] = 0.0;
+    for (int k = 0; k < nq; ++k) {
+        const double d = s->q[k] - s->q_ref[k];
+        for (int i = 0; i < r; ++i) w[i] += s->U[k * r + i] * d;
+    }
+    int converged = 0;
+    for (int it = 0; it <= s->max_iter; ++it) {
+        for (int k = 0; k < nq; ++k) {
+            double v = base[k];
+            for (int i = 0; i < r; ++i) v += s->U[k * r + i] * w[i];
+            s->q[k] = v;
+        }
+        const double err = evaluate_position(s);
+        *s->err = err;
+        if (isnan(err)) { status = CG_NOT_FINITE; goto done; }
+        if (err < s->tol) { converged = 1; break; }
+        if (it == s->max_iter) break;
+        rows_times(s, s->U, r, A);
+        if (!lu_factor(A, piv, r)) { status = CG_SINGULAR; goto done; }
+        for (int i = 0; i < r; ++i) B[i] = s->phi[s->rows[i]];
+        lu_solve(A, piv, r, B, 1);
+        for (int i = 0; i < r; ++i) w[i] -= B[i];
+    }
+    if (!converged) { status = CG_NO_CONVERGENCE; goto done; }
+    if (level < 1) goto done;
+
+    /* ---- velocities ---- */
+    rows_times(s, s->U, r, A);
+    if (!lu_factor(A, piv, r)) { status = CG_SINGULAR; goto done; }
+    *s->sigma_min = sigma_min_estimate(A, piv, r, vec);
+    const double *zd = y + f;
+    for (int k = 0; k < nq; ++k) {
+        double v = 0.0;
+        for (int c = 0; c < f; ++c) v += s->V[k * f + c] * zd[c];
+        vec[k] = v;                                           /* V ż */
+    }
+    rows_times(s, vec, 1, B);                                 /* Φ_q V ż */
+    for (int i = 0; i < r; ++i) B[i] = -B[i];
+    for (int n = 0; n < s->ndrv; ++n)                         /* + ν (ḟ on driver rows) */
+        for (int i = 0; i < r; ++i) if (s->rows[i] == s->drv_row[n]) B[i] += s->fd[n];
+    lu_solve(A, piv, r, B, 1);
+    for (int k = 0; k < nq; ++k) {
+        double v = vec[k];
+        for (int i = 0; i < r; ++i) v += s->U[k * r + i] * B[i];
+        s->qd[k] = v;
+    }
+    if (level < 2) goto done;
+
+    /* ---- accelerations ---- */
+    cg_gamma(s->q, s->qd, s->par, s->fdd, s->u, s->gamma);
+    cg_mass(s->q, s->qd, s->par, s->f, s->u, s->M);
+    cg_forces(s->q, s->qd, s->par, s->f, s->u, s->Q);
+    for (int k = 0; k < nq; ++k) s->Q[k] += s->Qx[k];
+    /* B = A⁻¹ [Φ_q V | γ] : columns 0..f-1 and f */
+    double *JV = malloc(sizeof(double) * ((size_t)r * f + 1));
+    rows_times(s, s->V, f, JV);
+    for (int i = 0; i < r; ++i) {
+        for (int c = 0; c < f; ++c) B[i * (f + 1) + c] = JV[i * f + c];
+        B[i * (f + 1) + f] = s->gamma[s->rows[i]];
+    }
+    free(JV);
+    lu_solve(A, piv, r, B, f + 1);
+    for (int k = 0; k < nq; ++k) {                            /* N = V − U B[:, :f],  c = U B[:, f] */
+        double c = 0.0;
+        for (int col = 0; col < f; ++col) N[k * f + col] = s->V[k * f + col];
+        for (int i = 0; i < r; ++i) {
+            const double u_ki = s->U[k * r + i];
+            if (u_ki == 0.0) continue;
+            for (int col = 0; col < f; ++col) N[k * f + col] -= u_ki * B[i * (f + 1) + col];
+            c += u_ki * B[i * (f + 1) + f];
+        }
+        vec2[k] = c;
+    }
+    for (int k = 0; k < nq; ++k) {                            /* vec = Q − M c */
+        double v = s->Q[k];
+        for (int l = 0; l < nq; ++l) v -= s->M[k * nq + l] * vec2[l];
+        if (!isfinite(v)) { status = CG_NOT_FINITE; goto done; }
+        vec[k] = v;
+    }
+    for (int a = 0; a < f; ++a) {                             /* rhs = Nᵀ vec, Mh = Nᵀ M N */
+        double v = 0.0;
+        for (int k = 0; k < nq; ++k) v += N[k * f + a] * vec[k];
+        rhs[a] = v;
+    }
+    double *MN = malloc(sizeof(double) * ((size_t)nq * f + 1));
+    memset(MN, 0, sizeof(double) * (size_t)nq * f);
+    for (int k = 0; k < nq; ++k)
+        for (int l = 0; l < nq; ++l) {
+            const double mkl = s->M[k * nq + l];
+            if (mkl != 0.0) for (int b = 0; b < f; ++b) MN[k * f + b] += mkl * N[l * f + b];
+        }
+    for (int a = 0; a < f; ++a)
+        for (int b = 0; b < f; ++b) {
+            double v = 0.0;
+            for (int k = 0; k < nq; ++k) v += N[k * f + a] * MN[k * f + b];
+            Mh[a * f + b] = v;
+        }
+    free(MN);
+    if (f > 0 && !cholesky_solve(Mh, f, rhs)) { status = CG_MASS_SINGULAR; goto done; }
+    for (int a = 0; a < f; ++a) s->zdd[a] = rhs[a];
+    for (int k = 0; k < nq; ++k) {
+        double v = vec2[k];
+        for (int a = 0; a < f; ++a) v += N[k * f + a] * rhs[a];
+        if (!isfinite(v)) { status = CG_NOT_FINITE; goto done; }
+        s->qdd[k] = v;
+    }
+    for (int k = 0; k < nq; ++k) {                            /* vec = Q − M q̈ */
+        double v = s->Q[k];
+        for (int l = 0; l < nq; ++l) v -= s->M[k * nq + l] * s->qdd[l];
+        vec[k] = v;
+    }
+    for (int i = 0; i < r; ++i) {                             /* B = Uᵀ vec, then (Φ_q U)ᵀ λ_rows = B */
+        double v = 0.0;
+        for (int k = 0; k < nq; ++k) v += s->U[k * r + i] * vec[k];
+        B[i] = v;
+    }
+    lu_solve_transposed(A, piv, r, B);
+    memset(s->lam, 0, sizeof(double) * s->m);
+    for (int i = 0; i < r; ++i) s->lam[s->rows[i]] = B[i];
+done:
+    free(work);
+    free(piv);
+    return status;
+}

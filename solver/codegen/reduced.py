@@ -1,0 +1,120 @@
+"""The whole reduced right-hand side in compiled code: ``cg_reduced`` of ``reduced.c``.
+
+For a :class:`solver.partitioning.partition.Partition` of a :class:`CodegenCartesianSystem`,
+:class:`CompiledReduction` solves positions (Newton, seed paper 3 eq. 7), velocities (eq. 8) and the
+tangent-space accelerations (eq. 13) in one C call, with the same arithmetic as the Python path
+(``Partition.positions`` / ``velocities`` / ``accelerations``).  Python only evaluates the time
+functions (driver f, ḟ, f̈ and force inputs) and hands buffers over; the buffers are bound once per
+partition, so a call costs the C work plus a few microseconds.
+"""
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+
+from ..partitioning.partition import PartitionError
+
+OK, NO_CONVERGENCE, SINGULAR, NOT_FINITE, MASS_SINGULAR = range(5)
+_PROBLEMS = {NO_CONVERGENCE: "position Newton did not converge", SINGULAR: "dependent Jacobian block is singular",
+             NOT_FINITE: "constraint evaluation produced NaN/inf"}
+_INT_FIELDS = ("nq", "m", "r", "dof", "na", "ndrv")
+_IN_ARRAYS = ("rows", "U", "V", "q_ref", "ang_row", "ang_coef", "ang_state", "drv_row", "par", "f", "fd", "fdd", "u",
+              "Qx")
+_OUT_ARRAYS = ("q", "qd", "qdd", "zdd", "lam", "phi", "jac", "ang", "gamma", "M", "Q", "err", "sigma_min")
+
+
+class _Problem(ctypes.Structure):
+    """``cg_reduced_t`` of reduced.c (field order matters)."""
+    _fields_ = ([(name, ctypes.c_int) for name in _INT_FIELDS]
+                + [(name, ctypes.c_void_p) for name in _IN_ARRAYS]
+                + [("tol", ctypes.c_double), ("max_iter", ctypes.c_int)]
+                + [(name, ctypes.c_void_p) for name in _OUT_ARRAYS])
+
+
+class CompiledReduction:
+    """Reduced equations of one partition, evaluated by ``cg_reduced``.
+
+    After :meth:`solve` the attributes ``q``, ``qd``, ``qdd``, ``zdd``, ``lam`` and ``phi``, ``jac``,
+    ``M``, ``Q`` at that state (views of the shared buffers: copy what you keep) hold the consistent
+    state at (t, y); q̈, z̈, λ, M and Q only after a level-2 solve.  λ solves Φ_qᵀλ = Q − M q̈ on the
+    partition's independent rows (the other rows 0; ``Partition.minimum_norm`` makes it the
+    minimum-norm λ when there are redundant rows)."""
+
+    def __init__(self, system, part, tol=1e-10, max_iter=25):
+        k = system.kernels
+        self.system = system
+        nq, m, f = system.nq, system.m, part.dof
+        self._angle_rows = system._angle_rows
+        self._drivers = len(system._driver_fns)
+        self.arrays = {
+            "rows": np.ascontiguousarray(part.rows, dtype=np.intc),
+            "U": np.ascontiguousarray(part.U, dtype=float), "V": np.ascontiguousarray(part.V, dtype=float),
+            "q_ref": np.ascontiguousarray(part.q_ref, dtype=float),
+            "ang_row": np.array([row for row, _, _ in self._angle_rows] or [0], dtype=np.intc),
+            "ang_coef": np.array([coef for _, _, coef in self._angle_rows] or [0.0]),
+            "ang_state": np.zeros(max(1, len(self._angle_rows))),
+            "drv_row": np.array(list(system._driver_rows) or [0], dtype=np.intc),
+            "par": k["par"], "u": k["u"],
+            "f": np.zeros(max(1, self._drivers)), "fd": np.zeros(max(1, self._drivers)),
+            "fdd": np.zeros(max(1, self._drivers)), "Qx": np.zeros(nq),
+            "q": np.zeros(nq), "qd": np.zeros(nq), "qdd": np.zeros(nq), "zdd": np.zeros(max(1, f)),
+            "lam": np.zeros(max(1, m)),
+            "phi": k["phi"], "jac": k["jac"], "ang": k["ang"], "gamma": k["gamma"], "M": k["M"], "Q": k["Q"],
+            "err": np.zeros(1), "sigma_min": np.zeros(1),
+        }
+        self.problem = _Problem(nq=nq, m=m, r=len(part.rows), dof=f, na=len(self._angle_rows), ndrv=self._drivers,
+                                tol=tol, max_iter=max_iter,
+                                **{name: a.ctypes.data for name, a in self.arrays.items()})
+        self._fn = k.lib.cg_reduced
+        self._fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
+        self._fn.restype = ctypes.c_int
+        self._problem_ptr = ctypes.cast(ctypes.pointer(self.problem), ctypes.c_void_p)
+        self._y = np.zeros(max(1, 2 * f))
+        self._y_ptr = ctypes.c_void_p(self._y.ctypes.data)
+        self.q, self.qd, self.qdd = self.arrays["q"], self.arrays["qd"], self.arrays["qdd"]
+        self.zdd = self.arrays["zdd"][:f]
+        self.lam = self.arrays["lam"][:m]
+        self.jac, self.phi, self.M, self.Q = k.jac, k["phi"][:m], k.M, k["Q"]
+        self._inputs = system._inputs
+
+    def solve(self, t, y, q_guess, level):
+        """Consistent q (level 0), + q̇ (1), + q̈ and z̈ (2) at (t, y = [z, ż]).  Raises PartitionError
+        when the partition cannot represent the configuration (the caller re-partitions); returns
+        False when the accelerations are not finite or NᵀMN is singular (the caller diagnoses with
+        the Python path), True otherwise."""
+        a = self.arrays
+        self._y[:len(y)] = y
+        a["q"][:] = q_guess
+        if self._drivers:
+            a["f"][:] = self.system._driver_values(t, 0)
+            if level >= 1:
+                a["fd"][:] = self.system._driver_values(t, 1)
+            if level >= 2:
+                a["fdd"][:] = self.system._driver_values(t, 2)
+        if level >= 2 and self._inputs:
+            a["u"][:] = [fn.value(t) for fn in self._inputs]
+        if level >= 2 and self.system.interpreted:
+            # forces the kernels leave out need the solved state: positions and velocities first,
+            # then the accelerations from there (Newton then stops at its first evaluation)
+            self._call(1)
+            a["Qx"][:] = self.system.interpreted_forces(a["q"], a["qd"], t)
+        return self._call(level)
+
+    @property
+    def sigma_min(self):
+        """Estimate of σ_min(Φ_q U) over the independent rows at the last solved state (level ≥ 1)."""
+        return float(self.arrays["sigma_min"][0])
+
+    def _call(self, level):
+        a = self.arrays
+        state = a["ang_state"]
+        for n, (_, cj, _) in enumerate(self._angle_rows):
+            state[n] = cj.angle
+        status = self._fn(self._problem_ptr, self._y_ptr, level)
+        for n, (_, cj, _) in enumerate(self._angle_rows):
+            cj.angle = float(state[n])
+        if status in _PROBLEMS:
+            detail = f" (max |Φ| = {a['err'][0]:.3g})" if status == NO_CONVERGENCE else ""
+            raise PartitionError(_PROBLEMS[status] + detail)
+        return status == OK

@@ -1,0 +1,162 @@
+"""Tire force element: vertical contact force from penetration of the wheel disc into the road and
+longitudinal / lateral forces from the Magic Formula with combined slip (seed paper 5 §5;
+H. B. Pacejka, *Tire and Vehicle Dynamics*, 3rd ed., 2012).
+
+Geometry (global, z up).  The wheel body's CM is the wheel centre c; a = A a′ its spin axis;
+n the road's upward normal under c.  The disc's lowest point is P = c + R d with
+d = −(n − (n·a)a)/|n − (n·a)a|; penetration δ = (z_road(P) − P_z) n_z (exact on a flat road);
+the forces act at the contact point P + δ n on the road surface.
+Contact axes: e_x = a × n / |a × n| (forward for a positive spin about a), e_y = n × e_x.
+
+Contact velocity.  V = v_c + ω_⊥ × (P − c) with ω_⊥ = ω − (ω·a)a: the velocity of the contact
+point carried by the wheel without its spin, so that δ̇ = −n·V and the slip velocities
+v_x = e_x·V, v_y = e_y·V; Ω = ω·a is the spin rate.
+
+Forces on the wheel, applied at P::
+
+    F_z = max(0, k δ + c δ̇)  for δ > 0, else 0                       (contact loss)
+    κ = (Ω R − v_x)/ṽ,   α = arctan(−v_y/ṽ),   ṽ = √(v_x² + v_ε²)    (slips, regularized at rest)
+    F_x0 = MF(κ; B_x, C_x, μF_z, E_x),  F_y0 = MF(α; B_y, C_y, μF_z, E_y)
+    MF(x; B, C, D, E) = D sin[C arctan{Bx − E(Bx − arctan Bx)}]        (Pacejka 2012 eq. 4.49)
+    B_x = c_κ/(C_x μ),  B_y = c_α/(C_y μ)   so that ∂F_x0/∂κ = c_κ F_z and ∂F_y0/∂α = c_α F_z at 0
+    F_x = G_xα F_x0,  G_xα = cos[arctan(B_xα α)],  B_xα = r_Bx1 cos[arctan(r_Bx2 κ)]
+    F_y = G_yκ F_y0,  G_yκ = cos[arctan(B_yκ κ)],  B_yκ = r_By1 cos[arctan(r_By2 α)]
+                                   (combined slip, Pacejka 2012 §4.3.2 eqs. 4.E50–4.E63 without
+                                    shifts and camber, C_xα = C_yκ = 1)
+    F = F_x e_x + F_y e_y + F_z n
+    rolling resistance torque  −f_r F_z R s(Ω) a,   s(Ω) = ΩR/√((ΩR)² + v_ε²)
+    aligning torque            M_z n,  M_z = −t(α) F_y,  t(α) = t_0/√(1 + (B_y α)²)  (pneumatic trail)
+
+v_ε (``low_speed``) makes the slips smooth through standstill: below it the slip forces act like
+viscous dampers (F_x ≈ c_κ F_z (ΩR − v_x)/v_ε).  No relaxation length: the slip forces follow
+the slips instantly (adequate above walking speed; documented in docs/vehicle.md).
+Potential energy of the tire spring: ½ k δ² while in contact.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..math.rotations import cross
+
+ZERO3 = np.zeros(3)
+
+
+def magic_formula(x, B, C, D, E):
+    """Pacejka's Magic Formula y = D sin[C arctan{Bx − E(Bx − arctan Bx)}] (2012, eq. 4.49)."""
+    Bx = B * x
+    return D * np.sin(C * np.arctan(Bx - E * (Bx - np.arctan(Bx))))
+
+
+def combined_slip_forces(kappa, alpha, Fz, p):
+    """(F_x, F_y) for slip ratio κ, slip angle α (rad) and vertical load F_z (N) with parameters
+    ``p`` (a :class:`TireParameters`), per the module docstring."""
+    D = p.friction * Fz
+    Fx0 = magic_formula(kappa, p.Bx, p.shape_x, D, p.curvature_x)
+    Fy0 = magic_formula(alpha, p.By, p.shape_y, D, p.curvature_y)
+    Gxa = np.cos(np.arctan(p.rbx1 * np.cos(np.arctan(p.rbx2 * kappa)) * alpha))
+    Gyk = np.cos(np.arctan(p.rby1 * np.cos(np.arctan(p.rby2 * alpha)) * kappa))
+    return Gxa * Fx0, Gyk * Fy0
+
+
+@dataclass(frozen=True)
+class TireParameters:
+    """The numbers of a tire element (:class:`solver.model.elements.Tire`) with B_x, B_y derived."""
+    radius: float
+    stiffness: float
+    damping: float
+    friction: float
+    slip_stiffness: float
+    cornering_stiffness: float
+    shape_x: float
+    shape_y: float
+    curvature_x: float
+    curvature_y: float
+    rbx1: float
+    rbx2: float
+    rby1: float
+    rby2: float
+    rolling_resistance: float
+    trail: float
+    low_speed: float
+
+    @classmethod
+    def of(cls, e):
+        return cls(**{name: e.values[name] for name in cls.__dataclass_fields__})
+
+    @property
+    def Bx(self):
+        return self.slip_stiffness / (self.shape_x * self.friction)
+
+    @property
+    def By(self):
+        return self.cornering_stiffness / (self.shape_y * self.friction)
+
+
+@dataclass
+class TireState:
+    """Contact quantities of one tire at one instant (global vectors)."""
+    delta: float           # penetration (m), ≤ 0 when airborne
+    delta_dot: float       # penetration rate (m/s)
+    kappa: float           # slip ratio
+    alpha: float           # slip angle (rad)
+    Fx: float
+    Fy: float
+    Fz: float
+    point: np.ndarray      # contact point on the road surface (the disc's lowest point when airborne)
+    force: np.ndarray      # F_x e_x + F_y e_y + F_z n
+    torque: np.ndarray     # rolling-resistance + aligning torque
+
+
+class TireForce:
+    """Evaluator of a tire element on body states (see module docstring)."""
+
+    def __init__(self, e, road, index, init):
+        self.name = e.name
+        self.b = index[e.body]
+        self.axis_b = init[self.b][1].T @ np.asarray(e.axis, dtype=float)
+        self.road = road
+        self.p = TireParameters.of(e)
+
+    def state(self, frames) -> TireState:
+        p = self.p
+        c, A, v, w = frames.get(self.b)
+        a = A @ self.axis_b
+        n = self.road.normal(c[0], c[1])
+        radial = n - (n @ a) * a
+        size = math.sqrt(radial @ radial)
+        if size < 1e-9:                         # wheel lying flat on the road: no rolling contact
+            return TireState(-math.inf, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, c, ZERO3, ZERO3)
+        P = c - p.radius * radial / size
+        delta = (self.road.height(P[0], P[1]) - P[2]) * n[2]
+        if delta <= 0.0:
+            return TireState(delta, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, P, ZERO3, ZERO3)
+        P = P + delta * n                       # the contact point on the road surface
+        V = v + cross(w - (w @ a) * a, P - c)
+        ex = cross(a, n)
+        ex /= math.sqrt(ex @ ex)
+        ey = cross(n, ex)
+        delta_dot = -float(n @ V)
+        Fz = max(0.0, p.stiffness * delta + p.damping * delta_dot)
+        vx, vy, spin = float(ex @ V), float(ey @ V), float(w @ a) * p.radius
+        vt = math.sqrt(vx * vx + p.low_speed ** 2)
+        kappa, alpha = (spin - vx) / vt, math.atan(-vy / vt)
+        Fx, Fy = combined_slip_forces(kappa, alpha, Fz, p)
+        Fx, Fy = float(Fx), float(Fy)
+        rolling = -p.rolling_resistance * Fz * p.radius * spin / math.sqrt(spin * spin + p.low_speed ** 2)
+        Mz = -p.trail / math.sqrt(1.0 + (p.By * alpha) ** 2) * Fy
+        return TireState(delta, delta_dot, kappa, alpha, Fx, Fy, Fz, P,
+                         Fx * ex + Fy * ey + Fz * n, rolling * a + Mz * n)
+
+    def apply(self, t, frames, out):
+        s = self.state(frames)
+        if s.Fz > 0.0:
+            out.at_point(self.b, s.force, s.point, frames)
+            out.torque(self.b, s.torque)
+
+    def potential(self, frames):
+        delta = self.state(frames).delta
+        return 0.5 * self.p.stiffness * delta * delta if delta > 0.0 else 0.0
+
