@@ -1,7 +1,7 @@
 """Playback of a result in the viewport: the :class:`Player` (time, frame, play/pause, speed, loop,
-trace of a body point, deformation scale of flexible bodies, frame timing) and the
-:class:`AnimationBar` toolbar (play, frame step, speed ×0.1…×10, loop, timeline slider, trace,
-deformation scale, screenshot, PNG image-sequence and MP4 export).
+trace of a body point, deformation scale of flexible bodies, their colouring by nodal stress, frame
+timing) and the :class:`AnimationBar` toolbar (play, frame step, speed ×0.1…×10, loop, timeline slider,
+trace, deformation scale, stress colouring, screenshot, PNG image-sequence and MP4 export).
 
 Playback is wall-clock based: each timer tick advances the time by the elapsed wall time × speed and
 shows the output frame at or before it, so slow frames skip output points instead of slowing down.
@@ -32,6 +32,16 @@ SPEEDS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0)
 TICK_MS = 15  # timer interval; frames are shown as fast as they render, up to ~60/s
 TRACE_COLOR = (0.9, 0.2, 0.55)
 VIDEO_FPS = 30.0
+# Stress measures the flexible beams can be coloured by (app.simulation.stress_measure), with labels.
+STRESS_KINDS = {"none": "none", "axial": "axial σ", "bending": "bending |σ|", "torsion": "torsion τ",
+                "combined": "combined |σ|"}
+STRESS_TIP = ("Colour flexible bodies by nodal stress (MPa, one colour scale over the whole run):\n"
+              "axial σ — axial stress, tension > 0\n"
+              "bending |σ| — |σ_bend,y| + |σ_bend,z|, largest bending fibre stress\n"
+              "torsion τ — torsional shear stress at the torsion radius\n"
+              "combined |σ| — |σ_axial| + |σ_bend,y| + |σ_bend,z|, peak normal stress\n"
+              "(the sums are exact where the extreme fibres of both axes meet, e.g. a rectangle's "
+              "corner, and an upper bound otherwise)")
 
 
 def video_export_available() -> bool:
@@ -57,6 +67,8 @@ class Player(QObject):
         self.speed = 1.0
         self.loop = True
         self.deformation_scale = 1.0
+        self.stress_kind = "none"
+        self._stress_range = (0.0, 0.0)
         self.frame_times = deque(maxlen=600)  # s to pose + render each shown frame
         self._timer = QTimer(self)
         self._timer.setInterval(TICK_MS)
@@ -82,8 +94,10 @@ class Player(QObject):
         self.trajectory = Trajectory(results) if results is not None and len(results.t) else None
         self.index, self.time = 0, float(self.trajectory.t[0]) if self.trajectory is not None else 0.0
         self._rebuild_trace()
+        self._measure_stress()
         self.trajectory_changed.emit()
         if self.trajectory is None:
+            self.viewport.scene.set_beam_scalars(None)
             self.viewport.reset_poses()
             return
         self._show(0, float(self.trajectory.t[0]), render=False)
@@ -118,6 +132,20 @@ class Player(QObject):
         self.deformation_scale = max(float(scale), 0.0)
         if self.trajectory is not None:
             self._show(self.index, self.time)
+
+    def set_stress_kind(self, kind: str):
+        """Colour flexible bodies by the nodal stress measure ``kind`` (a key of ``STRESS_KINDS``;
+        "none": their body colour), over the fixed range of the whole run (current frame redrawn)."""
+        if kind not in STRESS_KINDS:
+            raise ValueError(f"unknown stress measure {kind!r}")
+        self.stress_kind = kind
+        self._measure_stress()
+        if self.trajectory is not None:  # without results the beams are uncoloured already
+            self._show(self.index, self.time)
+
+    def stress_range(self) -> tuple[float, float]:
+        """(min, max) MPa of the chosen stress measure over the run (the colour scale)."""
+        return self._stress_range
 
     def step(self, frames: int = 1):
         """Show the frame ``frames`` output points later (earlier if negative)."""
@@ -227,11 +255,25 @@ class Player(QObject):
         start = time.perf_counter()
         self.index, self.time = index, t
         self._update_trace()
+        self.viewport.flush()  # a pending scene rebuild would drop the colours set next
+        self._update_stress()
         self.viewport.set_body_poses(self.trajectory.poses(index), render, self.trajectory.beams(index),
                                      self.deformation_scale)
         self.frame_times.append(time.perf_counter() - start)
         self.frame_changed.emit(index)
         self.time_changed.emit(float(self.trajectory.t[index]))
+
+    def _measure_stress(self):
+        colored = self.trajectory is not None and self.stress_kind != "none"
+        self._stress_range = self.trajectory.stress_range(self.stress_kind) if colored else (0.0, 0.0)
+
+    def _update_stress(self):
+        scene = self.viewport.scene
+        if self.stress_kind == "none" or not self.trajectory.stresses:
+            scene.set_beam_scalars(None)
+            return
+        scene.set_beam_scalars(self.trajectory.stress(self.index, self.stress_kind), self._stress_range,
+                               f"{self.stress_kind}\n[MPa]")  # ASCII: VTK's fonts lack σ
 
     def _rebuild_trace(self):
         renderer = self.viewport.renderer
@@ -318,6 +360,13 @@ class AnimationBar(QToolBar):
         self.deformation.valueChanged.connect(player.set_deformation_scale)
         self.addWidget(QLabel(" Deformation ", self))
         self.addWidget(self.deformation)
+        self.stress = QComboBox(self)
+        for kind, label in STRESS_KINDS.items():
+            self.stress.addItem(label, kind)
+        self.stress.setToolTip(STRESS_TIP)
+        self.stress.currentIndexChanged.connect(lambda i: player.set_stress_kind(self.stress.itemData(i)))
+        self.addWidget(QLabel(" Stress ", self))
+        self.addWidget(self.stress)
         self.addSeparator()
         self.screenshot_button = self._button(style.standardIcon(std.SP_DialogSaveButton),
                                               "Save a screenshot (PNG)", self.save_screenshot)
@@ -389,6 +438,7 @@ class AnimationBar(QToolBar):
             w.setEnabled(has)
         self.video_button.setEnabled(has and video_export_available())
         self.deformation.setEnabled(has and bool(traj.frames))
+        self.stress.setEnabled(has and bool(traj.frames))
         self.slider.blockSignals(True)
         self.slider.setRange(0, max(len(traj) - 1, 0) if has else 0)
         self.slider.setValue(self.player.index)

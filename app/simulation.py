@@ -143,7 +143,8 @@ class Trajectory:
         self.rotations = {b: np.asarray(results.body_rotation(b), float) for b in results.body_names}
         self.frames = {b: tuple(np.asarray(x, float) for x in results.flexible_frame(b))
                        for b in results.flexible_body_names}
-        self.displacements = {b: node_displacements(results, b) for b in results.flexible_body_names}
+        self.displacements = {b: node_values(results, b, "displacement") for b in results.flexible_body_names}
+        self.stresses = {b: node_values(results, b, "stress") for b in results.flexible_body_names}
 
     def __len__(self):
         return len(self.t)
@@ -166,15 +167,52 @@ class Trajectory:
         nodes' elastic displacements in it (what :meth:`app.viewport.scene.Scene.set_beams` draws)."""
         return {b: (r[i], A[i], self.displacements[b][i]) for b, (r, A) in self.frames.items()}
 
+    def stress(self, i: int, kind: str) -> dict:
+        """{flexible body: (nodes,) stress measure ``kind`` (:func:`stress_measure`, MPa)} at frame ``i``."""
+        return {b: stress_measure(s[i], kind) for b, s in self.stresses.items()}
+
+    def stress_range(self, kind: str) -> tuple[float, float]:
+        """(min, max) of the stress measure ``kind`` (MPa) over all frames, nodes and flexible bodies:
+        one fixed colour scale for the whole run."""
+        values = [stress_measure(s, kind) for s in self.stresses.values()]
+        if not values:
+            return 0.0, 0.0
+        return (float(min(v.min() for v in values)), float(max(v.max() for v in values)))
+
     def point_path(self, body: str, local=(0.0, 0.0, 0.0)) -> np.ndarray:
         """(N, 3) global path of a point given in body coordinates."""
         return self.positions[body] + self.rotations[body] @ np.asarray(local, float)
 
 
-def node_displacements(results, body: str) -> np.ndarray:
-    """(N, nodes, 3) elastic displacements of every node of flexible ``body`` (floating frame)."""
+def node_values(results, body: str, quantity: str) -> np.ndarray:
+    """(N, nodes, …) of one per-node result of flexible ``body`` for all its nodes: ``quantity``
+    "displacement" (elastic, floating frame; ``Results.node_displacement``, (N, nodes, 3)) or
+    "stress" (Pa: axial, bending_y, bending_z, torsion; ``Results.node_stress``, (N, nodes, 4))."""
+    read = {"displacement": results.node_displacement, "stress": results.node_stress}[quantity]
     count = next(f["nodes"] for f in results.meta["flexible_bodies"] if f["name"] == body)
-    return np.stack([np.asarray(results.node_displacement(body, k), float) for k in range(count)], axis=1)
+    return np.stack([np.asarray(read(body, k), float) for k in range(count)], axis=1)
+
+
+def stress_measure(stress, kind: str) -> np.ndarray:
+    """One scalar per node (MPa) from nodal stresses ``stress`` (..., 4) = (σ_axial, σ_bend,y,
+    σ_bend,z, τ_torsion) in Pa (solver/flexible/modal.py):
+
+    - ``axial``: σ_axial (signed: tension > 0);
+    - ``bending``: |σ_bend,y| + |σ_bend,z|, the largest bending stress over the section's fibres
+      (exact where the extreme fibres of both axes meet, e.g. a rectangle's corner; a bound otherwise);
+    - ``torsion``: τ_torsion (signed);
+    - ``combined``: |σ_axial| + |σ_bend,y| + |σ_bend,z| = max over fibres of |σ_axial ± bending|,
+      the peak normal stress (same caveat)."""
+    s = np.asarray(stress, float) * 1e-6
+    if kind == "axial":
+        return s[..., 0]
+    if kind == "bending":
+        return np.abs(s[..., 1]) + np.abs(s[..., 2])
+    if kind == "torsion":
+        return s[..., 3]
+    if kind == "combined":
+        return np.abs(s[..., :3]).sum(axis=-1)
+    raise ValueError(f"unknown stress measure {kind!r}")
 
 
 def quaternion_matrix(p) -> np.ndarray:

@@ -15,13 +15,16 @@ points.  While an animation plays (:meth:`Scene.set_animating`) the moving solid
 as one merged mesh instead (:mod:`app.viewport.merged`).  :meth:`Scene.set_beams` moves a flexible
 beam's node points in place: node k is drawn at ``r(t) + A(t) (x_k + s·u_k(t))`` — floating frame
 (r, A), undeformed node x_k in that frame, elastic displacement u_k scaled by the deformation scale
-factor s (seed paper 3, the FFRF position field).
+factor s (seed paper 3, the FFRF position field).  :meth:`Scene.set_beam_scalars` colours the beams by
+one value per node (e.g. a stress), interpolated along the tube, with a scalar bar.
 """
 from __future__ import annotations
 
 import numpy as np
-from vtkmodules.util.numpy_support import vtk_to_numpy
+from vtkmodules.util.numpy_support import numpy_to_vtk, vtk_to_numpy
+from vtkmodules.vtkCommonCore import vtkLookupTable
 from vtkmodules.vtkCommonMath import vtkMatrix4x4
+from vtkmodules.vtkRenderingAnnotation import vtkScalarBarActor
 from vtkmodules.vtkRenderingCore import vtkActor, vtkPolyDataMapper, vtkRenderer
 
 import solver
@@ -40,6 +43,7 @@ BEAM_COLOR = (0.90, 0.60, 0.20)
 MANY_JOINTS = 50  # above this, joint glyphs get fewer polygons (frame time on software OpenGL)
 HIGHLIGHT = (1.0, 0.84, 0.0)
 GRID_COLOR = (0.72, 0.74, 0.78)
+LABEL_COLOR = (0.15, 0.15, 0.18)
 
 
 class _Item:
@@ -60,10 +64,11 @@ class _Spring:
 
 class _Beam:
     """A flexible body's tube: ``nodes`` (n, 3) undeformed node positions in its floating frame;
-    ``points`` the polyline's vtkPoints, ``xyz`` a writable numpy view of them (n, 3)."""
+    ``points`` the polyline's vtkPoints, ``xyz`` a writable numpy view of them (n, 3); ``data`` the
+    polyline (the tube filter's input, carrying the node scalars)."""
 
-    def __init__(self, item, nodes, points):
-        self.item, self.nodes, self.points = item, nodes, points
+    def __init__(self, item, nodes, points, data):
+        self.item, self.nodes, self.points, self.data = item, nodes, points, data
         self.xyz = vtk_to_numpy(points.GetData())
 
 
@@ -88,6 +93,11 @@ class Scene:
         self.glyph = 0.05
         self.show_frames = False
         self.selected = ""
+        self.lookup_table = vtkLookupTable()
+        self.lookup_table.SetHueRange(0.667, 0.0)  # blue (low) to red (high)
+        self.lookup_table.Build()
+        self.scalar_bar = _scalar_bar(self.lookup_table)
+        renderer.AddViewProp(self.scalar_bar)
 
     # ---- public API ---------------------------------------------------------------------------
     def build(self, model: solver.Model, folder: str = ""):
@@ -134,6 +144,7 @@ class Scene:
             self.renderer.RemoveActor(self.merged.actor)
         self.items, self.frames, self.decor, self.springs, self.beams = {}, [], [], [], {}
         self.merged, self.animating = None, False
+        self.scalar_bar.SetVisibility(False)
 
     def name_of(self, actor) -> str:
         """Element name of a picked actor ("" if it is not an element's)."""
@@ -207,6 +218,34 @@ class Scene:
                 beam.xyz[:] = r + (beam.nodes + scale * np.asarray(u, float)) @ np.asarray(A, float).T
                 beam.points.Modified()
 
+    def set_beam_scalars(self, values: dict | None, value_range=(0.0, 1.0), title: str = ""):
+        """Colour flexible beams by one value per node: ``values`` maps names to (n,) node values
+        (point scalars of the polyline, interpolated along the tube), mapped blue → red over
+        ``value_range`` and shown on a scalar bar titled ``title``.  None: body colour again, no bar."""
+        for name, beam in self.beams.items():
+            mapper = beam.item.actor.GetMapper()
+            v = None if values is None else values.get(name)
+            if v is None:
+                beam.data.GetPointData().RemoveArray("node values")
+                mapper.ScalarVisibilityOff()
+            else:
+                array = numpy_to_vtk(np.ascontiguousarray(v, dtype=float), deep=True)
+                array.SetName("node values")
+                beam.data.GetPointData().SetScalars(array)
+                mapper.SetLookupTable(self.lookup_table)
+                mapper.UseLookupTableScalarRangeOn()
+                mapper.SetScalarModeToUsePointData()
+                mapper.ScalarVisibilityOn()
+            beam.data.Modified()
+        self.lookup_table.SetTableRange(*value_range)
+        self.scalar_bar.SetTitle(title)
+        self.scalar_bar.SetVisibility(values is not None and bool(self.beams))
+
+    def beam_scalars(self, name: str) -> np.ndarray | None:
+        """The node values flexible body ``name`` is coloured by now (None: body colour)."""
+        array = self.beams[name].data.GetPointData().GetScalars()
+        return None if array is None else vtk_to_numpy(array).copy()
+
     def beam_points(self, name: str) -> np.ndarray:
         """The node points drawn now for flexible body ``name`` (n, 3), global."""
         return self.beams[name].xyz.copy()
@@ -277,7 +316,7 @@ class Scene:
         data, points = shapes.polyline(X[:3, 3] + nodes @ X[:3, :3].T)
         radius = max(np.sqrt(float(beam.area) / np.pi), 0.25 * g)
         item = self._add(name, data, None, BEAM_COLOR, radius=radius)
-        self.beams[name] = _Beam(item, nodes, points)
+        self.beams[name] = _Beam(item, nodes, points, data)
 
     def _add_force(self, model, force, g):
         kind = force.KIND
@@ -359,6 +398,27 @@ def _tube_actor(data, radius, color):
     tube.SetInputData(data)
     actor.GetMapper().SetInputConnection(tube.GetOutputPort())
     return actor
+
+
+def _scalar_bar(lookup_table) -> vtkScalarBarActor:
+    """A vertical scalar bar at the right edge of the view (hidden until used)."""
+    bar = vtkScalarBarActor()
+    bar.SetLookupTable(lookup_table)
+    bar.SetNumberOfLabels(5)
+    bar.SetLabelFormat("%-#6.3g")
+    bar.SetPosition(0.85, 0.15)
+    bar.SetWidth(0.12)
+    bar.SetHeight(0.7)
+    bar.SetBarRatio(0.25)
+    bar.SetUnconstrainedFontSize(True)
+    bar.SetPickable(False)
+    for text, size in ((bar.GetTitleTextProperty(), 14), (bar.GetLabelTextProperty(), 12)):
+        text.SetFontSize(size)
+        text.SetColor(*LABEL_COLOR)
+        text.ShadowOff()
+        text.ItalicOff()
+    bar.SetVisibility(False)
+    return bar
 
 
 def _carrier(body_i, body_j):

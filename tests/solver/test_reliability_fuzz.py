@@ -203,8 +203,10 @@ def m_driver(data, d):
         drivers.append(new)
         return d, [f"model.drivers[{i}].joint" for i, dr in enumerate(drivers) if dr["joint"] == joint["name"]]
     if kind == "twice":
-        drivers += [new, dict(new, name="fuzz_driver2", coordinate=data.draw(st.sampled_from(["default", "rotation"
-                                                                                               if joint["type"] == "revolute" else "translation"])))]
+        # the same coordinate twice: "default" is the joint's first coordinate (a cylindrical joint's
+        # rotation, so its translation would be a second, valid driver)
+        same = ["default"] + list(solver.JOINT_COORDINATES[joint["type"]][:1])
+        drivers += [new, dict(new, name="fuzz_driver2", coordinate=data.draw(st.sampled_from(same)))]
         return d, [f"model.drivers[{len(drivers) - 1}].joint"] + [
             f"model.drivers[{i}].joint" for i, dr in enumerate(drivers) if dr["joint"] == joint["name"]]
     if kind == "coordinate":
