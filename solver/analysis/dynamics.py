@@ -389,9 +389,8 @@ class Run:
         c = self._compiled
         if c is not None and c.solve(t, y, self._guess(t), 2):
             self._remember(t, c.q.copy(), c.qd.copy())
-            lam = part.minimum_norm(c.jac, c.lam.copy())
             self._store(part, t, self.q_last, self._rate_last[0], c.qdd.copy(), c.phi, c.jac, c.M, c.Q,
-                        part.method, lam)
+                        part.method, c.lam.copy())
         else:
             q, qd, _ = self._state(part, t, y)
             self._record(part, t, q, qd, part.method)

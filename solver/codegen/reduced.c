@@ -9,8 +9,10 @@
  *   velocities     (Φ_q U) ẇ = ν − Φ_q V ż,  q̇ = V ż + U ẇ                       (paper 3 eq. 8)
  *   accelerations  N = V − U (Φ_q U)⁻¹ Φ_q V,  c = U (Φ_q U)⁻¹ γ,
  *                  (Nᵀ M N) z̈ = Nᵀ (Q − M c),  q̈ = N z̈ + c                     (paper 3 eq. 13)
- *   multipliers    (Φ_q U)ᵀ λ_rows = Uᵀ (Q − M q̈)   (Φ_qᵀλ = Q − M q̈ projected on U; the
- *                  other rows' λ are 0 — Partition.minimum_norm projects out the self-stress part)
+ *   multipliers    (Φ_q U)ᵀ λ_rows = Uᵀ (Q − M q̈)   (Φ_qᵀλ = Q − M q̈ projected on U, the redundant
+ *                  rows' λ 0), then the minimum-norm λ (as least squares gives): λ − S (SᵀS)⁻¹ Sᵀ λ
+ *                  with S = [−Xᵀ; I] on (independent; redundant rows) spanning {μ : Φ_qᵀμ = 0},
+ *                  from J_red = X J_rows, X = (J_red U)(J_rows U)⁻¹
  *
  * over the independent constraint rows `rows`.  Joint angles from the kernels (atan2, in (−π, π])
  * are unwrapped against `ang_state` exactly as CartesianJoint.unwrap does.  Dense matrices are
@@ -32,6 +34,8 @@ void cg_forces(const double *q, const double *qd, const double *par, const doubl
 typedef struct {
     int nq, m, r, dof, na, ndrv;
     const int *rows;          /* r independent constraint rows */
+    int nred;
+    const int *red_rows;      /* nred redundant rows (combinations of the independent ones) */
     const double *U, *V;      /* nq×r, nq×dof */
     const double *q_ref;      /* nq */
     const int *ang_row;       /* na rows of Φ that hold an unwrapped angle */
@@ -197,6 +201,46 @@ static double evaluate_position(cg_reduced_t *s)
     return err;
 }
 
+/* Make s->lam (zero on the redundant rows) the minimum-norm multipliers; A = Φ_q[rows] U factorized.
+ * Returns 0 if SᵀS is not positive definite (cannot happen for finite input). */
+static int minimum_norm(cg_reduced_t *s, const double *A, const int *piv)
+{
+    const int r = s->r, d = s->nred, nq = s->nq;
+    double *X = malloc(sizeof(double) * ((size_t)d * r + (size_t)d * d + d + 1));
+    double *StS = X + (size_t)d * r, *y = StS + (size_t)d * d;
+    for (int k = 0; k < d; ++k) {             /* X[k] = A⁻ᵀ (J_red[k] U)ᵀ */
+        const double *jk = s->jac + (size_t)s->red_rows[k] * nq;
+        double *x = X + (size_t)k * r;
+        for (int i = 0; i < r; ++i) {
+            double v = 0.0;
+            for (int c = 0; c < nq; ++c) v += jk[c] * s->U[c * r + i];
+            x[i] = v;
+        }
+        lu_solve_transposed(A, piv, r, x);
+    }
+    for (int k = 0; k < d; ++k) {             /* SᵀS = X Xᵀ + I,  Sᵀλ = −X λ_rows */
+        double v = 0.0;
+        for (int i = 0; i < r; ++i) v -= X[k * r + i] * s->lam[s->rows[i]];
+        y[k] = v;
+        for (int l = 0; l < d; ++l) {
+            double w = k == l ? 1.0 : 0.0;
+            for (int i = 0; i < r; ++i) w += X[k * r + i] * X[l * r + i];
+            StS[k * d + l] = w;
+        }
+    }
+    const int ok = cholesky_solve(StS, d, y);
+    if (ok) {                                 /* λ −= S y */
+        for (int i = 0; i < r; ++i) {
+            double v = 0.0;
+            for (int k = 0; k < d; ++k) v += X[k * r + i] * y[k];
+            s->lam[s->rows[i]] += v;
+        }
+        for (int k = 0; k < d; ++k) s->lam[s->red_rows[k]] -= y[k];
+    }
+    free(X);
+    return ok;
+}
+
 /* level 0: positions (q, Φ, Φ_q); 1: + velocities q̇; 2: + accelerations q̈, z̈ (needs y[dof:]).
  * y = [z, ż].  Returns a CG_* status. */
 int cg_reduced(cg_reduced_t *s, const double *y, int level)
@@ -341,6 +385,7 @@ int cg_reduced(cg_reduced_t *s, const double *y, int level)
     lu_solve_transposed(A, piv, r, B);
     memset(s->lam, 0, sizeof(double) * s->m);
     for (int i = 0; i < r; ++i) s->lam[s->rows[i]] = B[i];
+    if (s->nred > 0 && !minimum_norm(s, A, piv)) { status = CG_NOT_FINITE; goto done; }
 done:
     free(work);
     free(piv);

@@ -18,18 +18,18 @@ from ..partitioning.partition import PartitionError
 OK, NO_CONVERGENCE, SINGULAR, NOT_FINITE, MASS_SINGULAR = range(5)
 _PROBLEMS = {NO_CONVERGENCE: "position Newton did not converge", SINGULAR: "dependent Jacobian block is singular",
              NOT_FINITE: "constraint evaluation produced NaN/inf"}
-_INT_FIELDS = ("nq", "m", "r", "dof", "na", "ndrv")
-_IN_ARRAYS = ("rows", "U", "V", "q_ref", "ang_row", "ang_coef", "ang_state", "drv_row", "par", "f", "fd", "fdd", "u",
-              "Qx")
-_OUT_ARRAYS = ("q", "qd", "qdd", "zdd", "lam", "phi", "jac", "ang", "gamma", "M", "Q", "err", "sigma_min")
+_INT, _PTR = ctypes.c_int, ctypes.c_void_p
 
 
 class _Problem(ctypes.Structure):
-    """``cg_reduced_t`` of reduced.c (field order matters)."""
-    _fields_ = ([(name, ctypes.c_int) for name in _INT_FIELDS]
-                + [(name, ctypes.c_void_p) for name in _IN_ARRAYS]
-                + [("tol", ctypes.c_double), ("max_iter", ctypes.c_int)]
-                + [(name, ctypes.c_void_p) for name in _OUT_ARRAYS])
+    """``cg_reduced_t`` of reduced.c (same fields, same order)."""
+    _fields_ = ([(name, _INT) for name in ("nq", "m", "r", "dof", "na", "ndrv")]
+                + [("rows", _PTR), ("nred", _INT)]
+                + [(name, _PTR) for name in ("red_rows", "U", "V", "q_ref", "ang_row", "ang_coef", "ang_state",
+                                             "drv_row", "par", "f", "fd", "fdd", "u", "Qx")]
+                + [("tol", ctypes.c_double), ("max_iter", _INT)]
+                + [(name, _PTR) for name in ("q", "qd", "qdd", "zdd", "lam", "phi", "jac", "ang", "gamma", "M", "Q",
+                                             "err", "sigma_min")])
 
 
 class CompiledReduction:
@@ -37,9 +37,8 @@ class CompiledReduction:
 
     After :meth:`solve` the attributes ``q``, ``qd``, ``qdd``, ``zdd``, ``lam`` and ``phi``, ``jac``,
     ``M``, ``Q`` at that state (views of the shared buffers: copy what you keep) hold the consistent
-    state at (t, y); q̈, z̈, λ, M and Q only after a level-2 solve.  λ solves Φ_qᵀλ = Q − M q̈ on the
-    partition's independent rows (the other rows 0; ``Partition.minimum_norm`` makes it the
-    minimum-norm λ when there are redundant rows)."""
+    state at (t, y); q̈, z̈, λ, M and Q only after a level-2 solve.  λ is the minimum-norm solution of
+    Φ_qᵀλ = Q − M q̈ (the least-squares λ of the generic path)."""
 
     def __init__(self, system, part, tol=1e-10, max_iter=25):
         k = system.kernels
@@ -49,6 +48,7 @@ class CompiledReduction:
         self._drivers = len(system._driver_fns)
         self.arrays = {
             "rows": np.ascontiguousarray(part.rows, dtype=np.intc),
+            "red_rows": np.array(list(part.redundant) or [0], dtype=np.intc),
             "U": np.ascontiguousarray(part.U, dtype=float), "V": np.ascontiguousarray(part.V, dtype=float),
             "q_ref": np.ascontiguousarray(part.q_ref, dtype=float),
             "ang_row": np.array([row for row, _, _ in self._angle_rows] or [0], dtype=np.intc),
@@ -64,6 +64,7 @@ class CompiledReduction:
             "err": np.zeros(1), "sigma_min": np.zeros(1),
         }
         self.problem = _Problem(nq=nq, m=m, r=len(part.rows), dof=f, na=len(self._angle_rows), ndrv=self._drivers,
+                                nred=len(part.redundant),
                                 tol=tol, max_iter=max_iter,
                                 **{name: a.ctypes.data for name, a in self.arrays.items()})
         self._fn = k.lib.cg_reduced

@@ -133,20 +133,6 @@ class Partition:
         best = np.linalg.svd(Jr, compute_uv=False)[-1]
         return float(np.linalg.svd(Jr @ self.U, compute_uv=False)[-1] / best) if best > 0 else 0.0
 
-    def minimum_norm(self, jac, lam):
-        """The minimum-norm multipliers equivalent to ``lam`` (any λ with Φ_qᵀλ = Q − M q̈, e.g.
-        zero on the redundant rows): λ − S (SᵀS)⁻¹ Sᵀ λ with S a basis of the self-stress space
-        {μ : Φ_qᵀ μ = 0}.  The redundant rows are J_d = X J_r with X = (J_d U)(J_r U)⁻¹, so
-        S = [−Xᵀ; I] on (independent rows; redundant rows) — no SVD, the same λ as least squares."""
-        if not len(self.redundant):
-            return lam
-        JrU = jac[self.rows] @ self.U
-        X = np.linalg.solve(JrU.T, (jac[self.redundant] @ self.U).T).T
-        S = np.zeros((jac.shape[0], len(self.redundant)))
-        S[self.rows] = -X.T
-        S[self.redundant] = np.eye(len(self.redundant))
-        return lam - S @ np.linalg.solve(S.T @ S, S.T @ lam)
-
     def degraded(self, jac, fraction, dependent=None):
         """quality(jac) / quality_ref when that is below ``fraction`` (time to re-partition), else None.
 
