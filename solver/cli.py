@@ -361,12 +361,13 @@ def _load_model(path):
 
 
 def _load_results(path):
-    """load_results, with any failure to read the file reported as bad input."""
+    """load_results (lazily: `mbs info` reads only the datasets of the summary, so a long streamed
+    result is not loaded whole), with any failure to read the file reported as bad input."""
     from .results import load_results
     if not os.path.isfile(path):
         raise InputError(f"{path}: {'is a directory' if os.path.isdir(path) else 'no such file'}")
     try:
-        return load_results(path)
+        return load_results(path, lazy=True)
     except ModelError:
         raise
     except (OSError, ValueError, KeyError, TypeError) as exc:
