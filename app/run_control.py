@@ -27,7 +27,7 @@ import solver
 from . import commands, dialogs
 from .field_editors import make_editor
 from .log_panel import LOGGER
-from .simulation import (NEAR_SINGULAR, RunOutcome, codegen_compiler, load_project_results, results_path,
+from .simulation import (NEAR_SINGULAR, RunOutcome, load_project_results, results_path,
                          run_simulation)
 
 _PROGRESS_INTERVAL = 0.03  # s of wall time between progress signals
@@ -126,7 +126,7 @@ class SimulationController(QObject):
         ``codegen`` defaults to the window's run option when a C compiler is found)."""
         if self.running:
             return False
-        overrides.setdefault("codegen", self.codegen and bool(codegen_compiler()))
+        overrides.setdefault("codegen", self.codegen and bool(solver.codegen_compiler()))
         problems = self.document.model.validate()
         if problems:
             self.window.report_problems("Cannot run", problems)
@@ -338,7 +338,7 @@ class SettingsDialog(QDialog):
         self.codegen = None
         if "codegen" in values:
             self.codegen = QCheckBox("generated C kernels", self)
-            compiler = codegen_compiler()
+            compiler = solver.codegen_compiler()
             self.codegen.setEnabled(bool(compiler))
             self.codegen.setChecked(bool(values["codegen"]) and bool(compiler))
             self.codegen.setToolTip(

@@ -9,7 +9,6 @@ fits the model, and the per-frame body poses of a :class:`solver.Results` (what 
 from __future__ import annotations
 
 import os
-import shutil
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -94,12 +93,6 @@ def suggestion(outcome: RunOutcome) -> str:
     if "nan" in msg or "finite" in msg or "diverg" in msg:
         return "The solution diverged. Try a smaller maximum step or tighter tolerances."
     return f"Check {who} and the solver settings (integrator, tolerances, maximum step)."
-
-
-def codegen_compiler() -> str:
-    """Path of the C compiler ``simulate(..., codegen=True)`` would call (``$CC``, else ``cc``);
-    "" when there is none (the solver then falls back to the generic path)."""
-    return shutil.which(os.environ.get("CC") or "cc") or ""
 
 
 def results_path(project_path: str) -> str:

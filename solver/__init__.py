@@ -21,9 +21,18 @@ __all__ = ["MBSError", "ModelError", "ExpressionError", "SolverError", "Cancelle
            "__version__"]
 
 from .analysis.dynamics import simulate  # noqa: E402
+
+
+def codegen_compiler() -> str:
+    """Path of the C compiler ``simulate(..., codegen=True)`` uses (``$CC``, else ``cc``); "" when
+    there is none and runs fall back to the generic path (:mod:`solver.codegen`, imported on use)."""
+    from .codegen.build import compiler_path
+    return compiler_path()
+
+
 from .results import Results, load_results  # noqa: E402
 
-__all__ += ["simulate", "Results", "load_results"]
+__all__ += ["simulate", "codegen_compiler", "Results", "load_results"]
 from .analysis.linearize import linearize, Linearization  # noqa: E402
 
 __all__ += ["linearize", "Linearization"]

@@ -12,6 +12,7 @@ import ctypes
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import tempfile
 import time
@@ -23,7 +24,6 @@ from ..math import rotations
 from . import derive, emit
 from .derive import CodegenUnavailable
 
-COMPILER = os.environ.get("CC") or "cc"
 CFLAGS = ("-O2", "-shared", "-fPIC")
 COMPILE_TIMEOUT = 600.0      # s
 REDUCED_C = Path(__file__).with_name("reduced.c")      # the compiled reduced right-hand side, in every library
@@ -66,12 +66,22 @@ class Kernels:
         fn(*args)
 
 
+def compiler() -> str:
+    """The C compiler: ``$CC`` (read at each use, so the GUI and a run agree after a change), else ``cc``."""
+    return os.environ.get("CC") or "cc"
+
+
+def compiler_path() -> str:
+    """Where :func:`compiler` is installed; "" when it is not found (runs then use the generic path)."""
+    return shutil.which(compiler()) or ""
+
+
 def cache_dir() -> Path:
     return Path(os.environ.get("MBS_CODEGEN_CACHE") or Path.home() / ".cache" / "mbs-studio" / "codegen")
 
 
 def cache_key(desc) -> str:
-    text = json.dumps({"description": desc, "sources": _SOURCES, "compiler": [COMPILER, *CFLAGS]}, sort_keys=True)
+    text = json.dumps({"description": desc, "sources": _SOURCES, "compiler": [compiler(), *CFLAGS]}, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
@@ -112,13 +122,13 @@ def _generate(desc, folder, key) -> dict:
     with tempfile.TemporaryDirectory(dir=folder) as tmp:
         c_path, so_tmp = Path(tmp) / f"{key}.c", Path(tmp) / f"{key}.so"
         c_path.write_text(source)
-        cmd = [COMPILER, *CFLAGS, "-o", str(so_tmp), str(c_path), "-lm"]
+        cmd = [compiler(), *CFLAGS, "-o", str(so_tmp), str(c_path), "-lm"]
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=COMPILE_TIMEOUT)
         except FileNotFoundError:
-            raise CodegenUnavailable(f"no C compiler: '{COMPILER}' was not found (set CC to a C compiler)") from None
+            raise CodegenUnavailable(f"no C compiler: '{compiler()}' was not found (set CC to a C compiler)") from None
         except subprocess.TimeoutExpired:
-            raise CodegenUnavailable(f"'{COMPILER}' took more than {COMPILE_TIMEOUT:.0f} s") from None
+            raise CodegenUnavailable(f"'{compiler()}' took more than {COMPILE_TIMEOUT:.0f} s") from None
         if proc.returncode != 0:
             tail = " ".join(proc.stderr.strip().splitlines()[-3:])
             raise CodegenUnavailable(f"'{' '.join(cmd[:4])} …' failed (exit {proc.returncode}): {tail}")

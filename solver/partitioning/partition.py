@@ -124,14 +124,17 @@ class Partition:
             zdd = np.linalg.solve(Mhat, rhs)
         return N @ zdd + c, zdd, N
 
-    def quality(self, jac):
+    def quality(self, jac, dependent=None):
         """σ_min(Φ_q U) / σ_min(Φ_q) over the independent rows: 1 for a fresh QR partition, lower as
-        the dependent block becomes worse than the best possible one at this configuration."""
+        the dependent block becomes worse than the best possible one at this configuration.
+        ``dependent``: σ_min(Φ_q U) if already computed."""
         if not len(self.rows):
             return 1.0
         Jr = jac[self.rows]
         best = np.linalg.svd(Jr, compute_uv=False)[-1]
-        return float(np.linalg.svd(Jr @ self.U, compute_uv=False)[-1] / best) if best > 0 else 0.0
+        if dependent is None:
+            dependent = np.linalg.svd(Jr @ self.U, compute_uv=False)[-1]
+        return float(dependent / best) if best > 0 else 0.0
 
     def degraded(self, jac, fraction, dependent=None):
         """quality(jac) / quality_ref when that is below ``fraction`` (time to re-partition), else None.
@@ -143,12 +146,12 @@ class Partition:
         if not len(self.rows):
             return None
         Jr = jac[self.rows]
-        if dependent is None:
+        exact = dependent is None
+        if exact:
             dependent = np.linalg.svd(Jr @ self.U, compute_uv=False)[-1]
-        floor = fraction * self.quality_ref
-        if dependent >= floor * np.min(np.linalg.norm(Jr, axis=1)):
+        if dependent >= fraction * self.quality_ref * np.min(np.linalg.norm(Jr, axis=1)):
             return None
-        ratio = self.quality(jac) / self.quality_ref
+        ratio = self.quality(jac, dependent if exact else None) / self.quality_ref
         return ratio if ratio < fraction else None
 
     def singularity(self, jac):

@@ -10,7 +10,7 @@ import pytest
 
 import solver
 from solver.cli import main
-from solver.codegen import CodegenCartesianSystem, CodegenUnavailable, build
+from solver.codegen import CodegenCartesianSystem, CodegenUnavailable
 from solver.analysis.assembly import assemble_positions
 from solver.formulations.cartesian import CartesianSystem
 from solver.partitioning.partition import Partition, multipliers
@@ -196,7 +196,7 @@ def test_cache_hit_and_parameter_change_reuse_the_library(tmp_path, monkeypatch)
 
 def test_fallback_without_compiler(tmp_path, monkeypatch):
     monkeypatch.setenv("MBS_CODEGEN_CACHE", str(tmp_path))
-    monkeypatch.setattr(build, "COMPILER", "mbs-no-such-compiler")
+    monkeypatch.setenv("CC", "mbs-no-such-compiler")
     model = solver.load_model(next(p for p in SAMPLES if p.name.startswith("slider_crank.")))
     res = solver.simulate(model, t_end=0.2, codegen=True)
     notes = [e["message"] for e in res.events if e["kind"] == "codegen"]
