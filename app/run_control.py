@@ -342,8 +342,8 @@ class SettingsDialog(QDialog):
             self.codegen.setEnabled(bool(compiler))
             self.codegen.setChecked(bool(values["codegen"]) and bool(compiler))
             self.codegen.setToolTip(
-                f"Evaluate the equations with model-specific C code compiled by {compiler} (Cartesian "
-                "formulation, conventional joints; other settings run the generic path)" if compiler else
+                f"Evaluate the equations with model-specific C code compiled by {compiler} (relative "
+                "formulation, or Cartesian with conventional joints; other settings run the generic path)" if compiler else
                 "Unavailable: no C compiler found (install one, e.g. gcc, or set CC to its name)")
             form.addRow("codegen", self.codegen)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)

@@ -2,28 +2,29 @@
 ctypes.  See ``docs/codegen.md``.
 
 ``codegen_system(model, settings)`` is what ``simulate(..., codegen=True)`` uses: the generated
-system when the formulation is supported (Cartesian, conventional joints), else None, with a
-one-line message for the run's events (kind ``"codegen"``).
+system when the formulation is supported (Cartesian with conventional joints, or relative), else
+None, with a one-line message for the run's events (kind ``"codegen"``).
 """
 from __future__ import annotations
 
 from .derive import CodegenUnavailable
+from .relative import CodegenRelativeSystem
 from .system import CodegenCartesianSystem
 
-__all__ = ["CodegenCartesianSystem", "CodegenUnavailable", "codegen_system"]
+__all__ = ["CodegenCartesianSystem", "CodegenRelativeSystem", "CodegenUnavailable", "codegen_system"]
 
 
 def codegen_system(model, settings):
-    """(CodegenCartesianSystem or None, message).  None means: use the generic path (the message
-    says why).  Model errors (ModelError) propagate."""
-    if settings.formulation != "cartesian":
-        return None, (f"codegen unavailable, generic path used: the {settings.formulation} formulation is "
-                      "not generated yet (only formulation='cartesian')")
-    if settings.constraints != "conventional":
+    """(CodegenCartesianSystem, CodegenRelativeSystem or None, message).  None means: use the
+    generic path (the message says why).  Model errors (ModelError) propagate."""
+    if settings.formulation == "cartesian" and settings.constraints != "conventional":
         return None, ("codegen unavailable, generic path used: only the conventional joint form is generated "
                       f"(constraints={settings.constraints!r})")
     try:
-        system = CodegenCartesianSystem(model)
+        if settings.formulation == "relative":
+            system = CodegenRelativeSystem(model, reactions=settings.reactions)
+        else:
+            system = CodegenCartesianSystem(model)
     except CodegenUnavailable as exc:
         return None, f"codegen unavailable, generic path used: {exc}"
     info = system.codegen_info

@@ -21,14 +21,15 @@ from pathlib import Path
 import numpy as np
 
 from ..math import rotations
-from . import derive, emit
+from . import derive, emit, tree
 from .derive import CodegenUnavailable
 
 CFLAGS = ("-O2", "-shared", "-fPIC")
 COMPILE_TIMEOUT = 600.0      # s
 REDUCED_C = Path(__file__).with_name("reduced.c")      # the compiled reduced right-hand side, in every library
-_SOURCES = hashlib.sha256(b"".join([Path(m.__file__).read_bytes() for m in (derive, emit, rotations)]
-                                   + [REDUCED_C.read_bytes()])).hexdigest()
+RELATIVE_C = Path(__file__).with_name("relative.c")    # relative kernels from the Cartesian ones
+_SOURCES = hashlib.sha256(b"".join([Path(m.__file__).read_bytes() for m in (derive, emit, tree, rotations)]
+                                   + [REDUCED_C.read_bytes(), RELATIVE_C.read_bytes()])).hexdigest()
 
 
 class Kernels:
@@ -110,9 +111,7 @@ def load_kernels(desc) -> Kernels:
 # ---- helpers --------------------------------------------------------------------------------------
 def _generate(desc, folder, key) -> dict:
     t0 = time.perf_counter()
-    kernels, definitions = derive.derive(desc)
-    sizes = {"m": desc["m"], "nq": desc["nq"], "na": len(desc["angles"])}
-    source, n_sub = emit.c_source(kernels, definitions, derive.symbol_arrays(desc), sizes)
+    source, n_sub = _relative_source(desc) if desc.get("formulation") == "relative" else _cartesian_source(desc)
     source += "\n" + REDUCED_C.read_text()
     t1 = time.perf_counter()
     try:
@@ -141,3 +140,28 @@ def _generate(desc, folder, key) -> dict:
         meta_tmp.write_text(json.dumps(info))
         os.replace(meta_tmp, folder / f"{key}.json")
     return info
+
+
+def _cartesian_source(desc, prefix="cg_"):
+    """(C source of the Cartesian kernels ``<prefix>position`` … of a description, subexpressions)."""
+    kernels, definitions = derive.derive(desc)
+    sizes = {"m": desc["m"], "nq": desc["nq"], "na": len(desc["angles"])}
+    return emit.c_source(kernels, definitions, derive.symbol_arrays(desc), sizes, prefix=prefix)
+
+
+def _relative_source(desc):
+    """(C source of a relative system's kernels, subexpressions): the Cartesian kernels as
+    ``cgc_*``, the tree map (:mod:`solver.codegen.tree`), the layout of ``relative.c`` and that file.
+    ``desc``: :func:`solver.codegen.relative.describe_relative`."""
+    cdesc = desc["cartesian"]
+    cartesian, n_sub = _cartesian_source(cdesc, prefix="cgc_")
+    rows = desc["rows"]
+
+    def table(name, values):
+        return f"static const int {name}[] = {{{', '.join(str(v) for v in values) or '0'}}};"
+    layout = [f"#define NB {cdesc['nb']}", "#define NC (7 * NB)", f"#define NQ {desc['nq']}",
+              f"#define MC1 {max(1, cdesc['m'])}", f"#define MR {len(rows)}",
+              f"#define NAC1 {max(1, len(cdesc['angles']))}", f"#define NAR {len(desc['angles'])}",
+              table("row_kind", [r[0] for r in rows]), table("row_a", [r[1] for r in rows]),
+              table("row_b", [r[2] for r in rows]), table("ang_src", [a[3] for a in desc["angles"]])]
+    return "\n".join([cartesian, tree.tree_source(desc["tree"]), *layout, RELATIVE_C.read_text()]), n_sub

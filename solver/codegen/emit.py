@@ -29,8 +29,9 @@ class _Printer(C99CodePrinter):
         return super()._print_Pow(expr)
 
 
-def c_source(kernels, definitions, symbols, sizes) -> tuple[str, int]:
-    """(C translation unit, number of common subexpressions).
+def c_source(kernels, definitions, symbols, sizes, prefix="cg_") -> tuple[str, int]:
+    """(C translation unit, number of common subexpressions); the kernels are named
+    ``<prefix><name>``.
 
     kernels: {name: [(output, flat index, expression)]}; definitions: [(symbol, polynomial terms
     [(c, (input symbols…))])] the outputs may use; symbols: {input name: [symbols]}; sizes: {"m",
@@ -51,7 +52,7 @@ def c_source(kernels, definitions, symbols, sizes) -> tuple[str, int]:
                              {x for _, f in terms for x in f}) for sym, terms in definitions})
         values.update({sym: (printer.doprint(e), e.free_symbols) for sym, e in subs})
         args = ", ".join([f"const double *{a}" for a in INPUTS] + [f"double *{o}" for o, _ in OUTPUTS[name]])
-        body = [f"void cg_{name}({args})", "{"]
+        body = [f"void {prefix}{name}({args})", "{"]
         body += [f"    memset({out}, 0, sizeof(double) * {_size(size, sizes)});"
                  for out, size in OUTPUTS[name] if out in ZEROED]
         done = set()

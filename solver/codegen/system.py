@@ -1,8 +1,11 @@
-"""A Cartesian system whose Φ, Φ_q, ν, γ, M and Q come from the model's generated kernels.
+"""Systems whose Φ, Φ_q, ν, γ, M and Q come from the model's generated kernels.
 
-Everything else — assembly, partitioning, reactions, post-processing, the exact Hessian
-(Φ_qᵀλ)_q — is inherited from :class:`solver.formulations.cartesian.CartesianSystem`, so the two
-paths differ only in how the equations are evaluated (tests: ≤ 1e-10 relative on the kernels).
+:class:`KernelEquations` holds what both generated formulations share (the kernel calls, joint-angle
+unwrapping, driver values, the compiled reduced right-hand side); :class:`CodegenCartesianSystem`
+adds it to :class:`solver.formulations.cartesian.CartesianSystem`, and
+:class:`solver.codegen.relative.CodegenRelativeSystem` to the relative formulation.  Everything else —
+assembly, partitioning, reactions, post-processing — is inherited from the generic system, so the
+two paths differ only in how the equations are evaluated (tests: ≤ 1e-10 relative on the kernels).
 """
 from __future__ import annotations
 
@@ -17,22 +20,16 @@ from .derive import describe, input_functions, interpreted_forces, parameters
 from .reduced import CompiledReduction
 
 
-class CodegenCartesianSystem(CartesianSystem):
-    """CartesianSystem (conventional form) with compiled kernels; raises
-    :class:`solver.codegen.derive.CodegenUnavailable` when they cannot be had."""
+class KernelEquations:
+    """The equations of a system from its kernels.  The host class sets ``kernels`` (a loaded
+    :class:`solver.codegen.build.Kernels`), ``_inputs`` (time functions of the input vector u),
+    ``interpreted`` (force elements evaluated in Python, :meth:`interpreted_forces`),
+    ``_driver_rows``/``_driver_fns`` (rows and time functions of the drivers, model order) and
+    ``_angle_rows`` ([(row, CartesianJoint, coefficient)] in the kernels' ``ang`` order)."""
 
-    def __init__(self, model):
-        super().__init__(model, form="conventional")
-        desc = describe(self)
-        self.kernels = load_kernels(desc)
-        self.codegen_info = self.kernels.info
-        self._inputs = input_functions(self)
-        self.interpreted = interpreted_forces(self)
-        self._driver_rows = np.array([row for *_, row in self.drivers], dtype=int)
-        self._driver_fns = [fn for _, _, fn, _ in self.drivers]
-        self._angle_rows = [(row, self.joints[jk][0], 1.0 if kind == "driver" else -self.joints[jk][0].pitch)
-                            for row, jk, kind in desc["angles"]]
-        self.kernels["par"][:] = parameters(self, desc)
+    def _bind_drivers(self, driver_rows, driver_fns):
+        self._driver_rows = np.array(driver_rows, dtype=int)
+        self._driver_fns = list(driver_fns)
         self._drive_t = None           # time of the cached driver values f, ḟ, f̈
         self._drive = [None, None, None]
 
@@ -86,20 +83,6 @@ class CodegenCartesianSystem(CartesianSystem):
             Q += self.interpreted_forces(q, qd, t)
         return Q
 
-    def interpreted_forces(self, q, qd, t):
-        """Q of the force elements not in the kernels: body wrenches (F at the CM, torque T) mapped
-        as in CartesianSystem.forces, [F; 2 Lᵀ Aᵀ T] per body (Haug eq. 11.2.22)."""
-        frames = self.frames(q, qd)
-        w = Wrenches(self.nb)
-        for f in self.interpreted:
-            f.apply(t, frames, w)
-        Q = np.zeros(self.nq)
-        blocks = Q[:7 * self.nb].reshape(self.nb, 7)
-        blocks[:, :3] = w.F
-        blocks[:, 3:] = 2.0 * np.einsum("bji,bkj,bk->bi", L_matrices(q[:7 * self.nb].reshape(self.nb, 7)[:, 3:]),
-                                        frames.A, w.T)
-        return Q
-
     # ---- helpers ----------------------------------------------------------------------------------
     def _driver_values(self, t, order):
         """f (order 0), ḟ (1) or f̈ (2) of every driver at t, cached per t: one right-hand side asks
@@ -110,3 +93,38 @@ class CodegenCartesianSystem(CartesianSystem):
         if self._drive[order] is None:
             self._drive[order] = [(fn.value, fn.d1, fn.d2)[order](t) for fn in self._driver_fns]
         return self._drive[order]
+
+
+def cartesian_generalized_forces(elements, frames, q, t):
+    """Q in the Cartesian coordinates (r, p per body) of the wrenches of ``elements`` (F at the CM,
+    torque T): [F; 2 Lᵀ Aᵀ T] per body (Haug eq. 11.2.22), as CartesianSystem.forces maps them."""
+    nb = len(frames.r)
+    w = Wrenches(nb)
+    for f in elements:
+        f.apply(t, frames, w)
+    Q = np.zeros(7 * nb)
+    blocks = Q.reshape(nb, 7)
+    blocks[:, :3] = w.F
+    blocks[:, 3:] = 2.0 * np.einsum("bji,bkj,bk->bi", L_matrices(q[:7 * nb].reshape(nb, 7)[:, 3:]), frames.A, w.T)
+    return Q
+
+
+class CodegenCartesianSystem(KernelEquations, CartesianSystem):
+    """CartesianSystem (conventional form) with compiled kernels; raises
+    :class:`solver.codegen.derive.CodegenUnavailable` when they cannot be had."""
+
+    def __init__(self, model):
+        super().__init__(model, form="conventional")
+        desc = describe(self)
+        self.kernels = load_kernels(desc)
+        self.codegen_info = self.kernels.info
+        self._inputs = input_functions(self)
+        self.interpreted = interpreted_forces(self)
+        self._bind_drivers([row for *_, row in self.drivers], [fn for _, _, fn, _ in self.drivers])
+        self._angle_rows = [(row, self.joints[jk][0], 1.0 if kind == "driver" else -self.joints[jk][0].pitch)
+                            for row, jk, kind in desc["angles"]]
+        self.kernels["par"][:] = parameters(self, desc)
+
+    def interpreted_forces(self, q, qd, t):
+        """Q of the force elements not in the kernels (:func:`cartesian_generalized_forces`)."""
+        return cartesian_generalized_forces(self.interpreted, self.frames(q, qd), q, t)

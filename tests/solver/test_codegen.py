@@ -208,11 +208,11 @@ def test_fallback_without_compiler(tmp_path, monkeypatch):
     assert not list(tmp_path.glob("*.so"))
 
 
-def test_unsupported_formulation_falls_back_with_a_message():
+def test_unsupported_form_falls_back_with_a_message():
     model = solver.load_model(next(p for p in SAMPLES if p.name.startswith("pendulum.")))
-    res = solver.simulate(model, t_end=0.05, formulation="relative", codegen=True)
+    res = solver.simulate(model, t_end=0.05, constraints="parametric", codegen=True)
     notes = [e["message"] for e in res.events if e["kind"] == "codegen"]
-    assert len(notes) == 1 and "relative formulation is not generated" in notes[0]
+    assert len(notes) == 1 and "only the conventional joint form is generated" in notes[0]
 
 
 def test_cli_codegen_flag(capsys):

@@ -1,0 +1,138 @@
+/* Relative-coordinate kernels from the Cartesian ones by the velocity transformation (MBS Studio,
+ * solver.codegen) — seed paper 5 §2–3 (the equations of motion in relative coordinates obtained
+ * from the Cartesian ones with q̇_c = T q̇), paper 1 eq. 15.
+ *
+ * Compiled after the model's generated code, which defines (solver/codegen/tree.py, derive.py):
+ *   cgt_position(q → qc, T), cgt_velocity(q, q̇ → qc, T, q̇_c, Ṫq̇)      the tree map
+ *   cgc_position, cgc_gamma, cgc_mass, cgc_forces                          Cartesian kernels at qc
+ * and the layout constants NB, NC = 7 NB, NQ, MC (Cartesian rows), MR (relative rows), NAC, NAR and
+ * the tables row_kind/row_a/row_b (what each relative row is) and ang_src.  A relative row is
+ *   ROW_CARTESIAN  Cartesian row a (cut-joint equations, drivers on cut joints):
+ *                  Φ = Φ_c[a], Φ_q = Φ_c,q[a] T, γ = γ_c[a] − Φ_c,q[a] Ṫq̇
+ *   ROW_COORDINATE a driven tree coordinate, column a, driver b:  Φ = q_a − f_b, γ = f̈_b
+ *   ROW_NORM       Euler parameters of a tree joint at column a:  Φ = pᵀp − 1, γ = −2 ṗᵀṗ
+ * and the equations of motion are
+ *   M = Tᵀ M_c T,   Q = Tᵀ (Q_c − M_c Ṫq̇)          (M_c block diagonal: 7 × 7 per body)
+ * The kernels have the signatures of the Cartesian ones, so reduced.c (appended next) and
+ * solver.codegen.build.Kernels use them unchanged.  Work arrays are thread-local: one library may
+ * serve runs in several threads.
+ */
+enum { ROW_CARTESIAN = 0, ROW_COORDINATE = 1, ROW_NORM = 2 };
+
+static _Thread_local struct {
+    double qc[NC], T[NC * NQ], qdc[NC], tdqd[NC];
+    double phi[MC1], jac[MC1 * NC], ang[NAC1], gamma[MC1], M[NC * NC], Q[NC];
+} ws;
+
+/* out (NQ) = Σ_k row[k] T[k, :] over a Cartesian row of length NC (most entries are 0). */
+static void row_times_T(const double *row, double *out)
+{
+    for (int j = 0; j < NQ; ++j) out[j] = 0.0;
+    for (int k = 0; k < NC; ++k) {
+        const double a = row[k];
+        if (a != 0.0) {
+            const double *t = ws.T + k * NQ;
+            for (int j = 0; j < NQ; ++j) out[j] += a * t[j];
+        }
+    }
+}
+
+void cg_position(const double *q, const double *qd, const double *par, const double *f, const double *u,
+                 double *phi, double *jac, double *ang)
+{
+    cgt_position(q, ws.qc, ws.T);
+    cgc_position(ws.qc, ws.qc, par, f, u, ws.phi, ws.jac, ws.ang);
+    for (int i = 0; i < MR; ++i) {
+        double *J = jac + i * NQ;
+        const int a = row_a[i];
+        if (row_kind[i] == ROW_CARTESIAN) {
+            phi[i] = ws.phi[a];
+            row_times_T(ws.jac + a * NC, J);
+            continue;
+        }
+        for (int j = 0; j < NQ; ++j) J[j] = 0.0;
+        if (row_kind[i] == ROW_COORDINATE) {
+            phi[i] = q[a] - f[row_b[i]];
+            J[a] = 1.0;
+        } else {
+            phi[i] = q[a] * q[a] + q[a + 1] * q[a + 1] + q[a + 2] * q[a + 2] + q[a + 3] * q[a + 3] - 1.0;
+            for (int k = 0; k < 4; ++k) J[a + k] = 2.0 * q[a + k];
+        }
+    }
+    for (int n = 0; n < NAR; ++n) ang[n] = ws.ang[ang_src[n]];
+}
+
+void cg_gamma(const double *q, const double *qd, const double *par, const double *f, const double *u,
+              double *gamma)
+{
+    cgt_velocity(q, qd, ws.qc, ws.T, ws.qdc, ws.tdqd);
+    cgc_gamma(ws.qc, ws.qdc, par, f, u, ws.gamma);
+    cgc_position(ws.qc, ws.qdc, par, f, u, ws.phi, ws.jac, ws.ang);     /* Φ_c,q for −Φ_c,q Ṫq̇ */
+    for (int i = 0; i < MR; ++i) {
+        const int a = row_a[i];
+        if (row_kind[i] == ROW_CARTESIAN) {
+            double s = ws.gamma[a];
+            const double *row = ws.jac + a * NC;
+            for (int k = 0; k < NC; ++k) s -= row[k] * ws.tdqd[k];
+            gamma[i] = s;
+        } else if (row_kind[i] == ROW_COORDINATE) {
+            gamma[i] = f[row_b[i]];
+        } else {
+            gamma[i] = -2.0 * (qd[a] * qd[a] + qd[a + 1] * qd[a + 1] + qd[a + 2] * qd[a + 2] + qd[a + 3] * qd[a + 3]);
+        }
+    }
+}
+
+/* M += Tᵀ M_c T over the 7 × 7 block of every body. */
+static void add_reduced_mass(double *M)
+{
+    for (int b = 0; b < NB; ++b) {
+        const int o = 7 * b;
+        double MT[7 * NQ];                 /* M_c[block] T[block rows] */
+        for (int i = 0; i < 7; ++i)
+            for (int j = 0; j < NQ; ++j) {
+                double s = 0.0;
+                for (int k = 0; k < 7; ++k) s += ws.M[(o + i) * NC + o + k] * ws.T[(o + k) * NQ + j];
+                MT[i * NQ + j] = s;
+            }
+        for (int i = 0; i < 7; ++i) {
+            const double *t = ws.T + (o + i) * NQ;
+            for (int r = 0; r < NQ; ++r) {
+                const double a = t[r];
+                if (a != 0.0)
+                    for (int c = 0; c < NQ; ++c) M[r * NQ + c] += a * MT[i * NQ + c];
+            }
+        }
+    }
+}
+
+void cg_mass(const double *q, const double *qd, const double *par, const double *f, const double *u, double *M)
+{
+    cgt_position(q, ws.qc, ws.T);
+    cgc_mass(ws.qc, ws.qc, par, f, u, ws.M);
+    memset(M, 0, sizeof(double) * NQ * NQ);
+    add_reduced_mass(M);
+}
+
+void cg_forces(const double *q, const double *qd, const double *par, const double *f, const double *u, double *Q)
+{
+    cgt_velocity(q, qd, ws.qc, ws.T, ws.qdc, ws.tdqd);
+    cgc_forces(ws.qc, ws.qdc, par, f, u, ws.Q);
+    cgc_mass(ws.qc, ws.qdc, par, f, u, ws.M);
+    for (int b = 0; b < NB; ++b) {
+        const int o = 7 * b;
+        for (int i = 0; i < 7; ++i) {
+            double s = 0.0;
+            for (int k = 0; k < 7; ++k) s += ws.M[(o + i) * NC + o + k] * ws.tdqd[o + k];
+            ws.Q[o + i] -= s;
+        }
+    }
+    for (int j = 0; j < NQ; ++j) Q[j] = 0.0;
+    for (int k = 0; k < NC; ++k) {
+        const double a = ws.Q[k];
+        if (a != 0.0) {
+            const double *t = ws.T + k * NQ;
+            for (int j = 0; j < NQ; ++j) Q[j] += a * t[j];
+        }
+    }
+}

@@ -1,0 +1,92 @@
+"""The relative (recursive) formulation with generated kernels — seed paper 5 §4 applied to the
+velocity-transformation equations (papers 1, 4, 5).
+
+:class:`CodegenRelativeSystem` is a :class:`solver.formulations.relative.RelativeSystem` whose Φ, Φ_q,
+γ, M and Q come from one compiled library: the tree map q → (q_c, T, Ṫq̇) derived symbolically
+edge by edge (:mod:`solver.codegen.tree`), the model's Cartesian kernels (:mod:`solver.codegen.derive`)
+evaluated at q_c, and ``relative.c`` combining them (M = Tᵀ M_c T, Q = Tᵀ(Q_c − M_c Ṫq̇),
+cut-joint rows Φ_c,q T).  The reduced right-hand side then runs in C as for the Cartesian
+formulation (``reduced.c``).  Post-processing (reactions by eq. 30 or Newton–Euler, driving
+forces by eq. 36) is the generic relative one.
+"""
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+
+from ..formulations.cartesian import CartesianSystem
+from ..formulations.relative import RelativeSystem
+from .build import load_kernels
+from .derive import CodegenUnavailable, describe, input_functions, interpreted_forces, parameters
+from .system import KernelEquations, cartesian_generalized_forces
+from .tree import describe_tree
+
+ROW_CARTESIAN, ROW_COORDINATE, ROW_NORM = range(3)          # relative.c's row kinds
+
+
+def describe_relative(system, cartesian) -> dict:
+    """JSON-able description of a RelativeSystem: the Cartesian description of the same model
+    (``cartesian``: its CartesianSystem), the tree (:func:`describe_tree`) and what each relative
+    constraint row is ([kind, a, b], see relative.c); ``angles``: [relative row, joint, kind,
+    index in the Cartesian kernels' ``ang``] of the rows whose angle is unwrapped."""
+    if system.nq == 0:
+        raise CodegenUnavailable("the model has no joint coordinates")
+    cdesc = describe(cartesian)
+    rows = [None] * system.m
+    for k, rel_rows in system.cut:
+        for r, c in zip(rel_rows, cartesian.joints[k][4]):
+            rows[r] = [ROW_CARTESIAN, c, 0]
+    for n, (k, coord, fn, row, col) in enumerate(system.drivers):
+        rows[row] = [ROW_COORDINATE, int(col), n] if col is not None else [ROW_CARTESIAN, cartesian.drivers[n][3], 0]
+    for row, col in system.norm_rows:
+        rows[row] = [ROW_NORM, int(col), 0]
+    relative_of = {c: r for r, (kind, c, _) in enumerate(rows) if kind == ROW_CARTESIAN}
+    angles = [[relative_of[c], jk, kind, n] for n, (c, jk, kind) in enumerate(cdesc["angles"]) if c in relative_of]
+    return {"formulation": "relative", "cartesian": cdesc, "tree": describe_tree(system), "nq": system.nq,
+            "m": system.m, "rows": rows, "angles": angles, "drivers": cdesc["drivers"],
+            "n_parameters": cdesc["n_parameters"], "n_inputs": cdesc["n_inputs"]}
+
+
+class CodegenRelativeSystem(KernelEquations, RelativeSystem):
+    """RelativeSystem with compiled kernels; raises :class:`CodegenUnavailable` when they cannot be
+    had."""
+
+    def __init__(self, model, reactions="nonrecursive"):
+        super().__init__(model, reactions=reactions)
+        cartesian = CartesianSystem(model, form="conventional")
+        desc = describe_relative(self, cartesian)
+        self.kernels = load_kernels(desc)
+        self.codegen_info = self.kernels.info
+        self._inputs = input_functions(self)
+        self.interpreted = interpreted_forces(self)
+        self._cartesian = cartesian
+        self._bind_drivers([row for *_, row, _ in self.drivers], [fn for _, _, fn, _, _ in self.drivers])
+        self._angle_rows = [(row, self.cjoints[jk], 1.0 if kind == "driver" else -self.cjoints[jk].pitch)
+                            for row, jk, kind, _ in desc["angles"]]
+        self.kernels["par"][:] = parameters(cartesian, desc["cartesian"])
+        nc = 7 * self.nb
+        self._tree = {name: np.zeros(n) for name, n in (("q", self.nq), ("qd", self.nq), ("qc", nc),
+                                                        ("T", nc * self.nq), ("qdc", nc), ("tdqd", nc))}
+        fn = self.kernels.lib.cgt_velocity
+        fn.argtypes = [ctypes.c_void_p] * 6
+        fn.restype = None
+        self._tree_call = (fn, [ctypes.c_void_p(self._tree[k].ctypes.data)
+                                for k in ("q", "qd", "qc", "T", "qdc", "tdqd")])
+
+    def cartesian_state(self, q, qd):
+        """(q_c, T, q̇_c, Ṫq̇) of the generated tree map: body coordinates [r, p] of the Cartesian
+        formulation, q̇_c = T q̇, and the velocity-product part of q̈_c.  Views of shared buffers."""
+        b = self._tree
+        b["q"][:] = q
+        b["qd"][:] = qd
+        fn, args = self._tree_call
+        fn(*args)
+        return b["qc"], b["T"].reshape(7 * self.nb, self.nq), b["qdc"], b["tdqd"]
+
+    def interpreted_forces(self, q, qd, t):
+        """Tᵀ Q_c of the force elements not in the kernels (tires, bushings, rotational springs):
+        their Cartesian generalized forces at the body states of the tree map."""
+        qc, T, qdc, _ = self.cartesian_state(q, qd)
+        frames = self._cartesian.frames(qc, qdc)
+        return T.T @ cartesian_generalized_forces(self.interpreted, frames, qc, t)

@@ -1,0 +1,242 @@
+"""Symbolic derivation (sympy) of a relative system's velocity transformation — seed paper 5 §2–4.
+
+Seed paper 5 writes the Cartesian velocities of the bodies as a linear map of the relative joint
+velocities, ``Ẏ = B q̇`` (eq. 5 there; paper 1 eq. 6 for the state velocities), and generates the
+code for one vehicle.  Here, for one model in the relative formulation
+(:class:`solver.formulations.relative.RelativeSystem`), the map to the Cartesian body coordinates of
+the conventional formulation, q_c = [r_b ; p_b] per body (CM position, unit Euler parameters), is
+derived edge by edge along the spanning tree with the geometry baked in as numbers:
+
+    p_C = p_P ⊗ p(C_in) ⊗ p_R(x) ⊗ p(C_out)*,  A_C = A(p_C)                  (paper 1 eq. 1)
+    o_e = r_P + A_P s_in + E d(x),  r_C = o_e − A_C s_out,  E = A_P C_in    (paper 1 eq. 2)
+    B_e = [E Dq + õ_e E H ; E H],  Ŷ_C = Ŷ_P + B_e ẋ                        (paper 1 eq. 6)
+    D_e = Ḃ_e ẋ (the velocity-product terms of :meth:`RelativeSystem.kinematics`)   (paper 1 eq. 8)
+
+with the joint pieces R, d, H, Dq, a_w, a_d of :class:`solver.formulations.mobilizers.Mobilizer`
+(p_R the Euler parameters of R: half angles for revolute-type joints, x/|x| for spherical and free
+joints).  From the body state velocity Ŷ_b = J_b q̇ (J_b: the B_e of b's path):
+
+    ṙ_b = Ŷ_b,top − r_b × ω_b,   ṗ_b = ½ G(p_b)ᵀ ω_b            →  q̇_c = T(q) q̇
+    T q̈ + Ṫ q̇:  r̈_b = Ẏ̂_top − ṙ_b × ω_b − r_b × ω̇_b,  p̈_b = ½ G(ṗ_b)ᵀ ω_b + ½ G(p_b)ᵀ ω̇_b
+
+where Ṫq̇ takes the velocity-product part Ŷ̇_b = Σ_path D_e.  Two kernels are generated:
+``cgt_position(q) → qc, T`` and ``cgt_velocity(q, q̇) → qc, T, q̇_c, Ṫq̇``; ``relative.c`` turns
+them and the model's Cartesian kernels (:mod:`solver.codegen.derive`) into the relative ones.
+Every quantity is a named intermediate (``t{n}``), so expressions stay small however deep the tree.
+"""
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from ..formulations.mobilizers import Mobilizer
+from ..math.rotations import G_matrix, quat_from_matrix, quat_multiply, rotation_matrix, skew
+from .derive import _number, _snap
+from .emit import _Printer
+
+EZ = np.array([0, 0, 1], dtype=object)
+
+
+def describe_tree(system) -> dict:
+    """JSON-able description of a RelativeSystem's spanning tree: per edge (parent-before-child)
+    parent, child, joint kind, inverted, screw pitch, first column, marker frames (snapped)."""
+    edges = []
+    for e, edge in enumerate(system.topology.edges):
+        mob = system.mobs[e]
+        edges.append({"parent": edge.parent, "child": edge.child, "kind": mob.kind, "inverted": mob.inverted,
+                      "pitch": float(mob.pitch), "col": int(system.cols[e][0]) if mob.n else 0,
+                      "C_in": [_snap(row) for row in system.C_in[e]], "s_in": _snap(system.s_in[e]),
+                      "C_out": [_snap(row) for row in system.C_out[e]], "s_out": _snap(system.s_out[e])})
+    return {"nb": system.nb, "nq": system.nq, "edges": edges,
+            "paths": [list(p) for p in system.paths]}
+
+
+def tree_source(tree) -> str:
+    """C source of ``cgt_position`` and ``cgt_velocity`` for :func:`describe_tree`'s description."""
+    prog = _Program()
+    q = list(sp.symbols(f"q0:{max(1, tree['nq'])}"))
+    v = list(sp.symbols(f"v0:{max(1, tree['nq'])}"))
+    nb = tree["nb"]
+    body = {}                                   # b → dict(p, A, r, Y, Yd0)
+    B = {}                                      # edge → 6 × n object array
+    ground = {"p": np.array([1, 0, 0, 0], dtype=object), "A": np.eye(3, dtype=int).astype(object),
+              "r": np.zeros(3, dtype=int).astype(object), "Y": np.zeros(6, dtype=int).astype(object),
+              "Yd0": np.zeros(6, dtype=int).astype(object)}
+    for e, ed in enumerate(tree["edges"]):
+        P = body[ed["parent"]] if ed["parent"] >= 0 else ground
+        mob = Mobilizer(ed["kind"], pitch=ed["pitch"], inverted=ed["inverted"])
+        x = np.array(q[ed["col"]:ed["col"] + mob.n], dtype=object)
+        xd = np.array(v[ed["col"]:ed["col"] + mob.n], dtype=object)
+        R, d, H, Dq, aw, ad, pR = _joint(prog, mob, x, xd)
+        C_in, C_out = np.array(ed["C_in"], dtype=float), np.array(ed["C_out"], dtype=float)
+        E = prog.array(P["A"].dot(_numbers(C_in)))
+        p_in, p_out = _numbers(quat_from_matrix(C_in)), _numbers(quat_from_matrix(C_out))
+        p_out_conj = np.array([p_out[0], -p_out[1], -p_out[2], -p_out[3]], dtype=object)
+        pC = prog.array(quat_multiply(quat_multiply(quat_multiply(P["p"], p_in), pR), p_out_conj))
+        AC = prog.array(rotation_matrix(pC))
+        o = prog.array(P["r"] + P["A"].dot(_numbers(ed["s_in"])) + E.dot(d))
+        rC = prog.array(o - AC.dot(_numbers(ed["s_out"])))
+        Hg = prog.array(E.dot(H))
+        B[e] = prog.array(np.vstack([E.dot(Dq) + skew(o).dot(Hg), Hg]))
+        child = {"p": pC, "A": AC, "r": rC}
+        # velocities (used by cgt_velocity only: the emitter keeps what each kernel needs)
+        YP, wP = P["Y"], P["Y"][3:]
+        child["Y"] = prog.array(YP + B[e].dot(xd))
+        Ed, Ew = prog.array(E.dot(Dq.dot(xd))), prog.array(E.dot(H.dot(xd)))
+        v_o = YP[:3] + _cross(wP, o) + Ed
+        Dbot = prog.array(_cross(wP, Ew) + E.dot(aw))
+        Dtop = _cross(wP, Ed) + E.dot(ad) + _cross(v_o, Ew) + _cross(o, Dbot)
+        child["Yd0"] = prog.array(P["Yd0"] + np.concatenate([Dtop, Dbot]))
+        body[ed["child"]] = child
+
+    nq = tree["nq"]
+    pos = {"qc": {}, "T": {}}
+    vel = {"qdc": {}, "tdqd": {}}
+    parent_edge = {ed["child"]: e for e, ed in enumerate(tree["edges"])}
+    for b in range(nb):
+        s = body[b]
+        r, p = s["r"], s["p"]
+        Gt = G_matrix(p).T
+        for i in range(3):
+            pos["qc"][7 * b + i] = r[i]
+        for i in range(4):
+            pos["qc"][7 * b + 3 + i] = p[i]
+        for a in tree["paths"][parent_edge[b]]:
+            ed = tree["edges"][a]
+            for j in range(B[a].shape[1]):
+                top, bot = B[a][:3, j], B[a][3:, j]
+                col = ed["col"] + j
+                for i, val in enumerate(np.concatenate([top - _cross(r, bot), Gt.dot(bot) / 2])):
+                    pos["T"][(7 * b + i) * nq + col] = val
+        w = s["Y"][3:]
+        vb = prog.array(s["Y"][:3] - _cross(r, w))
+        pd = prog.array(Gt.dot(w) / 2)
+        Yd0 = s["Yd0"]
+        rdd = Yd0[:3] - _cross(vb, w) - _cross(r, Yd0[3:])
+        pdd = G_matrix(pd).T.dot(w) / 2 + Gt.dot(Yd0[3:]) / 2
+        for i, val in enumerate(np.concatenate([vb, pd])):
+            vel["qdc"][7 * b + i] = val
+        for i, val in enumerate(np.concatenate([rdd, pdd])):
+            vel["tdqd"][7 * b + i] = val
+    inputs = {**{sym: f"q[{k}]" for k, sym in enumerate(q)}, **{sym: f"qd[{k}]" for k, sym in enumerate(v)}}
+    nc = 7 * nb
+    parts = [prog.kernel("cgt_position", "const double *q, double *qc, double *T", pos, inputs,
+                         {"T": nc * nq}),
+             prog.kernel("cgt_velocity", "const double *q, const double *qd, double *qc, double *T, "
+                                         "double *qdc, double *tdqd", {**pos, **vel}, inputs, {"T": nc * nq})]
+    return "\n".join(parts)
+
+
+# ---- helpers --------------------------------------------------------------------------------------
+def _numbers(a):
+    return np.vectorize(_number, otypes=[object])(np.asarray(a, dtype=float))
+
+
+def _cross(a, b):
+    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]], dtype=object)
+
+
+def _joint(prog, mob, x, xd):
+    """(R, d, H, Dq, a_w, a_d, p_R) of :meth:`Mobilizer.relative` as sympy object arrays, with the
+    Euler parameters p_R of R (inverted joints: the conjugate)."""
+    n = mob.n
+    zero = sp.Integer(0)
+    R = np.eye(3, dtype=int).astype(object)
+    d = np.array([zero] * 3, dtype=object)
+    H = np.full((3, n), zero, dtype=object)
+    Dq = np.full((3, n), zero, dtype=object)
+    aw = np.array([zero] * 3, dtype=object)
+    ad = np.array([zero] * 3, dtype=object)
+    pR = np.array([1, 0, 0, 0], dtype=object)
+    k = mob.kind
+    if k in ("revolute", "cylindrical", "screw", "planar"):
+        th = x[2] if k == "planar" else x[0]
+        R = _rot_z(prog, th)
+        pR = np.array([prog.let(sp.cos(th / 2)), 0, 0, prog.let(sp.sin(th / 2))], dtype=object)
+        H[:, 2 if k == "planar" else 0] = EZ
+        if k == "cylindrical":
+            d = x[1] * EZ
+            Dq[:, 1] = EZ
+        elif k == "screw":
+            d = _number(mob.pitch) * x[0] * EZ
+            Dq[:, 0] = _number(mob.pitch) * EZ
+        elif k == "planar":
+            d = np.array([x[0], x[1], zero], dtype=object)
+            Dq[0, 0] = Dq[1, 1] = sp.Integer(1)
+    elif k == "prismatic":
+        d = x[0] * EZ
+        Dq[:, 0] = EZ
+    elif k == "universal":
+        Rz = _rot_z(prog, x[0])
+        c, s = prog.let(sp.cos(x[1])), prog.let(sp.sin(x[1]))
+        R = prog.array(Rz.dot(np.array([[1, 0, 0], [0, c, -s], [0, s, c]], dtype=object)))
+        H[:, 0] = EZ
+        H[:, 1] = Rz[:, 0]
+        aw = xd[0] * xd[1] * Rz[:, 1]
+        pz = np.array([prog.let(sp.cos(x[0] / 2)), 0, 0, prog.let(sp.sin(x[0] / 2))], dtype=object)
+        px = np.array([prog.let(sp.cos(x[1] / 2)), prog.let(sp.sin(x[1] / 2)), 0, 0], dtype=object)
+        pR = prog.array(quat_multiply(pz, px))
+    elif k in ("spherical", "free"):
+        o = mob.euler
+        p, pd = x[o:o + 4], xd[o:o + 4]
+        nn = prog.let(sum(a * a for a in p))
+        inv = prog.let(1 / sp.sqrt(nn))
+        pR = prog.array(p * inv)
+        R = prog.array(rotation_matrix(pR))
+        H[:, o:o + 4] = prog.array(2 * G_matrix(p) / nn)
+        if k == "free":
+            d = np.array(x[:3], dtype=object)
+            Dq[0, 0] = Dq[1, 1] = Dq[2, 2] = sp.Integer(1)
+        aw = prog.array(-2 * sum(a * b for a, b in zip(p, pd)) / nn * H[:, o:o + 4].dot(pd))
+    if mob.inverted:
+        R, d, H, Dq, aw, ad = Mobilizer._invert(R, d, H, Dq, aw, ad, xd)
+        pR = np.array([pR[0], -pR[1], -pR[2], -pR[3]], dtype=object)
+    return R, d, H, Dq, aw, ad, pR
+
+
+def _rot_z(prog, th):
+    c, s = prog.let(sp.cos(th)), prog.let(sp.sin(th))
+    return np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]], dtype=object)
+
+
+class _Program:
+    """Straight-line program: every non-trivial expression is bound to a fresh symbol ``t{n}``."""
+
+    def __init__(self):
+        self.values = {}                 # symbol → expression (in inputs and earlier symbols)
+        self._printer = _Printer({"order": "none"})
+
+    def let(self, expr):
+        expr = sp.sympify(expr)
+        if expr.is_Number or expr.is_Symbol or (expr.is_Mul and len(expr.args) == 2 and expr.args[0] == -1
+                                                 and expr.args[1].is_Symbol):
+            return expr
+        sym = sp.Symbol(f"t{len(self.values)}")
+        self.values[sym] = expr
+        return sym
+
+    def array(self, a):
+        a = np.asarray(a, dtype=object)
+        return np.vectorize(self.let, otypes=[object])(a) if a.size else a
+
+    def kernel(self, name, args, outputs, inputs, zeroed):
+        """C function ``name(args)`` writing outputs {array: {flat index: expression}}; arrays in
+        ``zeroed`` ({array: size}) are cleared first.  Only the inputs ({symbol: C text}) and
+        intermediates the outputs need are emitted, in the order they were made."""
+        writes = [(out, index, sp.sympify(expr)) for out, entries in outputs.items()
+                  for index, expr in entries.items() if not (out in zeroed and sp.sympify(expr) == 0)]
+        needed, stack = set(), [s for *_, e in writes for s in e.free_symbols]
+        while stack:
+            sym = stack.pop()
+            if sym not in needed:
+                needed.add(sym)
+                if sym in self.values:
+                    stack.extend(self.values[sym].free_symbols)
+        lines = [f"void {name}({args})", "{"]
+        lines += [f"    memset({out}, 0, sizeof(double) * {size});" for out, size in zeroed.items()]
+        lines += [f"    const double {sym.name} = {text};" for sym, text in inputs.items() if sym in needed]
+        lines += [f"    const double {sym.name} = {self._printer.doprint(expr)};"
+                  for sym, expr in self.values.items() if sym in needed]
+        lines += [f"    {out}[{index}] = {self._printer.doprint(e)};" for out, index, e in writes]
+        lines.append("}")
+        return "\n".join(lines)
