@@ -18,7 +18,8 @@ Two steps, so that the cache key covers everything the derivation reads:
   as numbers: moving a joint regenerates.
 * The physical parameters are kernel *inputs* (:func:`parameters`), so changing them reuses the
   library: per body m, J'00 J'11 J'22 J'01 J'12 J'20; gravity; per joint its screw pitch and
-  length/axial/radius constants; per spring-damper k, c, l0, preload.  Time functions are evaluated
+  length/axial/radius constants; per spring-damper k, c, l0, preload; per bushing its six
+  stiffnesses and six dampings.  Time functions are evaluated
   numerically and passed in: driver f (in Φ), f̈ (in γ) (ν = ḟ needs no kernel); spring-damper
   force(t) and applied force/torque components.
 * :func:`derive` builds the sympy expressions of the four kernels from the description alone.
@@ -27,8 +28,8 @@ Joint vectors follow :mod:`solver.constraints.primitives`: a body vector A a' (d
 r + A s' (point) has rate B(p, a') ṗ (+ ṙ) and velocity-quadratic term B(ṗ, a') ṗ (Haug eq. 6.3.9);
 a scalar s = uᵀw has quad(s) = wᵀquad(u) + uᵀquad(w) + 2 u̇ᵀẇ and γ = −quad(s) (+ f̈ for drivers).
 Joint angles θ = atan2(y, x) come out in (−π, π] (output ``ang``); the caller unwraps them.
-Force elements other than spring-dampers and applied loads (rotational spring-dampers, bushings,
-tires) are not generated: their generalized forces are evaluated in Python and added to Q
+Force elements other than spring-dampers, bushings and applied loads (rotational spring-dampers,
+tires, speed controllers) are not generated: their generalized forces are evaluated in Python and added to Q
 (:func:`interpreted_forces`).  Flexible bodies are not generated: :class:`CodegenUnavailable`.
 """
 from __future__ import annotations
@@ -37,12 +38,14 @@ import numpy as np
 import sympy as sp
 
 from ..constraints.joints import COORDINATES
-from ..forces import AppliedLoad, SpringDamperForce
+from ..forces import AppliedLoad, BushingForce, SpringDamperForce
 from ..math.rotations import B_matrix, L_matrix, rotation_matrix
 
 SNAP = 1e-14            # geometry entries below this (m or unit-vector components) are exact zeros
 BODY_PARAMETERS = 7     # m, J'00, J'11, J'22, J'01, J'12, J'20
 SPRING_PARAMETERS = 4   # k, c, l0, preload
+BUSHING_PARAMETERS = 12  # K (translation x y z, rotation x y z), D (the same)
+GENERATED_FORCES = (SpringDamperForce, AppliedLoad, BushingForce)
 KERNELS = ("position", "gamma", "mass", "forces")
 
 
@@ -82,7 +85,7 @@ def describe(system) -> dict:
                    if djk == jk and COORDINATES[coord][0] == "angle"]
     drivers = [{"joint": jk, "coordinate": list(COORDINATES[coord]), "row": row}
                for jk, coord, _, row in system.drivers]
-    springs, loads, nload = [], [], 0
+    springs, loads, bushings, nload = [], [], [], 0
     for f in system.force_elements:
         if isinstance(f, SpringDamperForce):
             springs.append({"bi": f.bi, "bj": f.bj, "si": _snap(f.si), "sj": _snap(f.sj),
@@ -92,8 +95,12 @@ def describe(system) -> dict:
         elif isinstance(f, AppliedLoad):
             loads.append({"body": f.b, "torque": f.is_torque, "s": _snap(f.s), "input": nload})
             nload += 3
+        elif isinstance(f, BushingForce):
+            bushings.append({"bi": f.bi, "bj": f.bj, "si": _snap(f.si), "sj": _snap(f.sj),
+                             "Ci": [_snap(row) for row in f.Ci], "Cj": [_snap(row) for row in f.Cj], "par": npar})
+            npar += BUSHING_PARAMETERS
     return {"nb": nb, "nq": system.nq, "m": system.m, "joints": joints, "drivers": drivers,
-            "angles": angles, "norm_rows": list(system.norm_rows), "springs": springs, "loads": loads,
+            "angles": angles, "norm_rows": list(system.norm_rows), "springs": springs, "loads": loads, "bushings": bushings,
             "n_parameters": npar, "n_inputs": nload}
 
 
@@ -111,6 +118,9 @@ def parameters(system, desc) -> np.ndarray:
     springs = [f for f in system.force_elements if isinstance(f, SpringDamperForce)]
     for f, sd in zip(springs, desc["springs"]):
         par[sd["par"]:sd["par"] + SPRING_PARAMETERS] = (f.k, f.c, f.l0, f.preload)
+    bushings = [f for f in system.force_elements if isinstance(f, BushingForce)]
+    for f, bd in zip(bushings, desc["bushings"]):
+        par[bd["par"]:bd["par"] + BUSHING_PARAMETERS] = np.concatenate([f.K, f.D])
     return par
 
 
@@ -127,9 +137,9 @@ def input_functions(system):
 
 
 def interpreted_forces(system):
-    """The force elements the kernels leave out (rotational spring-dampers, bushings, tires, …):
+    """The force elements the kernels leave out (rotational spring-dampers, tires, …):
     evaluated in Python and added to the generated Q."""
-    return [f for f in system.force_elements if not isinstance(f, (SpringDamperForce, AppliedLoad))]
+    return [f for f in system.force_elements if not isinstance(f, GENERATED_FORCES)]
 
 
 def derive(desc):
@@ -421,6 +431,13 @@ def _force_outputs(desc, s, out):
         per_length = sp.Piecewise((tension / length, length >= 1e-12), (0, True))
         at_point(sd["bj"], -per_length * d, Pj)
         at_point(sd["bi"], per_length * d, Pi)
+    for bd in desc["bushings"]:
+        f, n, Pj = _bushing(s, bd, frames)
+        at_point(bd["bj"], f, Pj)
+        at_point(bd["bi"], -f, Pj)
+        for b, sign in ((bd["bj"], 1), (bd["bi"], -1)):
+            if b >= 0:
+                T[b] = T[b] + sign * n
     for ld in desc["loads"]:
         value = np.array(s.u[ld["input"]:ld["input"] + 3], dtype=object)
         b = ld["body"]
@@ -438,3 +455,28 @@ def _force_outputs(desc, s, out):
             out["forces"].append(("Q", o + k, F[b][k]))
         for k in range(4):
             out["forces"].append(("Q", o + 3 + k, Qp[k]))
+
+
+def _bushing(s, bd, frames):
+    """(force f on body j at P_j, torque n on body j, P_j) of a linear bushing, as
+    :class:`solver.forces.BushingForce`: F_i = A_i C_i, δ = F_iᵀ(P_j − P_i), θ = vee(skew part of
+    F_iᵀF_j), δ̇ = F_iᵀ(V_j − V_i) − (F_iᵀω_i) × δ, θ̇ = F_iᵀ(ω_j − ω_i);
+    f = F_i(−K_t δ − D_t δ̇), n = F_i(−K_r θ − D_r θ̇)."""
+    K = np.array(s.c[bd["par"]:bd["par"] + 6], dtype=object)
+    D = np.array(s.c[bd["par"] + 6:bd["par"] + 12], dtype=object)
+    ends = []
+    for b, local, C in ((bd["bi"], bd["si"], bd["Ci"]), (bd["bj"], bd["sj"], bd["Cj"])):
+        frame = frames[b] if b >= 0 else None
+        P, V = _point(s, frame, local)
+        A = frame[2] if frame is not None else np.eye(3, dtype=int).astype(object)
+        w = frame[4] if frame is not None else _zeros3()
+        ends.append((P, V, A.dot(np.array([[_number(x) for x in row] for row in C], dtype=object)), w))
+    (Pi, Vi, Fi, wi), (Pj, Vj, Fj, wj) = ends
+    R = Fi.T.dot(Fj)
+    theta = np.array([R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]], dtype=object) / 2
+    delta = Fi.T.dot(Pj - Pi)
+    ddelta = Fi.T.dot(Vj - Vi) - _cross(Fi.T.dot(wi), delta)
+    dtheta = Fi.T.dot(wj - wi)
+    f = Fi.dot(-K[:3] * delta - D[:3] * ddelta)
+    n = Fi.dot(-K[3:] * theta - D[3:] * dtheta)
+    return f, n, Pj

@@ -305,20 +305,12 @@ class CartesianSystem(MechanicalSystem):
         return self.attachments.extend(self.frames(q, qd), q, qd)
 
     def frames(self, q, qd):
-        """Global body states (r, A, v, ω) as :class:`solver.forces.BodyFrames`."""
-        nb = self.nb
-        r = np.empty((nb, 3))
-        A = np.empty((nb, 3, 3))
-        v = np.empty((nb, 3))
-        w = np.empty((nb, 3))
-        for k in range(nb):
-            o = 7 * k
-            p = q[o + 3:o + 7]
-            r[k] = q[o:o + 3]
-            A[k] = rotation_matrix(p)
-            v[k] = qd[o:o + 3]
-            w[k] = A[k] @ (2.0 * L_matrix(p) @ qd[o + 3:o + 7])
-        return BodyFrames(r, A, v, w)
+        """Global body states (r, A, v, ω = A 2L(p)ṗ) as :class:`solver.forces.BodyFrames`."""
+        pose = q[:7 * self.nb].reshape(self.nb, 7)
+        rate = qd[:7 * self.nb].reshape(self.nb, 7)
+        A = rotation_matrices(pose[:, 3:])
+        w = 2.0 * np.einsum("bij,bjk,bk->bi", A, L_matrices(pose[:, 3:]), rate[:, 3:])
+        return BodyFrames(pose[:, :3].copy(), A, rate[:, :3].copy(), w)
 
     def normalize(self, q):
         q = q.copy()

@@ -28,12 +28,18 @@ bodies like applied loads; with them in Q̂ the reaction on the child of tree jo
     [f ; n_P] = [I 0 ; −P̃ I] R̂_e   (moment about the point P)          (eq. 31)
 and the driving force of a driven tree coordinate is τ_e = B_eᵀ R̂_e (eq. 36).  The recursive
 Newton–Euler alternative sweeps R̂_e = M̂_C Ẏ̂_C − Q̂_C + Σ_c R̂_c (eq. 28) from the leaves.
+
+Every recursion here loops over the tree edges and works on one state (arrays indexed [body, …])
+or on N stacked states (a leading axis N: rotations (N, nb, 3, 3), B_e (N, 6, n_e), …) with the
+same code, so ``postprocess_batch`` post-processes a chunk of output points with numpy over the
+points and ``postprocess`` is its batch of one.  Only the joint-level mobilizer kinematics and the
+force elements (they take one state's BodyFrames) are evaluated point by point.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..constraints.joints import CartesianJoint
+from ..constraints.joints import COORDINATES, CartesianJoint
 from ..constraints.primitives import BodyState
 from ..errors import ModelError
 from ..expressions import time_function
@@ -42,25 +48,52 @@ from ..math.rotations import G_matrix, cross, quat_from_matrix, rotation_matrix,
 from ..model.fields import inertia_matrix
 from ..model.model import GROUND
 from .mobilizers import Mobilizer
-from .system import ConstraintEval, Equation, MechanicalSystem, mechanical_energies
+from .system import ConstraintEval, Equation, MechanicalSystem
 from .topology import build_topology
 
 REACTION_METHODS = ("nonrecursive", "newton-euler")
+POST_ENTRIES = 2_000_000      # postprocess_batch holds at most about this many K, M̂, B entries (16 MB)
+
+
+def _mv(M, v):
+    """M v of (stacked) matrices and vectors (single ones take the cheaper plain product)."""
+    return M @ v if v.ndim == 1 else (M @ v[..., None])[..., 0]
+
+
+def _tmv(M, v):
+    """Mᵀ v of (stacked) matrices and vectors."""
+    return (np.swapaxes(M, -1, -2) @ v[..., None])[..., 0]
+
+
+def _cross(a, b):
+    """a × b over the last axis of (stacked, broadcast) 3-vectors."""
+    return cross(a, b) if a.ndim == b.ndim == 1 else cross(a.T, b.T).T
+
+
+def _skew(v):
+    """ṽ of (stacked) 3-vectors v (…, 3) → (…, 3, 3)."""
+    if v.ndim == 1:
+        return skew(v)
+    S = np.zeros(v.shape + (3,))
+    S[..., 0, 1], S[..., 0, 2], S[..., 1, 2] = -v[..., 2], v[..., 1], -v[..., 0]
+    S[..., 1, 0], S[..., 2, 0], S[..., 2, 1] = v[..., 2], -v[..., 1], v[..., 0]
+    return S
 
 
 class Kinematics:
-    """Global body states from one forward recursion (per body index b; per tree edge e)."""
+    """Global body states from one forward recursion (per body index b; per tree edge e), of one
+    state or of N stacked states (``lead`` = (N,): every array gets that leading axis)."""
 
-    def __init__(self, nb, ne):
-        self.A = np.empty((nb, 3, 3))
-        self.r = np.empty((nb, 3))          # CM, global
-        self.o = np.empty((ne, 3))          # joint origin on the child, global
-        self.B = [None] * ne                # 6 × n_e
-        self.Y = np.zeros((nb, 6))          # state velocity Ŷ (eq. 6)
-        self.Yd0 = np.zeros((nb, 6))        # velocity-product part of Ẏ̂ (Σ D along the path)
-        self.D = np.zeros((ne, 6))          # D_e = Ḃ_e q̇_e (eq. 8)
+    def __init__(self, nb, ne, lead=()):
+        self.A = np.empty(lead + (nb, 3, 3))
+        self.r = np.empty(lead + (nb, 3))          # CM, global
+        self.o = np.empty(lead + (ne, 3))          # joint origin on the child, global
+        self.B = [None] * ne                       # 6 × n_e (stacked: N × 6 × n_e)
+        self.Y = np.zeros(lead + (nb, 6))          # state velocity Ŷ (eq. 6)
+        self.Yd0 = np.zeros(lead + (nb, 6))        # velocity-product part of Ẏ̂ (Σ D along the path)
+        self.D = np.zeros(lead + (ne, 6))          # D_e = Ḃ_e q̇_e (eq. 8)
         self.has_velocity = False
-        self.K = None                       # K_e (eq. 16), filled on first use
+        self.K = None                              # K_e (eq. 16), filled on first use
 
 
 class RelativeSystem(MechanicalSystem):
@@ -251,59 +284,69 @@ class RelativeSystem(MechanicalSystem):
         return q
 
     def postprocess(self, q, qd, qdd, lam, t):
-        """Body states, joint reactions (eqs. 30–31 or Newton–Euler), driver forces (eq. 36 on tree
-        joints, −λ on cut joints) and energies — the keys of CartesianSystem.postprocess."""
-        kin = self.kinematics(q, qd)
-        frames = self.frames(q, qd)
+        """Body states, joint reactions, driver forces and energies at one output point — the keys of
+        CartesianSystem.postprocess (:meth:`postprocess_batch` of one point, without the stacking)."""
+        post = self._post(float(t), *(np.asarray(x, dtype=float) for x in (q, qd, qdd, lam)))
+        post["energy"] = tuple(post["energy"])
+        return post
+
+    def postprocess_batch(self, t, q, qd, qdd, lam):
+        """:meth:`postprocess` of N output points (arrays with a leading axis N; "energy" an (N, 4)
+        array: kinetic, gravity, spring, 0), numpy over the points (module docstring), in chunks of
+        at most about POST_ENTRIES stacked K_e, M̂_b and B_e entries."""
+        step = max(1, POST_ENTRIES // (36 * (self.nb + len(self.mobs)) + 6 * self.nq))
+        if len(t) > step:
+            parts = [self.postprocess_batch(*(x[i:i + step] for x in (t, q, qd, qdd, lam)))
+                     for i in range(0, len(t), step)]
+            return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
+        return self._post(*(np.asarray(x, dtype=float) for x in (t, q, qd, qdd, lam)))
+
+    def _post(self, t, q, qd, qdd, lam):
+        """Post-processing of one state (q: (nq,)) or N stacked ones (q: (N, nq)): body states,
+        reactions on body_j at the joint origin (eqs. 30–31, or Newton–Euler eq. 28, with the
+        cut-joint wrenches from their multipliers), driver forces (eq. 36 on tree joints, −λ on cut
+        joints), energies (kinetic ½ m vᵀv + ½ ω'ᵀJ'ω', gravity −m gᵀr, force elements)."""
+        lead = q.shape[:-1]
+        kin = self._recursion(q, qd)
+        frames = self._frames(kin)
         Ydd = self._accelerations(kin, qdd)
         K = self._K(kin)
-        Qh = self._Qhat(kin, t)
+        spring = np.zeros(lead)
+        Qh = self._Qhat(kin, t, spring)
         cut_wrench = self._cut_wrenches(kin, lam)            # on each side body, spatial, per joint
-        for k, (bi, bj) in cut_wrench.items():
-            for b, W in ((self.joint_ends[k][0], bi), (self.joint_ends[k][1], bj)):
+        for k, sides in cut_wrench.items():
+            for b, W in zip(self.joint_ends[k], sides):
                 if b >= 0:
-                    Qh[b] += W
+                    Qh[..., b, :] += W
         L = self._L(kin, K, Qh)
         if self.reactions == "nonrecursive":
             Rhat = self._reactions_nonrecursive(kin, K, L, Ydd, qdd)
         else:
             Rhat = self._reactions_newton_euler(kin, Qh, Ydd)
-        acc = np.array([Ydd[b, :3] + cross(Ydd[b, 3:], kin.r[b]) + cross(frames.w[b], frames.v[b])
-                        for b in range(self.nb)])
-        alpha = Ydd[:, 3:].copy()
-        nj = len(self.cjoints)
-        RF, RT, RFj, RTj = (np.zeros((nj, 3)) for _ in range(4))
-        states = self._states(kin)
-        for e, edge in enumerate(self.topology.edges):
-            if edge.joint is None:
-                continue
-            k = edge.joint
-            sign = -1.0 if edge.inverted else 1.0             # R̂_e acts on the child
-            RF[k], RT[k] = self._at_origin_j(k, sign * Rhat[e], states)
-        for k, (Wi, Wj) in cut_wrench.items():
-            bi, bj = self.joint_ends[k]
-            RF[k], RT[k] = self._at_origin_j(k, Wj if bj >= 0 else -Wi, states)
-        for k, cj in enumerate(self.cjoints):
-            Fr = cj.frame(states[self.joint_ends[k][0]])
-            RFj[k], RTj[k] = Fr.T @ RF[k], Fr.T @ RT[k]
-        drv = np.zeros(len(self.drivers))
-        edge_of_col = {c: e for e in range(len(self.cols)) for c in self.cols[e]}
+        RF, RT, RFj, RTj = self._joint_reactions(kin, Rhat, cut_wrench)
+        drv = np.zeros(lead + (len(self.drivers),))
         for n, (k, coord, fn, row, col) in enumerate(self.drivers):
             if col is None:
-                drv[n] = -lam[row]
+                drv[..., n] = -lam[..., row]
             else:
-                e = edge_of_col[col]
-                drv[n] = (kin.B[e].T @ Rhat[e])[list(self.cols[e]).index(col)]     # eq. (36)
-        kinetic, potential_g, spring = mechanical_energies(frames, self.mass_values, self.inertia,
-                                                           self.gravity, self.force_elements)
-        return {"r": frames.r, "A": frames.A, "v": frames.v, "w": frames.w, "a": acc, "alpha": alpha,
+                e = next(e for e, cols in enumerate(self.cols) if col in cols)
+                drv[..., n] = _tmv(kin.B[e], Rhat[..., e, :])[..., list(self.cols[e]).index(col)]     # eq. (36)
+        r, v, w = kin.r, frames.v, np.ascontiguousarray(frames.w)
+        w_body = _tmv(kin.A, w)
+        energy = np.zeros(lead + (4,))
+        energy[..., 0] = 0.5 * (np.einsum("b,...bi,...bi->...", self.mass_values, v, v)
+                                + np.einsum("...bi,bij,...bj->...", w_body, self.inertia, w_body))
+        energy[..., 1] = -np.einsum("b,i,...bi->...", self.mass_values, np.asarray(self.gravity, dtype=float), r)
+        energy[..., 2] = spring
+        return {"r": r, "A": kin.A, "v": v, "w": w,
+                "a": Ydd[..., :3] + _cross(Ydd[..., 3:], r) + _cross(w, v), "alpha": Ydd[..., 3:].copy(),
                 "reaction_force": RF, "reaction_torque": RT, "reaction_force_joint": RFj,
-                "reaction_torque_joint": RTj, "driver_force": drv,
-                "energy": (kinetic, potential_g, spring, 0.0)}
+                "reaction_torque_joint": RTj, "driver_force": drv, "energy": energy}
 
     # ---- public API: kinematics (also used by tests and benches) --------------------------------
     def kinematics(self, q, qd=None) -> Kinematics:
-        """Forward recursion of positions, state velocities and D_e (paper 1 eqs. 1–8); cached."""
+        """Forward recursion of positions, state velocities and D_e (paper 1 eqs. 1–8) of one
+        state; cached."""
         qb = q.tobytes()
         key = (qb, None if qd is None else qd.tobytes())
         hit = self._cache.get(key)
@@ -311,35 +354,7 @@ class RelativeSystem(MechanicalSystem):
             hit = next((k for (kq, _), k in self._cache.items() if kq == qb), None)
         if hit is not None:
             return hit
-        kin = Kinematics(self.nb, len(self.mobs))
-        for e, edge in enumerate(self.topology.edges):
-            mob, c, C_in, s_in, C_out, s_out = (self.mobs[e], self.cols[e], self.C_in[e], self.s_in[e],
-                                                self.C_out[e], self.s_out[e])
-            P, ch = edge.parent, edge.child
-            A_P, r_P = (kin.A[P], kin.r[P]) if P >= 0 else (np.eye(3), np.zeros(3))
-            x = q[c]
-            xd = None if qd is None else qd[c]
-            R, d, H, Dq, aw, ad = mob.relative(x, xd)
-            E = A_P @ C_in
-            kin.A[ch] = E @ R @ C_out.T
-            o = r_P + A_P @ s_in + E @ d
-            kin.o[e] = o
-            kin.r[ch] = o - kin.A[ch] @ s_out
-            Hg = E @ H
-            B = np.vstack([E @ Dq + skew(o) @ Hg, Hg])
-            kin.B[e] = B
-            if qd is None:
-                continue
-            YP = kin.Y[P] if P >= 0 else np.zeros(6)
-            wP = YP[3:]
-            kin.Y[ch] = YP + B @ xd
-            Ed, Ew = E @ (Dq @ xd), E @ (H @ xd)
-            v_o = YP[:3] + cross(wP, o) + Ed
-            Dbot = cross(wP, Ew) + E @ aw
-            Dtop = cross(wP, Ed) + E @ ad + cross(v_o, Ew) + cross(o, Dbot)
-            kin.D[e] = np.concatenate([Dtop, Dbot])
-            kin.Yd0[ch] = (kin.Yd0[P] if P >= 0 else 0.0) + kin.D[e]
-        kin.has_velocity = qd is not None
+        kin = self._recursion(q, qd)
         if len(self._cache) > 8:
             self._cache.clear()
         self._cache[key] = kin
@@ -354,19 +369,19 @@ class RelativeSystem(MechanicalSystem):
 
     def frames(self, q, qd):
         """Global body states (CM position, rotation, CM velocity, ω) as BodyFrames."""
-        kin = self.kinematics(q, qd)
-        w = kin.Y[:, 3:].copy()
-        v = kin.Y[:, :3] + np.cross(w, kin.r)
-        return BodyFrames(kin.r.copy(), kin.A.copy(), v, w)
+        frames = self._frames(self.kinematics(q, qd))
+        return BodyFrames(frames.r.copy(), frames.A.copy(), frames.v, frames.w.copy())
 
     def state_mass(self, kin, b):
-        """Body state mass matrix M̂_b (paper 1 eq. 11), global, about the global origin."""
-        m, A, rt = self.mass_values[b], kin.A[b], skew(kin.r[b])
-        out = np.zeros((6, 6))
-        out[0, 0] = out[1, 1] = out[2, 2] = m
-        out[3:, :3] = m * rt
-        out[:3, 3:] = -m * rt
-        out[3:, 3:] = A @ self.inertia[b] @ A.T - m * rt @ rt
+        """Body state mass matrix M̂_b (paper 1 eq. 11), global, about the global origin; ``b`` a
+        body index or a slice of bodies (stacked along the body axis), of one or N states."""
+        m = np.asarray(self.mass_values[b])[..., None, None]
+        A, rt = kin.A[..., b, :, :], _skew(kin.r[..., b, :])
+        out = np.zeros(rt.shape[:-2] + (6, 6))
+        out[..., :3, :3] = m * np.eye(3)
+        out[..., 3:, :3] = m * rt
+        out[..., :3, 3:] = -m * rt
+        out[..., 3:, 3:] = A @ self.inertia[b] @ np.swapaxes(A, -1, -2) - m * rt @ rt
         return out
 
     # ---- helpers: tree ----------------------------------------------------------------------------
@@ -402,14 +417,52 @@ class RelativeSystem(MechanicalSystem):
     def _init_of(self, b):
         return self.init[b] if b >= 0 else (np.zeros(3), np.eye(3))
 
+    def _recursion(self, q, qd):
+        """Forward recursion (paper 1 eqs. 1–8, module docstring) of one state (q: (nq,)) or of N
+        stacked states (q: (N, nq)); the mobilizers are evaluated point by point."""
+        kin = Kinematics(self.nb, len(self.mobs), q.shape[:-1])
+        for e, edge in enumerate(self.topology.edges):
+            P, ch, c = edge.parent, edge.child, self.cols[e]
+            A_P, r_P = (kin.A[..., P, :, :], kin.r[..., P, :]) if P >= 0 else (np.eye(3), np.zeros(3))
+            xd = None if qd is None else qd[..., c]
+            R, d, H, Dq, aw, ad = _mobilizer(self.mobs[e], q[..., c], xd)
+            E = A_P @ self.C_in[e]
+            A = E @ R @ self.C_out[e].T
+            kin.A[..., ch, :, :] = A
+            o = r_P + A_P @ self.s_in[e] + _mv(E, d)
+            kin.o[..., e, :] = o
+            kin.r[..., ch, :] = o - A @ self.s_out[e]
+            Hg = E @ H
+            B = np.concatenate([E @ Dq + _skew(o) @ Hg, Hg], axis=-2)
+            kin.B[e] = B
+            if qd is None:
+                continue
+            YP = kin.Y[..., P, :] if P >= 0 else np.zeros(6)
+            wP = YP[..., 3:]
+            kin.Y[..., ch, :] = YP + _mv(B, xd)
+            Ed, Ew = _mv(E, _mv(Dq, xd)), _mv(E, _mv(H, xd))
+            v_o = YP[..., :3] + _cross(wP, o) + Ed
+            Dbot = _cross(wP, Ew) + _mv(E, aw)
+            Dtop = _cross(wP, Ed) + _mv(E, ad) + _cross(v_o, Ew) + _cross(o, Dbot)
+            kin.D[..., e, :] = np.concatenate([Dtop, Dbot], axis=-1)
+            kin.Yd0[..., ch, :] = (kin.Yd0[..., P, :] if P >= 0 else 0.0) + kin.D[..., e, :]
+        kin.has_velocity = qd is not None
+        return kin
+
+    def _frames(self, kin):
+        """BodyFrames (CM position, rotation, CM velocity ṙ = v_O + ω × r, ω) of a recursion's states."""
+        w = kin.Y[..., 3:]
+        return BodyFrames(kin.r, kin.A, kin.Y[..., :3] + _cross(w, kin.r), w)
+
     def _K(self, kin):
         """K_e = M̂_child + Σ_children K_c (paper 1 eq. 16); computed once per kinematics."""
         if kin.K is not None:
             return kin.K
         topo = self.topology
+        Mh = self.state_mass(kin, slice(None))
         K = [None] * len(topo.edges)
         for e in reversed(range(len(topo.edges))):
-            K[e] = self.state_mass(kin, topo.edges[e].child)
+            K[e] = Mh[..., topo.edges[e].child, :, :]
             for c in topo.children[e]:
                 K[e] = K[e] + K[c]
         kin.K = K
@@ -420,49 +473,85 @@ class RelativeSystem(MechanicalSystem):
         topo = self.topology
         L = [None] * len(topo.edges)
         for e in reversed(range(len(topo.edges))):
-            L[e] = Qh[topo.edges[e].child] + sum((L[c] - K[c] @ kin.D[c] for c in topo.children[e]), np.zeros(6))
+            L[e] = Qh[..., topo.edges[e].child, :] + sum((L[c] - _mv(K[c], kin.D[..., c, :])
+                                                          for c in topo.children[e]), np.zeros(6))
         return L
 
-    def _Qhat(self, kin, t):
-        """Body state forces Q̂_b (paper 1 eq. 12) from gravity, force elements and inertia terms."""
-        frames = BodyFrames(kin.r, kin.A, kin.Y[:, :3] + np.cross(kin.Y[:, 3:], kin.r), kin.Y[:, 3:])
-        wr = Wrenches(self.nb)
-        for f in self.force_elements:
-            f.apply(t, frames, wr)
-        Qh = np.empty((self.nb, 6))
-        for b in range(self.nb):
-            m, w, v, r = self.mass_values[b], frames.w[b], frames.v[b], kin.r[b]
-            J = kin.A[b] @ self.inertia[b] @ kin.A[b].T
-            f = wr.F[b] + m * self.gravity - m * cross(w, v)
-            Qh[b, :3] = f
-            Qh[b, 3:] = cross(r, f) + wr.T[b] - cross(w, J @ w)
-        return Qh
+    def _Qhat(self, kin, t, spring=None):
+        """Body state forces Q̂_b (paper 1 eq. 12) from gravity, force elements and inertia terms.
+        The force elements take one state's BodyFrames, so they run point by point (in order: a
+        rotational spring unwraps its angle from the previous point); ``spring`` (one entry per
+        point), when given, receives their potential energy at each point."""
+        frames = self._frames(kin)
+        F, T = np.zeros(kin.r.shape), np.zeros(kin.r.shape)
+        if self.force_elements:
+            times = np.broadcast_to(t, kin.r.shape[:-2])
+            for x in np.ndindex(times.shape):
+                at = BodyFrames(kin.r[x], kin.A[x], frames.v[x], frames.w[x])
+                wr = Wrenches(self.nb)
+                for f in self.force_elements:
+                    f.apply(times[x], at, wr)
+                F[x], T[x] = wr.F, wr.T
+                if spring is not None:
+                    spring[x] = sum(f.potential(at) for f in self.force_elements)
+        m, w = self.mass_values[:, None], frames.w
+        f = F + m * np.asarray(self.gravity, dtype=float) - m * _cross(w, frames.v)
+        J = kin.A @ self.inertia @ np.swapaxes(kin.A, -1, -2)
+        return np.concatenate([f, _cross(kin.r, f) + T - _cross(w, _mv(J, w))], axis=-1)
 
     def _accelerations(self, kin, qdd):
         """Ẏ̂_C = Ẏ̂_P + B_e q̈_e + D_e (paper 1 eq. 8)."""
-        Ydd = np.zeros((self.nb, 6))
+        Ydd = np.zeros(kin.Y.shape)
         for e, edge in enumerate(self.topology.edges):
             P = edge.parent
-            Ydd[edge.child] = (Ydd[P] if P >= 0 else 0.0) + kin.B[e] @ qdd[self.cols[e]] + kin.D[e]
+            Ydd[..., edge.child, :] = ((Ydd[..., P, :] if P >= 0 else 0.0) + _mv(kin.B[e], qdd[..., self.cols[e]])
+                                       + kin.D[..., e, :])
         return Ydd
 
     def _reactions_nonrecursive(self, kin, K, L, Ydd, qdd):
-        """R̂_e = −L_e + K_e Ẏ̂_child + Σ_{l ∈ subtree(e), l ≠ e} K_l B_l q̈_l (paper 1 eq. 30)."""
+        """R̂_e = −L_e + K_e Ẏ̂_child + Σ_{l ∈ subtree(e), l ≠ e} K_l B_l q̈_l (paper 1 eq. 30); the
+        subtree sums accumulated from the leaves."""
         topo = self.topology
-        KBq = [K[l] @ (kin.B[l] @ qdd[self.cols[l]]) for l in range(len(topo.edges))]
-        R = np.empty((len(topo.edges), 6))
-        for e, edge in enumerate(topo.edges):
-            R[e] = -L[e] + K[e] @ Ydd[edge.child] + sum((KBq[l] for l in self.subtree[e] if l != e), np.zeros(6))
+        ne = len(topo.edges)
+        KBq = [_mv(K[l], _mv(kin.B[l], qdd[..., self.cols[l]])) for l in range(ne)]
+        below = [None] * ne
+        R = np.empty(kin.D.shape)
+        for e in reversed(range(ne)):
+            below[e] = sum((KBq[c] + below[c] for c in topo.children[e]), np.zeros(6))
+            R[..., e, :] = -L[e] + _mv(K[e], Ydd[..., topo.edges[e].child, :]) + below[e]
         return R
 
     def _reactions_newton_euler(self, kin, Qh, Ydd):
         """R̂_e = M̂_child Ẏ̂_child − Q̂_child + Σ_children R̂_c, leaves first (paper 1 eq. 28)."""
         topo = self.topology
-        R = np.empty((len(topo.edges), 6))
+        Mh = self.state_mass(kin, slice(None))
+        R = np.empty(kin.D.shape)
         for e in reversed(range(len(topo.edges))):
             b = topo.edges[e].child
-            R[e] = self.state_mass(kin, b) @ Ydd[b] - Qh[b] + sum((R[c] for c in topo.children[e]), np.zeros(6))
+            R[..., e, :] = (_mv(Mh[..., b, :, :], Ydd[..., b, :]) - Qh[..., b, :]
+                            + sum((R[..., c, :] for c in topo.children[e]), np.zeros(6)))
         return R
+
+    def _joint_reactions(self, kin, Rhat, cut_wrench):
+        """Reaction force and moment on body_j about its joint origin P (eq. 31: n_P = n_O − P × f),
+        in global and in joint-frame (body_i's marker) axes, of every joint: tree joints from R̂_e
+        (on the child: −R̂_e for an inverted joint), cut joints from their constraint wrenches."""
+        lead, nj = kin.r.shape[:-2], len(self.cjoints)
+        W = np.zeros(lead + (nj, 6))                        # spatial wrench on body_j
+        for e, edge in enumerate(self.topology.edges):
+            if edge.joint is not None:
+                W[..., edge.joint, :] = -Rhat[..., e, :] if edge.inverted else Rhat[..., e, :]
+        for k, (Wi, Wj) in cut_wrench.items():
+            W[..., k, :] = Wj if self.joint_ends[k][1] >= 0 else -Wi
+        RF, RT, RFj, RTj = (np.zeros(lead + (nj, 3)) for _ in range(4))
+        for k, cj in enumerate(self.cjoints):
+            bi, bj = self.joint_ends[k]
+            P = kin.r[..., bj, :] + kin.A[..., bj, :, :] @ cj.s_j if bj >= 0 else cj.s_j
+            RF[..., k, :] = W[..., k, :3]
+            RT[..., k, :] = W[..., k, 3:] - _cross(P, W[..., k, :3])
+            Fr = kin.A[..., bi, :, :] @ cj.C_i if bi >= 0 else cj.C_i
+            RFj[..., k, :], RTj[..., k, :] = _tmv(Fr, RF[..., k, :]), _tmv(Fr, RT[..., k, :])
+        return RF, RT, RFj, RTj
 
     # ---- helpers: cut joints (Cartesian constraint functions + chain rule) -----------------------
     def _states(self, kin, bodies=None):
@@ -519,28 +608,78 @@ class RelativeSystem(MechanicalSystem):
         return row, quad
 
     def _cut_wrenches(self, kin, lam):
-        """Constraint wrenches of the cut joints (and drivers on them) on body_i and body_j,
-        spatial form [f ; n about the origin], from −Φ_qᵀλ (Cartesian gradients)."""
-        out = {}
+        """Constraint wrenches −Φ_qᵀλ of the cut joints (and drivers on them) on body_i and body_j,
+        spatial form [f ; n about the origin]: −Σ_rows λ_row c_b with c_b the spatial gradients of
+        the joint's constraint functions (:func:`_spec_gradient`); one or N stacked states."""
         drivers_on = {}
         for k, coord, fn, row, col in self.drivers:
             if col is None:
-                drivers_on.setdefault(k, []).append((coord, row))
+                drivers_on.setdefault(k, []).append((row, COORDINATES[coord]))
+        out = {}
         for k, rows in self.cut:
-            ends, scalars = self._cut_scalars(kin, k, False)
-            items = list(zip(rows, scalars))
-            for coord, row in drivers_on.get(k, []):
-                items.append((row, self._cut_coordinate(kin, k, coord, False)[1]))
-            W = [np.zeros(6), np.zeros(6)]
-            for side, b in enumerate(ends):
+            cj = self.cjoints[k]
+            v = self._joint_vectors(kin, k)
+            W = np.zeros(kin.r.shape[:-2] + (2, 6))
+            for row, spec in list(zip(rows, cj.specs)) + drivers_on.get(k, []):
+                W -= _spec_gradient(cj, spec, v) * lam[..., row, None, None]
+            for side, b in enumerate(self.joint_ends[k]):
                 if b < 0:
-                    continue
-                g = -sum(s.grad[7 * side:7 * side + 7] * lam[row] for row, s in items)
-                W[side] = self._spatial_gradient(kin, b, g)
-            out[k] = (W[0], W[1])
+                    W[..., side, :] = 0.0
+            out[k] = (W[..., 0, :], W[..., 1, :])
         return out
 
-    def _at_origin_j(self, k, W, states):
-        """Spatial wrench [f ; n_O] → (force, moment about the joint origin attached to body_j)."""
-        P = self.cjoints[k].origin_j(states[self.joint_ends[k][1]])
-        return W[:3], W[3:] - cross(P, W[:3])
+    def _joint_vectors(self, kin, k):
+        """The named vectors of joint k's equations (:mod:`solver.constraints.joints`), global:
+        marker axes xi…zj, points Pi, Pj, d = Pj − Pi and the global axes, as (…, 3) arrays."""
+        cj, lead = self.cjoints[k], kin.r.shape[:-2]
+        v = {}
+        for tag, b, C, s in zip("ij", self.joint_ends[k], (cj.C_i, cj.C_j), (cj.s_i, cj.s_j)):
+            A, r = (kin.A[..., b, :, :], kin.r[..., b, :]) if b >= 0 else (np.eye(3), np.zeros(3))
+            axes = np.broadcast_to(A @ C, lead + (3, 3))
+            for n, name in enumerate("xyz"):
+                v[name + tag] = axes[..., n]
+            v["P" + tag] = np.broadcast_to(r + A @ s, lead + (3,))
+        v["d"] = v["Pj"] - v["Pi"]
+        for n, name in enumerate(("ex", "ey", "ez")):
+            v[name] = np.broadcast_to(np.eye(3)[n], lead + (3,))
+        return v
+
+
+def _mobilizer(mob, x, xd):
+    """Mobilizer.relative of one state, or stacked over N states (evaluated point by point)."""
+    if x.ndim == 1:
+        return mob.relative(x, xd)
+    per_point = [mob.relative(x[n], None if xd is None else xd[n]) for n in range(len(x))]
+    return tuple(None if parts[0] is None else np.array(parts) for parts in zip(*per_point))
+
+
+def _vector_gradient(v, name, c):
+    """Spatial gradients (…, 2, 6) on body_i and body_j of cᵀ δu for the named joint vector u:
+    with δẐ = [δr_O ; δπ] (δr_O the displacement of the body point at the origin, δπ the virtual
+    rotation), a direction a gives [0 ; a × c], a point P gives [c ; P × c]; global axes give 0."""
+    g = np.zeros(c.shape[:-1] + (2, 6))
+    if name == "d":
+        for side, sign, P in ((0, -1.0, v["Pi"]), (1, 1.0, v["Pj"])):
+            g[..., side, :3] = sign * c
+            g[..., side, 3:] = sign * _cross(P, c)
+    elif name[1:] in ("i", "j"):
+        g[..., "ij".index(name[1]), 3:] = _cross(v[name], c)
+    return g
+
+
+def _spec_gradient(cj, spec, v):
+    """Spatial gradients (…, 2, 6) on body_i and body_j of one constraint function or joint
+    coordinate in the declared forms of :mod:`solver.constraints.joints` (dot, half_square, screw,
+    angle θ = atan2(y_iᵀx_j, x_iᵀx_j): ∇θ = (x ∇y − y ∇x)/(x² + y²))."""
+    kind = spec[0]
+    if kind == "dot":
+        return _vector_gradient(v, spec[1], v[spec[2]]) + _vector_gradient(v, spec[2], v[spec[1]])
+    if kind == "half_square":
+        return _vector_gradient(v, spec[1], v[spec[1]])
+    if kind == "angle":
+        y, x = (np.einsum("...i,...i->...", v[a], v["xj"])[..., None, None] for a in ("yi", "xi"))
+        gy, gx = (_spec_gradient(cj, ("dot", a, "xj"), v) for a in ("yi", "xi"))
+        return (x * gy - y * gx) / (x * x + y * y)
+    if kind == "screw":
+        return _spec_gradient(cj, ("dot", "zi", "d"), v) - cj.pitch * _spec_gradient(cj, ("angle",), v)
+    raise ValueError(f"unknown equation form {kind}")

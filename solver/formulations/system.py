@@ -85,14 +85,3 @@ class MechanicalSystem:
         """Project q back onto coordinate manifolds (e.g. unit Euler parameters); default none."""
         return q
 
-
-def mechanical_energies(frames, mass_values, inertia, gravity, force_elements):
-    """(kinetic, gravity potential, spring potential) of rigid bodies in global states ``frames``:
-    T = Σ ½ m vᵀv + ½ ω'ᵀ J' ω' (ω' = Aᵀω), V_g = −Σ m gᵀ r, V_s from the force elements."""
-    kinetic = 0.0
-    potential_g = 0.0
-    for k in range(len(mass_values)):
-        wb = frames.A[k].T @ frames.w[k]
-        kinetic += 0.5 * mass_values[k] * frames.v[k] @ frames.v[k] + 0.5 * wb @ inertia[k] @ wb
-        potential_g -= mass_values[k] * gravity @ frames.r[k]
-    return kinetic, potential_g, sum(f.potential(frames) for f in force_elements)

@@ -35,18 +35,29 @@ def rotation_matrix(p):
 
 def rotation_matrices(p):
     """A(p) of a stack of Euler parameters p (…, 4) → (…, 3, 3); the same form as rotation_matrix."""
-    e0, e1, e2, e3 = np.moveaxis(np.asarray(p, dtype=float), -1, 0)
-    return np.stack([
-        np.stack([e0*e0 + e1*e1 - e2*e2 - e3*e3, 2*(e1*e2 - e0*e3), 2*(e1*e3 + e0*e2)], axis=-1),
-        np.stack([2*(e1*e2 + e0*e3), e0*e0 - e1*e1 + e2*e2 - e3*e3, 2*(e2*e3 - e0*e1)], axis=-1),
-        np.stack([2*(e1*e3 - e0*e2), 2*(e2*e3 + e0*e1), e0*e0 - e1*e1 - e2*e2 + e3*e3], axis=-1)], axis=-2)
+    p = np.asarray(p, dtype=float)
+    e0, e1, e2, e3 = np.moveaxis(p, -1, 0)
+    A = np.empty(p.shape[:-1] + (3, 3))
+    s0, s1, s2, s3 = e0 * e0, e1 * e1, e2 * e2, e3 * e3
+    A[..., 0, 0] = s0 + s1 - s2 - s3
+    A[..., 1, 1] = s0 - s1 + s2 - s3
+    A[..., 2, 2] = s0 - s1 - s2 + s3
+    x01, x02, x03, x12, x13, x23 = 2 * e0 * e1, 2 * e0 * e2, 2 * e0 * e3, 2 * e1 * e2, 2 * e1 * e3, 2 * e2 * e3
+    A[..., 0, 1], A[..., 1, 0] = x12 - x03, x12 + x03
+    A[..., 0, 2], A[..., 2, 0] = x13 + x02, x13 - x02
+    A[..., 1, 2], A[..., 2, 1] = x23 - x01, x23 + x01
+    return A
 
 
 def L_matrices(p):
     """L(p) of a stack of Euler parameters p (…, 4) → (…, 3, 4)."""
-    e0, e1, e2, e3 = np.moveaxis(np.asarray(p, dtype=float), -1, 0)
-    return np.stack([np.stack([-e1, e0, e3, -e2], axis=-1), np.stack([-e2, -e3, e0, e1], axis=-1),
-                     np.stack([-e3, e2, -e1, e0], axis=-1)], axis=-2)
+    p = np.asarray(p, dtype=float)
+    e0, e1, e2, e3 = np.moveaxis(p, -1, 0)
+    L = np.empty(p.shape[:-1] + (3, 4))
+    L[..., 0, 0], L[..., 0, 1], L[..., 0, 2], L[..., 0, 3] = -e1, e0, e3, -e2
+    L[..., 1, 0], L[..., 1, 1], L[..., 1, 2], L[..., 1, 3] = -e2, -e3, e0, e1
+    L[..., 2, 0], L[..., 2, 1], L[..., 2, 2], L[..., 2, 3] = -e3, e2, -e1, e0
+    return L
 
 
 def B_matrix(p, a):
