@@ -29,26 +29,48 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..math.rotations import G_matrix, rotation_matrix, skew
+from ..math.rotations import G_matrices, rotation_matrices
 
-EX, EY, EZ = np.eye(3)
 NCOORD = {"fixed": 0, "revolute": 1, "prismatic": 1, "cylindrical": 2, "screw": 1, "universal": 2,
           "planar": 3, "spherical": 4, "free": 7}
 EULER_OFFSET = {"spherical": 0, "free": 3}      # where p starts within the joint's coordinates
 
 
 def _cross(a, b):
-    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
+    """a × b over the last axis of (stacked) 3-vectors."""
+    return np.stack([a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1], a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
+                     a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]], axis=-1)
+
+
+def _skew(v):
+    """ṽ of (stacked) 3-vectors (…, 3) → (…, 3, 3); numbers or sympy objects."""
+    x, y, z = v[..., 0], v[..., 1], v[..., 2]
+    o = 0 * x
+    return np.stack([np.stack([o, -z, y], axis=-1), np.stack([z, o, -x], axis=-1), np.stack([-y, x, o], axis=-1)],
+                    axis=-2)
+
+
+def _mv(M, v):
+    """M v of (stacked) matrices and vectors."""
+    return (M @ v[..., None])[..., 0]
 
 
 def rot_z(t):
+    """R_z(t) of a scalar or stacked angles (…) → (…, 3, 3)."""
+    t = np.asarray(t, dtype=float)
     c, s = np.cos(t), np.sin(t)
-    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+    R = np.zeros(t.shape + (3, 3))
+    R[..., 0, 0], R[..., 0, 1], R[..., 1, 0], R[..., 1, 1], R[..., 2, 2] = c, -s, s, c, 1.0
+    return R
 
 
 def rot_x(t):
+    """R_x(t) of a scalar or stacked angles (…) → (…, 3, 3)."""
+    t = np.asarray(t, dtype=float)
     c, s = np.cos(t), np.sin(t)
-    return np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]])
+    R = np.zeros(t.shape + (3, 3))
+    R[..., 0, 0], R[..., 1, 1], R[..., 1, 2], R[..., 2, 1], R[..., 2, 2] = 1.0, c, -s, s, c
+    return R
 
 
 class Mobilizer:
@@ -75,62 +97,66 @@ class Mobilizer:
 
     # ---- helpers --------------------------------------------------------------------------------
     def _model_sense(self, x, xd):
-        """Body_j's marker relative to body_i's marker, as the model joint defines it."""
+        """Body_j's marker relative to body_i's marker, as the model joint defines it; x (…, n) one
+        state or stacked states (every output gets the same leading axes)."""
         k, n = self.kind, self.n
-        H = np.zeros((3, n))
-        Dq = np.zeros((3, n))
-        d = np.zeros(3)
-        R = np.eye(3)
-        aw = np.zeros(3) if xd is not None else None
-        ad = np.zeros(3) if xd is not None else None
+        lead = x.shape[:-1]
+        H = np.zeros(lead + (3, n))
+        Dq = np.zeros(lead + (3, n))
+        d = np.zeros(lead + (3,))
+        R = np.zeros(lead + (3, 3))
+        R[..., 0, 0] = R[..., 1, 1] = R[..., 2, 2] = 1.0
+        aw = np.zeros(lead + (3,)) if xd is not None else None
+        ad = np.zeros(lead + (3,)) if xd is not None else None
         if k in ("revolute", "cylindrical", "screw"):
-            R = rot_z(x[0])
-            H[:, 0] = EZ
+            R = rot_z(x[..., 0])
+            H[..., 2, 0] = 1.0
             if k == "cylindrical":
-                d = x[1] * EZ
-                Dq[:, 1] = EZ
+                d[..., 2] = x[..., 1]
+                Dq[..., 2, 1] = 1.0
             elif k == "screw":
-                d = self.pitch * x[0] * EZ
-                Dq[:, 0] = self.pitch * EZ
+                d[..., 2] = self.pitch * x[..., 0]
+                Dq[..., 2, 0] = self.pitch
         elif k == "prismatic":
-            d = x[0] * EZ
-            Dq[:, 0] = EZ
+            d[..., 2] = x[..., 0]
+            Dq[..., 2, 0] = 1.0
         elif k == "planar":
-            R = rot_z(x[2])
-            d = np.array([x[0], x[1], 0.0])
-            Dq[:, 0], Dq[:, 1] = EX, EY
-            H[:, 2] = EZ
+            R = rot_z(x[..., 2])
+            d[..., 0], d[..., 1] = x[..., 0], x[..., 1]
+            Dq[..., 0, 0] = Dq[..., 1, 1] = 1.0
+            H[..., 2, 2] = 1.0
         elif k == "universal":
-            Rz = rot_z(x[0])
-            R = Rz @ rot_x(x[1])
-            H[:, 0] = EZ
-            H[:, 1] = Rz[:, 0]
+            Rz = rot_z(x[..., 0])
+            R = Rz @ rot_x(x[..., 1])
+            H[..., 2, 0] = 1.0
+            H[..., :, 1] = Rz[..., :, 0]
             if xd is not None:
-                aw = xd[0] * xd[1] * Rz[:, 1]          # d/dt(R_z e_x) = θ̇1 e_z × R_z e_x
+                aw = (xd[..., 0] * xd[..., 1])[..., None] * Rz[..., :, 1]   # d/dt(R_z e_x) = θ̇1 e_z × R_z e_x
         elif k in ("spherical", "free"):
             o = self.euler
-            p = x[o:o + 4]
-            nn = float(p @ p)
-            R = rotation_matrix(p / np.sqrt(nn))
-            H[:, o:o + 4] = 2.0 * G_matrix(p) / nn
+            p = x[..., o:o + 4]
+            nn = np.sum(p * p, axis=-1)
+            R = rotation_matrices(p / np.sqrt(nn)[..., None])
+            H[..., :, o:o + 4] = 2.0 * G_matrices(p) / nn[..., None, None]
             if k == "free":
-                d = x[:3].copy()
-                Dq[:, :3] = np.eye(3)
+                d = x[..., :3].copy()
+                Dq[..., 0, 0] = Dq[..., 1, 1] = Dq[..., 2, 2] = 1.0
             if xd is not None:
-                pd = xd[o:o + 4]
-                aw = -2.0 * float(p @ pd) / nn * (H[:, o:o + 4] @ pd)
+                pd = xd[..., o:o + 4]
+                aw = (-2.0 * np.sum(p * pd, axis=-1) / nn)[..., None] * _mv(H[..., :, o:o + 4], pd)
         return R, d, H, Dq, aw, ad
 
     @staticmethod
     def _invert(R, d, H, Dq, aw, ad, xd):
-        Rt = R.T
-        H2 = -Rt @ H
-        Dq2 = -Rt @ (Dq + skew(d) @ H)
-        d2 = -Rt @ d
+        """The inverse transform (module docstring) of (stacked) numbers or of sympy object arrays."""
+        Rt = np.swapaxes(R, -1, -2)
+        H2 = -(Rt @ H)
+        Dq2 = -(Rt @ (Dq + _skew(d) @ H))
+        d2 = -_mv(Rt, d)
         if xd is None:
             return Rt, d2, H2, Dq2, None, None
-        w = H @ xd
-        dd = Dq @ xd
-        aw2 = -Rt @ aw
-        ad2 = Rt @ (2.0 * _cross(w, dd) + _cross(w, _cross(d, w)) - ad - _cross(d, aw))
+        w = _mv(H, xd)
+        dd = _mv(Dq, xd)
+        aw2 = -_mv(Rt, aw)
+        ad2 = _mv(Rt, 2.0 * _cross(w, dd) + _cross(w, _cross(d, w)) - ad - _cross(d, aw))
         return Rt, d2, H2, Dq2, aw2, ad2

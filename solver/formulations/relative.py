@@ -32,8 +32,8 @@ Newton–Euler alternative sweeps R̂_e = M̂_C Ẏ̂_C − Q̂_C + Σ_c R̂_c (
 Every recursion here loops over the tree edges and works on one state (arrays indexed [body, …])
 or on N stacked states (a leading axis N: rotations (N, nb, 3, 3), B_e (N, 6, n_e), …) with the
 same code, so ``postprocess_batch`` post-processes a chunk of output points with numpy over the
-points and ``postprocess`` is its batch of one.  Only the joint-level mobilizer kinematics and the
-force elements (they take one state's BodyFrames) are evaluated point by point.
+points and ``postprocess`` is its batch of one.  Only the force elements (they take one state's
+BodyFrames) are evaluated point by point.
 """
 from __future__ import annotations
 
@@ -419,13 +419,13 @@ class RelativeSystem(MechanicalSystem):
 
     def _recursion(self, q, qd):
         """Forward recursion (paper 1 eqs. 1–8, module docstring) of one state (q: (nq,)) or of N
-        stacked states (q: (N, nq)); the mobilizers are evaluated point by point."""
+        stacked states (q: (N, nq))."""
         kin = Kinematics(self.nb, len(self.mobs), q.shape[:-1])
         for e, edge in enumerate(self.topology.edges):
             P, ch, c = edge.parent, edge.child, self.cols[e]
             A_P, r_P = (kin.A[..., P, :, :], kin.r[..., P, :]) if P >= 0 else (np.eye(3), np.zeros(3))
             xd = None if qd is None else qd[..., c]
-            R, d, H, Dq, aw, ad = _mobilizer(self.mobs[e], q[..., c], xd)
+            R, d, H, Dq, aw, ad = self.mobs[e].relative(q[..., c], xd)
             E = A_P @ self.C_in[e]
             A = E @ R @ self.C_out[e].T
             kin.A[..., ch, :, :] = A
@@ -643,14 +643,6 @@ class RelativeSystem(MechanicalSystem):
         for n, name in enumerate(("ex", "ey", "ez")):
             v[name] = np.broadcast_to(np.eye(3)[n], lead + (3,))
         return v
-
-
-def _mobilizer(mob, x, xd):
-    """Mobilizer.relative of one state, or stacked over N states (evaluated point by point)."""
-    if x.ndim == 1:
-        return mob.relative(x, xd)
-    per_point = [mob.relative(x[n], None if xd is None else xd[n]) for n in range(len(x))]
-    return tuple(None if parts[0] is None else np.array(parts) for parts in zip(*per_point))
 
 
 def _vector_gradient(v, name, c):

@@ -60,6 +60,17 @@ def L_matrices(p):
     return L
 
 
+def G_matrices(p):
+    """G(p) of a stack of Euler parameters p (…, 4) → (…, 3, 4)."""
+    p = np.asarray(p, dtype=float)
+    e0, e1, e2, e3 = np.moveaxis(p, -1, 0)
+    G = np.empty(p.shape[:-1] + (3, 4))
+    G[..., 0, 0], G[..., 0, 1], G[..., 0, 2], G[..., 0, 3] = -e1, e0, -e3, e2
+    G[..., 1, 0], G[..., 1, 1], G[..., 1, 2], G[..., 1, 3] = -e2, e3, e0, -e1
+    G[..., 2, 0], G[..., 2, 1], G[..., 2, 2], G[..., 2, 3] = -e3, -e2, e1, e0
+    return G
+
+
 def B_matrix(p, a):
     """B(p, a') = ∂(A(p) a')/∂p, 3×4 (Haug eq. 6.3.9), written out element by element:
     column 0 is 2 (e0 I + ẽ) a', columns 1–3 are 2 (e a'ᵀ − (e0 I + ẽ) ã')."""
