@@ -4,6 +4,12 @@ Every formulation hands the same body states (CM position r, rotation A, CM velo
 velocity ω, all global) and receives per-body wrenches: force at the CM and torque about the CM,
 global axes.  Potential energies (springs, preloads) are reported for the energy account.
 Gravity is handled by the formulations (it is a body force, m g at the CM).
+
+States may be *stacked*: arrays with a leading axis of N states (r (N, nb, 3), A (N, nb, 3, 3), …,
+wrenches (N, nb, 3)), as output post-processing hands them over.  Elements whose class has
+``stacked = True`` evaluate any leading axes in one call (vector algebra over the last axes); the
+others take one state at a time, in order (:func:`element_loads` loops for them: they may carry a
+state between calls, e.g. a wheel's unwrapped spin angle).
 """
 from __future__ import annotations
 
@@ -12,7 +18,6 @@ import numpy as np
 from . import vehicle
 from .constraints.joints import joint_frame
 from .expressions import time_function
-from .math.rotations import cross
 from .model.model import GROUND
 
 
@@ -25,26 +30,73 @@ class BodyFrames:
     def get(self, b):
         if b < 0:
             return np.zeros(3), np.eye(3), np.zeros(3), np.zeros(3)
-        return self.r[b], self.A[b], self.v[b], self.w[b]
+        return self.r[..., b, :], self.A[..., b, :, :], self.v[..., b, :], self.w[..., b, :]
+
+    def state(self, x):
+        """The frames of state x of stacked frames (an index over the leading axes)."""
+        return BodyFrames(self.r[x], self.A[x], self.v[x], self.w[x])
 
 
 class Wrenches:
-    """Accumulator of per-body force (at the CM) and torque, global axes."""
+    """Accumulator of per-body force (at the CM) and torque, global axes; ``lead``: leading axes of
+    stacked states."""
 
-    def __init__(self, nb):
-        self.F = np.zeros((nb, 3))
-        self.T = np.zeros((nb, 3))
+    def __init__(self, nb, lead=()):
+        self.F = np.zeros(tuple(lead) + (nb, 3))
+        self.T = np.zeros(tuple(lead) + (nb, 3))
 
     def at_point(self, b, force, point, frames: BodyFrames):
         """Add ``force`` acting at global ``point`` of body b."""
         if b < 0:
             return
-        self.F[b] += force
-        self.T[b] += cross(point - frames.r[b], force)
+        self.F[..., b, :] += force
+        self.T[..., b, :] += cross3(point - frames.r[..., b, :], force)
 
     def torque(self, b, torque):
         if b >= 0:
-            self.T[b] += torque
+            self.T[..., b, :] += torque
+
+
+def cross3(a, b):
+    """a × b over the last axis of (stacked, broadcast) 3-vectors."""
+    a, b = np.broadcast_arrays(a, b)
+    return np.stack([a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1], a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
+                     a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]], axis=-1)
+
+
+def _tmv(A, x):
+    """Aᵀ x of (stacked) matrices and vectors."""
+    return (np.swapaxes(A, -1, -2) @ x[..., None])[..., 0]
+
+
+def _values(fn, t):
+    """A time function at a time or at each of stacked times (same shape)."""
+    if np.ndim(t) == 0:
+        return fn.value(t)
+    return np.array([fn.value(float(x)) for x in np.ravel(t)]).reshape(np.shape(t))
+
+
+def element_loads(elements, t, frames: BodyFrames, nb, potential=False):
+    """Wrenches of ``elements`` on one state (t a number) or on stacked states (t with the leading
+    shape), and with ``potential`` their potential energy per state (else None).  Elements with
+    ``stacked`` take all states in one call; the others run state by state, in order."""
+    lead = np.shape(t)
+    out = Wrenches(nb, lead)
+    energy = np.zeros(lead) if potential else None
+    for f in elements:
+        if getattr(f, "stacked", False) or not lead:
+            f.apply(t, frames, out)
+            if potential:
+                energy = energy + f.potential(frames)
+            continue
+        for x in np.ndindex(lead):
+            one, single = frames.state(x), Wrenches(nb)
+            f.apply(float(t[x]), one, single)
+            out.F[x] += single.F
+            out.T[x] += single.T
+            if potential:
+                energy[x] += f.potential(one)
+    return out, energy
 
 
 def _local(index, name, init, point):
@@ -63,7 +115,9 @@ def _local(index, name, init, point):
 
 class SpringDamperForce:
     """Tension T = k (l − l0) + c l̇ + preload + f(t) along the line from point_i to point_j;
-    potential ½ k (l − l0)² + preload (l − l0)."""
+    potential ½ k (l − l0)² + preload (l − l0).  Stacked states: yes."""
+
+    stacked = True
 
     def __init__(self, e, index, init):
         self.name = e.name
@@ -78,23 +132,22 @@ class SpringDamperForce:
         ri, Ai, vi, wi = frames.get(self.bi)
         rj, Aj, vj, wj = frames.get(self.bj)
         Pi, Pj = ri + Ai @ self.si, rj + Aj @ self.sj
-        Vi, Vj = vi + cross(wi, Pi - ri), vj + cross(wj, Pj - rj)
+        Vi, Vj = vi + cross3(wi, Pi - ri), vj + cross3(wj, Pj - rj)
         d = Pj - Pi
-        length = float(np.linalg.norm(d))
+        length = np.sqrt(np.sum(d * d, axis=-1))
         return Pi, Pj, d, length, Vj - Vi
 
     def apply(self, t, frames, out: Wrenches):
         Pi, Pj, d, length, dv = self._geometry(frames)
-        if length < 1e-12:
-            return
-        u = d / length
-        tension = self.k * (length - self.l0) + self.c * float(u @ dv) + self.preload + self.f.value(t)
-        out.at_point(self.bj, -tension * u, Pj, frames)
-        out.at_point(self.bi, tension * u, Pi, frames)
+        apart = length >= 1e-12                 # coincident points: no line of action, no force
+        u = d / np.where(apart, length, 1.0)[..., None]
+        tension = self.k * (length - self.l0) + self.c * np.sum(u * dv, axis=-1) + self.preload + _values(self.f, t)
+        force = np.where(apart, tension, 0.0)[..., None] * u
+        out.at_point(self.bj, -force, Pj, frames)
+        out.at_point(self.bi, force, Pi, frames)
 
     def potential(self, frames):
-        length = self._geometry(frames)[3]
-        x = length - self.l0
+        x = self._geometry(frames)[3] - self.l0
         return 0.5 * self.k * x * x + self.preload * x
 
 
@@ -134,7 +187,10 @@ class RotationalSpringDamperForce:
 
 class BushingForce:
     """Linear 6-DOF bushing: relative displacement δ and small rotation θ of body j's bushing frame
-    w.r.t. body i's, in body i's bushing axes; force −K_t δ − C_t δ̇ and torque −K_r θ − C_r θ̇ on j."""
+    w.r.t. body i's, in body i's bushing axes; force −K_t δ − C_t δ̇ and torque −K_r θ − C_r θ̇ on j.
+    Stacked states: yes."""
+
+    stacked = True
 
     def __init__(self, e, index, init):
         self.name = e.name
@@ -150,17 +206,19 @@ class BushingForce:
         rj, Aj, vj, wj = frames.get(self.bj)
         Pi, Pj = ri + Ai @ self.si, rj + Aj @ self.sj
         Fi, Fj = Ai @ self.Ci, Aj @ self.Cj
-        R = Fi.T @ Fj
-        theta = 0.5 * np.array([R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]])
-        delta = Fi.T @ (Pj - Pi)
-        ddelta = Fi.T @ ((vj + np.cross(wj, Pj - rj)) - (vi + np.cross(wi, Pi - ri))) - np.cross(Fi.T @ wi, delta)
-        dtheta = Fi.T @ (wj - wi)
+        R = np.swapaxes(Fi, -1, -2) @ Fj
+        theta = 0.5 * np.stack([R[..., 2, 1] - R[..., 1, 2], R[..., 0, 2] - R[..., 2, 0], R[..., 1, 0] - R[..., 0, 1]],
+                               axis=-1)
+        delta = _tmv(Fi, Pj - Pi)
+        ddelta = (_tmv(Fi, (vj + cross3(wj, Pj - rj)) - (vi + cross3(wi, Pi - ri)))
+                  - cross3(_tmv(Fi, wi), delta))
+        dtheta = _tmv(Fi, wj - wi)
         return Pi, Pj, Fi, delta, ddelta, theta, dtheta
 
     def apply(self, t, frames, out: Wrenches):
         Pi, Pj, Fi, delta, ddelta, theta, dtheta = self._relative(frames)
-        f = Fi @ (-self.K[:3] * delta - self.D[:3] * ddelta)
-        n = Fi @ (-self.K[3:] * theta - self.D[3:] * dtheta)
+        f = (Fi @ (-self.K[:3] * delta - self.D[:3] * ddelta)[..., None])[..., 0]
+        n = (Fi @ (-self.K[3:] * theta - self.D[3:] * dtheta)[..., None])[..., 0]
         out.at_point(self.bj, f, Pj, frames)
         out.torque(self.bj, n)
         out.at_point(self.bi, -f, Pj, frames)
@@ -168,11 +226,14 @@ class BushingForce:
 
     def potential(self, frames):
         _, _, _, delta, _, theta, _ = self._relative(frames)
-        return 0.5 * float(self.K[:3] @ delta**2 + self.K[3:] @ theta**2)
+        return 0.5 * (delta ** 2 @ self.K[:3] + theta ** 2 @ self.K[3:])
 
 
 class AppliedLoad:
-    """Force (at a body point) or torque on a body, global components as functions of t."""
+    """Force (at a body point) or torque on a body, global components as functions of t.
+    Stacked states: yes."""
+
+    stacked = True
 
     def __init__(self, e, index, init):
         self.name = e.name
@@ -183,11 +244,11 @@ class AppliedLoad:
         self.f = [time_function(c) for c in (e.torque if self.is_torque else e.force)]
 
     def apply(self, t, frames, out: Wrenches):
-        value = np.array([f.value(t) for f in self.f])
+        value = np.stack([np.asarray(_values(f, t), dtype=float) for f in self.f], axis=-1)
         if self.is_torque:
             out.torque(self.b, value)
         else:
-            r, A = frames.r[self.b], frames.A[self.b]
+            r, A = frames.r[..., self.b, :], frames.A[..., self.b, :, :]
             out.at_point(self.b, value, r + A @ self.s, frames)
 
     def potential(self, frames):

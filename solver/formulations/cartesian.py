@@ -41,7 +41,7 @@ from ..flexible import compile as flexc
 from ..flexible.floating import FloatingBody, flexible_outputs
 from ..flexible.joints import FlexibleJoint
 from ..flexible.loads import FlexibleAttachments
-from ..forces import BodyFrames, Wrenches, compile_forces
+from ..forces import BodyFrames, Wrenches, compile_forces, element_loads
 from ..math.rotations import L_matrices, L_matrix, quat_from_matrix, rotation_matrices, rotation_matrix
 from ..model.fields import inertia_matrix
 from ..model.model import GROUND
@@ -373,11 +373,14 @@ class CartesianSystem(MechanicalSystem):
         energy[:, 0] = 0.5 * (np.einsum("b,nbi,nbi->n", self.mass_values, v, v)
                               + np.einsum("nbi,bij,nbj->n", w_body, self.inertia.reshape(nb, 3, 3), w_body))
         energy[:, 1] = -np.einsum("b,i,nbi->n", self.mass_values, np.asarray(self.gravity, dtype=float), r)
-        for x in range(n):
-            frames = self.attachments.extend(BodyFrames(r[x], A[x], v[x], w[x]), q[x], qd[x])
-            energy[x, 2] = sum(f.potential(frames) for f in self.force_elements)
-            for fb in self.flex:
-                energy[x, [0, 1, 3]] += fb.energies(q[x], qd[x], self.gravity)
+        if self.flex:
+            for x in range(n):
+                frames = self.attachments.extend(BodyFrames(r[x], A[x], v[x], w[x]), q[x], qd[x])
+                energy[x, 2] = sum(f.potential(frames) for f in self.force_elements)
+                for fb in self.flex:
+                    energy[x, [0, 1, 3]] += fb.energies(q[x], qd[x], self.gravity)
+        else:
+            energy[:, 2] = element_loads(self.force_elements, t, BodyFrames(r, A, v, w), nb, potential=True)[1]
         post = {"r": np.ascontiguousarray(r), "A": A, "v": np.ascontiguousarray(v), "w": w,
                 "a": np.ascontiguousarray(accels[..., :3]), "alpha": alpha,
                 "reaction_force": RF, "reaction_torque": RT, "reaction_force_joint": RFj,

@@ -43,7 +43,7 @@ from ..constraints.joints import COORDINATES, CartesianJoint
 from ..constraints.primitives import BodyState
 from ..errors import ModelError
 from ..expressions import time_function
-from ..forces import BodyFrames, Wrenches, compile_forces
+from ..forces import BodyFrames, compile_forces, element_loads
 from ..math.rotations import G_matrix, cross, quat_from_matrix, rotation_matrix, skew
 from ..model.fields import inertia_matrix
 from ..model.model import GROUND
@@ -478,22 +478,14 @@ class RelativeSystem(MechanicalSystem):
         return L
 
     def _Qhat(self, kin, t, spring=None):
-        """Body state forces Q̂_b (paper 1 eq. 12) from gravity, force elements and inertia terms.
-        The force elements take one state's BodyFrames, so they run point by point (in order: a
-        rotational spring unwraps its angle from the previous point); ``spring`` (one entry per
-        point), when given, receives their potential energy at each point."""
+        """Body state forces Q̂_b (paper 1 eq. 12) from gravity, force elements and inertia terms;
+        ``spring`` (one entry per state), when given, receives the elements' potential energy."""
         frames = self._frames(kin)
-        F, T = np.zeros(kin.r.shape), np.zeros(kin.r.shape)
-        if self.force_elements:
-            times = np.broadcast_to(t, kin.r.shape[:-2])
-            for x in np.ndindex(times.shape):
-                at = BodyFrames(kin.r[x], kin.A[x], frames.v[x], frames.w[x])
-                wr = Wrenches(self.nb)
-                for f in self.force_elements:
-                    f.apply(times[x], at, wr)
-                F[x], T[x] = wr.F, wr.T
-                if spring is not None:
-                    spring[x] = sum(f.potential(at) for f in self.force_elements)
+        loads, energy = element_loads(self.force_elements, t if kin.r.ndim == 2 else
+                                      np.broadcast_to(t, kin.r.shape[:-2]), frames, self.nb, spring is not None)
+        F, T = loads.F, loads.T
+        if spring is not None:
+            spring[...] = energy
         m, w = self.mass_values[:, None], frames.w
         f = F + m * np.asarray(self.gravity, dtype=float) - m * _cross(w, frames.v)
         J = kin.A @ self.inertia @ np.swapaxes(kin.A, -1, -2)
