@@ -1,16 +1,21 @@
-"""Generated kernels (solver.codegen, seed paper 5 §4) vs the generic Cartesian path, per sample model.
+"""Generated kernels (solver.codegen, seed paper 5 §4) vs the generic path, per sample model and
+formulation (Cartesian with conventional joints, and relative).
 
-For every sample in ``sample_models/`` (Cartesian formulation, conventional joints; samples saved
-for the relative formulation are run in Cartesian form here):
+For every rigid sample in ``sample_models/`` and each formulation:
   * generation: sympy derivation and compile time (fresh cache folder), then a cache hit;
   * µs per evaluation of the constraints at level 2 (Φ, Φ_q, ν, γ), of M and of Q at the initial
     state, generic vs generated (median of 5 medians of 200 calls);
+  * the paper's Table 8 split: µs of the position analysis (Newton on Φ = 0), the velocity analysis
+    and the acceleration analysis (equations, reduced mass matrix, solve) of one right-hand side at the
+    initial state, generic (Partition.positions / velocities / accelerations) vs generated (the
+    compiled reduction at levels 0, 1, 2, differenced);
   * wall time per simulated second of the sample's run (its own settings, ``--t-end`` capped),
     generic vs generated (median of ``--repeat`` alternating runs) and the speed-up;
-  * for the slider–crank, where the time of a generated run goes (cProfile, cumulative).
+  * for the slider–crank, where the time of a generated Cartesian run goes (cProfile, cumulative).
 The machine is shared: read the numbers as medians of noisy samples.
 
     .venv/bin/python bench/codegen.py [--t-end 1.0] [--repeat 3] [--only slider_crank ...]
+                                      [--formulation cartesian|relative]
 """
 from __future__ import annotations
 
@@ -25,14 +30,21 @@ import time
 import timeit
 from pathlib import Path
 
+import numpy as np
+
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 import solver                                                        # noqa: E402
 from solver.analysis.dynamics import single_threaded_blas            # noqa: E402
-from solver.codegen import CodegenCartesianSystem                    # noqa: E402
+from solver.analysis.assembly import assemble_positions, consistent_velocities   # noqa: E402
+from solver.codegen import CodegenCartesianSystem, CodegenRelativeSystem, CodegenUnavailable   # noqa: E402
+from solver.errors import ModelError                                 # noqa: E402
 from solver.formulations.cartesian import CartesianSystem            # noqa: E402
+from solver.formulations.relative import RelativeSystem              # noqa: E402
+from solver.partitioning.partition import Partition                  # noqa: E402
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_models"
+SYSTEMS = {"cartesian": (CartesianSystem, CodegenCartesianSystem), "relative": (RelativeSystem, CodegenRelativeSystem)}
 PROFILE_GROUPS = [       # (label, function name, file suffix): cumulative times, nested as listed
     ("output points (_record: M, Q, Φ, partition solve, λ, postprocess)", "_record", "dynamics.py"),
     ("  postprocess (body states, reactions, energies)", "postprocess", "cartesian.py"),
@@ -58,12 +70,35 @@ def kernel_times(system):
             per_call_us(lambda: system.forces(q, qd, 0.1)))
 
 
-def wall_per_second(model, t_end, repeat):
+def analysis_split(generic, generated):
+    """µs of the position, velocity and acceleration analysis of one right-hand side at the
+    assembled initial state: generic (Partition steps with the system's equations; Φ_q comes with
+    the positions, γ, M and Q with the accelerations) and generated (the compiled reduction at
+    levels 0, 1, 2, differenced)."""
+    q, qd, t = generic.initial_state()
+    q = assemble_positions(generic, q, t)
+    qd = consistent_velocities(generic, q, qd, t)
+    part = Partition.build("lu", generic, q, t)
+    f = part.dof
+    y = np.concatenate([part.z_of(q), part.V.T @ qd])
+    ev = generic.constraints(q, t, qd, level=2)
+
+    def accelerations():
+        e = generic.constraints(q, t, qd, level=2)
+        return part.accelerations(generic.mass(q), generic.forces(q, qd, t), e.jac, e.gamma)
+    split = (per_call_us(lambda: part.positions(generic, y[:f], t, q)),
+             per_call_us(lambda: part.velocities(ev.jac, ev.nu, y[f:])), per_call_us(accelerations))
+    compiled = generated.compiled_reduction(Partition.build("lu", generated, q, t))
+    levels = [per_call_us(lambda: compiled.solve(t, y, q, level)) for level in (0, 1, 2)]
+    return split, (levels[0], levels[1] - levels[0], levels[2] - levels[1])
+
+
+def wall_per_second(model, formulation, t_end, repeat):
     runs = {False: [], True: []}
     for _ in range(repeat):
         for codegen in (False, True):
             t0 = time.perf_counter()
-            solver.simulate(model, t_end=t_end, formulation="cartesian", codegen=codegen)
+            solver.simulate(model, t_end=t_end, formulation=formulation, codegen=codegen)
             runs[codegen].append((time.perf_counter() - t0) / t_end)
     return statistics.median(runs[False]), statistics.median(runs[True])
 
@@ -91,29 +126,41 @@ def main():
     ap.add_argument("--t-end", type=float, default=1.0, help="simulated time per run, capped by the sample's")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--only", nargs="*", help="sample names (default: all)")
+    ap.add_argument("--formulation", choices=list(SYSTEMS), help="only this formulation (default: both)")
     args = ap.parse_args()
     paths = sorted(SAMPLES.glob("*.mbs.json"))
     if args.only:
         paths = [p for p in paths if p.name.split(".")[0] in args.only]
     os.environ["MBS_CODEGEN_CACHE"] = tempfile.mkdtemp(prefix="mbs-codegen-bench-")
-    header = (f"{'model':<16}{'derive s':>9}{'compile s':>10}{'hit s':>7} | {'Φ,Φq,γ µs':>10}{'gen':>7}"
-              f" | {'M µs':>7}{'gen':>6} | {'Q µs':>7}{'gen':>6} | {'wall/sim s':>10}{'gen':>7}{'speed-up':>9}")
+    header = (f"{'model':<26}{'form':>5}{'derive s':>9}{'compile s':>10}{'hit s':>7} | {'Φ,Φq,γ µs':>10}{'gen':>7}"
+              f" | {'M µs':>7}{'gen':>6} | {'Q µs':>7}{'gen':>6} | {'pos/vel/acc µs':>20}{'gen':>18}"
+              f" | {'wall/sim s':>10}{'gen':>7}{'speed-up':>9}")
     print(header)
     print("-" * len(header))
     with single_threaded_blas():
         for path in paths:
             name = path.name.split(".")[0]
             model = solver.load_model(path)
-            generated = CodegenCartesianSystem(model)
-            info = generated.codegen_info
-            hit = CodegenCartesianSystem(model).codegen_info["load_s"]
-            kc, km, kq = kernel_times(CartesianSystem(model))
-            gc, gm, gq = kernel_times(generated)
-            t_end = min(args.t_end, model.settings.t_end)
-            w_generic, w_generated = wall_per_second(model, t_end, args.repeat)
-            print(f"{name:<16}{info['derive_s']:9.2f}{info['compile_s']:10.2f}{hit:7.3f} | {kc:10.1f}{gc:7.1f}"
-                  f" | {km:7.1f}{gm:6.1f} | {kq:7.1f}{gq:6.1f} | {w_generic:10.3f}{w_generated:7.3f}"
-                  f"{w_generic / w_generated:8.1f}×")
+            for formulation in [args.formulation] if args.formulation else list(SYSTEMS):
+                generic_cls, generated_cls = SYSTEMS[formulation]
+                try:
+                    generated = generated_cls(model)
+                    generic = generic_cls(model)
+                except (ModelError, CodegenUnavailable) as exc:
+                    print(f"{name:<26}{formulation[:4]:>5}  not generated: {str(exc)[:80]}")
+                    continue
+                info = generated.codegen_info
+                hit = generated_cls(model).codegen_info["load_s"]
+                kc, km, kq = kernel_times(generic)
+                gc, gm, gq = kernel_times(generated)
+                split_generic, split_generated = analysis_split(generic, generated)
+                t_end = min(args.t_end, model.settings.t_end)
+                w_generic, w_generated = wall_per_second(model, formulation, t_end, args.repeat)
+                sg = "/".join(f"{x:.0f}" for x in split_generic)
+                sc = "/".join(f"{x:.1f}" for x in split_generated)
+                print(f"{name:<26}{formulation[:4]:>5}{info['derive_s']:9.2f}{info['compile_s']:10.2f}{hit:7.3f}"
+                      f" | {kc:10.1f}{gc:7.1f} | {km:7.1f}{gm:6.1f} | {kq:7.1f}{gq:6.1f} | {sg:>20}{sc:>18}"
+                      f" | {w_generic:10.3f}{w_generated:7.3f}{w_generic / w_generated:8.1f}×", flush=True)
         if not args.only or "slider_crank" in args.only:
             profile_split(solver.load_model(SAMPLES / "slider_crank.mbs.json"), min(args.t_end, 1.0))
 

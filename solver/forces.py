@@ -18,6 +18,7 @@ import numpy as np
 from . import vehicle
 from .constraints.joints import joint_frame
 from .expressions import time_function
+from .math.rotations import cross
 from .model.model import GROUND
 
 
@@ -59,7 +60,8 @@ class Wrenches:
 
 def cross3(a, b):
     """a × b over the last axis of (stacked, broadcast) 3-vectors."""
-    a, b = np.broadcast_arrays(a, b)
+    if np.ndim(a) == 1 and np.ndim(b) == 1:
+        return cross(a, b)
     return np.stack([a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1], a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
                      a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]], axis=-1)
 

@@ -16,6 +16,7 @@ import ctypes
 import numpy as np
 
 from ..formulations.cartesian import CartesianSystem
+from ..forces import BodyFrames
 from ..formulations.relative import RelativeSystem
 from .build import load_kernels
 from .derive import CodegenUnavailable, describe, input_functions, interpreted_forces, parameters
@@ -65,28 +66,45 @@ class CodegenRelativeSystem(KernelEquations, RelativeSystem):
         self._angle_rows = [(row, self.cjoints[jk], 1.0 if kind == "driver" else -self.cjoints[jk].pitch)
                             for row, jk, kind, _ in desc["angles"]]
         self.kernels["par"][:] = parameters(cartesian, desc["cartesian"])
-        nc = 7 * self.nb
+        nc, nb = 7 * self.nb, self.nb
         self._tree = {name: np.zeros(n) for name, n in (("q", self.nq), ("qd", self.nq), ("qc", nc),
-                                                        ("T", nc * self.nq), ("qdc", nc), ("tdqd", nc))}
-        fn = self.kernels.lib.cgt_velocity
-        fn.argtypes = [ctypes.c_void_p] * 6
-        fn.restype = None
-        self._tree_call = (fn, [ctypes.c_void_p(self._tree[k].ctypes.data)
-                                for k in ("q", "qd", "qc", "T", "qdc", "tdqd")])
+                                                        ("T", nc * self.nq), ("qdc", nc), ("tdqd", nc),
+                                                        ("r", 3 * nb), ("A", 9 * nb), ("v", 3 * nb), ("w", 3 * nb))}
+        self._tree_calls = {name: self._bind(f"cgt_{name}", args) for name, args in
+                            (("velocity", ("q", "qd", "qc", "T", "qdc", "tdqd")),
+                             ("frames", ("q", "qd", "r", "A", "v", "w")))}
 
     def cartesian_state(self, q, qd):
         """(q_c, T, q̇_c, Ṫq̇) of the generated tree map: body coordinates [r, p] of the Cartesian
         formulation, q̇_c = T q̇, and the velocity-product part of q̈_c.  Views of shared buffers."""
+        b = self._call_tree("velocity", q, qd)
+        return b["qc"], b["T"].reshape(7 * self.nb, self.nq), b["qdc"], b["tdqd"]
+
+    def frames(self, q, qd):
+        """Global body states (CM, rotation, CM velocity, ω) from the generated tree map."""
+        b = self._call_tree("frames", q, qd)
+        nb = self.nb
+        return BodyFrames(b["r"].reshape(nb, 3).copy(), b["A"].reshape(nb, 3, 3).copy(), b["v"].reshape(nb, 3).copy(),
+                          b["w"].reshape(nb, 3).copy())
+
+    def interpreted_forces(self, q, qd, t):
+        """Tᵀ Q_c of the force elements not in the kernels (tires, rotational springs, speed
+        controllers): their Cartesian generalized forces at the body states of the tree map."""
+        frames = self.frames(q, qd)
+        qc, T, _, _ = self.cartesian_state(q, qd)
+        return T.T @ cartesian_generalized_forces(self.interpreted, frames, qc, t)
+
+    # ---- helpers ----------------------------------------------------------------------------------
+    def _bind(self, symbol, args):
+        fn = getattr(self.kernels.lib, symbol)
+        fn.argtypes = [ctypes.c_void_p] * len(args)
+        fn.restype = None
+        return fn, [ctypes.c_void_p(self._tree[k].ctypes.data) for k in args]
+
+    def _call_tree(self, name, q, qd):
         b = self._tree
         b["q"][:] = q
         b["qd"][:] = qd
-        fn, args = self._tree_call
+        fn, args = self._tree_calls[name]
         fn(*args)
-        return b["qc"], b["T"].reshape(7 * self.nb, self.nq), b["qdc"], b["tdqd"]
-
-    def interpreted_forces(self, q, qd, t):
-        """Tᵀ Q_c of the force elements not in the kernels (tires, bushings, rotational springs):
-        their Cartesian generalized forces at the body states of the tree map."""
-        qc, T, qdc, _ = self.cartesian_state(q, qd)
-        frames = self._cartesian.frames(qc, qdc)
-        return T.T @ cartesian_generalized_forces(self.interpreted, frames, qc, t)
+        return b

@@ -19,9 +19,10 @@ joints).  From the body state velocity Ŷ_b = J_b q̇ (J_b: the B_e of b's path)
     ṙ_b = Ŷ_b,top − r_b × ω_b,   ṗ_b = ½ G(p_b)ᵀ ω_b            →  q̇_c = T(q) q̇
     T q̈ + Ṫ q̇:  r̈_b = Ẏ̂_top − ṙ_b × ω_b − r_b × ω̇_b,  p̈_b = ½ G(ṗ_b)ᵀ ω_b + ½ G(p_b)ᵀ ω̇_b
 
-where Ṫq̇ takes the velocity-product part Ŷ̇_b = Σ_path D_e.  Two kernels are generated:
-``cgt_position(q) → qc, T`` and ``cgt_velocity(q, q̇) → qc, T, q̇_c, Ṫq̇``; ``relative.c`` turns
-them and the model's Cartesian kernels (:mod:`solver.codegen.derive`) into the relative ones.
+where Ṫq̇ takes the velocity-product part Ŷ̇_b = Σ_path D_e.  Three kernels are generated:
+``cgt_position(q) → qc, T`` and ``cgt_velocity(q, q̇) → qc, T, q̇_c, Ṫq̇``, which ``relative.c``
+turns, with the model's Cartesian kernels (:mod:`solver.codegen.derive`), into the relative ones,
+and ``cgt_frames(q, q̇) → r, A, v, ω`` (the body frames force elements evaluated in Python take).
 Every quantity is a named intermediate (``t{n}``), so expressions stay small however deep the tree.
 """
 from __future__ import annotations
@@ -92,6 +93,7 @@ def tree_source(tree) -> str:
     nq = tree["nq"]
     pos = {"qc": {}, "T": {}}
     vel = {"qdc": {}, "tdqd": {}}
+    frames = {"r": {}, "A": {}, "v": {}, "w": {}}            # body frames: CM, rotation (row-major), v, ω
     parent_edge = {ed["child"]: e for e, ed in enumerate(tree["edges"])}
     for b in range(nb):
         s = body[b]
@@ -118,12 +120,18 @@ def tree_source(tree) -> str:
             vel["qdc"][7 * b + i] = val
         for i, val in enumerate(np.concatenate([rdd, pdd])):
             vel["tdqd"][7 * b + i] = val
+        for i in range(3):
+            frames["r"][3 * b + i], frames["v"][3 * b + i], frames["w"][3 * b + i] = r[i], vb[i], w[i]
+            for j in range(3):
+                frames["A"][9 * b + 3 * i + j] = s["A"][i, j]
     inputs = {**{sym: f"q[{k}]" for k, sym in enumerate(q)}, **{sym: f"qd[{k}]" for k, sym in enumerate(v)}}
     nc = 7 * nb
     parts = [prog.kernel("cgt_position", "const double *q, double *qc, double *T", pos, inputs,
                          {"T": nc * nq}),
              prog.kernel("cgt_velocity", "const double *q, const double *qd, double *qc, double *T, "
-                                         "double *qdc, double *tdqd", {**pos, **vel}, inputs, {"T": nc * nq})]
+                                         "double *qdc, double *tdqd", {**pos, **vel}, inputs, {"T": nc * nq}),
+             prog.kernel("cgt_frames", "const double *q, const double *qd, double *r, double *A, double *v, "
+                                       "double *w", frames, inputs, {})]
     return "\n".join(parts)
 
 

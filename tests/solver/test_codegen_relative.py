@@ -55,7 +55,8 @@ def random_states(generic, seed, count=3):
 
 @pytest.mark.parametrize("name", list(MODELS))
 def test_tree_map_equals_the_forward_recursion(name):
-    """q_c, q̇_c = T q̇ against kinematics()/frames(); Ṫq̇ against central differences of T q̇."""
+    """q_c, q̇_c = T q̇ and the generated frames() against kinematics()/frames(); Ṫq̇ against
+    central differences of T q̇."""
     generic, generated = systems(name)
     for q, qd, _ in random_states(generic, 1):
         qc, T, qdc, tdqd = (np.array(a) for a in generated.cartesian_state(q, qd))
@@ -67,6 +68,9 @@ def test_tree_map_equals_the_forward_recursion(name):
             assert np.allclose(qdc[7 * b:7 * b + 3], frames.v[b], atol=1e-12)
             assert np.allclose(2.0 * G_matrix(p) @ qdc[7 * b + 3:7 * b + 7], frames.w[b], atol=1e-12)
         assert np.allclose(T @ qd, qdc, atol=1e-13)
+        mine = generated.frames(q, qd)
+        for key in ("r", "A", "v", "w"):
+            assert np.allclose(getattr(mine, key), getattr(frames, key), atol=1e-12)
         h = 1e-6
 
         def rate(qq):
