@@ -28,9 +28,9 @@ Joint vectors follow :mod:`solver.constraints.primitives`: a body vector A a' (d
 r + A s' (point) has rate B(p, a') ṗ (+ ṙ) and velocity-quadratic term B(ṗ, a') ṗ (Haug eq. 6.3.9);
 a scalar s = uᵀw has quad(s) = wᵀquad(u) + uᵀquad(w) + 2 u̇ᵀẇ and γ = −quad(s) (+ f̈ for drivers).
 Joint angles θ = atan2(y, x) come out in (−π, π] (output ``ang``); the caller unwraps them.
-Force elements other than spring-dampers, bushings and applied loads (rotational spring-dampers,
-tires, speed controllers) are not generated: their generalized forces are evaluated in Python and added to Q
-(:func:`interpreted_forces`).  Flexible bodies are not generated: :class:`CodegenUnavailable`.
+Force elements other than spring-dampers, bushings, applied loads and tires on a flat, half-sine or
+step road (rotational spring-dampers, tires on table roads, speed controllers) are not generated:
+their generalized forces are evaluated in Python and added to Q (:func:`interpreted_forces`).  Flexible bodies are not generated: :class:`CodegenUnavailable`.
 """
 from __future__ import annotations
 
@@ -39,13 +39,16 @@ import sympy as sp
 
 from ..constraints.joints import COORDINATES
 from ..forces import AppliedLoad, BushingForce, SpringDamperForce
+from ..vehicle import TireForce, TireParameters
 from ..math.rotations import B_matrix, L_matrix, rotation_matrix
 
 SNAP = 1e-14            # geometry entries below this (m or unit-vector components) are exact zeros
 BODY_PARAMETERS = 7     # m, J'00, J'11, J'22, J'01, J'12, J'20
 SPRING_PARAMETERS = 4   # k, c, l0, preload
 BUSHING_PARAMETERS = 12  # K (translation x y z, rotation x y z), D (the same)
-GENERATED_FORCES = (SpringDamperForce, AppliedLoad, BushingForce)
+TIRE_FIELDS = tuple(TireParameters.__dataclass_fields__)   # radius, stiffness, …, low_speed
+ROAD_PARAMETERS = 4      # z0, start x0, obstacle height H, length L
+GENERATED_ROADS = ("flat", "half_sine", "step")           # table profiles stay interpreted
 KERNELS = ("position", "gamma", "mass", "forces")
 
 
@@ -85,7 +88,7 @@ def describe(system) -> dict:
                    if djk == jk and COORDINATES[coord][0] == "angle"]
     drivers = [{"joint": jk, "coordinate": list(COORDINATES[coord]), "row": row}
                for jk, coord, _, row in system.drivers]
-    springs, loads, bushings, nload = [], [], [], 0
+    springs, loads, bushings, tires, nload = [], [], [], [], 0
     for f in system.force_elements:
         if isinstance(f, SpringDamperForce):
             springs.append({"bi": f.bi, "bj": f.bj, "si": _snap(f.si), "sj": _snap(f.sj),
@@ -99,8 +102,11 @@ def describe(system) -> dict:
             bushings.append({"bi": f.bi, "bj": f.bj, "si": _snap(f.si), "sj": _snap(f.sj),
                              "Ci": [_snap(row) for row in f.Ci], "Cj": [_snap(row) for row in f.Cj], "par": npar})
             npar += BUSHING_PARAMETERS
+        elif _generated(f):
+            tires.append({"body": f.b, "axis": _snap(f.axis_b), "road": f.road.kind, "par": npar})
+            npar += len(TIRE_FIELDS) + ROAD_PARAMETERS
     return {"nb": nb, "nq": system.nq, "m": system.m, "joints": joints, "drivers": drivers,
-            "angles": angles, "norm_rows": list(system.norm_rows), "springs": springs, "loads": loads, "bushings": bushings,
+            "angles": angles, "norm_rows": list(system.norm_rows), "springs": springs, "loads": loads, "bushings": bushings, "tires": tires,
             "n_parameters": npar, "n_inputs": nload}
 
 
@@ -121,6 +127,11 @@ def parameters(system, desc) -> np.ndarray:
     bushings = [f for f in system.force_elements if isinstance(f, BushingForce)]
     for f, bd in zip(bushings, desc["bushings"]):
         par[bd["par"]:bd["par"] + BUSHING_PARAMETERS] = np.concatenate([f.K, f.D])
+    tires = [f for f in system.force_elements if isinstance(f, TireForce) and _generated(f)]
+    for f, td in zip(tires, desc["tires"]):
+        road = f.road
+        par[td["par"]:td["par"] + len(TIRE_FIELDS) + ROAD_PARAMETERS] = (
+            [getattr(f.p, name) for name in TIRE_FIELDS] + [road.z0, road.x0, road.H, road.L])
     return par
 
 
@@ -139,14 +150,15 @@ def input_functions(system):
 def interpreted_forces(system):
     """The force elements the kernels leave out (rotational spring-dampers, tires, …):
     evaluated in Python and added to the generated Q."""
-    return [f for f in system.force_elements if not isinstance(f, GENERATED_FORCES)]
+    return [f for f in system.force_elements if not _generated(f)]
 
 
 def derive(desc):
     """(kernels, definitions): kernel outputs as sympy expressions, {kernel: [(output array, flat
     index, expression)]}, and the body-vector quantities they are built on, [(symbol d{n}, terms)]
     (value, rate, quad and ∂/∂p columns of every joint vector and force point, polynomials of the
-    inputs; :meth:`_Symbols.define`).
+    inputs; :meth:`_Symbols.define`) followed by the named intermediates [(symbol e{n}, expression)]
+    of :meth:`_Symbols.let`.
 
     Kernels and their inputs (symbols ``q{k}``, ``v{k}`` = q̇_k, ``c{k}`` parameters, ``f{k}`` driver
     values, ``u{k}`` time inputs):
@@ -159,7 +171,7 @@ def derive(desc):
     _constraint_outputs(desc, s, out)
     _mass_outputs(desc, s, out)
     _force_outputs(desc, s, out)
-    return out, [(sym, terms) for terms, sym in s.definitions.items()]
+    return out, [(sym, terms) for terms, sym in s.definitions.items()] + s.lets
 
 
 def symbol_arrays(desc):
@@ -169,6 +181,13 @@ def symbol_arrays(desc):
 
 
 # ---- helpers --------------------------------------------------------------------------------------
+def _generated(f):
+    """Whether the kernels contain force element f (else it is evaluated in Python)."""
+    if isinstance(f, TireForce):
+        return f.road.kind in GENERATED_ROADS
+    return isinstance(f, (SpringDamperForce, AppliedLoad, BushingForce))
+
+
 def _snap(v):
     return [0.0 if abs(x) < SNAP else float(x) for x in np.asarray(v, dtype=float)]
 
@@ -188,6 +207,7 @@ class _Symbols:
         self.u = list(sp.symbols(f"u0:{max(1, desc['n_inputs'])}"))
         self._A = {}
         self.definitions = {}        # polynomial terms → symbol d{n}
+        self.lets = []               # [(symbol e{n}, sympy expression)]: named intermediates
 
     def define(self, terms):
         """A symbol standing for the polynomial Σ c·Π symbols (``terms``: [(float c, (symbols…))],
@@ -202,6 +222,19 @@ class _Symbols:
         if terms not in self.definitions:
             self.definitions[terms] = sp.Symbol(f"d{len(self.definitions)}")
         return self.definitions[terms]
+
+    def let(self, expr):
+        """A symbol standing for ``expr`` (numbers and symbols are returned as they are), so that
+        expressions built on it stay small — e.g. the Piecewise road height under a tire."""
+        expr = sp.sympify(expr)
+        if expr.is_Number or expr.is_Symbol:
+            return expr
+        sym = sp.Symbol(f"e{len(self.lets)}")
+        self.lets.append((sym, expr))
+        return sym
+
+    def vector(self, v):
+        return np.array([self.let(x) for x in v], dtype=object)
 
     def body(self, b):
         """(r, p, ṙ, ṗ, A) of body b as object arrays of symbols; None for ground (b < 0)."""
@@ -438,6 +471,10 @@ def _force_outputs(desc, s, out):
         for b, sign in ((bd["bj"], 1), (bd["bi"], -1)):
             if b >= 0:
                 T[b] = T[b] + sign * n
+    for td in desc["tires"]:
+        force, point, torque = _tire(s, td, frames[td["body"]])
+        at_point(td["body"], force, point)
+        T[td["body"]] = T[td["body"]] + torque
     for ld in desc["loads"]:
         value = np.array(s.u[ld["input"]:ld["input"] + 3], dtype=object)
         b = ld["body"]
@@ -480,3 +517,61 @@ def _bushing(s, bd, frames):
     f = Fi.dot(-K[:3] * delta - D[:3] * ddelta)
     n = Fi.dot(-K[3:] * theta - D[3:] * dtheta)
     return f, n, Pj
+
+
+def _road_profile(kind, z0, x0, H, L, x):
+    """(height z0 + h(x), slope h′(x)) of a road profile (:class:`solver.vehicle.road.RoadSurface`)."""
+    if kind == "flat":
+        return z0, sp.Integer(0)
+    xi = (x - x0) / L
+    if kind == "half_sine":
+        inside = sp.And(xi >= 0, xi <= 1)
+        return (z0 + sp.Piecewise((H * sp.sin(sp.pi * xi), inside), (0, True)),
+                sp.Piecewise((H * sp.pi / L * sp.cos(sp.pi * xi), inside), (0, True)))
+    return (z0 + sp.Piecewise((0, xi <= 0), (H, xi >= 1), (H * xi * xi * (3 - 2 * xi), True)),
+            sp.Piecewise((0, xi <= 0), (0, xi >= 1), (6 * H * xi * (1 - xi) / L, True)))
+
+
+def _magic_formula(x, B, C, D, E):
+    Bx = B * x
+    return D * sp.sin(C * sp.atan(Bx - E * (Bx - sp.atan(Bx))))
+
+
+def _tire(s, td, frame):
+    """(force, contact point, torque) of a tire on a road profile, as :class:`solver.vehicle.tire.TireForce`
+    (its module docstring has the equations); zero force and torque out of contact (Piecewise: the
+    C code takes the contact branch only when δ > 0, k δ + c δ̇ > 0 and the disc is not flat).
+    Every intermediate is a named symbol (:meth:`_Symbols.let`)."""
+    c = s.c[td["par"]:td["par"] + len(TIRE_FIELDS) + ROAD_PARAMETERS]
+    p = dict(zip(TIRE_FIELDS, c))
+    z0, x0, H, L = c[len(TIRE_FIELDS):]
+    r, _, A, v, w = frame
+    a = s.vector(A.dot(np.array([_number(x) for x in td["axis"]], dtype=object)))
+    _, slope = _road_profile(td["road"], z0, x0, H, L, r[0])
+    slope = s.let(slope)
+    n = s.vector(np.array([-slope, 0, 1], dtype=object) / sp.sqrt(1 + slope * slope))
+    radial = s.vector(n - s.let(n.dot(a)) * a)
+    size = s.let(sp.sqrt(radial.dot(radial)))
+    P = s.vector(r - p["radius"] * radial / size)
+    height = s.let(_road_profile(td["road"], z0, x0, H, L, P[0])[0])
+    delta = s.let((height - P[2]) * n[2])
+    P = s.vector(P + delta * n)
+    V = s.vector(v + _cross(w - s.let(w.dot(a)) * a, P - r))
+    ex = s.vector(_cross(a, n))
+    ex = s.vector(ex / sp.sqrt(ex.dot(ex)))
+    ey = s.vector(_cross(n, ex))
+    Fz = s.let(p["stiffness"] * delta - p["damping"] * n.dot(V))
+    vx, vy, spin = s.let(ex.dot(V)), s.let(ey.dot(V)), s.let(w.dot(a) * p["radius"])
+    vt = s.let(sp.sqrt(vx * vx + p["low_speed"] ** 2))
+    kappa, alpha = s.let((spin - vx) / vt), s.let(sp.atan(-vy / vt))
+    By = s.let(p["cornering_stiffness"] / (p["shape_y"] * p["friction"]))
+    D = s.let(p["friction"] * Fz)
+    Fx = s.let(_magic_formula(kappa, p["slip_stiffness"] / (p["shape_x"] * p["friction"]), p["shape_x"], D,
+                              p["curvature_x"]) * sp.cos(sp.atan(p["rbx1"] * sp.cos(sp.atan(p["rbx2"] * kappa)) * alpha)))
+    Fy = s.let(_magic_formula(alpha, By, p["shape_y"], D, p["curvature_y"])
+               * sp.cos(sp.atan(p["rby1"] * sp.cos(sp.atan(p["rby2"] * alpha)) * kappa)))
+    rolling = -p["rolling_resistance"] * Fz * p["radius"] * spin / sp.sqrt(spin * spin + p["low_speed"] ** 2)
+    Mz = -p["trail"] / sp.sqrt(1 + (By * alpha) ** 2) * Fy
+    contact = sp.And(sp.Ge(size, 1e-9, evaluate=False), sp.Gt(delta, 0, evaluate=False), sp.Gt(Fz, 0, evaluate=False))
+    gate = np.vectorize(lambda e: s.let(sp.Piecewise((e, contact), (0, True))), otypes=[object])
+    return gate(Fx * ex + Fy * ey + Fz * n), P, gate(rolling * a + Mz * n)

@@ -34,7 +34,7 @@ def c_source(kernels, definitions, symbols, sizes, prefix="cg_") -> tuple[str, i
     ``<prefix><name>``.
 
     kernels: {name: [(output, flat index, expression)]}; definitions: [(symbol, polynomial terms
-    [(c, (input symbols…))])] the outputs may use; symbols: {input name: [symbols]}; sizes: {"m",
+    [(c, (input symbols…))] or a sympy expression)] the outputs may use; symbols: {input name: [symbols]}; sizes: {"m",
     "nq", "na"} to size the zeroed outputs.  Per kernel, in the order the outputs need them: inputs,
     definitions (printed directly, coefficients as Python's shortest round-trip repr; products shared
     between them are left to the compiler's value numbering), the outputs' common subexpressions
@@ -48,8 +48,7 @@ def c_source(kernels, definitions, symbols, sizes, prefix="cg_") -> tuple[str, i
         subs, reduced = sp.cse([e for _, _, e in outputs], symbols=sp.numbered_symbols("x"), order="none")
         n_sub += len(subs)
         values = {sym: (f"{input_of[sym]}", ()) for sym in input_of}
-        values.update({sym: (" + ".join(f"{c!r}*{'*'.join(x.name for x in f)}" for c, f in terms),
-                             {x for _, f in terms for x in f}) for sym, terms in definitions})
+        values.update({sym: _definition(terms, printer) for sym, terms in definitions})
         values.update({sym: (printer.doprint(e), e.free_symbols) for sym, e in subs})
         args = ", ".join([f"const double *{a}" for a in INPUTS] + [f"double *{o}" for o, _ in OUTPUTS[name]])
         body = [f"void {prefix}{name}({args})", "{"]
@@ -79,3 +78,11 @@ def _size(expr, sizes):
     for factor in expr.split("*"):
         value *= sizes[factor]
     return value
+
+
+def _definition(terms, printer):
+    """(C text, symbols it reads) of a definition: a sympy expression, or polynomial terms."""
+    if isinstance(terms, sp.Basic):
+        return printer.doprint(terms), terms.free_symbols
+    return (" + ".join(f"{c!r}*{'*'.join(x.name for x in f)}" for c, f in terms),
+            {x for _, f in terms for x in f})

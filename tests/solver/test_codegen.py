@@ -223,3 +223,23 @@ def test_cli_codegen_flag(capsys):
     path = next(p for p in SAMPLES if p.name.startswith("pendulum."))
     assert main(["run", str(path), "--t-end", "0.05", "--codegen"]) == 0
     assert "codegen: compiled kernels" in capsys.readouterr().out
+
+
+def test_generated_tires_equal_the_python_tires_on_the_bump():
+    """The car's tires are in the kernels (the speed controller is not): Q equals the generic Q to
+    1e-12 at states with every tire loaded, the front wheels on the half-sine bump's flank."""
+    model = solver.load_model(next(p for p in SAMPLES if p.name.startswith("vehicle_cae_tc_bump.")))
+    generic, generated = CartesianSystem(model), CodegenCartesianSystem(model)
+    assert [type(f).__name__ for f in generated.interpreted] == ["SpeedControlForce"]
+    q, qd, t = generic.initial_state()
+    q = assemble_positions(generic, q, t)
+    q[0:7 * generic.nb:7] += 15.5                 # the bump starts 15 m ahead of the front axle
+    rng = np.random.default_rng(0)
+    tires = [f for f in generic.force_elements if type(f).__name__ == "TireForce"]
+    for _ in range(3):
+        qq = generic.normalize(q + 1e-3 * rng.standard_normal(len(q)))
+        qv = qd + 0.5 * rng.standard_normal(len(q))
+        frames = generic.frames(qq, qv)
+        assert all(f.state(frames).Fz > 1000.0 for f in tires)
+        assert max(abs(f.road.profile(f.state(frames).point[0])[1]) for f in tires) > 0.05    # on the flank
+        assert rel_err(generated.forces(qq, qv, 0.3), generic.forces(qq, qv, 0.3)) < 1e-12
