@@ -11,9 +11,10 @@ the current configuration (``Partition.quality`` below a fifth of its value at p
 Newton fails, a new partition is made at the last accepted state and the integrator restarts
 there; 25 restarts without a clean stretch of 20 steps in between stop the run with a message
 (a singular configuration the method cannot pass).  ``partitioning="hybrid"`` (seed paper 3, steps 1–14) integrates
-with LU and switches to QR when the LU independent set changes repeatedly over a few steps or the
-step size collapses, and returns to LU after 5 consecutive well-conditioned steps; each switch is a
-logged event (time, from, to, reason).
+with LU and switches to QR when the LU independent set changes repeatedly, the energy of a
+conservative model drifts or the step size collapses, and returns to LU after consecutive steady
+QR steps (:mod:`solver.analysis.hybrid` decides); each switch is a logged event (time, from, to,
+reason), and the integrator restarts after a switch with a step size it suggests.
 """
 from __future__ import annotations
 
@@ -29,11 +30,10 @@ from ..integrators import INTEGRATORS, GeneralizedAlpha
 from ..model.elements import Settings
 from ..partitioning.partition import Partition, PartitionError, independent_rows, multipliers
 from .assembly import assemble_positions, consistent_velocities, holding_model
+from .hybrid import HybridSwitch
 from .recording import Recorder
 
 REPARTITION_RATIO = 0.2      # re-partition when the partition quality drops below this fraction
-HYBRID_WINDOW = 10           # steps in which repeated LU re-partitions trigger LU→QR
-HYBRID_RETURN_STEPS = 5      # consecutive good steps in QR before QR→LU
 STUCK_RESTARTS = 25          # restarts without 20 clean steps in between: the partition cannot go on
 CLEAN_STRETCH = 20
 STALL_STEPS = 300            # this many steps advancing less than STALL_FRACTION·t_end: stalled
@@ -210,10 +210,8 @@ class Run:
         t = times[0]
         self._record(part, t, q, qd, part.method)
         next_out = 1
-        hybrid = self.s.partitioning == "hybrid"
-        lu_changes = deque(maxlen=HYBRID_WINDOW)
-        recent_h = deque(maxlen=20)
-        good_steps = 0
+        hybrid = HybridSwitch(self.system, self.s.rtol) if self.s.partitioning == "hybrid" else None
+        first_step = None        # after a hybrid switch: HybridSwitch.restart_step
         restarts = 0             # restarts since the last clean stretch of CLEAN_STRETCH steps
         clean = 0
         window = deque(maxlen=STALL_STEPS)   # times of the last accepted steps (stall watchdog)
@@ -221,9 +219,9 @@ class Run:
             self._remember(t, q, qd)
             y0 = np.concatenate([part.z_of(q), part.V.T @ qd])
             ode = solver_cls(lambda tt, y: self._rhs(part, tt, y), t, y0, times[-1], rtol=self.s.rtol,
-                             atol=self.s.atol, max_step=max_step)
+                             atol=self.s.atol, max_step=max_step, first_step=first_step)
             restart = None
-            recent_h.clear()
+            first_step = None
             while ode.status == "running" and restart is None:
                 try:
                     msg = ode.step()
@@ -249,41 +247,36 @@ class Run:
                 self._check_cancel(t)
                 window.append(t)
                 if len(window) == STALL_STEPS and t - window[0] < STALL_FRACTION * self.s.t_end:
-                    if not (hybrid and part.method == "lu"):
+                    if not (hybrid is not None and part.method == "lu"):
                         raise SolverError(f"the step size collapsed ({STALL_STEPS} steps advanced only "
                                           f"{t - window[0]:.3g} s); the mechanism is probably at a singular "
                                           "configuration or the model is too stiff for this integrator — try "
                                           "partitioning='qr', 'hybrid' or integrator='bdf'",
                                           time=t, elements=self._worst_owners(self.q_last, t))
                     window.clear()
-                    self._switch = ("qr", "the step size collapsed")
+                    self._switch = hybrid.collapsed("the step size collapsed")
                     restart = "hybrid switch"
                 q, qd, jac = self._state(part, t, ode.y)
                 ratio = part.degraded(jac, REPARTITION_RATIO,
                                       None if self._compiled is None else self._compiled.sigma_min)
-                recent_h.append(h)
                 if ratio is not None:
                     restart = f"dependent block quality dropped to {ratio:.2g} of its value at partition time"
-                if hybrid:
-                    restart = self._hybrid_check(part, t, h, recent_h, lu_changes, restart) or restart
-                    steady = len(recent_h) < 2 or h >= 0.9 * recent_h[-2]
-                    good_steps = good_steps + 1 if part.method == "qr" and steady else 0
-                    if part.method == "qr" and good_steps >= HYBRID_RETURN_STEPS and self._lu_good(q, t, jac):
-                        self._switch = ("lu", f"{HYBRID_RETURN_STEPS} consecutive steps without step-size "
-                                              "reduction, away from singular configurations")
-                        restart = "hybrid switch"
-                        good_steps = 0
+                if hybrid is not None and self._switch is None:
+                    switch = hybrid.check(part, t, h, q, qd, jac, restart is not None)
+                    if switch is not None:
+                        self._switch, restart = switch, "hybrid switch"
+                        first_step = min(hybrid.restart_step, times[-1] - t) if times[-1] > t else None
             if restart is None:
                 break
             restarts += 1
             clean = 0
             if restarts > STUCK_RESTARTS:
-                if not (hybrid and part.method == "lu"):
+                if not (hybrid is not None and part.method == "lu"):
                     raise SolverError(f"{part.method.upper()} partitioning cannot get past this configuration "
                                       f"({STUCK_RESTARTS} re-partitions in a row; last: {restart}); the mechanism "
                                       "is probably at a singular (e.g. flattened) position — try "
                                       "partitioning='qr' or 'hybrid'", time=t, elements=self._worst_owners(q, t))
-                self._switch = ("qr", "repeated re-partitions near a singular configuration")
+                self._switch = hybrid.collapsed("repeated re-partitions near a singular configuration")
                 restarts = 0
             method = part.method
             switch = self._switch
@@ -291,9 +284,9 @@ class Run:
                 self.rec.event(t, "switch", f"{part.method} -> {switch[0]}: {switch[1]}")
                 method = switch[0]
                 self._switch = None
-            elif hybrid and part.method == "lu":
-                lu_changes.append(t)
             part = self._partition(method, q, t, restart)
+            if hybrid is not None:
+                hybrid.started(method, switch is not None)
 
     def _dynamic_index3(self, part, q, qd, times):
         """Generalized-α on the full index-3 DAE (no partitioned ODE); outputs as usual."""
@@ -436,24 +429,6 @@ class Run:
                                                        if eqs[k].kind != "normalization"})
         self.q_last, self._rate_last = q, None
         return part
-
-    def _hybrid_check(self, part, t, h, recent_h, lu_changes, restart):
-        """LU→QR when the LU independent set changed ≥ 2 times in the last steps or h collapsed."""
-        if part.method != "lu":
-            return None
-        recent = [tc for tc in lu_changes if tc >= t - sum(recent_h)]
-        if restart is not None and len(recent) >= 1:
-            self._switch = ("qr", "the LU independent set keeps changing")
-            return "hybrid switch"
-        if len(recent_h) >= 10 and h < 0.01 * float(np.median(recent_h)):
-            self._switch = ("qr", f"step size collapsed to {h:.2g} s")
-            return "hybrid switch"
-        return None
-
-    def _lu_good(self, q, t, jac):
-        """Away from singular configurations, where an LU partition would be well conditioned."""
-        trial = Partition("lu", q, jac, *independent_rows(jac))
-        return trial.singularity(jac) > 1e-2 and trial.quality_ref > 0.3
 
     def _worst_owners(self, q, t):
         """Elements owning the constraint rows that are violated or nearly dependent at q."""
