@@ -1,7 +1,8 @@
 """Seed paper 3, Tables 2–3 analogue: the singular four-bar (rigid and flexible coupler) falling
 through its flattened positions with LU, QR, SVD and hybrid LU↔QR coordinate partitioning: status,
 wall time, integration steps, right-hand sides, energy drift, LU→QR / QR→LU switches (each hybrid
-switch is listed below the table with its time and reason).
+switch is listed below the table with its time and reason), and the step-size history of every
+method per model as CSV and PNG in ``out/bench/flexible/step_sizes_<model>.*``.
 
 The models are the samples ``sample_models/fourbar_singular_{rigid,flexible}.mbs.json`` (released
 10° above the flattened configuration; singular passages near 0.17 s and 0.95 s; flexible: copper
@@ -21,6 +22,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 import solver                                              # noqa: E402
+from plots import write_series                             # noqa: E402
 
 SAMPLES = os.path.join(os.path.dirname(__file__), "..", "sample_models")
 PAPER = {("rigid", "lu"): 2.31, ("rigid", "qr"): 9.37, ("rigid", "hybrid"): 6.80,      # CPU s, Tables 2–3
@@ -44,6 +46,7 @@ def main(argv=None):
     ap.add_argument("--rtol", type=float, default=1e-8)
     ap.add_argument("--methods", nargs="+", default=["lu", "qr", "svd", "hybrid"])
     ap.add_argument("--models", nargs="+", default=["rigid", "flexible"])
+    ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", "out", "bench", "flexible"))
     args = ap.parse_args(argv)
     print(f"singular four-bar, {args.t_end:g} s simulated, Adams rtol {args.rtol:g}; "
           "drift = max|E − E0| / max kinetic; paper = CPU s of seed paper 3 (2 s simulated, 1997 PC)")
@@ -54,6 +57,7 @@ def main(argv=None):
     hybrid_switches = []
     for kind in args.models:
         model = solver.load_model(os.path.join(SAMPLES, f"fourbar_singular_{kind}.mbs.json"))
+        histories = []
         for method in args.methods:
             res, wall, failure = run(model, method, args.t_end, args.rtol)
             status = "ok" if not failure else (f"failed at {res.t[-1]:.3f} s" if res is not None and len(res.t)
@@ -69,6 +73,14 @@ def main(argv=None):
             paper = PAPER.get((kind, method))
             print(f"{kind:<9} {method:<7} {status:<22} {wall:>8.2f} {steps:>6} {rhs:>7} {drift:>9.2e} "
                   f"{to_qr:>6} {to_lu:>6} {'' if paper is None else f'{paper:.1f}':>8}")
+            if res is not None and len(res.step_sizes[0]):
+                histories.append((method, *res.step_sizes))
+        if histories:
+            failed = write_series(os.path.abspath(args.out), f"step_sizes_{kind}",
+                                  f"singular four-bar ({kind}): integration step size", ("time", "s"),
+                                  ("step size", "s"), histories, log_y=True)
+            print(f"  step-size history written to {os.path.relpath(args.out)}/step_sizes_{kind}.csv"
+                  + (f" (PNG failed: {failed})" if failed else " and .png"))
     print("machine: 2 cores shared with other processes; BLAS single-threaded inside simulate()")
     if hybrid_switches:
         print("hybrid switches:")

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import csv
 import importlib.util
 import io
 import os
@@ -29,6 +28,7 @@ import numpy as np
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
 import solver  # noqa: E402
+from plots import write_series  # noqa: E402
 
 
 def builders():
@@ -129,35 +129,15 @@ def case2(mod, with_cartesian):
 
 # ---- 3. plots ------------------------------------------------------------------------------------
 def save_outputs(out, res1, res2):
-    os.makedirs(out, exist_ok=True)
     series = [("fig5_case1_driving_torque_joint2", res1.t, res1.driver_force("drive2"), "driving torque of joint 2", "N·m"),
               ("fig6_case1_x_reaction_joint2", res1.t, res1.joint_reaction("J2")[0][:, 0], "x-reaction of joint 2", "N"),
               ("fig7_case2_driving_torque_joint4", res2.t, res2.driver_force("drive4"), "driving torque of joint 4", "N·m"),
               ("fig8_case2_x_reaction_joint4", res2.t, res2.joint_reaction("J4")[0][:, 0], "x-reaction of joint 4", "N")]
-    for name, t, y, title, unit in series:
-        with open(os.path.join(out, name + ".csv"), "w", newline="") as fh:
-            w = csv.writer(fh)
-            w.writerow(["t_s", f"{title.replace(' ', '_')}_{unit}"])
-            w.writerows(zip(t.tolist(), y.tolist()))
-    try:
-        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-        import pyqtgraph as pg
-        import pyqtgraph.exporters
-        app = pg.mkQApp()                                   # noqa: F841 — needed by the exporter
-        pg.setConfigOptions(background="w", foreground="k", antialias=True)
-        for name, t, y, title, unit in series:
-            plot = pg.PlotWidget(title=f"RRC arm — {title} (relative formulation)")
-            plot.resize(800, 480)
-            plot.plot(t, y, pen=pg.mkPen((30, 80, 200), width=2))
-            plot.setLabel("bottom", "time", units="s")
-            plot.setLabel("left", title, units=unit)
-            plot.showGrid(x=True, y=True, alpha=0.3)
-            exporter = pg.exporters.ImageExporter(plot.plotItem)
-            exporter.parameters()["width"] = 800
-            exporter.export(os.path.join(out, name + ".png"))
-        print(f"\n3. Plots and CSV written to {os.path.relpath(out)}/ (fig5–fig8 .png/.csv)")
-    except Exception as exc:   # noqa: BLE001 — plots are optional; the CSV files are always written
-        print(f"\n3. CSV written to {os.path.relpath(out)}/; PNG export failed ({type(exc).__name__}: {exc})")
+    failures = [write_series(out, name, f"RRC arm — {title} (relative formulation)", ("time", "s"), (title, unit),
+                             [(title.replace(" ", "_"), t, y)]) for name, t, y, title, unit in series]
+    failed = next((f for f in failures if f), "")
+    print(f"\n3. CSV{'' if failed else ' and PNG'} written to {os.path.relpath(out)}/ (fig5–fig8)"
+          + (f"; PNG export failed ({failed})" if failed else ""))
 
 
 def main():
