@@ -231,18 +231,22 @@ class Run:
                 if ode.status == "failed":
                     raise SolverError(f"integration failed: {msg}", time=ode.t,
                                       elements=self._worst_owners(self.q_last, ode.t))
+                dense = ode.dense_output()
+                try:
+                    while next_out < len(times) and times[next_out] <= ode.t + 1e-12 * max(1.0, abs(ode.t)):
+                        tout = times[next_out]
+                        self._record_output(part, tout, dense(tout))
+                        next_out += 1
+                        self._check_cancel(tout)
+                except PartitionError as exc:      # the step's output points: redo it from the last state
+                    restart = f"at the output point t = {tout:.6g} s: {exc}"
+                    break
                 self.steps += 1
                 clean += 1
                 if clean >= CLEAN_STRETCH:
                     restarts = 0
                 h = ode.t - ode.t_old
                 self.rec.step(ode.t, h)
-                dense = ode.dense_output()
-                while next_out < len(times) and times[next_out] <= ode.t + 1e-12 * max(1.0, abs(ode.t)):
-                    tout = times[next_out]
-                    self._record_output(part, tout, dense(tout))
-                    next_out += 1
-                    self._check_cancel(tout)
                 t = ode.t
                 self._check_cancel(t)
                 window.append(t)

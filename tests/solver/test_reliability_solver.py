@@ -180,3 +180,26 @@ def test_a_failing_results_save_keeps_the_old_file(tmp_path, monkeypatch):
     assert path.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == ["run.h5"]          # no temporary file left
     assert len(solver.load_results(path)) == 3
+
+
+def test_a_newton_failure_at_an_output_point_redoes_the_step(monkeypatch):
+    """Positions that cannot be solved at an output point (the integrator's dense output between
+    accepted steps) restart the integration from the last accepted state, like a failure inside a
+    step, instead of escaping as an exception; the results equal an undisturbed run."""
+    from solver.analysis.dynamics import Run
+    from solver.partitioning.partition import PartitionError
+    model = solver.load_model(os.path.join(SAMPLE_DIR, "slider_crank.mbs.json"))
+    reference = solver.simulate(model, t_end=0.3)
+    original, failed = Run._record_output, []
+
+    def flaky(self, part, t, y):
+        if t > 0.15 and not failed:
+            failed.append(t)
+            raise PartitionError("position Newton did not converge (test)")
+        return original(self, part, t, y)
+    monkeypatch.setattr(Run, "_record_output", flaky)
+    res = solver.simulate(model, t_end=0.3)
+    assert failed and any("at the output point" in e["message"] for e in res.events)
+    assert np.array_equal(res.t, reference.t)
+    for body in model.bodies:
+        assert np.abs(res.body_position(body) - reference.body_position(body)).max() < 1e-6
