@@ -336,7 +336,7 @@ def fourbar_singular_flexible():
 
 def vehicle(manoeuvre, link_bodies=False):
     """The CAE-TC compact car of seed paper 5 (solver/vehicle/cae_tc.py, data in docs/vehicle.md):
-    14 bodies with massless links (or 22 with the links and rear dampers as light bodies), z up,
+    14 bodies with massless links (or 23 with the links and rear dampers as light bodies), z up,
     10 s of ``manoeuvre`` (straight, bump, j_turn, lane_change) under PI speed control."""
     from solver.vehicle.cae_tc import cae_tc
     return cae_tc(manoeuvre, link_bodies=link_bodies)

@@ -28,9 +28,10 @@ Joint vectors follow :mod:`solver.constraints.primitives`: a body vector A a' (d
 r + A s' (point) has rate B(p, a') ṗ (+ ṙ) and velocity-quadratic term B(ṗ, a') ṗ (Haug eq. 6.3.9);
 a scalar s = uᵀw has quad(s) = wᵀquad(u) + uᵀquad(w) + 2 u̇ᵀẇ and γ = −quad(s) (+ f̈ for drivers).
 Joint angles θ = atan2(y, x) come out in (−π, π] (output ``ang``); the caller unwraps them.
-Force elements other than spring-dampers, bushings, applied loads and tires on a flat, half-sine or
-step road (rotational spring-dampers, tires on table roads, speed controllers) are not generated:
-their generalized forces are evaluated in Python and added to Q (:func:`interpreted_forces`).  Flexible bodies are not generated: :class:`CodegenUnavailable`.
+Generated force elements: spring-dampers, bushings, applied loads, speed controllers and tires on a
+flat, half-sine or step road.  The others (rotational spring-dampers, tires on table roads) are
+evaluated in Python and added to Q (:func:`interpreted_forces`).  Flexible bodies are not
+generated: :class:`CodegenUnavailable`.
 """
 from __future__ import annotations
 
@@ -39,7 +40,8 @@ import sympy as sp
 
 from ..constraints.joints import COORDINATES
 from ..forces import AppliedLoad, BushingForce, SpringDamperForce
-from ..vehicle import TireForce, TireParameters
+from ..expressions import time_function
+from ..vehicle import SpeedControlForce, TireForce, TireParameters
 from ..math.rotations import B_matrix, L_matrix, rotation_matrix
 
 SNAP = 1e-14            # geometry entries below this (m or unit-vector components) are exact zeros
@@ -49,6 +51,7 @@ BUSHING_PARAMETERS = 12  # K (translation x y z, rotation x y z), D (the same)
 TIRE_FIELDS = tuple(TireParameters.__dataclass_fields__)   # radius, stiffness, …, low_speed
 ROAD_PARAMETERS = 4      # z0, start x0, obstacle height H, length L
 GENERATED_ROADS = ("flat", "half_sine", "step")           # table profiles stay interpreted
+CONTROL_PARAMETERS = 5   # speed control: target speed, kp, ki, max torque, wheel radius
 KERNELS = ("position", "gamma", "mass", "forces")
 
 
@@ -88,7 +91,7 @@ def describe(system) -> dict:
                    if djk == jk and COORDINATES[coord][0] == "angle"]
     drivers = [{"joint": jk, "coordinate": list(COORDINATES[coord]), "row": row}
                for jk, coord, _, row in system.drivers]
-    springs, loads, bushings, tires, nload = [], [], [], [], 0
+    springs, loads, bushings, tires, controls, nload = [], [], [], [], [], 0
     for f in system.force_elements:
         if isinstance(f, SpringDamperForce):
             springs.append({"bi": f.bi, "bj": f.bj, "si": _snap(f.si), "sj": _snap(f.sj),
@@ -102,11 +105,18 @@ def describe(system) -> dict:
             bushings.append({"bi": f.bi, "bj": f.bj, "si": _snap(f.si), "sj": _snap(f.sj),
                              "Ci": [_snap(row) for row in f.Ci], "Cj": [_snap(row) for row in f.Cj], "par": npar})
             npar += BUSHING_PARAMETERS
+        elif isinstance(f, SpeedControlForce):
+            controls.append({"chassis": f.c, "forward": _snap(f.forward_b), "par": npar, "input": nload,
+                             "wheels": [{"wheel": w.wheel, "carrier": w.carrier, "axis": _snap(w.axis_c),
+                                         "u_c": _snap(w.u_c), "v_c": _snap(w.v_c), "u_w": _snap(w.u_w)}
+                                        for w in f.wheels]})
+            npar += CONTROL_PARAMETERS
+            nload += 2
         elif _generated(f):
             tires.append({"body": f.b, "axis": _snap(f.axis_b), "road": f.road.kind, "par": npar})
             npar += len(TIRE_FIELDS) + ROAD_PARAMETERS
     return {"nb": nb, "nq": system.nq, "m": system.m, "joints": joints, "drivers": drivers,
-            "angles": angles, "norm_rows": list(system.norm_rows), "springs": springs, "loads": loads, "bushings": bushings, "tires": tires,
+            "angles": angles, "norm_rows": list(system.norm_rows), "springs": springs, "loads": loads, "bushings": bushings, "tires": tires, "controls": controls,
             "n_parameters": npar, "n_inputs": nload}
 
 
@@ -132,18 +142,25 @@ def parameters(system, desc) -> np.ndarray:
         road = f.road
         par[td["par"]:td["par"] + len(TIRE_FIELDS) + ROAD_PARAMETERS] = (
             [getattr(f.p, name) for name in TIRE_FIELDS] + [road.z0, road.x0, road.H, road.L])
+    controls = [f for f in system.force_elements if isinstance(f, SpeedControlForce)]
+    for f, cd in zip(controls, desc["controls"]):
+        par[cd["par"]:cd["par"] + CONTROL_PARAMETERS] = (f.v_target, f.kp, f.ki, f.t_max, f.radius)
     return par
 
 
 def input_functions(system):
     """Time functions whose values form the kernels' input vector u (in :func:`describe`'s order):
-    each spring-damper's force(t), each applied load's three components."""
+    each spring-damper's force(t), each applied load's three components, each speed controller's
+    sin φ and cos φ of its target phase φ = v* t / R."""
     fns = []
     for f in system.force_elements:
         if isinstance(f, SpringDamperForce):
             fns.append(f.f)
         elif isinstance(f, AppliedLoad):
             fns += list(f.f)
+        elif isinstance(f, SpeedControlForce):
+            phase = f"{f.v_target!r}*t/{f.radius!r}"
+            fns += [time_function(f"sin({phase})"), time_function(f"cos({phase})")]
     return fns
 
 
@@ -185,7 +202,7 @@ def _generated(f):
     """Whether the kernels contain force element f (else it is evaluated in Python)."""
     if isinstance(f, TireForce):
         return f.road.kind in GENERATED_ROADS
-    return isinstance(f, (SpringDamperForce, AppliedLoad, BushingForce))
+    return isinstance(f, (SpringDamperForce, AppliedLoad, BushingForce, SpeedControlForce))
 
 
 def _snap(v):
@@ -475,6 +492,9 @@ def _force_outputs(desc, s, out):
         force, point, torque = _tire(s, td, frames[td["body"]])
         at_point(td["body"], force, point)
         T[td["body"]] = T[td["body"]] + torque
+    for cd in desc["controls"]:
+        for b, torque in _speed_control(s, cd, frames):
+            T[b] = T[b] + torque
     for ld in desc["loads"]:
         value = np.array(s.u[ld["input"]:ld["input"] + 3], dtype=object)
         b = ld["body"]
@@ -575,3 +595,32 @@ def _tire(s, td, frame):
     contact = sp.And(sp.Ge(size, 1e-9, evaluate=False), sp.Gt(delta, 0, evaluate=False), sp.Gt(Fz, 0, evaluate=False))
     gate = np.vectorize(lambda e: s.let(sp.Piecewise((e, contact), (0, True))), otypes=[object])
     return gate(Fx * ex + Fy * ey + Fz * n), P, gate(rolling * a + Mz * n)
+
+
+def _speed_control(s, cd, frames):
+    """[(body, torque)] of a speed controller, as :class:`solver.vehicle.speed_control.SpeedControlForce`:
+    T = T_max tanh(u/T_max), u = k_p (v* − v) + k_i ½ Σ_w R sin(φ − θ_w), φ = v* t/R (inputs sin φ,
+    cos φ), θ_w = atan2(y_w, x_w) the wheel's spin angle, so sin(φ − θ_w) = (x_w sin φ − y_w cos φ)/ρ_w
+    with ρ_w = √(x_w² + y_w²); T/2 on each wheel about its axis, −T/2 on its carrier."""
+    v_target, kp, ki, t_max, radius = s.c[cd["par"]:cd["par"] + CONTROL_PARAMETERS]
+    sin_phase, cos_phase = s.u[cd["input"]:cd["input"] + 2]
+
+    def rotation(b):
+        return frames[b][2] if b >= 0 else np.eye(3, dtype=int).astype(object)
+
+    def local(v):
+        return np.array([_number(x) for x in v], dtype=object)
+    _, _, A, v, _ = frames[cd["chassis"]]
+    speed = s.let(A.dot(local(cd["forward"])).dot(v))
+    error = 0
+    for wd in cd["wheels"]:
+        Ac = rotation(wd["carrier"])
+        uw = s.vector(rotation(wd["wheel"]).dot(local(wd["u_w"])))
+        x, y = s.let(Ac.dot(local(wd["u_c"])).dot(uw)), s.let(Ac.dot(local(wd["v_c"])).dot(uw))
+        error = error + radius / 2 * (x * sin_phase - y * cos_phase) / sp.sqrt(x * x + y * y)
+    half = s.let(t_max * sp.tanh((kp * (v_target - speed) + ki * error) / t_max) / 2)
+    out = []
+    for wd in cd["wheels"]:
+        axis = s.vector(rotation(wd["carrier"]).dot(local(wd["axis"])))
+        out += [(wd["wheel"], half * axis), (wd["carrier"], -half * axis)]
+    return [(b, torque) for b, torque in out if b >= 0]

@@ -9,7 +9,10 @@ and tie rods horizontal (they carry no vertical load) and the rear springs act a
 centres' x on trailing arms that pivot about the lateral axis (moments about that axis).
 Simplifications (docs/vehicle.md): vertical kingpin through the top mount and the lower ball joint
 (no caster or inclination), no Ackermann, rear twist beam as a rotational bushing between the
-axle halves, no lateral rod (the trailing-arm pivots are revolute joints, which locate the axle).
+axle halves.  The lateral rod locates the right axle half, whose trailing-arm pivot is therefore a
+cylindrical joint (free to slide along y); the left pivot is revolute.  With revolute pivots on
+both sides a rod would lock the right arm's rotation (its end would have to stay on the sphere
+around the chassis end, which touches the arm's circle at one point).
 """
 from __future__ import annotations
 
@@ -33,6 +36,7 @@ X_PIVOT, Z_PIVOT, Y_PIVOT = -2.05, 0.32, 0.60
 Y_REAR_SPRING, Z_REAR_TOP = 0.50, 0.70
 K_REAR, C_REAR = 20_000.0, 2_000.0
 K_TWIST, C_TWIST = 5_000.0, 100.0          # N·m/rad, N·m·s/rad about y
+X_ROD, Y_ROD = X_REAR, 0.45                 # lateral rod: chassis end at +Y_ROD, axle_rr end at −Y_ROD
 # masses (kg) and principal inertias (kg·m², body axes = global at the design position)
 CAR_MASS = 1200.0
 PARTS = {
@@ -45,7 +49,9 @@ PARTS = {
     "lower_arm": (2.5, (0.02, 0.002, 0.02)),      # link bodies of the 23-body variant
     "tie_rod": (0.8, (0.006, 0.0005, 0.006)),
     "damper": (1.0, (0.01, 0.01, 0.001)),
+    "lateral_rod": (1.2, (0.08, 0.0005, 0.08)),
 }
+LINK_PARTS = ("lower_arm", "tie_rod", "damper", "lateral_rod")
 CHASSIS_INERTIA = (450.0, 1700.0, 1900.0)
 CHASSIS_Z = 0.55
 CHASSIS_X = -1.0          # sprung CM 1.0 m behind the front axle
@@ -59,16 +65,19 @@ BUMP_START, BUMP_HEIGHT, BUMP_LENGTH = 15.0, 0.1, 2.5
 SIDES = (("l", 1.0), ("r", -1.0))
 
 
-def cae_tc(manoeuvre="straight", link_bodies=False, t_end=10.0):
+def cae_tc(manoeuvre="straight", link_bodies=False, t_end=10.0, link_mass=1.0):
     """The car driving ``manoeuvre`` (a key of MANOEUVRES); ``link_bodies`` builds the variant
-    whose lower arms, tie rods and rear dampers are light bodies (22 bodies)."""
+    whose lower arms, tie rods, lateral rod and rear dampers are light bodies (23 bodies), their
+    masses and inertias scaled by ``link_mass`` (the chassis takes the rest of the 1200 kg, so
+    link_mass → 0 tends to the 14-body car's mass distribution)."""
     kmh, profile, rack = MANOEUVRES[manoeuvre]
     v = kmh / 3.6
-    name = f"cae-tc-{'22' if link_bodies else '14'}body-{manoeuvre.replace('_', '-')}"
+    name = f"cae-tc-{'23' if link_bodies else '14'}body-{manoeuvre.replace('_', '-')}"
     m = Model(name=name, gravity=(0.0, 0.0, -G))
-    links = _link_masses(link_bodies)
-    z_front, z_rear, preload_front, preload_rear, sprung = _static_design(links)
-    _bodies(m, v, z_front, z_rear, sprung, link_bodies)
+    parts = {part: (mass * link_mass, tuple(i * link_mass for i in inertia)) if part in LINK_PARTS
+             else (mass, inertia) for part, (mass, inertia) in PARTS.items()}
+    z_front, z_rear, preload_front, preload_rear, sprung = _static_design(parts, link_bodies)
+    _bodies(m, parts, v, z_front, z_rear, sprung, link_bodies)
     _front(m, z_front, preload_front, link_bodies)
     _rear(m, z_rear, preload_rear, link_bodies)
     _tires_and_control(m, v, profile, link_bodies)
@@ -97,47 +106,46 @@ def front_axle_load(m: Model):
 
 # ---- helpers ------------------------------------------------------------------------------------
 
-def _link_masses(link_bodies):
-    if not link_bodies:
-        return {}
-    return {f"{part}_{side}": PARTS[part][0] for side, _ in SIDES for part in ("lower_arm", "tie_rod")} | \
-        {f"damper_{end}_{side}": PARTS["damper"][0] for side, _ in SIDES for end in ("top", "bottom")}
-
-
-def _body_x(link_bodies):
-    """CM x of every body (kg, m) to find the axle loads before the heights are known."""
-    xs = [(PARTS["wheel"][0], X_FRONT), (PARTS["wheel"][0], X_REAR), (PARTS["knuckle"][0], X_FRONT),
-          (PARTS["strut"][0], X_FRONT), (PARTS["arm"][0], 0.5 * (X_PIVOT + X_REAR)), (PARTS["axle"][0], X_REAR)]
-    out = [(mass, x) for mass, x in xs for _ in SIDES] + [(PARTS["rack"][0], X_TIE)]
+def _body_x(parts, link_bodies):
+    """(mass, CM x) of every body but the chassis (kg, m) to find the axle loads before the
+    heights are known."""
+    mass = {part: value[0] for part, value in parts.items()}
+    xs = [(mass["wheel"], X_FRONT), (mass["wheel"], X_REAR), (mass["knuckle"], X_FRONT),
+          (mass["strut"], X_FRONT), (mass["arm"], 0.5 * (X_PIVOT + X_REAR)), (mass["axle"], X_REAR)]
+    out = [(m, x) for m, x in xs for _ in SIDES] + [(mass["rack"], X_TIE)]
     if link_bodies:
-        out += [(PARTS["lower_arm"][0], X_FRONT), (PARTS["tie_rod"][0], X_TIE)] * 2
-        out += [(PARTS["damper"][0], X_REAR)] * 4
+        out += [(mass["lower_arm"], X_FRONT), (mass["tie_rod"], X_TIE)] * 2
+        out += [(mass["damper"], X_REAR)] * 4 + [(mass["lateral_rod"], X_ROD)]
     return out
 
 
-def _static_design(links):
-    """Wheel-centre heights, spring preloads (compression, N) that make the design position a
-    static equilibrium (see module docstring), and the sprung (chassis) mass."""
-    parts = _body_x(bool(links))
-    sprung = CAR_MASS - sum(mass for mass, _ in parts)
-    parts.append((sprung, CHASSIS_X))
-    total = sum(mass for mass, _ in parts)
-    x_cm = sum(mass * x for mass, x in parts) / total
+def _static_design(parts, link_bodies):
+    """Wheel-centre heights, spring preloads (compression, N; the rear as {side: preload}) that
+    make the design position a static equilibrium (see module docstring), and the sprung (chassis)
+    mass.  Half the lateral rod's weight rests on the right axle half (moment about the pivot
+    axis); the rod's centre is on the centre line, so the tire loads stay symmetric."""
+    body_x = _body_x(parts, link_bodies)
+    sprung = CAR_MASS - sum(mass for mass, _ in body_x)
+    body_x.append((sprung, CHASSIS_X))
+    total = sum(mass for mass, _ in body_x)
+    x_cm = sum(mass * x for mass, x in body_x) / total
+    mass = {part: value[0] for part, value in parts.items()}
     front = total * G * (x_cm - X_REAR) / WHEELBASE / 2           # per wheel
     rear = total * G / 2 - front
-    carried_f = PARTS["wheel"][0] + PARTS["knuckle"][0]             # hangs below the front spring
-    carried_r = PARTS["wheel"][0] + PARTS["axle"][0] + PARTS["arm"][0] * 0.5 * (X_PIVOT + X_REAR - 2 * X_PIVOT) \
+    carried_f = mass["wheel"] + mass["knuckle"]             # hangs below the front spring
+    carried_r = mass["wheel"] + mass["axle"] + mass["arm"] * 0.5 * (X_PIVOT + X_REAR - 2 * X_PIVOT) \
         / (X_REAR - X_PIVOT)
-    if links:                       # half of each link's weight rests on the knuckle, the lower
-        carried_f += 0.5 * (PARTS["lower_arm"][0] + PARTS["tie_rod"][0])   # damper on the axle
-        carried_r += PARTS["damper"][0]
-    return (R_WHEEL - front / K_TIRE, R_WHEEL - rear / K_TIRE,
-            front - carried_f * G, rear - carried_r * G, sprung)
+    if link_bodies:                 # half of each link's weight rests on the knuckle, the lower
+        carried_f += 0.5 * (mass["lower_arm"] + mass["tie_rod"])   # damper on the axle
+        carried_r += mass["damper"]
+    rod_r = 0.5 * mass["lateral_rod"] * (X_ROD - X_PIVOT) / (X_REAR - X_PIVOT) if link_bodies else 0.0
+    preload_r = {"l": rear - carried_r * G, "r": rear - (carried_r + rod_r) * G}
+    return R_WHEEL - front / K_TIRE, R_WHEEL - rear / K_TIRE, front - carried_f * G, preload_r, sprung
 
 
-def _bodies(m, v, z_front, z_rear, chassis_mass, link_bodies):
+def _bodies(m, parts, v, z_front, z_rear, chassis_mass, link_bodies):
     def add(name, part, position, spin=0.0, **geometry):
-        mass, inertia = PARTS[part] if part != "chassis" else (chassis_mass, CHASSIS_INERTIA)
+        mass, inertia = parts[part] if part != "chassis" else (chassis_mass, CHASSIS_INERTIA)
         m.add_body(name, mass=mass, inertia=inertia, position=position, velocity=(v, 0.0, 0.0),
                    angular_velocity=(0.0, spin, 0.0), geometry=geometry or None)
 
@@ -164,6 +172,9 @@ def _bodies(m, v, z_front, z_rear, chassis_mass, link_bodies):
             for end, z0, z1 in (("bottom", bottom, 0.5 * (bottom + top)), ("top", 0.5 * (bottom + top), top)):
                 add(f"damper_{end}_{side}", "damper", (X_REAR, s * Y_REAR_SPRING, 0.5 * (z0 + z1)),
                     shape="cylinder", radius=0.02, length=z1 - z0, axis="z")
+    if link_bodies:
+        add("lateral_rod_link", "lateral_rod", (X_ROD, 0.0, z_rear), shape="cylinder", radius=0.012,
+            length=2 * Y_ROD, axis="y")
 
 
 def _front(m, z_front, preload, link_bodies):
@@ -195,7 +206,8 @@ def _front(m, z_front, preload, link_bodies):
 def _rear(m, z_rear, preload, link_bodies):
     for side, s in SIDES:
         arm, axle = f"arm_r{side}", f"axle_r{side}"
-        m.add_joint(f"pivot_{side}", "revolute", "chassis", arm, origin=(X_PIVOT, s * Y_PIVOT, Z_PIVOT), axis=(0, 1, 0))
+        m.add_joint(f"pivot_{side}", "revolute" if side == "l" else "cylindrical", "chassis", arm,
+                    origin=(X_PIVOT, s * Y_PIVOT, Z_PIVOT), axis=(0, 1, 0))
         m.add_joint(f"weld_{side}", "fixed", arm, axle, origin=(X_REAR, s * Y_PIVOT, z_rear))
         m.add_joint(f"hub_r{side}", "revolute", axle, f"wheel_r{side}", origin=(X_REAR, s * HALF_TRACK, z_rear),
                     axis=(0, 1, 0))
@@ -211,7 +223,14 @@ def _rear(m, z_rear, preload, link_bodies):
         else:
             ends = ("chassis", axle)
         m.add_spring_damper(f"spring_r{side}", *ends, point_i=top, point_j=bottom, stiffness=K_REAR,
-                            damping=C_REAR, preload=-preload)
+                            damping=C_REAR, preload=-preload[side])
+    mount, end = (X_ROD, Y_ROD, z_rear), (X_ROD, -Y_ROD, z_rear)
+    if link_bodies:
+        m.add_joint("lateral_rod_mount", "spherical", "chassis", "lateral_rod_link", origin=mount)
+        m.add_joint("lateral_rod_ball", "universal", "lateral_rod_link", "axle_rr", origin=end,
+                    axis=(0, 0, 1), axis2=(1, 0, 0))
+    else:
+        m.add_joint("lateral_rod", "distance", "chassis", "axle_rr", origin=mount, origin2=end)
     m.add_bushing("twist_beam", "axle_rl", "axle_rr", origin=(X_REAR, 0.0, z_rear),
                   stiffness=(0, 0, 0, 0, K_TWIST, 0), damping=(0, 0, 0, 0, C_TWIST, 0))
 

@@ -2,15 +2,21 @@
 
 The drive torque (total for the axle)::
 
-    u = k_p (v* − v) + k_i (v* t − s),     T = T_max tanh(u / T_max)
+    u = k_p (v* − v) + k_i e_I,     e_I = ½ Σ_{w = L, R} R sin((v* t − R θ_w)/R),
+    T = T_max tanh(u / T_max)
 
 v = (A_c f′)·v_c is the chassis CM velocity along its forward axis f (``forward``, body-fixed).
-The integral of the speed error needs no extra state: ∫₀ᵗ (v* − v_w) dτ = v* t − s with
-s = R (θ_L + θ_R)/2 the distance rolled by the driven wheels, θ the spin angle of each wheel
-relative to its carrier about the wheel axis (a function of the body orientations, unwrapped
-continuously like :class:`solver.forces.RotationalSpringDamperForce`).  So the integral term
-holds the *wheel* speed v_w = RΩ on average, the proportional term damps the chassis speed; the
-two differ by the (small) drive slip.  tanh saturates the torque smoothly at T_max.
+The integral of the speed error needs no extra state: ∫₀ᵗ (v* − R Ω_w) dτ = v* t − R θ_w, θ_w the
+spin angle of wheel w relative to its carrier about the wheel axis since the start.  The body
+orientations give θ_w only modulo 2π, so the integral term uses R sin(e/R) of each wheel's
+distance error e = v* t − R θ_w: 2π-periodic in θ_w, hence a function of the state alone (no
+unwrapping memory, whose branch would depend on the order in which an integrator evaluates
+trial states — a step longer than half a wheel turn slipped it by 2πR), equal to
+e (1 − e²/6R² + …) for |e| ≪ R, i.e. k_i (v* t − s) with s = R (θ_L + θ_R)/2 the rolled distance,
+and bounded by k_i R (built-in anti-windup; an error beyond πR slips a turn, like a phase-locked
+loop).  So the integral term holds the *wheel* speed RΩ on average, the proportional term damps
+the chassis speed; the two differ by the (small) drive slip.  tanh saturates the torque smoothly
+at T_max.
 T/2 acts on each wheel about its axis and −T/2 on its carrier (knuckle or axle), so the
 controller exerts no net moment on the car.
 """
@@ -39,13 +45,14 @@ class SpeedControlForce:
         _, A, v, _ = frames.get(self.c)
         return float((A @ self.forward_b) @ v)
 
-    def distance(self, frames):
-        """Distance rolled by the driven wheels s = R (θ_L + θ_R)/2 (m)."""
-        return self.radius * 0.5 * sum(w.angle(frames) for w in self.wheels)
+    def integral_error(self, t, frames):
+        """e_I = ½ Σ_w R sin((v* t − R θ_w)/R) (m), ≈ v* t − s (see module docstring)."""
+        phase = self.v_target * t / self.radius
+        return 0.5 * self.radius * sum(math.sin(phase - w.angle(frames)) for w in self.wheels)
 
     def torque(self, t, frames):
         """Total drive torque T (N·m) of the axle."""
-        u = self.kp * (self.v_target - self.speed(frames)) + self.ki * (self.v_target * t - self.distance(frames))
+        u = self.kp * (self.v_target - self.speed(frames)) + self.ki * self.integral_error(t, frames)
         return self.t_max * math.tanh(u / self.t_max)
 
     def apply(self, t, frames, out):
@@ -60,8 +67,8 @@ class SpeedControlForce:
 
 
 class _DrivenWheel:
-    """A wheel and its carrier: the wheel's spin angle θ relative to the carrier about the axis
-    (global at the initial configuration, fixed in the carrier), unwrapped continuously."""
+    """A wheel and its carrier: the wheel's spin angle θ ∈ (−π, π] relative to the carrier about
+    the axis (global at the initial configuration, fixed in the carrier)."""
 
     def __init__(self, wheel, carrier, axis, init):
         self.wheel, self.carrier = wheel, carrier
@@ -73,11 +80,8 @@ class _DrivenWheel:
         u /= np.linalg.norm(u)
         self.u_c, self.v_c = Ac0.T @ u, Ac0.T @ np.cross(axis, u)   # reference axes in the carrier
         self.u_w = Aw0.T @ u                                       # the same direction in the wheel
-        self.theta = 0.0
 
     def angle(self, frames):
         Ac, Aw = frames.get(self.carrier)[1], frames.get(self.wheel)[1]
         uw = Aw @ self.u_w
-        raw = math.atan2(float((Ac @ self.v_c) @ uw), float((Ac @ self.u_c) @ uw))
-        self.theta = raw + 2.0 * math.pi * round((self.theta - raw) / (2.0 * math.pi))
-        return self.theta
+        return math.atan2(float((Ac @ self.v_c) @ uw), float((Ac @ self.u_c) @ uw))

@@ -1,5 +1,5 @@
 """The CAE-TC car of seed paper 5 (solver/vehicle/cae_tc.py): statics, straight driving,
-cornering, 14-body vs 22-body (links as light bodies) responses and link reactions.
+cornering, 14-body vs 23-body (links as light bodies) responses and link reactions.
 
 Horizons are short (≤ 2 s) to keep this file within its time budget; the full 10 s manoeuvres run
 in bench/vehicle.py."""
@@ -23,7 +23,7 @@ def at_rest(link_bodies):
     return m
 
 
-@pytest.mark.parametrize("link_bodies", [False, True], ids=["14body", "22body"])
+@pytest.mark.parametrize("link_bodies", [False, True], ids=["14body", "23body"])
 def test_static_equilibrium_tire_loads_carry_the_weight_with_the_axle_split(link_bodies):
     m = at_rest(link_bodies)
     eq = solver.static_equilibrium(m)
@@ -73,7 +73,7 @@ def test_cornering_lateral_acceleration_is_v_squared_over_the_path_radius():
 
 @pytest.fixture(scope="module")
 def bump_runs():
-    """14- and 22-body cars at 20 km/h, front wheels over the 0.1 m × 2.5 m half-sine placed
+    """14- and 23-body cars at 20 km/h, front wheels over the 0.1 m × 2.5 m half-sine placed
     0.2 m ahead (the full 10 s run with the bump 15 m ahead is in bench/vehicle.py)."""
     runs = {}
     for link_bodies in (False, True):
@@ -83,26 +83,66 @@ def bump_runs():
     return runs
 
 
-def test_14_and_22_body_cars_agree_over_the_bump(bump_runs):
-    (m14, r14), (m22, r22) = bump_runs[False], bump_runs[True]
-    assert np.array_equal(r14.t, r22.t)
-    az14, az22 = r14.body_acceleration("chassis")[:, 2], r22.body_acceleration("chassis")[:, 2]
+def test_14_and_23_body_cars_agree_over_the_bump(bump_runs):
+    (m14, r14), (m23, r23) = bump_runs[False], bump_runs[True]
+    assert np.array_equal(r14.t, r23.t)
+    az14, az23 = r14.body_acceleration("chassis")[:, 2], r23.body_acceleration("chassis")[:, 2]
     peak = np.max(np.abs(az14))
     assert peak > 2.0                                          # the bump is felt
-    assert np.sqrt(np.mean((az14 - az22) ** 2)) <= 0.02 * peak
-    f14, f22 = tire_forces(m14, r14), tire_forces(m22, r22)
+    assert np.sqrt(np.mean((az14 - az23) ** 2)) <= 0.02 * peak
+    f14, f23 = tire_forces(m14, r14), tire_forces(m23, r23)
     assert np.max(f14["tire_fl"][:, 2]) > 1.3 * f14["tire_fl"][0, 2]
     for tire in f14:
         scale = np.max(f14[tire][:, 2])
-        assert np.sqrt(np.mean((f14[tire][:, 2] - f22[tire][:, 2]) ** 2)) <= 0.02 * scale
+        assert np.sqrt(np.mean((f14[tire][:, 2] - f23[tire][:, 2]) ** 2)) <= 0.02 * scale
+    for r in (r14, r23):                                       # the speed control holds 20 km/h
+        assert np.max(np.abs(r.body_velocity("chassis")[:, 0] * 3.6 - 20.0)) < 0.5
 
 
-@pytest.mark.parametrize("link, body_joint", [("lower_arm_l", "ball_l"), ("tie_rod_l", "tie_ball_l")])
-def test_massless_link_reactions_equal_those_of_light_links(bump_runs, link, body_joint):
-    """The force a massless link exerts on the knuckle equals the force the light link body
-    exerts through its knuckle-side joint, up to the link's inertia (2.5 kg arm, 0.8 kg rod)."""
-    f14 = bump_runs[False][1].joint_reaction(link)[0]
-    f22 = bump_runs[True][1].joint_reaction(body_joint)[0]
+LANE_CHANGE = "0.006*sin(2*pi*min(t,1))*sin(pi*min(t,1))**2"     # C² rack input, right then left, 1 s
+
+
+def lane_change(link_bodies, link_mass=1.0):
+    """1 s lane change at 50 km/h (the 10 s manoeuvre is in bench/vehicle.py) with a rack input
+    smooth at its ends, so that no acceleration jumps and the initial velocities need no rack rate."""
+    m = cae_tc("lane_change", link_bodies=link_bodies, t_end=1.0, link_mass=link_mass)
+    m.set_field("steer", "expression", LANE_CHANGE)
+    return solver.simulate(m)
+
+
+@pytest.fixture(scope="module")
+def lane_runs():
+    return {False: lane_change(False), True: lane_change(True)}
+
+
+def test_14_and_23_body_cars_agree_in_a_lane_change(lane_runs):
+    r14, r23 = lane_runs[False], lane_runs[True]
+    assert np.array_equal(r14.t, r23.t)
+    ay14, ay23 = heading_accelerations(r14)[1], heading_accelerations(r23)[1]
+    peak = np.max(np.abs(ay14))
+    assert peak > 1.0 and ay14[np.argmax(np.abs(ay14[r14.t < 0.5]))] < 0    # > 0.1 g, right first
+    assert np.sqrt(np.mean((ay14 - ay23) ** 2)) <= 0.02 * peak
+    speed = np.linalg.norm(r14.body_velocity("chassis")[:, :2], axis=1) * 3.6
+    assert np.max(np.abs(speed - 50.0)) < 0.5
+
+
+LINKS = [("lateral_rod", "lateral_rod_ball"), ("tie_rod_l", "tie_ball_l"), ("lower_arm_l", "ball_l")]
+
+
+@pytest.fixture(scope="module")
+def light_links_run():
+    return lane_change(True, link_mass=0.1)
+
+
+@pytest.mark.parametrize("link, body_joint", LINKS)
+def test_massless_link_reactions_are_the_limit_of_light_links(lane_runs, light_links_run, link, body_joint):
+    """The force a massless link exerts on its outer body (knuckle, axle) equals the force the link
+    body exerts through its outer joint up to the link's inertia: with the link bodies' masses and
+    inertias scaled by 0.1 the difference shrinks tenfold."""
+    f14 = lane_runs[False].joint_reaction(link)[0]
     scale = np.max(np.linalg.norm(f14, axis=1))
     assert scale > 100.0
-    assert np.max(np.linalg.norm(f14 - f22, axis=1)) <= 0.05 * scale
+    error = {mass: np.max(np.linalg.norm(f14 - run.joint_reaction(body_joint)[0], axis=1)) / scale
+             for mass, run in ((1.0, lane_runs[True]), (0.1, light_links_run))}
+    assert error[1.0] <= 0.05 and error[0.1] <= 0.005
+    assert error[0.1] <= 0.2 * error[1.0]

@@ -178,6 +178,9 @@ def test_dropped_wheel_settles_at_the_static_deflection():
 
 # ---- speed control ---------------------------------------------------------------------------
 def test_speed_control_torque_is_pi_with_the_rolled_distance():
+    """T = T_max tanh(u/T_max), u = k_p (v* − v) + k_i ½ Σ R sin((v* t − R θ_w)/R): the periodic
+    integral term is a function of the state alone (the same for θ and θ + 2π, whatever the order
+    of evaluation) and ≈ k_i (v* t − R θ) for distance errors small against R."""
     m = solver.Model("axle", gravity=(0, 0, -G))
     m.add_body("c", mass=100.0, inertia=(1, 1, 1), position=(0, 0, 0.5))
     for side, y in (("l", 0.7), ("r", -0.7)):
@@ -188,18 +191,25 @@ def test_speed_control_torque_is_pi_with_the_rolled_distance():
     init = {k: (np.array(m.bodies[n].position), np.eye(3)) for n, k in index.items()}
     (sc,) = compile_forces(m, index, init)
     spin = lambda a: np.array([[math.cos(a), 0, math.sin(a)], [0, 1, 0], [-math.sin(a), 0, math.cos(a)]])
+
+    def frames(theta_l, theta_r):
+        return BodyFrames(np.array([init[k][0] for k in range(3)]),
+                          np.array([np.eye(3), spin(theta_l), spin(theta_r)]),
+                          np.array([[9.0, 0, 0]] * 3), np.zeros((3, 3)))
+
     t = 2.0
-    for turns in np.arange(0.0, 3.5, 0.3):        # small steps: the angle is unwrapped
-        theta = turns * 2 * math.pi
-        frames = BodyFrames(np.array([init[k][0] for k in range(3)]), np.array([np.eye(3), spin(theta), spin(theta)]),
-                            np.array([[9.0, 0, 0]] * 3), np.zeros((3, 3)))
-        assert sc.distance(frames) == pytest.approx(0.3 * theta)
-    u = 200.0 * (10.0 - 9.0) + 50.0 * (10.0 * t - 0.3 * theta)
-    w = Wrenches(3)
-    sc.apply(t, frames, w)
-    T = 1000.0 * math.tanh(u / 1000.0)
-    assert w.T[1] == pytest.approx([0, T / 2, 0]) and w.T[2] == pytest.approx([0, T / 2, 0])
-    assert w.T[0] == pytest.approx([0, -T, 0]) and not w.F.any()
+    for theta_l, theta_r in ((66.6, 66.7), (0.2, -3.0), (66.6 + 2 * math.pi, 66.7 - 4 * math.pi), (5.0, 60.0)):
+        e = 0.5 * 0.3 * (math.sin((10.0 * t - 0.3 * theta_l) / 0.3) + math.sin((10.0 * t - 0.3 * theta_r) / 0.3))
+        assert sc.integral_error(t, frames(theta_l, theta_r)) == pytest.approx(e, abs=1e-12)
+        u = 200.0 * (10.0 - 9.0) + 50.0 * e
+        w = Wrenches(3)
+        sc.apply(t, frames(theta_l, theta_r), w)
+        T = 1000.0 * math.tanh(u / 1000.0)
+        assert w.T[1] == pytest.approx([0, T / 2, 0]) and w.T[2] == pytest.approx([0, T / 2, 0])
+        assert w.T[0] == pytest.approx([0, -T, 0]) and not w.F.any()
+    s = 0.3 * (66.6 + 66.7) / 2               # rolled distance 19.995 m at t = 2; wheel errors 2, −1 cm
+    linear = 10.0 * t - s
+    assert abs(sc.integral_error(t, frames(66.6, 66.7)) - linear) <= 0.02 ** 3 / (6 * 0.3 ** 2)   # sin x − x
 
 
 # ---- model, validation, files ------------------------------------------------------------------
