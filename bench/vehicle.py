@@ -1,7 +1,8 @@
 """Seed paper 5 analogue: the CAE-TC car (sample_models/vehicle_*.mbs.json) in its four 10 s
 manoeuvres.  Two tables:
 
-1. Every run (manoeuvre × 14/23 bodies × partitioning × formulation): wall time, real-time factor
+1. Every run (manoeuvre × 14/23 bodies × partitioning × formulation × generic or generated kernels,
+   solver.codegen): wall time, real-time factor
    RTF = simulated s / wall s (≥ 1 is real time), integrator steps and right-hand sides, the speed
    range (km/h), the chassis' peak vertical / lateral acceleration, and for a 23-body run the RMS
    difference of its chassis vertical and lateral accelerations from the 14-body run of the same
@@ -19,10 +20,12 @@ Paper (195 MHz workstation, Fortran): QR 40.6 % faster than LU; 14-body 52 % fas
 position 36.9 %, velocity 14.4 %, acceleration 47.6 %; 10 s of driving in < 7 s.  Target here:
 10 s simulated in < 10 s wall (RTF ≥ 1).
 
-    .venv/bin/python bench/vehicle.py            # full: 10 s, 4 manoeuvres × {14, 23} × {QR, LU}, relative
+    .venv/bin/python bench/vehicle.py            # full: 10 s, 4 manoeuvres × {14, 23} × {QR, LU}, relative,
+                                                 # generated and generic kernels
     .venv/bin/python bench/vehicle.py --quick    # CI smoke: 0.3 s runs, QR, straight + bump
     options: --t-end S --manoeuvres ... --bodies 14 23 --partitioning qr lu
              --formulation relative cartesian --profile-t-end S (0: no Table 4)
+             --kernels generated generic
 """
 from __future__ import annotations
 
@@ -46,14 +49,14 @@ PARTITION = os.path.join("partitioning", "partition.py")
 DYNAMICS = os.path.join("analysis", "dynamics.py")
 
 
-def run(manoeuvre, bodies, partitioning, formulation, t_end, profile=False):
-    """(wall time, results, cProfile stats or None) of one run."""
+def run(manoeuvre, bodies, partitioning, formulation, t_end, profile=False, codegen=False):
+    """(wall time, results, cProfile stats or None) of one run (``codegen``: generated kernels)."""
     model = cae_tc(manoeuvre, link_bodies=bodies == 23, t_end=t_end)
     prof = cProfile.Profile() if profile else None
     start = time.perf_counter()
     if prof:
         prof.enable()
-    res = solver.simulate(model, partitioning=partitioning, formulation=formulation)
+    res = solver.simulate(model, partitioning=partitioning, formulation=formulation, codegen=codegen)
     if prof:
         prof.disable()
     return time.perf_counter() - start, res, pstats.Stats(prof) if prof else None
@@ -111,29 +114,36 @@ def main(argv=None):
     ap.add_argument("--partitioning", nargs="+", choices=["lu", "qr", "svd", "hybrid"])
     ap.add_argument("--formulation", nargs="+", default=["relative"], choices=["relative", "cartesian"])
     ap.add_argument("--profile-t-end", type=float, help="simulated s of the profiled runs (0: no Table 4)")
+    ap.add_argument("--kernels", nargs="+", default=["generated", "generic"], choices=["generated", "generic"],
+                    help="generated: solver.codegen's compiled kernels (the library is built before timing)")
     args = ap.parse_args(argv)
+
     quick = args.quick
     t_end = args.t_end or (0.3 if quick else 10.0)
     manoeuvres = args.manoeuvres or (["straight", "bump"] if quick else list(MANOEUVRES))
     partitionings = args.partitioning or (["qr"] if quick else ["qr", "lu"])
     profile_t_end = args.profile_t_end if args.profile_t_end is not None else (0.2 if quick else 2.0)
+    if "generated" in args.kernels:       # build (or load) every library first: the road profile is baked in
+        for manoeuvre, formulation, bodies in itertools.product(manoeuvres, args.formulation, args.bodies):
+            solver.simulate(cae_tc(manoeuvre, link_bodies=bodies == 23, t_end=0.01), formulation=formulation,
+                            codegen=True)
 
-    print(f"{'manoeuvre':12s} {'bodies':>6s} {'part.':>5s} {'formulation':>11s} {'t_end':>6s} {'wall s':>7s} "
+    print(f"{'manoeuvre':12s} {'bodies':>6s} {'part.':>5s} {'formulation':>11s} {'kernels':>9s} {'t_end':>6s} {'wall s':>7s} "
           f"{'RTF':>5s} {'steps':>6s} {'rhs':>6s} {'v min':>6s} {'v max':>6s} {'|az|max':>7s} {'|ay|max':>7s} "
           f"{'daz %':>6s} {'day %':>6s}")
     reference = {}
-    for manoeuvre, partitioning, formulation, bodies in itertools.product(
-            manoeuvres, partitionings, args.formulation, sorted(args.bodies)):
-        wall, res, _ = run(manoeuvre, bodies, partitioning, formulation, t_end)
+    for manoeuvre, partitioning, formulation, kernels, bodies in itertools.product(
+            manoeuvres, partitionings, args.formulation, args.kernels, sorted(args.bodies)):
+        wall, res, _ = run(manoeuvre, bodies, partitioning, formulation, t_end, codegen=kernels == "generated")
         s = res.summary()
         speed, vertical, lateral = responses(res)
-        key = (manoeuvre, partitioning, formulation)
+        key = (manoeuvre, partitioning, formulation, kernels)
         diff = "     -      -"
         if bodies == 14 and s["status"] == "ok":
             reference[key] = (res.t, vertical, lateral)
         elif key in reference and np.array_equal(reference[key][0], res.t):
             diff = f"{rms_percent(reference[key][1], vertical)} {rms_percent(reference[key][2], lateral)}"
-        print(f"{manoeuvre:12s} {bodies:6d} {partitioning:>5s} {formulation:>11s} {t_end:6.2f} {wall:7.1f} "
+        print(f"{manoeuvre:12s} {bodies:6d} {partitioning:>5s} {formulation:>11s} {kernels:>9s} {t_end:6.2f} {wall:7.2f} "
               f"{res.t[-1] / wall:5.2f} {s['steps']:6d} {s['rhs_evaluations']:6d} {speed.min():6.2f} "
               f"{speed.max():6.2f} {np.max(np.abs(vertical)):7.2f} {np.max(np.abs(lateral)):7.2f} {diff}"
               + ("" if s["status"] == "ok" else f"  {s['status']}: {s['message']}"), flush=True)
