@@ -18,7 +18,7 @@ import numpy as np
 from . import vehicle
 from .constraints.joints import joint_frame
 from .expressions import time_function
-from .math.rotations import cross
+from .math.rotations import cross, tmatvec
 from .model.model import GROUND
 
 
@@ -51,24 +51,11 @@ class Wrenches:
         if b < 0:
             return
         self.F[..., b, :] += force
-        self.T[..., b, :] += cross3(point - frames.r[..., b, :], force)
+        self.T[..., b, :] += cross(point - frames.r[..., b, :], force)
 
     def torque(self, b, torque):
         if b >= 0:
             self.T[..., b, :] += torque
-
-
-def cross3(a, b):
-    """a × b over the last axis of (stacked, broadcast) 3-vectors."""
-    if np.ndim(a) == 1 and np.ndim(b) == 1:
-        return cross(a, b)
-    return np.stack([a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1], a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
-                     a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]], axis=-1)
-
-
-def _tmv(A, x):
-    """Aᵀ x of (stacked) matrices and vectors."""
-    return (np.swapaxes(A, -1, -2) @ x[..., None])[..., 0]
 
 
 def _values(fn, t):
@@ -134,7 +121,7 @@ class SpringDamperForce:
         ri, Ai, vi, wi = frames.get(self.bi)
         rj, Aj, vj, wj = frames.get(self.bj)
         Pi, Pj = ri + Ai @ self.si, rj + Aj @ self.sj
-        Vi, Vj = vi + cross3(wi, Pi - ri), vj + cross3(wj, Pj - rj)
+        Vi, Vj = vi + cross(wi, Pi - ri), vj + cross(wj, Pj - rj)
         d = Pj - Pi
         length = np.sqrt(np.sum(d * d, axis=-1))
         return Pi, Pj, d, length, Vj - Vi
@@ -211,10 +198,10 @@ class BushingForce:
         R = np.swapaxes(Fi, -1, -2) @ Fj
         theta = 0.5 * np.stack([R[..., 2, 1] - R[..., 1, 2], R[..., 0, 2] - R[..., 2, 0], R[..., 1, 0] - R[..., 0, 1]],
                                axis=-1)
-        delta = _tmv(Fi, Pj - Pi)
-        ddelta = (_tmv(Fi, (vj + cross3(wj, Pj - rj)) - (vi + cross3(wi, Pi - ri)))
-                  - cross3(_tmv(Fi, wi), delta))
-        dtheta = _tmv(Fi, wj - wi)
+        delta = tmatvec(Fi, Pj - Pi)
+        ddelta = (tmatvec(Fi, (vj + cross(wj, Pj - rj)) - (vi + cross(wi, Pi - ri)))
+                  - cross(tmatvec(Fi, wi), delta))
+        dtheta = tmatvec(Fi, wj - wi)
         return Pi, Pj, Fi, delta, ddelta, theta, dtheta
 
     def apply(self, t, frames, out: Wrenches):

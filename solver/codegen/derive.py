@@ -42,7 +42,7 @@ from ..constraints.joints import COORDINATES
 from ..forces import AppliedLoad, BushingForce, SpringDamperForce
 from ..expressions import time_function
 from ..vehicle import SpeedControlForce, TireForce, TireParameters
-from ..math.rotations import B_matrix, L_matrix, rotation_matrix
+from ..math.rotations import B_matrix, L_matrix, cross, rotation_matrix
 
 SNAP = 1e-14            # geometry entries below this (m or unit-vector components) are exact zeros
 BODY_PARAMETERS = 7     # m, J'00, J'11, J'22, J'01, J'12, J'20
@@ -445,17 +445,13 @@ def _frame(s, b):
     return r, p, A, rd, A.dot(2 * L_matrix(p).dot(pd))
 
 
-def _cross(a, b):
-    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]], dtype=object)
-
-
 def _point(s, frame, local):
     """Global position and velocity of a body point (ground: the constant point, at rest)."""
     if frame is None:
         return np.array([_number(x) for x in local], dtype=object), _zeros3()
     r, p, _, v, w = frame
     arm = np.array([s.define(t) for t in _rotated(p, p, local)[0]], dtype=object)
-    return r + arm, v + _cross(w, arm)
+    return r + arm, v + cross(w, arm)
 
 
 def _force_outputs(desc, s, out):
@@ -469,7 +465,7 @@ def _force_outputs(desc, s, out):
     def at_point(b, force, point):
         if b >= 0:
             F[b] = F[b] + force
-            T[b] = T[b] + _cross(point - frames[b][0], force)
+            T[b] = T[b] + cross(point - frames[b][0], force)
     for sd in desc["springs"]:
         k, c, l0, preload = s.c[sd["par"]:sd["par"] + SPRING_PARAMETERS]
         Pi, Vi = _point(s, frames[sd["bi"]] if sd["bi"] >= 0 else None, sd["si"])
@@ -532,7 +528,7 @@ def _bushing(s, bd, frames):
     R = Fi.T.dot(Fj)
     theta = np.array([R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]], dtype=object) / 2
     delta = Fi.T.dot(Pj - Pi)
-    ddelta = Fi.T.dot(Vj - Vi) - _cross(Fi.T.dot(wi), delta)
+    ddelta = Fi.T.dot(Vj - Vi) - cross(Fi.T.dot(wi), delta)
     dtheta = Fi.T.dot(wj - wi)
     f = Fi.dot(-K[:3] * delta - D[:3] * ddelta)
     n = Fi.dot(-K[3:] * theta - D[3:] * dtheta)
@@ -576,10 +572,10 @@ def _tire(s, td, frame):
     height = s.let(_road_profile(td["road"], z0, x0, H, L, P[0])[0])
     delta = s.let((height - P[2]) * n[2])
     P = s.vector(P + delta * n)
-    V = s.vector(v + _cross(w - s.let(w.dot(a)) * a, P - r))
-    ex = s.vector(_cross(a, n))
+    V = s.vector(v + cross(w - s.let(w.dot(a)) * a, P - r))
+    ex = s.vector(cross(a, n))
     ex = s.vector(ex / sp.sqrt(ex.dot(ex)))
-    ey = s.vector(_cross(n, ex))
+    ey = s.vector(cross(n, ex))
     Fz = s.let(p["stiffness"] * delta - p["damping"] * n.dot(V))
     vx, vy, spin = s.let(ex.dot(V)), s.let(ey.dot(V)), s.let(w.dot(a) * p["radius"])
     vt = s.let(sp.sqrt(vx * vx + p["low_speed"] ** 2))

@@ -31,7 +31,7 @@ import numpy as np
 import sympy as sp
 
 from ..formulations.mobilizers import Mobilizer
-from ..math.rotations import G_matrix, quat_from_matrix, quat_multiply, rotation_matrix, skew
+from ..math.rotations import G_matrix, cross, quat_from_matrix, quat_multiply, rotation_matrix, skew
 from .derive import _number, _snap
 from .emit import _Printer
 
@@ -84,9 +84,9 @@ def tree_source(tree) -> str:
         YP, wP = P["Y"], P["Y"][3:]
         child["Y"] = prog.array(YP + B[e].dot(xd))
         Ed, Ew = prog.array(E.dot(Dq.dot(xd))), prog.array(E.dot(H.dot(xd)))
-        v_o = YP[:3] + _cross(wP, o) + Ed
-        Dbot = prog.array(_cross(wP, Ew) + E.dot(aw))
-        Dtop = _cross(wP, Ed) + E.dot(ad) + _cross(v_o, Ew) + _cross(o, Dbot)
+        v_o = YP[:3] + cross(wP, o) + Ed
+        Dbot = prog.array(cross(wP, Ew) + E.dot(aw))
+        Dtop = cross(wP, Ed) + E.dot(ad) + cross(v_o, Ew) + cross(o, Dbot)
         child["Yd0"] = prog.array(P["Yd0"] + np.concatenate([Dtop, Dbot]))
         body[ed["child"]] = child
 
@@ -108,13 +108,13 @@ def tree_source(tree) -> str:
             for j in range(B[a].shape[1]):
                 top, bot = B[a][:3, j], B[a][3:, j]
                 col = ed["col"] + j
-                for i, val in enumerate(np.concatenate([top - _cross(r, bot), Gt.dot(bot) / 2])):
+                for i, val in enumerate(np.concatenate([top - cross(r, bot), Gt.dot(bot) / 2])):
                     pos["T"][(7 * b + i) * nq + col] = val
         w = s["Y"][3:]
-        vb = prog.array(s["Y"][:3] - _cross(r, w))
+        vb = prog.array(s["Y"][:3] - cross(r, w))
         pd = prog.array(Gt.dot(w) / 2)
         Yd0 = s["Yd0"]
-        rdd = Yd0[:3] - _cross(vb, w) - _cross(r, Yd0[3:])
+        rdd = Yd0[:3] - cross(vb, w) - cross(r, Yd0[3:])
         pdd = G_matrix(pd).T.dot(w) / 2 + Gt.dot(Yd0[3:]) / 2
         for i, val in enumerate(np.concatenate([vb, pd])):
             vel["qdc"][7 * b + i] = val
@@ -138,10 +138,6 @@ def tree_source(tree) -> str:
 # ---- helpers --------------------------------------------------------------------------------------
 def _numbers(a):
     return np.vectorize(_number, otypes=[object])(np.asarray(a, dtype=float))
-
-
-def _cross(a, b):
-    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]], dtype=object)
 
 
 def _joint(prog, mob, x, xd):

@@ -56,6 +56,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..math.rotations import skew
+
 # ---- public API ---------------------------------------------------------------------------------
 
 _X, _Y, _Z = 0, 1, 2
@@ -191,7 +193,7 @@ class ParametricConstraints:
         um = np.einsum("nab,nb->na", Ai, m)
         L[:, pj_, pj_] += 2.0 * K_vec(um[:, :, None] * self.sj[:, None, :])
         # rotational rows: f = ⟨A_iᵀA_j, G⟩, G = ½ C_i H ρ̃ C_jᵀ
-        rt = skew_vec(rho)
+        rt = skew(rho)
         G = 0.5 * np.einsum("nab,nbc,ncd,ned->nae", Ci, Hm, rt, Cj)
         L[:, pi_, pi_] += 2.0 * K_vec(np.einsum("nij,naj->nia", Aj, G))
         L[:, pj_, pj_] += 2.0 * K_vec(np.einsum("nia,nab->nib", Ai, G))
@@ -415,13 +417,6 @@ def B_vec(p, a):
 def asym_vee(X):
     """vee(X − Xᵀ) = [X_32 − X_23, X_13 − X_31, X_21 − X_12] for X (..., 3, 3)."""
     return np.stack([X[..., 2, 1] - X[..., 1, 2], X[..., 0, 2] - X[..., 2, 0], X[..., 1, 0] - X[..., 0, 1]], axis=-1)
-
-
-def skew_vec(v):
-    """ṽ for v (..., 3)."""
-    x, y, z = np.moveaxis(v, -1, 0)
-    o = np.zeros_like(x)
-    return np.stack([o, -z, y, z, o, -x, -y, x, o], axis=-1).reshape(v.shape + (3,))
 
 
 def K_vec(X):

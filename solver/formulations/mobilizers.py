@@ -29,30 +29,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..math.rotations import G_matrices, rotation_matrices
+from ..math.rotations import G_matrices, cross, matvec, rotation_matrices, skew
 
 NCOORD = {"fixed": 0, "revolute": 1, "prismatic": 1, "cylindrical": 2, "screw": 1, "universal": 2,
           "planar": 3, "spherical": 4, "free": 7}
 EULER_OFFSET = {"spherical": 0, "free": 3}      # where p starts within the joint's coordinates
-
-
-def _cross(a, b):
-    """a × b over the last axis of (stacked) 3-vectors."""
-    return np.stack([a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1], a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
-                     a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]], axis=-1)
-
-
-def _skew(v):
-    """ṽ of (stacked) 3-vectors (…, 3) → (…, 3, 3); numbers or sympy objects."""
-    x, y, z = v[..., 0], v[..., 1], v[..., 2]
-    o = 0 * x
-    return np.stack([np.stack([o, -z, y], axis=-1), np.stack([z, o, -x], axis=-1), np.stack([-y, x, o], axis=-1)],
-                    axis=-2)
-
-
-def _mv(M, v):
-    """M v of (stacked) matrices and vectors."""
-    return (M @ v[..., None])[..., 0]
 
 
 def rot_z(t):
@@ -143,7 +124,7 @@ class Mobilizer:
                 Dq[..., 0, 0] = Dq[..., 1, 1] = Dq[..., 2, 2] = 1.0
             if xd is not None:
                 pd = xd[..., o:o + 4]
-                aw = (-2.0 * np.sum(p * pd, axis=-1) / nn)[..., None] * _mv(H[..., :, o:o + 4], pd)
+                aw = (-2.0 * np.sum(p * pd, axis=-1) / nn)[..., None] * matvec(H[..., :, o:o + 4], pd)
         return R, d, H, Dq, aw, ad
 
     @staticmethod
@@ -151,12 +132,12 @@ class Mobilizer:
         """The inverse transform (module docstring) of (stacked) numbers or of sympy object arrays."""
         Rt = np.swapaxes(R, -1, -2)
         H2 = -(Rt @ H)
-        Dq2 = -(Rt @ (Dq + _skew(d) @ H))
-        d2 = -_mv(Rt, d)
+        Dq2 = -(Rt @ (Dq + skew(d) @ H))
+        d2 = -matvec(Rt, d)
         if xd is None:
             return Rt, d2, H2, Dq2, None, None
-        w = _mv(H, xd)
-        dd = _mv(Dq, xd)
-        aw2 = -_mv(Rt, aw)
-        ad2 = _mv(Rt, 2.0 * _cross(w, dd) + _cross(w, _cross(d, w)) - ad - _cross(d, aw))
+        w = matvec(H, xd)
+        dd = matvec(Dq, xd)
+        aw2 = -matvec(Rt, aw)
+        ad2 = matvec(Rt, 2.0 * cross(w, dd) + cross(w, cross(d, w)) - ad - cross(d, aw))
         return Rt, d2, H2, Dq2, aw2, ad2

@@ -44,7 +44,7 @@ from ..constraints.primitives import BodyState
 from ..errors import ModelError
 from ..expressions import time_function
 from ..forces import BodyFrames, compile_forces, element_loads
-from ..math.rotations import G_matrix, cross, quat_from_matrix, rotation_matrix, skew
+from ..math.rotations import G_matrix, cross, matvec, quat_from_matrix, rotation_matrix, skew, tmatvec
 from ..model.fields import inertia_matrix
 from ..model.model import GROUND
 from .mobilizers import Mobilizer
@@ -53,31 +53,6 @@ from .topology import build_topology
 
 REACTION_METHODS = ("nonrecursive", "newton-euler")
 POST_ENTRIES = 2_000_000      # postprocess_batch holds at most about this many K, M̂, B entries (16 MB)
-
-
-def _mv(M, v):
-    """M v of (stacked) matrices and vectors (single ones take the cheaper plain product)."""
-    return M @ v if v.ndim == 1 else (M @ v[..., None])[..., 0]
-
-
-def _tmv(M, v):
-    """Mᵀ v of (stacked) matrices and vectors."""
-    return (np.swapaxes(M, -1, -2) @ v[..., None])[..., 0]
-
-
-def _cross(a, b):
-    """a × b over the last axis of (stacked, broadcast) 3-vectors."""
-    return cross(a, b) if a.ndim == b.ndim == 1 else cross(a.T, b.T).T
-
-
-def _skew(v):
-    """ṽ of (stacked) 3-vectors v (…, 3) → (…, 3, 3)."""
-    if v.ndim == 1:
-        return skew(v)
-    S = np.zeros(v.shape + (3,))
-    S[..., 0, 1], S[..., 0, 2], S[..., 1, 2] = -v[..., 2], v[..., 1], -v[..., 0]
-    S[..., 1, 0], S[..., 2, 0], S[..., 2, 1] = v[..., 2], -v[..., 1], v[..., 0]
-    return S
 
 
 class Kinematics:
@@ -330,16 +305,16 @@ class RelativeSystem(MechanicalSystem):
                 drv[..., n] = -lam[..., row]
             else:
                 e = next(e for e, cols in enumerate(self.cols) if col in cols)
-                drv[..., n] = _tmv(kin.B[e], Rhat[..., e, :])[..., list(self.cols[e]).index(col)]     # eq. (36)
+                drv[..., n] = tmatvec(kin.B[e], Rhat[..., e, :])[..., list(self.cols[e]).index(col)]     # eq. (36)
         r, v, w = kin.r, frames.v, np.ascontiguousarray(frames.w)
-        w_body = _tmv(kin.A, w)
+        w_body = tmatvec(kin.A, w)
         energy = np.zeros(lead + (4,))
         energy[..., 0] = 0.5 * (np.einsum("b,...bi,...bi->...", self.mass_values, v, v)
                                 + np.einsum("...bi,bij,...bj->...", w_body, self.inertia, w_body))
         energy[..., 1] = -np.einsum("b,i,...bi->...", self.mass_values, np.asarray(self.gravity, dtype=float), r)
         energy[..., 2] = spring
         return {"r": r, "A": kin.A, "v": v, "w": w,
-                "a": Ydd[..., :3] + _cross(Ydd[..., 3:], r) + _cross(w, v), "alpha": Ydd[..., 3:].copy(),
+                "a": Ydd[..., :3] + cross(Ydd[..., 3:], r) + cross(w, v), "alpha": Ydd[..., 3:].copy(),
                 "reaction_force": RF, "reaction_torque": RT, "reaction_force_joint": RFj,
                 "reaction_torque_joint": RTj, "driver_force": drv, "energy": energy}
 
@@ -376,7 +351,7 @@ class RelativeSystem(MechanicalSystem):
         """Body state mass matrix M̂_b (paper 1 eq. 11), global, about the global origin; ``b`` a
         body index or a slice of bodies (stacked along the body axis), of one or N states."""
         m = np.asarray(self.mass_values[b])[..., None, None]
-        A, rt = kin.A[..., b, :, :], _skew(kin.r[..., b, :])
+        A, rt = kin.A[..., b, :, :], skew(kin.r[..., b, :])
         out = np.zeros(rt.shape[:-2] + (6, 6))
         out[..., :3, :3] = m * np.eye(3)
         out[..., 3:, :3] = m * rt
@@ -429,21 +404,21 @@ class RelativeSystem(MechanicalSystem):
             E = A_P @ self.C_in[e]
             A = E @ R @ self.C_out[e].T
             kin.A[..., ch, :, :] = A
-            o = r_P + A_P @ self.s_in[e] + _mv(E, d)
+            o = r_P + A_P @ self.s_in[e] + matvec(E, d)
             kin.o[..., e, :] = o
             kin.r[..., ch, :] = o - A @ self.s_out[e]
             Hg = E @ H
-            B = np.concatenate([E @ Dq + _skew(o) @ Hg, Hg], axis=-2)
+            B = np.concatenate([E @ Dq + skew(o) @ Hg, Hg], axis=-2)
             kin.B[e] = B
             if qd is None:
                 continue
             YP = kin.Y[..., P, :] if P >= 0 else np.zeros(6)
             wP = YP[..., 3:]
-            kin.Y[..., ch, :] = YP + _mv(B, xd)
-            Ed, Ew = _mv(E, _mv(Dq, xd)), _mv(E, _mv(H, xd))
-            v_o = YP[..., :3] + _cross(wP, o) + Ed
-            Dbot = _cross(wP, Ew) + _mv(E, aw)
-            Dtop = _cross(wP, Ed) + _mv(E, ad) + _cross(v_o, Ew) + _cross(o, Dbot)
+            kin.Y[..., ch, :] = YP + matvec(B, xd)
+            Ed, Ew = matvec(E, matvec(Dq, xd)), matvec(E, matvec(H, xd))
+            v_o = YP[..., :3] + cross(wP, o) + Ed
+            Dbot = cross(wP, Ew) + matvec(E, aw)
+            Dtop = cross(wP, Ed) + matvec(E, ad) + cross(v_o, Ew) + cross(o, Dbot)
             kin.D[..., e, :] = np.concatenate([Dtop, Dbot], axis=-1)
             kin.Yd0[..., ch, :] = (kin.Yd0[..., P, :] if P >= 0 else 0.0) + kin.D[..., e, :]
         kin.has_velocity = qd is not None
@@ -452,7 +427,7 @@ class RelativeSystem(MechanicalSystem):
     def _frames(self, kin):
         """BodyFrames (CM position, rotation, CM velocity ṙ = v_O + ω × r, ω) of a recursion's states."""
         w = kin.Y[..., 3:]
-        return BodyFrames(kin.r, kin.A, kin.Y[..., :3] + _cross(w, kin.r), w)
+        return BodyFrames(kin.r, kin.A, kin.Y[..., :3] + cross(w, kin.r), w)
 
     def _K(self, kin):
         """K_e = M̂_child + Σ_children K_c (paper 1 eq. 16); computed once per kinematics."""
@@ -473,7 +448,7 @@ class RelativeSystem(MechanicalSystem):
         topo = self.topology
         L = [None] * len(topo.edges)
         for e in reversed(range(len(topo.edges))):
-            L[e] = Qh[..., topo.edges[e].child, :] + sum((L[c] - _mv(K[c], kin.D[..., c, :])
+            L[e] = Qh[..., topo.edges[e].child, :] + sum((L[c] - matvec(K[c], kin.D[..., c, :])
                                                           for c in topo.children[e]), np.zeros(6))
         return L
 
@@ -487,16 +462,16 @@ class RelativeSystem(MechanicalSystem):
         if spring is not None:
             spring[...] = energy
         m, w = self.mass_values[:, None], frames.w
-        f = F + m * np.asarray(self.gravity, dtype=float) - m * _cross(w, frames.v)
+        f = F + m * np.asarray(self.gravity, dtype=float) - m * cross(w, frames.v)
         J = kin.A @ self.inertia @ np.swapaxes(kin.A, -1, -2)
-        return np.concatenate([f, _cross(kin.r, f) + T - _cross(w, _mv(J, w))], axis=-1)
+        return np.concatenate([f, cross(kin.r, f) + T - cross(w, matvec(J, w))], axis=-1)
 
     def _accelerations(self, kin, qdd):
         """Ẏ̂_C = Ẏ̂_P + B_e q̈_e + D_e (paper 1 eq. 8)."""
         Ydd = np.zeros(kin.Y.shape)
         for e, edge in enumerate(self.topology.edges):
             P = edge.parent
-            Ydd[..., edge.child, :] = ((Ydd[..., P, :] if P >= 0 else 0.0) + _mv(kin.B[e], qdd[..., self.cols[e]])
+            Ydd[..., edge.child, :] = ((Ydd[..., P, :] if P >= 0 else 0.0) + matvec(kin.B[e], qdd[..., self.cols[e]])
                                        + kin.D[..., e, :])
         return Ydd
 
@@ -505,12 +480,12 @@ class RelativeSystem(MechanicalSystem):
         subtree sums accumulated from the leaves."""
         topo = self.topology
         ne = len(topo.edges)
-        KBq = [_mv(K[l], _mv(kin.B[l], qdd[..., self.cols[l]])) for l in range(ne)]
+        KBq = [matvec(K[l], matvec(kin.B[l], qdd[..., self.cols[l]])) for l in range(ne)]
         below = [None] * ne
         R = np.empty(kin.D.shape)
         for e in reversed(range(ne)):
             below[e] = sum((KBq[c] + below[c] for c in topo.children[e]), np.zeros(6))
-            R[..., e, :] = -L[e] + _mv(K[e], Ydd[..., topo.edges[e].child, :]) + below[e]
+            R[..., e, :] = -L[e] + matvec(K[e], Ydd[..., topo.edges[e].child, :]) + below[e]
         return R
 
     def _reactions_newton_euler(self, kin, Qh, Ydd):
@@ -520,7 +495,7 @@ class RelativeSystem(MechanicalSystem):
         R = np.empty(kin.D.shape)
         for e in reversed(range(len(topo.edges))):
             b = topo.edges[e].child
-            R[..., e, :] = (_mv(Mh[..., b, :, :], Ydd[..., b, :]) - Qh[..., b, :]
+            R[..., e, :] = (matvec(Mh[..., b, :, :], Ydd[..., b, :]) - Qh[..., b, :]
                             + sum((R[..., c, :] for c in topo.children[e]), np.zeros(6)))
         return R
 
@@ -540,9 +515,9 @@ class RelativeSystem(MechanicalSystem):
             bi, bj = self.joint_ends[k]
             P = kin.r[..., bj, :] + kin.A[..., bj, :, :] @ cj.s_j if bj >= 0 else cj.s_j
             RF[..., k, :] = W[..., k, :3]
-            RT[..., k, :] = W[..., k, 3:] - _cross(P, W[..., k, :3])
+            RT[..., k, :] = W[..., k, 3:] - cross(P, W[..., k, :3])
             Fr = kin.A[..., bi, :, :] @ cj.C_i if bi >= 0 else cj.C_i
-            RFj[..., k, :], RTj[..., k, :] = _tmv(Fr, RF[..., k, :]), _tmv(Fr, RT[..., k, :])
+            RFj[..., k, :], RTj[..., k, :] = tmatvec(Fr, RF[..., k, :]), tmatvec(Fr, RT[..., k, :])
         return RF, RT, RFj, RTj
 
     # ---- helpers: cut joints (Cartesian constraint functions + chain rule) -----------------------
@@ -645,9 +620,9 @@ def _vector_gradient(v, name, c):
     if name == "d":
         for side, sign, P in ((0, -1.0, v["Pi"]), (1, 1.0, v["Pj"])):
             g[..., side, :3] = sign * c
-            g[..., side, 3:] = sign * _cross(P, c)
+            g[..., side, 3:] = sign * cross(P, c)
     elif name[1:] in ("i", "j"):
-        g[..., "ij".index(name[1]), 3:] = _cross(v[name], c)
+        g[..., "ij".index(name[1]), 3:] = cross(v[name], c)
     return g
 
 

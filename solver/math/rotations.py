@@ -14,14 +14,33 @@ import numpy as np
 
 
 def cross(a, b):
-    """a × b of two 3-vectors (numpy's cross costs about ten times more on single vectors)."""
-    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
+    """a × b over the last axis of 3-vectors, single or stacked (…, 3) and broadcast; numbers or
+    sympy objects (numpy's cross costs about ten times more on single vectors)."""
+    if np.ndim(a) == 1 and np.ndim(b) == 1:
+        return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
+    return np.stack([a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1], a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
+                     a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]], axis=-1)
 
 
 def skew(v):
-    """ṽ with ṽ w = v × w."""
-    x, y, z = v
-    return np.array([[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]])
+    """ṽ with ṽ w = v × w, of a 3-vector or stacked ones (…, 3) → (…, 3, 3); numbers or sympy objects."""
+    if np.ndim(v) == 1:
+        x, y, z = v
+        return np.array([[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]])
+    x, y, z = v[..., 0], v[..., 1], v[..., 2]
+    o = 0 * x
+    return np.stack([np.stack([o, -z, y], axis=-1), np.stack([z, o, -x], axis=-1), np.stack([-y, x, o], axis=-1)],
+                    axis=-2)
+
+
+def matvec(M, v):
+    """M v of (stacked, broadcast) matrices (…, m, n) and vectors (…, n)."""
+    return M @ v if np.ndim(v) == 1 else (M @ v[..., None])[..., 0]
+
+
+def tmatvec(M, v):
+    """Mᵀ v of (stacked, broadcast) matrices and vectors."""
+    return (np.swapaxes(M, -1, -2) @ v[..., None])[..., 0]
 
 
 def rotation_matrix(p):
