@@ -114,8 +114,9 @@ def main(argv=None):
     ap.add_argument("--partitioning", nargs="+", choices=["lu", "qr", "svd", "hybrid"])
     ap.add_argument("--formulation", nargs="+", default=["relative"], choices=["relative", "cartesian"])
     ap.add_argument("--profile-t-end", type=float, help="simulated s of the profiled runs (0: no Table 4)")
-    ap.add_argument("--kernels", nargs="+", default=["generated", "generic"], choices=["generated", "generic"],
-                    help="generated: solver.codegen's compiled kernels (the library is built before timing)")
+    ap.add_argument("--kernels", nargs="+", choices=["generated", "generic"],
+                    help="generated: solver.codegen's compiled kernels, built before timing (default: both; "
+                         "--quick: generic, so that the smoke run compiles nothing)")
     args = ap.parse_args(argv)
 
     quick = args.quick
@@ -123,6 +124,7 @@ def main(argv=None):
     manoeuvres = args.manoeuvres or (["straight", "bump"] if quick else list(MANOEUVRES))
     partitionings = args.partitioning or (["qr"] if quick else ["qr", "lu"])
     profile_t_end = args.profile_t_end if args.profile_t_end is not None else (0.2 if quick else 2.0)
+    args.kernels = args.kernels or (["generic"] if quick else ["generated", "generic"])
     if "generated" in args.kernels:       # build (or load) every library first: the road profile is baked in
         for manoeuvre, formulation, bodies in itertools.product(manoeuvres, args.formulation, args.bodies):
             solver.simulate(cae_tc(manoeuvre, link_bodies=bodies == 23, t_end=0.01), formulation=formulation,
