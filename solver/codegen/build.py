@@ -28,8 +28,9 @@ CFLAGS = ("-O2", "-shared", "-fPIC")
 COMPILE_TIMEOUT = 600.0      # s
 REDUCED_C = Path(__file__).with_name("reduced.c")      # the compiled reduced right-hand side, in every library
 RELATIVE_C = Path(__file__).with_name("relative.c")    # relative kernels from the Cartesian ones
+ARTICULATED_C = Path(__file__).with_name("articulated.c")    # open-tree dynamics in O(n)
 _SOURCES = hashlib.sha256(b"".join([Path(m.__file__).read_bytes() for m in (derive, emit, tree, rotations)]
-                                   + [REDUCED_C.read_bytes(), RELATIVE_C.read_bytes()])).hexdigest()
+                                   + [p.read_bytes() for p in (REDUCED_C, RELATIVE_C, ARTICULATED_C)])).hexdigest()
 
 
 class Kernels:
@@ -52,7 +53,8 @@ class Kernels:
         self.jac = self.buffers["jac"].reshape(m, nq) if m else np.zeros((0, nq))
         self.M = self.buffers["M"].reshape(nq, nq)
         self._calls = {}
-        for name, outputs in emit.OUTPUTS.items():
+        for name in derive.KERNELS:
+            outputs = emit.OUTPUTS[name]
             fn = getattr(self.lib, f"cg_{name}")
             fn.argtypes = [ctypes.c_void_p] * (len(emit.INPUTS) + len(outputs))
             fn.restype = None
@@ -111,7 +113,8 @@ def load_kernels(desc) -> Kernels:
 # ---- helpers --------------------------------------------------------------------------------------
 def _generate(desc, folder, key) -> dict:
     t0 = time.perf_counter()
-    source, n_sub = _relative_source(desc) if desc.get("formulation") == "relative" else _cartesian_source(desc)
+    source, n_sub = {"articulated": _articulated_source, "relative": _relative_source}.get(
+        desc.get("formulation"), _cartesian_source)(desc)
     source += "\n" + REDUCED_C.read_text()
     t1 = time.perf_counter()
     try:
@@ -149,6 +152,25 @@ def _cartesian_source(desc, prefix="cg_"):
     return emit.c_source(kernels, definitions, derive.symbol_arrays(desc), sizes, prefix=prefix)
 
 
+def _table(name, values):
+    return f"static const int {name}[] = {{{', '.join(str(v) for v in values) or '0'}}};"
+
+
+def _articulated_source(desc):
+    """(C source of an open tree's kernels, subexpressions): the Cartesian ``cgc_loads``, the tree
+    map's ``cgt_edges`` (:func:`solver.codegen.tree.articulated_source`), the layout of
+    ``articulated.c`` and that file.  ``desc``: :func:`solver.codegen.relative.describe_relative`."""
+    cdesc, edges = desc["cartesian"], desc["tree"]["edges"]
+    kernels, definitions = derive.derive(cdesc, kernels=("loads",))
+    loads, n_sub = emit.c_source(kernels, definitions, derive.symbol_arrays(cdesc), {}, prefix="cgc_")
+    layout = [f"#define NB {cdesc['nb']}", f"#define NQ {desc['nq']}", f"#define NQ1 {max(1, desc['nq'])}",
+              _table("edge_parent", [desc["tree"]["parent_edge"][ed["parent"]] if ed["parent"] >= 0 else -1
+                                     for ed in edges]),
+              _table("edge_child", [ed["child"] for ed in edges]), _table("edge_col", [ed["col"] for ed in edges]),
+              _table("edge_n", [ed["n"] for ed in edges])]
+    return "\n".join([loads, tree.articulated_source(desc["tree"]), *layout, ARTICULATED_C.read_text()]), n_sub
+
+
 def _relative_source(desc):
     """(C source of a relative system's kernels, subexpressions): the Cartesian kernels as
     ``cgc_*``, the tree map (:mod:`solver.codegen.tree`), the layout of ``relative.c`` and that file.
@@ -156,12 +178,9 @@ def _relative_source(desc):
     cdesc = desc["cartesian"]
     cartesian, n_sub = _cartesian_source(cdesc, prefix="cgc_")
     rows = desc["rows"]
-
-    def table(name, values):
-        return f"static const int {name}[] = {{{', '.join(str(v) for v in values) or '0'}}};"
     layout = [f"#define NB {cdesc['nb']}", "#define NC (7 * NB)", f"#define NQ {desc['nq']}",
               f"#define MC1 {max(1, cdesc['m'])}", f"#define MR {len(rows)}",
               f"#define NAC1 {max(1, len(cdesc['angles']))}", f"#define NAR {len(desc['angles'])}",
-              table("row_kind", [r[0] for r in rows]), table("row_a", [r[1] for r in rows]),
-              table("row_b", [r[2] for r in rows]), table("ang_src", [a[3] for a in desc["angles"]])]
+              _table("row_kind", [r[0] for r in rows]), _table("row_a", [r[1] for r in rows]),
+              _table("row_b", [r[2] for r in rows]), _table("ang_src", [a[3] for a in desc["angles"]])]
     return "\n".join([cartesian, tree.tree_source(desc["tree"]), *layout, RELATIVE_C.read_text()]), n_sub

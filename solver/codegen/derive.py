@@ -170,7 +170,7 @@ def interpreted_forces(system):
     return [f for f in system.force_elements if not _generated(f)]
 
 
-def derive(desc):
+def derive(desc, kernels=KERNELS):
     """(kernels, definitions): kernel outputs as sympy expressions, {kernel: [(output array, flat
     index, expression)]}, and the body-vector quantities they are built on, [(symbol d{n}, terms)]
     (value, rate, quad and ∂/∂p columns of every joint vector and force point, polynomials of the
@@ -182,12 +182,17 @@ def derive(desc):
       position(q, c, f) → phi (m), jac (m × nq, row-major), ang (raw joint angles, ``desc['angles']``)
       gamma(q, v, c, f = f̈) → gamma (m)
       mass(q, c) → M (nq × nq)
-      forces(q, v, c, u) → Q (nq)"""
+      forces(q, v, c, u) → Q (nq)
+      loads(q, v, c, u) → F, T (3 nb each): per body the applied force at the CM (gravity included)
+                          and torque, global axes — what ``forces`` maps to Q (articulated.c's input)
+    ``kernels``: the kernels to derive (default: the four every library has)."""
     s = _Symbols(desc)
-    out = {k: [] for k in KERNELS}
-    _constraint_outputs(desc, s, out)
-    _mass_outputs(desc, s, out)
-    _force_outputs(desc, s, out)
+    out = {k: [] for k in kernels}
+    if "position" in out or "gamma" in out:
+        _constraint_outputs(desc, s, out)
+    for name, outputs in (("mass", _mass_outputs), ("forces", _force_outputs), ("loads", _load_outputs)):
+        if name in out:
+            outputs(desc, s, out)
     return out, [(sym, terms) for terms, sym in s.definitions.items()] + s.lets
 
 
@@ -454,8 +459,9 @@ def _point(s, frame, local):
     return r + arm, v + cross(w, arm)
 
 
-def _force_outputs(desc, s, out):
-    """Q by :meth:`CartesianSystem.forces`: per-body force at the CM and torque, global axes."""
+def _body_loads(desc, s):
+    """(frames, F, T): per body the applied force at the CM (gravity included) and torque, global
+    axes, of every generated force element."""
     nb = desc["nb"]
     g = np.array(s.c[BODY_PARAMETERS * nb:BODY_PARAMETERS * nb + 3], dtype=object)
     frames = [_frame(s, b) for b in range(nb)]
@@ -498,7 +504,13 @@ def _force_outputs(desc, s, out):
             T[b] = T[b] + value
         else:
             at_point(b, value, _point(s, frames[b], ld["s"])[0])
-    for b in range(nb):
+    return frames, F, T
+
+
+def _force_outputs(desc, s, out):
+    """Q by :meth:`CartesianSystem.forces`: [F ; 2 Lᵀ Aᵀ T + 8 L̇ᵀ J' L̇ p] per body."""
+    frames, F, T = _body_loads(desc, s)
+    for b in range(desc["nb"]):
         o = 7 * b
         p, pd = s.q[o + 3:o + 7], s.v[o + 3:o + 7]
         _, J = _inertia(s, b)
@@ -508,6 +520,14 @@ def _force_outputs(desc, s, out):
             out["forces"].append(("Q", o + k, F[b][k]))
         for k in range(4):
             out["forces"].append(("Q", o + 3 + k, Qp[k]))
+
+
+def _load_outputs(desc, s, out):
+    """F and T of :func:`_body_loads` as outputs (3 per body each)."""
+    _, F, T = _body_loads(desc, s)
+    for b in range(desc["nb"]):
+        for k in range(3):
+            out["loads"] += [("F", 3 * b + k, F[b][k]), ("T", 3 * b + k, T[b][k])]
 
 
 def _bushing(s, bd, frames):

@@ -14,7 +14,7 @@ from sympy.printing.c import C99CodePrinter
 
 INPUTS = ("q", "qd", "par", "f", "u")
 OUTPUTS = {"position": (("phi", "m"), ("jac", "m*nq"), ("ang", "na")), "gamma": (("gamma", "m"),),
-           "mass": (("M", "nq*nq"),), "forces": (("Q", "nq"),)}
+           "mass": (("M", "nq*nq"),), "forces": (("Q", "nq"),), "loads": (("F", "nb*3"), ("T", "nb*3"))}
 ZEROED = {"jac", "M"}
 
 

@@ -241,10 +241,32 @@ static int minimum_norm(cg_reduced_t *s, const double *A, const int *piv)
     return ok;
 }
 
+#ifdef CG_TREE_DYNAMICS
+/* An open tree (articulated.c: no constraint rows).  Every partition of it has V = I (U empty), so
+ * q = q_ref + z, q̇ = ż, and q̈ = z̈ comes from the articulated-body recursion in O(n) instead of
+ * factoring NᵀMN = M; the generalized forces Qx of the elements not generated enter as τ. */
+static int tree_reduced(cg_reduced_t *s, const double *y, int level)
+{
+    const int nq = s->nq;
+    for (int k = 0; k < nq; ++k) s->q[k] = s->q_ref[k] + y[k];
+    *s->err = 0.0;
+    *s->sigma_min = 1.0;
+    if (level < 1) return CG_OK;
+    for (int k = 0; k < nq; ++k) s->qd[k] = y[nq + k];
+    if (level < 2) return CG_OK;
+    if (!cg_tree_accelerations(s->q, s->qd, s->par, s->f, s->u, s->Qx, s->qdd)) return CG_MASS_SINGULAR;
+    for (int k = 0; k < nq; ++k) s->zdd[k] = s->qdd[k];
+    return CG_OK;
+}
+#endif
+
 /* level 0: positions (q, Φ, Φ_q); 1: + velocities q̇; 2: + accelerations q̈, z̈ (needs y[dof:]).
  * y = [z, ż].  Returns a CG_* status. */
 int cg_reduced(cg_reduced_t *s, const double *y, int level)
 {
+#ifdef CG_TREE_DYNAMICS
+    return tree_reduced(s, y, level);
+#endif
     const int nq = s->nq, r = s->r, f = s->dof;
     int status = CG_OK;
     double *work = malloc(sizeof(double) * ((size_t)r * r + (size_t)r * (f + 1) + 3 * (size_t)nq

@@ -16,7 +16,7 @@ import ctypes
 import numpy as np
 
 from ..formulations.cartesian import CartesianSystem
-from ..forces import BodyFrames
+from ..forces import BodyFrames, Wrenches
 from ..formulations.relative import RelativeSystem
 from .build import load_kernels
 from .derive import CodegenUnavailable, describe, input_functions, interpreted_forces, parameters
@@ -30,10 +30,16 @@ def describe_relative(system, cartesian) -> dict:
     """JSON-able description of a RelativeSystem: the Cartesian description of the same model
     (``cartesian``: its CartesianSystem), the tree (:func:`describe_tree`) and what each relative
     constraint row is ([kind, a, b], see relative.c); ``angles``: [relative row, joint, kind,
-    index in the Cartesian kernels' ``ang``] of the rows whose angle is unwrapped."""
+    index in the Cartesian kernels' ``ang``] of the rows whose angle is unwrapped.  A system without
+    constraint rows (an open tree of joints without Euler parameters, no drivers) is described for
+    ``articulated.c`` instead (formulation ``"articulated"``)."""
     if system.nq == 0:
         raise CodegenUnavailable("the model has no joint coordinates")
     cdesc = describe(cartesian)
+    if system.m == 0:                   # an open tree: articulated.c, O(n) per evaluation
+        return {"formulation": "articulated", "cartesian": cdesc, "tree": describe_tree(system), "nq": system.nq,
+                "m": 0, "rows": [], "angles": [], "drivers": [], "n_parameters": cdesc["n_parameters"],
+                "n_inputs": cdesc["n_inputs"]}
     rows = [None] * system.m
     for k, rel_rows in system.cut:
         for r, c in zip(rel_rows, cartesian.joints[k][4]):
@@ -66,31 +72,50 @@ class CodegenRelativeSystem(KernelEquations, RelativeSystem):
         self._angle_rows = [(row, self.cjoints[jk], 1.0 if kind == "driver" else -self.cjoints[jk].pitch)
                             for row, jk, kind, _ in desc["angles"]]
         self.kernels["par"][:] = parameters(cartesian, desc["cartesian"])
-        nc, nb = 7 * self.nb, self.nb
-        self._tree = {name: np.zeros(n) for name, n in (("q", self.nq), ("qd", self.nq), ("qc", nc),
-                                                        ("T", nc * self.nq), ("qdc", nc), ("tdqd", nc),
-                                                        ("r", 3 * nb), ("A", 9 * nb), ("v", 3 * nb), ("w", 3 * nb))}
-        self._tree_calls = {name: self._bind(f"cgt_{name}", args) for name, args in
-                            (("velocity", ("q", "qd", "qc", "T", "qdc", "tdqd")),
-                             ("frames", ("q", "qd", "r", "A", "v", "w")))}
+        self.articulated = desc["formulation"] == "articulated"
+        nc, nb, nq = 7 * self.nb, self.nb, self.nq
+        sizes = {"q": nq, "qd": nq, "A": 9 * nb, "w": 3 * nb}
+        if self.articulated:
+            sizes.update(qc=nc, qdc=nc, B=6 * nq, D=6 * nb, F=3 * nb, T=3 * nb, Q=nq)
+            calls = {"edges": ("cgt_edges", ("q", "qd", "qc", "qdc", "A", "w", "B", "D")),
+                     "generalized": ("cg_tree_generalized", ("q", "qd", "F", "T", "Q"))}
+        else:
+            sizes.update(r=3 * nb, v=3 * nb, qc=nc, T=nc * nq, qdc=nc, tdqd=nc)
+            calls = {"frames": ("cgt_frames", ("q", "qd", "r", "A", "v", "w")),
+                     "velocity": ("cgt_velocity", ("q", "qd", "qc", "T", "qdc", "tdqd"))}
+        self._tree = {name: np.zeros(n) for name, n in sizes.items()}
+        self._tree_calls = {name: self._bind(symbol, args) for name, (symbol, args) in calls.items()}
 
     def cartesian_state(self, q, qd):
         """(q_c, T, q̇_c, Ṫq̇) of the generated tree map: body coordinates [r, p] of the Cartesian
-        formulation, q̇_c = T q̇, and the velocity-product part of q̈_c.  Views of shared buffers."""
+        formulation, q̇_c = T q̇, and the velocity-product part of q̈_c.  Views of shared buffers.
+        Not for an articulated library (no T there)."""
         b = self._call_tree("velocity", q, qd)
         return b["qc"], b["T"].reshape(7 * self.nb, self.nq), b["qdc"], b["tdqd"]
 
     def frames(self, q, qd):
         """Global body states (CM, rotation, CM velocity, ω) from the generated tree map."""
-        b = self._call_tree("frames", q, qd)
         nb = self.nb
-        return BodyFrames(b["r"].reshape(nb, 3).copy(), b["A"].reshape(nb, 3, 3).copy(), b["v"].reshape(nb, 3).copy(),
-                          b["w"].reshape(nb, 3).copy())
+        if self.articulated:
+            b = self._call_tree("edges", q, qd)
+            r, v = b["qc"].reshape(nb, 7)[:, :3], b["qdc"].reshape(nb, 7)[:, :3]
+        else:
+            b = self._call_tree("frames", q, qd)
+            r, v = b["r"].reshape(nb, 3), b["v"].reshape(nb, 3)
+        return BodyFrames(r.copy(), b["A"].reshape(nb, 3, 3).copy(), v.copy(), b["w"].reshape(nb, 3).copy())
 
     def interpreted_forces(self, q, qd, t):
-        """Tᵀ Q_c of the force elements not in the kernels (tires, rotational springs, speed
-        controllers): their Cartesian generalized forces at the body states of the tree map."""
+        """Generalized forces of the force elements not in the kernels (tires on table roads,
+        rotational springs): Tᵀ Q_c of their Cartesian generalized forces at the body states of the
+        tree map, or, for an articulated library, B_eᵀ Σ_subtree Ŵ_b of their body wrenches."""
         frames = self.frames(q, qd)
+        if self.articulated:
+            w = Wrenches(self.nb)
+            for f in self.interpreted:
+                f.apply(t, frames, w)
+            self._tree["F"][:] = w.F.ravel()
+            self._tree["T"][:] = w.T.ravel()
+            return self._call_tree("generalized", q, qd)["Q"].copy()
         qc, T, _, _ = self.cartesian_state(q, qd)
         return T.T @ cartesian_generalized_forces(self.interpreted, frames, qc, t)
 

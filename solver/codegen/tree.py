@@ -23,6 +23,9 @@ where Ṫq̇ takes the velocity-product part Ŷ̇_b = Σ_path D_e.  Three kernel
 ``cgt_position(q) → qc, T`` and ``cgt_velocity(q, q̇) → qc, T, q̇_c, Ṫq̇``, which ``relative.c``
 turns, with the model's Cartesian kernels (:mod:`solver.codegen.derive`), into the relative ones,
 and ``cgt_frames(q, q̇) → r, A, v, ω`` (the body frames force elements evaluated in Python take).
+For an open tree without constraint rows one kernel replaces them, ``cgt_edges(q, q̇)`` → per body
+[r ; p], [ṙ ; ṗ], A, ω and per edge B_e, D_e, which ``articulated.c`` runs the O(n) articulated-body
+recursion on (T, with its O(n²) entries along the paths, is not formed).
 Every quantity is a named intermediate (``t{n}``), so expressions stay small however deep the tree.
 """
 from __future__ import annotations
@@ -40,26 +43,78 @@ EZ = np.array([0, 0, 1], dtype=object)
 
 def describe_tree(system) -> dict:
     """JSON-able description of a RelativeSystem's spanning tree: per edge (parent-before-child)
-    parent, child, joint kind, inverted, screw pitch, first column, marker frames (snapped)."""
+    parent, child, joint kind, inverted, screw pitch, first column, coordinates, marker frames
+    (snapped); per edge its path from the root; per body the edge above it."""
     edges = []
     for e, edge in enumerate(system.topology.edges):
         mob = system.mobs[e]
         edges.append({"parent": edge.parent, "child": edge.child, "kind": mob.kind, "inverted": mob.inverted,
-                      "pitch": float(mob.pitch), "col": int(system.cols[e][0]) if mob.n else 0,
+                      "pitch": float(mob.pitch), "col": int(system.cols[e][0]) if mob.n else 0, "n": mob.n,
                       "C_in": [_snap(row) for row in system.C_in[e]], "s_in": _snap(system.s_in[e]),
                       "C_out": [_snap(row) for row in system.C_out[e]], "s_out": _snap(system.s_out[e])})
-    return {"nb": system.nb, "nq": system.nq, "edges": edges,
-            "paths": [list(p) for p in system.paths]}
+    return {"nb": system.nb, "nq": system.nq, "edges": edges, "paths": [list(p) for p in system.paths],
+            "parent_edge": [int(system.topology.parent_edge[b]) for b in range(system.nb)]}
 
 
 def tree_source(tree) -> str:
-    """C source of ``cgt_position`` and ``cgt_velocity`` for :func:`describe_tree`'s description."""
+    """C source of ``cgt_position``, ``cgt_velocity`` and ``cgt_frames`` for :func:`describe_tree`'s
+    description (relative.c's inputs)."""
+    prog, inputs, body, B, _ = _tree_map(tree)
+    nq, nb = tree["nq"], tree["nb"]
+    pos = {"qc": {}, "T": {}}
+    vel = {"qdc": {}, "tdqd": {}}
+    parent_edge = {ed["child"]: e for e, ed in enumerate(tree["edges"])}
+    for b in range(nb):
+        s = body[b]
+        r, Gt = s["r"], G_matrix(s["p"]).T
+        _write(pos["qc"], 7 * b, np.concatenate([r, s["p"]]))
+        for a in tree["paths"][parent_edge[b]]:
+            ed = tree["edges"][a]
+            for j in range(B[a].shape[1]):
+                top, bot = B[a][:3, j], B[a][3:, j]
+                for i, val in enumerate(np.concatenate([top - cross(r, bot), Gt.dot(bot) / 2])):
+                    pos["T"][(7 * b + i) * nq + ed["col"] + j] = val
+        w, vb, pd = s["Y"][3:], s["v"], s["pd"]
+        Yd0 = s["Yd0"]
+        rdd = Yd0[:3] - cross(vb, w) - cross(r, Yd0[3:])
+        pdd = G_matrix(pd).T.dot(w) / 2 + Gt.dot(Yd0[3:]) / 2
+        _write(vel["qdc"], 7 * b, np.concatenate([vb, pd]))
+        _write(vel["tdqd"], 7 * b, np.concatenate([rdd, pdd]))
+    nc = 7 * nb
+    return "\n".join([prog.kernel("cgt_position", "const double *q, double *qc, double *T", pos, inputs,
+                                   {"T": nc * nq}),
+                      prog.kernel("cgt_velocity", "const double *q, const double *qd, double *qc, double *T, "
+                                                  "double *qdc, double *tdqd", {**pos, **vel}, inputs, {"T": nc * nq}),
+                      _frames_kernel(prog, inputs, body, nb)])
+
+
+def articulated_source(tree) -> str:
+    """C source of ``cgt_edges`` (articulated.c's input, also the body frames): per body the
+    Cartesian coordinates q_c = [r ; p] and rates [ṙ ; ṗ], the rotation A (row-major) and ω; per
+    tree coordinate its column of B_e (6 numbers, paper 1 eq. 6), per edge D_e (eq. 8).  Code size
+    is O(n): nothing is expanded along the paths (no T)."""
+    prog, inputs, body, B, D = _tree_map(tree)
+    out = {"qc": {}, "qdc": {}, "A": {}, "w": {}, "B": {}, "D": {}}
+    for b, s in body.items():
+        _write(out["qc"], 7 * b, np.concatenate([s["r"], s["p"]]))
+        _write(out["qdc"], 7 * b, np.concatenate([s["v"], s["pd"]]))
+        _write(out["A"], 9 * b, s["A"].ravel())
+        _write(out["w"], 3 * b, s["Y"][3:])
+    for e, ed in enumerate(tree["edges"]):
+        _write(out["B"], 6 * ed["col"], B[e].T.ravel())
+        _write(out["D"], 6 * e, D[e])
+    return prog.kernel("cgt_edges", "const double *q, const double *qd, double *qc, double *qdc, double *A, "
+                                    "double *w, double *B, double *D", out, inputs, {})
+
+
+def _tree_map(tree):
+    """(program, kernel inputs, body states, B_e, D_e) of the tree map, edge by edge (module
+    docstring).  Body states: p, A, r, Y (state velocity), Yd0 (Σ_path D), v = ṙ, pd = ṗ."""
     prog = _Program()
     q = list(sp.symbols(f"q0:{max(1, tree['nq'])}"))
     v = list(sp.symbols(f"v0:{max(1, tree['nq'])}"))
-    nb = tree["nb"]
-    body = {}                                   # b → dict(p, A, r, Y, Yd0)
-    B = {}                                      # edge → 6 × n object array
+    body = {}                                   # b → dict(p, A, r, Y, Yd0, v, pd)
+    B, D = {}, {}                               # edge → 6 × n, 6 object arrays
     ground = {"p": np.array([1, 0, 0, 0], dtype=object), "A": np.eye(3, dtype=int).astype(object),
               "r": np.zeros(3, dtype=int).astype(object), "Y": np.zeros(6, dtype=int).astype(object),
               "Yd0": np.zeros(6, dtype=int).astype(object)}
@@ -80,59 +135,39 @@ def tree_source(tree) -> str:
         Hg = prog.array(E.dot(H))
         B[e] = prog.array(np.vstack([E.dot(Dq) + skew(o).dot(Hg), Hg]))
         child = {"p": pC, "A": AC, "r": rC}
-        # velocities (used by cgt_velocity only: the emitter keeps what each kernel needs)
+        # velocities (the emitter keeps what each kernel needs)
         YP, wP = P["Y"], P["Y"][3:]
-        child["Y"] = prog.array(YP + B[e].dot(xd))
+        Y = child["Y"] = prog.array(YP + B[e].dot(xd))
         Ed, Ew = prog.array(E.dot(Dq.dot(xd))), prog.array(E.dot(H.dot(xd)))
         v_o = YP[:3] + cross(wP, o) + Ed
         Dbot = prog.array(cross(wP, Ew) + E.dot(aw))
         Dtop = cross(wP, Ed) + E.dot(ad) + cross(v_o, Ew) + cross(o, Dbot)
-        child["Yd0"] = prog.array(P["Yd0"] + np.concatenate([Dtop, Dbot]))
+        D[e] = prog.array(np.concatenate([Dtop, Dbot]))
+        child["Yd0"] = prog.array(P["Yd0"] + D[e])
+        child["v"] = prog.array(Y[:3] - cross(rC, Y[3:]))
+        child["pd"] = prog.array(G_matrix(pC).T.dot(Y[3:]) / 2)
         body[ed["child"]] = child
+    inputs = {**{sym: f"q[{k}]" for k, sym in enumerate(q)}, **{sym: f"qd[{k}]" for k, sym in enumerate(v)}}
+    return prog, inputs, body, B, D
 
-    nq = tree["nq"]
-    pos = {"qc": {}, "T": {}}
-    vel = {"qdc": {}, "tdqd": {}}
-    frames = {"r": {}, "A": {}, "v": {}, "w": {}}            # body frames: CM, rotation (row-major), v, ω
-    parent_edge = {ed["child"]: e for e, ed in enumerate(tree["edges"])}
+
+def _frames_kernel(prog, inputs, body, nb):
+    """``cgt_frames(q, q̇ → r, A, v, ω)``: the body frames force elements evaluated in Python take."""
+    frames = {"r": {}, "A": {}, "v": {}, "w": {}}            # CM, rotation (row-major), v, ω
     for b in range(nb):
         s = body[b]
-        r, p = s["r"], s["p"]
-        Gt = G_matrix(p).T
-        for i in range(3):
-            pos["qc"][7 * b + i] = r[i]
-        for i in range(4):
-            pos["qc"][7 * b + 3 + i] = p[i]
-        for a in tree["paths"][parent_edge[b]]:
-            ed = tree["edges"][a]
-            for j in range(B[a].shape[1]):
-                top, bot = B[a][:3, j], B[a][3:, j]
-                col = ed["col"] + j
-                for i, val in enumerate(np.concatenate([top - cross(r, bot), Gt.dot(bot) / 2])):
-                    pos["T"][(7 * b + i) * nq + col] = val
-        w = s["Y"][3:]
-        vb = prog.array(s["Y"][:3] - cross(r, w))
-        pd = prog.array(Gt.dot(w) / 2)
-        Yd0 = s["Yd0"]
-        rdd = Yd0[:3] - cross(vb, w) - cross(r, Yd0[3:])
-        pdd = G_matrix(pd).T.dot(w) / 2 + Gt.dot(Yd0[3:]) / 2
-        for i, val in enumerate(np.concatenate([vb, pd])):
-            vel["qdc"][7 * b + i] = val
-        for i, val in enumerate(np.concatenate([rdd, pdd])):
-            vel["tdqd"][7 * b + i] = val
-        for i in range(3):
-            frames["r"][3 * b + i], frames["v"][3 * b + i], frames["w"][3 * b + i] = r[i], vb[i], w[i]
-            for j in range(3):
-                frames["A"][9 * b + 3 * i + j] = s["A"][i, j]
-    inputs = {**{sym: f"q[{k}]" for k, sym in enumerate(q)}, **{sym: f"qd[{k}]" for k, sym in enumerate(v)}}
-    nc = 7 * nb
-    parts = [prog.kernel("cgt_position", "const double *q, double *qc, double *T", pos, inputs,
-                         {"T": nc * nq}),
-             prog.kernel("cgt_velocity", "const double *q, const double *qd, double *qc, double *T, "
-                                         "double *qdc, double *tdqd", {**pos, **vel}, inputs, {"T": nc * nq}),
-             prog.kernel("cgt_frames", "const double *q, const double *qd, double *r, double *A, double *v, "
-                                       "double *w", frames, inputs, {})]
-    return "\n".join(parts)
+        _write(frames["r"], 3 * b, s["r"])
+        _write(frames["v"], 3 * b, s["v"])
+        _write(frames["w"], 3 * b, s["Y"][3:])
+        _write(frames["A"], 9 * b, s["A"].ravel())
+    return prog.kernel("cgt_frames", "const double *q, const double *qd, double *r, double *A, double *v, "
+                                     "double *w", frames, inputs, {})
+
+
+def _write(entries, offset, values):
+    """entries[offset + i] = values[i]."""
+    for i, val in enumerate(values):
+        entries[offset + i] = val
 
 
 # ---- helpers --------------------------------------------------------------------------------------

@@ -37,10 +37,10 @@ MODELS = {
 }
 
 
-def systems(name):
-    """(generic, generated) systems of a model, built once per module."""
+def systems(name, models=MODELS):
+    """(generic, generated) systems of a model of ``models`` (name → builder), built once per session."""
     if name not in _SYSTEMS:
-        model = MODELS[name]()
+        model = models[name]()
         _SYSTEMS[name] = (RelativeSystem(model), CodegenRelativeSystem(model))
     return _SYSTEMS[name]
 
