@@ -1,8 +1,9 @@
 """Pendulum chains of 10, 50 and 200 links: relative (recursive) vs Cartesian formulation.
 
 Each link is 0.1 m long, 0.1 kg, revolute about z; the straight chain starts at rest tilted
-0.5 rad from hanging and falls under gravity for 0.2 s (default integrator ``adams``, rtol 1e-6).
-Printed per formulation and chain length:
+0.5 rad from hanging and falls under gravity.  Two tables:
+
+1. Generic (interpreted) kernels, 0.2 s, integrator ``adams``, rtol 1e-6, per formulation:
 
 * ``eval ms``   one right-hand side: constraints (level 2) + M + Q + the partitioned solve for q̈
                 (median of repeated calls at the initial state, caches cleared);
@@ -11,10 +12,20 @@ Printed per formulation and chain length:
   (includes Newton position solves and output recording).
 
 A run is cut at ``BUDGET`` seconds of wall time (checked in every right-hand side); the line then
-says so and the per-second figures are from the part that ran.  Seed-paper context: the recursive form should be
-O(n) per evaluation for an open chain; see docs/formulations.md for what these numbers show.
+says so and the per-second figures are from the part that ran.
 
-Usage:  python bench/chains.py [n ...]        (default 10 50 200; total < 3 min)
+2. Generated kernels, relative formulation (``codegen=True``: an open chain compiles to the O(n)
+   articulated-body library, solver/codegen/articulated.c), ``GENERATED_T`` s, integrator ``rk``
+   (DOP853), rtol 1e-6, 100 output points with reactions: ``build s`` derivation + compilation
+   (once per geometry, cached), ``us/rhs`` one compiled right-hand side (median, at the initial
+   state), ``wall s`` the simulate() call, ``real-time`` simulated / wall seconds, ``drift`` the
+   energy drift (max |E − E₀| / max kinetic energy).
+
+Seed-paper context: the recursive form should be O(n) per evaluation for an open chain; see
+docs/formulations.md for what these numbers show.
+
+Usage:  python bench/chains.py [n ...]        (default 10 50 200; total ≈ 4 min, 1 min of it the
+        200-link chain's compilation when not cached)
 """
 from __future__ import annotations
 
@@ -27,6 +38,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import solver  # noqa: E402
 from solver.analysis.dynamics import Run, compile_model, resolve_settings, single_threaded_blas  # noqa: E402
+from solver.codegen import CodegenRelativeSystem  # noqa: E402
 from solver.formulations.cartesian import CartesianSystem  # noqa: E402
 from solver.formulations.relative import RelativeSystem  # noqa: E402
 from solver.partitioning.partition import Partition  # noqa: E402
@@ -34,6 +46,7 @@ from tools.scale_models import chain  # noqa: E402
 
 T_END = 0.2
 BUDGET = 35.0          # s of wall time per run
+GENERATED_T = 5.0      # s simulated with generated kernels
 
 
 def eval_time(system, repeats):
@@ -101,13 +114,46 @@ def main(sizes):
                 print(f"{n:>4} {formulation:<10} {system.nq:>5} {len(system.equations):>5} {ev_ms:>9.2f} "
                       f"{wall:>8.2f} {rhs:>5} {per_sim:>11.1f} {1e3 * wall / rhs:>12.2f}  {note}", flush=True)
                 rows.append((n, formulation, ev_ms, wall, rhs, per_sim))
+    print(f"\ngenerated kernels, relative formulation: {GENERATED_T} s simulated, rk (DOP853) rtol 1e-6, "
+          "100 outputs")
+    print(f"{'n':>4} {'build s':>8} {'us/rhs':>8} {'wall s':>8} {'rhs':>6} {'real-time':>10} {'drift':>9}")
+    with single_threaded_blas():
+        for n in sizes:
+            ev_us, wall, rhs, drift, build = generated_run(n)
+            rows.append((n, "generated", 1e-3 * ev_us, wall, rhs, wall / GENERATED_T))
+            print(f"{n:>4} {build:>8.1f} {ev_us:>8.1f} {wall:>8.2f} {rhs:>6} {GENERATED_T / wall:>9.2f}x "
+                  f"{drift:>9.1e}", flush=True)
     print("\nscaling of one evaluation (ms) from n to the next size:")
-    for formulation in ("relative", "cartesian"):
+    for formulation in ("relative", "cartesian", "generated"):
         ev = [(n, e) for n, f, e, *_ in rows if f == formulation]
         for (n0, e0), (n1, e1) in zip(ev, ev[1:]):
             print(f"  {formulation:<10} n {n0:>3} -> {n1:>3}: x{e1 / e0:6.1f}  "
                   f"(exponent {np.log(e1 / e0) / np.log(n1 / n0):.2f})")
     return rows
+
+
+def generated_run(n):
+    """(µs per compiled right-hand side, wall s, evaluations, energy drift, build s) of the n-link
+    chain with generated kernels."""
+    model = chain(n)
+    t0 = time.perf_counter()
+    system = CodegenRelativeSystem(model)
+    build = time.perf_counter() - t0
+    q, qd, _ = system.initial_state()
+    part = Partition.build("qr", system, q, 0.0)
+    reduction = system.compiled_reduction(part)
+    y = np.concatenate([part.z_of(q), qd + 0.01])
+    times = []
+    for _ in range(200):
+        t1 = time.perf_counter()
+        reduction.solve(0.0, y, q, 2)
+        times.append(time.perf_counter() - t1)
+    t1 = time.perf_counter()
+    res = solver.simulate(model, formulation="relative", codegen=True, t_end=GENERATED_T,
+                          output_step=GENERATED_T / 100, integrator="rk", rtol=1e-6, atol=1e-8)
+    wall = time.perf_counter() - t1
+    return (1e6 * float(np.median(times)), wall, int(res.meta["rhs_evaluations"]), res.summary()["energy_drift"],
+            build)
 
 
 if __name__ == "__main__":

@@ -231,9 +231,11 @@ class Run:
                 if ode.status == "failed":
                     raise SolverError(f"integration failed: {msg}", time=ode.t,
                                       elements=self._worst_owners(self.q_last, ode.t))
-                dense = ode.dense_output()
+                reached = ode.t + 1e-12 * max(1.0, abs(ode.t))
+                # the interpolant only for steps holding output points (DOP853 spends 3 evaluations on it)
+                dense = ode.dense_output() if next_out < len(times) and times[next_out] <= reached else None
                 try:
-                    while next_out < len(times) and times[next_out] <= ode.t + 1e-12 * max(1.0, abs(ode.t)):
+                    while dense is not None and next_out < len(times) and times[next_out] <= reached:
                         tout = times[next_out]
                         self._record_output(part, tout, dense(tout))
                         next_out += 1
