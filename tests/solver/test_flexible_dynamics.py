@@ -145,8 +145,11 @@ def test_flexible_model_round_trip_and_results_file(tmp_path):
 def test_flexible_fourbar_through_the_singular_position_qr_and_hybrid():
     """Seed paper 3's example over its first singular passage (≈ 0.17 s; 0.3 s keeps the test
     affordable — full 2 s runs are in docs/validation.md): energy (kinetic + gravity + strain)
-    within 1e-4 of the kinetic scale with QR and hybrid, hybrid = QR to 1e-5, and hybrid switches
-    LU→QR and back."""
+    within 1e-4 of the kinetic scale with QR and hybrid, hybrid = QR to 1e-5.  Hybrid's switches
+    LU→QR and back are tested on the rigid four-bar (test_hybrid.py): whether LU loses its step size
+    at this model's first passage depends on the step sequence — since the implicit integrators'
+    Jacobian has scaled difference steps (Run._jacobian) this 0.3 s run passes it on LU alone,
+    while the 2 s run stops LU at 0.176 s and hybrid switches there (docs/validation.md)."""
     kw = dict(t_end=0.3, output_step=0.01, rtol=1e-8, atol=1e-10)
     qr = solver.simulate(make_samples.fourbar_singular_flexible(), partitioning="qr", **kw)
     hy = solver.simulate(make_samples.fourbar_singular_flexible(), partitioning="hybrid", **kw)
@@ -155,8 +158,6 @@ def test_flexible_fourbar_through_the_singular_position_qr_and_hybrid():
         assert np.max(np.abs(e["total"] - e["total"][0])) < 1e-4 * np.max(e["kinetic"])
         assert np.max(e["strain"]) > 0.0
     assert np.max(np.abs(hy.coordinates - qr.coordinates)) < 1e-5 * np.max(np.abs(qr.coordinates))
-    switches = [e["message"] for e in hy.events if e["kind"] == "switch"]
-    assert any(s.startswith("lu -> qr") for s in switches) and any(s.startswith("qr -> lu") for s in switches)
 
 
 def test_relative_formulation_refuses_flexible_bodies_naming_the_setting():
