@@ -220,9 +220,9 @@ class Run:
         while next_out < len(times):
             self._remember(t, q, qd)
             y0 = np.concatenate([part.z_of(q), part.V.T @ qd])
-            jac = {"jac": lambda tt, y: self._jacobian(part, tt, y)} if self.s.integrator in IMPLICIT else {}
+            jacobian = {"jac": lambda tt, y: self._jacobian(part, tt, y)} if self.s.integrator in IMPLICIT else {}
             ode = solver_cls(lambda tt, y: self._rhs(part, tt, y), t, y0, times[-1], rtol=self.s.rtol,
-                             atol=self.s.atol, max_step=max_step, first_step=first_step, **jac)
+                             atol=self.s.atol, max_step=max_step, first_step=first_step, **jacobian)
             restart = None
             first_step = None
             while ode.status == "running" and restart is None:

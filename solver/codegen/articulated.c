@@ -208,13 +208,13 @@ int cg_tree_accelerations(const double *q, const double *qd, const double *par, 
 }
 
 /* Generalized forces Q_e = B_eᵀ Σ_{subtree(e)} Ŵ_b of body loads (force Fx at the CM, torque Tx;
- * Ŵ = [F ; r̃ F + T]) at q — for the force elements evaluated in Python. */
-void cg_tree_generalized(const double *q, const double *qd, const double *Fx, const double *Tx, double *Q)
+ * Ŵ = [F ; r̃ F + T]) — for the force elements evaluated in Python, at the state whose cgt_edges
+ * outputs q_c and B the caller holds (it evaluated them for the elements' body frames). */
+void cg_tree_generalized(const double *qc, const double *B, const double *Fx, const double *Tx, double *Q)
 {
-    cgt_edges(q, qd, ws.qc, ws.qdc, ws.A, ws.w, ws.B, ws.D);
     for (int e = 0; e < NB; ++e) {
         const int b = edge_child[e];
-        const double *F = Fx + 3 * b, *r = ws.qc + 7 * b;
+        const double *F = Fx + 3 * b, *r = qc + 7 * b;
         double *S = ws.L + 6 * e;
         S[0] = F[0]; S[1] = F[1]; S[2] = F[2];
         S[3] = r[1] * F[2] - r[2] * F[1] + Tx[3 * b];
@@ -223,7 +223,7 @@ void cg_tree_generalized(const double *q, const double *qd, const double *Fx, co
     }
     for (int e = NB - 1; e >= 0; --e) {
         const int p = edge_parent[e];
-        for (int j = 0; j < edge_n[e]; ++j) Q[edge_col[e] + j] = dot6(ws.B + 6 * (edge_col[e] + j), ws.L + 6 * e);
+        for (int j = 0; j < edge_n[e]; ++j) Q[edge_col[e] + j] = dot6(B + 6 * (edge_col[e] + j), ws.L + 6 * e);
         if (p >= 0) for (int i = 0; i < 6; ++i) ws.L[6 * p + i] += ws.L[6 * e + i];
     }
 }

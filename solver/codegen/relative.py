@@ -78,7 +78,7 @@ class CodegenRelativeSystem(KernelEquations, RelativeSystem):
         if self.articulated:
             sizes.update(qc=nc, qdc=nc, B=6 * nq, D=6 * nb, F=3 * nb, T=3 * nb, Q=nq)
             calls = {"edges": ("cgt_edges", ("q", "qd", "qc", "qdc", "A", "w", "B", "D")),
-                     "generalized": ("cg_tree_generalized", ("q", "qd", "F", "T", "Q"))}
+                     "generalized": ("cg_tree_generalized", ("qc", "B", "F", "T", "Q"))}
         else:
             sizes.update(r=3 * nb, v=3 * nb, qc=nc, T=nc * nq, qdc=nc, tdqd=nc)
             calls = {"frames": ("cgt_frames", ("q", "qd", "r", "A", "v", "w")),
@@ -113,9 +113,12 @@ class CodegenRelativeSystem(KernelEquations, RelativeSystem):
             w = Wrenches(self.nb)
             for f in self.interpreted:
                 f.apply(t, frames, w)
-            self._tree["F"][:] = w.F.ravel()
-            self._tree["T"][:] = w.T.ravel()
-            return self._call_tree("generalized", q, qd)["Q"].copy()
+            b = self._tree                  # q_c and B of this state: frames() ran cgt_edges
+            b["F"][:] = w.F.ravel()
+            b["T"][:] = w.T.ravel()
+            fn, args = self._tree_calls["generalized"]
+            fn(*args)
+            return b["Q"].copy()
         qc, T, _, _ = self.cartesian_state(q, qd)
         return T.T @ cartesian_generalized_forces(self.interpreted, frames, qc, t)
 
