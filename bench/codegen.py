@@ -1,4 +1,4 @@
-"""Generated kernels (solver.codegen, seed paper 5 §4) vs the generic path, per sample model and
+"""Generated kernels (solver.codegen, Choi & Yoo (2000) §4) vs the generic path, per sample model and
 formulation (Cartesian with conventional joints, and relative).
 
 For every rigid sample in ``sample_models/`` and each formulation:

@@ -1,4 +1,4 @@
-"""Seed paper 2, Table 7 analogue: per-call cost of Φ_q and (Φ_qᵀλ)_q for each joint type,
+"""Lee, Lee & Bae (2013), Table 7 analogue: per-call cost of Φ_q and (Φ_qᵀλ)_q for each joint type,
 conventional vs parametric form (µs per joint).
 
 Two numbers per form: one joint alone (what a call costs in this numpy implementation, mostly

@@ -1,4 +1,4 @@
-"""Seed paper 1 Table 3 analogue: time per reaction evaluation at each joint of the 7-DOF RRC arm,
+"""Kim & You (1997) Table 3 analogue: time per reaction evaluation at each joint of the 7-DOF RRC arm,
 non-recursive (eq. 30) vs recursive Newton–Euler (eq. 28), and the Table 1 operation counts.
 
 The solver (``RelativeSystem.postprocess``) computes the reactions of *all* tree joints at once

@@ -1,4 +1,4 @@
-"""The 7-DOF RRC robot arm of seed paper 1 §4 in the relative (recursive) formulation.
+"""The 7-DOF RRC robot arm of Kim & You (1997) §4 in the relative (recursive) formulation.
 
 1. Free-falling arm: no drivers, pitch joints 2, 4, 6 bent 0.3 rad, 5 s, rtol 1e-6 (the issue's
    peer comparison: MuJoCo RK4 1 ms ≈ 0.045 s, Exudyn generalized-α ≈ 0.18 s with 9e-5 energy

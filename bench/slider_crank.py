@@ -1,4 +1,4 @@
-"""Seed paper 2, Table 8 analogue: 1, 5 and 20 independent slider–cranks in one model, 1 s
+"""Lee, Lee & Bae (2013), Table 8 analogue: 1, 5 and 20 independent slider–cranks in one model, 1 s
 simulated, conventional vs parametric joint constraints; wall time and real-time factor.
 
 Each copy is the sample ``sample_models/slider_crank.mbs.json`` (crank started at 15 rad/s, three

@@ -1,4 +1,4 @@
-"""Seed paper 5 analogue: the CAE-TC car (sample_models/vehicle_*.mbs.json) in its four 10 s
+"""Choi & Yoo (2000) analogue: the CAE-TC car (sample_models/vehicle_*.mbs.json) in its four 10 s
 manoeuvres.  Two tables:
 
 1. Every run (manoeuvre × 14/23 bodies × partitioning × formulation × generic or generated kernels,

@@ -60,9 +60,9 @@ def double_pendulum():
 
 
 def slider_crank():
-    """In-line slider–crank of seed paper 2 (Fig. 3): crank 0.1 m, connecting rod 0.3 m, piston
+    """In-line slider–crank of Lee, Lee & Bae (2013) (Fig. 3): crank 0.1 m, connecting rod 0.3 m, piston
     2 kg sliding along x; revolute, revolute, revolute, prismatic (3 redundant equations in 3D,
-    handled by minimum-norm multipliers).  The crank starts at 15 rad/s (paper 2's example; the
+    handled by minimum-norm multipliers).  The crank starts at 15 rad/s (Lee, Lee & Bae (2013)'s example; the
     paper's dimensions are only in a figure, these are ours)."""
     m = solver.Model(name="slider-crank", gravity=(0.0, -9.81, 0.0))
     crank = link(m, "crank", (0, 0, 0), (0.1, 0, 0), radius=0.015)
@@ -108,12 +108,12 @@ def fourbar():
     return m
 
 
-# ---- RRC 7-DOF robot arm (seed paper 1, Kim & You 1997, §4) -----------------------------------
+# ---- RRC 7-DOF robot arm (Kim & You (1997), Kim & You 1997, §4) -----------------------------------
 SLUG = 14.5939                 # kg per slug
 LB_IN_S2 = 0.112985            # kg·m² per lb·in·s²
 LB_PER_IN = 175.1268           # N/m per lb/in
 INCH = 0.0254                  # m
-# Table 2 of paper 1: mass (slug), Ixx, Iyy, Izz (lb·in·s², about the CM, x = link axis)
+# Table 2 of Kim & You (1997): mass (slug), Ixx, Iyy, Izz (lb·in·s², about the CM, x = link axis)
 RRC_TABLE2 = ((229.5, 6.907, 10.0, 10.0), (122.0, 3.056, 7.0, 7.0), (63.5, 1.773, 4.868, 4.868),
               (45.0, 1.559, 1.7823, 1.7823), (24.5, 0.374, 1.197, 1.197), (12.5, 0.299, 0.37, 0.37),
               (8.0, 0.2, 0.2, 0.2))
@@ -123,7 +123,7 @@ RRC_SPRING = 1.7513e7 * LB_PER_IN                              # N/m (1.7513e7 l
 
 
 def rrc_arm(name="rrc-arm", pitch=(0.0, 0.0, 0.0), rates=(0.0,) * 7):
-    """The 7-DOF RRC arm of seed paper 1 §4 (Fig. 4, Table 2), no drivers: 7 links in a serial
+    """The 7-DOF RRC arm of Kim & You (1997) §4 (Fig. 4, Table 2), no drivers: 7 links in a serial
     chain, joints 1, 3, 5, 7 roll (revolute about the link axis), joints 2, 4, 6 pitch (revolute
     about global z, across the links).  Joint k sits at the upper end of link k.
 
@@ -168,7 +168,7 @@ def rrc_arm(name="rrc-arm", pitch=(0.0, 0.0, 0.0), rates=(0.0,) * 7):
 
 
 def rrc_arm_case1():
-    """Seed paper 1 §4, case 1: the RRC arm (:func:`rrc_arm`, hanging straight down) with the roll
+    """Kim & You (1997) §4, case 1: the RRC arm (:func:`rrc_arm`, hanging straight down) with the roll
     joints 1, 3, 5, 7 locked by drivers ``0`` (the joints stay in the model and report the locking
     torque) and joint 2 driven ``q2 = (π/3) sin(π t / 5)`` (eq. 37) for 5 s; joints 4 and 6 are
     free and start at 0 with zero joint rates (the bodies below joint 2 start turning rigidly at
@@ -185,7 +185,7 @@ def rrc_arm_case1():
 
 
 def rrc_arm_case2():
-    """Seed paper 1 §4, case 2: the gripper holds an object fixed to ground — a closed loop the
+    """Kim & You (1997) §4, case 2: the gripper holds an object fixed to ground — a closed loop the
     paper approximates by a 1-inch spring of stiffness 1.7513e7 lb/in = 3.067e9 N/m (× 175.1268)
     between the arm tip and ground.  The spring (free length 0.0254 m, so unloaded at t = 0) runs
     from the tip of link 7 to a ground point 1 inch beside the tip, in −x (across the arm, in the
@@ -221,7 +221,7 @@ def rrc_arm_case2():
     return m
 
 
-# ---- four-bar with a spring (seed paper 4, Bae, Yang & Seo 2003, §5.1) ------------------------
+# ---- four-bar with a spring (Bae, Yang & Seo (2003), Bae, Yang & Seo 2003, §5.1) ------------------------
 FOURBAR_CRANK = 0.5            # m, links A and C (ground pivots to coupler pins)
 FOURBAR_COUPLER = 0.4          # m, link B and the ground link
 FOURBAR_SPRING_HEIGHT = 0.47   # m below the pivot of link C where the spring attaches (ours)
@@ -230,7 +230,7 @@ FOURBAR_KICK = 1.0             # rad/s, initial angular velocity of link A (the 
 
 
 def fourbar_spring():
-    """The four-bar with a spring of seed paper 4 (§5.1, Fig. 3, Table 1): links A and C 7.707 kg,
+    """The four-bar with a spring of Bae, Yang & Seo (2003) (§5.1, Fig. 3, Table 1): links A and C 7.707 kg,
     161 760.83 kg·mm² = 0.16176083 kg·m²; link B 3.946 kg, 53 005.79 kg·mm² = 0.05300579 kg·m²
     (about the CM, across the link); spring 10 N/mm = 1e4 N/m, no damping.  The masses and
     inertias are those of steel rods of radius 25 mm × 500 mm (A, C) and 20 mm × 400 mm (B); the
@@ -278,7 +278,7 @@ def fourbar_spring():
 
 
 
-# ---- four-bar through singular positions (seed paper 3, Kim & Yoo 1997, §4) ------------------
+# ---- four-bar through singular positions (Kim & Yoo (1997), Kim & Yoo 1997, §4) ------------------
 SINGULAR_LINK = 1.0            # m, crank, rocker, coupler and ground link (a parallelogram; ours)
 SINGULAR_TILT = np.radians(10.0)   # released at rest 10° above the flattened position
 COPPER = {"density": 8.91e3, "youngs": 117e9, "poisson": 0.35}
@@ -286,7 +286,7 @@ SINGULAR_COUPLER_SECTION = {"height": 0.01, "width": 0.04}   # m: in-plane 10 mm
 
 
 def fourbar_singular(flexible):
-    """Parallelogram four-bar falling through its flattened (singular) positions (seed paper 3,
+    """Parallelogram four-bar falling through its flattened (singular) positions (Kim & Yoo (1997),
     Fig. 1; the paper gives the link dimensions only in a figure — ours): ground pivots at (0,0,0)
     and (1,0,0), crank and rocker 1 m steel rods (radius 1 cm, 2.47 kg), coupler 1 m; four
     revolute joints about z (3 redundant equations).  Released at rest with the cranks 10° above
@@ -335,7 +335,7 @@ def fourbar_singular_flexible():
     return fourbar_singular(True)
 
 def vehicle(manoeuvre, link_bodies=False):
-    """The CAE-TC compact car of seed paper 5 (solver/vehicle/cae_tc.py, data in docs/vehicle.md):
+    """The CAE-TC compact car of Choi & Yoo (2000) (solver/vehicle/cae_tc.py, data in docs/vehicle.md):
     14 bodies with massless links (or 23 with the links and rear dampers as light bodies), z up,
     10 s of ``manoeuvre`` (straight, bump, j_turn, lane_change) under PI speed control."""
     from solver.vehicle.cae_tc import cae_tc

@@ -15,7 +15,7 @@ points.  While an animation plays (:meth:`Scene.set_animating`) the moving solid
 as one merged mesh instead (:mod:`app.viewport.merged`).  :meth:`Scene.set_beams` moves a flexible
 beam's node points in place: node k is drawn at ``r(t) + A(t) (x_k + s·u_k(t))`` — floating frame
 (r, A), undeformed node x_k in that frame, elastic displacement u_k scaled by the deformation scale
-factor s (seed paper 3, the FFRF position field).  :meth:`Scene.set_beam_scalars` colours the beams by
+factor s (Kim & Yoo (1997), the FFRF position field).  :meth:`Scene.set_beam_scalars` colours the beams by
 one value per node (e.g. a stress), interpolated along the tube, with a scalar bar.
 """
 from __future__ import annotations

@@ -10,7 +10,7 @@ Re-partitioning: when the dependent block Φ_q U becomes much worse than the bes
 the current configuration (``Partition.quality`` below a fifth of its value at partition time) or
 Newton fails, a new partition is made at the last accepted state and the integrator restarts
 there; 25 restarts without a clean stretch of 20 steps in between stop the run with a message
-(a singular configuration the method cannot pass).  ``partitioning="hybrid"`` (seed paper 3, steps 1–14) integrates
+(a singular configuration the method cannot pass).  ``partitioning="hybrid"`` (Kim & Yoo (1997), steps 1–14) integrates
 with LU and switches to QR when the LU independent set changes repeatedly, the energy of a
 conservative model drifts or the step size collapses, and returns to LU after consecutive steady
 QR steps (:mod:`solver.analysis.hybrid` decides); each switch is a logged event (time, from, to,

@@ -1,14 +1,14 @@
 """Static equilibrium of a constrained system under gravity, springs and constant loads.
 
 At rest (q̇ = 0) the equations of motion M q̈ + Φ_qᵀ λ = Q reduce, after pre-multiplying by a
-null-space basis N of Φ_q (seed paper 4 eqs. 21–24, F* = Nᵀ(M q̈ − Q) with q̈ = 0), to
+null-space basis N of Φ_q (Bae, Yang & Seo (2003) eqs. 21–24, F* = Nᵀ(M q̈ − Q) with q̈ = 0), to
 
     r(z) = N(q(z))ᵀ Q(q(z), 0, t) = 0,
 
 f equations in the f independent coordinates z of a tangent-space (QR) partition at the current
-configuration, q(z) = q_ref + V z + U w(z) with Φ(q(z), t) = 0 (paper 3 eqs. 9–14;
+configuration, q(z) = q_ref + V z + U w(z) with Φ(q(z), t) = 0 (Kim & Yoo (1997) eqs. 9–14;
 :class:`solver.partitioning.partition.Partition`).  ∂r/∂z = −K̂ is the tangent stiffness of the
-linearization (paper 4 eq. 30 at rest), including the geometric terms from the change of N.
+linearization (Bae, Yang & Seo (2003) eq. 30 at rest), including the geometric terms from the change of N.
 
 Newton: J = ∂r/∂z by central differences (step ``STEP`` = 1e-6 in z, m or rad: truncation
 O(h²) ≈ 1e-12 and round-off ε|Q|/h ≈ 1e-10 |Q|, both far below what Newton needs), the step

@@ -1,4 +1,4 @@
-"""Dominant frequency of a sampled time response — the check seed paper 4 (§5.1, Figs. 4–5) makes
+"""Dominant frequency of a sampled time response — the check Bae, Yang & Seo (2003) (§5.1, Figs. 4–5) makes
 of a linearized frequency against the FFT of the nonlinear simulation.
 
 The signal (uniformly sampled, mean removed) is multiplied by a Hann window w_k = sin²(π k / n)

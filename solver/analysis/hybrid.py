@@ -1,4 +1,4 @@
-"""Hybrid LU↔QR coordinate partitioning: when to switch (seed paper 3, Kim & Yoo 1997, §3, steps 1–14).
+"""Hybrid LU↔QR coordinate partitioning: when to switch (Kim & Yoo (1997), Kim & Yoo 1997, §3, steps 1–14).
 
 The run integrates with LU partitioning (cheap, independent coordinates a subset of q) and switches
 to QR (the constraint tangent space, robust at singular configurations) when one of the paper's

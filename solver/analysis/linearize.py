@@ -1,10 +1,10 @@
-"""Linearization of constrained systems, natural frequencies and mode shapes (seed paper 4).
+"""Linearization of constrained systems, natural frequencies and mode shapes (Bae, Yang & Seo (2003)).
 
 At a state (q, q̇, t) the tangent-space (QR) partition gives independent coordinates z with
-q = q_ref + V z + U w(z) (paper 3 eqs. 9–14).  The reduced equations F* = Nᵀ(M q̈ − Q) = 0
-(paper 4 eq. 24, N a null-space basis of Φ_q, eqs. 21–23), solved for z̈ = g(z, ż), hold the
+q = q_ref + V z + U w(z) (Kim & Yoo (1997) eqs. 9–14).  The reduced equations F* = Nᵀ(M q̈ − Q) = 0
+(Bae, Yang & Seo (2003) eq. 24, N a null-space basis of Φ_q, eqs. 21–23), solved for z̈ = g(z, ż), hold the
 position, velocity and acceleration constraints exactly (the partition's Newton, Φ_q q̇ = ν and
-Φ_q q̈ = γ), so perturbing them by central differences is paper 4's eqs. 25–29 with the dependent
+Φ_q q̈ = γ), so perturbing them by central differences is Bae, Yang & Seo (2003)'s eqs. 25–29 with the dependent
 variations eliminated by the constraints; comparing with eq. 30
 
     M̂ δz̈ + Ĉ δż + K̂ δz = 0,   M̂ = Nᵀ M N,   K̂ = −M̂ ∂g/∂z,   Ĉ = −M̂ ∂g/∂ż.
@@ -24,7 +24,7 @@ use ``state="equilibrium"`` (:func:`solver.analysis.equilibrium.static_equilibri
 Mode shapes: the eigenvector's δz mapped by N to all coordinates (δq = N δz), scaled so its
 largest component is 1 (real); and as body motions, the CM translation δr and small rotation δθ
 (global) of every body, from the linear velocity map q̇ ↦ (v, ω) applied to δq.  Flexible bodies
-(floating frame r, p and modal coordinates a, seed paper 3 eq. 5: node k at r + A(p)(x_k + Φ_k a),
+(floating frame r, p and modal coordinates a, Kim & Yoo (1997) eq. 5: node k at r + A(p)(x_k + Φ_k a),
 :mod:`solver.flexible.floating`) add their frame's motion δr, δθ = A(p)·2 L(p) δp (the
 body-frame angular velocity ω' = 2 L ṗ mapped to global) and the nodes' elastic displacements per mode δu_k = Φ_k δa.
 """

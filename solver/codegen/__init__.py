@@ -1,4 +1,4 @@
-"""Model-specific compiled kernels (seed paper 5 §4): sympy derivation → C → system compiler →
+"""Model-specific compiled kernels (Choi & Yoo (2000) §4): sympy derivation → C → system compiler →
 ctypes.  See ``docs/codegen.md``.
 
 ``codegen_system(model, settings)`` is what ``simulate(..., codegen=True)`` uses: the generated

@@ -1,5 +1,5 @@
 /* Open-tree dynamics in O(n): the articulated-body recursion in the state-vector form of seed
- * paper 1 (MBS Studio, solver.codegen).
+ * Kim & You (1997) (MBS Studio, solver.codegen).
  *
  * Compiled after the model's generated code, which defines (solver/codegen/tree.py, derive.py):
  *   cgt_edges(q, q̇ → q_c, q̇_c, A, ω, B, D)     per body [r ; p], [ṙ ; ṗ], rotation, ω; per tree
@@ -10,7 +10,7 @@
  * edge_child (body), edge_col (first coordinate), edge_n (coordinates).  Edges are ordered parent
  * before child.  The system has no constraint rows (no cut joints, drivers or Euler parameters).
  *
- * All quantities are global, about the global origin (paper 1 §2): state velocity Ŷ = [ṙ − r̃ω ; ω],
+ * All quantities are global, about the global origin (Kim & You (1997) §2): state velocity Ŷ = [ṙ − r̃ω ; ω],
  * body state mass and force (eqs. 11–12)
  *   M̂ = [m I, −m r̃ ; m r̃, J − m r̃ r̃],   Q̂ = [f ; r̃ f + T − ω̃ J ω],  f = F − m ω̃ ṙ,  J = A J' Aᵀ,
  * and Ŷ_C = Ŷ_P + B_e q̇_e,  Ẏ̂_C = Ẏ̂_P + B_e q̈_e + D_e (eqs. 6, 8): no frame transformations
@@ -22,7 +22,7 @@
  *              L_e = Q̂_C + Σ_k (L_k − K_k D_k − U_k W_k u_k),   u_k = τ_k + B_kᵀ L_k − U_kᵀ D_k
  *   forward    q̈_e = W_e (u_e − U_eᵀ Ẏ̂_P),   Ẏ̂_C = Ẏ̂_P + B_e q̈_e + D_e   (Ẏ̂_ground = 0)
  * O(n) per evaluation, against O(n²) to assemble M = Bᵀ M̂ B and O(n³) to factor it.  The composite
- * quantities of paper 1 (eqs. 16–17: K_e = M̂_C + Σ_k K_k, L_e = Q̂_C + Σ_k (L_k − K_k D_k)) give M
+ * quantities of Kim & You (1997) (eqs. 16–17: K_e = M̂_C + Σ_k K_k, L_e = Q̂_C + Σ_k (L_k − K_k D_k)) give M
  * and Q (eq. 15) for the callers that need them (linearization, diagnosis): cg_mass, cg_forces.
  * Work arrays are thread-local: one library may serve runs in several threads.
  */
@@ -149,7 +149,7 @@ static void load_bodies(const double *q, const double *qd, const double *par, co
     }
 }
 
-/* Composite K, L (paper 1 eqs. 16–17), from the leaves. */
+/* Composite K, L (Kim & You (1997) eqs. 16–17), from the leaves. */
 static void composite(void)
 {
     for (int e = NB - 1; e >= 0; --e) {
@@ -239,7 +239,7 @@ void cg_gamma(const double *q, const double *qd, const double *par, const double
 {
 }
 
-/* M = Bᵀ M̂ B from the composite K (paper 1 eqs. 15–16): block (a, e) = B_aᵀ K_e B_e for every
+/* M = Bᵀ M̂ B from the composite K (Kim & You (1997) eqs. 15–16): block (a, e) = B_aᵀ K_e B_e for every
  * edge a on e's path, O(n²). */
 void cg_mass(const double *q, const double *qd, const double *par, const double *f, const double *u, double *M)
 {
@@ -259,7 +259,7 @@ void cg_mass(const double *q, const double *qd, const double *par, const double 
         }
 }
 
-/* Q_e = B_eᵀ (L_e − K_e Σ_path D) with the composite K, L (paper 1 eqs. 15, 17), O(n). */
+/* Q_e = B_eᵀ (L_e − K_e Σ_path D) with the composite K, L (Kim & You (1997) eqs. 15, 17), O(n). */
 void cg_forces(const double *q, const double *qd, const double *par, const double *f, const double *u, double *Q)
 {
     load_bodies(q, qd, par, f, u);

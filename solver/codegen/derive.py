@@ -1,6 +1,6 @@
-"""Symbolic derivation (sympy) of a Cartesian system's kernels — seed paper 5 §4.
+"""Symbolic derivation (sympy) of a Cartesian system's kernels — Choi & Yoo (2000) §4.
 
-Seed paper 5 (Choi & Yoo 2000, §4.1) generates, for one vehicle, Fortran routines that contain only
+Choi & Yoo (2000) (Choi & Yoo 2000, §4.1) generates, for one vehicle, Fortran routines that contain only
 the arithmetic its equations need (Mathematica → Fortran).  Here, for one model in the Cartesian
 formulation with conventional joints (:mod:`solver.formulations.cartesian`):
 

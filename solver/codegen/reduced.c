@@ -1,14 +1,14 @@
-/* Reduced equations of motion in compiled code (MBS Studio, solver.codegen) — seed paper 5 §4
+/* Reduced equations of motion in compiled code (MBS Studio, solver.codegen) — Choi & Yoo (2000) §4
  * applied to the whole right-hand side, not only to the equation kernels.
  *
  * Compiled into every model's library next to the generated kernels cg_position, cg_gamma, cg_mass,
  * cg_forces (same translation unit: the model's C source #includes nothing, this file is appended).
- * With a coordinate partition q = q_ref + V z + U w (seed paper 3 §2, solver.partitioning.partition):
+ * With a coordinate partition q = q_ref + V z + U w (Kim & Yoo (1997) §2, solver.partitioning.partition):
  *
- *   positions      Φ(q_ref + V z + U w, t) = 0 by Newton–Raphson on w            (paper 3 eq. 7)
- *   velocities     (Φ_q U) ẇ = ν − Φ_q V ż,  q̇ = V ż + U ẇ                       (paper 3 eq. 8)
+ *   positions      Φ(q_ref + V z + U w, t) = 0 by Newton–Raphson on w            (Kim & Yoo (1997) eq. 7)
+ *   velocities     (Φ_q U) ẇ = ν − Φ_q V ż,  q̇ = V ż + U ẇ                       (Kim & Yoo (1997) eq. 8)
  *   accelerations  N = V − U (Φ_q U)⁻¹ Φ_q V,  c = U (Φ_q U)⁻¹ γ,
- *                  (Nᵀ M N) z̈ = Nᵀ (Q − M c),  q̈ = N z̈ + c                     (paper 3 eq. 13)
+ *                  (Nᵀ M N) z̈ = Nᵀ (Q − M c),  q̈ = N z̈ + c                     (Kim & Yoo (1997) eq. 13)
  *   multipliers    (Φ_q U)ᵀ λ_rows = Uᵀ (Q − M q̈)   (Φ_qᵀλ = Q − M q̈ projected on U, the redundant
  *                  rows' λ 0), then the minimum-norm λ (as least squares gives): λ − S (SᵀS)⁻¹ Sᵀ λ
  *                  with S = [−Xᵀ; I] on (independent; redundant rows) spanning {μ : Φ_qᵀμ = 0},

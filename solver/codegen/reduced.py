@@ -1,7 +1,7 @@
 """The whole reduced right-hand side in compiled code: ``cg_reduced`` of ``reduced.c``.
 
 For a :class:`solver.partitioning.partition.Partition` of a :class:`CodegenCartesianSystem`,
-:class:`CompiledReduction` solves positions (Newton, seed paper 3 eq. 7), velocities (eq. 8) and the
+:class:`CompiledReduction` solves positions (Newton, Kim & Yoo (1997) eq. 7), velocities (eq. 8) and the
 tangent-space accelerations (eq. 13) in one C call, with the same arithmetic as the Python path
 (``Partition.positions`` / ``velocities`` / ``accelerations``).  Python only evaluates the time
 functions (driver f, ḟ, f̈ and force inputs) and hands buffers over; the buffers are bound once per

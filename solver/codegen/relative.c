@@ -1,6 +1,6 @@
 /* Relative-coordinate kernels from the Cartesian ones by the velocity transformation (MBS Studio,
- * solver.codegen) — seed paper 5 §2–3 (the equations of motion in relative coordinates obtained
- * from the Cartesian ones with q̇_c = T q̇), paper 1 eq. 15.
+ * solver.codegen) — Choi & Yoo (2000) §2–3 (the equations of motion in relative coordinates obtained
+ * from the Cartesian ones with q̇_c = T q̇), Kim & You (1997) eq. 15.
  *
  * Compiled after the model's generated code, which defines (solver/codegen/tree.py, derive.py):
  *   cgt_position(q → qc, T), cgt_velocity(q, q̇ → qc, T, q̇_c, Ṫq̇)      the tree map

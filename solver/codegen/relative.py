@@ -1,5 +1,5 @@
-"""The relative (recursive) formulation with generated kernels — seed paper 5 §4 applied to the
-velocity-transformation equations (papers 1, 4, 5).
+"""The relative (recursive) formulation with generated kernels — Choi & Yoo (2000) §4 applied to the
+velocity-transformation equations (Kim & You (1997), Bae, Yang & Seo (2003), Choi & Yoo (2000)).
 
 :class:`CodegenRelativeSystem` is a :class:`solver.formulations.relative.RelativeSystem` whose Φ, Φ_q,
 γ, M and Q come from one compiled library: the tree map q → (q_c, T, Ṫq̇) derived symbolically

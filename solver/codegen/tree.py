@@ -1,16 +1,16 @@
-"""Symbolic derivation (sympy) of a relative system's velocity transformation — seed paper 5 §2–4.
+"""Symbolic derivation (sympy) of a relative system's velocity transformation — Choi & Yoo (2000) §2–4.
 
-Seed paper 5 writes the Cartesian velocities of the bodies as a linear map of the relative joint
-velocities, ``Ẏ = B q̇`` (eq. 5 there; paper 1 eq. 6 for the state velocities), and generates the
+Choi & Yoo (2000) writes the Cartesian velocities of the bodies as a linear map of the relative joint
+velocities, ``Ẏ = B q̇`` (eq. 5 there; Kim & You (1997) eq. 6 for the state velocities), and generates the
 code for one vehicle.  Here, for one model in the relative formulation
 (:class:`solver.formulations.relative.RelativeSystem`), the map to the Cartesian body coordinates of
 the conventional formulation, q_c = [r_b ; p_b] per body (CM position, unit Euler parameters), is
 derived edge by edge along the spanning tree with the geometry baked in as numbers:
 
-    p_C = p_P ⊗ p(C_in) ⊗ p_R(x) ⊗ p(C_out)*,  A_C = A(p_C)                  (paper 1 eq. 1)
-    o_e = r_P + A_P s_in + E d(x),  r_C = o_e − A_C s_out,  E = A_P C_in    (paper 1 eq. 2)
-    B_e = [E Dq + õ_e E H ; E H],  Ŷ_C = Ŷ_P + B_e ẋ                        (paper 1 eq. 6)
-    D_e = Ḃ_e ẋ (the velocity-product terms of :meth:`RelativeSystem.kinematics`)   (paper 1 eq. 8)
+    p_C = p_P ⊗ p(C_in) ⊗ p_R(x) ⊗ p(C_out)*,  A_C = A(p_C)                  (Kim & You (1997) eq. 1)
+    o_e = r_P + A_P s_in + E d(x),  r_C = o_e − A_C s_out,  E = A_P C_in    (Kim & You (1997) eq. 2)
+    B_e = [E Dq + õ_e E H ; E H],  Ŷ_C = Ŷ_P + B_e ẋ                        (Kim & You (1997) eq. 6)
+    D_e = Ḃ_e ẋ (the velocity-product terms of :meth:`RelativeSystem.kinematics`)   (Kim & You (1997) eq. 8)
 
 with the joint pieces R, d, H, Dq, a_w, a_d of :class:`solver.formulations.mobilizers.Mobilizer`
 (p_R the Euler parameters of R: half angles for revolute-type joints, x/|x| for spherical and free
@@ -91,7 +91,7 @@ def tree_source(tree) -> str:
 def articulated_source(tree) -> str:
     """C source of ``cgt_edges`` (articulated.c's input, also the body frames): per body the
     Cartesian coordinates q_c = [r ; p] and rates [ṙ ; ṗ], the rotation A (row-major) and ω; per
-    tree coordinate its column of B_e (6 numbers, paper 1 eq. 6), per edge D_e (eq. 8).  Code size
+    tree coordinate its column of B_e (6 numbers, Kim & You (1997) eq. 6), per edge D_e (eq. 8).  Code size
     is O(n): nothing is expanded along the paths (no T)."""
     prog, inputs, body, B, D = _tree_map(tree)
     out = {"qc": {}, "qdc": {}, "A": {}, "w": {}, "B": {}, "D": {}}

@@ -1,5 +1,5 @@
 """Joint constraints in Cartesian coordinates, conventional form (Haug's basic constraints;
-seed paper 2, Table 1): revolute = spherical + 2 dot-1, prismatic = 3 dot-1 + 2 dot-2,
+Lee, Lee & Bae (2013), Table 1): revolute = spherical + 2 dot-1, prismatic = 3 dot-1 + 2 dot-2,
 cylindrical = 2 dot-1 + 2 dot-2, universal = spherical + dot-1, planar = 2 dot-1 + dot-2,
 screw = cylindrical + screw relation, fixed = spherical + 3 dot-1; massless links:
 distance (½(dᵀd − L²) = 0) and revolute–spherical (axial offset and radius fixed).

@@ -1,4 +1,4 @@
-"""Joint constraints with parametric generalized coordinates (seed paper 2, §3, eqs. 10–38).
+"""Joint constraints with parametric generalized coordinates (Lee, Lee & Bae (2013), §3, eqs. 10–38).
 
 Each joint gets its own coordinates α (its relative translations and rotations, appended to q
 after all body coordinates), and is then always **3 translational + 3 rotational equations** in

@@ -1,4 +1,4 @@
-"""3D Euler–Bernoulli beam finite elements meshed along a straight line (seed paper 3 §4: the
+"""3D Euler–Bernoulli beam finite elements meshed along a straight line (Kim & Yoo (1997) §4: the
 flexible coupler is 10 beam elements / 11 nodes).
 
 Body frame: origin at the beam's midpoint (its undeformed centre of mass), x along start → end,

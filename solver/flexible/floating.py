@@ -1,5 +1,5 @@
 """Equations of motion of one flexible body in the floating frame of reference (Shabana,
-*Dynamics of Multibody Systems*, 3rd ed., §5.5; seed paper 3 eq. 5 with q = [r, p, a]).
+*Dynamics of Multibody Systems*, 3rd ed., §5.5; Kim & Yoo (1997) eq. 5 with q = [r, p, a]).
 
 A material point is at R = r + A(p) ū, ū = ū₀ + Φ a, so with ω' the body-frame angular velocity
 

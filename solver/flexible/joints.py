@@ -1,4 +1,4 @@
-"""Joints attached to flexible bodies at finite-element nodes (seed paper 3 §2, Shabana §5.8).
+"""Joints attached to flexible bodies at finite-element nodes (Kim & Yoo (1997) §2, Shabana §5.8).
 
 A joint side on a flexible body snaps to the node nearest the joint origin (``origin2`` for the
 body_j side of distance and revolute–spherical links).  Its marker then moves with the

@@ -1,4 +1,4 @@
-"""Force elements attached to flexible bodies (seed paper 3 eqs. 3–4: the external-force term F of
+"""Force elements attached to flexible bodies (Kim & Yoo (1997) eqs. 3–4: the external-force term F of
 the Lagrange equations in q = [r, p, a]).
 
 A force element's side on a flexible body attaches to the FE node n nearest the given point (as

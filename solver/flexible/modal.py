@@ -1,5 +1,5 @@
 """Modal reduction of a beam mesh and the inertia shape integrals of the floating frame of
-reference formulation (Shabana, *Dynamics of Multibody Systems*, 3rd ed., §5.5–5.6; seed paper 3
+reference formulation (Shabana, *Dynamics of Multibody Systems*, 3rd ed., §5.5–5.6; Kim & Yoo (1997)
 §2: coordinates [r, p, a₁..a_k]).
 
 A material point of the body is at ū = ū₀ + Φ(x) a in the body frame (ū₀ = N e₀, Φ = N Φ_e with Φ_e

@@ -1,4 +1,4 @@
-"""Cartesian (absolute) coordinate formulation, seed papers 2 and 3.
+"""Cartesian (absolute) coordinate formulation, Lee, Lee & Bae (2013) and Kim & Yoo (1997).
 
 Coordinates per body: q_b = [r_b, p_b], CM position and Euler parameters (7 per body) with the
 normalization constraint p_bᵀp_b − 1 = 0 in Φ.  Equations of motion (Haug, ch. 11, r–p form):
@@ -8,9 +8,9 @@ normalization constraint p_bᵀp_b − 1 = 0 in Φ.  Equations of motion (Haug, 
 with L = L(p) (ω' = 2 L ṗ), J' the body-frame inertia at the CM, F the applied force and n' the
 applied torque in body axes.  Joints are the conventional basic-constraint form
 (:mod:`solver.constraints.joints`); drivers are rheonomic constraints θ(q) − f(t) = 0 whose
-multipliers give the actuator forces (τ = −λ, seed paper 1 §3 / paper 2).
+multipliers give the actuator forces (τ = −λ, Kim & You (1997) §3 / Lee, Lee & Bae (2013)).
 
-``form="parametric"`` (seed paper 2 §3) appends each joint's own coordinates α after the body
+``form="parametric"`` (Lee, Lee & Bae (2013) §3) appends each joint's own coordinates α after the body
 coordinates, q = [r_1, p_1, …, r_nb, p_nb, α_1, …], and writes every joint as 3 translational + 3
 rotational equations in (q_i, q_j, α) (:mod:`solver.constraints.parametric`); a driver becomes the
 trivial row α_k − f(t).  α carries no inertia and no applied force (zero rows and columns of M and
@@ -19,7 +19,7 @@ Q): it is fixed by the joint's equations, so Nᵀ M N stays positive definite.  
 forces have the same meaning in both forms (the joint rows carry the actuator's effort to the
 bodies: Φ_αᵀ λ_joint = −λ_driver).
 
-Flexible bodies (seed paper 3, conventional form only): each has a floating frame [r, p] in the
+Flexible bodies (Kim & Yoo (1997), conventional form only): each has a floating frame [r, p] in the
 same 7-column blocks, numbered after the rigid bodies, and its modal coordinates a after all
 blocks, q = [r_1, p_1, …, r_F, p_F, …, a_F, …]; their mass blocks, forces and energies come from
 :mod:`solver.flexible.floating`, joints touching them are evaluated by

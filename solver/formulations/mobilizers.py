@@ -7,7 +7,7 @@ outboard origin ``d(x)`` in inboard axes.  Its rates, in inboard axes, are
     ω_rel = H(x) ẋ,   ḋ = Dq(x) ẋ,
 
 and the velocity-quadratic parts of their time derivatives (ẍ = 0) are ``a_w = Ḣ ẋ`` and
-``a_d = Ḋq ẋ``.  These are the joint-level pieces of seed paper 1 eqs. (1)–(4): the formulation
+``a_d = Ḋq ẋ``.  These are the joint-level pieces of Kim & You (1997) eqs. (1)–(4): the formulation
 turns them into ``B_j`` (eq. 6) and ``D_j = Ḃ_j q̇_j`` (eq. 8).
 
 Coordinates per model joint type (identical to :meth:`CartesianJoint.coordinate` so drivers mean

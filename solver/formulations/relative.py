@@ -1,12 +1,12 @@
-"""Recursive relative (joint) coordinate formulation — seed paper 1 (Kim & You 1997), with the
-velocity-transformation DAE of papers 4–5 for closed loops.
+"""Recursive relative (joint) coordinate formulation — Kim & You (1997) (Kim & You 1997), with the
+velocity-transformation DAE of Bae, Yang & Seo (2003) and Choi & Yoo (2000) for closed loops.
 
 Coordinates q are the joint coordinates of the spanning-tree joints
 (:mod:`solver.formulations.topology`, :mod:`solver.formulations.mobilizers`).  Every body b has a
-state velocity (paper 1 eq. 6) ``Ŷ_b = [ṙ_b + r̃_b ω_b ; ω_b]`` — the velocity of the body point at
+state velocity (Kim & You (1997) eq. 6) ``Ŷ_b = [ṙ_b + r̃_b ω_b ; ω_b]`` — the velocity of the body point at
 the global origin and ω — which does not depend on the body reference point, so the CM is used.
 
-Forward recursion, tree joint e from parent P to child C (paper 1 eqs. 1–9):
+Forward recursion, tree joint e from parent P to child C (Kim & You (1997) eqs. 1–9):
     A_C = A_P C_in R(q_e) C_outᵀ                                   (1)
     o_e = r_P + A_P s_in + A_P C_in d(q_e),  r_C = o_e − A_C s_out    (2)
     Ŷ_C = Ŷ_P + B_e q̇_e,  B_e = [E Dq + õ_e E H ; E H],  E = A_P C_in  (6)
@@ -213,7 +213,7 @@ class RelativeSystem(MechanicalSystem):
         return ConstraintEval(phi, jac, nu, gamma)
 
     def mass(self, q):
-        """M = Bᵀ M̂ B assembled from K_e (paper 1 eqs. 15–16): for each tree edge e the block row
+        """M = Bᵀ M̂ B assembled from K_e (Kim & You (1997) eqs. 15–16): for each tree edge e the block row
         B_eᵀ K_e [B_a for a on e's path] in one product (O(n) slices for a chain)."""
         kin = self.kinematics(q)
         K = self._K(kin)
@@ -229,7 +229,7 @@ class RelativeSystem(MechanicalSystem):
         return M
 
     def forces(self, q, qd, t):
-        """P_e = B_eᵀ (L_e − K_e Σ_path D) (paper 1 eqs. 15, 17): applied, gravity, velocity terms."""
+        """P_e = B_eᵀ (L_e − K_e Σ_path D) (Kim & You (1997) eqs. 15, 17): applied, gravity, velocity terms."""
         kin = self.kinematics(q, qd)
         K = self._K(kin)
         L = self._L(kin, K, self._Qhat(kin, t))
@@ -320,7 +320,7 @@ class RelativeSystem(MechanicalSystem):
 
     # ---- public API: kinematics (also used by tests and benches) --------------------------------
     def kinematics(self, q, qd=None) -> Kinematics:
-        """Forward recursion of positions, state velocities and D_e (paper 1 eqs. 1–8) of one
+        """Forward recursion of positions, state velocities and D_e (Kim & You (1997) eqs. 1–8) of one
         state; cached."""
         qb = q.tobytes()
         key = (qb, None if qd is None else qd.tobytes())
@@ -348,7 +348,7 @@ class RelativeSystem(MechanicalSystem):
         return BodyFrames(frames.r.copy(), frames.A.copy(), frames.v, frames.w.copy())
 
     def state_mass(self, kin, b):
-        """Body state mass matrix M̂_b (paper 1 eq. 11), global, about the global origin; ``b`` a
+        """Body state mass matrix M̂_b (Kim & You (1997) eq. 11), global, about the global origin; ``b`` a
         body index or a slice of bodies (stacked along the body axis), of one or N states."""
         m = np.asarray(self.mass_values[b])[..., None, None]
         A, rt = kin.A[..., b, :, :], skew(kin.r[..., b, :])
@@ -393,7 +393,7 @@ class RelativeSystem(MechanicalSystem):
         return self.init[b] if b >= 0 else (np.zeros(3), np.eye(3))
 
     def _recursion(self, q, qd):
-        """Forward recursion (paper 1 eqs. 1–8, module docstring) of one state (q: (nq,)) or of N
+        """Forward recursion (Kim & You (1997) eqs. 1–8, module docstring) of one state (q: (nq,)) or of N
         stacked states (q: (N, nq))."""
         kin = Kinematics(self.nb, len(self.mobs), q.shape[:-1])
         for e, edge in enumerate(self.topology.edges):
@@ -430,7 +430,7 @@ class RelativeSystem(MechanicalSystem):
         return BodyFrames(kin.r, kin.A, kin.Y[..., :3] + cross(w, kin.r), w)
 
     def _K(self, kin):
-        """K_e = M̂_child + Σ_children K_c (paper 1 eq. 16); computed once per kinematics."""
+        """K_e = M̂_child + Σ_children K_c (Kim & You (1997) eq. 16); computed once per kinematics."""
         if kin.K is not None:
             return kin.K
         topo = self.topology
@@ -444,7 +444,7 @@ class RelativeSystem(MechanicalSystem):
         return K
 
     def _L(self, kin, K, Qh):
-        """L_e = Q̂_child + Σ_children (L_c − K_c D_c) (paper 1 eq. 17)."""
+        """L_e = Q̂_child + Σ_children (L_c − K_c D_c) (Kim & You (1997) eq. 17)."""
         topo = self.topology
         L = [None] * len(topo.edges)
         for e in reversed(range(len(topo.edges))):
@@ -453,7 +453,7 @@ class RelativeSystem(MechanicalSystem):
         return L
 
     def _Qhat(self, kin, t, spring=None):
-        """Body state forces Q̂_b (paper 1 eq. 12) from gravity, force elements and inertia terms;
+        """Body state forces Q̂_b (Kim & You (1997) eq. 12) from gravity, force elements and inertia terms;
         ``spring`` (one entry per state), when given, receives the elements' potential energy."""
         frames = self._frames(kin)
         loads, energy = element_loads(self.force_elements, t if kin.r.ndim == 2 else
@@ -467,7 +467,7 @@ class RelativeSystem(MechanicalSystem):
         return np.concatenate([f, cross(kin.r, f) + T - cross(w, matvec(J, w))], axis=-1)
 
     def _accelerations(self, kin, qdd):
-        """Ẏ̂_C = Ẏ̂_P + B_e q̈_e + D_e (paper 1 eq. 8)."""
+        """Ẏ̂_C = Ẏ̂_P + B_e q̈_e + D_e (Kim & You (1997) eq. 8)."""
         Ydd = np.zeros(kin.Y.shape)
         for e, edge in enumerate(self.topology.edges):
             P = edge.parent
@@ -476,7 +476,7 @@ class RelativeSystem(MechanicalSystem):
         return Ydd
 
     def _reactions_nonrecursive(self, kin, K, L, Ydd, qdd):
-        """R̂_e = −L_e + K_e Ẏ̂_child + Σ_{l ∈ subtree(e), l ≠ e} K_l B_l q̈_l (paper 1 eq. 30); the
+        """R̂_e = −L_e + K_e Ẏ̂_child + Σ_{l ∈ subtree(e), l ≠ e} K_l B_l q̈_l (Kim & You (1997) eq. 30); the
         subtree sums accumulated from the leaves."""
         topo = self.topology
         ne = len(topo.edges)
@@ -489,7 +489,7 @@ class RelativeSystem(MechanicalSystem):
         return R
 
     def _reactions_newton_euler(self, kin, Qh, Ydd):
-        """R̂_e = M̂_child Ẏ̂_child − Q̂_child + Σ_children R̂_c, leaves first (paper 1 eq. 28)."""
+        """R̂_e = M̂_child Ẏ̂_child − Q̂_child + Σ_children R̂_c, leaves first (Kim & You (1997) eq. 28)."""
         topo = self.topology
         Mh = self.state_mass(kin, slice(None))
         R = np.empty(kin.D.shape)

@@ -2,7 +2,7 @@
 
     M(q) q̈ + Φ_qᵀ λ = Q(q, q̇, t),   Φ(q, t) = 0,   Φ_q q̇ = ν,   Φ_q q̈ = γ
 
-(seed paper 2 eq. 1, paper 3 eq. 5, paper 5 eqs. 1–3).  The partitioning methods, integrators and
+(Lee, Lee & Bae (2013) eq. 1, Kim & Yoo (1997) eq. 5, Choi & Yoo (2000) eqs. 1–3).  The partitioning methods, integrators and
 analyses only see this interface; the Cartesian and relative formulations implement it.
 """
 from __future__ import annotations

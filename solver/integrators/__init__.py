@@ -1,6 +1,6 @@
 """Time integrators for the independent coordinates (state y = [z, ż]).
 
-scipy's ODE solvers are used where they fit (paper 3 uses an Adams predictor–corrector, paper 2 a
+scipy's ODE solvers are used where they fit (Kim & Yoo (1997) uses an Adams predictor–corrector, Lee, Lee & Bae (2013) a
 BDF):
 
   ``adams``   LSODA — Adams–Moulton variable step/order, switching to BDF when the problem turns stiff

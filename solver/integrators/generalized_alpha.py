@@ -2,7 +2,7 @@
 
     M(q) q̈ + Φ_qᵀ λ − Q(q, q̇, t) = 0,     Φ(q, t) = 0,
 
-for stiff models (seed paper 2 uses an implicit BDF; seed paper 1's case 2 has a 3e9 N/m spring).
+for stiff models (Lee, Lee & Bae (2013) uses an implicit BDF; Kim & You (1997)'s case 2 has a 3e9 N/m spring).
 With spectral radius at infinity ρ∞: α_m = (2ρ∞ − 1)/(ρ∞ + 1), α_f = ρ∞/(ρ∞ + 1),
 γ = ½ + α_f − α_m, β = ¼ (γ + ½)².  Each step solves for (q_{n+1}, λ_{n+1}) by Newton with the
 iteration matrix

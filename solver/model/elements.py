@@ -382,7 +382,7 @@ class Driver(Element):
 
 
 class FlexibleBody(Element):
-    """A straight flexible beam (floating frame of reference, modal coordinates; seed paper 3).
+    """A straight flexible beam (floating frame of reference, modal coordinates; Kim & Yoo (1997)).
 
     Euler–Bernoulli beam elements between ``start`` and ``end`` (global, initial configuration);
     body frame at the midpoint with x along the beam and z along ``z_axis`` (made perpendicular to

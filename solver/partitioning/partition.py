@@ -1,11 +1,11 @@
-"""Coordinate partitioning: LU (Wehage–Haug), QR (Kim–Vanderploeg), SVD — seed paper 3 §2.
+"""Coordinate partitioning: LU (Wehage–Haug), QR (Kim–Vanderploeg), SVD — Kim & Yoo (1997) §2.
 
 All three describe the configuration near a reference q_ref as
 
     q = q_ref + V z + U w,     Vᵀ V = I,  Vᵀ U = 0,
 
 with z the independent coordinates (integrated) and w the dependent ones (solved from Φ = 0 by
-Newton–Raphson, paper 3 eq. 7).  LU: V, U are columns of the identity chosen by a pivoted LU of
+Newton–Raphson, Kim & Yoo (1997) eq. 7).  LU: V, U are columns of the identity chosen by a pivoted LU of
 Φ_qᵀ (the independent set is a subset of q, eqs. 6–8).  QR: Φ_qᵀ = [Q1 Q2] R, U = Q1, V = Q2 — the
 tangent space of the constraint manifold at q_ref (eqs. 9–14).  SVD: U, V from the right singular
 vectors (range and null space of Φ_q), which also ranks the constraints robustly.

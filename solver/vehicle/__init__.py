@@ -1,4 +1,4 @@
-"""Vehicle dynamics force elements (seed paper 5): road, tire, speed control.
+"""Vehicle dynamics force elements (Choi & Yoo (2000)): road, tire, speed control.
 
 :func:`compile_vehicle_element` turns a model element of one of the kinds in ``KINDS`` into the
 force evaluators :func:`solver.forces.compile_forces` collects (a road applies no load itself:

@@ -1,4 +1,4 @@
-"""The CAE-TC compact car of seed paper 5 (Choi & Yoo 2000, Fig. 1 and Table 1) as a model
+"""The CAE-TC compact car of Choi & Yoo (2000) (Choi & Yoo 2000, Fig. 1 and Table 1) as a model
 builder: 14 bodies with massless links, or the same car with its links and rear dampers as light
 bodies; four manoeuvres.  Every number is listed and justified in docs/vehicle.md.
 

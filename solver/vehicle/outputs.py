@@ -1,4 +1,4 @@
-"""Vehicle outputs computed from a run's results (seed paper 5's plots): tire forces per wheel,
+"""Vehicle outputs computed from a run's results (Choi & Yoo (2000)'s plots): tire forces per wheel,
 chassis roll angle, chassis accelerations in its heading frame."""
 from __future__ import annotations
 

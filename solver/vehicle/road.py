@@ -1,4 +1,4 @@
-"""Road surface queried by position: flat ground plus one obstacle profile along x (seed paper 5 §5).
+"""Road surface queried by position: flat ground plus one obstacle profile along x (Choi & Yoo (2000) §5).
 
 The road is the global x–y plane at z = ``height`` (vehicle models use z up) plus a profile h(x)
 that is constant across y::
@@ -10,7 +10,7 @@ that is constant across y::
                                              cubic-spline table written in the variable t (= x)
 
 x0 = ``start``, H = ``obstacle_height``, L = ``obstacle_length``.  The upward unit normal is
-n = (−h′, 0, 1)/√(1 + h′²).  The half-sine (paper 5's bump, 0.1 m × 2.5 m) has a slope kink at its
+n = (−h′, 0, 1)/√(1 + h′²).  The half-sine (Choi & Yoo (2000)'s bump, 0.1 m × 2.5 m) has a slope kink at its
 ends; the step is a C¹ ramp so that an integrator never meets a jump in height.
 """
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Tire force element: vertical contact force from penetration of the wheel disc into the road and
-longitudinal / lateral forces from the Magic Formula with combined slip (seed paper 5 §5;
+longitudinal / lateral forces from the Magic Formula with combined slip (Choi & Yoo (2000) §5;
 H. B. Pacejka, *Tire and Vehicle Dynamics*, 3rd ed., 2012).
 
 Geometry (global, z up).  The wheel body's CM is the wheel centre c; a = A a′ its spin axis;

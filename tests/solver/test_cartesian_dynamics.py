@@ -202,7 +202,7 @@ def stiff_pendulum(stiffness):
 
 
 def test_generalized_alpha_on_a_stiff_spring():
-    """3e9 N/m (seed paper 1's case-2 stiffness scale): the implicit index-3 scheme steps over the
+    """3e9 N/m (Kim & You (1997)'s case-2 stiffness scale): the implicit index-3 scheme steps over the
     unresolved ~6 kHz axial mode at h = 1 ms and follows the welded pendulum."""
     kw = dict(t_end=0.5, output_step=0.05)
     rigid = solver.simulate(stiff_pendulum(None), rtol=1e-10, atol=1e-12, **kw)
@@ -254,7 +254,7 @@ def test_four_revolute_fourbar_matches_nonredundant_build(partitioning):
 
 
 def test_parallelogram_through_its_flattened_singular_position():
-    """Seed paper 3's point: at the flattened (singular) position of a parallelogram four-bar LU
+    """Kim & Yoo (1997)'s point: at the flattened (singular) position of a parallelogram four-bar LU
     partitioning stalls and says so; QR passes; hybrid switches LU→QR and back and agrees with QR."""
     kw = dict(t_end=0.45, output_step=0.05, rtol=1e-9, atol=1e-11)
     qr = solver.simulate(fourbar(), partitioning="qr", **kw)

@@ -1,4 +1,4 @@
-"""Flexible bodies in the Cartesian formulation (seed paper 3): FFRF equations against Lagrange's
+"""Flexible bodies in the Cartesian formulation (Kim & Yoo (1997)): FFRF equations against Lagrange's
 equations by finite differences, joint derivatives against finite differences, the stiff limit
 against the rigid pendulum, files and results."""
 import os
@@ -143,7 +143,7 @@ def test_flexible_model_round_trip_and_results_file(tmp_path):
 
 @pytest.mark.slow
 def test_flexible_fourbar_through_the_singular_position_qr_and_hybrid():
-    """Seed paper 3's example over its first singular passage (≈ 0.17 s; 0.3 s keeps the test
+    """Kim & Yoo (1997)'s example over its first singular passage (≈ 0.17 s; 0.3 s keeps the test
     affordable — full 2 s runs are in docs/validation.md): energy (kinetic + gravity + strain)
     within 1e-4 of the kinetic scale with QR and hybrid, hybrid = QR to 1e-5.  Hybrid's switches
     LU→QR and back are tested on the rigid four-bar (test_hybrid.py): whether LU loses its step size

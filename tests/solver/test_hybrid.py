@@ -1,4 +1,4 @@
-"""Hybrid LU↔QR partitioning (seed paper 3, steps 1–14; solver/analysis/hybrid.py): which models
+"""Hybrid LU↔QR partitioning (Kim & Yoo (1997), steps 1–14; solver/analysis/hybrid.py): which models
 count as conservative for the energy criterion (b), criterion (b) itself on the rigid singular
 four-bar (where LU alone gains energy at the second flattened passage), and hybrid's cost against
 QR and LU on the same run."""
@@ -47,7 +47,7 @@ def test_energy_criterion_applies_only_to_conservative_models():
 
 def test_energy_criterion_switches_before_lu_gains_energy(monkeypatch):
     """Rigid singular four-bar through its second flattened passage (≈ 0.97 s): LU alone gains
-    1.6e-4 of the kinetic scale there (seed paper 3, Fig. 14); with only criterion (b) active
+    1.6e-4 of the kinetic scale there (Kim & Yoo (1997), Fig. 14); with only criterion (b) active
     (the step-size criteria disabled) hybrid switches to QR on the energy change, at the passage,
     and ends within 1e-4 (measured 2.3e-5), back in LU after it."""
     model = make_samples.fourbar_singular_rigid()

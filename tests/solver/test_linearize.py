@@ -1,4 +1,4 @@
-"""Linearization, natural frequencies, damping ratios and mode shapes (seed paper 4) against
+"""Linearization, natural frequencies, damping ratios and mode shapes (Bae, Yang & Seo (2003)) against
 closed-form small-oscillation results, the FFT of nonlinear runs, and across formulations."""
 import os
 import sys
@@ -216,7 +216,7 @@ def test_dominant_frequency_of_known_tones():
 
 
 def test_fourbar_spring_sample_linear_vs_fft():
-    """Seed paper 4 §5.1: the four-bar with a spring (sample, geometry documented in
+    """Bae, Yang & Seo (2003) §5.1: the four-bar with a spring (sample, geometry documented in
     tools/make_samples.py).  Linearized at θ1 = θ2 = θ3 = 0 (its static equilibrium) the frequency
     equals the energy-method value J, K of the sample's data, and the FFT peak of link C's rotation
     in the nonlinear run after the initial kick of link A (sample settings: 3 s, output every
@@ -297,7 +297,7 @@ def test_pinned_hub_with_flexible_beam_frequencies():
 
 
 def hanging_flexible_fourbar():
-    """The flexible four-bar of seed paper 3 (tools/make_samples.py: 1 m steel cranks, copper
+    """The flexible four-bar of Kim & Yoo (1997) (tools/make_samples.py: 1 m steel cranks, copper
     coupler as 10 elements / 2 modes) drawn hanging, cranks pointing down: a stable equilibrium a
     few Newton steps away (the coupler's sag)."""
     m = solver.Model(name="fourbar-hanging", gravity=(0.0, -G, 0.0))

@@ -1,4 +1,4 @@
-"""Parametric generalized coordinates (seed paper 2 §3): derivatives and agreement with the
+"""Parametric generalized coordinates (Lee, Lee & Bae (2013) §3): derivatives and agreement with the
 conventional joint form.
 
 FD checks as in test_constraint_derivatives.py (random off-manifold states, α included; Euler

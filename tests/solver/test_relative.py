@@ -1,4 +1,4 @@
-"""Relative (recursive, joint-coordinate) formulation — seed paper 1 — checked against the
+"""Relative (recursive, joint-coordinate) formulation — Kim & You (1997) — checked against the
 Cartesian formulation, finite differences, the recursive Newton–Euler sweep and conservation laws.
 """
 import os

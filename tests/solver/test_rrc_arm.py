@@ -1,4 +1,4 @@
-"""The 7-DOF RRC robot arm of seed paper 1 §4 (samples rrc_arm_case1/2, built by
+"""The 7-DOF RRC robot arm of Kim & You (1997) §4 (samples rrc_arm_case1/2, built by
 tools/make_samples.py): relative vs Cartesian, non-recursive (eq. 30) vs Newton–Euler reactions,
 energy of the free-falling arm."""
 import importlib.util

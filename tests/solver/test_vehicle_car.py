@@ -1,4 +1,4 @@
-"""The CAE-TC car of seed paper 5 (solver/vehicle/cae_tc.py): statics, straight driving,
+"""The CAE-TC car of Choi & Yoo (2000) (solver/vehicle/cae_tc.py): statics, straight driving,
 cornering, 14-body vs 23-body (links as light bodies) responses and link reactions.
 
 Horizons are short (≤ 2 s) to keep this file within its time budget; the full 10 s manoeuvres run

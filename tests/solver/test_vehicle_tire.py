@@ -1,4 +1,4 @@
-"""Road, tire and speed-control force elements (seed paper 5; solver/vehicle/)."""
+"""Road, tire and speed-control force elements (Choi & Yoo (2000); solver/vehicle/)."""
 import math
 
 import numpy as np
