@@ -26,7 +26,6 @@ run: $(STAMP)
 test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider
 	$(VENV)/bin/lint-imports
-	$(PY) ../shared/contract/check_contract.py
 
 test-fast: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -x -m "not slow" -p no:cacheprovider

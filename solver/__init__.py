@@ -1,6 +1,6 @@
 """MBS Studio solver: a multibody dynamics code usable on its own (no Qt, no VTK).
 
-Public API (see ``docs/architecture.md`` and ``../shared/DESIGN.md``)::
+Public API (see ``docs/architecture.md``; checked by ``tests/test_public_contract.py``)::
 
     m = solver.Model(...); m.add_body(...); m.add_joint(...)
     res = solver.simulate(m, t_end=1.0)

@@ -12,7 +12,7 @@
                          [--results-dir DIR] [--quiet]
     mbs --version
 
-Exit codes (``../shared/DESIGN.md``, error policy): 0 success, 2 bad input (invalid model or option,
+Exit codes (error policy, docs/reliability.md): 0 success, 2 bad input (invalid model or option,
 missing or unreadable file), 3 solver failure (or an unexpected internal error), 130 interrupted.
 Errors are one line on stderr starting with ``mbs: error:``, never a traceback (set ``MBS_DEBUG=1``
 to see the traceback of an internal error).  A failed or interrupted run still saves the results up

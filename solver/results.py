@@ -5,7 +5,7 @@ Saved as HDF5 (h5py) and exported as CSV.  A long run streams its rows into the 
 reads lazily from that file (``load_results(path, lazy=True)``), so memory stays bounded by one
 chunk of rows whatever the number of output points.
 
-Conventions (``../shared/DESIGN.md``): SI units, global axes; ``joint_reaction`` is the force and
+Conventions (the public contract): SI units, global axes; ``joint_reaction`` is the force and
 torque acting ON body_j FROM body_i at the joint origin (for a driven joint the actuator torque is
 included); ``driver_force`` the generalized force the actuator applies to body_j along the driven
 coordinate.

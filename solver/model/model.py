@@ -22,7 +22,7 @@ ATTACH_TO_FLEXIBLE = ("joint", "spring_damper", "bushing", "force", "torque")   
 
 
 class Model:
-    """A multibody model (see ``../shared/DESIGN.md`` for the public contract).
+    """A multibody model (the public contract: README tour, tests/test_public_contract.py).
 
     >>> m = Model(name="pendulum", gravity=(0, -9.81, 0))
     >>> m.add_body("bob", mass=1.0, inertia=(1e-3, 1e-3, 1e-3), position=(0, -1, 0))

@@ -2,6 +2,9 @@
 and whose render window is finalized at teardown, and a pendulum model built in code."""
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 
 import solver
@@ -82,3 +85,13 @@ def pendulum_model() -> solver.Model:
 @pytest.fixture
 def pendulum():
     return pendulum_model()
+
+
+@pytest.fixture(scope="session")
+def screenshots_dir(tmp_path_factory) -> Path:
+    """Where screenshot tests write their PNGs: a temporary folder, or the folder named by
+    ``MBS_SCREENSHOTS`` (``tools/screenshots.sh`` points it at docs/screenshots on purpose)."""
+    folder = os.environ.get("MBS_SCREENSHOTS")
+    path = Path(folder) if folder else tmp_path_factory.mktemp("screenshots")
+    path.mkdir(parents=True, exist_ok=True)
+    return path

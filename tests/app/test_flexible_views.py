@@ -14,7 +14,6 @@ from app.screenshot import grab_window
 
 ROOT = Path(__file__).resolve().parents[2]
 FLEXIBLE = ROOT / "sample_models" / "fourbar_singular_flexible.mbs.json"
-SCREENSHOTS = ROOT / "docs" / "screenshots"
 BEAM = "coupler"
 
 
@@ -64,7 +63,7 @@ def test_flexible_beam_drawn_deformed_with_scale(window, flexible_results):
     assert np.allclose(scene.beam_points(BEAM), expected_nodes(model, res, 0, 0.0), atol=1e-12)
 
 
-def test_modal_coordinates_panel_curves_equal_results(window, qtbot, flexible_results):
+def test_modal_coordinates_panel_curves_equal_results(window, qtbot, flexible_results, screenshots_dir):
     res = flexible_results
     assert window.load(str(FLEXIBLE))
     window.simulation.set_results(res)
@@ -85,7 +84,7 @@ def test_modal_coordinates_panel_curves_equal_results(window, qtbot, flexible_re
     window.modal_dock.raise_()
     window.resizeDocks([window.modal_dock], [300], Qt.Orientation.Vertical)
     qtbot.wait(80)
-    assert grab_window(window, window.viewport).save(str(SCREENSHOTS / "modal_coordinates_panel.png"))
+    assert grab_window(window, window.viewport).save(str(screenshots_dir / "modal_coordinates_panel.png"))
     # A rigid model: no curves, a clear note.
     window.simulation.set_results(solver.simulate(solver.load_model(str(FLEXIBLE.with_name("pendulum.mbs.json"))),
                                                   t_end=0.05))

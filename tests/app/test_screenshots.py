@@ -1,6 +1,5 @@
 """Render each sample model in the viewport, check that real geometry shows (not a blank or noisy
-image) and write window screenshots, 3D view included, to docs/screenshots/."""
-from pathlib import Path
+image) and write window screenshots, 3D view included (to docs/screenshots/ through tools/screenshots.sh)."""
 
 import numpy as np
 import pytest
@@ -9,7 +8,6 @@ from PySide6.QtCore import QPoint
 from app.resources import sample_files
 from app.screenshot import grab_window
 
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
 
 def geometry_fraction(viewport) -> float:
@@ -36,13 +34,12 @@ def test_pendulum_renders_real_pixels(window, pendulum):
 
 
 @pytest.mark.parametrize("path", sample_files(), ids=lambda p: p.name)
-def test_sample_screenshot(window, path):
+def test_sample_screenshot(window, path, screenshots_dir):
     assert window.load(str(path)), f"cannot open {path}"
     window.viewport.set_view("iso")
     fraction = geometry_fraction(window.viewport)
     assert 0.003 < fraction < 0.7, f"{path.name}: geometry covers {fraction:.1%} of the view"
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    out = SCREENSHOTS / (path.name.removesuffix(".mbs.json") + ".png")
+    out = screenshots_dir / (path.name.removesuffix(".mbs.json") + ".png")
     image = grab_window(window, window.viewport)
     assert image.save(str(out))
     # The composited window shows the 3D view, not the black area QWidget.grab leaves there.
