@@ -1,9 +1,9 @@
 """Running the solver from the GUI: a thin Qt worker around :func:`app.simulation.run_simulation` on a
 ``QThread``, the controller behind Simulate ▸ Run / Stop, the run progress shown in the status bar,
 the results that belong to the project (saved as ``<project>.h5`` beside it, reloaded with it), and
-the Simulate ▸ Settings… dialog (its edits are undoable ``SetSetting`` commands; its "codegen"
-checkbox is a run option of the window — ``solver.Settings`` has no codegen field, so it is not
-saved with the project — disabled with the reason when no C compiler is found).
+the Simulate ▸ Settings… dialog (its edits are undoable ``SetSetting`` commands; "codegen" is a saved
+setting like the others: generated C kernels on "auto" whenever a C compiler is found).  A run that
+builds its kernels first shows "compiling the model…" in the status bar; Stop cancels the build.
 
 Threading: the model is copied in :func:`run_simulation` before the solver compiles it, so edits
 during a run cannot reach it; the solver calls ``progress``/``cancel`` from the worker thread;
@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 from PySide6.QtCore import QCoreApplication, QObject, QThread, QTimer, Signal, Slot
-from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QFormLayout, QLabel, QProgressBar,
+from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFormLayout, QLabel, QProgressBar,
                                QWidget, QHBoxLayout)
 
 import solver
@@ -83,10 +83,25 @@ class RunStatus(QWidget):
 
     def show_progress(self, t, t_end, wall):
         self.show()
+        self.end_phase()
         self.bar.setValue(int(1000 * t / t_end) if t_end > 0 else 0)
         self.bar.setFormat(f"{100 * t / t_end:.0f} %" if t_end > 0 else "")
         rtf = t / wall if wall > 0 else 0.0
         self.label.setText(f"t = {t:.4g} / {t_end:.4g} s · wall {wall:.1f} s · ×{rtf:.2g} real time")
+
+    def show_phase(self, text):
+        """A phase before the integration starts (e.g. "compiling the model…"): a busy bar and the text."""
+        self.show()
+        self.bar.setRange(0, 0)
+        self.label.setText(text)
+
+    def end_phase(self):
+        self.bar.setRange(0, 1000)
+
+    def on_event(self, event):
+        """Solver events during a run: a build shows as its own phase until the first progress."""
+        if event.get("kind") == "codegen" and event.get("message") == "compiling the model…":
+            self.show_phase("compiling the model…")
 
 
 class SimulationController(QObject):
@@ -113,7 +128,6 @@ class SimulationController(QObject):
         self._worker: SimulationWorker | None = None
         self._stop_requested_at = None
         self.stop_latency = None  # s from stop() to the partial results being in the GUI (last Stop)
-        self.codegen = False      # run option: simulate(..., codegen=True) (generated C kernels)
         self.document.model_replaced.connect(self._on_model_replaced)
 
     # ---- public API ---------------------------------------------------------------------------
@@ -122,11 +136,11 @@ class SimulationController(QObject):
         return self._thread is not None
 
     def run(self, **overrides) -> bool:
-        """Start a run of the document's model (``overrides`` replace saved settings, e.g. t_end;
-        ``codegen`` defaults to the window's run option when a C compiler is found)."""
+        """Start a run of the document's model (``overrides`` replace saved settings, e.g. t_end).
+        Generated kernels follow the model's ``codegen`` setting ("auto": when a C compiler is
+        found); a build shows as "compiling the model…" in the status bar and Stop cancels it."""
         if self.running:
             return False
-        overrides.setdefault("codegen", self.codegen and bool(solver.codegen_compiler()))
         problems = self.document.model.validate()
         if problems:
             self.window.report_problems("Cannot run", problems)
@@ -138,12 +152,13 @@ class SimulationController(QObject):
         self._thread.started.connect(self._worker.run)
         self._worker.progress.connect(self._on_progress)
         self._worker.event.connect(_log_event)
+        self._worker.event.connect(self.status.on_event)
         self._worker.done.connect(self._on_done)
         self._stop_requested_at = None
         settings = dict(self.document.model.settings.values, **overrides)
         LOGGER.info("Run started: t_end = %g s, output step %g s, %s / %s / %s%s", settings["t_end"],
                     settings["output_step"], settings["formulation"], settings["partitioning"],
-                    settings["integrator"], " / codegen" if settings["codegen"] else "")
+                    settings["integrator"], f" / codegen {settings['codegen']}")
         self.status.show_progress(0.0, float(settings["t_end"]), 0.0)
         self._thread.start()
         self.started.emit()
@@ -210,10 +225,9 @@ class SimulationController(QObject):
     def edit_settings(self):
         """Simulate ▸ Settings…: the changed fields become one undoable step."""
         model = self.document.model
-        values = dialogs.ask_solver_settings(self.window, dict(model.settings.values, codegen=self.codegen))
+        values = dialogs.ask_solver_settings(self.window, dict(model.settings.values))
         if values is None:
             return
-        self.codegen = bool(values.pop("codegen", self.codegen))
         changed = [(f, v) for f, v in values.items() if f != "name" and model.settings.values.get(f) != v]
         if not changed:
             return
@@ -319,8 +333,8 @@ def _fmt(t):
 
 
 class SettingsDialog(QDialog):
-    """The solver settings as a form (one editor per ``solver.Settings`` field), plus the codegen run
-    option when ``values`` has a "codegen" key."""
+    """The solver settings as a form (one editor per ``solver.Settings`` field; codegen's tooltip
+    says which C compiler builds the kernels, or that there is none)."""
 
     def __init__(self, values: dict, parent=None):
         super().__init__(parent)
@@ -335,24 +349,15 @@ class SettingsDialog(QDialog):
             label = field.name.replace("_", " ")
             form.addRow(label, editor)
             self.editors[field.name] = editor
-        self.codegen = None
-        if "codegen" in values:
-            self.codegen = QCheckBox("generated C kernels", self)
-            compiler = solver.codegen_compiler()
-            self.codegen.setEnabled(bool(compiler))
-            self.codegen.setChecked(bool(values["codegen"]) and bool(compiler))
-            self.codegen.setToolTip(
-                f"Evaluate the equations with model-specific C code compiled by {compiler} (relative "
-                "formulation, or Cartesian with conventional joints; other settings run the generic path)" if compiler else
-                "Unavailable: no C compiler found (install one, e.g. gcc, or set CC to its name)")
-            form.addRow("codegen", self.codegen)
+        compiler = solver.codegen_compiler()
+        self.editors["codegen"].setToolTip(
+            f"Generated C kernels, compiled by {compiler}: auto = whenever the model is supported (relative "
+            "formulation, or Cartesian with conventional joints), on = required, off = generic path"
+            if compiler else "No C compiler found (install one, e.g. gcc, or set CC): runs take the generic path")
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         form.addRow(buttons)
 
     def values(self) -> dict:
-        values = {name: editor.value() for name, editor in self.editors.items()}
-        if self.codegen is not None:
-            values["codegen"] = self.codegen.isChecked()
-        return values
+        return {name: editor.value() for name, editor in self.editors.items()}

@@ -37,7 +37,9 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import solver  # noqa: E402
-from solver.analysis.dynamics import Run, compile_model, resolve_settings, single_threaded_blas  # noqa: E402
+from solver.analysis.dynamics import Run  # noqa: E402
+from solver.analysis.threads import single_threaded_blas  # noqa: E402
+from solver.compile import compile_model  # noqa: E402
 from solver.codegen import CodegenRelativeSystem  # noqa: E402
 from solver.formulations.cartesian import CartesianSystem  # noqa: E402
 from solver.formulations.relative import RelativeSystem  # noqa: E402
@@ -86,8 +88,8 @@ class BudgetRun(Run):
 
 def run(model, formulation):
     """(results, simulated time reached, cut?) of one budgeted run."""
-    settings = resolve_settings(model, formulation=formulation, t_end=T_END, output_step=T_END / 10)
-    r = BudgetRun(compile_model(model, settings), settings, budget=BUDGET)
+    compiled = compile_model(model, formulation=formulation, t_end=T_END, output_step=T_END / 10, codegen="off")
+    r = BudgetRun(compiled.system, compiled.settings, budget=BUDGET)
     try:
         res = r.execute()
         return res, res.t[-1], False

@@ -35,7 +35,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 import solver                                                        # noqa: E402
-from solver.analysis.dynamics import single_threaded_blas            # noqa: E402
+from solver.analysis.threads import single_threaded_blas            # noqa: E402
 from solver.analysis.assembly import assemble_positions, consistent_velocities   # noqa: E402
 from solver.codegen import CodegenCartesianSystem, CodegenRelativeSystem, CodegenUnavailable   # noqa: E402
 from solver.errors import ModelError                                 # noqa: E402

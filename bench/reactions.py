@@ -32,7 +32,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import solver  # noqa: E402
-from solver.analysis.dynamics import single_threaded_blas  # noqa: E402
+from solver.analysis.threads import single_threaded_blas  # noqa: E402
 from solver.formulations.relative import RelativeSystem  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")

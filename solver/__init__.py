@@ -20,19 +20,20 @@ __all__ = ["MBSError", "ModelError", "ExpressionError", "SolverError", "Cancelle
            "FORCE_CLASSES", "FORCE_TYPES", "Field", "inertia_matrix", "load_model", "save_project",
            "__version__"]
 
+from .compile import CompiledModel, compile_model  # noqa: E402
 from .analysis.dynamics import simulate  # noqa: E402
 
 
 def codegen_compiler() -> str:
-    """Path of the C compiler ``simulate(..., codegen=True)`` uses (``$CC``, else ``cc``); "" when
-    there is none and runs fall back to the generic path (:mod:`solver.codegen`, imported on use)."""
+    """Path of the C compiler generated kernels use (``$CC``, else ``cc``); "" when there is none
+    and runs fall back to the generic path (:mod:`solver.codegen`, imported on use)."""
     from .codegen.build import compiler_path
     return compiler_path()
 
 
 from .results import Results, load_results  # noqa: E402
 
-__all__ += ["simulate", "codegen_compiler", "Results", "load_results"]
+__all__ += ["CompiledModel", "compile_model", "simulate", "codegen_compiler", "Results", "load_results"]
 from .analysis.linearize import linearize, Linearization  # noqa: E402
 
 __all__ += ["linearize", "Linearization"]

@@ -3,7 +3,7 @@
 ::
 
     mbs run MODEL [--t-end S] [--output-step S] [--formulation ...] [--partitioning ...]
-                  [--integrator ...] [--rtol X] [--atol X] [--max-step S] [--codegen]
+                  [--integrator ...] [--rtol X] [--atol X] [--max-step S] [--codegen [auto|on|off]]
                   [--out FILE.h5] [--csv DIR] [--quiet]
     mbs validate MODEL
     mbs info RESULTS.h5
@@ -93,8 +93,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--hold", metavar="J1,J2", help="joints that keep their drawn position while assembling")
     run.add_argument("--from-equilibrium", action="store_true",
                      help="start at rest from the static equilibrium near the drawn configuration")
-    run.add_argument("--codegen", action="store_true",
-                     help="evaluate the equations with model-specific compiled kernels (docs/codegen.md)")
+    run.add_argument("--codegen", nargs="?", const="on", choices=Settings.field("codegen").choices,
+                     help="generated C kernels (docs/codegen.md): auto (the default setting: when a C compiler "
+                          "is found and the model is supported), on (required), off; --codegen alone means on")
     run.add_argument("--out", metavar="FILE.h5", help="write the results as HDF5")
     run.add_argument("--csv", metavar="DIR", help="write the results as CSV files into DIR")
     run.add_argument("--quiet", action="store_true", help="print nothing but errors")
@@ -138,7 +139,8 @@ def cmd_run(args) -> int:
     try:
         with _CtrlC() as ctrl_c, ProgressBar(sys.stderr, enabled=not args.quiet and _isatty(sys.stderr)) as bar:
             res = simulate(model, progress=bar, cancel=ctrl_c.requested,
-                           hold=[j for j in (args.hold or "").split(",") if j], codegen=args.codegen or None,
+                           hold=[j for j in (args.hold or "").split(",") if j], codegen=args.codegen,
+                           on_event=_build_notice(args.quiet),
                            results_path=args.out, initial="equilibrium" if args.from_equilibrium else "model",
                            **options)     # --out: streamed as the run goes
     except SolverError as exc:
@@ -158,6 +160,14 @@ def cmd_run(args) -> int:
         if not args.quiet:
             print(f"results written to {path}")
     return EXIT_OK
+
+
+def _build_notice(quiet):
+    """on_event of a CLI run: "compiling the model…" on stderr when a build starts (it can take seconds)."""
+    def on_event(event):
+        if not quiet and event.get("kind") == "codegen" and event.get("message") == "compiling the model…":
+            print("mbs: compiling the model…", file=sys.stderr, flush=True)
+    return on_event
 
 
 def cmd_validate(args) -> int:

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Install the Debian libraries Qt and VTK need, when missing (as root), or say what to install.
+# Install the Debian libraries Qt and VTK need and the C compiler of the generated kernels
+# (solver.codegen), when missing (as root), or say what to install.
 #   tools/system-libs.sh            libraries for headless runs and tests (offscreen Qt, EGL VTK)
 #   tools/system-libs.sh --desktop  also the X11/xcb libraries for a real window
 set -u
@@ -9,6 +10,10 @@ if [ "${1:-}" = "--desktop" ]; then
 fi
 command -v dpkg-query >/dev/null 2>&1 || exit 0   # not Debian: nothing we can check
 missing=""
+# generated kernels need a C compiler (cc, or $CC) with the C library headers
+if ! command -v "${CC:-cc}" >/dev/null 2>&1 || ! dpkg-query -W -f='${Status}' libc6-dev 2>/dev/null | grep -q "install ok installed"; then
+  missing="gcc libc6-dev"
+fi
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done

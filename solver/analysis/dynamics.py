@@ -22,16 +22,17 @@ import time as _time
 from collections import deque
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
+from ..compile import CompiledModel, compile_model, generic_system
 from ..errors import Cancelled, ModelError, SolverError
 from ..forces import Wrenches
 from ..integrators import INTEGRATORS, GeneralizedAlpha
-from ..model.elements import Settings
 from ..partitioning.partition import Partition, PartitionError, independent_rows, multipliers
 from .assembly import assemble_positions, consistent_velocities, holding_model
+from .equilibrium import starting_at_equilibrium
 from .hybrid import HybridSwitch
 from .recording import Recorder
+from .threads import single_threaded_blas
 
 REPARTITION_RATIO = 0.2      # re-partition when the partition quality drops below this fraction
 STUCK_RESTARTS = 25          # restarts without 20 clean steps in between: the partition cannot go on
@@ -40,40 +41,6 @@ STALL_STEPS = 300            # this many steps advancing less than STALL_FRACTIO
 STALL_FRACTION = 1e-6
 JACOBIAN_STEP = 1e-7          # relative forward-difference step of the implicit integrators' Jacobian
 IMPLICIT = ("adams", "bdf", "radau")   # integrators that take a Jacobian (LSODA in its stiff mode)
-
-
-def resolve_settings(model, **overrides) -> Settings:
-    """The model's saved solver settings with the given (non-None) arguments applied."""
-    s = model.settings.copy()
-    problems = []
-    for key, value in overrides.items():
-        if value is None:
-            continue
-        try:
-            s.set(key, value)
-        except ModelError as exc:
-            problems += [p.replace("settings 'settings'", "simulate") for p in exc.problems]
-    if problems:
-        raise ModelError(problems)
-    return s
-
-
-def compile_model(model, settings, codegen=None, events=None):
-    """The formulation's compiled system for this model.  ``codegen=True``: the system with
-    generated kernels (:mod:`solver.codegen`) when available, else the generic one; either way a
-    one-line message is appended to ``events`` (a list) when given."""
-    if codegen:
-        from ..codegen import codegen_system
-        system, message = codegen_system(model, settings)
-        if events is not None:
-            events.append(message)
-        if system is not None:
-            return system
-    if settings.formulation == "cartesian":
-        from ..formulations.cartesian import CartesianSystem
-        return CartesianSystem(model, form=settings.constraints)
-    from ..formulations.relative import RelativeSystem
-    return RelativeSystem(model, reactions=settings.reactions)
 
 
 def output_times(t_end, step):
@@ -87,62 +54,66 @@ def output_times(t_end, step):
 def simulate(model, t_end=None, output_step=None, formulation=None, partitioning=None, integrator=None,
              rtol=None, atol=None, max_step=None, constraints=None, reactions=None, progress=None,
              cancel=None, hold=(), on_event=None, codegen=None, results_path=None, initial="model"):
-    """Run a model; returns :class:`solver.results.Results`.
+    """Run a model (a :class:`~solver.model.model.Model`, or a :class:`~solver.compile.CompiledModel`
+    to run again without compiling); returns :class:`solver.results.Results`.
 
-    Arguments not given come from ``model.settings``.  ``hold``: joints that keep their drawn
-    relative position while the model is assembled (see :mod:`solver.analysis.assembly`).
-    ``on_event(event)`` receives each solver event (dict: time, kind, message) as it happens.
-    ``codegen=True`` evaluates the equations with model-specific compiled kernels
-    (:mod:`solver.codegen`; an event of kind "codegen" says whether they or the generic path ran).
+    Arguments not given come from the model's settings.  ``codegen`` (True/False/"auto"/"on"/"off",
+    default the setting, itself "auto") chooses generated C kernels (:mod:`solver.compile`; an
+    event of kind "codegen" says whether they or the generic path ran, and why).  ``hold``: joints
+    that keep their drawn relative position while the model is assembled (see
+    :mod:`solver.analysis.assembly`; needs a Model).  ``on_event(event)`` receives each solver
+    event (dict: time, kind, message) as it happens, "compiling the model…" included.
     ``progress(t, t_end)`` is called after each output point; ``cancel()`` returning True stops the
-    run (raises :class:`Cancelled` carrying the partial results).  ``results_path``: stream the
-    output points into this HDF5 file as the run goes (:mod:`solver.analysis.recording`; memory
-    stays bounded) and return Results that read from it; the file appears when the run ends, also
-    a failed or cancelled one.  ``initial="equilibrium"`` starts at rest from the static
-    equilibrium near the model's configuration (:func:`solver.analysis.equilibrium.starting_at_equilibrium`;
-    an event of kind "equilibrium" gives its residual) instead of ``"model"``, the drawn state with
-    the bodies' initial velocities.  Raises ModelError for bad input and SolverError (with
-    ``.results``, None when the equilibrium is not found) when the run fails."""
+    run — or the build before it — (raises :class:`Cancelled` carrying the partial results).
+    ``results_path``: stream the output points into this HDF5 file as the run goes
+    (:mod:`solver.analysis.recording`; memory stays bounded) and return Results that read from it;
+    the file appears when the run ends, also a failed or cancelled one.  ``initial="equilibrium"``
+    starts at rest from the static equilibrium near the model's configuration
+    (:func:`solver.analysis.equilibrium.static_equilibrium`; an event of kind "equilibrium" gives
+    its residual) instead of ``"model"``, the drawn state with the bodies' initial velocities.
+    Raises ModelError for bad input and SolverError (with ``.results``, None when the equilibrium
+    is not found) when the run fails."""
     if initial not in ("model", "equilibrium"):
         raise ModelError(f"simulate: initial must be 'model' or 'equilibrium'; got {initial!r}")
     if initial == "equilibrium" and hold:
         raise ModelError("simulate: hold and initial='equilibrium' cannot be combined (the equilibrium "
                          "decides every joint's position)")
-    settings = resolve_settings(model, t_end=t_end, output_step=output_step, formulation=formulation,
-                                partitioning=partitioning, integrator=integrator, rtol=rtol, atol=atol,
-                                max_step=max_step, constraints=constraints, reactions=reactions)
-    notes = []
-    system = compile_model(model, settings, codegen=codegen, events=notes)
-    start = None
+    if hold and isinstance(model, CompiledModel):
+        raise ModelError("simulate: hold needs the Model (the held joints are assembled from it), not a "
+                         "CompiledModel")
+    overrides = dict(t_end=t_end, output_step=output_step, formulation=formulation, partitioning=partitioning,
+                     integrator=integrator, rtol=rtol, atol=atol, max_step=max_step, constraints=constraints,
+                     reactions=reactions, codegen=codegen)
+    if isinstance(model, CompiledModel):
+        compiled, settings = model, model.run_settings(**overrides)
+    else:
+        compiled = compile_model(model, on_event=on_event, cancel=cancel, **overrides)
+        settings = compiled.settings
+    system, start = compiled.system, None
     if initial == "equilibrium":
-        from .equilibrium import starting_at_equilibrium
-        system, eq = starting_at_equilibrium(system)
-        start = (f"started at the static equilibrium ({eq.method}, {eq.iterations} iterations, "
-                 f"max |NᵀQ| = {eq.residual:.3g})")
-    holding = compile_model(holding_model(model, hold), settings) if hold else None
-    run = Run(system, settings, progress, cancel, holding, on_event, results_path)
-    for message in notes:
+        start, eq = starting_at_equilibrium(system)
+        equilibrium_note = (f"started at the static equilibrium ({eq.method}, {eq.iterations} iterations, "
+                            f"max |NᵀQ| = {eq.residual:.3g})")
+    holding = generic_system(holding_model(model, hold), settings) if hold else None
+    run = Run(system, settings, progress, cancel, holding, on_event, results_path, start=start)
+    for message in compiled.notices:
         run.rec.event(0.0, "codegen", message)
     if start is not None:
-        run.rec.event(0.0, "equilibrium", start)
+        run.rec.event(0.0, "equilibrium", equilibrium_note)
     with single_threaded_blas():
         return run.execute()
-
-
-def single_threaded_blas():
-    """The solver's matrices are small: BLAS threads only add synchronisation (a 12×12 LU solve
-    took 4.5 ms with 2 threads on a busy 2-core machine and 24 µs with one)."""
-    return threadpool_limits(limits=1, user_api="blas")
 
 
 class Run:
     """State of one run: the system, the active partition, the recorder and the integrator."""
 
     def __init__(self, system, settings, progress=None, cancel=None, holding=None, on_event=None,
-                 results_path=None):
+                 results_path=None, start=None):
         """holding: the same system with held joints prescribed, used only to assemble;
-        results_path: the HDF5 file the recorder streams into (None: results in memory)."""
+        results_path: the HDF5 file the recorder streams into (None: results in memory);
+        start: the initial state (q, q̇, t) when it is not the system's own (``initial_state()``)."""
         self.system = system
+        self.start = start
         self.holding = holding
         self.s = settings
         self.progress = progress
@@ -163,7 +134,8 @@ class Run:
     def execute(self):
         wall0 = _time.perf_counter()
         try:
-            q, qd, t0 = self.system.initial_state()
+            q, qd, t0 = self.system.initial_state() if self.start is None else self.start
+            q, qd = np.array(q, dtype=float), np.array(qd, dtype=float)
             if self.holding is not None:
                 q = assemble_positions(self.holding, q, t0)
             q = assemble_positions(self.system, q, t0)

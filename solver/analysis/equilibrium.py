@@ -40,10 +40,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..compile import for_analysis
 from ..errors import ModelError, SolverError
 from ..partitioning.partition import Partition, PartitionError
 from .assembly import assemble_positions
-from .dynamics import compile_model, resolve_settings, single_threaded_blas
+from .threads import single_threaded_blas
 
 STEP = 1e-6             # central-difference step in z (m or rad)
 NEWTON_TOL = 1e-14      # constraint Newton tolerance inside r(z)
@@ -78,32 +79,18 @@ def static_equilibrium(model, formulation=None, tol=1e-10, max_iter=50, method="
         raise ModelError(f"static_equilibrium: method must be one of {', '.join(METHODS)}; got {method!r}")
     if not tol > 0 or int(max_iter) < 1:
         raise ModelError("static_equilibrium: tol must be > 0 and max_iter ≥ 1")
-    settings = resolve_settings(model, formulation=formulation)
-    system = compile_model(model, settings)
+    system = for_analysis(model, formulation).system
     with single_threaded_blas():
         return _Solver(system, tol, int(max_iter)).solve(method)
 
 
+
 def starting_at_equilibrium(system, tol=1e-10, max_iter=50):
-    """(system', eq): the compiled ``system`` whose initial state is its static equilibrium at
-    rest (everything else is ``system``'s), and the :class:`Equilibrium`.  Raises SolverError when
-    the equilibrium is not found."""
+    """((q, q̇ = 0, t), eq): the static equilibrium of the compiled ``system`` at rest as a start
+    state for a run, and the :class:`Equilibrium`.  Raises SolverError when it is not found."""
     with single_threaded_blas():
         eq = _Solver(system, tol, max_iter).solve("auto")
-    return _AtRest(system, eq.q, eq.t), eq
-
-
-class _AtRest:
-    """A compiled system with its initial state replaced by (q, q̇ = 0, t); all else delegated."""
-
-    def __init__(self, system, q, t):
-        self._system, self._q, self._t = system, q, t
-
-    def __getattr__(self, name):
-        return getattr(self._system, name)
-
-    def initial_state(self):
-        return self._q.copy(), np.zeros_like(self._q), self._t
+    return (eq.q.copy(), np.zeros_like(eq.q), eq.t), eq
 
 
 class _Solver:

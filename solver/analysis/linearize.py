@@ -35,11 +35,12 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.spatial.transform import Rotation
 
+from ..compile import for_analysis
 from ..errors import ModelError
 from ..math.rotations import L_matrix, rotation_matrix
 from ..partitioning.partition import Partition
 from .assembly import assemble_positions, consistent_velocities
-from .dynamics import compile_model, resolve_settings, single_threaded_blas
+from .threads import single_threaded_blas
 
 STEP = 1e-5
 NEWTON_TOL = 1e-14
@@ -95,11 +96,10 @@ def linearize(model, state=None, formulation=None):
     optionally ``qd``, ``t``) in the formulation's coordinates (e.g. ``static_equilibrium(...).state``),
     or ``(results, index)`` for an output point of a run.  Raises ModelError for a bad state or a
     model without degrees of freedom, SolverError when the equilibrium is not found."""
-    settings = resolve_settings(model, formulation=formulation)
+    system = for_analysis(model, formulation).system
     if isinstance(state, str) and state == "equilibrium":
         from .equilibrium import static_equilibrium
         state = static_equilibrium(model, formulation=formulation).state
-    system = compile_model(model, settings)
     with single_threaded_blas():
         return _linearize(system, state)
 

@@ -1,32 +1,38 @@
 """Model-specific compiled kernels (Choi & Yoo (2000) §4): sympy derivation → C → system compiler →
 ctypes.  See ``docs/codegen.md``.
 
-``codegen_system(model, settings)`` is what ``simulate(..., codegen=True)`` uses: the generated
-system when the formulation is supported (Cartesian with conventional joints, or relative), else
-None, with a one-line message for the run's events (kind ``"codegen"``).
+``codegen_system(model, settings)`` is what the compile step (:mod:`solver.compile`) uses: the
+generated system when the formulation is supported (Cartesian with conventional joints, or
+relative), else None, with a one-line message for the run's events (kind ``"codegen"``).
 """
 from __future__ import annotations
 
+from .build import building
 from .derive import CodegenUnavailable
 from .relative import CodegenRelativeSystem
 from .system import CodegenCartesianSystem
 
-__all__ = ["CodegenCartesianSystem", "CodegenRelativeSystem", "CodegenUnavailable", "codegen_system"]
+__all__ = ["CodegenCartesianSystem", "CodegenRelativeSystem", "CodegenUnavailable", "UNAVAILABLE", "codegen_system"]
+
+UNAVAILABLE = "codegen unavailable, generic path used: "     # how a fallback message starts
 
 
-def codegen_system(model, settings):
+def codegen_system(model, settings, on_event=None, cancel=None):
     """(CodegenCartesianSystem, CodegenRelativeSystem or None, message).  None means: use the
-    generic path (the message says why).  Model errors (ModelError) propagate."""
+    generic path (the message says why).  A build that is not in the cache first sends
+    ``{"kind": "codegen", "message": "compiling the model…"}`` to ``on_event``; ``cancel()``
+    returning True stops it (Cancelled).  Model errors (ModelError) propagate."""
     if settings.formulation == "cartesian" and settings.constraints != "conventional":
-        return None, ("codegen unavailable, generic path used: only the conventional joint form is generated "
+        return None, (f"{UNAVAILABLE}only the conventional joint form is generated "
                       f"(constraints={settings.constraints!r})")
     try:
-        if settings.formulation == "relative":
-            system = CodegenRelativeSystem(model, reactions=settings.reactions)
-        else:
-            system = CodegenCartesianSystem(model)
+        with building(on_event, cancel):
+            if settings.formulation == "relative":
+                system = CodegenRelativeSystem(model, reactions=settings.reactions)
+            else:
+                system = CodegenCartesianSystem(model)
     except CodegenUnavailable as exc:
-        return None, f"codegen unavailable, generic path used: {exc}"
+        return None, f"{UNAVAILABLE}{exc}"
     info = system.codegen_info
     if info["cache_hit"]:
         how = f"loaded from the cache in {info['load_s']:.3f} s"

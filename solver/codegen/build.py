@@ -8,6 +8,8 @@ names and renamed, so concurrent runs compiling the same model never see a half-
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import ctypes
 import hashlib
 import json
@@ -20,12 +22,15 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import Cancelled
 from ..math import rotations
 from . import derive, emit, tree
 from .derive import CodegenUnavailable
 
 CFLAGS = ("-O2", "-shared", "-fPIC")
 COMPILE_TIMEOUT = 600.0      # s
+CANCEL_POLL = 0.05           # s between looks at the cancel flag while the compiler runs
+_BUILD = contextvars.ContextVar("codegen_build", default=(None, None))    # (on_event, cancel) of the build
 REDUCED_C = Path(__file__).with_name("reduced.c")      # the compiled reduced right-hand side, in every library
 RELATIVE_C = Path(__file__).with_name("relative.c")    # relative kernels from the Cartesian ones
 ARTICULATED_C = Path(__file__).with_name("articulated.c")    # open-tree dynamics in O(n)
@@ -79,6 +84,24 @@ def compiler_path() -> str:
     return shutil.which(compiler()) or ""
 
 
+@contextlib.contextmanager
+def building(on_event=None, cancel=None):
+    """Within this block, a build that is not in the cache tells ``on_event`` ("compiling the
+    model…", kind "codegen") and stops with :class:`Cancelled` when ``cancel()`` returns True
+    (checked before and after the derivation, and while the C compiler runs, which is then killed)."""
+    token = _BUILD.set((on_event, cancel))
+    try:
+        yield
+    finally:
+        _BUILD.reset(token)
+
+
+def _check_cancel():
+    cancel = _BUILD.get()[1]
+    if cancel is not None and cancel():
+        raise Cancelled()
+
+
 def cache_dir() -> Path:
     return Path(os.environ.get("MBS_CODEGEN_CACHE") or Path.home() / ".cache" / "mbs-studio" / "codegen")
 
@@ -112,11 +135,16 @@ def load_kernels(desc) -> Kernels:
 
 # ---- helpers --------------------------------------------------------------------------------------
 def _generate(desc, folder, key) -> dict:
+    on_event = _BUILD.get()[0]
+    if on_event is not None:
+        on_event({"time": 0.0, "kind": "codegen", "message": "compiling the model…"})
+    _check_cancel()
     t0 = time.perf_counter()
     source, n_sub = {"articulated": _articulated_source, "relative": _relative_source}.get(
         desc.get("formulation"), _cartesian_source)(desc)
     source += "\n" + REDUCED_C.read_text()
     t1 = time.perf_counter()
+    _check_cancel()
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -125,15 +153,10 @@ def _generate(desc, folder, key) -> dict:
         c_path, so_tmp = Path(tmp) / f"{key}.c", Path(tmp) / f"{key}.so"
         c_path.write_text(source)
         cmd = [compiler(), *CFLAGS, "-o", str(so_tmp), str(c_path), "-lm"]
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=COMPILE_TIMEOUT)
-        except FileNotFoundError:
-            raise CodegenUnavailable(f"no C compiler: '{compiler()}' was not found (set CC to a C compiler)") from None
-        except subprocess.TimeoutExpired:
-            raise CodegenUnavailable(f"'{compiler()}' took more than {COMPILE_TIMEOUT:.0f} s") from None
-        if proc.returncode != 0:
-            tail = " ".join(proc.stderr.strip().splitlines()[-3:])
-            raise CodegenUnavailable(f"'{' '.join(cmd[:4])} …' failed (exit {proc.returncode}): {tail}")
+        returncode, stderr = _run_compiler(cmd)
+        if returncode != 0:
+            tail = " ".join(stderr.strip().splitlines()[-3:])
+            raise CodegenUnavailable(f"'{' '.join(cmd[:4])} …' failed (exit {returncode}): {tail}")
         t2 = time.perf_counter()
         info = {"key": key, "derive_s": t1 - t0, "compile_s": t2 - t1, "subexpressions": n_sub,
                 "c_lines": source.count("\n"), "path": str(folder / f"{key}.so")}
@@ -143,6 +166,29 @@ def _generate(desc, folder, key) -> dict:
         meta_tmp.write_text(json.dumps(info))
         os.replace(meta_tmp, folder / f"{key}.json")
     return info
+
+
+def _run_compiler(cmd) -> tuple:
+    """(exit code, stderr) of the compiler command; killed on cancel or after COMPILE_TIMEOUT."""
+    try:
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    except FileNotFoundError:
+        raise CodegenUnavailable(f"no C compiler: '{compiler()}' was not found (set CC to a C compiler)") from None
+    deadline = time.monotonic() + COMPILE_TIMEOUT
+    while True:
+        try:
+            _, stderr = proc.communicate(timeout=CANCEL_POLL)
+            return proc.returncode, stderr
+        except subprocess.TimeoutExpired:
+            pass
+        try:
+            _check_cancel()
+            if time.monotonic() > deadline:
+                raise CodegenUnavailable(f"'{compiler()}' took more than {COMPILE_TIMEOUT:.0f} s")
+        except BaseException:
+            proc.kill()
+            proc.communicate()
+            raise
 
 
 def _cartesian_source(desc, prefix="cg_"):

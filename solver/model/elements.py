@@ -434,6 +434,9 @@ CONSTRAINT_FORMS = ("conventional", "parametric")
 REACTION_METHODS = ("nonrecursive", "newton-euler")
 
 
+CODEGEN_CHOICES = ("auto", "on", "off")
+
+
 class Settings(Element):
     """Solver settings saved with the project; simulate() arguments override them."""
     KIND = "settings"
@@ -451,6 +454,8 @@ class Settings(Element):
         Field("rtol", "float", default=1e-6, minimum=0.0, exclusive_min=True, maximum=0.1),
         Field("atol", "float", default=1e-8, minimum=0.0, exclusive_min=True),
         Field("max_step", "optional_float", "s", default=None, minimum=0.0, exclusive_min=True),
+        Field("codegen", "enum", choices=CODEGEN_CHOICES, default="auto",
+              doc="generated C kernels: auto = when a C compiler is found and the model is supported"),
     )
 
 

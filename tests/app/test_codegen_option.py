@@ -1,6 +1,6 @@
-"""Simulate ▸ Settings… codegen option: a run option of the window (``solver.Settings`` has no codegen
-field) passed to ``simulate(..., codegen=True)``; the checkbox is disabled, with the reason, when no
-C compiler is found."""
+"""Generated kernels in the GUI: the model's ``codegen`` setting (default "auto") decides; a run that
+builds them shows "compiling the model…" in the status bar first; without a C compiler the run takes
+the generic path and says why, and the settings dialog's tooltip names the reason."""
 from __future__ import annotations
 
 import pytest
@@ -10,37 +10,48 @@ from app.run_control import SettingsDialog
 
 
 @pytest.fixture
-def codegen_cache(tmp_path, monkeypatch):
+def codegen_auto(tmp_path, monkeypatch):
+    """The product's default: "auto" really builds (the suite turns it off elsewhere), in a fresh cache."""
     monkeypatch.setenv("MBS_CODEGEN_CACHE", str(tmp_path / "codegen"))
+    monkeypatch.delenv("MBS_CODEGEN", raising=False)
 
 
-def test_codegen_option_runs_generated_kernels(window, qtbot, pendulum, monkeypatch, codegen_cache):
+def test_default_run_builds_and_uses_generated_kernels(window, qtbot, pendulum, monkeypatch, codegen_auto):
     monkeypatch.setattr(dialogs, "show_run_failure", lambda parent, outcome: pytest.fail(outcome.message))
-    dialog = SettingsDialog(dict(pendulum.settings.values, codegen=True), window)
-    assert dialog.codegen.isEnabled() and dialog.codegen.isChecked()
-    assert dialog.values()["codegen"] is True
-    dialog.deleteLater()
+    assert pendulum.settings.codegen == "auto"
     window.document.set_model(pendulum)
-    monkeypatch.setattr(dialogs, "ask_solver_settings", lambda parent, values: dict(values, codegen=True))
-    window.actions["run_settings"].trigger()
-    assert window.simulation.codegen is True
-    assert not window.document.undo_stack.canUndo()          # a run option, not a model edit
+    phases = []
+    monkeypatch.setattr(window.simulation.status, "show_phase", lambda text: phases.append(text))
     with qtbot.waitSignal(window.simulation.finished, timeout=60000) as blocker:
         assert window.run_simulation(t_end=0.05)
     outcome = blocker.args[0]
     assert outcome.status == "ok"
+    assert phases == ["compiling the model…"]
     messages = [e["message"] for e in outcome.results.events if e["kind"] == "codegen"]
-    assert messages and messages[0].startswith("codegen: compiled kernels")
+    assert len(messages) == 1 and messages[0].startswith("codegen: compiled kernels generated")
 
 
-def test_codegen_checkbox_disabled_without_compiler(window, qtbot, pendulum, monkeypatch):
+def test_codegen_setting_is_an_undoable_saved_edit(window, pendulum, monkeypatch):
+    window.document.set_model(pendulum)
+    monkeypatch.setattr(dialogs, "ask_solver_settings", lambda parent, values: dict(values, codegen="off"))
+    window.actions["run_settings"].trigger()
+    assert window.document.model.settings.codegen == "off"
+    window.document.undo_stack.undo()
+    assert window.document.model.settings.codegen == "auto"
+
+
+def test_without_compiler_the_run_takes_the_generic_path_and_says_why(window, qtbot, pendulum, monkeypatch,
+                                                                      codegen_auto):
     monkeypatch.setenv("CC", "no-such-compiler-mbs")
-    dialog = SettingsDialog(dict(pendulum.settings.values, codegen=True), window)
-    assert not dialog.codegen.isEnabled() and not dialog.codegen.isChecked()
-    assert "no C compiler" in dialog.codegen.toolTip()
+    dialog = SettingsDialog(dict(pendulum.settings.values), window)
+    assert dialog.values()["codegen"] == "auto"
+    assert "No C compiler found" in dialog.editors["codegen"].toolTip()
     dialog.deleteLater()
-    window.simulation.codegen = True                         # chosen earlier, compiler gone since
     window.document.set_model(pendulum)
     with qtbot.waitSignal(window.simulation.finished, timeout=30000) as blocker:
         assert window.run_simulation(t_end=0.05)
-    assert not [e for e in blocker.args[0].results.events if e["kind"] == "codegen"]
+    outcome = blocker.args[0]
+    assert outcome.status == "ok"
+    messages = [e["message"] for e in outcome.results.events if e["kind"] == "codegen"]
+    assert messages == ["codegen unavailable, generic path used: no C compiler: 'no-such-compiler-mbs' was not "
+                        "found (set CC to a C compiler)"]

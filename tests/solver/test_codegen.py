@@ -199,22 +199,28 @@ def test_cache_hit_and_parameter_change_reuse_the_library(tmp_path, monkeypatch)
 
 
 def test_fallback_without_compiler(tmp_path, monkeypatch):
+    """codegen "auto" (the default) without a compiler: the generic path, one notice; "on": an error."""
     monkeypatch.setenv("MBS_CODEGEN_CACHE", str(tmp_path))
     monkeypatch.setenv("CC", "mbs-no-such-compiler")
+    monkeypatch.delenv("MBS_CODEGEN", raising=False)
     model = solver.load_model(next(p for p in SAMPLES if p.name.startswith("slider_crank.")))
-    res = solver.simulate(model, t_end=0.2, codegen=True)
+    assert model.settings.codegen == "auto"
+    with pytest.raises(solver.ModelError, match="settings.codegen: 'on' needs generated kernels.*no C compiler"):
+        solver.simulate(model, t_end=0.2, codegen=True)
+    res = solver.simulate(model, t_end=0.2)
     notes = [e["message"] for e in res.events if e["kind"] == "codegen"]
     assert notes == ["codegen unavailable, generic path used: no C compiler: 'mbs-no-such-compiler' was not "
                      "found (set CC to a C compiler)"]
-    reference = solver.simulate(model, t_end=0.2)
+    reference = solver.simulate(model, t_end=0.2, codegen=False)
     for body in reference.body_names:
         assert np.array_equal(res.body_position(body), reference.body_position(body))
     assert not list(tmp_path.glob("*.so"))
 
 
-def test_unsupported_form_falls_back_with_a_message():
+def test_unsupported_form_falls_back_with_a_message(monkeypatch):
+    monkeypatch.delenv("MBS_CODEGEN", raising=False)
     model = solver.load_model(next(p for p in SAMPLES if p.name.startswith("pendulum.")))
-    res = solver.simulate(model, t_end=0.05, constraints="parametric", codegen=True)
+    res = solver.simulate(model, t_end=0.05, constraints="parametric", codegen="auto")
     notes = [e["message"] for e in res.events if e["kind"] == "codegen"]
     assert len(notes) == 1 and "only the conventional joint form is generated" in notes[0]
 

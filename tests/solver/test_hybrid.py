@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import solver
 from solver.analysis import hybrid
-from solver.analysis.dynamics import compile_model
+from solver.compile import compile_model
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
 import make_samples  # noqa: E402
@@ -17,7 +17,7 @@ KW = dict(output_step=0.01, rtol=1e-8, atol=1e-10)
 
 
 def conserved(model):
-    return hybrid.energy_conserved(compile_model(model, model.settings))
+    return hybrid.energy_conserved(compile_model(model, codegen="off").system)
 
 
 def test_energy_criterion_applies_only_to_conservative_models():
@@ -84,7 +84,7 @@ def test_returns_to_lu_back_off_after_an_lu_stretch_that_did_not_pay():
     """return_steps doubles after a short or slow LU stretch (no LU↔QR ping-pong), is capped, and
     is reset after an LU stretch that lasted."""
     model = make_samples.fourbar_singular_rigid()
-    sw = hybrid.HybridSwitch(compile_model(model, model.settings), 1e-8)
+    sw = hybrid.HybridSwitch(compile_model(model, codegen="off").system, 1e-8)
     assert sw.return_steps == hybrid.RETURN_STEPS
     sw.stretch_steps = 3
     assert sw._to_qr("x", slow=False) == ("qr", "x")

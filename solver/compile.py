@@ -1,0 +1,129 @@
+"""The compile step: an editable :class:`~solver.model.model.Model` and its settings become a
+:class:`CompiledModel` — the formulation's system (flat index arrays; generated C kernels when they
+are available) plus the settings it was built for.  ``simulate``, ``linearize`` and
+``static_equilibrium`` accept a CompiledModel or a Model (which they compile).
+
+Generated kernels (:mod:`solver.codegen`, Choi & Yoo (2000) §4) are chosen by ``settings.codegen``:
+
+- ``"auto"`` (default): generated kernels whenever a C compiler is found and the model is supported,
+  else the generic path; the reason is one notice (``CompiledModel.notices``, the run's "codegen"
+  event, the CLI's message).  ``$MBS_CODEGEN=off`` turns "auto" into "off" for a whole process
+  (a test suite of many tiny models, a machine where builds are unwanted);
+- ``"on"``: the same, but a model that cannot be generated is an error (ModelError);
+- ``"off"``: the generic (interpreted) path.
+
+A build is a phase of its own: ``on_event`` receives ``{"kind": "codegen", "message":
+"compiling the model…"}`` before it starts, and ``cancel()`` returning True stops it
+(:class:`~solver.errors.Cancelled`), also while the C compiler runs.  Builds are cached by the
+model's structure (:mod:`solver.codegen.build`), so parameter edits never rebuild.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from .errors import ModelError
+from .model.elements import Settings
+
+#: Settings that decide what is compiled; the others (t_end, tolerances, integrator …) are run options.
+STRUCTURAL = ("formulation", "constraints", "reactions", "codegen")
+
+
+@dataclass(frozen=True)
+class CompiledModel:
+    """A model compiled for one formulation: ``system`` (a
+    :class:`~solver.formulations.system.MechanicalSystem`), the ``settings`` it was built with,
+    ``generated`` (True when its equations run as generated C kernels) and ``notices`` (one line
+    each: which path runs and why)."""
+    system: object
+    settings: Settings
+    generated: bool
+    notices: tuple = ()
+
+    def run_settings(self, **overrides) -> Settings:
+        """This compilation's settings with run options overridden (non-None values).  A different
+        value of a structural setting (formulation, constraints, reactions, codegen) is a ModelError:
+        it needs a new compile."""
+        s = self.settings.copy()
+        overrides = _as_setting_values(overrides)
+        changed = [k for k in STRUCTURAL if overrides.get(k) is not None and overrides[k] != s.values[k]]
+        if changed:
+            raise ModelError([f"simulate: {k} was {s.values[k]!r} when the model was compiled; compile it "
+                              f"again for {k}={overrides[k]!r}" for k in changed])
+        return _apply(s, {k: v for k, v in overrides.items() if k not in STRUCTURAL})
+
+
+def resolve_settings(model, **overrides) -> Settings:
+    """The model's saved solver settings with the given (non-None) arguments applied."""
+    return _apply(model.settings.copy(), overrides)
+
+
+def codegen_choice(settings) -> str:
+    """What ``settings.codegen`` asks for in this process: "auto", "on" or "off" (``$MBS_CODEGEN=off``
+    turns "auto" into "off")."""
+    choice = settings.values["codegen"]
+    if choice == "auto" and os.environ.get("MBS_CODEGEN", "").strip().lower() == "off":
+        return "off"
+    return choice
+
+
+def compile_model(model, settings=None, *, codegen=None, on_event=None, cancel=None, **overrides) -> CompiledModel:
+    """Compile ``model`` (a Model; a CompiledModel is returned as it is).  ``settings``: the Settings
+    to use (default: the model's, with ``overrides`` applied); ``codegen`` (True/False/"auto"/"on"/
+    "off") overrides ``settings.codegen``.  Raises ModelError for a bad model or settings and
+    :class:`~solver.errors.Cancelled` when ``cancel()`` stops a build."""
+    if isinstance(model, CompiledModel):
+        return model
+    settings = (settings.copy() if settings is not None else model.settings.copy())
+    _apply(settings, dict(overrides, codegen=codegen))
+    choice = codegen_choice(settings)
+    notices = []
+    if choice != "off":
+        from .codegen import UNAVAILABLE, codegen_system
+        system, message = codegen_system(model, settings, on_event=on_event, cancel=cancel)
+        notices.append(message)
+        if system is not None:
+            return CompiledModel(system, settings, True, tuple(notices))
+        if choice == "on":
+            raise ModelError(f"settings.codegen: 'on' needs generated kernels, which are unavailable: "
+                             f"{message.removeprefix(UNAVAILABLE)}")
+    return CompiledModel(generic_system(model, settings), settings, False, tuple(notices))
+
+
+def for_analysis(model, formulation=None) -> CompiledModel:
+    """What a one-shot analysis (static equilibrium, linearization) evaluates: a CompiledModel as
+    it is (``formulation``, when given, must agree), or a Model compiled on the generic path — a few
+    hundred evaluations do not pay for a build."""
+    if isinstance(model, CompiledModel):
+        model.run_settings(formulation=formulation)
+        return model
+    return compile_model(model, formulation=formulation, codegen="off")
+
+
+def generic_system(model, settings):
+    """The formulation's interpreted system (no generated code)."""
+    if settings.formulation == "cartesian":
+        from .formulations.cartesian import CartesianSystem
+        return CartesianSystem(model, form=settings.constraints)
+    from .formulations.relative import RelativeSystem
+    return RelativeSystem(model, reactions=settings.reactions)
+
+
+def _as_setting_values(overrides) -> dict:
+    """``codegen=True/False`` (the argument of simulate) as the setting's "on"/"off"."""
+    value = overrides.get("codegen")
+    return dict(overrides, codegen={True: "on", False: "off"}[value]) if isinstance(value, bool) else overrides
+
+
+def _apply(settings, overrides) -> Settings:
+    problems = []
+    for key, value in _as_setting_values(overrides).items():
+        if value is None:
+            continue
+        try:
+            settings.set(key, value)
+        except ModelError as exc:
+            problems += [p.replace("settings 'settings'", "simulate") for p in exc.problems]
+    if problems:
+        raise ModelError(problems)
+    return settings

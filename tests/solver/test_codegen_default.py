@@ -1,0 +1,109 @@
+"""The compile step (solver.compile) and generated kernels by default: ``codegen="auto"`` builds
+them when a compiler is found (one notice says which path runs), a build is a visible and cancellable
+phase, a CompiledModel runs again without compiling, parameter edits reuse the cached build, and
+one-shot analyses accept a CompiledModel.  Here "auto" really builds: ``MBS_CODEGEN`` is removed."""
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import solver
+from solver.cli import main
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_models"
+
+
+@pytest.fixture(autouse=True)
+def auto_builds(tmp_path, monkeypatch):
+    monkeypatch.delenv("MBS_CODEGEN", raising=False)
+    monkeypatch.setenv("MBS_CODEGEN_CACHE", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+def slider_crank():
+    return solver.load_model(str(SAMPLES / "slider_crank.mbs.json"))
+
+
+def test_auto_compiles_by_default_and_equals_the_generic_path():
+    model = slider_crank()
+    events = []
+    compiled = solver.compile_model(model, on_event=events.append)
+    assert model.settings.codegen == "auto" and compiled.generated
+    assert [e["message"] for e in events] == ["compiling the model…"]
+    assert len(compiled.notices) == 1 and compiled.notices[0].startswith("codegen: compiled kernels generated")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        compiled.system = None
+    fast = solver.simulate(compiled, t_end=0.5)
+    generic = solver.simulate(model, t_end=0.5, codegen=False)
+    assert [e["kind"] for e in generic.events].count("codegen") == 0
+    for body in generic.body_names:
+        scale = np.abs(generic.body_position(body)).max()
+        assert np.abs(fast.body_position(body) - generic.body_position(body)).max() <= 1e-7 * scale
+    for joint in model.joints:
+        reference = generic.joint_reaction(joint)[0]
+        assert np.abs(fast.joint_reaction(joint)[0] - reference).max() <= 1e-5 * np.abs(reference).max()
+
+
+def test_a_compiled_model_runs_again_without_compiling_and_keeps_its_structure():
+    compiled = solver.compile_model(slider_crank())
+    events = []
+    res = solver.simulate(compiled, t_end=0.1, rtol=1e-8, on_event=events.append)
+    assert res.t[-1] == pytest.approx(0.1)
+    assert "compiling the model…" not in [e["message"] for e in events]
+    with pytest.raises(solver.ModelError, match="formulation was 'cartesian' when the model was compiled"):
+        solver.simulate(compiled, formulation="relative")
+    with pytest.raises(solver.ModelError, match="hold needs the Model"):
+        solver.simulate(compiled, hold=["x"])
+
+
+def test_parameter_edits_reuse_the_build(auto_builds):
+    model = slider_crank()
+    solver.compile_model(model)
+    body = next(iter(model.bodies))
+    model.set_field(body, "mass", 2.5 * model.bodies[body].mass)
+    events = []
+    again = solver.compile_model(model, on_event=events.append)
+    assert events == [] and "loaded from the cache" in again.notices[0]
+    assert len(list(auto_builds.glob("*.so"))) == 1
+
+
+def test_cancel_stops_a_build_and_leaves_no_library(auto_builds):
+    calls = []
+
+    def cancel():
+        calls.append(1)
+        return len(calls) > 1          # let the build start, stop it at the next look
+
+    with pytest.raises(solver.Cancelled):
+        solver.simulate(solver.load_model(str(SAMPLES / "rrc_arm_case2.mbs.json")), t_end=0.1, cancel=cancel)
+    assert not list(auto_builds.glob("*.so"))
+
+
+def test_on_means_required():
+    with pytest.raises(solver.ModelError, match="settings.codegen: 'on' needs generated kernels.*conventional"):
+        solver.compile_model(slider_crank(), codegen="on", constraints="parametric")
+    off = solver.compile_model(slider_crank(), codegen="off")
+    assert not off.generated and off.notices == ()
+
+
+def test_one_shot_analyses_accept_a_compiled_model():
+    model = solver.load_model(str(SAMPLES / "pendulum.mbs.json"))
+    compiled = solver.compile_model(model)
+    assert compiled.generated
+    from_model = solver.linearize(model).frequencies_hz
+    np.testing.assert_allclose(solver.linearize(compiled).frequencies_hz, from_model, rtol=1e-6)
+    eq = solver.static_equilibrium(compiled)
+    assert eq.residual < 1e-8
+
+
+def test_cli_says_when_it_compiles(capsys):
+    assert main(["run", str(SAMPLES / "pendulum.mbs.json"), "--t-end", "0.05"]) == 0
+    out, err = capsys.readouterr()
+    assert "mbs: compiling the model…" in err
+    assert "codegen: compiled kernels generated" in out
+    assert main(["run", str(SAMPLES / "pendulum.mbs.json"), "--t-end", "0.05", "--codegen", "off"]) == 0
+    out, err = capsys.readouterr()
+    assert "compiling" not in err and "codegen" not in out
