@@ -12,9 +12,9 @@ derived edge by edge along the spanning tree with the geometry baked in as numbe
     B_e = [E Dq + õ_e E H ; E H],  Ŷ_C = Ŷ_P + B_e ẋ                        (Kim & You (1997) eq. 6)
     D_e = Ḃ_e ẋ (the velocity-product terms of :meth:`RelativeSystem.kinematics`)   (Kim & You (1997) eq. 8)
 
-with the joint pieces R, d, H, Dq, a_w, a_d of :class:`solver.formulations.mobilizers.Mobilizer`
-(p_R the Euler parameters of R: half angles for revolute-type joints, x/|x| for spherical and free
-joints).  From the body state velocity Ŷ_b = J_b q̇ (J_b: the B_e of b's path):
+with the joint pieces R, d, H, Dq, a_w, a_d of :meth:`solver.formulations.mobilizers.Mobilizer.kinematics`
+— the same code as the numeric recursion, run on sympy objects through :class:`Symbols` — and p_R the
+Euler parameters of R (half angles for revolute-type joints, x/|x| for spherical and free joints).  From the body state velocity Ŷ_b = J_b q̇ (J_b: the B_e of b's path):
 
     ṙ_b = Ŷ_b,top − r_b × ω_b,   ṗ_b = ½ G(p_b)ᵀ ω_b            →  q̇_c = T(q) q̇
     T q̈ + Ṫ q̇:  r̈_b = Ẏ̂_top − ṙ_b × ω_b − r_b × ω̇_b,  p̈_b = ½ G(ṗ_b)ᵀ ω_b + ½ G(p_b)ᵀ ω̇_b
@@ -38,7 +38,6 @@ from ..math.rotations import G_matrix, cross, quat_from_matrix, quat_multiply, r
 from .derive import _number, _snap
 from .emit import _Printer
 
-EZ = np.array([0, 0, 1], dtype=object)
 
 
 def describe_tree(system) -> dict:
@@ -123,7 +122,7 @@ def _tree_map(tree):
         mob = Mobilizer(ed["kind"], pitch=ed["pitch"], inverted=ed["inverted"])
         x = np.array(q[ed["col"]:ed["col"] + mob.n], dtype=object)
         xd = np.array(v[ed["col"]:ed["col"] + mob.n], dtype=object)
-        R, d, H, Dq, aw, ad, pR = _joint(prog, mob, x, xd)
+        R, d, H, Dq, aw, ad, pR = mob.kinematics(x, xd, Symbols(prog), quaternion=True)
         C_in, C_out = np.array(ed["C_in"], dtype=float), np.array(ed["C_out"], dtype=float)
         E = prog.array(P["A"].dot(_numbers(C_in)))
         p_in, p_out = _numbers(quat_from_matrix(C_in)), _numbers(quat_from_matrix(C_out))
@@ -175,67 +174,35 @@ def _numbers(a):
     return np.vectorize(_number, otypes=[object])(np.asarray(a, dtype=float))
 
 
-def _joint(prog, mob, x, xd):
-    """(R, d, H, Dq, a_w, a_d, p_R) of :meth:`Mobilizer.relative` as sympy object arrays, with the
-    Euler parameters p_R of R (inverted joints: the conjugate)."""
-    n = mob.n
-    zero = sp.Integer(0)
-    R = np.eye(3, dtype=int).astype(object)
-    d = np.array([zero] * 3, dtype=object)
-    H = np.full((3, n), zero, dtype=object)
-    Dq = np.full((3, n), zero, dtype=object)
-    aw = np.array([zero] * 3, dtype=object)
-    ad = np.array([zero] * 3, dtype=object)
-    pR = np.array([1, 0, 0, 0], dtype=object)
-    k = mob.kind
-    if k in ("revolute", "cylindrical", "screw", "planar"):
-        th = x[2] if k == "planar" else x[0]
-        R = _rot_z(prog, th)
-        pR = np.array([prog.let(sp.cos(th / 2)), 0, 0, prog.let(sp.sin(th / 2))], dtype=object)
-        H[:, 2 if k == "planar" else 0] = EZ
-        if k == "cylindrical":
-            d = x[1] * EZ
-            Dq[:, 1] = EZ
-        elif k == "screw":
-            d = _number(mob.pitch) * x[0] * EZ
-            Dq[:, 0] = _number(mob.pitch) * EZ
-        elif k == "planar":
-            d = np.array([x[0], x[1], zero], dtype=object)
-            Dq[0, 0] = Dq[1, 1] = sp.Integer(1)
-    elif k == "prismatic":
-        d = x[0] * EZ
-        Dq[:, 0] = EZ
-    elif k == "universal":
-        Rz = _rot_z(prog, x[0])
-        c, s = prog.let(sp.cos(x[1])), prog.let(sp.sin(x[1]))
-        R = prog.array(Rz.dot(np.array([[1, 0, 0], [0, c, -s], [0, s, c]], dtype=object)))
-        H[:, 0] = EZ
-        H[:, 1] = Rz[:, 0]
-        aw = xd[0] * xd[1] * Rz[:, 1]
-        pz = np.array([prog.let(sp.cos(x[0] / 2)), 0, 0, prog.let(sp.sin(x[0] / 2))], dtype=object)
-        px = np.array([prog.let(sp.cos(x[1] / 2)), prog.let(sp.sin(x[1] / 2)), 0, 0], dtype=object)
-        pR = prog.array(quat_multiply(pz, px))
-    elif k in ("spherical", "free"):
-        o = mob.euler
-        p, pd = x[o:o + 4], xd[o:o + 4]
-        nn = prog.let(sum(a * a for a in p))
-        inv = prog.let(1 / sp.sqrt(nn))
-        pR = prog.array(p * inv)
-        R = prog.array(rotation_matrix(pR))
-        H[:, o:o + 4] = prog.array(2 * G_matrix(p) / nn)
-        if k == "free":
-            d = np.array(x[:3], dtype=object)
-            Dq[0, 0] = Dq[1, 1] = Dq[2, 2] = sp.Integer(1)
-        aw = prog.array(-2 * sum(a * b for a, b in zip(p, pd)) / nn * H[:, o:o + 4].dot(pd))
-    if mob.inverted:
-        R, d, H, Dq, aw, ad = Mobilizer._invert(R, d, H, Dq, aw, ad, xd)
-        pR = np.array([pR[0], -pR[1], -pR[2], -pR[3]], dtype=object)
-    return R, d, H, Dq, aw, ad, pR
+class Symbols:
+    """The operations of :meth:`Mobilizer.kinematics` on sympy object arrays: cos, sin, 1/√ and
+    every bound intermediate become named subexpressions of ``prog`` (shared by all kernels)."""
+
+    def __init__(self, prog):
+        self.prog = prog
+
+    @staticmethod
+    def zeros(*shape):
+        return np.full(shape, sp.Integer(0), dtype=object)
+
+    def cos(self, e):
+        return self.prog.let(sp.cos(_scalar(e)))
+
+    def sin(self, e):
+        return self.prog.let(sp.sin(_scalar(e)))
+
+    def rsqrt(self, v):
+        return self.prog.let(1 / sp.sqrt(_scalar(v)))
+
+    def bind(self, a):
+        return self.prog.array(a) if np.ndim(a) else self.prog.let(_scalar(a))
+
+    number = staticmethod(_number)
 
 
-def _rot_z(prog, th):
-    c, s = prog.let(sp.cos(th)), prog.let(sp.sin(th))
-    return np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]], dtype=object)
+def _scalar(e):
+    """The object in a 0-d object array (``x[..., k]`` of a 1-d one is such an array), else ``e``."""
+    return e.item() if isinstance(e, np.ndarray) and e.ndim == 0 else e
 
 
 class _Program:

@@ -21,6 +21,13 @@ Euler parameters are used normalized, ``R = A(p/|p|)``, so that the pose depends
 direction of p only and ``ω = 2 G(p) ṗ / |p|²`` holds exactly for any p ≠ 0 (no gimbal lock;
 the normalization pᵀp = 1 is a constraint of the formulation, as in the Cartesian one).
 
+The kinematics are written once, for numbers and for symbols: :meth:`Mobilizer.kinematics` takes an
+``ops`` object with the few operations whose form differs — :class:`Floats` (numpy, one state or
+stacked states; the numeric recursion of :mod:`solver.formulations.relative`) or
+:class:`solver.codegen.tree.Symbols` (sympy object arrays with every intermediate bound to a name;
+the generated tree map).  With ``quaternion=True`` it also gives the Euler parameters p_R of R
+(the generated tree map composes body orientations as quaternions).
+
 An *inverted* mobilizer (the model joint's body_i is the child) keeps the model joint's
 coordinates and uses the inverse transform: R' = Rᵀ, d' = −Rᵀ d, H' = −Rᵀ H,
 Dq' = −Rᵀ (Dq + d̃ H), a_w' = −Rᵀ a_w, a_d' = Rᵀ (2 ω × ḋ + ω × (d × ω) − a_d − d × a_w).
@@ -29,29 +36,66 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..math.rotations import G_matrices, cross, matvec, rotation_matrices, skew
+from ..math.rotations import G_matrices, cross, matvec, quat_multiply, rotation_matrices, skew
 
 NCOORD = {"fixed": 0, "revolute": 1, "prismatic": 1, "cylindrical": 2, "screw": 1, "universal": 2,
           "planar": 3, "spherical": 4, "free": 7}
 EULER_OFFSET = {"spherical": 0, "free": 3}      # where p starts within the joint's coordinates
 
 
-def rot_z(t):
+class Floats:
+    """The operations of :meth:`Mobilizer.kinematics` on numbers: numpy arrays with leading axes
+    ``lead`` (one state: ``()``; stacked states: their shape)."""
+
+    def __init__(self, lead=()):
+        self.lead = tuple(lead)
+
+    def zeros(self, *shape):
+        return np.zeros(self.lead + shape)
+
+    cos, sin = staticmethod(np.cos), staticmethod(np.sin)
+
+    @staticmethod
+    def rsqrt(v):
+        return 1.0 / np.sqrt(v)
+
+    @staticmethod
+    def bind(a):
+        """Intermediate results need no names on the numeric path."""
+        return a
+
+    @staticmethod
+    def number(v):
+        return v
+
+
+def rot_z(t, ops=None):
     """R_z(t) of a scalar or stacked angles (…) → (…, 3, 3)."""
-    t = np.asarray(t, dtype=float)
-    c, s = np.cos(t), np.sin(t)
-    R = np.zeros(t.shape + (3, 3))
-    R[..., 0, 0], R[..., 0, 1], R[..., 1, 0], R[..., 1, 1], R[..., 2, 2] = c, -s, s, c, 1.0
-    return R
+    ops = ops or Floats(np.shape(t))
+    return _rotation(ops, ops.cos(t), ops.sin(t), (0, 1))
 
 
-def rot_x(t):
+def rot_x(t, ops=None):
     """R_x(t) of a scalar or stacked angles (…) → (…, 3, 3)."""
-    t = np.asarray(t, dtype=float)
-    c, s = np.cos(t), np.sin(t)
-    R = np.zeros(t.shape + (3, 3))
-    R[..., 0, 0], R[..., 1, 1], R[..., 1, 2], R[..., 2, 1], R[..., 2, 2] = 1.0, c, -s, s, c
+    ops = ops or Floats(np.shape(t))
+    return _rotation(ops, ops.cos(t), ops.sin(t), (1, 2))
+
+
+def _rotation(ops, c, s, plane):
+    """The rotation by the angle of (cos, sin) = (c, s) in the plane of axes ``plane`` (i, j)."""
+    i, j = plane
+    R = ops.zeros(3, 3)
+    for k in range(3):
+        R[..., k, k] = 1
+    R[..., i, i], R[..., i, j], R[..., j, i], R[..., j, j] = c, -s, s, c
     return R
+
+
+def _half_angle(ops, t, axis):
+    """Euler parameters of the rotation by t about coordinate axis ``axis``."""
+    p = ops.zeros(4)
+    p[..., 0], p[..., 1 + axis] = ops.cos(t / 2), ops.sin(t / 2)
+    return p
 
 
 class Mobilizer:
@@ -72,60 +116,75 @@ class Mobilizer:
         return x
 
     def relative(self, x, xd=None):
-        """(R, d, H, Dq, a_w, a_d) in inboard-marker axes; a_w, a_d are None without ẋ."""
-        out = self._model_sense(x, xd)
-        return self._invert(*out, xd) if self.inverted else out
+        """(R, d, H, Dq, a_w, a_d) in inboard-marker axes of numbers, one state x (n,) or stacked
+        states (…, n); a_w, a_d are None without ẋ."""
+        return self.kinematics(x, xd, Floats(np.shape(x)[:-1]))[:6]
+
+    def kinematics(self, x, xd, ops, quaternion=False):
+        """(R, d, H, Dq, a_w, a_d, p_R) with the operations ``ops`` (:class:`Floats` or symbols);
+        p_R (Euler parameters of R) only with ``quaternion=True``, else None."""
+        out = self._model_sense(x, xd, ops, quaternion)
+        if not self.inverted:
+            return out
+        pR = out[6]
+        return (*self._invert(*out[:6], xd),
+                None if pR is None else pR * np.array([1, -1, -1, -1]))
 
     # ---- helpers --------------------------------------------------------------------------------
-    def _model_sense(self, x, xd):
-        """Body_j's marker relative to body_i's marker, as the model joint defines it; x (…, n) one
-        state or stacked states (every output gets the same leading axes)."""
+    def _model_sense(self, x, xd, ops, quaternion):
+        """Body_j's marker relative to body_i's marker, as the model joint defines it."""
         k, n = self.kind, self.n
-        lead = x.shape[:-1]
-        H = np.zeros(lead + (3, n))
-        Dq = np.zeros(lead + (3, n))
-        d = np.zeros(lead + (3,))
-        R = np.zeros(lead + (3, 3))
-        R[..., 0, 0] = R[..., 1, 1] = R[..., 2, 2] = 1.0
-        aw = np.zeros(lead + (3,)) if xd is not None else None
-        ad = np.zeros(lead + (3,)) if xd is not None else None
-        if k in ("revolute", "cylindrical", "screw"):
-            R = rot_z(x[..., 0])
-            H[..., 2, 0] = 1.0
+        H, Dq, d = ops.zeros(3, n), ops.zeros(3, n), ops.zeros(3)
+        R = _rotation(ops, 1, 0, (0, 1))       # identity
+        aw = ops.zeros(3) if xd is not None else None
+        ad = ops.zeros(3) if xd is not None else None
+        pR = None
+        if quaternion:
+            pR = ops.zeros(4)
+            pR[..., 0] = 1
+        if k in ("revolute", "cylindrical", "screw", "planar"):
+            th = x[..., 2] if k == "planar" else x[..., 0]
+            R = rot_z(th, ops)
+            H[..., 2, 2 if k == "planar" else 0] = 1
+            if quaternion:
+                pR = _half_angle(ops, th, 2)
             if k == "cylindrical":
                 d[..., 2] = x[..., 1]
-                Dq[..., 2, 1] = 1.0
+                Dq[..., 2, 1] = 1
             elif k == "screw":
-                d[..., 2] = self.pitch * x[..., 0]
-                Dq[..., 2, 0] = self.pitch
+                d[..., 2] = ops.number(self.pitch) * x[..., 0]
+                Dq[..., 2, 0] = ops.number(self.pitch)
+            elif k == "planar":
+                d[..., 0], d[..., 1] = x[..., 0], x[..., 1]
+                Dq[..., 0, 0] = Dq[..., 1, 1] = 1
         elif k == "prismatic":
             d[..., 2] = x[..., 0]
-            Dq[..., 2, 0] = 1.0
-        elif k == "planar":
-            R = rot_z(x[..., 2])
-            d[..., 0], d[..., 1] = x[..., 0], x[..., 1]
-            Dq[..., 0, 0] = Dq[..., 1, 1] = 1.0
-            H[..., 2, 2] = 1.0
+            Dq[..., 2, 0] = 1
         elif k == "universal":
-            Rz = rot_z(x[..., 0])
-            R = Rz @ rot_x(x[..., 1])
-            H[..., 2, 0] = 1.0
+            Rz = rot_z(x[..., 0], ops)
+            R = ops.bind(Rz @ rot_x(x[..., 1], ops))
+            H[..., 2, 0] = 1
             H[..., :, 1] = Rz[..., :, 0]
             if xd is not None:
-                aw = (xd[..., 0] * xd[..., 1])[..., None] * Rz[..., :, 1]   # d/dt(R_z e_x) = θ̇1 e_z × R_z e_x
+                aw = np.expand_dims(xd[..., 0] * xd[..., 1], -1) * Rz[..., :, 1]   # d/dt(R_z e_x) = θ̇1 e_z × R_z e_x
+            if quaternion:
+                pR = ops.bind(quat_multiply(_half_angle(ops, x[..., 0], 2).T, _half_angle(ops, x[..., 1], 0).T).T)
         elif k in ("spherical", "free"):
             o = self.euler
             p = x[..., o:o + 4]
-            nn = np.sum(p * p, axis=-1)
-            R = rotation_matrices(p / np.sqrt(nn)[..., None])
-            H[..., :, o:o + 4] = 2.0 * G_matrices(p) / nn[..., None, None]
+            nn = ops.bind(np.sum(p * p, axis=-1))
+            unit = ops.bind(p * np.expand_dims(ops.rsqrt(nn), -1))
+            R = ops.bind(rotation_matrices(unit))
+            H[..., :, o:o + 4] = ops.bind(2 * G_matrices(p) / np.expand_dims(nn, (-1, -2)))
+            if quaternion:
+                pR = unit
             if k == "free":
                 d = x[..., :3].copy()
-                Dq[..., 0, 0] = Dq[..., 1, 1] = Dq[..., 2, 2] = 1.0
+                Dq[..., 0, 0] = Dq[..., 1, 1] = Dq[..., 2, 2] = 1
             if xd is not None:
                 pd = xd[..., o:o + 4]
-                aw = (-2.0 * np.sum(p * pd, axis=-1) / nn)[..., None] * matvec(H[..., :, o:o + 4], pd)
-        return R, d, H, Dq, aw, ad
+                aw = ops.bind(np.expand_dims(-2 * np.sum(p * pd, axis=-1) / nn, -1) * matvec(H[..., :, o:o + 4], pd))
+        return R, d, H, Dq, aw, ad, pR
 
     @staticmethod
     def _invert(R, d, H, Dq, aw, ad, xd):

@@ -53,10 +53,11 @@ def rotation_matrix(p):
 
 
 def rotation_matrices(p):
-    """A(p) of a stack of Euler parameters p (…, 4) → (…, 3, 3); the same form as rotation_matrix."""
-    p = np.asarray(p, dtype=float)
+    """A(p) of a stack of Euler parameters p (…, 4) → (…, 3, 3); the same form as rotation_matrix.
+    Numbers, or sympy objects (object arrays)."""
+    p = _numeric_or_object(p)
     e0, e1, e2, e3 = np.moveaxis(p, -1, 0)
-    A = np.empty(p.shape[:-1] + (3, 3))
+    A = np.empty(p.shape[:-1] + (3, 3), dtype=p.dtype)
     s0, s1, s2, s3 = e0 * e0, e1 * e1, e2 * e2, e3 * e3
     A[..., 0, 0] = s0 + s1 - s2 - s3
     A[..., 1, 1] = s0 - s1 + s2 - s3
@@ -80,14 +81,20 @@ def L_matrices(p):
 
 
 def G_matrices(p):
-    """G(p) of a stack of Euler parameters p (…, 4) → (…, 3, 4)."""
-    p = np.asarray(p, dtype=float)
+    """G(p) of a stack of Euler parameters p (…, 4) → (…, 3, 4); numbers or sympy objects."""
+    p = _numeric_or_object(p)
     e0, e1, e2, e3 = np.moveaxis(p, -1, 0)
-    G = np.empty(p.shape[:-1] + (3, 4))
+    G = np.empty(p.shape[:-1] + (3, 4), dtype=p.dtype)
     G[..., 0, 0], G[..., 0, 1], G[..., 0, 2], G[..., 0, 3] = -e1, e0, -e3, e2
     G[..., 1, 0], G[..., 1, 1], G[..., 1, 2], G[..., 1, 3] = -e2, e3, e0, -e1
     G[..., 2, 0], G[..., 2, 1], G[..., 2, 2], G[..., 2, 3] = -e3, -e2, e1, e0
     return G
+
+
+def _numeric_or_object(a):
+    """``a`` as a float array, or as it is when it holds (sympy) objects."""
+    a = np.asarray(a)
+    return a if a.dtype == object else a.astype(float, copy=False)
 
 
 def B_matrix(p, a):
