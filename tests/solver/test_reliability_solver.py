@@ -150,7 +150,10 @@ def test_planar_fourbar_of_revolutes_reports_redundant_equations():
 def test_bricard_mechanism_moves_with_one_redundant_equation():
     m = bricard()
     res = solver.simulate(m, t_end=0.5, output_step=0.01)
-    assert res.redundant_equations == ["J6: revolute equation 1"]
+    # one equation of the symmetric loop is redundant; which one the pivoting names is arbitrary
+    # (it changed with the LAPACK build), so only its count and kind are fixed
+    [redundant] = res.redundant_equations
+    assert redundant.split(":")[0] in {f"J{k}" for k in range(1, 7)} and ": revolute equation " in redundant
     assert res.nonunique_reactions == ["J1", "J2", "J3", "J4", "J5", "J6"]
     assert np.max(res.constraint_violation) < 1e-9
     # it is mobile (Grübler says rigid): the middle rod falls and turns, energy is conserved
