@@ -1,0 +1,85 @@
+"""Every sample's default run: what a user gets from ``mbs run MODEL`` (or F5 in the GUI) with the
+project's saved settings, generated kernels on "auto".
+
+For each ``sample_models/*.mbs.json`` (and ``sample_models/scale/`` with ``--scale``): the first run in a
+fresh codegen cache (cold: the build included), then a second run (warm: the build loaded from the
+cache).  Columns: simulated time, which path ran, cold build time, cold and warm wall time and the
+real-time factor (simulated / wall) of each.  ``--markdown`` prints the table for
+``docs/performance.md``; ``--t-end S`` caps the simulated time (for a quick look).
+
+    .venv/bin/python bench/samples.py [--markdown] [--scale] [--t-end S] [--only NAME ...]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+import solver  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1] / "sample_models"
+
+
+def build_seconds(compiled) -> float:
+    """Derivation + C compile time of a cold build, read from its notice (0 for a cache hit or the generic path)."""
+    if not compiled.generated:
+        return 0.0
+    info = compiled.system.codegen_info
+    return 0.0 if info["cache_hit"] else info["derive_s"] + info["compile_s"]
+
+
+def one_sample(path, t_end):
+    model = solver.load_model(str(path))
+    t_sim = min(model.settings.t_end, t_end) if t_end else model.settings.t_end
+    rows = {}
+    for phase in ("cold", "warm"):
+        t0 = time.perf_counter()
+        compiled = solver.compile_model(model)
+        res = solver.simulate(compiled, t_end=t_sim)
+        wall = time.perf_counter() - t0
+        rows[phase] = (wall, build_seconds(compiled), res)
+    res = rows["warm"][2]
+    path_used = ("generated" if compiled.generated else "generic") + f" ({model.settings.formulation})"
+    return {"name": path.name.removesuffix(".mbs.json"), "t": float(res.t[-1]), "path": path_used,
+            "build": rows["cold"][1], "cold": rows["cold"][0], "warm": rows["warm"][0],
+            "status": res.status, "notice": compiled.notices[0] if compiled.notices else ""}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--scale", action="store_true", help="also the large models of sample_models/scale/")
+    ap.add_argument("--t-end", type=float, default=None)
+    ap.add_argument("--only", nargs="*", default=None)
+    args = ap.parse_args(argv)
+    os.environ.pop("MBS_CODEGEN", None)            # the product's default: "auto" builds
+    os.environ["MBS_CODEGEN_CACHE"] = tempfile.mkdtemp(prefix="mbs-bench-cache-")
+    paths = sorted(ROOT.glob("*.mbs.json")) + (sorted((ROOT / "scale").glob("*.mbs.json")) if args.scale else [])
+    if args.only:
+        paths = [p for p in paths if any(p.name.startswith(o) for o in args.only)]
+    header = ("sample", "simulated s", "path", "cold build s", "first run wall s", "first run × real time",
+              "next runs wall s", "next runs × real time")
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    if not args.markdown:
+        print("  ".join(header))
+    for path in paths:
+        r = one_sample(path, args.t_end)
+        cells = (r["name"], f"{r['t']:g}", r["path"], f"{r['build']:.2f}", f"{r['cold']:.2f}",
+                 f"{r['t'] / r['cold']:.2f}", f"{r['warm']:.2f}", f"{r['t'] / r['warm']:.2f}")
+        if args.markdown:
+            lines.append("| " + " | ".join(cells) + " |")
+        else:
+            print("  ".join(cells) + ("" if r["status"] == "ok" else f"  [{r['status']}]"), flush=True)
+            if not r["path"].startswith("generated"):
+                print("    " + r["notice"])
+    if args.markdown:
+        print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
