@@ -409,8 +409,9 @@ class FlexibleBody(Element):
         Field("elements", "int", default=10, minimum=1, doc="number of beam elements"),
         Field("modes", "int", default=2, minimum=0, doc="number of elastic modes kept"),
         Field("damping_ratio", "float", default=0.0, minimum=0.0, doc="modal damping ratio ζ"),
-        Field("interface", "enum", choices=("free", "craig_bampton"), default="free",
-              doc="free–free modes, or Craig–Bampton with the joint and force nodes as interface"),
+        Field("interface", "enum", choices=("free", "craig_bampton"), default="craig_bampton",
+              doc="craig_bampton: constraint modes of the joint and force nodes + fixed-interface modes "
+                  "(free–free when nothing attaches); free: free–free modes (stiff when attached)"),
         Field("velocity", "vec3", "m/s", default=(0.0, 0.0, 0.0), doc="initial velocity of the midpoint"),
         Field("angular_velocity", "vec3", "rad/s", default=(0.0, 0.0, 0.0), doc="initial angular velocity"),
         Field("modes_file", "str", default="",
