@@ -90,7 +90,8 @@ class ModesPanel(QWidget):
         LOGGER.info("Linearized: %s", ", ".join(f"{f:.4g} Hz (ζ = {z:.3g}{', unstable' if bad else ''})"
                                                 for f, z, bad in zip(freqs, zetas, unstable)))
         if unstable.any():
-            LOGGER.warning("Linearization: %d unstable mode(s) (Re λ > 0) at this state", np.count_nonzero(unstable))
+            LOGGER.warning("Linearization: %d unstable mode(s) (growing in time) at this state",
+                           np.count_nonzero(unstable))
         return True
 
     def clear(self):

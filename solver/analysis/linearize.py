@@ -150,7 +150,8 @@ def _linearize(system, state):
     A = np.block([[np.zeros((f, f)), np.eye(f)], [Gz, Gzd]])
     lam, vec = np.linalg.eig(A)
     lam, vec = _one_per_pair(lam, vec)
-    growth_tol = max(2.0 * np.sqrt(np.linalg.norm(Gz - Gz2, 2)), 1e-9 * max(1.0, np.abs(lam).max(initial=0.0)))
+    growth_tol = max(2.0 * np.sqrt(np.linalg.norm(Gz - Gz2, 2)),
+                     1e-9 * max(1.0, np.abs(lam).max(initial=0.0)))
     freq = np.abs(lam) / (2 * np.pi)
     order = np.argsort(freq, kind="stable")
     lam, vec, freq = lam[order], vec[:, order], freq[order]
@@ -158,8 +159,8 @@ def _linearize(system, state):
         zeta = np.where(np.abs(lam) > 0, -lam.real / np.abs(lam), 0.0)
     shapes = _normalized(N @ vec[:f])
     rest = system.frames(q, np.zeros(system.nq))
-    return Linearization(Mhat, -Mhat @ Gzd, -Mhat @ Gz, lam, freq, zeta, lam.real > growth_tol, growth_tol, shapes,
-                         q, qd, t, N, list(system.body_names), rest.r.copy(), rest.A.copy(),
+    return Linearization(Mhat, -Mhat @ Gzd, -Mhat @ Gz, lam, freq, zeta, lam.real > growth_tol, growth_tol,
+                         shapes, q, qd, t, N, list(system.body_names), rest.r.copy(), rest.A.copy(),
                          _body_modes(system, q, shapes), **_flexible_modes(system, q, shapes))
 
 

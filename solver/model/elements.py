@@ -410,7 +410,9 @@ class FlexibleBody(Element):
         Field("youngs", "float", "Pa", doc="Young's modulus", minimum=0.0, exclusive_min=True),
         Field("poisson", "float", default=0.3, minimum=-0.99, maximum=0.49, doc="Poisson's ratio"),
         Field("elements", "int", default=10, minimum=1, doc="number of beam elements"),
-        Field("modes", "int", default=2, minimum=0, doc="number of elastic modes kept"),
+        Field("modes", "int", default=2, minimum=0,
+              doc="free–free: elastic modes kept; Craig–Bampton: fixed-interface modes (plus 6 per "
+                  "interface node − 6 constraint modes)"),
         Field("damping_ratio", "float", default=0.0, minimum=0.0, doc="modal damping ratio ζ"),
         Field("interface", "enum", choices=("free", "craig_bampton"), default="craig_bampton",
               doc="craig_bampton: constraint modes of the joint and force nodes + fixed-interface modes "
