@@ -1,4 +1,5 @@
-"""Analysis ▸ Linearize: the linearized model's modes (frequency in Hz, damping ratio) in a table;
+"""Analysis ▸ Linearize: the linearized model's modes (frequency in Hz, damping ratio, "unstable" for
+a mode growing in time, ``Linearization.unstable``) in a table;
 selecting a row animates that mode shape in the viewport (q(s) = q₀ + s·amplitude·shape,
 s = sin 2πφ, the Cartesian coordinates q = [r, p] per body); flexible bodies are drawn bent, their
 floating frame and nodal elastic displacements from ``Linearization.flexible_poses(mode,
@@ -47,8 +48,8 @@ class ModesPanel(QWidget):
         row.addWidget(self.run_button)
         row.addWidget(self.stop_button)
         layout.addLayout(row)
-        self.table = QTableWidget(0, 3, self)
-        self.table.setHorizontalHeaderLabels(["Mode", "Frequency [Hz]", "Damping ratio"])
+        self.table = QTableWidget(0, 4, self)
+        self.table.setHorizontalHeaderLabels(["Mode", "Frequency [Hz]", "Damping ratio", "Stability"])
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -78,13 +79,19 @@ class ModesPanel(QWidget):
         self.body_names = list(model.bodies)  # rigid bodies: the first 7·nb coordinates
         freqs = np.asarray(lin.frequencies_hz, float)
         zetas = np.asarray(lin.damping_ratios, float)
+        unstable = np.asarray(lin.unstable, bool)
         self.table.setRowCount(len(freqs))
-        for i, (f, z) in enumerate(zip(freqs, zetas)):
-            for col, text in enumerate((str(i + 1), f"{f:.6g}", f"{z:.4g}")):
+        for i, (f, z, bad) in enumerate(zip(freqs, zetas, unstable)):
+            for col, text in enumerate((str(i + 1), f"{f:.6g}", f"{z:.4g}", "unstable" if bad else "")):
                 self.table.setItem(i, col, QTableWidgetItem(text))
-        self.info.setText(f"{len(freqs)} mode(s) at t = {getattr(lin, 't', 0.0) or 0.0:g} s; select a row to "
-                          "animate it.")
-        LOGGER.info("Linearized: %s", ", ".join(f"{f:.4g} Hz (ζ = {z:.3g})" for f, z in zip(freqs, zetas)))
+        warning = f", {np.count_nonzero(unstable)} unstable" if unstable.any() else ""
+        self.info.setText(f"{len(freqs)} mode(s){warning} at t = {getattr(lin, 't', 0.0) or 0.0:g} s; "
+                          "select a row to animate it.")
+        LOGGER.info("Linearized: %s", ", ".join(f"{f:.4g} Hz (ζ = {z:.3g}{', unstable' if bad else ''})"
+                                                for f, z, bad in zip(freqs, zetas, unstable)))
+        if unstable.any():
+            LOGGER.warning("Linearization: %d unstable mode(s) (growing in time) at this state",
+                           np.count_nonzero(unstable))
         return True
 
     def clear(self):

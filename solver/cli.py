@@ -206,10 +206,14 @@ def cmd_linearize(args) -> int:
     model = _load_model(args.model)
     lin = linearize(model, state="equilibrium" if args.equilibrium else None, formulation=args.formulation)
     where = "the static equilibrium" if args.equilibrium else f"t = {lin.t:.6g} s"
-    print(f"linearization of '{model.name}' at {where}: {_plural(len(lin.eigenvalues), 'modes')}")
+    unstable = int(np.count_nonzero(lin.unstable))
+    print(f"linearization of '{model.name}' at {where}: {_plural(len(lin.eigenvalues), 'modes')}"
+          + (f", {unstable} unstable" if unstable else ""))
     print(f"{'mode':>4}  {'frequency [Hz]':>16}  {'damping ratio':>14}  {'eigenvalue [1/s]':>28}")
-    for k, (f, z, lam) in enumerate(zip(lin.frequencies_hz, lin.damping_ratios + 0.0, lin.eigenvalues), 1):
-        print(f"{k:>4}  {f:>16.10g}  {z:>14.6g}  {f'{lam.real:.8g} {_sign(lam.imag)} {abs(lam.imag):.8g}j':>28}")
+    for k, (f, z, lam, bad) in enumerate(zip(lin.frequencies_hz, lin.damping_ratios + 0.0, lin.eigenvalues,
+                                             lin.unstable), 1):
+        print(f"{k:>4}  {f:>16.10g}  {z:>14.6g}  {f'{lam.real:.8g} {_sign(lam.imag)} {abs(lam.imag):.8g}j':>28}"
+              + ("  unstable" if bad else ""))
     return EXIT_OK
 
 

@@ -11,9 +11,21 @@ variations eliminated by the constraints; comparing with eq. 30
 
 Step choice: h = 1e-5 in z (m or rad) and h·max(1, |ż_k|) in ż, with the position Newton solved
 to 1e-14: the truncation error O(h²) ≈ 1e-10 and the round-off O(ε_Newton / h) ≈ 1e-9 are both
-below 1e-8 relative (tests check 1e-6 against closed forms).  Eigenvalues λ of the first-order
-form [[0, I], [∂g/∂z, ∂g/∂ż]] are reported one per conjugate pair; natural frequency |λ|/2π,
-damping ratio −Re λ/|λ|.
+below 1e-8 relative (tests check 1e-6 against closed forms).
+
+Eigenvalues λ of the first-order form [[0, I], [∂g/∂z, ∂g/∂ż]] (= [[0, I], [−M̂⁻¹K̂, −M̂⁻¹Ĉ]]):
+a complex-conjugate pair is one oscillatory mode (the member with Im λ > 0), every real
+eigenvalue is a mode of its own — an overdamped pair gives two, a static instability (an inverted
+pendulum, a mechanism released above its singular position) the pair ±a, both reported.  Natural
+frequency |λ|/2π, damping ratio −Re λ/|λ| (1 for a decaying real mode, −1 for a growing one).
+A mode is unstable when Re λ > τ.  A free coordinate (δz̈ = 0, a double zero eigenvalue) perturbed
+by an error E of ∂g/∂z splits into ±√‖E‖ (Wilkinson, *The Algebraic Eigenvalue Problem*, 1965,
+§2.19), so slower growth is not resolved.  E is estimated by differencing again with step 2h
+(E ≈ G(h) − G(2h): the round-off part dominates and is halved at 2h, the truncation part grows
+fourfold), τ = max(2 √‖G(h) − G(2h)‖₂, 1e-9 max(1, |λ|max)) (the second term: eig's round-off).
+Measured τ: 1e-4 on a pendulum, 0.06 on the flexible four-bar sample (whose swing grows at
+1.58 1/s), 6 on a stiff beam between two ball joints (modes up to 16 000 rad/s), whose free spin
+comes out at 1.4 rad/s.
 
 Where to linearize: K̂ and Ĉ are exact tangents of the reduced equations at any state, but at a
 state with q̈ ≠ 0 they depend on the choice of coordinates (the terms ∂N/∂z·M q̈ differ between
@@ -52,9 +64,11 @@ class Linearization:
     M: np.ndarray
     C: np.ndarray
     K: np.ndarray
-    eigenvalues: np.ndarray         # one per conjugate pair, ordered by frequency
+    eigenvalues: np.ndarray         # one per conjugate pair and every real one, ordered by frequency
     frequencies_hz: np.ndarray      # |λ| / 2π, ascending
     damping_ratios: np.ndarray      # −Re λ / |λ|
+    unstable: np.ndarray            # bool per mode: Re λ > growth_tolerance
+    growth_tolerance: float         # τ (1/s): growth slower than this is not resolved (module docstring)
     mode_shapes: np.ndarray         # (nq, n_modes): each mode mapped to all coordinates
     q: np.ndarray                   # the state linearized about
     qd: np.ndarray
@@ -120,11 +134,13 @@ def _linearize(system, state):
 
     z0 = np.zeros(f)
     Gz = np.empty((f, f))
+    Gz2 = np.empty((f, f))          # with step 2h: the error estimate of the module docstring
     Gzd = np.empty((f, f))
     for k in range(f):
         e = np.zeros(f)
         e[k] = STEP
         Gz[:, k] = (accel(z0 + e, zd0) - accel(z0 - e, zd0)) / (2 * STEP)
+        Gz2[:, k] = (accel(z0 + 2 * e, zd0) - accel(z0 - 2 * e, zd0)) / (4 * STEP)
         hz = STEP * max(1.0, abs(zd0[k]))
         e[k] = hz
         Gzd[:, k] = (accel(z0, zd0 + e) - accel(z0, zd0 - e)) / (2 * hz)
@@ -133,8 +149,9 @@ def _linearize(system, state):
     Mhat = N.T @ system.mass(q) @ N
     A = np.block([[np.zeros((f, f)), np.eye(f)], [Gz, Gzd]])
     lam, vec = np.linalg.eig(A)
-    keep = _one_per_pair(lam)
-    lam, vec = lam[keep], vec[:, keep]
+    lam, vec = _one_per_pair(lam, vec)
+    growth_tol = max(2.0 * np.sqrt(np.linalg.norm(Gz - Gz2, 2)),
+                     1e-9 * max(1.0, np.abs(lam).max(initial=0.0)))
     freq = np.abs(lam) / (2 * np.pi)
     order = np.argsort(freq, kind="stable")
     lam, vec, freq = lam[order], vec[:, order], freq[order]
@@ -142,8 +159,8 @@ def _linearize(system, state):
         zeta = np.where(np.abs(lam) > 0, -lam.real / np.abs(lam), 0.0)
     shapes = _normalized(N @ vec[:f])
     rest = system.frames(q, np.zeros(system.nq))
-    return Linearization(Mhat, -Mhat @ Gzd, -Mhat @ Gz, lam, freq, zeta, shapes, q, qd, t, N,
-                         list(system.body_names), rest.r.copy(), rest.A.copy(),
+    return Linearization(Mhat, -Mhat @ Gzd, -Mhat @ Gz, lam, freq, zeta, lam.real > growth_tol, growth_tol,
+                         shapes, q, qd, t, N, list(system.body_names), rest.r.copy(), rest.A.copy(),
                          _body_modes(system, q, shapes), **_flexible_modes(system, q, shapes))
 
 
@@ -190,13 +207,13 @@ def _flexible_modes(system, q, shapes):
     return out
 
 
-def _one_per_pair(lam, tol=1e-9):
-    """Indices keeping one eigenvalue per conjugate pair (Im > 0), and every second real one."""
+def _one_per_pair(lam, vec, tol=1e-9):
+    """(λ, eigenvectors) keeping one eigenvalue per conjugate pair (Im λ > 0) and every real one
+    (|Im λ| ≤ tol·max(1, |λ|max); its imaginary round-off dropped)."""
     scale = max(1.0, float(np.max(np.abs(lam)))) if lam.size else 1.0
-    complex_idx = [k for k in range(len(lam)) if lam[k].imag > tol * scale]
-    real_idx = sorted((k for k in range(len(lam)) if abs(lam[k].imag) <= tol * scale),
-                      key=lambda k: abs(lam[k]))
-    return np.array(complex_idx + real_idx[::2], dtype=int)
+    real = np.abs(lam.imag) <= tol * scale
+    keep = real | (lam.imag > 0)
+    return np.where(real, lam.real, lam)[keep], vec[:, keep]
 
 
 def _state(system, state):

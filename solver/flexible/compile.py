@@ -37,8 +37,9 @@ def nearest_node(fb, mesh, point):
 
 
 def modal_body(fb, mesh, interface_nodes=()):
-    """The reduced body: free–free modes, or Craig–Bampton with ``interface_nodes``; or the
-    modes file's (:mod:`solver.flexible.modes_file`; its modes are used as they are)."""
+    """The reduced body: Craig–Bampton with ``interface_nodes`` (``interface="craig_bampton"``, the
+    default; free–free when the list is empty), free–free modes (``interface="free"``); or the modes
+    file's (:mod:`solver.flexible.modes_file`; its modes are used as they are)."""
     if fb.modes_file:
         return import_modes(fb.modes_file, fb.damping_ratio, where=f"flexible_body '{fb.name}'.modes_file")
     cb = fb.interface == "craig_bampton" and len(interface_nodes)

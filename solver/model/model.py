@@ -104,7 +104,7 @@ class Model:
                              angular_velocity=angular_velocity, geometry=geometry))
 
     def add_flexible_beam(self, name, start, end, section, material, elements=10, modes=2,
-                          damping_ratio=0.0, z_axis=(0.0, 0.0, 1.0), interface="free",
+                          damping_ratio=0.0, z_axis=(0.0, 0.0, 1.0), interface="craig_bampton",
                           velocity=(0.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 0.0), modes_file=""):
         """A flexible beam body (:class:`~solver.model.elements.FlexibleBody`).  section:
         {"area", "Iy", "Iz", "J"[, "cy", "cz", "ct"]} or a rectangle {"height" (along y), "width"

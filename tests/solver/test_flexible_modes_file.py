@@ -15,7 +15,7 @@ def pendulum_with_spring(modes_file=""):
     on a ball joint at its middle; 2 free–free modes with 2 % damping."""
     m = solver.Model(name="modes-file", gravity=(0.0, -9.81, 0.0))
     m.add_flexible_beam("beam", (0, 0, 0), (0.6, 0.1, 0), section={"height": 0.02, "width": 0.03}, material=SOFT,
-                        elements=6, modes=2, damping_ratio=0.02, modes_file=modes_file)
+                        elements=6, modes=2, damping_ratio=0.02, modes_file=modes_file, interface="free")
     m.add_body("bob", mass=0.3, inertia=(1e-3, 1e-3, 1e-3), position=(0.3, 0.05, 0.05))
     m.add_joint("pin", "revolute", "ground", "beam", origin=(0, 0, 0), axis=(0, 0, 1))
     m.add_joint("ball", "spherical", "beam", "bob", origin=(0.3, 0.05, 0.0))
