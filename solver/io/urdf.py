@@ -88,6 +88,12 @@ def import_urdf(path, out_path, package_dir=None) -> UrdfImport:
     return result
 
 
+def needs_package_dir(path) -> bool:
+    """Whether the URDF file names a ``package://`` resource (so a package folder must be given)."""
+    root = _parse(os.fspath(path))
+    return any((e.get("filename") or "").startswith("package://") for e in root.iter("mesh"))
+
+
 def mesh_folder_name(out_path) -> str:
     """``robot.mbs.json`` → ``robot_meshes`` (the folder beside the project holding its meshes)."""
     name = os.path.basename(os.fspath(out_path))

@@ -286,3 +286,26 @@ def test_floating_joint_leaves_the_body_free(tmp_path):
     result = read_urdf(write(tmp_path, text))
     assert not result.model.joints and RelativeSystem(result.model).nq == 7     # x, y, z + Euler parameters
     assert any("floating" in note for note in result.notes)
+
+
+# ---- the command line -----------------------------------------------------------------------------
+def test_cli_import_writes_the_project_and_refuses_bad_input_with_one_line(tmp_path, capsys):
+    from solver import cli
+    urdf = write(tmp_path, iiwa_urdf())
+    out = tmp_path / "iiwa.mbs.json"
+    assert cli.main(["import", str(urdf), "-o", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert f"imported 'iiwa14': 9 bodies, 9 joints, 0 forces -> {out}" in printed
+    assert "note: link 'link_0': the root link is welded to ground" in printed
+    assert load_project(out) == read_urdf(urdf).model
+    bad = write(tmp_path, _one_link(joint_extra='<mimic joint="x"/>'), "bad.urdf")
+    for argv, message in [
+        (["import", str(bad), "-o", str(tmp_path / "b.mbs.json")], "joint 'hinge': <mimic> (following joint 'x')"),
+        (["import", str(tmp_path / "none.urdf"), "-o", str(out)], "none.urdf: no such file"),
+        (["import", str(urdf), "-o", str(tmp_path / "no" / "x.mbs.json")], "does not exist"),
+        (["import", str(urdf), "-o", str(out), "--package-dir", str(tmp_path / "nope")], "no such folder"),
+    ]:
+        assert cli.main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("mbs: error: ") and err.count("\n") == 1 and message in err, err
+    assert not (tmp_path / "b.mbs.json").exists()
