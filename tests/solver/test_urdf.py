@@ -144,6 +144,27 @@ def test_planar_two_link_equals_mujoco(tmp_path):
     assert worst_M < 1e-9 and worst_tau < 1e-9
 
 
+# A revolute–prismatic–revolute arm with tilted axes and rotated joint and inertial frames: the
+# prismatic mapping (axis, sign, zero) against MuJoCo's slide joint.
+RPR = f"""<?xml version="1.0"?>
+<robot name="rpr">{MUJOCO_FLAGS}
+  <link name="world"/>
+  {_link("a", 2.0, "0.1 0 0.2", "0.3 0 0", .05, .04, .03, .002, .001, -.003)}
+  {_link("b", 1.5, "0 0.05 0.3", "0 -0.2 0.5", .03, .03, .01, 0, .002, 0)}
+  {_link("c", 0.8, "0.2 0 0", "0.1 0.1 0.1", .004, .01, .01, .0005, 0, 0)}
+  {_joint("j1", "revolute", "world", "a", "0 0 0.1", "0 0 0.4", "0 0.6 0.8", '<limit lower="-3" upper="3" effort="1" velocity="1"/>')}
+  {_joint("j2", "prismatic", "a", "b", "0.2 0 0.3", "0.5 0 0", "1 1 0", '<limit lower="-0.4" upper="0.4" effort="1" velocity="1"/>')}
+  {_joint("j3", "revolute", "b", "c", "0 0 0.6", "0 0.7 0", "1 0 0", '<limit lower="-3" upper="3" effort="1" velocity="1"/>')}
+</robot>
+"""
+
+
+def test_revolute_prismatic_arm_equals_mujoco(tmp_path):
+    worst_M, worst_tau = compare(tmp_path, RPR, np.array([3.0, 0.4, 3.0]))
+    print(f"rpr: mass matrix {worst_M:.2e}, inverse dynamics {worst_tau:.2e}")
+    assert worst_M < 1e-9 and worst_tau < 1e-9
+
+
 def test_acrobot_mass_matrix_closed_form(tmp_path):
     """Independent of MuJoCo: Spong's acrobot M(θ2) with l1 = 1, lc1 = 0.5, lc2 = 1, m = 1,
     I1 = 0.083, I2 = 0.33 about the CMs: M11 = I1 + I2 + m lc1² + m (l1² + lc2² + 2 l1 lc2 cos θ2),
@@ -278,6 +299,16 @@ def test_revolute_damping_becomes_a_rotational_damper(tmp_path):
     m = read_urdf(write(tmp_path, _one_link(joint_extra='<dynamics damping="0.7"/>'))).model
     damper = m.forces["hinge_damping"]
     assert damper.KIND == "rotational_spring_damper" and damper.joint == "hinge" and damper.damping == 0.7
+
+
+def test_planar_joint_keeps_its_normal_and_three_coordinates(tmp_path):
+    text = f"""<robot name="r"><link name="world"/>{_link("puck", 2.0, "0 0 0", "0 0 0", .1, .1, .1)}
+      <joint name="slide" type="planar"><parent link="world"/><child link="puck"/><origin xyz="0 0 1" rpy="1.5707963267948966 0 0"/>
+      <axis xyz="0 0 1"/></joint></robot>"""
+    m = read_urdf(write(tmp_path, text)).model
+    joint = m.joints["slide"]
+    assert joint.type == "planar" and np.allclose(joint.axis, [0, -1, 0]) and np.allclose(joint.origin, [0, 0, 1])
+    assert RelativeSystem(m).nq == 3
 
 
 def test_floating_joint_leaves_the_body_free(tmp_path):
