@@ -191,8 +191,7 @@ def test_mapping_of_links_joints_and_limits(tmp_path):
     b1 = m.bodies["link_1"]
     assert np.allclose(b1.position, [0, -0.03, 0.2775])
     from solver.model.fields import inertia_matrix
-    from solver.math.rotations import rotation_matrix
-    R = rotation_matrix(np.array(solver.Model().add_body("x", 1, (1, 1, 1), orientation=_rpy(0.1, -0.05, 0.2)).orientation))
+    R = _rpy(0.1, -0.05, 0.2)
     J_urdf = inertia_matrix([.1, .09, .02, .003, .004, -.002])
     assert np.allclose(inertia_matrix(b1.inertia), R @ J_urdf @ R.T, rtol=1e-12)
     assert any("welded to ground" in note for note in result.notes)
@@ -242,6 +241,15 @@ def test_visual_meshes_are_placed_in_the_body_frame(tmp_path):
     box, ball = sorted(mesh.split(only_watertight=False), key=lambda p: -p.volume)
     assert np.allclose(box.bounds, [[0.2, -0.2, -0.2], [0.4, 0.2, 0.0]], atol=1e-6)   # rotated: 0.2 × 0.4 × 0.2
     assert np.allclose(ball.bounds.mean(axis=0), [1.0, 0.0, 0.4], atol=1e-6)
+
+
+@pytest.mark.parametrize("ext", ["stl", "obj", "dae"])
+def test_mesh_formats(tmp_path, ext):
+    import trimesh
+    trimesh.creation.box(extents=(0.1, 0.2, 0.3)).export(tmp_path / f"part.{ext}")
+    visual = f'<visual><geometry><mesh filename="part.{ext}"/></geometry></visual>'
+    result = read_urdf(write(tmp_path, _one_link(visual=visual)))
+    assert np.allclose(result.meshes["arm"].extents, [0.1, 0.2, 0.3]) and len(result.meshes["arm"].faces) == 12
 
 
 def test_package_paths_resolve_in_the_package_folder(tmp_path):
