@@ -41,6 +41,7 @@ MAX_MESH_BYTES = 200 * 1024 * 1024
 GRAVITY = (0.0, 0.0, -9.81)            # URDF/ROS convention: z up
 JOINT_TYPES = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic",
                "fixed": "fixed", "planar": "planar"}
+URDF_JOINT_TYPES = tuple(JOINT_TYPES) + ("floating",)
 MESH_TYPES = ("stl", "obj", "dae")
 
 
@@ -132,16 +133,41 @@ def _parse(path):
 
 
 def _robot(root, path):
-    """yourdfpy's Robot of the parsed XML, validated by yourdfpy."""
-    from yourdfpy import URDF
+    """yourdfpy's Robot of the parsed XML, element by element (what URDF._parse_robot does, so
+    that a bad element is named), validated by yourdfpy."""
+    from yourdfpy import URDF, Robot
+    robot = Robot(name=root.get("name"))
+    for tag, parse, into in (("link", URDF._parse_link, robot.links), ("joint", URDF._parse_joint, robot.joints),
+                             ("material", URDF._parse_material, robot.materials)):
+        for k, element in enumerate(root.findall(tag)):
+            try:
+                into.append(parse(element))
+            except _PARSE_ERRORS as exc:
+                name = element.get("name") or f"#{k + 1}"
+                raise ModelError(f"{tag} '{name}': invalid <{tag}> ({_reason(exc)})") from None
+    for j in robot.joints:
+        if j.type not in URDF_JOINT_TYPES:
+            raise ModelError(f"joint '{j.name}'.type: must be one of {', '.join(URDF_JOINT_TYPES)}; got {j.type!r}")
     try:
-        urdf = URDF(robot=URDF._parse_robot(xml_element=root), build_scene_graph=False, load_meshes=False)
-    except (KeyError, AttributeError, ValueError, TypeError, IndexError) as exc:
-        raise ModelError(f"{path}: invalid URDF ({type(exc).__name__}: {exc})") from None
+        urdf = URDF(robot=robot, build_scene_graph=False, load_meshes=False)
+    except _PARSE_ERRORS as exc:
+        raise ModelError(f"{path}: invalid URDF ({_reason(exc)})") from None
     found = []
-    if not urdf.validate(validation_fn=lambda errors: not found.extend(errors)):
-        raise ModelError([f"{path}: {e.args[0] if e.args else e}" for e in found])
+    if not urdf.validate(validation_fn=lambda errors: found.extend(errors) or not errors):
+        raise ModelError([f"{path}: {getattr(e, 'msg', e)}" for e in found])
     return urdf.robot
+
+
+_PARSE_ERRORS = (KeyError, AttributeError, ValueError, TypeError, IndexError)
+
+
+def _reason(exc):
+    """What yourdfpy's parser tripped on, in words."""
+    if isinstance(exc, KeyError):
+        return f"missing attribute {exc}"
+    if isinstance(exc, AttributeError) and "NoneType" in str(exc):
+        return "a required child element is missing"
+    return str(exc)
 
 
 class _Folders:
