@@ -34,14 +34,15 @@ import numpy as np
 
 from ..errors import ModelError
 from ..math.rotations import rotation_matrix
+from ..model.fields import Field, FieldProblem
 from ..model.model import GROUND, Model
 
 MAX_URDF_BYTES = 20 * 1024 * 1024
 MAX_MESH_BYTES = 200 * 1024 * 1024
 GRAVITY = (0.0, 0.0, -9.81)            # URDF/ROS convention: z up
-JOINT_TYPES = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic",
+JOINT_MAP = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic",
                "fixed": "fixed", "planar": "planar"}
-URDF_JOINT_TYPES = tuple(JOINT_TYPES) + ("floating",)
+URDF_JOINT_TYPES = tuple(JOINT_MAP) + ("floating",)
 MESH_TYPES = ("stl", "obj", "dae")
 
 
@@ -126,7 +127,8 @@ def _parse(path):
         raise ModelError(f"{path}: not well-formed XML ({exc})") from None
     if root.tag != "robot":
         raise ModelError(f"{path}: not a URDF file (the root element is <{root.tag}>, not <robot>)")
-    for t in root.findall("transmission"):
+    t = root.find("transmission")
+    if t is not None:
         raise ModelError(f"transmission '{t.get('name', '?')}': <transmission> elements are not supported "
                          "(remove them; joints are driven by drivers or forces in the model)")
     return root
@@ -210,7 +212,11 @@ class _Builder:
         self.folders = folders
         self.links = {link.name: link for link in robot.links}
         self.materials = {m.name: m for m in robot.materials if m.name}
-        self.model = Model(name=robot.name or "robot", gravity=GRAVITY)
+        try:
+            name = Field("name", "name").coerce(robot.name)
+        except FieldProblem as p:
+            raise ModelError(f"robot '{robot.name}'.name: {p}") from None
+        self.model = Model(name=name, gravity=GRAVITY)
         self.model.settings.set("formulation", "relative")
         self.result = UrdfImport(self.model)
         self.pose = {}          # link → 4×4 global pose at q = 0
@@ -280,7 +286,7 @@ class _Builder:
             self.result.notes.append(f"{where}: floating, so no joint: body '{j.child}' moves freely (6 DOF)")
             return
         axis = T[:3, :3] @ (j.axis if j.axis is not None else np.array([1.0, 0.0, 0.0]))
-        self.model.add_joint(j.name, JOINT_TYPES[j.type], self.owner[j.parent], j.child, origin=T[:3, 3],
+        self.model.add_joint(j.name, JOINT_MAP[j.type], self.owner[j.parent], j.child, origin=T[:3, 3],
                              axis=axis, **self._limits(j))
         self._add_damping(j, where)
 

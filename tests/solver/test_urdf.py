@@ -294,6 +294,7 @@ def _one_link(extra="", visual="", joint_extra=""):
     ("<robot name='r'><link name='a'/>", r"not well-formed XML"),
     ('<!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/hostname">]><robot name="&x;"><link name="a"/></robot>',
      r"not well-formed XML \(Attribute references external entity 'x'"),
+    ("<robot name='my/robot'><link name='a'/></robot>", r"robot 'my/robot'.name: must not contain quotes, slashes"),
     ("<robot><link name='a'/></robot>", r"robot.urdf: The <robot> tag misses a 'name' attribute"),
     (_one_link().replace('type="revolute"', 'type="hinge"'), r"joint 'hinge'.type: must be one of revolute, "),
     (_one_link().replace('<mass value="1.0"/>', '<mass value="heavy"/>'),
