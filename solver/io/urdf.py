@@ -300,18 +300,18 @@ class _Builder:
         return {k: float(v) for k, v in out.items() if v is not None}
 
     def _add_damping(self, j, where):
-        dyn = j.dynamics
-        if dyn is None:
+        if j.dynamics is None:
             return
-        if dyn.friction:
+        damping, friction = (_attribute(getattr(j.dynamics, a), f"{where}.dynamics.{a}") for a in ("damping", "friction"))
+        if friction:
             raise ModelError(f"{where}: <dynamics friction> (Coulomb friction) is not supported; "
                              "set it to 0 or remove it")
-        if not dyn.damping:
+        if not damping:
             return
         if j.type not in ("revolute", "continuous"):
             raise ModelError(f"{where}: <dynamics damping> of a {j.type} joint is not supported "
                              "(only revolute and continuous joints)")
-        self.model.add_rotational_spring_damper(f"{j.name}_damping", j.name, damping=float(dyn.damping))
+        self.model.add_rotational_spring_damper(f"{j.name}_damping", j.name, damping=damping)
 
     def _mass(self, name):
         """The link's inertial, or None for a massless link."""
@@ -393,9 +393,20 @@ class _Builder:
         return tuple(float(np.clip(c, 0.0, 1.0)) for c in material.color.rgba[:3])
 
 
+def _attribute(text, where):
+    """An optional number attribute yourdfpy keeps as text (None when absent)."""
+    if text is None:
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise ModelError(f"{where}: must be a number, got {text!r}") from None
+
+
 def _read_mesh(path, where):
-    """One triangle mesh from an STL, OBJ or DAE file (all its parts in the file's frame); no
-    other file (textures, materials) is opened."""
+    """One triangle mesh from an STL, OBJ or DAE file (all its parts in the file's frame, in
+    metres: a DAE's ``<unit>`` is applied, STL and OBJ are taken as metres as URDF says); no other
+    file (textures, materials) is opened."""
     import trimesh
     ext = os.path.splitext(path)[1].lower().lstrip(".")
     if ext not in MESH_TYPES:
@@ -410,4 +421,9 @@ def _read_mesh(path, where):
         raise ModelError(f"{where}: cannot read mesh '{os.path.basename(path)}' ({type(exc).__name__}: {exc})") from None
     if not isinstance(loaded, trimesh.Trimesh) or len(loaded.faces) == 0:
         raise ModelError(f"{where}: mesh '{os.path.basename(path)}' has no triangles")
+    if loaded.units not in (None, "meters"):           # a DAE's <unit meter="0.001"/>: to metres
+        try:
+            loaded.convert_units("meters")
+        except (ValueError, KeyError) as exc:
+            raise ModelError(f"{where}: mesh '{os.path.basename(path)}' has units {loaded.units!r} ({exc})") from None
     return loaded

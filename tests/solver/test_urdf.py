@@ -252,6 +252,17 @@ def test_mesh_formats(tmp_path, ext):
     assert np.allclose(result.meshes["arm"].extents, [0.1, 0.2, 0.3]) and len(result.meshes["arm"].faces) == 12
 
 
+def test_dae_units_are_applied(tmp_path):
+    """A DAE in millimetres (<unit meter="0.001"/>, as CAD exports often are) is scaled to metres."""
+    import trimesh
+    trimesh.creation.box(extents=(100.0, 200.0, 300.0)).export(tmp_path / "mm.dae")
+    text = (tmp_path / "mm.dae").read_text().replace("<asset>", '<asset><unit name="millimeter" meter="0.001"/>', 1)
+    (tmp_path / "mm.dae").write_text(text)
+    visual = '<visual><geometry><mesh filename="mm.dae"/></geometry></visual>'
+    result = read_urdf(write(tmp_path, _one_link(visual=visual)))
+    assert np.allclose(result.meshes["arm"].extents, [0.1, 0.2, 0.3])
+
+
 def test_package_paths_resolve_in_the_package_folder(tmp_path):
     import trimesh
     pkg = tmp_path / "ws" / "my_robot" / "meshes"
@@ -282,6 +293,7 @@ def _one_link(extra="", visual="", joint_extra=""):
      r"transmission 'tr1': <transmission> elements are not supported"),
     (_one_link(joint_extra='<mimic joint="other"/>'), r"joint 'hinge': <mimic> \(following joint 'other'\)"),
     (_one_link(joint_extra='<dynamics friction="0.3"/>'), r"joint 'hinge': <dynamics friction>"),
+    (_one_link(joint_extra='<dynamics damping="lots"/>'), r"joint 'hinge'.dynamics.damping: must be a number"),
     (_one_link(visual='<visual><geometry><mesh filename="../secret.stl"/></geometry></visual>'),
      r"link 'arm'.visual\[0\]: mesh '../secret.stl' is outside the URDF's folder"),
     (_one_link(visual='<visual><geometry><mesh filename="/etc/passwd.stl"/></geometry></visual>'),
@@ -310,6 +322,12 @@ def test_unsupported_or_bad_input_is_refused_naming_the_element(tmp_path, text, 
     sub.mkdir()
     with pytest.raises(solver.ModelError, match=message):
         read_urdf(write(sub, text))
+
+
+def test_zero_friction_and_damping_are_accepted(tmp_path):
+    """As in the UR robots' URDFs: <dynamics damping="0.0" friction="0.0"/> adds nothing."""
+    m = read_urdf(write(tmp_path, _one_link(joint_extra='<dynamics damping="0.0" friction="0.0"/>'))).model
+    assert not m.forces
 
 
 def test_revolute_damping_becomes_a_rotational_damper(tmp_path):
