@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 
+import mujoco                  # the `test` extra: the peer library that reads the same URDF
 import numpy as np
 import pytest
 
@@ -94,7 +95,6 @@ def write(tmp_path, text, name="robot.urdf"):
 
 # ---- against MuJoCo -------------------------------------------------------------------------------
 def mujoco_and_ours(tmp_path, text):
-    mujoco = pytest.importorskip("mujoco")
     mj = mujoco.MjModel.from_xml_string(text)
     mj.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
     model = read_urdf(write(tmp_path, text)).model
@@ -105,11 +105,11 @@ def mujoco_and_ours(tmp_path, text):
     ours = np.array([col[n] for n in names])         # our coordinate of MuJoCo's dof k
     assert mj.nv == mj.nq == system.nq == len(names)
     assert list(mj.jnt_qposadr) == list(range(mj.njnt))
-    return mujoco, mj, system, ours
+    return mj, system, ours
 
 
 def compare(tmp_path, text, limits, states=6, seed=7):
-    mujoco, mj, system, ours = mujoco_and_ours(tmp_path, text)
+    mj, system, ours = mujoco_and_ours(tmp_path, text)
     data = mujoco.MjData(mj)
     rng = np.random.default_rng(seed)
     n = mj.nv
