@@ -35,7 +35,7 @@ def urdf_files(tmp_path):
     return urdf, tmp_path / "ws"
 
 
-def test_import_opens_the_robot_as_a_project(window, answers, monkeypatch, tmp_path, urdf_files):
+def test_import_opens_the_robot_as_a_project(window, qtbot, answers, monkeypatch, tmp_path, urdf_files):
     urdf, workspace = urdf_files
     asked = []
     monkeypatch.setattr(dialogs, "open_file_path", lambda parent, title, folder="", file_filter="": str(urdf))
@@ -57,8 +57,11 @@ def test_import_opens_the_robot_as_a_project(window, answers, monkeypatch, tmp_p
     assert shape.GetNumberOfPoints() < 100
     assert np.allclose(shape.GetBounds(), [-0.05, 0.05, -0.05, 0.05, 0.0, 1.0], atol=1e-6)
     assert not answers.errors
-    # the imported model runs
-    assert window.run_simulation(t_end=0.05)
+    # the imported model runs (the arm falls under gravity about y)
+    with qtbot.waitSignal(window.simulation.finished, timeout=20000) as blocker:
+        assert window.run_simulation(t_end=0.05)
+    outcome = blocker.args[0]
+    assert outcome.status == "ok" and len(outcome.results.t) > 1
 
 
 def test_refused_urdf_is_reported_and_changes_nothing(window, answers, monkeypatch, tmp_path, pendulum):
