@@ -93,6 +93,10 @@ def ask_solver_settings(parent, values: dict):
     return dialog.values()
 
 
+def open_file_path(parent, title: str, folder: str = "", file_filter: str = "All files (*)") -> str:
+    return QFileDialog.getOpenFileName(parent, title, folder, file_filter)[0]
+
+
 def save_file_path(parent, title: str, suggestion: str = "", file_filter: str = "All files (*)") -> str:
     return QFileDialog.getSaveFileName(parent, title, suggestion, file_filter)[0]
 

@@ -119,6 +119,38 @@ class MainWindow(QMainWindow):
         self.autosave.offer_recovery(self)
         return True
 
+    def import_urdf(self) -> bool:
+        """File ▸ Import…: a URDF robot (its package folder asked for when it uses package://
+        paths) converted into a project saved where the user says, then opened (docs/import.md)."""
+        from solver.io.urdf import import_urdf, needs_package_dir
+        if not self.maybe_save():
+            return False
+        urdf = dialogs.open_file_path(self, "Import URDF robot", os.path.dirname(self.document.path),
+                                      "URDF robots (*.urdf);;All files (*)")
+        if not urdf:
+            return False
+        title = f"Cannot import {os.path.basename(urdf)}"
+        package_dir = None
+        try:
+            if needs_package_dir(urdf):
+                package_dir = dialogs.folder_path(self, "Folder holding the packages of package:// paths",
+                                                  os.path.dirname(urdf))
+                if not package_dir:
+                    return False
+            out = dialogs.save_path(self, os.path.splitext(urdf)[0] + ".mbs.json")
+            if not out:
+                return False
+            result = import_urdf(urdf, out, package_dir=package_dir)
+        except solver.ModelError as exc:
+            self.report_problems(title, exc.problems)
+            return False
+        except OSError as exc:
+            self.report_problems(title, [f"cannot write ({exc.strerror or exc})"])
+            return False
+        for note in result.notes:
+            LOGGER.info("Import %s: %s", os.path.basename(urdf), note)
+        return self.load(out)
+
     def save(self) -> bool:
         if not self.document.path:
             return self.save_as()

@@ -10,6 +10,7 @@
     mbs linearize MODEL [--formulation ...] [--equilibrium]
     mbs study STUDY.json [--scheduler tcp://HOST:PORT | --serial] [--workers N] [--out RESULTS.csv]
                          [--results-dir DIR] [--quiet]
+    mbs import ROBOT.urdf -o MODEL.mbs.json [--package-dir DIR]
     mbs --version
 
 Exit codes (error policy, docs/reliability.md): 0 success, 2 bad input (invalid model or option,
@@ -127,6 +128,14 @@ def build_parser() -> argparse.ArgumentParser:
     study.add_argument("--results-dir", metavar="DIR", help="save each variant's full results (HDF5) here")
     study.add_argument("--quiet", action="store_true", help="no progress bar or summary")
     study.set_defaults(command=cmd_study)
+
+    imp = sub.add_parser("import", help="convert a URDF robot into a project (docs/import.md)",
+                         description="Convert a URDF robot description into a project file; visual meshes "
+                                     "are written as STL files into MODEL_meshes/ beside it.")
+    imp.add_argument("urdf", metavar="ROBOT.urdf")
+    imp.add_argument("-o", "--out", required=True, metavar="MODEL.mbs.json", help="project file to write")
+    imp.add_argument("--package-dir", metavar="DIR", help="folder that package:// mesh paths are resolved in")
+    imp.set_defaults(command=cmd_import, csv=None)      # csv: read by _check_output_paths
     return parser
 
 
@@ -262,6 +271,25 @@ def cmd_study(args) -> int:
 
 # ---- summary --------------------------------------------------------------------------------------
 _W = 26   # label column width
+
+
+def cmd_import(args) -> int:
+    """Exit 0 when the project was written, 2 when the URDF or an option is refused."""
+    from .io.urdf import import_urdf, mesh_folder_name
+    _check_output_paths(args)
+    if not os.path.isfile(args.urdf):
+        raise InputError(f"{args.urdf}: {'is a directory' if os.path.isdir(args.urdf) else 'no such file'}")
+    try:
+        result = import_urdf(args.urdf, args.out, package_dir=args.package_dir)
+    except OSError as exc:
+        raise InputError(f"--out {args.out}: cannot write ({exc.strerror or exc})") from None
+    m = result.model
+    counts = [_plural(len(getattr(m, c)), c) for c in ("bodies", "joints", "forces")]
+    meshes = f" (meshes in {mesh_folder_name(args.out)}/)" if result.meshes else ""
+    print(f"imported '{m.name}': {', '.join(counts)} -> {args.out}{meshes}")
+    for note in result.notes:
+        print(f"note: {note}")
+    return EXIT_OK
 
 
 def format_summary(res) -> list[str]:

@@ -15,9 +15,13 @@ from .fields import Field, FieldProblem, show_value
 JOINT_TYPES = ("fixed", "revolute", "prismatic", "cylindrical", "spherical", "universal", "planar",
                "screw", "distance", "revolute_spherical")
 
+# Limits of a joint's coordinate, kept as data (from URDF <limit>); the solver does not enforce them.
+LIMIT_FIELDS = ("lower_limit", "upper_limit", "effort_limit", "velocity_limit")
+
 # Which optional joint fields each type uses (the GUI shows only these).
 JOINT_TYPE_FIELDS = {
-    "fixed": (), "revolute": ("axis",), "prismatic": ("axis",), "cylindrical": ("axis",),
+    "fixed": (), "revolute": ("axis",) + LIMIT_FIELDS, "prismatic": ("axis",) + LIMIT_FIELDS,
+    "cylindrical": ("axis",),
     "spherical": (), "universal": ("axis", "axis2"), "planar": ("axis",),
     "screw": ("axis", "pitch"), "distance": ("origin2", "length"),
     "revolute_spherical": ("axis", "origin2"),
@@ -156,7 +160,9 @@ class Joint(Element):
     configuration; joint coordinates are zero there.  ``axis2`` is the universal joint's second
     axis (on body_j); ``pitch`` the screw lead in m per revolution; ``origin2`` the point on body_j
     of a distance or revolute–spherical link; ``length`` the distance link's length (None =
-    initial distance)."""
+    initial distance).  ``lower_limit`` … ``velocity_limit`` (revolute, prismatic) are the
+    coordinate's limits as data (URDF ``<limit>``, docs/import.md): written to the project file
+    only when set, never enforced by the solver."""
     KIND = "joint"
     COLLECTION = "joints"
     FIELDS = (
@@ -171,12 +177,23 @@ class Joint(Element):
         Field("origin2", "vec3", "m", default=(0.0, 0.0, 0.0), doc="point on body_j (links), global"),
         Field("length", "optional_float", "m", default=None, minimum=0.0, exclusive_min=True,
               doc="distance link length (None = initial distance)"),
+        Field("lower_limit", "optional_float", "m or rad", default=None,
+              doc="lowest coordinate value (data only, not enforced; None = none)"),
+        Field("upper_limit", "optional_float", "m or rad", default=None,
+              doc="highest coordinate value (data only, not enforced; None = none)"),
+        Field("effort_limit", "optional_float", "N or N·m", default=None, minimum=0.0,
+              doc="largest actuator force or torque (data only; None = none)"),
+        Field("velocity_limit", "optional_float", "m/s or rad/s", default=None, minimum=0.0,
+              doc="largest coordinate rate (data only; None = none)"),
     )
 
     def check(self):
         import numpy as np
         if self.body_i == self.body_j:
             raise ModelError(f"joint '{self.name}'.body_j: must differ from body_i ('{self.body_i}')")
+        if self.lower_limit is not None and self.upper_limit is not None and self.lower_limit > self.upper_limit:
+            raise ModelError(f"joint '{self.name}'.upper_limit: must be >= lower_limit "
+                             f"({self.upper_limit:g} < {self.lower_limit:g})")
         if self.type == "universal" and abs(float(np.dot(self.axis, self.axis2))) > 1e-6:
             raise ModelError(f"joint '{self.name}'.axis2: must be perpendicular to axis for a universal joint")
         if self.type == "distance":
@@ -187,6 +204,10 @@ class Joint(Element):
 
     def used_fields(self):
         return ("name", "type", "body_i", "body_j", "origin") + JOINT_TYPE_FIELDS[self.type]
+
+    def to_dict(self) -> dict:
+        """The file form; limits only when set (files without limits stay as they were)."""
+        return {k: v for k, v in super().to_dict().items() if not (k in LIMIT_FIELDS and v is None)}
 
     def coordinates(self):
         return JOINT_COORDINATES[self.type]
