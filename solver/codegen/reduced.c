@@ -2,7 +2,7 @@
  * applied to the whole right-hand side, not only to the equation kernels.
  *
  * Compiled into every model's library next to the generated kernels cg_position, cg_gamma, cg_mass,
- * cg_forces (same translation unit: the model's C source #includes nothing, this file is appended).
+ * cg_forces (compiled as its own translation unit with their prototypes; see build._units).
  * With a coordinate partition q = q_ref + V z + U w (Kim & Yoo (1997) §2, solver.partitioning.partition):
  *
  *   positions      Φ(q_ref + V z + U w, t) = 0 by Newton–Raphson on w            (Kim & Yoo (1997) eq. 7)

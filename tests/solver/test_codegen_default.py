@@ -107,3 +107,27 @@ def test_cli_says_when_it_compiles(capsys):
     assert main(["run", str(SAMPLES / "pendulum.mbs.json"), "--t-end", "0.05", "--codegen", "off"]) == 0
     out, err = capsys.readouterr()
     assert "compiling" not in err and "codegen" not in out
+
+
+def test_a_failing_compiler_falls_back_with_its_message(monkeypatch, auto_builds):
+    monkeypatch.setenv("CC", "false")                    # exits 1 on every unit
+    compiled = solver.compile_model(slider_crank())
+    assert not compiled.generated
+    assert compiled.notices[0].startswith("codegen unavailable, generic path used: 'false -O")
+    assert "failed (exit 1)" in compiled.notices[0]
+    assert not list(auto_builds.glob("*.so"))
+
+
+def test_generated_kernels_compile_as_parallel_units():
+    """Long straight-line kernels are split over the compilers (build.JOBS) with lighter optimisation;
+    the fixed code gets their prototypes."""
+    from solver.codegen import build
+    generated = "\n".join(f"void cg_k{k}(const double *q, double *out)\n{{\n" + "    out[0] = q[0];\n" * n + "}"
+                          for k, n in enumerate((1500, 10, 700)))
+    units = build._units(generated, "/* fixed */")
+    kernels, fixed = units[:-1], units[-1]
+    assert len(kernels) == min(build.JOBS, 3)
+    assert fixed[1] == build.FIXED_FLAGS and fixed[0].count("void cg_k") == 3 and fixed[0].endswith("/* fixed */")
+    assert all(text.count("{") == text.count("}") for text, _ in kernels)
+    longest = max(kernels, key=lambda u: len(u[0]))
+    assert longest[1] == build.LONG_KERNEL_FLAGS
