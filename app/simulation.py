@@ -32,6 +32,7 @@ class RunOutcome:
     message: str = ""
     time: float | None = None
     elements: tuple = ()
+    kind: str = ""               # failed runs: solver.SolverError.kind (what the run ran into)
     problems: list = field(default_factory=list)
     wall_time: float = 0.0
     t_end: float = 0.0
@@ -66,7 +67,7 @@ def run_simulation(model: solver.Model, progress=None, cancel=None, **overrides)
                        time=_last_time(exc.results))
     except solver.SolverError as exc:
         return outcome("failed", exc.results, message=exc.message, time=exc.time,
-                       elements=tuple(exc.elements or ()))
+                       elements=tuple(exc.elements or ()), kind=exc.kind)
     except solver.ModelError as exc:
         return outcome("invalid", message=str(exc), problems=list(exc.problems))
     except Exception as exc:  # noqa: BLE001  (a bug must not kill the GUI's worker thread)
@@ -75,24 +76,25 @@ def run_simulation(model: solver.Model, progress=None, cancel=None, **overrides)
 
 
 def suggestion(outcome: RunOutcome) -> str:
-    """What the user can try after a failed run (from the solver's message)."""
-    msg = outcome.message.lower()
+    """What the user can try after a failed run, by what it ran into (``outcome.kind``)."""
     who = ", ".join(outcome.elements) or "the joints and drivers"
-    if "newton" in msg or "assembl" in msg or "kinematic" in msg:
+    if outcome.kind in ("assembly", "locked"):
         return (f"The mechanism cannot reach the position asked for near t = {outcome.time:g} s: it has "
                 f"probably locked or reached a singular position. Check the range of motion of {who} "
                 "(a driver asking for more than the linkage allows, e.g. a rocker driven through a full "
                 "turn), the joint axes and the initial positions.") if outcome.time is not None else (
                 f"Check {who}: joint axes, initial positions and driver expressions.")
-    if "step" in msg and ("small" in msg or "size" in msg):
-        return ("The integrator could not keep the error within tolerance. Try a stiff integrator "
-                "(bdf, radau or galpha), looser tolerances, or check for very stiff springs.")
-    if "singular" in msg:
-        return (f"The constraint Jacobian became singular near {who}. Try the 'hybrid' or 'svd' "
-                "partitioning, or check for redundant joints.")
-    if "nan" in msg or "finite" in msg or "diverg" in msg:
-        return "The solution diverged. Try a smaller maximum step or tighter tolerances."
-    return f"Check {who} and the solver settings (integrator, tolerances, maximum step)."
+    stiff = ("The integrator could not keep the error within tolerance. Try a stiff integrator "
+             "(bdf, radau or galpha), looser tolerances, or check for very stiff springs.")
+    advice = {
+        "step_collapse": stiff,
+        "integration": stiff,
+        "singular": (f"The constraint Jacobian became singular near {who}. Try the 'hybrid' or 'svd' "
+                     "partitioning, or check for redundant joints."),
+        "diverged": "The solution diverged. Try a smaller maximum step or tighter tolerances.",
+        "mass": f"A free motion of the mechanism has (almost) no mass or inertia: check the bodies {who}.",
+    }
+    return advice.get(outcome.kind, f"Check {who} and the solver settings (integrator, tolerances, maximum step).")
 
 
 def results_path(project_path: str) -> str:

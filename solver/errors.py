@@ -30,12 +30,29 @@ class ExpressionError(ModelError):
     """A function expression (of time) could not be parsed or is not allowed."""
 
 
-class SolverError(MBSError):
-    """A run failed.  ``time`` is the simulated time of the failure, ``elements`` names the joints
-    or bodies involved (may be empty), and ``results`` holds what was computed up to the failure
-    (a :class:`solver.results.Results`, or ``None`` when nothing was)."""
+#: What a failed run ran into (SolverError.kind); a program reads this, never the message text.
+FAILURE_KINDS = {
+    "assembly": "the constraints cannot all be satisfied at the start",
+    "locked": "positions cannot follow (Newton on the constraints fails: locked or singular mechanism)",
+    "singular": "the partition cannot get past a singular configuration",
+    "step_collapse": "the integrator's step size collapsed",
+    "integration": "the integrator failed (error test)",
+    "diverged": "non-finite forces or accelerations",
+    "mass": "the mass matrix is singular",
+    "equilibrium": "no static equilibrium found",
+}
 
-    def __init__(self, message, time=None, elements=(), results=None):
+
+class SolverError(MBSError):
+    """A run failed.  ``kind`` says what it ran into (a key of FAILURE_KINDS), ``time`` is the
+    simulated time of the failure, ``elements`` names the joints or bodies involved (may be
+    empty), and ``results`` holds what was computed up to the failure (a
+    :class:`solver.results.Results`, or ``None`` when nothing was)."""
+
+    def __init__(self, message, time=None, elements=(), results=None, kind="integration"):
+        if kind not in FAILURE_KINDS:
+            raise ValueError(f"SolverError kind must be one of {', '.join(FAILURE_KINDS)}; got {kind!r}")
+        self.kind = kind
         self.time = time
         self.elements = tuple(elements)
         self.results = results

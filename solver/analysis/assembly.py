@@ -35,7 +35,7 @@ def assemble_positions(system, q, t, tol=1e-11, max_iter=50):
     owners = sorted({system.equations[k].owner for k in bad})
     raise SolverError("the model cannot be assembled: these constraints cannot all be satisfied "
                       f"(max |Φ| = {np.max(np.abs(ev.phi)):.3g}); check their positions and axes",
-                      time=t, elements=owners)
+                      time=t, elements=owners, kind="assembly")
 
 
 def consistent_velocities(system, q, qd, t):

@@ -172,7 +172,7 @@ class Run:
                 try:
                     q, ev = part.positions(self.system, empty, t, q)
                 except PartitionError as exc2:
-                    raise SolverError(f"kinematic analysis failed: {exc2}", time=t,
+                    raise SolverError(f"kinematic analysis failed: {exc2}", time=t, kind="locked",
                                       elements=self._worst_owners(q, t)) from None
             qd = part.velocities(ev.jac, ev.nu, empty)
             self._record(part, t, q, qd, "kinematic")
@@ -204,7 +204,7 @@ class Run:
                     restart = str(exc)
                     break
                 if ode.status == "failed":
-                    raise SolverError(f"integration failed: {msg}", time=ode.t,
+                    raise SolverError(f"integration failed: {msg}", time=ode.t, kind="integration",
                                       elements=self._worst_owners(self.q_last, ode.t))
                 reached = ode.t + 1e-12 * max(1.0, abs(ode.t))
                 # the interpolant only for steps holding output points (DOP853 spends 3 evaluations on it)
@@ -233,7 +233,8 @@ class Run:
                                           f"{t - window[0]:.3g} s); the mechanism is probably at a singular "
                                           "configuration or the model is too stiff for this integrator — try "
                                           "partitioning='qr', 'hybrid' or integrator='bdf'",
-                                          time=t, elements=self._worst_owners(self.q_last, t))
+                                          time=t, kind="step_collapse",
+                                          elements=self._worst_owners(self.q_last, t))
                     window.clear()
                     self._switch = hybrid.collapsed("the step size collapsed")
                     restart = "hybrid switch"
@@ -256,7 +257,8 @@ class Run:
                     raise SolverError(f"{part.method.upper()} partitioning cannot get past this configuration "
                                       f"({STUCK_RESTARTS} re-partitions in a row; last: {restart}); the mechanism "
                                       "is probably at a singular (e.g. flattened) position — try "
-                                      "partitioning='qr' or 'hybrid'", time=t, elements=self._worst_owners(q, t))
+                                      "partitioning='qr' or 'hybrid'", time=t, kind="singular",
+                                      elements=self._worst_owners(q, t))
                 self._switch = hybrid.collapsed("repeated re-partitions near a singular configuration")
                 restarts = 0
             method = part.method
@@ -283,7 +285,7 @@ class Run:
                 t_old = ga.t
                 if not ga.step(min(tout, ga.t + h)):
                     raise SolverError("generalized-α Newton iterations do not converge even with a tiny step",
-                                      time=ga.t, elements=self._worst_owners(ga.q, ga.t))
+                                      time=ga.t, kind="step_collapse", elements=self._worst_owners(ga.q, ga.t))
                 self.steps += 1
                 self.rec.step(ga.t, ga.t - t_old)
             self._record(part, tout, ga.q, ga.consistent_velocities(), part.method)
@@ -318,7 +320,8 @@ class Run:
             element.apply(t, frames, w)
             if not (np.all(np.isfinite(w.F)) and np.all(np.isfinite(w.T))):
                 bad.append(element.name)
-        raise SolverError("non-finite forces/accelerations (NaN or inf in the applied forces)", time=t, elements=bad)
+        raise SolverError("non-finite forces/accelerations (NaN or inf in the applied forces)", time=t, elements=bad,
+                          kind="diverged")
 
     def _accelerations(self, part, q, t, M, Q, ev):
         """part.accelerations; a singular reduced mass matrix NᵀMN stops the run naming the bodies
@@ -332,7 +335,7 @@ class Run:
             frames = self.system.frames(q, N @ mode)
             speed = np.linalg.norm(frames.v, axis=1) + np.linalg.norm(frames.w, axis=1)
             raise SolverError("the mass matrix is singular: a free motion of the mechanism has (almost) no "
-                              "mass or inertia — check the masses and inertias of these bodies", time=t,
+                              "mass or inertia — check the masses and inertias of these bodies", time=t, kind="mass",
                               elements=[b for b, v in zip(self.system.body_names, speed) if v > 0.1 * speed.max()]) from None
 
     def _jacobian(self, part, t, y):
@@ -405,7 +408,7 @@ class Run:
         try:
             part = Partition.build(method, self.system, q, t)
         except (np.linalg.LinAlgError, ValueError) as exc:
-            raise SolverError(f"cannot partition the coordinates ({exc})", time=t,
+            raise SolverError(f"cannot partition the coordinates ({exc})", time=t, kind="singular",
                               elements=self._worst_owners(q, t)) from None
         self._compiled = self.system.compiled_reduction(part) if part.dof else None
         self.rec.event(t, "partition", f"{method.upper()} partition, {part.dof} independent coordinates ({reason})")

@@ -119,7 +119,7 @@ class _Solver:
             return self._finish(*self._relax(self.q0), "relaxation")
         except SolverError as exc:
             raise SolverError(f"static equilibrium not found: {exc}" + (f" (Newton: {failure})" if failure else ""),
-                              time=self.t) from None
+                              time=self.t, kind="equilibrium") from None
 
     # ---- residual and its Jacobian at a partition ---------------------------------------------
     def _residual(self, part, z, q_guess):
@@ -155,13 +155,14 @@ class _Solver:
                 return q, r, J, Mhat, it
             if it < self.max_iter:
                 q = step(part, q, r, J, Mhat, res)
-        raise SolverError(f"{name} did not converge in {self.max_iter} iterations (max |NᵀQ| = {res:.3g})")
+        raise SolverError(f"{name} did not converge in {self.max_iter} iterations (max |NᵀQ| = {res:.3g})",
+                          kind="equilibrium")
 
     def _newton(self, q):
         def step(part, q, r, J, Mhat, res):
             qn = self._line_search(part, q, np.linalg.lstsq(J, -r, rcond=None)[0], res)
             if qn is None:
-                raise SolverError(f"Newton made no progress at max |NᵀQ| = {res:.3g}")
+                raise SolverError(f"Newton made no progress at max |NᵀQ| = {res:.3g}", kind="equilibrium")
             return qn
         return self._iterate(q, step, "Newton")
 
@@ -201,7 +202,7 @@ class _Solver:
                 return self._residual(part, np.linalg.solve(A, r), q)[1], tau
             except (np.linalg.LinAlgError, PartitionError):
                 tau *= 0.5
-        raise SolverError("dynamic relaxation step failed (no pseudo-time step keeps it downhill)")
+        raise SolverError("dynamic relaxation step failed (no pseudo-time step keeps it downhill)", kind="equilibrium")
 
     def _finish(self, q, r, J, Mhat, iterations, method):
         K = -J

@@ -83,6 +83,7 @@ def test_a_model_that_cannot_assemble_names_its_joints():
         solver.simulate(m, t_end=0.1)
     e = exc.value
     assert e.message.startswith("the model cannot be assembled: these constraints cannot all be satisfied")
+    assert e.kind == "assembly"            # what a program reads (the GUI picks its advice by it)
     assert e.time == 0.0 and {"pivot", "tie"} <= set(e.elements)
     assert e.results is not None and len(e.results) == 0 and e.results.status == "failed"
 
@@ -94,6 +95,7 @@ def test_a_driven_crank_rocker_locks_up_past_the_rocker_range():
         solver.simulate(crank_rocker(), t_end=2.0, output_step=0.01)
     e = exc.value
     assert e.message.startswith("kinematic analysis failed: position Newton did not converge")
+    assert e.kind == "locked"            # what a program reads (the GUI picks its advice by it)
     assert limit < e.time <= limit + 0.01 and e.elements == ("rocker_drive",)
     res = e.results
     assert res.status == "failed" and res.t[-1] < limit < res.t[-1] + 0.01
@@ -115,6 +117,7 @@ def test_a_free_rotation_without_inertia_is_a_singular_mass_matrix():
         solver.simulate(m, t_end=1.0, output_step=0.01)
     e = exc.value
     assert e.message.startswith("the mass matrix is singular")
+    assert e.kind == "mass"            # what a program reads (the GUI picks its advice by it)
     assert e.elements == ("tip",) and e.time < 1e-6 and e.results is not None
 
 
@@ -131,6 +134,7 @@ def test_a_force_with_a_pole_stops_at_the_pole(expression, late):
         solver.simulate(m, t_end=1.0, output_step=0.01)
     e = exc.value
     assert str(e).startswith("non-finite forces/accelerations (NaN or inf in the applied forces) at t = 0.5")
+    assert e.kind == "diverged"            # what a program reads (the GUI picks its advice by it)
     assert e.elements == ("push",) and 0.5 <= e.time < 0.5 + late
     assert e.results.status == "failed" and 0.46 <= e.results.t[-1] < 0.5
 
