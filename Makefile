@@ -26,6 +26,9 @@ run: $(STAMP)
 test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider
 	$(VENV)/bin/lint-imports
+	$(VENV)/bin/ruff check solver app tests bench tools
+	$(VENV)/bin/mypy solver/__init__.py solver/compile.py solver/errors.py solver/analysis/dynamics.py \
+	    solver/analysis/linearize.py solver/analysis/equilibrium.py
 
 test-fast: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -x -m "not slow" -p no:cacheprovider

@@ -20,10 +20,12 @@ model's structure (:mod:`solver.codegen.build`), so parameter edits never rebuil
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .errors import ModelError
 from .model.elements import Settings
+from .model.model import Model
 
 #: Settings that decide what is compiled; the others (t_end, tolerances, integrator …) are run options.
 STRUCTURAL = ("formulation", "constraints", "reactions", "codegen")
@@ -53,7 +55,7 @@ class CompiledModel:
         return _apply(s, {k: v for k, v in overrides.items() if k not in STRUCTURAL})
 
 
-def resolve_settings(model, **overrides) -> Settings:
+def resolve_settings(model: Model, **overrides) -> Settings:
     """The model's saved solver settings with the given (non-None) arguments applied."""
     return _apply(model.settings.copy(), overrides)
 
@@ -67,7 +69,9 @@ def codegen_choice(settings) -> str:
     return choice
 
 
-def compile_model(model, settings=None, *, codegen=None, on_event=None, cancel=None, **overrides) -> CompiledModel:
+def compile_model(model: Model | CompiledModel, settings: Settings | None = None, *,
+                  codegen: bool | str | None = None, on_event: Callable[[dict], None] | None = None,
+                  cancel: Callable[[], bool] | None = None, **overrides) -> CompiledModel:
     """Compile ``model`` (a Model; a CompiledModel is returned as it is).  ``settings``: the Settings
     to use (default: the model's, with ``overrides`` applied); ``codegen`` (True/False/"auto"/"on"/
     "off") overrides ``settings.codegen``.  Raises ModelError for a bad model or settings and
@@ -90,7 +94,7 @@ def compile_model(model, settings=None, *, codegen=None, on_event=None, cancel=N
     return CompiledModel(generic_system(model, settings), settings, False, tuple(notices))
 
 
-def for_analysis(model, formulation=None) -> CompiledModel:
+def for_analysis(model: Model | CompiledModel, formulation: str | None = None) -> CompiledModel:
     """What a one-shot analysis (static equilibrium, linearization) evaluates: a CompiledModel as
     it is (``formulation``, when given, must agree), or a Model compiled on the generic path — a few
     hundred evaluations do not pay for a build."""

@@ -20,12 +20,16 @@ from __future__ import annotations
 
 import time as _time
 from collections import deque
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
 from ..compile import CompiledModel, compile_model, generic_system
 from ..errors import Cancelled, ModelError, SolverError
 from ..forces import Wrenches
+from ..model.model import Model
+from ..results import Results
 from ..integrators import INTEGRATORS, GeneralizedAlpha
 from ..partitioning.partition import Partition, PartitionError, independent_rows, multipliers
 from .assembly import assemble_positions, consistent_velocities, holding_model
@@ -51,9 +55,14 @@ def output_times(t_end, step):
     return times
 
 
-def simulate(model, t_end=None, output_step=None, formulation=None, partitioning=None, integrator=None,
-             rtol=None, atol=None, max_step=None, constraints=None, reactions=None, progress=None,
-             cancel=None, hold=(), on_event=None, codegen=None, results_path=None, initial="model"):
+def simulate(model: Model | CompiledModel, t_end: float | None = None, output_step: float | None = None,
+             formulation: str | None = None, partitioning: str | None = None, integrator: str | None = None,
+             rtol: float | None = None, atol: float | None = None, max_step: float | None = None,
+             constraints: str | None = None, reactions: str | None = None,
+             progress: Callable[[float, float], None] | None = None, cancel: Callable[[], bool] | None = None,
+             hold: Sequence[str] = (), on_event: Callable[[dict], None] | None = None,
+             codegen: bool | str | None = None, results_path: str | None = None,
+             initial: str = "model") -> Results:
     """Run a model (a :class:`~solver.model.model.Model`, or a :class:`~solver.compile.CompiledModel`
     to run again without compiling); returns :class:`solver.results.Results`.
 
@@ -81,13 +90,13 @@ def simulate(model, t_end=None, output_step=None, formulation=None, partitioning
     if hold and isinstance(model, CompiledModel):
         raise ModelError("simulate: hold needs the Model (the held joints are assembled from it), not a "
                          "CompiledModel")
-    overrides = dict(t_end=t_end, output_step=output_step, formulation=formulation, partitioning=partitioning,
-                     integrator=integrator, rtol=rtol, atol=atol, max_step=max_step, constraints=constraints,
-                     reactions=reactions, codegen=codegen)
+    overrides: dict[str, Any] = dict(
+        t_end=t_end, output_step=output_step, formulation=formulation, partitioning=partitioning,
+        integrator=integrator, rtol=rtol, atol=atol, max_step=max_step, constraints=constraints, reactions=reactions)
     if isinstance(model, CompiledModel):
-        compiled, settings = model, model.run_settings(**overrides)
+        compiled, settings = model, model.run_settings(codegen=codegen, **overrides)
     else:
-        compiled = compile_model(model, on_event=on_event, cancel=cancel, **overrides)
+        compiled = compile_model(model, codegen=codegen, on_event=on_event, cancel=cancel, **overrides)
         settings = compiled.settings
     system, start = compiled.system, None
     if initial == "equilibrium":

@@ -40,8 +40,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..compile import for_analysis
+from ..compile import CompiledModel, for_analysis
 from ..errors import ModelError, SolverError
+from ..model.model import Model
 from ..partitioning.partition import Partition, PartitionError
 from .assembly import assemble_positions
 from .threads import single_threaded_blas
@@ -71,7 +72,8 @@ class Equilibrium:
         return {"q": self.q.copy(), "qd": np.zeros_like(self.q), "t": self.t}
 
 
-def static_equilibrium(model, formulation=None, tol=1e-10, max_iter=50, method="auto"):
+def static_equilibrium(model: Model | CompiledModel, formulation: str | None = None, tol: float = 1e-10,
+                       max_iter: int = 50, method: str = "auto") -> Equilibrium:
     """Static equilibrium of ``model`` near its initial configuration, under the loads at t = 0
     (see module docstring).  Raises ModelError for bad arguments and SolverError when neither
     method converges in ``max_iter`` iterations (each)."""

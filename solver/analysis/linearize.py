@@ -47,9 +47,10 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from ..compile import for_analysis
+from ..compile import CompiledModel, for_analysis
 from ..errors import ModelError
 from ..math.rotations import L_matrix, rotation_matrix
+from ..model.model import Model
 from ..partitioning.partition import Partition
 from .assembly import assemble_positions, consistent_velocities
 from .threads import single_threaded_blas
@@ -104,7 +105,8 @@ class Linearization:
                 for k, b in enumerate(self.flexible_names)}
 
 
-def linearize(model, state=None, formulation=None):
+def linearize(model: Model | CompiledModel, state: str | dict | tuple | None = None,
+              formulation: str | None = None) -> Linearization:
     """Linearize ``model`` at its initial (assembled) state, or at ``state``: ``"equilibrium"``
     (the static equilibrium near the initial configuration, at rest), a dict with ``q`` (and
     optionally ``qd``, ``t``) in the formulation's coordinates (e.g. ``static_equilibrium(...).state``),

@@ -226,7 +226,7 @@ def test_linearize_lists_modes_and_animates_one(window, qtbot, pendulum):
     R = moved[body][1]
     assert np.allclose(R @ R.T, np.eye(3)) and np.allclose(R @ [0.0, -0.5, 0.0], moved[body][0], atol=0.015)  # to first order
     qtbot.wait(60)
-    assert not window.viewport.actor("bob").GetUserMatrix() is None
+    assert window.viewport.actor("bob").GetUserMatrix() is not None
     modes.stop_button.click()
     assert not modes._timer.isActive()
     m = window.viewport.actor("bob").GetUserMatrix()          # back at the initial pose
