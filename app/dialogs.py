@@ -29,13 +29,13 @@ def confirm_delete(parent, name: str, dependents: list[str]) -> bool:
 def ask_offset(parent, name: str):
     """A translation (dx, dy, dz) in m for moving ``name``, or None if cancelled."""
     from .field_editors import SciSpinBox
+    from .units import SI
     dialog = QDialog(parent)
     dialog.setWindowTitle(f"Move '{name}'")
     form = QFormLayout(dialog)
     spins = []
     for axis in "xyz":
-        spin = SciSpinBox(dialog)
-        spin.setSuffix(" m")
+        spin = SciSpinBox(dialog, SI.quantity("m"), f"d{axis}")
         form.addRow(f"d{axis}", spin)
         spins.append(spin)
     buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)

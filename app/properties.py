@@ -3,7 +3,9 @@
 The selection is an element (its class's ``FIELDS``; a joint shows only ``used_fields()``), the model
 (name, gravity) or the solver settings.  Each edit becomes an undoable command; when the model
 refuses it, the field shows the model's message under a red border and the model stays unchanged.
-Function fields (expressions of t) are also checked live as the user types.
+Function fields (expressions of t) are also checked live as the user types.  Numbers are shown and
+read in the project's display units (``settings.display_units`` / ``display_angles``, :mod:`app.units`);
+text with a unit that does not fit a field is refused with a message naming the field.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from .document import Document
 from .field_editors import FieldEditor, SciSpinBox, make_editor
 from .inertia import SHAPES, inertia_from_geometry
 from .tree import MODEL_ITEM, SETTINGS_ITEM
+from .units import UnitSystem
 
 DEFAULT_DENSITY = 7850.0  # kg/m³
 
@@ -164,6 +167,11 @@ class PropertyEditor(QScrollArea):
         self._show_error("inertia", "")
         return True
 
+    @property
+    def units(self) -> UnitSystem:
+        """The project's display units."""
+        return UnitSystem.of(self.document.model.settings)
+
     def rebuild(self, *_):
         """Regenerate the form for the current selection."""
         self.target = self._make_target(self.document.selection)
@@ -206,9 +214,10 @@ class PropertyEditor(QScrollArea):
         layout.setSpacing(1)
         target = self.target
         editor = make_editor(field, target.reference_names(field),
-                             lambda value, f=field: target.validate(f, value), row)
+                             lambda value, f=field: target.validate(f, value), row, self.units)
         editor.set_value(target.value(field))
         editor.committed.connect(lambda value, name=field.name: self.commit(name, value))
+        editor.refused.connect(lambda message, name=field.name: self._show_error(name, message))
         error = QLabel(row)
         error.setObjectName("fieldError")
         error.setWordWrap(True)
@@ -226,16 +235,15 @@ class PropertyEditor(QScrollArea):
         box = QWidget(parent)
         h = QHBoxLayout(box)
         h.setContentsMargins(0, 6, 0, 0)
-        self.density = SciSpinBox(box)
-        self.density.setRange(1e-6, 1e6)
-        self.density.setSuffix(" kg/m³")
-        self.density.setValue(DEFAULT_DENSITY)
+        self.density = SciSpinBox(box, self.units.quantity("kg/m³"), "density")
+        self.density.set_si_range(1e-6, 1e6)
+        self.density.set_si_value(DEFAULT_DENSITY)
         self.density.setToolTip("density of the homogeneous body")
         button = QPushButton("Mass && inertia from geometry", box)
         button.setObjectName("inertiaFromGeometry")
         button.setEnabled(self.target.element.geometry.get("shape") in SHAPES)
         button.setToolTip("compute mass and inertia of a homogeneous box, cylinder or sphere")
-        button.clicked.connect(lambda: self.compute_inertia(self.density.value()))
+        button.clicked.connect(lambda: self.compute_inertia(self.density.si_value()))
         self.inertia_button = button
         h.addWidget(QLabel("density", box))
         h.addWidget(self.density, 1)
@@ -254,6 +262,9 @@ class PropertyEditor(QScrollArea):
 
     def _on_model_event(self, event, collection, name, detail):
         if self.target is None:
+            return
+        if collection == "settings" and detail in ("display_units", "display_angles"):
+            self.rebuild()         # every number is shown in the new units
             return
         if event != "changed" or detail == "type":
             if detail == "type" or not self._target_alive():

@@ -432,6 +432,8 @@ FORMULATIONS = ("cartesian", "relative")
 PARTITIONINGS = ("lu", "qr", "svd", "hybrid")
 CONSTRAINT_FORMS = ("conventional", "parametric")
 REACTION_METHODS = ("nonrecursive", "newton-euler")
+DISPLAY_UNITS = ("SI", "mm-kg-s", "mm-t-s")   # GUI display only: app/units.py
+DISPLAY_ANGLES = ("rad", "deg")
 
 
 class Settings(Element):
@@ -451,7 +453,21 @@ class Settings(Element):
         Field("rtol", "float", default=1e-6, minimum=0.0, exclusive_min=True, maximum=0.1),
         Field("atol", "float", default=1e-8, minimum=0.0, exclusive_min=True),
         Field("max_step", "optional_float", "s", default=None, minimum=0.0, exclusive_min=True),
+        Field("display_units", "enum", choices=DISPLAY_UNITS, default="SI",
+              doc="units the GUI shows and reads numbers in (files stay SI)"),
+        Field("display_angles", "enum", choices=DISPLAY_ANGLES, default="rad",
+              doc="angle unit the GUI shows and reads (files stay in rad)"),
     )
+    _DISPLAY = ("display_units", "display_angles")
+
+    def to_dict(self) -> dict:
+        """The saved form; the GUI's display units only when not the defaults (files written before
+        they existed stay byte-identical on a round trip)."""
+        d = super().to_dict()
+        for f in self.FIELDS:
+            if f.name in self._DISPLAY and d[f.name] == f.default:
+                del d[f.name]
+        return d
 
 
 FORCE_CLASSES = {c.KIND: c for c in (SpringDamper, RotationalSpringDamper, Bushing, AppliedForce, AppliedTorque,
