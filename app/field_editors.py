@@ -19,6 +19,8 @@ from PySide6.QtWidgets import (QCheckBox, QColorDialog, QComboBox, QDoubleSpinBo
                                QGridLayout, QHBoxLayout, QLineEdit, QPushButton, QSpinBox,
                                QWidget)
 
+from . import app_settings
+from .orientation import MODES, axis_angle_from_quat, euler_from_quat, quat_from_axis_angle, quat_from_euler
 from .units import SI, Quantity, UnitProblem, component_units, function_value
 
 _BIG = 1e300
@@ -45,8 +47,12 @@ class SciSpinBox(QDoubleSpinBox):
         self.setAccelerated(True)
         self.setButtonSymbols(QDoubleSpinBox.ButtonSymbols.NoButtons)
         self.setMinimumWidth(60)
-        if quantity.suffix:
-            self.setSuffix(f" {quantity.suffix}")
+        self.set_quantity(quantity, what)
+
+    def set_quantity(self, quantity: Quantity, what: str):
+        """Show values in ``quantity``'s display unit; ``what`` names the value in messages."""
+        self.quantity, self.what = quantity, what
+        self.setSuffix(f" {quantity.suffix}" if quantity.suffix else "")
 
     def si_value(self) -> float:
         return self.quantity.to_si(self.value())
@@ -99,22 +105,22 @@ class SciSpinBox(QDoubleSpinBox):
         self.setValue(v + steps * step)
 
     def _parse(self, text):
-        """(value in the display unit or None, problem or None).  The text as a whole is read first
-        ("50 mm" is 50 mm even when the suffix is " m"); then without the suffix the spin box
-        keeps after the typed text ("50 mm m")."""
+        """(value in the display unit or None, problem or None).  The suffix the spin box keeps
+        after the typed text ("50 mm m", "0.5 rad deg") is dropped first, when it is a separate
+        word; then the text as a whole is read ("50 mm" is 50 mm even when the suffix is " m")."""
         text = text.strip()
         prefix, suffix = self.prefix().strip(), self.suffix().strip()
         if prefix and text.startswith(prefix):
             text = text[len(prefix):].strip()
         if text in ("", "-", "+", ".", "-.") or text.lower().endswith(("e", "e-", "e+")):
             return None, None      # still being typed
-        bodies = [text] + ([text[: -len(suffix)].strip()] if suffix and text.endswith(" " + suffix) else [])
+        bodies = ([text[: -len(suffix)].strip()] if suffix and text.endswith(" " + suffix) else []) + [text]
         problem = None
         for body in bodies:
             try:
                 return self.quantity.parse(body, self.what), None
             except UnitProblem as exc:
-                problem = str(exc)
+                problem = problem or str(exc)
         return None, problem
 
 
@@ -316,6 +322,98 @@ class VectorEditor(FieldEditor):
         for s in self.spins:
             s.setEnabled(not checked)
         self._emit()
+
+
+class OrientationEditor(FieldEditor):
+    """An orientation as Euler angles (intrinsic XYZ, ZYX or ZXZ), axis–angle or the quaternion,
+    chosen in a combo box (the choice is a remembered preference, :mod:`app.orientation`); angles are
+    in the display angle unit and read with a unit ("26.57 deg").  Commits the quaternion
+    (w, x, y, z) of the whole edited rotation."""
+
+    def __init__(self, field, units=SI, parent=None):
+        super().__init__(field, parent)
+        grid = QGridLayout(self)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setHorizontalSpacing(3)
+        self.angle = units.quantity("rad")
+        self.mode = QComboBox(self)
+        self.mode.addItems(MODES)
+        self.mode.setToolTip("Euler sequences are intrinsic (about the rotated axes): XYZ = Rx·Ry·Rz")
+        saved = app_settings.settings().value("orientation_mode", MODES[0])
+        self.mode.setCurrentText(saved if saved in MODES else MODES[0])
+        grid.addWidget(self.mode, 0, 0, 1, 3)
+        self.spins = [SciSpinBox(self) for _ in range(4)]
+        for i, s in enumerate(self.spins):
+            grid.addWidget(s, 1 + i // 3, i % 3)
+            s.valueChanged.connect(self._emit)
+            s.refused.connect(self.refused)
+        self.inputs = list(self.spins)
+        self._q = [1.0, 0.0, 0.0, 0.0]
+        self._axis = [0.0, 0.0, 1.0]     # shown for the identity in axis–angle mode
+        self.mode.currentTextChanged.connect(self._on_mode)
+        self._on_mode(self.mode.currentText(), remember=False)
+
+    def set_mode(self, mode: str):
+        self.mode.setCurrentText(mode)
+
+    def set_value(self, value):
+        self._q = [1.0, 0.0, 0.0, 0.0] if value is None else [float(c) for c in value]
+        self._show()
+
+    def value(self):
+        """The quaternion of the angles shown; raises ValueError for a zero axis."""
+        mode, v = self.mode.currentText(), [s.si_value() for s in self.spins]
+        if mode.startswith("Euler"):
+            return quat_from_euler(v[:3], mode.split()[1])
+        if mode == "axis–angle":
+            return quat_from_axis_angle(v[:3], v[3])
+        return [v[3], *v[:3]]
+
+    def _emit(self, *_):
+        try:
+            q = self.value()
+        except ValueError as exc:
+            self.refused.emit(f"{self.field.name}: {exc}")
+            return
+        if self.mode.currentText() == "axis–angle":   # keep the typed axis while the angle is 0
+            axis = [s.si_value() for s in self.spins[:3]]
+            n = sum(c * c for c in axis) ** 0.5
+            self._axis = [c / n for c in axis]
+        self.committed.emit(q)
+
+    def _on_mode(self, mode, remember=True):
+        if remember:
+            app_settings.settings().setValue("orientation_mode", mode)
+        plain = Quantity("", "")
+        if mode.startswith("Euler"):
+            axes = mode.split()[1]
+            names = [a + "'" * axes[:i].count(a) for i, a in enumerate(axes)]  # ZXZ → Z X Z'
+            setup = [(self.angle, n) for n in names] + [None]
+        elif mode == "axis–angle":
+            setup = [(plain, "axis x"), (plain, "axis y"), (plain, "axis z"), (self.angle, "angle")]
+        else:
+            setup = [(plain, "x"), (plain, "y"), (plain, "z"), (plain, "w")]
+        for s, what in zip(self.spins, setup):
+            s.setVisible(what is not None)
+            if what is not None:
+                s.set_quantity(what[0], f"{self.field.name} {what[1]}")
+                s.setPrefix(f"{what[1].split()[-1]} ")
+                s.setRange(-_BIG, _BIG)
+        self._show()
+
+    def _show(self):
+        mode = self.mode.currentText()
+        if mode.startswith("Euler"):
+            values = euler_from_quat(self._q, mode.split()[1]) + [0.0]
+        elif mode == "axis–angle":
+            axis, angle = axis_angle_from_quat(self._q, self._axis)
+            self._axis = axis
+            values = [*axis, angle]
+        else:
+            values = [*self._q[1:], self._q[0]]
+        with _Blocked(*self.spins):
+            for s, v in zip(self.spins, values):
+                s.set_si_value(v)
 
 
 class ChoiceEditor(FieldEditor):
@@ -575,7 +673,7 @@ def make_editor(field, reference_names=(), validator=None, parent=None, units=SI
     if kind == "inertia":
         return VectorEditor(field, ("xx", "yy", "zz", "xy", "yz", "zx"), units=units, parent=parent)
     if kind == "orientation":
-        return VectorEditor(field, ("w", "x", "y", "z"), parent=parent)
+        return OrientationEditor(field, units, parent)
     if kind == "enum":
         return ChoiceEditor(field, field.choices, parent)
     if kind in ("body", "joint"):
