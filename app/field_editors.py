@@ -265,7 +265,7 @@ class TextEditor(FieldEditor):
         layout.addWidget(self.line)
         self.inputs = [self.line]
         self._shown = ""
-        self.line.editingFinished.connect(self._finish)
+        self.line.editingFinished.connect(self.finish)
 
     def set_value(self, value):
         self._shown = "" if value is None else str(value)
@@ -275,7 +275,8 @@ class TextEditor(FieldEditor):
     def value(self):
         return self.line.text()
 
-    def _finish(self):
+    def finish(self):
+        """Commit the text if it was changed (Enter, focus out, or before a run)."""
         if self.line.text() != self._shown:
             self._emit()
 
@@ -462,7 +463,7 @@ class FunctionEditor(FieldEditor):
             line = QLineEdit(self)
             line.setPlaceholderText("number or f(t)")
             line.textEdited.connect(self._live_check)
-            line.editingFinished.connect(self._finish)
+            line.editingFinished.connect(self.finish)
             layout.addWidget(line)
             self.lines.append(line)
         self.inputs = list(self.lines)
@@ -485,7 +486,8 @@ class FunctionEditor(FieldEditor):
         self.live_message = self.validator(self.value()) if self.validator else None
         self.set_error(self.live_message)
 
-    def _finish(self):
+    def finish(self):
+        """Commit the texts if they were changed (Enter, focus out, or before a run)."""
         if [line.text() for line in self.lines] != self._shown:
             self._emit()
 

@@ -83,6 +83,13 @@ class MainWindow(QMainWindow):
     # ---- public API: running and results -------------------------------------------------------
     def run_simulation(self, **overrides) -> bool:
         """Simulate ▸ Run: start a background run (``overrides`` replace saved settings)."""
+        invalid = self.properties.invalid_edits()
+        if invalid:
+            name, message = invalid[0]
+            where = self.properties.target.title
+            self.report_problems("Cannot run", [f"{where}: {name} is not valid (fix or undo it): {message}"])
+            self.properties.focus_field(name)
+            return False
         self.player.pause()
         self.modes.stop_animation()
         return self.simulation.run(**overrides)

@@ -22,6 +22,7 @@ from .tree import MODEL_ITEM, SETTINGS_ITEM
 from .units import UnitSystem
 
 DEFAULT_DENSITY = 7850.0  # kg/m³
+_TEXT_KINDS = ("function", "function_vec3", "str", "name")   # refused text stays on screen
 
 
 # ---- what is being edited ---------------------------------------------------------------------
@@ -147,11 +148,31 @@ class PropertyEditor(QScrollArea):
         except solver.ModelError as exc:
             self._show_error(field.name, "\n".join(exc.problems))
             editor = self.editors.get(field.name)
-            if editor is not None and field.kind not in ("function", "function_vec3", "str", "name"):
+            if editor is not None and field.kind not in _TEXT_KINDS:
                 editor.set_value(self.target.value(field))
             return False
         self._show_error(field.name, "")
         return True
+
+    def invalid_edits(self) -> list[tuple[str, str]]:
+        """(field, message) of text fields showing an edit the model refused (or that fails the live
+        check): what is on screen is not what a run would use.  Pending text edits are committed
+        first.  (A refused number is not listed: its editor shows the model's value again.)"""
+        for editor in self.editors.values():
+            finish = getattr(editor, "finish", None)
+            if finish is not None:
+                finish()
+        return [(name, self.error(name)) for name, editor in self.editors.items()
+                if self.error(name) and editor.field.kind in _TEXT_KINDS]
+
+    def focus_field(self, field_name: str):
+        """Put the keyboard focus in a field and select its text (to show where a problem is)."""
+        editor = self.editors[field_name]
+        self.ensureWidgetVisible(editor)
+        first = editor.inputs[0]
+        first.setFocus()
+        if hasattr(first, "selectAll"):
+            first.selectAll()
 
     def compute_inertia(self, density: float) -> bool:
         """Set the selected body's mass and inertia from its geometry and ``density`` (one step)."""
