@@ -57,6 +57,8 @@ class MainWindow(QMainWindow):
         self.simulation = SimulationController(self)
         self.statusBar().addPermanentWidget(self.simulation.status)
         self.player = Player(self.viewport, self)
+        self.viewport.pause_requested.connect(self.player.pause)
+        self._play_next_results = False
         self.actions = menus.build(self)
         self._setup_results()
         self.setAcceptDrops(True)
@@ -208,7 +210,10 @@ class MainWindow(QMainWindow):
         sim, player = self.simulation, self.player
         sim.results_changed.connect(player.set_results)
         sim.results_changed.connect(lambda r: self.tree.set_nonunique(r.nonunique_reactions if r is not None else ()))
+        sim.results_changed.connect(self._autoplay)
+        sim.finished.connect(self._on_run_finished)
         for panel in (self.plots, self.energy, self.modal, self.diagnostics):
+            sim.stale_changed.connect(panel.set_stale)
             sim.results_changed.connect(panel.set_results)
             player.time_changed.connect(panel.set_cursor)
             panel.time_clicked.connect(player.seek)
@@ -228,6 +233,15 @@ class MainWindow(QMainWindow):
         has = self.simulation.results is not None
         self.actions["export_hdf5"].setEnabled(has)
         self.actions["export_csv"].setEnabled(has)
+
+    def _on_run_finished(self, outcome):
+        self._play_next_results = outcome.has_results and app_settings.autoplay()
+
+    def _autoplay(self, results):
+        """Play the results of a run that just ended (preference Simulate ▸ Play After Run)."""
+        if self._play_next_results and results is not None:
+            self.player.play()
+        self._play_next_results = False
 
     def _on_selection_for_plot(self, name):
         self.plots.show_element(name)

@@ -107,6 +107,10 @@ def build(window) -> dict[str, QAction]:
                     tip="stop the run, keeping the results so far"))
     m.addAction(act("run_settings", "Se&ttings…", lambda: window.simulation.edit_settings(),
                     tip="end time, output step, formulation, partitioning, integrator, tolerances"))
+    autoplay = act("autoplay", "&Play After Run", app_settings.set_autoplay, checkable=True,
+                   tip="play the animation when a run ends")
+    autoplay.setChecked(app_settings.autoplay())
+    m.addAction(autoplay)
     m.addSeparator()
     m.addAction(act("solver_settings", "Solver &Settings", lambda: doc.select(SETTINGS_ITEM),
                     icon_name="settings"))

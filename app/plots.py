@@ -3,7 +3,9 @@ a driver's driving force, a body's position/velocity/acceleration; pinned select
 energy panel, the modal-coordinates panel (flexible bodies) and the diagnostics panel.
 
 Every plot has a vertical time cursor that follows the animation (:meth:`TimePlots.set_cursor`);
-a click in a plot emits ``time_clicked(t)`` (the window moves the animation there).  Each panel
+a click in a plot emits ``time_clicked(t)`` (the window moves the animation there).  Results of a
+model edited since the run are *stale* (:meth:`TimePlots.set_stale`): a banner says so and the
+plots are greyed until the next run.  Each panel
 exports to PNG, SVG (Qt's SVG generator; pyqtgraph's own SVG exporter fails with this Qt) and CSV.
 """
 from __future__ import annotations
@@ -29,6 +31,8 @@ STYLES = [Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine, Qt.P
 PARTITION_LEVELS = {"lu": 0, "qr": 1, "svd": 2, "kinematic": 3}
 CURSOR_PEN = pg.mkPen((230, 120, 0), width=1.5)
 WARNING_COLOR = "#b00020"
+STALE_OPACITY = 0.35
+STALE_TEXT = "⚠ The model changed after this run: these results are out of date. Run again (F5)."
 NONUNIQUE = "not unique"   # legend/tree mark of reactions of redundantly constrained joints
 
 
@@ -61,6 +65,13 @@ class TimePlots(QWidget):
         menu.addAction("CSV table…", lambda: self._export("csv"))
         self.export_button.setMenu(menu)
         self.controls.addWidget(self.export_button)
+        self.stale = False
+        self.stale_banner = QLabel(STALE_TEXT, self)
+        self.stale_banner.setObjectName("staleBanner")
+        self.stale_banner.setWordWrap(True)
+        self.stale_banner.setStyleSheet("background: #fff3cd; color: #664d03; padding: 3px;")
+        self.stale_banner.hide()
+        layout.addWidget(self.stale_banner)
         self.graphics = pg.GraphicsLayoutWidget(self)
         layout.addWidget(self.graphics, 1)
         self.plots: list[pg.PlotItem] = []
@@ -104,6 +115,7 @@ class TimePlots(QWidget):
         legend = plot.addLegend(offset=(1, 1), labelTextSize="8pt", verSpacing=-8, colCount=4)
         legend.setBrush(pg.mkBrush(255, 255, 255, 200))
         plot.setMenuEnabled(False)
+        plot.setOpacity(STALE_OPACITY if self.stale else 1.0)
         if self.plots:
             plot.setXLink(self.plots[0])
         cursor = pg.InfiniteLine(pos=self.cursor_time, angle=90, pen=CURSOR_PEN, movable=False)
@@ -138,6 +150,13 @@ class TimePlots(QWidget):
             if item in plot.listDataItems():
                 plot.removeItem(item)
                 plot.legend.removeItem(item)
+
+    def set_stale(self, stale: bool):
+        """Mark the results out of date (banner, greyed plots) or current again."""
+        self.stale = bool(stale)
+        self.stale_banner.setVisible(self.stale)
+        for plot in self.plots:
+            plot.setOpacity(STALE_OPACITY if self.stale else 1.0)
 
     def set_cursor(self, t: float):
         self.cursor_time = float(t)
@@ -229,6 +248,7 @@ class SelectionPlots(TimePlots):
     def __init__(self, parent=None):
         super().__init__("Plot", parent)
         self.results = None
+        self.selected = ""     # the selection, plotted when it has results (also those of a later run)
         self.current = ""
         self.pinned: list[str] = []
         self.frame = QComboBox(self)
@@ -263,10 +283,12 @@ class SelectionPlots(TimePlots):
         self.results = results
         if results is not None:
             self.pinned = [n for n in self.pinned if self.kind(n)]
+        self.current = self.selected if self.kind(self.selected) else ""
         self.refresh()
 
     def show_element(self, name: str):
         """Plot ``name`` (with the pinned ones); names without results are ignored."""
+        self.selected = name
         self.current = name if self.kind(name) else ""
         self.refresh()
 

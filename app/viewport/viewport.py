@@ -27,9 +27,12 @@ _CLICK_TOLERANCE = 4  # pixels the mouse may move between press and release of a
 
 
 class Viewport(QWidget):
-    """Signals: ``picked(name)`` after a click picked an element ("" for empty space)."""
+    """Signals: ``picked(name)`` after a click picked an element ("" for empty space);
+    ``pause_requested()`` before a click while animating is picked (the player pauses, so the
+    separate actors are pickable at the frame shown)."""
 
     picked = Signal(str)
+    pause_requested = Signal()
 
     def __init__(self, document: Document, parent=None):
         super().__init__(parent)
@@ -223,6 +226,8 @@ class Viewport(QWidget):
         moved = abs(x - self._press[0]) + abs(y - self._press[1])
         self._press = None
         if moved <= _CLICK_TOLERANCE:
+            if self._animating:
+                self.pause_requested.emit()
             self.flush()
             self.picker.Pick(x, y, 0.0, self.renderer)
             self.picked.emit(self.scene.name_of(self.picker.GetViewProp()))

@@ -54,6 +54,8 @@ def test_click_joint_glyph_plots_its_reactions(window, qtbot, monkeypatch):
         window.run_simulation(t_end=0.2)
     results = window.simulation.results
     assert results is not None and len(results.t) == 41
+    window.player.pause()          # it plays after the run; the glyph is picked at its initial position
+    window.player.set_frame(0)
     vp = window.viewport
     vp.set_view("front")
     vp.render()
