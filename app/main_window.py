@@ -20,6 +20,7 @@ from .log_panel import LOGGER, LogPanel
 from .modes import ModesPanel
 from .plots import DiagnosticsPlots, EnergyPlots, ModalPlots, SelectionPlots
 from .run_control import SimulationController
+from .simulation import driver_unit
 from .properties import PropertyEditor
 from .tree import ModelTree
 from .viewport import Viewport
@@ -194,7 +195,7 @@ class MainWindow(QMainWindow):
     def _setup_results(self):
         """Result panels (plot, energy, modal coordinates, diagnostics, modes), the animation bar and
         their wiring."""
-        self.plots = SelectionPlots()
+        self.plots = SelectionPlots(lambda name: driver_unit(self.document.model, name))
         self.energy = EnergyPlots()
         self.modal = ModalPlots()
         self.diagnostics = DiagnosticsPlots()
