@@ -85,7 +85,7 @@ def show_run_failure(parent, outcome):
 
 
 def ask_solver_settings(parent, values: dict):
-    """The Simulate ▸ Settings… dialog: new settings values, or None if cancelled."""
+    """The Simulate ▸ Solver Settings… dialog: new settings values, or None if cancelled."""
     from .run_control import SettingsDialog
     dialog = SettingsDialog(values, parent)
     if dialog.exec() != QDialog.DialogCode.Accepted:

@@ -473,7 +473,8 @@ class SelectionPlots(TimePlots):
 
 
 class EnergyPlots(TimePlots):
-    """Kinetic, potential, strain and total energy; the relative drift of the total."""
+    """Kinetic, potential, strain and total energy; the relative change of the total: a numerical
+    drift in a conservative model, the work of the drivers in a driven one (labelled so)."""
 
     def __init__(self, parent=None):
         super().__init__("Energy", parent)
@@ -489,9 +490,19 @@ class EnergyPlots(TimePlots):
         for k, key in enumerate(("kinetic", "potential", "strain", "total")):
             if key in e:
                 self.add_curve(plots["energy"], key, t, e[key], SERIES_COLORS[k], width_style(key))
-        drift = relative_drift(np.asarray(e["total"], float), e)
-        self.add_curve(plots["drift"], "drift", t, drift, SERIES_COLORS[4])
-        self.info.setText(f"max |relative drift of the total| = {np.abs(drift).max():.3g}" if len(drift) else "")
+        change = relative_drift(np.asarray(e["total"], float), e)
+        driven = bool(results.driver_names)
+        label = "driver work" if driven else "drift"
+        plots["drift"].setTitle("Work of the drivers: relative change of the total energy" if driven
+                                else "Relative drift of the total energy", size="9pt")
+        self.add_curve(plots["drift"], label, t, change, SERIES_COLORS[4])
+        if not len(change):
+            self.info.setText("")
+        elif driven:
+            self.info.setText(f"the drivers ({', '.join(results.driver_names)}) do work: the total energy changes "
+                              f"by up to {np.abs(change).max():.3g} of its scale (not a numerical drift)")
+        else:
+            self.info.setText(f"max |relative drift of the total| = {np.abs(change).max():.3g}")
 
 
 class DiagnosticsPlots(TimePlots):

@@ -1,7 +1,7 @@
 """Running the solver from the GUI: a thin Qt worker around :func:`app.simulation.run_simulation` on a
 ``QThread``, the controller behind Simulate ▸ Run / Stop, the run progress shown in the status bar,
 the results that belong to the project (saved as ``<project>.h5`` beside it, reloaded with it), and
-the Simulate ▸ Settings… dialog (its edits are undoable ``SetSetting`` commands; its "codegen"
+the Simulate ▸ Solver Settings… dialog (its edits are undoable ``SetSetting`` commands; its "codegen"
 checkbox is a run option of the window — ``solver.Settings`` has no codegen field, so it is not
 saved with the project — disabled with the reason when no C compiler is found).
 
@@ -31,7 +31,8 @@ from .simulation import (NEAR_SINGULAR, RunOutcome, load_project_results, result
                          run_simulation)
 
 _PROGRESS_INTERVAL = 0.03  # s of wall time between progress signals
-_DISPLAY_SETTINGS = ("display_units", "display_angles")   # how numbers are shown: results stay valid
+_DISPLAY_SETTINGS = ("display_units", "display_angles")
+_TITLE_MARGIN = 260        # px beside a dialog's title for the window frame's icon and buttons   # how numbers are shown: results stay valid
 
 
 class SimulationWorker(QObject):
@@ -217,7 +218,7 @@ class SimulationController(QObject):
                 self.window.report_problems("Cannot export results", [str(exc)])
 
     def edit_settings(self):
-        """Simulate ▸ Settings…: the changed fields become one undoable step."""
+        """Simulate ▸ Solver Settings…: the changed fields become one undoable step."""
         model = self.document.model
         values = dialogs.ask_solver_settings(self.window, dict(model.settings.values, codegen=self.codegen))
         if values is None:
@@ -348,6 +349,8 @@ class SettingsDialog(QDialog):
     def __init__(self, values: dict, parent=None):
         super().__init__(parent)
         self.setWindowTitle("Solver settings")
+        # Room for the whole title (window managers elide it to the dialog's width) and the frame's buttons.
+        self.setMinimumWidth(self.fontMetrics().horizontalAdvance(self.windowTitle()) + _TITLE_MARGIN)
         form = QFormLayout(self)
         self.editors = {}
         for field in solver.Settings.FIELDS:
