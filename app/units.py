@@ -20,11 +20,26 @@ UREG.define("rev = revolution")
 SYSTEMS = {"SI": {}, "mm-kg-s": {"m": "mm", "Pa": "MPa"}, "mm-t-s": {"m": "mm", "kg": "t", "Pa": "MPa"}}
 ANGLES = {"rad": {}, "deg": {"rad": "deg"}}
 _WORD = re.compile(r"[A-Za-z]+")
+# What a typed value may be: one decimal number and a product/quotient of unit words with small
+# integer powers ("2 in", "30 deg/s", "5 kN*m", "1e3 kg*m**2").  pint's own parser also evaluates
+# arithmetic ("9**9**9 m" would run for ever), so only this form is handed to it.
+_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+_UNIT_WORD = r"[A-Za-zµΩ°_]+(?:\s*(?:\*\*|\^)\s*-?\d{1,2})?"
+_QUANTITY = re.compile(rf"\s*({_NUMBER})\s*({_UNIT_WORD}(?:\s*[*/]?\s*{_UNIT_WORD})*)\s*")
 _SUPERSCRIPTS = {"²": "**2", "³": "**3", "⁴": "**4", "·": "*", "√": "sqrt"}
 
 
 class UnitProblem(ValueError):
     """A typed value whose unit is unknown or does not fit the field (the message says which)."""
+
+
+def typed_quantity(text: str):
+    """A pint Quantity for "number unit" text; None when the text is not of that form; raises
+    pint.UndefinedUnitError for an unknown unit word."""
+    match = _QUANTITY.fullmatch(pint_text(text))
+    if match is None:
+        return None
+    return float(match.group(1)) * UREG.parse_units(match.group(2))
 
 
 def pint_text(unit: str) -> str:
@@ -91,14 +106,14 @@ class Quantity:
         except ValueError:
             pass
         try:
-            q = UREG.Quantity(pint_text(text))
+            q = typed_quantity(text)
         except pint.UndefinedUnitError as exc:
             raise UnitProblem(f"{what}: unknown unit {exc.unit_names[0]!r} in {text!r}" if exc.unit_names
                               else f"{what}: unknown unit in {text!r}") from None
-        except Exception:  # pint's parser raises several kinds on malformed text
-            raise UnitProblem(f"{what}: {text!r} is not a number with a unit") from None
-        if not isinstance(q, pint.Quantity) or not isinstance(q.magnitude, (int, float)):
-            raise UnitProblem(f"{what}: {text!r} is not a number with a unit")
+        except Exception:  # pint's parser raises several kinds on malformed unit text
+            q = None
+        if q is None:
+            raise UnitProblem(f"{what}: {text!r} is not a number with a unit (e.g. 50 mm)")
         try:
             return float(q.to(pint_text(self.display) or "dimensionless").magnitude)
         except pint.DimensionalityError:
@@ -128,10 +143,10 @@ def function_value(text: str, si_unit: str):
     then an expression of t, a plain number or a table, read as before).  ``si_unit`` may offer
     alternatives ("m or rad")."""
     try:
-        q = UREG.Quantity(pint_text(text.strip()))
-    except Exception:  # not a quantity: an expression of t
+        q = typed_quantity(text)
+    except Exception:  # an unknown unit word, or malformed: an expression of t
         return None
-    if not isinstance(q, pint.Quantity) or q.unitless or not isinstance(q.magnitude, (int, float)):
+    if q is None or q.unitless:
         return None
     for unit in si_unit.split(" or "):
         if pint_text(unit) and q.check(UREG.Quantity(1.0, pint_text(unit)).dimensionality):
