@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (QCheckBox, QColorDialog, QComboBox, QDoubleSpinBo
 
 from . import app_settings
 from .orientation import MODES, axis_angle_from_quat, euler_from_quat, quat_from_axis_angle, quat_from_euler
-from .units import SI, Quantity, UnitProblem, component_units, function_value
+from .units import SI, Quantity, UnitProblem, component_units, function_unit_problem, function_value
 
 _BIG = 1e300
 _PLAIN = Quantity("", "")
@@ -483,13 +483,22 @@ class FunctionEditor(FieldEditor):
         return values if len(self.lines) > 1 else values[0]
 
     def _live_check(self, *_):
-        self.live_message = self.validator(self.value()) if self.validator else None
+        self.live_message = self._unit_problem() or (self.validator(self.value()) if self.validator else None)
         self.set_error(self.live_message)
 
     def finish(self):
-        """Commit the texts if they were changed (Enter, focus out, or before a run)."""
+        """Commit the texts if they were changed (Enter, focus out, or before a run); a number
+        with a unit that does not fit is refused instead."""
         if [line.text() for line in self.lines] != self._shown:
-            self._emit()
+            problem = self._unit_problem()
+            if problem:
+                self.refused.emit(problem)
+            else:
+                self._emit()
+
+    def _unit_problem(self):
+        return next((p for p in (function_unit_problem(line.text(), self.field.unit, self.field.name)
+                                 for line in self.lines) if p), None)
 
 
 def _function_text(value):

@@ -9,6 +9,8 @@ text with a unit that does not fit a field is refused with a message naming the 
 """
 from __future__ import annotations
 
+import dataclasses
+
 from PySide6.QtWidgets import (QFormLayout, QHBoxLayout, QLabel, QPushButton, QScrollArea, QVBoxLayout,
                                QWidget)
 
@@ -18,6 +20,7 @@ from . import commands
 from .document import Document
 from .field_editors import FieldEditor, SciSpinBox, make_editor
 from .inertia import SHAPES, inertia_from_geometry
+from .simulation import driver_coordinate_unit
 from .tree import MODEL_ITEM, SETTINGS_ITEM
 from .units import UnitSystem
 
@@ -38,7 +41,11 @@ class _ElementTarget:
 
     def fields(self):
         used = self.element.used_fields() if isinstance(self.element, solver.Joint) else None
-        return [f for f in self.element.FIELDS if used is None or f.name in used]
+        fields = [f for f in self.element.FIELDS if used is None or f.name in used]
+        if isinstance(self.element, solver.Driver):  # "m or rad": the one of the driven coordinate
+            unit = driver_coordinate_unit(self.model, self.element.name)
+            fields = [dataclasses.replace(f, unit=unit) if f.name == "expression" and unit else f for f in fields]
+        return fields
 
     def value(self, field):
         return self.element.values[field.name]

@@ -110,8 +110,8 @@ def results_match(results, model: solver.Model) -> bool:
     return results is not None and set(results.body_names) == set(model.bodies)
 
 
-def driver_unit(model: solver.Model, name: str) -> str:
-    """Unit of a driver's generalized force: N·m for a rotation, N for a translation ("" unknown)."""
+def driver_coordinate_unit(model: solver.Model, name: str) -> str:
+    """Unit of the coordinate a driver prescribes: rad for a rotation, m for a translation ("" unknown)."""
     if name not in model.drivers:
         return ""
     driver = model.drivers[name]
@@ -119,7 +119,12 @@ def driver_unit(model: solver.Model, name: str) -> str:
     coordinate = driver.coordinate
     if coordinate == "default" and joint is not None:
         coordinate = (solver.JOINT_COORDINATES.get(joint.type) or ("",))[0]
-    return {"rotation": "N·m", "translation": "N", "x": "N", "y": "N"}.get(coordinate, "")
+    return {"rotation": "rad", "translation": "m", "x": "m", "y": "m"}.get(coordinate, "")
+
+
+def driver_unit(model: solver.Model, name: str) -> str:
+    """Unit of a driver's generalized force: N·m for a rotation, N for a translation ("" unknown)."""
+    return {"rad": "N·m", "m": "N"}.get(driver_coordinate_unit(model, name), "")
 
 
 def load_project_results(project_path: str, model: solver.Model):

@@ -142,13 +142,30 @@ def function_value(text: str, si_unit: str):
     field ("30 deg" for a driver of a revolute joint, "2 kN" for a force); None otherwise (it is
     then an expression of t, a plain number or a table, read as before).  ``si_unit`` may offer
     alternatives ("m or rad")."""
+    q = _function_quantity(text)
+    unit = _fitting_unit(q, si_unit) if q is not None else None
+    return None if unit is None else float(q.to(pint_text(unit)).magnitude)
+
+
+def function_unit_problem(text: str, si_unit: str, what: str) -> str | None:
+    """Why ``text``, one number with a unit, does not fit a function field ("50 mm" for a rotation);
+    None when it fits or is not such a number (an expression)."""
+    q = _function_quantity(text)
+    if q is None or not si_unit or _fitting_unit(q, si_unit) is not None:
+        return None
+    return f"{what}: {text.strip()!r} is {_dimension(q)}, which cannot be converted to {si_unit}"
+
+
+def _function_quantity(text):
     try:
         q = typed_quantity(text)
     except Exception:  # an unknown unit word, or malformed: an expression of t
         return None
-    if q is None or q.unitless:
-        return None
+    return None if q is None or q.unitless else q
+
+
+def _fitting_unit(q, si_unit):
     for unit in si_unit.split(" or "):
         if pint_text(unit) and q.check(UREG.Quantity(1.0, pint_text(unit)).dimensionality):
-            return float(q.to(pint_text(unit)).magnitude)
+            return unit
     return None

@@ -105,6 +105,27 @@ def test_driver_expression_with_units_and_deg(window, pendulum, qtbot):
         value = window.document.model.element("swing").expression
         assert value == (pytest.approx(expected, rel=1e-15) if isinstance(expected, float) else expected)
     assert window.properties.error("expression") == ""
+    assert window.properties.editor("expression").field.unit == "rad"     # the driven coordinate's unit
+    line.selectAll()
+    qtbot.keyClicks(line, "50 mm")                # a length for a rotation: left to the expression check
+    qtbot.keyClick(line, Qt.Key.Key_Return)
+    assert window.document.model.element("swing").expression == "30*deg*sin(t)"
+    assert window.properties.error("expression") == ("expression: '50 mm' is a length, which cannot be "
+                                                     "converted to rad")
+
+
+def test_prismatic_driver_reads_lengths(window, qtbot):
+    m = solver.Model(name="slider")
+    m.add_body("block", mass=1.0, inertia=(0.1, 0.1, 0.1))
+    m.add_joint("rail", "prismatic", "ground", "block", axis=(1.0, 0.0, 0.0))
+    m.add_driver("push", "rail", expression="0")
+    window.document.set_model(m)
+    window.document.select("push")
+    line = window.properties.editor("expression").lines[0]
+    line.selectAll()
+    qtbot.keyClicks(line, "25 mm")
+    qtbot.keyClick(line, Qt.Key.Key_Return)
+    assert window.document.model.element("push").expression == pytest.approx(0.025, rel=1e-15)
 
 
 def test_every_field_unit_converts_in_every_system():
