@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QValidator
@@ -25,6 +26,7 @@ from .units import SI, Quantity, UnitProblem, component_units, function_unit_pro
 
 _BIG = 1e300
 _PLAIN = Quantity("", "")
+_PARTIAL_NUMBER = re.compile(r"[-+]?\d*\.?\d*(?:[eE][-+]?)?")
 
 
 class SciSpinBox(QDoubleSpinBox):
@@ -112,8 +114,6 @@ class SciSpinBox(QDoubleSpinBox):
         prefix, suffix = self.prefix().strip(), self.suffix().strip()
         if prefix and text.startswith(prefix):
             text = text[len(prefix):].strip()
-        if text in ("", "-", "+", ".", "-.") or text.lower().endswith(("e", "e-", "e+")):
-            return None, None      # still being typed
         bodies = ([text[: -len(suffix)].strip()] if suffix and text.endswith(" " + suffix) else []) + [text]
         problem = None
         for body in bodies:
@@ -121,6 +121,8 @@ class SciSpinBox(QDoubleSpinBox):
                 return self.quantity.parse(body, self.what), None
             except UnitProblem as exc:
                 problem = problem or str(exc)
+        if _PARTIAL_NUMBER.fullmatch(text):
+            return None, None      # a number still being typed ("", "-", "1e")
         return None, problem
 
 

@@ -40,6 +40,8 @@ def test_50_mm_is_0_05_m(loaded, qtbot):
     assert w.document.model.element("bob").angular_velocity[2] == pytest.approx(math.pi / 6, rel=1e-15)
     _type(qtbot, w.properties.editor("mass").spin, "2500 g")
     assert w.document.model.element("bob").mass == pytest.approx(2.5, rel=1e-15)
+    _type(qtbot, w.properties.editor("mass").spin, "0.003 tonne")          # a unit word ending in "e"
+    assert w.document.model.element("bob").mass == pytest.approx(3.0, rel=1e-15)
     assert w.document.undo_stack.count() == 3   # the two position edits merge into one step
 
 
