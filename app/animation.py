@@ -1,7 +1,8 @@
 """Playback of a result in the viewport: the :class:`Player` (time, frame, play/pause, speed, loop,
 trace of a body point, deformation scale of flexible bodies, their colouring by nodal stress, frame
 timing) and the :class:`AnimationBar` toolbar (play, frame step, speed ×0.1…×10, loop, timeline slider,
-trace, deformation scale, stress colouring, screenshot, PNG image-sequence and MP4 export).
+trace, camera follow of a body, deformation scale, stress colouring, screenshot, PNG image-sequence and MP4
+export).
 
 Playback is wall-clock based: each timer tick advances the time by the elapsed wall time × speed and
 shows the output frame at or before it, so slow frames skip output points instead of slowing down.
@@ -310,6 +311,19 @@ class Player(QObject):
         self._trace_data.Modified()
 
 
+def _fill_bodies(combo, bodies):
+    """'none' and ``bodies`` in a combo box, keeping its choice when that body is still there."""
+    current = combo.currentData()
+    combo.blockSignals(True)
+    combo.clear()
+    combo.addItem("none", "")
+    for body in bodies:
+        combo.addItem(body, body)
+    i = combo.findData(current) if current else 0
+    combo.setCurrentIndex(max(i, 0))
+    combo.blockSignals(False)
+
+
 class AnimationBar(QToolBar):
     """The animation toolbar of the main window (bottom)."""
 
@@ -349,6 +363,11 @@ class AnimationBar(QToolBar):
         self.trace.currentIndexChanged.connect(lambda i: player.set_trace(self.trace.itemData(i) or ""))
         self.addWidget(QLabel(" Trace ", self))
         self.addWidget(self.trace)
+        self.follow = QComboBox(self)
+        self.follow.setToolTip("Move the camera with a body (its centre of mass) while the animation plays")
+        self.follow.currentIndexChanged.connect(lambda i: window.viewport.follow(self.follow.itemData(i) or ""))
+        self.addWidget(QLabel(" Follow ", self))
+        self.addWidget(self.follow)
         self.deformation = QDoubleSpinBox(self)
         self.deformation.setRange(0.0, 1e6)
         self.deformation.setDecimals(1)
@@ -445,12 +464,7 @@ class AnimationBar(QToolBar):
         self.slider.blockSignals(False)
         self.time_label.setText(f"t = {traj.t[self.player.index]:.4g} / {traj.t[-1]:.4g} s" if has
                                 else "no results")
-        current = self.trace.currentData()
-        self.trace.blockSignals(True)
-        self.trace.clear()
-        self.trace.addItem("none", "")
-        for body in (traj.positions if has else ()):
-            self.trace.addItem(body, body)
-        i = self.trace.findData(current) if current else 0
-        self.trace.setCurrentIndex(max(i, 0))
-        self.trace.blockSignals(False)
+        bodies = list(traj.positions) if has else []
+        _fill_bodies(self.trace, bodies)
+        _fill_bodies(self.follow, bodies)
+        self.window.viewport.follow(self.follow.currentData() or "")

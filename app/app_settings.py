@@ -1,4 +1,5 @@
-"""Persistent preferences (window geometry, dock layout, recent files) in QSettings.
+"""Persistent preferences (window geometry, dock layout, recent files, play after a run, the
+orientation editor's form) in QSettings.
 
 ``MBS_STUDIO_SETTINGS`` names an INI file to use instead of the user's settings (tests set it so
 they never touch the real preferences).
@@ -38,3 +39,12 @@ def add_recent_file(path: str) -> list[str]:
 
 def clear_recent_files():
     settings().setValue("recent_files", [])
+
+
+def autoplay() -> bool:
+    """Play the animation when a run ends (default on)."""
+    return settings().value("autoplay_after_run", True, type=bool)
+
+
+def set_autoplay(on: bool):
+    settings().setValue("autoplay_after_run", bool(on))

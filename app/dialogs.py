@@ -29,13 +29,13 @@ def confirm_delete(parent, name: str, dependents: list[str]) -> bool:
 def ask_offset(parent, name: str):
     """A translation (dx, dy, dz) in m for moving ``name``, or None if cancelled."""
     from .field_editors import SciSpinBox
+    from .units import SI
     dialog = QDialog(parent)
     dialog.setWindowTitle(f"Move '{name}'")
     form = QFormLayout(dialog)
     spins = []
     for axis in "xyz":
-        spin = SciSpinBox(dialog)
-        spin.setSuffix(" m")
+        spin = SciSpinBox(dialog, SI.quantity("m"), f"d{axis}")
         form.addRow(f"d{axis}", spin)
         spins.append(spin)
     buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
@@ -85,7 +85,7 @@ def show_run_failure(parent, outcome):
 
 
 def ask_solver_settings(parent, values: dict):
-    """The Simulate ▸ Settings… dialog: new settings values, or None if cancelled."""
+    """The Simulate ▸ Solver Settings… dialog: new settings values, or None if cancelled."""
     from .run_control import SettingsDialog
     dialog = SettingsDialog(values, parent)
     if dialog.exec() != QDialog.DialogCode.Accepted:

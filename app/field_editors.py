@@ -2,56 +2,101 @@
 
 Every editor is a :class:`FieldEditor`: ``set_value(v)`` shows a stored value without emitting,
 ``committed(value)`` is emitted with the new value in the model's stored form when the user finishes
-an edit, and ``set_error(message)`` draws the red border (the message is shown by the row).
-:func:`make_editor` picks the editor from the field declaration; units become spin-box suffixes and
-the field's bounds become the spin-box limits.
+an edit, ``refused(message)`` when the typed text cannot be read (an unknown unit or one that does
+not fit the field; the message names the field), and ``set_error(message)`` draws the red border
+(the message is shown by the row).  :func:`make_editor` picks the editor from the field declaration;
+numbers are shown in the project's display units (:mod:`app.units`: the unit is the spin-box suffix,
+the field's bounds become the spin-box limits) and typed with any unit pint knows (``50 mm``).
 """
 from __future__ import annotations
 
 import json
 import math
+import re
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QValidator
 from PySide6.QtWidgets import (QCheckBox, QColorDialog, QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout,
                                QGridLayout, QHBoxLayout, QLineEdit, QPushButton, QSpinBox,
                                QWidget)
 
+from . import app_settings
+from .orientation import MODES, axis_angle_from_quat, euler_from_quat, quat_from_axis_angle, quat_from_euler
+from .units import SI, Quantity, UnitProblem, component_units, function_unit_problem, function_value
+
 _BIG = 1e300
+_PLAIN = Quantity("", "")
+_PARTIAL_NUMBER = re.compile(r"[-+]?\d*\.?\d*(?:[eE][-+]?)?")
 
 
 class SciSpinBox(QDoubleSpinBox):
     """A double spin box that shows and accepts any magnitude (``1e-4``, ``2.5e6``) and steps by
-    about a tenth of the value's order of magnitude."""
+    about a tenth of the value's order of magnitude.
 
-    def __init__(self, parent=None):
+    Its :class:`~app.units.Quantity` gives the unit shown (the suffix) and the SI unit stored:
+    :meth:`value` is in the display unit, :meth:`si_value` in SI; text with a unit (``2 in``) is
+    converted, text with a unit that does not fit is refused (``refused(message)`` on Enter or
+    focus out, naming ``what``) and the previous value stays."""
+
+    refused = Signal(str)
+
+    def __init__(self, parent=None, quantity: Quantity = _PLAIN, what: str = ""):
         super().__init__(parent)
+        self.quantity, self.what = quantity, what
         self.setDecimals(323)
         self.setRange(-_BIG, _BIG)
         self.setKeyboardTracking(False)
         self.setAccelerated(True)
         self.setButtonSymbols(QDoubleSpinBox.ButtonSymbols.NoButtons)
         self.setMinimumWidth(60)
+        self.set_quantity(quantity, what)
+
+    def set_quantity(self, quantity: Quantity, what: str):
+        """Show values in ``quantity``'s display unit; ``what`` names the value in messages."""
+        self.quantity, self.what = quantity, what
+        self.setSuffix(f" {quantity.suffix}" if quantity.suffix else "")
+
+    def si_value(self) -> float:
+        return self.quantity.to_si(self.value())
+
+    def set_si_value(self, value: float):
+        self.setValue(self.quantity.to_display(float(value)))
+
+    def set_si_range(self, minimum, maximum):
+        """Limits in SI (None: unbounded)."""
+        lo = -_BIG if minimum is None else self.quantity.to_display(minimum)
+        hi = _BIG if maximum is None else self.quantity.to_display(maximum)
+        self.setRange(lo, hi)
+
+    def problem(self) -> str | None:
+        """Why the current text cannot be read (None when it can, or is still being typed)."""
+        return self._parse(self.text())[1]
 
     def textFromValue(self, value):  # noqa: N802  (Qt API name)
         return f"{value:.10g}"
 
     def valueFromText(self, text):  # noqa: N802
-        try:
-            return float(self._strip(text))
-        except ValueError:
-            return self.value()
+        x, _ = self._parse(text)
+        return self.value() if x is None else x
 
     def validate(self, text, pos):
-        body = self._strip(text)
-        try:
-            x = float(body)
-        except ValueError:
-            partial = body in ("", "-", "+", ".", "-.") or body.lower().endswith(("e", "e-", "e+"))
-            state = QValidator.State.Intermediate if partial else QValidator.State.Invalid
-            return state, text, pos
-        ok = math.isfinite(x) and self.minimum() <= x <= self.maximum()
+        x, _ = self._parse(text)
+        ok = x is not None and math.isfinite(x) and self.minimum() <= x <= self.maximum()
         return (QValidator.State.Acceptable if ok else QValidator.State.Intermediate), text, pos
+
+    def keyPressEvent(self, event):  # noqa: N802
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            self._check_refused()
+        super().keyPressEvent(event)
+
+    def focusOutEvent(self, event):  # noqa: N802
+        self._check_refused()
+        super().focusOutEvent(event)
+
+    def _check_refused(self):
+        message = self.problem()
+        if message:
+            self.refused.emit(message)
 
     def fixup(self, text):
         return self.textFromValue(self.value())
@@ -61,20 +106,31 @@ class SciSpinBox(QDoubleSpinBox):
         step = 10 ** math.floor(math.log10(abs(v))) / 10 if v else 0.1
         self.setValue(v + steps * step)
 
-    def _strip(self, text):
+    def _parse(self, text):
+        """(value in the display unit or None, problem or None).  The suffix the spin box keeps
+        after the typed text ("50 mm m", "0.5 rad deg") is dropped first, when it is a separate
+        word; then the text as a whole is read ("50 mm" is 50 mm even when the suffix is " m")."""
         text = text.strip()
         prefix, suffix = self.prefix().strip(), self.suffix().strip()
         if prefix and text.startswith(prefix):
-            text = text[len(prefix):]
-        if suffix and text.endswith(suffix):
-            text = text[: -len(suffix)]
-        return text.strip()
+            text = text[len(prefix):].strip()
+        bodies = ([text[: -len(suffix)].strip()] if suffix and text.endswith(" " + suffix) else []) + [text]
+        problem = None
+        for body in bodies:
+            try:
+                return self.quantity.parse(body, self.what), None
+            except UnitProblem as exc:
+                problem = problem or str(exc)
+        if _PARTIAL_NUMBER.fullmatch(text):
+            return None, None      # a number still being typed ("", "-", "1e")
+        return None, problem
 
 
 class FieldEditor(QWidget):
     """Base class of the field editors."""
 
     committed = Signal(object)
+    refused = Signal(str)
 
     def __init__(self, field, parent=None):
         super().__init__(parent)
@@ -104,43 +160,42 @@ def _tooltip(field):
     return f"{field.name}{unit}: {field.doc}" if field.doc else f"{field.name}{unit}"
 
 
-def _spin(field, parent, minimum=None, maximum=None):
-    s = SciSpinBox(parent)
-    lo = field.minimum if minimum is None else minimum
-    hi = field.maximum if maximum is None else maximum
-    s.setRange(-_BIG if lo is None else lo, _BIG if hi is None else hi)
-    if field.unit:
-        s.setSuffix(f" {field.unit}")
+def _spin(editor, quantity, what):
+    """A spin box of ``editor``'s field in ``quantity``'s units, its refusals forwarded."""
+    field = editor.field
+    s = SciSpinBox(editor, quantity, what)
+    s.set_si_range(field.minimum, field.maximum)
+    s.refused.connect(editor.refused)
     return s
 
 
 class FloatEditor(FieldEditor):
-    def __init__(self, field, parent=None):
+    def __init__(self, field, units=SI, parent=None):
         super().__init__(field, parent)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        self.spin = _spin(field, self)
+        self.spin = _spin(self, units.quantity(field.unit), field.name)
         layout.addWidget(self.spin)
         self.inputs = [self.spin]
         self.spin.valueChanged.connect(self._emit)
 
     def set_value(self, value):
         with _Blocked(self.spin):
-            self.spin.setValue(float(value))
+            self.spin.set_si_value(value)
 
     def value(self):
-        return self.spin.value()
+        return self.spin.si_value()
 
 
 class OptionalFloatEditor(FieldEditor):
     """A number or None (shown as the 'auto' check box)."""
 
-    def __init__(self, field, parent=None):
+    def __init__(self, field, units=SI, parent=None):
         super().__init__(field, parent)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         self.auto = QCheckBox("auto", self)
-        self.spin = _spin(field, self)
+        self.spin = _spin(self, units.quantity(field.unit), field.name)
         layout.addWidget(self.auto)
         layout.addWidget(self.spin, 1)
         self.inputs = [self.spin]
@@ -152,10 +207,10 @@ class OptionalFloatEditor(FieldEditor):
             self.auto.setChecked(value is None)
             self.spin.setEnabled(value is not None)
             if value is not None:
-                self.spin.setValue(float(value))
+                self.spin.set_si_value(value)
 
     def value(self):
-        return None if self.auto.isChecked() else self.spin.value()
+        return None if self.auto.isChecked() else self.spin.si_value()
 
     def _on_auto(self, checked):
         self.spin.setEnabled(not checked)
@@ -212,7 +267,7 @@ class TextEditor(FieldEditor):
         layout.addWidget(self.line)
         self.inputs = [self.line]
         self._shown = ""
-        self.line.editingFinished.connect(self._finish)
+        self.line.editingFinished.connect(self.finish)
 
     def set_value(self, value):
         self._shown = "" if value is None else str(value)
@@ -222,7 +277,8 @@ class TextEditor(FieldEditor):
     def value(self):
         return self.line.text()
 
-    def _finish(self):
+    def finish(self):
+        """Commit the text if it was changed (Enter, focus out, or before a run)."""
         if self.line.text() != self._shown:
             self._emit()
 
@@ -230,7 +286,7 @@ class TextEditor(FieldEditor):
 class VectorEditor(FieldEditor):
     """n numbers (vec3, unit_vec3, vec6, inertia, orientation); ``optional`` adds a 'none' box."""
 
-    def __init__(self, field, labels, optional=False, none_label="none", parent=None):
+    def __init__(self, field, labels, optional=False, none_label="none", units=SI, parent=None):
         super().__init__(field, parent)
         grid = QGridLayout(self)
         grid.setContentsMargins(0, 0, 0, 0)
@@ -238,8 +294,8 @@ class VectorEditor(FieldEditor):
         self.none = QCheckBox(none_label, self) if optional else None
         columns = 3 if len(labels) in (3, 6) else len(labels)
         self.spins = []
-        for i, label in enumerate(labels):
-            s = _spin(field, self)
+        for i, (label, unit) in enumerate(zip(labels, component_units(field.unit, len(labels)))):
+            s = _spin(self, units.quantity(unit), f"{field.name} {label}")
             s.setPrefix(f"{label} ")
             grid.addWidget(s, i // columns, i % columns)
             s.valueChanged.connect(self._emit)
@@ -258,17 +314,109 @@ class VectorEditor(FieldEditor):
             if value is not None:
                 values = list(value) + [0.0] * (len(self.spins) - len(value))
                 for s, v in zip(self.spins, values):
-                    s.setValue(float(v))
+                    s.set_si_value(v)
 
     def value(self):
         if self.none is not None and self.none.isChecked():
             return None
-        return [s.value() for s in self.spins]
+        return [s.si_value() for s in self.spins]
 
     def _on_none(self, checked):
         for s in self.spins:
             s.setEnabled(not checked)
         self._emit()
+
+
+class OrientationEditor(FieldEditor):
+    """An orientation as Euler angles (intrinsic XYZ, ZYX or ZXZ), axis–angle or the quaternion,
+    chosen in a combo box (the choice is a remembered preference, :mod:`app.orientation`); angles are
+    in the display angle unit and read with a unit ("26.57 deg").  Commits the quaternion
+    (w, x, y, z) of the whole edited rotation."""
+
+    def __init__(self, field, units=SI, parent=None):
+        super().__init__(field, parent)
+        grid = QGridLayout(self)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setHorizontalSpacing(3)
+        self.angle = units.quantity("rad")
+        self.mode = QComboBox(self)
+        self.mode.addItems(MODES)
+        self.mode.setToolTip("Euler sequences are intrinsic (about the rotated axes): XYZ = Rx·Ry·Rz")
+        saved = app_settings.settings().value("orientation_mode", MODES[0])
+        self.mode.setCurrentText(saved if saved in MODES else MODES[0])
+        grid.addWidget(self.mode, 0, 0, 1, 3)
+        self.spins = [SciSpinBox(self) for _ in range(4)]
+        for i, s in enumerate(self.spins):
+            grid.addWidget(s, 1 + i // 3, i % 3)
+            s.valueChanged.connect(self._emit)
+            s.refused.connect(self.refused)
+        self.inputs = list(self.spins)
+        self._q = [1.0, 0.0, 0.0, 0.0]
+        self._axis = [0.0, 0.0, 1.0]     # shown for the identity in axis–angle mode
+        self.mode.currentTextChanged.connect(self._on_mode)
+        self._on_mode(self.mode.currentText(), remember=False)
+
+    def set_mode(self, mode: str):
+        self.mode.setCurrentText(mode)
+
+    def set_value(self, value):
+        self._q = [1.0, 0.0, 0.0, 0.0] if value is None else [float(c) for c in value]
+        self._show()
+
+    def value(self):
+        """The quaternion of the angles shown; raises ValueError for a zero axis."""
+        mode, v = self.mode.currentText(), [s.si_value() for s in self.spins]
+        if mode.startswith("Euler"):
+            return quat_from_euler(v[:3], mode.split()[1])
+        if mode == "axis–angle":
+            return quat_from_axis_angle(v[:3], v[3])
+        return [v[3], *v[:3]]
+
+    def _emit(self, *_):
+        try:
+            q = self.value()
+        except ValueError as exc:
+            self.refused.emit(f"{self.field.name}: {exc}")
+            return
+        if self.mode.currentText() == "axis–angle":   # keep the typed axis while the angle is 0
+            axis = [s.si_value() for s in self.spins[:3]]
+            n = sum(c * c for c in axis) ** 0.5
+            self._axis = [c / n for c in axis]
+        self.committed.emit(q)
+
+    def _on_mode(self, mode, remember=True):
+        if remember:
+            app_settings.settings().setValue("orientation_mode", mode)
+        plain = Quantity("", "")
+        if mode.startswith("Euler"):
+            axes = mode.split()[1]
+            names = [a + "'" * axes[:i].count(a) for i, a in enumerate(axes)]  # ZXZ → Z X Z'
+            setup = [(self.angle, n) for n in names] + [None]
+        elif mode == "axis–angle":
+            setup = [(plain, "axis x"), (plain, "axis y"), (plain, "axis z"), (self.angle, "angle")]
+        else:
+            setup = [(plain, "x"), (plain, "y"), (plain, "z"), (plain, "w")]
+        for s, what in zip(self.spins, setup):
+            s.setVisible(what is not None)
+            if what is not None:
+                s.set_quantity(what[0], f"{self.field.name} {what[1]}")
+                s.setPrefix(f"{what[1].split()[-1]} ")
+                s.setRange(-_BIG, _BIG)
+        self._show()
+
+    def _show(self):
+        mode = self.mode.currentText()
+        if mode.startswith("Euler"):
+            values = euler_from_quat(self._q, mode.split()[1]) + [0.0]
+        elif mode == "axis–angle":
+            axis, angle = axis_angle_from_quat(self._q, self._axis)
+            self._axis = axis
+            values = [*axis, angle]
+        else:
+            values = [*self._q[1:], self._q[0]]
+        with _Blocked(*self.spins):
+            for s, v in zip(self.spins, values):
+                s.set_si_value(v)
 
 
 class ChoiceEditor(FieldEditor):
@@ -303,7 +451,9 @@ class ChoiceEditor(FieldEditor):
 
 class FunctionEditor(FieldEditor):
     """Functions of time: a number, an expression of t or a table ({"t": [...], "values": [...]}),
-    one per component (1 or 3).  ``validator(value) -> message | None`` gives live validation."""
+    one per component (1 or 3); always in SI (expressions may use ``deg``), a number typed with a
+    unit that fits the field ("30 deg", "2 kN") is converted to SI.  ``validator(value) -> message |
+    None`` gives live validation."""
 
     def __init__(self, field, components=1, validator=None, parent=None):
         super().__init__(field, parent)
@@ -315,7 +465,7 @@ class FunctionEditor(FieldEditor):
             line = QLineEdit(self)
             line.setPlaceholderText("number or f(t)")
             line.textEdited.connect(self._live_check)
-            line.editingFinished.connect(self._finish)
+            line.editingFinished.connect(self.finish)
             layout.addWidget(line)
             self.lines.append(line)
         self.inputs = list(self.lines)
@@ -331,16 +481,26 @@ class FunctionEditor(FieldEditor):
                 line.setText(text)
 
     def value(self):
-        values = [_parse_function(line.text()) for line in self.lines]
+        values = [_parse_function(line.text(), self.field.unit) for line in self.lines]
         return values if len(self.lines) > 1 else values[0]
 
     def _live_check(self, *_):
-        self.live_message = self.validator(self.value()) if self.validator else None
+        self.live_message = self._unit_problem() or (self.validator(self.value()) if self.validator else None)
         self.set_error(self.live_message)
 
-    def _finish(self):
+    def finish(self):
+        """Commit the texts if they were changed (Enter, focus out, or before a run); a number
+        with a unit that does not fit is refused instead."""
         if [line.text() for line in self.lines] != self._shown:
-            self._emit()
+            problem = self._unit_problem()
+            if problem:
+                self.refused.emit(problem)
+            else:
+                self._emit()
+
+    def _unit_problem(self):
+        return next((p for p in (function_unit_problem(line.text(), self.field.unit, self.field.name)
+                                 for line in self.lines) if p), None)
 
 
 def _function_text(value):
@@ -351,7 +511,7 @@ def _function_text(value):
     return str(value)
 
 
-def _parse_function(text):
+def _parse_function(text, unit=""):
     text = text.strip()
     try:
         return float(text)
@@ -362,7 +522,8 @@ def _parse_function(text):
             return json.loads(text)
         except json.JSONDecodeError:
             return text
-    return text
+    number = function_value(text, unit)
+    return text if number is None else number
 
 
 _SHAPES = ("none", "box", "cylinder", "sphere", "mesh")
@@ -371,26 +532,26 @@ _SHAPES = ("none", "box", "cylinder", "sphere", "mesh")
 class GeometryEditor(FieldEditor):
     """Display geometry: shape, its dimensions (rows shown per shape), mesh file and colour."""
 
-    def __init__(self, field, parent=None):
+    def __init__(self, field, units=SI, parent=None):
         super().__init__(field, parent)
         form = QFormLayout(self)
         form.setContentsMargins(0, 0, 0, 0)
         self.form = form
         self.shape = QComboBox(self)
         self.shape.addItems(_SHAPES)
-        self.size = [SciSpinBox(self) for _ in range(3)]
+        length = units.quantity("m")
+        self.size = [SciSpinBox(self, length, f"size {label}") for label in "xyz"]
         size_row = QWidget(self)
         h = QHBoxLayout(size_row)
         h.setContentsMargins(0, 0, 0, 0)
         for s, label in zip(self.size, "xyz"):
-            s.setRange(0.0, _BIG)
             s.setPrefix(f"{label} ")
-            s.setSuffix(" m")
             h.addWidget(s)
-        self.radius, self.length, self.scale = (SciSpinBox(self) for _ in range(3))
-        for s, suffix in ((self.radius, " m"), (self.length, " m"), (self.scale, "")):
+        self.radius, self.length = SciSpinBox(self, length, "radius"), SciSpinBox(self, length, "length")
+        self.scale = SciSpinBox(self, _PLAIN, "scale")
+        for s in (*self.size, self.radius, self.length, self.scale):
             s.setRange(0.0, _BIG)
-            s.setSuffix(suffix)
+            s.refused.connect(self.refused)
         self.axis = QComboBox(self)
         self.axis.addItems(["x", "y", "z"])
         file_row = QWidget(self)
@@ -425,9 +586,9 @@ class GeometryEditor(FieldEditor):
         with _Blocked(*widgets):
             self.shape.setCurrentText(value["shape"])
             for s, v in zip(self.size, value.get("size", [0.1, 0.1, 0.1])):
-                s.setValue(v)
-            self.radius.setValue(value.get("radius", 0.05))
-            self.length.setValue(value.get("length", 0.2))
+                s.set_si_value(v)
+            self.radius.set_si_value(value.get("radius", 0.05))
+            self.length.set_si_value(value.get("length", 0.2))
             self.axis.setCurrentText(value.get("axis", "z"))
             self.file.setText(value.get("file", ""))
             self.scale.setValue(value.get("scale", 1.0))
@@ -439,11 +600,11 @@ class GeometryEditor(FieldEditor):
         shape = self.shape.currentText()
         out = {"shape": shape}
         if shape == "box":
-            out["size"] = [s.value() for s in self.size]
+            out["size"] = [s.si_value() for s in self.size]
         elif shape == "cylinder":
-            out.update(radius=self.radius.value(), length=self.length.value(), axis=self.axis.currentText())
+            out.update(radius=self.radius.si_value(), length=self.length.si_value(), axis=self.axis.currentText())
         elif shape == "sphere":
-            out["radius"] = self.radius.value()
+            out["radius"] = self.radius.si_value()
         elif shape == "mesh":
             out.update(file=self.file.text(), scale=self.scale.value())
         if self._color is not None and shape != "none":
@@ -500,14 +661,15 @@ class _Blocked:
             w.blockSignals(s)
 
 
-def make_editor(field, reference_names=(), validator=None, parent=None) -> FieldEditor:
+def make_editor(field, reference_names=(), validator=None, parent=None, units=SI) -> FieldEditor:
     """The editor for ``field`` (a ``solver.Field``); ``reference_names`` fills body/joint combos;
-    ``validator`` checks function values live."""
+    ``validator`` checks function values live; numbers are shown in ``units`` (an
+    :class:`app.units.UnitSystem`)."""
     kind = field.kind
     if kind == "float":
-        return FloatEditor(field, parent)
+        return FloatEditor(field, units, parent)
     if kind == "optional_float":
-        return OptionalFloatEditor(field, parent)
+        return OptionalFloatEditor(field, units, parent)
     if kind == "int":
         return IntEditor(field, parent)
     if kind == "bool":
@@ -515,15 +677,16 @@ def make_editor(field, reference_names=(), validator=None, parent=None) -> Field
     if kind in ("str", "name"):
         return TextEditor(field, parent)
     if kind in ("vec3", "unit_vec3"):
-        return VectorEditor(field, ("x", "y", "z"), parent=parent)
+        return VectorEditor(field, ("x", "y", "z"), units=units, parent=parent)
     if kind == "optional_vec3":
-        return VectorEditor(field, ("x", "y", "z"), optional=True, none_label="none (at the CM)", parent=parent)
+        return VectorEditor(field, ("x", "y", "z"), optional=True, none_label="none (at the CM)", units=units,
+                            parent=parent)
     if kind == "vec6":
-        return VectorEditor(field, ("x", "y", "z", "rx", "ry", "rz"), parent=parent)
+        return VectorEditor(field, ("x", "y", "z", "rx", "ry", "rz"), units=units, parent=parent)
     if kind == "inertia":
-        return VectorEditor(field, ("xx", "yy", "zz", "xy", "yz", "zx"), parent=parent)
+        return VectorEditor(field, ("xx", "yy", "zz", "xy", "yz", "zx"), units=units, parent=parent)
     if kind == "orientation":
-        return VectorEditor(field, ("w", "x", "y", "z"), parent=parent)
+        return OrientationEditor(field, units, parent)
     if kind == "enum":
         return ChoiceEditor(field, field.choices, parent)
     if kind in ("body", "joint"):
@@ -533,5 +696,5 @@ def make_editor(field, reference_names=(), validator=None, parent=None) -> Field
     if kind == "function_vec3":
         return FunctionEditor(field, 3, validator, parent)
     if kind == "geometry":
-        return GeometryEditor(field, parent)
+        return GeometryEditor(field, units, parent)
     raise ValueError(f"no editor for field kind {kind!r} ({field.name})")

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QUndoView
 
 import solver
 
-from . import app_settings, dialogs, menus
+from . import app_settings, commands, dialogs, menus
 from .animation import AnimationBar, Player
 from .autosave import Autosave
 from .document import Document
@@ -20,11 +20,13 @@ from .log_panel import LOGGER, LogPanel
 from .modes import ModesPanel
 from .plots import DiagnosticsPlots, EnergyPlots, ModalPlots, SelectionPlots
 from .run_control import SimulationController
+from .simulation import driver_unit
 from .properties import PropertyEditor
 from .tree import ModelTree
 from .viewport import Viewport
 
 APP_NAME = "MBS Studio"
+BOTTOM_SHARE = 0.42   # of the window height for the bottom docks on a first launch (plots ≥ 35 %)
 
 
 class MainWindow(QMainWindow):
@@ -57,6 +59,8 @@ class MainWindow(QMainWindow):
         self.simulation = SimulationController(self)
         self.statusBar().addPermanentWidget(self.simulation.status)
         self.player = Player(self.viewport, self)
+        self.viewport.pause_requested.connect(self.player.pause)
+        self._play_next_results = False
         self.actions = menus.build(self)
         self._setup_results()
         self.setAcceptDrops(True)
@@ -66,8 +70,7 @@ class MainWindow(QMainWindow):
         self.document.model_event.connect(self._update_status)
         self.resize(1280, 800)
         self.resizeDocks([self.tree_dock, self.properties_dock], [230, 300], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.log_dock], [130], Qt.Orientation.Vertical)
-        self._restore_layout()
+        self._first_layout = not self._restore_layout()
         self._update_title()
         self._update_status()
         self.autosave.offer_recovery(self)        # an unsaved project left by a crash
@@ -83,6 +86,13 @@ class MainWindow(QMainWindow):
     # ---- public API: running and results -------------------------------------------------------
     def run_simulation(self, **overrides) -> bool:
         """Simulate ▸ Run: start a background run (``overrides`` replace saved settings)."""
+        invalid = self.properties.invalid_edits()
+        if invalid:
+            name, message = invalid[0]
+            where = self.properties.target.title
+            self.report_problems("Cannot run", [f"{where}: {name} is not valid (fix or undo it): {message}"])
+            self.properties.focus_field(name)
+            return False
         self.player.pause()
         self.modes.stop_animation()
         return self.simulation.run(**overrides)
@@ -157,9 +167,18 @@ class MainWindow(QMainWindow):
         return self._save_to(self.document.path)
 
     def save_as(self) -> bool:
+        """Save under a new file name; an untitled model, or one named after its old file, takes
+        the new file's name (one undoable step, undone if the save fails)."""
         suggestion = self.document.path or f"{self.document.model.name}.mbs.json"
         path = dialogs.save_path(self, suggestion)
-        return bool(path) and self._save_to(path)
+        if not path:
+            return False
+        renamed = self._name_after(path)
+        if self._save_to(path):
+            return True
+        if renamed:
+            self.document.undo_stack.undo()
+        return False
 
     def revert(self):
         """Reload the file, dropping unsaved changes (after a confirmation)."""
@@ -217,7 +236,7 @@ class MainWindow(QMainWindow):
     def _setup_results(self):
         """Result panels (plot, energy, modal coordinates, diagnostics, modes), the animation bar and
         their wiring."""
-        self.plots = SelectionPlots()
+        self.plots = SelectionPlots(lambda name: driver_unit(self.document.model, name))
         self.energy = EnergyPlots()
         self.modal = ModalPlots()
         self.diagnostics = DiagnosticsPlots()
@@ -233,7 +252,10 @@ class MainWindow(QMainWindow):
         sim, player = self.simulation, self.player
         sim.results_changed.connect(player.set_results)
         sim.results_changed.connect(lambda r: self.tree.set_nonunique(r.nonunique_reactions if r is not None else ()))
+        sim.results_changed.connect(self._autoplay)
+        sim.finished.connect(self._on_run_finished)
         for panel in (self.plots, self.energy, self.modal, self.diagnostics):
+            sim.stale_changed.connect(panel.set_stale)
             sim.results_changed.connect(panel.set_results)
             player.time_changed.connect(panel.set_cursor)
             panel.time_clicked.connect(player.seek)
@@ -253,6 +275,15 @@ class MainWindow(QMainWindow):
         has = self.simulation.results is not None
         self.actions["export_hdf5"].setEnabled(has)
         self.actions["export_csv"].setEnabled(has)
+
+    def _on_run_finished(self, outcome):
+        self._play_next_results = outcome.has_results and app_settings.autoplay()
+
+    def _autoplay(self, results):
+        """Play the results of a run that just ended (preference Simulate ▸ Play After Run)."""
+        if self._play_next_results and results is not None:
+            self.player.play()
+        self._play_next_results = False
 
     def _on_selection_for_plot(self, name):
         self.plots.show_element(name)
@@ -282,6 +313,17 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Saved {self.document.path}", 4000)
         return True
 
+    def _name_after(self, path) -> bool:
+        model = self.document.model
+        stem = _stem(path)
+        if model.name not in ("untitled", _stem(self.document.path)) or not stem or stem == model.name:
+            return False
+        try:
+            self.document.push(commands.SetModelAttribute(model, "name", stem))
+        except solver.ModelError:
+            return False                           # a file name that is no valid model name: keep the name
+        return True
+
     def _file_label(self):
         return os.path.basename(self.document.path) if self.document.path else "untitled"
 
@@ -294,13 +336,27 @@ class MainWindow(QMainWindow):
         self.counts.setText(f"{len(m.bodies)} bodies · {len(m.joints)} joints · {len(m.forces)} forces · "
                             f"{len(m.drivers)} drivers")
 
-    def _restore_layout(self):
+    def _restore_layout(self) -> bool:
+        """The user's last window geometry and dock layout; False on a first launch."""
         settings = app_settings.settings()
         geometry, state = settings.value("geometry"), settings.value("window_state")
         if geometry is not None:
             self.restoreGeometry(geometry)
         if state is not None:
             self.restoreState(state)
+        return state is not None
+
+    def showEvent(self, event):  # noqa: N802  (Qt API name)
+        """On a first launch the bottom docks (plots, energy, log) get BOTTOM_SHARE of the height."""
+        super().showEvent(event)
+        if self._first_layout:
+            self._first_layout = False
+            self.resizeDocks([self.log_dock], [int(BOTTOM_SHARE * self.height())], Qt.Orientation.Vertical)
+
+
+def _stem(path: str) -> str:
+    """'crank' for '/a/crank.mbs.json' ('' for no path)."""
+    return os.path.basename(path).removesuffix(".json").removesuffix(".mbs") if path else ""
 
 
 def _project_urls(event) -> list[str]:

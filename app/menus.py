@@ -14,7 +14,7 @@ from . import app_settings, dialogs, study_dialog
 from .factory import FORCE_LABELS
 from .log_panel import LOGGER
 from .resources import icon, joint_icon_name, sample_files
-from .tree import MODEL_ITEM, SETTINGS_ITEM
+from .tree import MODEL_ITEM
 from .viewport.viewport import VIEWS
 
 MOUSE_HELP = ("Left drag: rotate · Shift+left or middle drag: pan · wheel or right drag: zoom · "
@@ -107,11 +107,13 @@ def build(window) -> dict[str, QAction]:
                     tip="simulate the model in the background"))
     m.addAction(act("stop", "S&top", lambda: window.simulation.stop(), "Shift+F5",
                     tip="stop the run, keeping the results so far"))
-    m.addAction(act("run_settings", "Se&ttings…", lambda: window.simulation.edit_settings(),
-                    tip="end time, output step, formulation, partitioning, integrator, tolerances"))
+    m.addAction(act("run_settings", "Solver &Settings…", lambda: window.simulation.edit_settings(), icon_name="settings",
+                    tip="end time, output step, formulation, partitioning, integrator, tolerances, display units"))
+    autoplay = act("autoplay", "&Play After Run", app_settings.set_autoplay, checkable=True,
+                   tip="play the animation when a run ends")
+    autoplay.setChecked(app_settings.autoplay())
+    m.addAction(autoplay)
     m.addSeparator()
-    m.addAction(act("solver_settings", "Solver &Settings", lambda: doc.select(SETTINGS_ITEM),
-                    icon_name="settings"))
     m.addAction(act("check", "&Check Model", lambda: _check(window), "Ctrl+K",
                     tip="list every problem the solver would refuse"))
 

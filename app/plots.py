@@ -3,8 +3,16 @@ a driver's driving force, a body's position/velocity/acceleration; pinned select
 energy panel, the modal-coordinates panel (flexible bodies) and the diagnostics panel.
 
 Every plot has a vertical time cursor that follows the animation (:meth:`TimePlots.set_cursor`);
-a click in a plot emits ``time_clicked(t)`` (the window moves the animation there).  Each panel
+a click in a plot emits ``time_clicked(t)`` (the window moves the animation there).  Results of a
+model edited since the run are *stale* (:meth:`TimePlots.set_stale`): a banner says so and the
+plots are greyed until the next run.  Each panel
 exports to PNG, SVG (Qt's SVG generator; pyqtgraph's own SVG exporter fails with this Qt) and CSV.
+
+Every vertical axis carries its unit, and so does every column of the CSV export.  Moving the mouse
+over a plot shows a read-out of its curves at that time.  The selection plot draws values below
+``NOISE_FLOOR`` times the run's scale of that quantity (the largest magnitude over all joints,
+drivers or bodies and the whole run) as zero, so round-off (1e-15 N·m in a planar model's
+out-of-plane torque) is not auto-scaled into spikes; the data and the CSV keep the computed values.
 """
 from __future__ import annotations
 
@@ -29,6 +37,9 @@ STYLES = [Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine, Qt.P
 PARTITION_LEVELS = {"lu": 0, "qr": 1, "svd": 2, "kinematic": 3}
 CURSOR_PEN = pg.mkPen((230, 120, 0), width=1.5)
 WARNING_COLOR = "#b00020"
+NOISE_FLOOR = 1e-9      # relative to the run's scale of a quantity: smaller values are drawn as zero
+STALE_OPACITY = 0.35
+STALE_TEXT = "⚠ The model changed after this run: these results are out of date. Run again (F5)."
 NONUNIQUE = "not unique"   # legend/tree mark of reactions of redundantly constrained joints
 
 
@@ -61,22 +72,37 @@ class TimePlots(QWidget):
         menu.addAction("CSV table…", lambda: self._export("csv"))
         self.export_button.setMenu(menu)
         self.controls.addWidget(self.export_button)
+        self.stale = False
+        self.stale_banner = QLabel(STALE_TEXT, self)
+        self.stale_banner.setObjectName("staleBanner")
+        self.stale_banner.setWordWrap(True)
+        self.stale_banner.setStyleSheet("background: #fff3cd; color: #664d03; padding: 3px;")
+        self.stale_banner.hide()
+        layout.addWidget(self.stale_banner)
         self.graphics = pg.GraphicsLayoutWidget(self)
         layout.addWidget(self.graphics, 1)
         self.plots: list[pg.PlotItem] = []
         self.cursors: list[pg.InfiniteLine] = []
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.rows: dict[str, pg.PlotItem] = {}
+        self.units: dict[int, str] = {}               # id(plot) → unit of its vertical axis
+        self._given: dict[str, tuple] = {}            # label → (x, y) as given (before the noise floor)
         self.columns = 2
         self._stale: dict[str, pg.PlotDataItem] = {}
         self.cursor_time = 0.0
+        self.readout = QLabel(self)
+        self.readout.setObjectName("cursorReadout")
+        self.readout.setWordWrap(True)
+        layout.addWidget(self.readout)
         self.graphics.scene().sigMouseClicked.connect(self._on_click)
+        self.graphics.scene().sigMouseMoved.connect(self._on_move)
 
     # ---- public API ---------------------------------------------------------------------------
     def clear_plots(self):
         self._stale = {}
         self.graphics.clear()
-        self.plots, self.cursors, self.curves, self.rows = [], [], {}, {}
+        self.plots, self.cursors, self.curves, self.rows, self.units, self._given = [], [], {}, {}, {}, {}
+        self.readout.clear()
 
     def set_rows(self, rows, columns: int = 2):
         """Plots for ``rows`` = [(key, title, unit, log_y)], left to right in ``columns`` columns, then
@@ -99,11 +125,16 @@ class TimePlots(QWidget):
         plot = self.graphics.addPlot(row=n // self.columns, col=n % self.columns)
         plot.setTitle(title, size="9pt")
         plot.showGrid(x=True, y=True, alpha=0.25)
-        plot.setLabel("left", units=unit or None)
+        if unit and "," not in unit and unit != "1":
+            plot.setLabel("left", units=unit)           # SI prefixes chosen by pyqtgraph (kN, mm)
+        elif unit:                                      # dimensionless or mixed: the unit as text
+            plot.setLabel("left", unit)
+        self.units[id(plot)] = unit
         plot.setLogMode(y=log_y)
         legend = plot.addLegend(offset=(1, 1), labelTextSize="8pt", verSpacing=-8, colCount=4)
         legend.setBrush(pg.mkBrush(255, 255, 255, 200))
         plot.setMenuEnabled(False)
+        plot.setOpacity(STALE_OPACITY if self.stale else 1.0)
         if self.plots:
             plot.setXLink(self.plots[0])
         cursor = pg.InfiniteLine(pos=self.cursor_time, angle=90, pen=CURSOR_PEN, movable=False)
@@ -114,9 +145,14 @@ class TimePlots(QWidget):
         return plot
 
     def add_curve(self, plot: pg.PlotItem, label: str, x, y, color,
-                  style=Qt.PenStyle.SolidLine) -> pg.PlotDataItem:
+                  style=Qt.PenStyle.SolidLine, scale=None) -> pg.PlotDataItem:
+        """A curve (reused if ``label`` was drawn before); ``scale``: the run's scale of this
+        quantity, values below NOISE_FLOOR·scale are drawn as zero."""
         pen = pg.mkPen(color, width=1.6, style=style)
         x, y = np.asarray(x, float), np.asarray(y, float)
+        self._given[label] = (x, y)
+        if scale is not None:
+            y = noise_floor(y, scale)
         item = self._stale.pop(label, None)
         if item is not None and item.getViewBox() is plot.vb:
             item.setData(x, y, pen=pen)
@@ -129,8 +165,9 @@ class TimePlots(QWidget):
 
     def drop_stale(self):
         """Remove the curves a refresh did not reuse."""
-        for item in self._stale.values():
+        for label, item in self._stale.items():
             self._remove(item)
+            self._given.pop(label, None)
         self._stale = {}
 
     def _remove(self, item):
@@ -139,15 +176,42 @@ class TimePlots(QWidget):
                 plot.removeItem(item)
                 plot.legend.removeItem(item)
 
+    def set_stale(self, stale: bool):
+        """Mark the results out of date (banner, greyed plots) or current again."""
+        self.stale = bool(stale)
+        self.stale_banner.setVisible(self.stale)
+        for plot in self.plots:
+            plot.setOpacity(STALE_OPACITY if self.stale else 1.0)
+
     def set_cursor(self, t: float):
         self.cursor_time = float(t)
         for cursor in self.cursors:
             cursor.setValue(self.cursor_time)
 
     def curve_data(self, label: str):
-        """(x, y) arrays of a curve, as given (before a log axis transforms them)."""
+        """(x, y) arrays of a curve, as given (before the noise floor and a log axis)."""
+        return self._given[label]
+
+    def drawn_data(self, label: str):
+        """(x, y) arrays of a curve as drawn (after the noise floor)."""
         item = self.curves[label]
         return item.xData, item.yData
+
+    def unit_of(self, label: str) -> str:
+        """The unit of a curve (of its plot's vertical axis)."""
+        item = self.curves[label]
+        return next(self.units[id(p)] for p in self.plots if item in p.listDataItems())
+
+    def readout_at(self, plot: pg.PlotItem, t: float) -> str:
+        """'t = … s' and each curve of ``plot`` at time ``t`` as drawn (linear between output points)."""
+        unit = self.units.get(id(plot), "")
+        parts = [f"t = {t:.6g} s"]
+        for label, item in self.curves.items():
+            if item in plot.listDataItems():
+                x, y = item.xData, item.yData
+                if x is not None and len(x) and x[0] <= t <= x[-1]:
+                    parts.append(f"{label} = {float(np.interp(t, x, y)):.6g}" + (f" {unit}" if unit else ""))
+        return " · ".join(parts)
 
     def export_png(self, path: str):
         exporter = pg.exporters.ImageExporter(self.graphics.scene())
@@ -170,10 +234,10 @@ class TimePlots(QWidget):
     def export_csv(self, path: str):
         """Curves sharing a time axis go in one block of columns (time first); blocks side by side."""
         groups: list[tuple[np.ndarray, list[tuple[str, np.ndarray]]]] = []
-        for label, item in self.curves.items():
-            x, y = item.xData, item.yData
-            if x is None:
-                continue
+        for label in self.curves:
+            x, y = self._given[label]
+            unit = self.unit_of(label)
+            label = f"{label} [{unit}]" if unit else label
             for gx, members in groups:
                 if len(gx) == len(x) and np.array_equal(gx, x):
                     members.append((label, y))
@@ -206,6 +270,12 @@ class TimePlots(QWidget):
         except (OSError, RuntimeError, ValueError) as exc:
             LOGGER.error("Cannot export %s: %s", path, exc)
 
+    def _on_move(self, pos):
+        for plot in self.plots:
+            if plot.vb.sceneBoundingRect().contains(pos):
+                self.readout.setText(self.readout_at(plot, float(plot.vb.mapSceneToView(pos).x())))
+                return
+
     def _on_click(self, event):
         if event.button() != Qt.MouseButton.LeftButton:
             return
@@ -226,9 +296,13 @@ class SelectionPlots(TimePlots):
     minimum-norm multipliers, one of infinitely many reaction distributions) get a red warning
     label above the plots, a red plot title and "(not unique)" after their legend entries."""
 
-    def __init__(self, parent=None):
+    def __init__(self, driver_unit=lambda name: "", parent=None):
+        """``driver_unit(name)``: "N" or "N·m", the unit of a driver's generalized force."""
         super().__init__("Plot", parent)
+        self.driver_unit = driver_unit
         self.results = None
+        self._scales: dict[str, float] = {}
+        self.selected = ""     # the selection, plotted when it has results (also those of a later run)
         self.current = ""
         self.pinned: list[str] = []
         self.frame = QComboBox(self)
@@ -261,12 +335,15 @@ class SelectionPlots(TimePlots):
 
     def set_results(self, results):
         self.results = results
+        self._scales = {}
         if results is not None:
             self.pinned = [n for n in self.pinned if self.kind(n)]
+        self.current = self.selected if self.kind(self.selected) else ""
         self.refresh()
 
     def show_element(self, name: str):
         """Plot ``name`` (with the pinned ones); names without results are ignored."""
+        self.selected = name
         self.current = name if self.kind(name) else ""
         self.refresh()
 
@@ -322,8 +399,8 @@ class SelectionPlots(TimePlots):
         rows = []
         if "joint" in kinds:
             rows += [("force", "Reaction force", "N", False), ("torque", "Reaction torque", "N·m", False)]
-        if "driver" in kinds:
-            rows += [("driver", "Driving force / torque", "", False)]
+        driver_units = sorted({self.driver_unit(n) for n in names if self.kind(n) == "driver"})
+        rows += [(f"driver {u}", "Driving torque" if u == "N·m" else "Driving force", u, False) for u in driver_units]
         if "body" in kinds:
             rows += [("position", "Position (CM)", "m", False), ("velocity", "Velocity (CM)", "m/s", False),
                      ("acceleration", "Acceleration (CM)", "m/s²", False)]
@@ -338,16 +415,41 @@ class SelectionPlots(TimePlots):
             if kind == "joint":
                 F, T = self.results.joint_reaction(name, frame=self.reaction_frame)
                 for key, values, sym in (("force", F, "F"), ("torque", T, "T")):
-                    self._components(plots[key], name, sym, t, values, style, multi, k)
+                    self._components(plots[key], name, sym, t, values, style, multi, k, scale=self.scale(key))
             elif kind == "driver":
-                self.add_curve(plots["driver"], name, t, self.results.driver_force(name),
-                               SERIES_COLORS[k % len(SERIES_COLORS)], style)
+                unit = self.driver_unit(name)
+                self.add_curve(plots[f"driver {unit}"], name, t, self.results.driver_force(name),
+                               SERIES_COLORS[k % len(SERIES_COLORS)], style, scale=self.scale(f"driver {unit}"))
             elif kind == "body":
                 for key, getter, sym in (("position", self.results.body_position, "r"),
                                          ("velocity", self.results.body_velocity, "v"),
                                          ("acceleration", self.results.body_acceleration, "a")):
                     self._components(plots[key], name, sym, t, getter(name), style, multi, k,
-                                     magnitude=key != "position")
+                                     magnitude=key != "position", scale=self.scale(key))
+
+    def scale(self, key: str) -> float:
+        """The run's scale of a plotted quantity, over the whole run:
+
+        - "force" (and drivers in N): the largest reaction or driving force F;
+        - "torque" (and drivers in N·m): the largest of the reaction and driving torques and F·L,
+          L the extent of the bodies' CM paths (so a planar model whose torques are all round-off
+          still gets the scale of its forces' moments);
+        - "position", "velocity", "acceleration": the largest over all bodies."""
+        key = {"driver N": "force", "driver N·m": "torque"}.get(key, key)
+        if key not in self._scales:
+            r = self.results
+            if key in ("force", "torque"):
+                unit = "N" if key == "force" else "N·m"
+                arrays = [r.joint_reaction(j)[key == "torque"] for j in r.joint_names]
+                arrays += [r.driver_force(d) for d in r.driver_names if self.driver_unit(d) == unit]
+                extra = self.scale("force") * _extent(r) if key == "torque" else 0.0
+            else:
+                getter = {"position": r.body_position, "velocity": r.body_velocity,
+                          "acceleration": r.body_acceleration}.get(key)
+                arrays = [getter(b) for b in r.body_names] if getter else []
+                extra = 0.0
+            self._scales[key] = max([_largest(a) for a in arrays] + [extra])
+        return self._scales[key]
 
     # ---- helpers ------------------------------------------------------------------------------
     def _show_warning(self):
@@ -359,26 +461,27 @@ class SelectionPlots(TimePlots):
                 "(their resultant on each body is exact).")
         self.warning.setVisible(bool(flagged))
 
-    def _components(self, plot, name, sym, t, values, style, multi, k, magnitude=True):
+    def _components(self, plot, name, sym, t, values, style, multi, k, magnitude=True, scale=None):
         values = np.asarray(values, float)
         labels = [(f"{name} {sym}{axis}", values[:, i], COMPONENT_COLORS[axis]) for i, axis in enumerate("xyz")]
         if magnitude:
             labels.append((f"{name} |{sym}|", np.linalg.norm(values, axis=1), COMPONENT_COLORS["mag"]))
         mark = f" ({NONUNIQUE})" if name in self.nonunique() else ""
         for label, y, color in labels:
-            item = self.add_curve(plot, label, t, y, color, style)
+            item = self.add_curve(plot, label, t, y, color, style, scale=scale)
             plot.legend.getLabel(item).setText(label + mark)
 
 
 class EnergyPlots(TimePlots):
-    """Kinetic, potential, strain and total energy; the relative drift of the total."""
+    """Kinetic, potential, strain and total energy; the relative change of the total: a numerical
+    drift in a conservative model, the work of the drivers in a driven one (labelled so)."""
 
     def __init__(self, parent=None):
         super().__init__("Energy", parent)
         self.set_results(None)
 
     def set_results(self, results):
-        plots = self.set_rows([("energy", "Energy", "J", False), ("drift", "Relative drift of the total energy", "",
+        plots = self.set_rows([("energy", "Energy", "J", False), ("drift", "Relative drift of the total energy", "1",
                                                                      False)])
         if results is None:
             self.info.setText("Run a simulation to see the energy.")
@@ -387,9 +490,19 @@ class EnergyPlots(TimePlots):
         for k, key in enumerate(("kinetic", "potential", "strain", "total")):
             if key in e:
                 self.add_curve(plots["energy"], key, t, e[key], SERIES_COLORS[k], width_style(key))
-        drift = relative_drift(np.asarray(e["total"], float), e)
-        self.add_curve(plots["drift"], "drift", t, drift, SERIES_COLORS[4])
-        self.info.setText(f"max |relative drift of the total| = {np.abs(drift).max():.3g}" if len(drift) else "")
+        change = relative_drift(np.asarray(e["total"], float), e)
+        driven = bool(results.driver_names)
+        label = "driver work" if driven else "drift"
+        plots["drift"].setTitle("Work of the drivers: relative change of the total energy" if driven
+                                else "Relative drift of the total energy", size="9pt")
+        self.add_curve(plots["drift"], label, t, change, SERIES_COLORS[4])
+        if not len(change):
+            self.info.setText("")
+        elif driven:
+            self.info.setText(f"the drivers ({', '.join(results.driver_names)}) do work: the total energy changes "
+                              f"by up to {np.abs(change).max():.3g} of its scale (not a numerical drift)")
+        else:
+            self.info.setText(f"max |relative drift of the total| = {np.abs(change).max():.3g}")
 
 
 class DiagnosticsPlots(TimePlots):
@@ -403,8 +516,8 @@ class DiagnosticsPlots(TimePlots):
     def set_results(self, results):
         from .simulation import NEAR_SINGULAR
         first = not self.rows
-        plots = self.set_rows([("violation", "Constraint violation max |Φ|", "", True),
-                               ("conditioning", "Conditioning σ_min / σ_min(partition)", "", False),
+        plots = self.set_rows([("violation", "Constraint violation max |Φ|", "m, rad", True),
+                               ("conditioning", "Conditioning σ_min / σ_min(partition)", "1", False),
                                ("step", "Step size", "s", True), ("partition", "Partitioning method", "", False)])
         if first:
             warn = pg.InfiniteLine(pos=NEAR_SINGULAR, angle=0, pen=pg.mkPen((200, 0, 0), style=Qt.PenStyle.DashLine),
@@ -453,6 +566,29 @@ class ModalPlots(TimePlots):
                 self.add_curve(plots[b], f"{b} a{k + 1}", results.t, a[:, k], SERIES_COLORS[k % len(SERIES_COLORS)])
         self.info.setText(f"{len(bodies)} flexible bod{'y' if len(bodies) == 1 else 'ies'}: "
                           + ", ".join(f"{b} ({results.modal_coordinates(b).shape[1]} modes)" for b in bodies))
+
+
+def _largest(values) -> float:
+    """The largest magnitude in a history of scalars [t] or of vectors [t, 3]."""
+    a = np.asarray(values, float)
+    a = np.linalg.norm(a, axis=1) if a.ndim == 2 else np.abs(a)
+    return float(a.max(initial=0.0))
+
+
+def _extent(results) -> float:
+    """Diagonal of the box around all bodies' CM positions over the run (m)."""
+    points = [np.asarray(results.body_position(b), float) for b in results.body_names]
+    if not points:
+        return 0.0
+    p = np.concatenate(points)
+    return float(np.linalg.norm(p.max(axis=0) - p.min(axis=0)))
+
+
+def noise_floor(values, scale: float) -> np.ndarray:
+    """``values`` with entries below NOISE_FLOOR·scale in magnitude set to zero (a copy)."""
+    values = np.array(values, float)
+    values[np.abs(values) < NOISE_FLOOR * scale] = 0.0
+    return values
 
 
 def relative_drift(total, energy) -> np.ndarray:

@@ -3,9 +3,13 @@
 The selection is an element (its class's ``FIELDS``; a joint shows only ``used_fields()``), the model
 (name, gravity) or the solver settings.  Each edit becomes an undoable command; when the model
 refuses it, the field shows the model's message under a red border and the model stays unchanged.
-Function fields (expressions of t) are also checked live as the user types.
+Function fields (expressions of t) are also checked live as the user types.  Numbers are shown and
+read in the project's display units (``settings.display_units`` / ``display_angles``, :mod:`app.units`);
+text with a unit that does not fit a field is refused with a message naming the field.
 """
 from __future__ import annotations
+
+import dataclasses
 
 from PySide6.QtWidgets import (QFormLayout, QHBoxLayout, QLabel, QPushButton, QScrollArea, QVBoxLayout,
                                QWidget)
@@ -16,9 +20,12 @@ from . import commands
 from .document import Document
 from .field_editors import FieldEditor, SciSpinBox, make_editor
 from .inertia import SHAPES, inertia_from_geometry
+from .simulation import driver_coordinate_unit
 from .tree import MODEL_ITEM, SETTINGS_ITEM
+from .units import UnitSystem
 
 DEFAULT_DENSITY = 7850.0  # kg/m³
+_TEXT_KINDS = ("function", "function_vec3", "str", "name")   # refused text stays on screen
 
 
 # ---- what is being edited ---------------------------------------------------------------------
@@ -34,7 +41,11 @@ class _ElementTarget:
 
     def fields(self):
         used = self.element.used_fields() if isinstance(self.element, solver.Joint) else None
-        return [f for f in self.element.FIELDS if used is None or f.name in used]
+        fields = [f for f in self.element.FIELDS if used is None or f.name in used]
+        if isinstance(self.element, solver.Driver):  # "m or rad": the one of the driven coordinate
+            unit = driver_coordinate_unit(self.model, self.element.name)
+            fields = [dataclasses.replace(f, unit=unit) if f.name == "expression" and unit else f for f in fields]
+        return fields
 
     def value(self, field):
         return self.element.values[field.name]
@@ -144,11 +155,31 @@ class PropertyEditor(QScrollArea):
         except solver.ModelError as exc:
             self._show_error(field.name, "\n".join(exc.problems))
             editor = self.editors.get(field.name)
-            if editor is not None and field.kind not in ("function", "function_vec3", "str", "name"):
+            if editor is not None and field.kind not in _TEXT_KINDS:
                 editor.set_value(self.target.value(field))
             return False
         self._show_error(field.name, "")
         return True
+
+    def invalid_edits(self) -> list[tuple[str, str]]:
+        """(field, message) of text fields showing an edit the model refused (or that fails the live
+        check): what is on screen is not what a run would use.  Pending text edits are committed
+        first.  (A refused number is not listed: its editor shows the model's value again.)"""
+        for editor in self.editors.values():
+            finish = getattr(editor, "finish", None)
+            if finish is not None:
+                finish()
+        return [(name, self.error(name)) for name, editor in self.editors.items()
+                if self.error(name) and editor.field.kind in _TEXT_KINDS]
+
+    def focus_field(self, field_name: str):
+        """Put the keyboard focus in a field and select its text (to show where a problem is)."""
+        editor = self.editors[field_name]
+        self.ensureWidgetVisible(editor)
+        first = editor.inputs[0]
+        first.setFocus()
+        if hasattr(first, "selectAll"):
+            first.selectAll()
 
     def compute_inertia(self, density: float) -> bool:
         """Set the selected body's mass and inertia from its geometry and ``density`` (one step)."""
@@ -163,6 +194,11 @@ class PropertyEditor(QScrollArea):
             return False
         self._show_error("inertia", "")
         return True
+
+    @property
+    def units(self) -> UnitSystem:
+        """The project's display units."""
+        return UnitSystem.of(self.document.model.settings)
 
     def rebuild(self, *_):
         """Regenerate the form for the current selection."""
@@ -206,9 +242,10 @@ class PropertyEditor(QScrollArea):
         layout.setSpacing(1)
         target = self.target
         editor = make_editor(field, target.reference_names(field),
-                             lambda value, f=field: target.validate(f, value), row)
+                             lambda value, f=field: target.validate(f, value), row, self.units)
         editor.set_value(target.value(field))
         editor.committed.connect(lambda value, name=field.name: self.commit(name, value))
+        editor.refused.connect(lambda message, name=field.name: self._show_error(name, message))
         error = QLabel(row)
         error.setObjectName("fieldError")
         error.setWordWrap(True)
@@ -226,16 +263,15 @@ class PropertyEditor(QScrollArea):
         box = QWidget(parent)
         h = QHBoxLayout(box)
         h.setContentsMargins(0, 6, 0, 0)
-        self.density = SciSpinBox(box)
-        self.density.setRange(1e-6, 1e6)
-        self.density.setSuffix(" kg/m³")
-        self.density.setValue(DEFAULT_DENSITY)
+        self.density = SciSpinBox(box, self.units.quantity("kg/m³"), "density")
+        self.density.set_si_range(1e-6, 1e6)
+        self.density.set_si_value(DEFAULT_DENSITY)
         self.density.setToolTip("density of the homogeneous body")
         button = QPushButton("Mass && inertia from geometry", box)
         button.setObjectName("inertiaFromGeometry")
         button.setEnabled(self.target.element.geometry.get("shape") in SHAPES)
         button.setToolTip("compute mass and inertia of a homogeneous box, cylinder or sphere")
-        button.clicked.connect(lambda: self.compute_inertia(self.density.value()))
+        button.clicked.connect(lambda: self.compute_inertia(self.density.si_value()))
         self.inertia_button = button
         h.addWidget(QLabel("density", box))
         h.addWidget(self.density, 1)
@@ -254,6 +290,9 @@ class PropertyEditor(QScrollArea):
 
     def _on_model_event(self, event, collection, name, detail):
         if self.target is None:
+            return
+        if collection == "settings" and detail in ("display_units", "display_angles"):
+            self.rebuild()         # every number is shown in the new units
             return
         if event != "changed" or detail == "type":
             if detail == "type" or not self._target_alive():

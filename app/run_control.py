@@ -1,7 +1,7 @@
 """Running the solver from the GUI: a thin Qt worker around :func:`app.simulation.run_simulation` on a
 ``QThread``, the controller behind Simulate ▸ Run / Stop, the run progress shown in the status bar,
 the results that belong to the project (saved as ``<project>.h5`` beside it, reloaded with it), and
-the Simulate ▸ Settings… dialog (its edits are undoable ``SetSetting`` commands; "codegen" is a saved
+the Simulate ▸ Solver Settings… dialog (its edits are undoable ``SetSetting`` commands; "codegen" is a saved
 setting like the others: generated C kernels on "auto" whenever a C compiler is found).  A run that
 builds its kernels first shows "compiling the model…" in the status bar; Stop cancels the build.
 
@@ -31,6 +31,8 @@ from .simulation import (NEAR_SINGULAR, RunOutcome, load_project_results, result
                          run_simulation)
 
 _PROGRESS_INTERVAL = 0.03  # s of wall time between progress signals
+_DISPLAY_SETTINGS = ("display_units", "display_angles")
+_TITLE_MARGIN = 260        # px beside a dialog's title for the window frame's icon and buttons   # how numbers are shown: results stay valid
 
 
 class SimulationWorker(QObject):
@@ -109,13 +111,16 @@ class SimulationController(QObject):
 
     Signals: ``started()``, ``progress(t, t_end, wall)``, ``finished(outcome)`` (a run ended; its
     results are already in :attr:`results`), ``results_changed(results)`` (None = no results; after a
-    run it is emitted at the next event-loop turn, so the views redraw after Stop has returned).
+    run it is emitted at the next event-loop turn, so the views redraw after Stop has returned),
+    ``stale_changed(bool)``: the results no longer belong to the model (:attr:`stale`: any model
+    edit, undo or redo after the run started, except of the display units; a new run clears it).
     """
 
     started = Signal()
     progress = Signal(float, float, float)
     finished = Signal(object)
     results_changed = Signal(object)
+    stale_changed = Signal(bool)
 
     def __init__(self, window):
         super().__init__(window)
@@ -128,7 +133,11 @@ class SimulationController(QObject):
         self._worker: SimulationWorker | None = None
         self._stop_requested_at = None
         self.stop_latency = None  # s from stop() to the partial results being in the GUI (last Stop)
+        self.stale = False
+        self._edits = 0           # model edits so far; compared with the count when a run started
+        self._edits_at_start = 0
         self.document.model_replaced.connect(self._on_model_replaced)
+        self.document.model_event.connect(self._on_model_edit)
 
     # ---- public API ---------------------------------------------------------------------------
     @property
@@ -147,6 +156,7 @@ class SimulationController(QObject):
             return False
         # Copied here, on the GUI thread, so no later edit can reach the run.
         self._worker = SimulationWorker(self.document.model.copy(), overrides)
+        self._edits_at_start = self._edits
         self._thread = QThread(self)
         self._worker.moveToThread(self._thread)
         self._thread.started.connect(self._worker.run)
@@ -223,7 +233,7 @@ class SimulationController(QObject):
                 self.window.report_problems("Cannot export results", [str(exc)])
 
     def edit_settings(self):
-        """Simulate ▸ Settings…: the changed fields become one undoable step."""
+        """Simulate ▸ Solver Settings…: the changed fields become one undoable step."""
         model = self.document.model
         values = dialogs.ask_solver_settings(self.window, dict(model.settings.values))
         if values is None:
@@ -263,6 +273,7 @@ class SimulationController(QObject):
         self.status.hide()
         if outcome.has_results:
             self.set_results(outcome.results, announce=False)
+            self._set_stale(self._edits != self._edits_at_start)
             QTimer.singleShot(0, self, lambda r=outcome.results: self._announce(r))
         self._report(outcome)
         self.finished.emit(outcome)
@@ -297,6 +308,18 @@ class SimulationController(QObject):
             LOGGER.error("Run crashed: %s\n%s", outcome.message, outcome.details)
             dialogs.show_run_failure(self.window, outcome)
 
+    def _on_model_edit(self, event, collection, name, detail):
+        if collection == "settings" and detail in _DISPLAY_SETTINGS:
+            return
+        self._edits += 1
+        if self.results is not None:
+            self._set_stale(True)
+
+    def _set_stale(self, stale: bool):
+        if stale != self.stale:
+            self.stale = stale
+            self.stale_changed.emit(stale)
+
     def _on_model_replaced(self):
         """A new/opened project: drop the results, or load those saved beside it."""
         if self.running:
@@ -308,6 +331,7 @@ class SimulationController(QObject):
             LOGGER.warning("Results %s", reason)
         elif results is not None:
             LOGGER.info("Results loaded from %s (%d outputs)", results_path(self.document.path), len(results.t))
+        self._set_stale(False)
         self.set_results(results)
 
 
@@ -339,6 +363,8 @@ class SettingsDialog(QDialog):
     def __init__(self, values: dict, parent=None):
         super().__init__(parent)
         self.setWindowTitle("Solver settings")
+        # Room for the whole title (window managers elide it to the dialog's width) and the frame's buttons.
+        self.setMinimumWidth(self.fontMetrics().horizontalAdvance(self.windowTitle()) + _TITLE_MARGIN)
         form = QFormLayout(self)
         self.editors = {}
         for field in solver.Settings.FIELDS:

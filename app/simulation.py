@@ -4,7 +4,7 @@ stopped by the user, failed in the solver (partial results kept), refused as bad
 
 The Qt worker in :mod:`app.run_control` only moves this function to a thread.  Also here: the
 suggestion shown with a failure, where a project's results file lives, whether a results file still
-fits the model, and the per-frame body poses of a :class:`solver.Results` (what the animation shows).
+fits the model, the unit of a driver's force, and the per-frame body poses of a :class:`solver.Results` (what the animation shows).
 """
 from __future__ import annotations
 
@@ -110,6 +110,23 @@ def results_path(project_path: str) -> str:
 def results_match(results, model: solver.Model) -> bool:
     """True when ``results`` were computed for a model with the same bodies."""
     return results is not None and set(results.body_names) == set(model.bodies)
+
+
+def driver_coordinate_unit(model: solver.Model, name: str) -> str:
+    """Unit of the coordinate a driver prescribes: rad for a rotation, m for a translation ("" unknown)."""
+    if name not in model.drivers:
+        return ""
+    driver = model.drivers[name]
+    joint = model.joints.get(driver.joint)
+    coordinate = driver.coordinate
+    if coordinate == "default" and joint is not None:
+        coordinate = (solver.JOINT_COORDINATES.get(joint.type) or ("",))[0]
+    return {"rotation": "rad", "translation": "m", "x": "m", "y": "m"}.get(coordinate, "")
+
+
+def driver_unit(model: solver.Model, name: str) -> str:
+    """Unit of a driver's generalized force: N·m for a rotation, N for a translation ("" unknown)."""
+    return {"rad": "N·m", "m": "N"}.get(driver_coordinate_unit(model, name), "")
 
 
 def load_project_results(project_path: str, model: solver.Model):

@@ -22,6 +22,7 @@ import solver
 
 from . import dialogs
 from .field_editors import SciSpinBox
+from .units import SI
 from .log_panel import LOGGER
 
 EXECUTORS = (("Serial (this process)", "serial"), ("Local Dask cluster", "local"), ("Dask scheduler", "scheduler"))
@@ -230,8 +231,7 @@ class StudyDialog(QDialog):
         self.seed.setRange(0, 2**31 - 1)
         self.workers.setRange(1, 256)
         self.workers.setValue(2)
-        self.t_end = SciSpinBox(panel)
-        self.t_end.setSuffix(" s")
+        self.t_end = SciSpinBox(panel, SI.quantity("s"), "t end")
         self.executor = QComboBox(panel)
         for label, key in EXECUTORS:
             self.executor.addItem(label, key)

@@ -4,6 +4,10 @@ model itself and its solver settings; a view of the model that follows its notif
 Joints whose last results have non-unique reactions (redundant constraints) are marked with a warning
 icon, red text and a tooltip (:meth:`ModelTree.set_nonunique`).
 
+The tree follows the document's selection (:meth:`ModelTree.show_selection`): a selection cleared
+elsewhere (a click on empty viewport) also clears the current item, so clicking that item again
+selects it.
+
 Items carry the element name in ``Qt.UserRole``.  The model and settings items use the names
 :data:`MODEL_ITEM` and :data:`SETTINGS_ITEM`, which contain a slash and so can never be element names.
 """
@@ -44,6 +48,7 @@ class ModelTree(QTreeWidget):
         self._nonunique: set[str] = set()
         self._rebuilding = False
         self.currentItemChanged.connect(self._on_current_changed)
+        self.itemClicked.connect(self._on_clicked)
         self.itemChanged.connect(self._on_item_changed)
         document.model_replaced.connect(self.rebuild)
         document.model_event.connect(self._on_model_event)
@@ -124,7 +129,8 @@ class ModelTree(QTreeWidget):
         item = self._items.get(name)
         self._rebuilding = True
         try:
-            if item is None:
+            if item is None:           # no current item either, so clicking it again is a change
+                self.setCurrentItem(None)
                 self.clearSelection()
             else:
                 self.setCurrentItem(item)
@@ -158,6 +164,10 @@ class ModelTree(QTreeWidget):
             return
         name = current.data(0, _NAME_ROLE) if current is not None else ""
         self.document.select(name or "")
+
+    def _on_clicked(self, item, _column):
+        """A click on the current item re-announces it if the selection moved elsewhere meanwhile."""
+        self._on_current_changed(item, None)
 
     def _on_item_changed(self, item, _column):
         if self._rebuilding:

@@ -24,7 +24,7 @@ Expression grammar
 As in Python, a power binds tighter than a leading sign (``-2**2 == -4``) and its exponent may carry
 a sign (``2^-1``).  Numbers are decimal (``3``, ``0.5``, ``.5``, ``1e-3``).  Names are
 case-sensitive: the variable (``t`` unless :func:`parse_expression` is told otherwise), the
-constants ``pi`` and ``e``, and these functions:
+constants ``pi``, ``e`` and ``deg`` (π/180: ``30*deg`` is 30° in radians), and these functions:
 
 =================================  ==========================================================
 ``sin cos tan asin acos atan``     trigonometric functions (radians)
@@ -113,7 +113,7 @@ class TimeFunction(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Num:
-    """A number: a literal, ``pi``, ``e`` or a folded constant sub-expression."""
+    """A number: a literal, ``pi``, ``e``, ``deg`` or a folded constant sub-expression."""
     value: float
 
 
@@ -307,7 +307,7 @@ FUNCTION_NAMES = ("sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", 
                   "exp", "log", "log10", "sqrt", "abs", "sign", "min", "max", "pow", "step")
 """The functions user text may call (``pow`` is parsed as the ``^`` operator)."""
 
-CONSTANTS = {"pi": math.pi, "e": math.e}
+CONSTANTS = {"pi": math.pi, "e": math.e, "deg": math.pi / 180.0}   # deg: one degree in radians
 """The named constants user text may use."""
 
 _OPERATORS = {"+": (operator.add, np.add), "-": (operator.sub, np.subtract),

@@ -215,14 +215,16 @@ class Results:
         atomic_write(os.fspath(path), buf.getvalue(), keep_backup=False)
 
     def to_csv(self, folder):
-        """One CSV per body (position, velocity, …), per joint (reactions), plus energy and drivers."""
+        """One CSV per body (position, velocity, …), per joint (reactions), plus energy and drivers;
+        each column header ends with its SI unit in brackets ("r_x [m]"; a driver's generalized force
+        is in N or N·m, as its coordinate is a translation or a rotation)."""
         os.makedirs(folder, exist_ok=True)
         t = self.t
         written = []
 
         def write(name, header, columns):
             path = os.path.join(folder, name)
-            with open(path, "w", newline="") as fh:
+            with open(path, "w", newline="", encoding="utf-8") as fh:
                 w = csv.writer(fh)
                 w.writerow(header)
                 for row in np.column_stack(columns):
@@ -231,20 +233,23 @@ class Results:
         xyz = ("x", "y", "z")
         for b in self.body_names:
             cols = [t]
-            header = ["t"]
-            for label, arr in (("r", self.body_position(b)), ("v", self.body_velocity(b)),
-                               ("w", self.body_angular_velocity(b)), ("a", self.body_acceleration(b))):
+            header = ["t [s]"]
+            for label, arr, unit in (("r", self.body_position(b), "m"), ("v", self.body_velocity(b), "m/s"),
+                                     ("w", self.body_angular_velocity(b), "rad/s"),
+                                     ("a", self.body_acceleration(b), "m/s²")):
                 cols.append(arr)
-                header += [f"{label}_{c}" for c in xyz]
+                header += [f"{label}_{c} [{unit}]" for c in xyz]
             write(f"body_{b}.csv", header, cols)
         for j in self.joint_names:
             F, T = self.joint_reaction(j)
             Fj, Tj = self.joint_reaction(j, "joint")
-            write(f"joint_{j}.csv", ["t"] + [f"{p}_{c}" for p in ("F", "T", "F_joint", "T_joint") for c in xyz],
+            write(f"joint_{j}.csv", ["t [s]"] + [f"{p}_{c} [{'N' if p[0] == 'F' else 'N·m'}]"
+                                                 for p in ("F", "T", "F_joint", "T_joint") for c in xyz],
                   [t, F, T, Fj, Tj])
-        write("energy.csv", ["t"] + list(ENERGY_KEYS), [t, self._full("energy_table")])
+        write("energy.csv", ["t [s]"] + [f"{k} [J]" for k in ENERGY_KEYS], [t, self._full("energy_table")])
         if self.driver_names:
-            write("drivers.csv", ["t"] + self.driver_names, [t, self._full("driver_force")])
+            write("drivers.csv", ["t [s]"] + [f"{d} [N or N·m]" for d in self.driver_names],
+                  [t, self._full("driver_force")])
         return written
 
     # ---- helpers --------------------------------------------------------------------------------

@@ -173,10 +173,11 @@ class Scene:
 
     def set_animating(self, animating: bool):
         """Draw the moving solid actors as one mesh (animating: one draw call per frame) or as the
-        separate, pickable actors."""
-        if animating and self.merged is None:
-            solid = [i for i in self.items.values() if i.body in self.initial and i.color is not None
-                     and i.actor.GetProperty().GetRepresentationAsString() == "Surface"]
+        separate, pickable actors (a model without moving solids has nothing to merge)."""
+        solid = [i for i in self.items.values() if i.body in self.initial and i.color is not None
+                 and i.actor.GetProperty().GetRepresentationAsString() == "Surface"
+                 ] if animating and self.merged is None else []
+        if solid:
             self.merged = MergedMesh(solid, self.initial)
             self.merged.set_colors({self.selected: HIGHLIGHT})
             self.renderer.AddActor(self.merged.actor)

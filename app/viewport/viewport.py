@@ -27,9 +27,12 @@ _CLICK_TOLERANCE = 4  # pixels the mouse may move between press and release of a
 
 
 class Viewport(QWidget):
-    """Signals: ``picked(name)`` after a click picked an element ("" for empty space)."""
+    """Signals: ``picked(name)`` after a click picked an element ("" for empty space);
+    ``pause_requested()`` before a click while animating is picked (the player pauses, so the
+    separate actors are pickable at the frame shown)."""
 
     picked = Signal(str)
+    pause_requested = Signal()
 
     def __init__(self, document: Document, parent=None):
         super().__init__(parent)
@@ -57,6 +60,8 @@ class Viewport(QWidget):
         self._rebuild_pending = False
         self._closed = False
         self._animating = False
+        self._followed = ""          # body the camera follows ("" = none)
+        self._follow_anchor = None   # its CM when the camera was last moved with it
         self.picker = vtkPropPicker()
         self.scene = Scene(self.renderer)
         self.vtk_widget.Initialize()
@@ -110,6 +115,7 @@ class Viewport(QWidget):
         self.scene.build(self.document.model, folder)
         self.scene.highlight(self.document.selection)
         self.scene.set_animating(self._animating)
+        self._follow_anchor = self._body_position(self._followed)   # the scene is back at its initial poses
         self.renderer.ResetCameraClippingRange()
         self.request_render()
 
@@ -146,6 +152,7 @@ class Viewport(QWidget):
         self.scene.set_body_poses(poses)
         if beams:
             self.scene.set_beams(beams, scale)
+        self._follow_camera()
         self.renderer.ResetCameraClippingRange(self.scene.clipping_bounds())
         if render:
             self.render()
@@ -166,7 +173,17 @@ class Viewport(QWidget):
 
     def reset_poses(self):
         self.scene.reset_poses()
+        self._follow_camera()
         self.request_render()
+
+    def follow(self, body: str):
+        """Move the camera with ``body``'s CM (the view direction and distance stay); "" = stop."""
+        self._followed = body or ""
+        self._follow_anchor = self._body_position(self._followed)
+
+    @property
+    def followed(self) -> str:
+        return self._followed
 
     def pick(self, x: int, y: int) -> str:
         """Element under widget pixel (x, y) (Qt coordinates, origin top left); "" if none."""
@@ -198,6 +215,23 @@ class Viewport(QWidget):
         self.vtk_widget.close()
 
     # ---- helpers ------------------------------------------------------------------------------
+    def _body_position(self, body):
+        pose = self.scene.current.get(body) if body else None
+        return None if pose is None else np.array(pose[:3, 3], float)
+
+    def _follow_camera(self):
+        """Shift camera position and focal point by the followed body's displacement since the last
+        frame."""
+        position = self._body_position(self._followed)
+        if position is None or self._follow_anchor is None:
+            return
+        shift = position - self._follow_anchor
+        if shift.any():
+            camera = self.renderer.GetActiveCamera()
+            camera.SetFocalPoint(*(np.array(camera.GetFocalPoint()) + shift))
+            camera.SetPosition(*(np.array(camera.GetPosition()) + shift))
+            self._follow_anchor = position
+
     def _view_axes(self):
         g = np.asarray(self.document.model.gravity, float)
         up = -g / np.linalg.norm(g) if np.linalg.norm(g) > 0 else np.array([0.0, 1.0, 0.0])
@@ -223,6 +257,8 @@ class Viewport(QWidget):
         moved = abs(x - self._press[0]) + abs(y - self._press[1])
         self._press = None
         if moved <= _CLICK_TOLERANCE:
+            if self._animating:
+                self.pause_requested.emit()
             self.flush()
             self.picker.Pick(x, y, 0.0, self.renderer)
             self.picked.emit(self.scene.name_of(self.picker.GetViewProp()))

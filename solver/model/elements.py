@@ -459,6 +459,8 @@ FORMULATIONS = ("cartesian", "relative")
 PARTITIONINGS = ("lu", "qr", "svd", "hybrid")
 CONSTRAINT_FORMS = ("conventional", "parametric")
 REACTION_METHODS = ("nonrecursive", "newton-euler")
+DISPLAY_UNITS = ("SI", "mm-kg-s", "mm-t-s")   # GUI display only: app/units.py
+DISPLAY_ANGLES = ("rad", "deg")
 
 
 CODEGEN_CHOICES = ("auto", "on", "off")
@@ -483,7 +485,21 @@ class Settings(Element):
         Field("max_step", "optional_float", "s", default=None, minimum=0.0, exclusive_min=True),
         Field("codegen", "enum", choices=CODEGEN_CHOICES, default="auto",
               doc="generated C kernels: auto = when a C compiler is found and the model is supported"),
+        Field("display_units", "enum", choices=DISPLAY_UNITS, default="SI",
+              doc="units the GUI shows and reads numbers in (files stay SI)"),
+        Field("display_angles", "enum", choices=DISPLAY_ANGLES, default="rad",
+              doc="angle unit the GUI shows and reads (files stay in rad)"),
     )
+    _DISPLAY = ("display_units", "display_angles")
+
+    def to_dict(self) -> dict:
+        """The saved form; the GUI's display units only when not the defaults (files written before
+        they existed stay byte-identical on a round trip)."""
+        d = super().to_dict()
+        for f in self.FIELDS:
+            if f.name in self._DISPLAY and d[f.name] == f.default:
+                del d[f.name]
+        return d
 
 
 FORCE_CLASSES = {c.KIND: c for c in (SpringDamper, RotationalSpringDamper, Bushing, AppliedForce, AppliedTorque,

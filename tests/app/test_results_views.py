@@ -54,6 +54,8 @@ def test_click_joint_glyph_plots_its_reactions(window, qtbot, monkeypatch):
         window.run_simulation(t_end=0.2)
     results = window.simulation.results
     assert results is not None and len(results.t) == 41
+    window.player.pause()          # it plays after the run; the glyph is picked at its initial position
+    window.player.set_frame(0)
     vp = window.viewport
     vp.set_view("front")
     vp.render()
@@ -186,7 +188,7 @@ def test_plot_exports(window, tmp_path, crank_results):
     assert (tmp_path / "e.png").stat().st_size > 1000
     assert (tmp_path / "e.svg").read_text(encoding="utf-8").lstrip().startswith("<?xml")
     rows = (tmp_path / "e.csv").read_text(encoding="utf-8").splitlines()
-    assert rows[0].split(",")[:3] == ["t [s]", "kinetic", "potential"] and len(rows) == 42
+    assert rows[0].split(",")[:3] == ["t [s]", "kinetic [J]", "potential [J]"] and len(rows) == 42
     window.diagnostics.export_csv(str(tmp_path / "d.csv"))  # two time axes (outputs, steps)
     assert "step size" in (tmp_path / "d.csv").read_text(encoding="utf-8").splitlines()[0]
 

@@ -67,8 +67,8 @@ def test_run_prints_summary_and_writes_h5_and_csv(model_file, tmp_path, capsys):
     # the bob stays on its 1 m circle
     np.testing.assert_allclose(np.linalg.norm(res.body_position("bob"), axis=1), L, atol=1e-6)
     assert {"body_bob.csv", "joint_pivot.csv", "energy.csv"} <= set(os.listdir(csv_dir))
-    rows = (csv_dir / "body_bob.csv").read_text().splitlines()
-    assert rows[0].startswith("t,r_x,r_y,r_z") and len(rows) == 1 + len(res.t)
+    rows = (csv_dir / "body_bob.csv").read_text(encoding="utf-8").splitlines()
+    assert rows[0].startswith("t [s],r_x [m],r_y [m],r_z [m]") and len(rows) == 1 + len(res.t)
 
 
 def test_run_options_override_saved_settings(model_file, tmp_path, capsys):
