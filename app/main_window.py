@@ -132,7 +132,6 @@ class MainWindow(QMainWindow):
     def import_urdf(self) -> bool:
         """File ▸ Import…: a URDF robot (its package folder asked for when it uses package://
         paths) converted into a project saved where the user says, then opened (docs/import.md)."""
-        from solver.io.urdf import import_urdf, needs_package_dir
         if not self.maybe_save():
             return False
         urdf = dialogs.open_file_path(self, "Import URDF robot", os.path.dirname(self.document.path),
@@ -142,7 +141,7 @@ class MainWindow(QMainWindow):
         title = f"Cannot import {os.path.basename(urdf)}"
         package_dir = None
         try:
-            if needs_package_dir(urdf):
+            if solver.urdf_needs_package_dir(urdf):
                 package_dir = dialogs.folder_path(self, "Folder holding the packages of package:// paths",
                                                   os.path.dirname(urdf))
                 if not package_dir:
@@ -150,7 +149,7 @@ class MainWindow(QMainWindow):
             out = dialogs.save_path(self, os.path.splitext(urdf)[0] + ".mbs.json")
             if not out:
                 return False
-            result = import_urdf(urdf, out, package_dir=package_dir)
+            result = solver.import_urdf(urdf, out, package_dir=package_dir)
         except solver.ModelError as exc:
             self.report_problems(title, exc.problems)
             return False

@@ -48,3 +48,6 @@ from . import vehicle  # noqa: E402  (solver.vehicle: road, tire, speed control,
 from .model.elements import Road, Tire, SpeedControl  # noqa: E402
 
 __all__ += ["vehicle", "Road", "Tire", "SpeedControl"]
+from .io.urdf import import_urdf, read_urdf, urdf_needs_package_dir  # noqa: E402  (docs/import.md)
+
+__all__ += ["import_urdf", "read_urdf", "urdf_needs_package_dir"]

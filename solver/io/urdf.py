@@ -90,7 +90,7 @@ def import_urdf(path, out_path, package_dir=None) -> UrdfImport:
     return result
 
 
-def needs_package_dir(path) -> bool:
+def urdf_needs_package_dir(path) -> bool:
     """Whether the URDF file names a ``package://`` resource (so a package folder must be given)."""
     root = _parse(os.fspath(path))
     return any((e.get("filename") or "").startswith("package://") for e in root.iter("mesh"))

@@ -148,3 +148,20 @@ def test_every_field_unit_converts_in_every_system():
     assert t.display("kg/m³") == "t/mm³" and t.quantity("kg/m³").factor == pytest.approx(1e3 * 1e9, rel=1e-14)
     assert t.display("Pa") == "MPa" and t.quantity("Pa").factor == pytest.approx(1e6, rel=1e-14)
     assert t.quantity("m/rev").factor == pytest.approx(1e-3, rel=1e-14)
+
+
+@pytest.mark.parametrize("joint_type, typed, expected", [("revolute", "30 deg", math.pi / 6),
+                                                          ("prismatic", "25 mm", 0.025)])
+def test_joint_limits_read_the_unit_of_the_joint_coordinate(window, qtbot, joint_type, typed, expected):
+    """A limit field is declared "m or rad": the editor takes the one of the joint's coordinate."""
+    m = solver.Model(name="limits")
+    m.add_body("link", mass=1.0, inertia=(0.1, 0.1, 0.1))
+    m.add_joint("j", joint_type, "ground", "link", axis=(0.0, 0.0, 1.0))
+    window.document.set_model(m)
+    window.document.select("j")
+    editor = window.properties.editor("upper_limit")
+    editor.auto.setChecked(False)
+    editor.spin.lineEdit().selectAll()
+    qtbot.keyClicks(editor.spin.lineEdit(), typed)
+    qtbot.keyClick(editor.spin.lineEdit(), Qt.Key.Key_Return)
+    assert window.document.model.element("j").upper_limit == pytest.approx(expected, rel=1e-15)
