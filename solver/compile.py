@@ -84,7 +84,7 @@ def compile_model(model: Model | CompiledModel, settings: Settings | None = None
     notices = []
     if choice != "off":
         from .codegen import UNAVAILABLE, codegen_system
-        system, message = codegen_system(model, settings, on_event=on_event, cancel=cancel)
+        system, message = codegen_system(model, settings, on_event=on_event, cancel=cancel, strict=choice == "on")
         notices.append(message)
         if system is not None:
             return CompiledModel(system, settings, True, tuple(notices))

@@ -7,6 +7,7 @@ relative), else None, with a one-line message for the run's events (kind ``"code
 """
 from __future__ import annotations
 
+from ..errors import MBSError
 from .build import building
 from .derive import CodegenUnavailable
 from .relative import CodegenRelativeSystem
@@ -17,11 +18,13 @@ __all__ = ["CodegenCartesianSystem", "CodegenRelativeSystem", "CodegenUnavailabl
 UNAVAILABLE = "codegen unavailable, generic path used: "     # how a fallback message starts
 
 
-def codegen_system(model, settings, on_event=None, cancel=None):
+def codegen_system(model, settings, on_event=None, cancel=None, strict=False):
     """(CodegenCartesianSystem, CodegenRelativeSystem or None, message).  None means: use the
     generic path (the message says why).  A build that is not in the cache first sends
     ``{"kind": "codegen", "message": "compiling the model…"}`` to ``on_event``; ``cancel()``
-    returning True stops it (Cancelled).  Model errors (ModelError) propagate."""
+    returning True stops it (Cancelled).  Model errors (ModelError) propagate; so does an
+    unexpected error of the generator when ``strict``, else it is a fallback (generated kernels
+    are chosen automatically: a generator bug must not stop a run the generic path can do)."""
     if settings.formulation == "cartesian" and settings.constraints != "conventional":
         return None, (f"{UNAVAILABLE}only the conventional joint form is generated "
                       f"(constraints={settings.constraints!r})")
@@ -33,6 +36,12 @@ def codegen_system(model, settings, on_event=None, cancel=None):
                 system = CodegenCartesianSystem(model)
     except CodegenUnavailable as exc:
         return None, f"{UNAVAILABLE}{exc}"
+    except MBSError:
+        raise
+    except Exception as exc:  # noqa: BLE001  (see the docstring)
+        if strict:
+            raise
+        return None, f"{UNAVAILABLE}internal error of the code generator ({type(exc).__name__}: {exc}); please report it"
     info = system.codegen_info
     if info["cache_hit"]:
         how = f"loaded from the cache in {info['load_s']:.3f} s"

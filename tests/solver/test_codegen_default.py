@@ -131,3 +131,20 @@ def test_generated_kernels_compile_as_parallel_units():
     assert all(text.count("{") == text.count("}") for text, _ in kernels)
     longest = max(kernels, key=lambda u: len(u[0]))
     assert longest[1] == build.LONG_KERNEL_FLAGS
+
+
+def test_a_generator_bug_never_stops_an_auto_run(monkeypatch):
+    """"auto" falls back (one notice naming the error); "on" lets the error through."""
+    from solver.codegen import derive
+
+    def broken(*args, **kwargs):
+        raise KeyError("a bug")
+
+    monkeypatch.setattr(derive, "derive", broken)
+    model = solver.load_model(str(SAMPLES / "pendulum.mbs.json"))
+    res = solver.simulate(model, t_end=0.05)
+    notes = [e["message"] for e in res.events if e["kind"] == "codegen"]
+    assert res.status == "ok" and len(notes) == 1
+    assert "internal error of the code generator (KeyError: 'a bug')" in notes[0]
+    with pytest.raises(KeyError):
+        solver.simulate(model, t_end=0.05, codegen="on")
