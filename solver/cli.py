@@ -32,6 +32,7 @@ import numpy as np
 
 from . import __version__
 from .errors import Cancelled, ModelError, SolverError
+from .io.files import check_target
 from .io.project import load_project
 from .model.elements import Settings
 from .model.fields import FieldProblem
@@ -342,9 +343,12 @@ def _check_output_paths(args):
     """Refuse output paths that cannot be written before spending time on the run."""
     if args.out:
         folder = os.path.dirname(os.path.abspath(args.out))
-        if os.path.isdir(args.out) or not os.path.isdir(folder):
-            raise InputError(f"--out {args.out}: " + ("is a directory" if os.path.isdir(args.out)
-                                                       else f"folder {folder} does not exist"))
+        if not os.path.isdir(folder):
+            raise InputError(f"--out {args.out}: folder {folder} does not exist")
+        try:
+            check_target(args.out)            # a link, device, FIFO or folder is never replaced
+        except ModelError as exc:
+            raise InputError(f"--out {exc}") from None
     if args.csv and os.path.exists(args.csv) and not os.path.isdir(args.csv):
         raise InputError(f"--csv {args.csv}: exists and is not a directory")
 

@@ -16,8 +16,6 @@ import csv
 import io
 import json
 import os
-import shutil
-import tempfile
 
 import numpy as np
 
@@ -200,10 +198,10 @@ class Results:
         """Write an HDF5 file atomically (temporary file + rename).  Results read from a file are
         copied byte for byte (nothing to do when ``path`` is that file)."""
         import h5py
-        from .io.project import atomic_write
+        from .io.files import atomic_copy, atomic_write
         if self.path is not None:
             if not (os.path.exists(path) and os.path.samefile(path, self.path)):
-                _atomic_copy(self.path, os.fspath(path))
+                atomic_copy(self.path, os.fspath(path))
             return
         buf = io.BytesIO()
         with h5py.File(buf, "w") as f:
@@ -317,18 +315,19 @@ class ResultsWriter:
     gzip level ``COMPRESSION_LEVEL``) that :meth:`append` grows by a block of rows; the file is
     flushed after every append, so the rows written so far stay readable even if the process is
     killed (that file has status ``"incomplete"``).  The file is written under a temporary name
-    beside ``path`` (``<name>.<random>.part``) and :meth:`close` renames it onto ``path``: an
-    earlier file at ``path`` is only ever replaced by a finished one."""
+    beside ``path`` (``<name>.<random>.part``, :func:`solver.io.files.create_temp`) and
+    :meth:`close` renames it onto ``path``: an earlier file at ``path`` is only ever replaced by a
+    finished one, keeping its mode, and a ``path`` that is a link, device or folder is refused."""
 
     def __init__(self, path, columns: dict, meta: dict):
         """columns: {dataset name: (item shape, dtype, chunk rows)}; meta: as in :meth:`append`."""
         import h5py
+        from .io.files import create_temp
         self.path = os.fspath(path)
         try:
-            fd, self.tmp = tempfile.mkstemp(prefix=os.path.basename(self.path) + ".", suffix=".part",
-                                            dir=os.path.dirname(os.path.abspath(self.path)))
-        except OSError as exc:
-            raise ModelError(f"results_path: cannot write a file beside {self.path} ({exc.strerror or exc})") from None
+            fd, self.tmp, self._old = create_temp(self.path, part=True)
+        except ModelError as exc:
+            raise ModelError(f"results_path: {exc}") from None
         os.close(fd)
         try:
             self._f = h5py.File(self.tmp, "w")
@@ -359,6 +358,7 @@ class ResultsWriter:
 
     def close(self, meta: dict) -> str:
         """Store the final ``meta``, close the file and rename it onto ``path``; returns ``path``."""
+        from .io.files import replace
         self._f.attrs["meta"] = json.dumps(meta)
         self._f.close()
         fd = os.open(self.tmp, os.O_RDONLY)
@@ -366,7 +366,7 @@ class ResultsWriter:
             os.fsync(fd)
         finally:
             os.close(fd)
-        os.replace(self.tmp, self.path)
+        replace(self.tmp, self.path, self._old, keep_backup=False)
         return self.path
 
     def discard(self):
@@ -374,17 +374,3 @@ class ResultsWriter:
         self._f.close()
         os.unlink(self.tmp)
 
-
-def _atomic_copy(src, dst):
-    """Copy a file through a temporary file beside ``dst`` and a rename."""
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.basename(dst), dir=os.path.dirname(os.path.abspath(dst)))
-    try:
-        with os.fdopen(fd, "wb") as out, open(src, "rb") as inp:
-            shutil.copyfileobj(inp, out)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, dst)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise

@@ -3,20 +3,20 @@
 ``{"format": "mbs-studio-project", "version": 1, "model": {...}, "solver": {...}, "view": {...}}``
 (documented in ``docs/file-format.md``).  Loading validates everything and reports every problem
 with its field path; a malformed, truncated, wrong-typed or newer-version file is refused whole.
-Saving is atomic: write a temporary file beside the target, flush and fsync it, keep the previous
-file as ``<name>.bak``, then rename the temporary file over the target.
+Saving is atomic (:mod:`solver.io.files`): write a temporary file beside the target, flush and fsync
+it, keep the previous file as ``<name>.bak``, then rename the temporary file over the target; links
+at either name are never written through.
 """
 from __future__ import annotations
 
 import json
 import math
 import os
-import shutil
-import tempfile
 
 from ..errors import ModelError
 from ..model.elements import Settings
 from ..model.model import Model, model_from_dict
+from .files import atomic_write, read_regular
 
 FORMAT = "mbs-studio-project"
 VERSION = 1
@@ -41,36 +41,10 @@ def save_project(model: Model, path) -> None:
     atomic_write(path, text.encode("utf-8"))
 
 
-def atomic_write(path: str, data: bytes, keep_backup=True) -> None:
-    """Write bytes to ``path`` through a temporary file and a rename; never leaves it half-written."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.basename(path), dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if keep_backup and os.path.exists(path):
-            shutil.copy2(path, path + ".bak")
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def load_project(path) -> Model:
     """Read and validate a project file; raises ModelError listing every problem."""
     path = os.fspath(path)
-    try:
-        size = os.path.getsize(path)
-        if size > MAX_FILE_BYTES:
-            raise ModelError(f"{path}: file is too large ({size} bytes; limit {MAX_FILE_BYTES})")
-        with open(path, "rb") as fh:
-            raw = fh.read()
-    except OSError as exc:
-        raise ModelError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    return project_from_bytes(raw, source=path)
+    return project_from_bytes(read_regular(path, MAX_FILE_BYTES, "project file"), source=path)
 
 
 def project_from_bytes(raw: bytes, source="project") -> Model:
