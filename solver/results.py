@@ -276,28 +276,35 @@ class Results:
 
 def load_results(path, lazy=False) -> Results:
     """Read a results file written by :meth:`Results.save` or :class:`ResultsWriter`; raises
-    ModelError if it is not one.  ``lazy=True`` keeps the file open and reads each array, or the
+    ModelError if it is not one, or holds links, external storage or datasets of another dtype or
+    shape than its meta implies (:mod:`solver.io.results_check`).  ``lazy=True`` keeps the file open and reads each array, or the
     slice of it that an accessor needs, only when asked (results larger than memory)."""
     import h5py
+    from .io.files import open_regular
+    from .io.results_check import check_datasets, read_meta
+    path = os.fspath(path)
+    with open_regular(path, float("inf"), "results file"):
+        pass                                  # a regular file (a FIFO or device is never opened by HDF5)
     try:
-        f = h5py.File(os.fspath(path), "r")
+        f = h5py.File(path, "r")
     except OSError as exc:
         raise ModelError(f"{path}: cannot read results ({exc})") from None
     try:
         if f.attrs.get("format") != RESULTS_FORMAT:
             raise ModelError(f"{path}: not an MBS Studio results file")
-        version = int(f.attrs.get("version", 0))
+        version = f.attrs.get("version", 0)
+        if isinstance(version, (bool, np.bool_)) or not isinstance(version, (int, np.integer)):
+            raise ModelError(f"{path}: version: must be an integer; got {version!r:.40}")
         if version > RESULTS_VERSION:
             raise ModelError(f"{path}: results version {version} is newer than this program reads")
-        meta = json.loads(f.attrs["meta"])
-        keys = _ARRAYS + tuple(k for k in FLEX_ARRAYS if k in f)
-        n = f["t"].shape[0]
-        short = [k for k in keys if k not in _STEP_ARRAYS and f[k].shape[0] != n]
-        if short or f["step_t"].shape != f["step_h"].shape:
-            raise ValueError(f"arrays of different lengths ({', '.join(short) or 'step_t, step_h'})")
+        meta = read_meta(f, path)
+        keys = _ARRAYS + (FLEX_ARRAYS if meta.get("flexible_bodies") else ())
+        check_datasets(f, path, meta, keys, _STEP_ARRAYS, lazy)
         arrays = {k: f[k] if lazy else f[k][()] for k in keys}
     except (KeyError, TypeError, ValueError, OSError) as exc:
         f.close()
+        if isinstance(exc, ModelError):
+            raise
         raise ModelError(f"{path}: damaged results file ({type(exc).__name__}: {exc})") from None
     except BaseException:
         f.close()

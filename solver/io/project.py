@@ -17,6 +17,7 @@ from ..errors import ModelError
 from ..model.elements import Settings
 from ..model.model import Model, model_from_dict
 from .files import atomic_write, read_regular
+from .jsontext import loads
 
 FORMAT = "mbs-studio-project"
 VERSION = 1
@@ -54,14 +55,7 @@ def project_from_bytes(raw: bytes, source="project") -> Model:
     def constant(token):
         constants.append(token)
         return _Token(token)
-    try:
-        data = json.loads(text, parse_constant=constant)
-    except json.JSONDecodeError as exc:
-        raise ModelError(f"{source}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
-    except ValueError as exc:
-        raise ModelError(f"{source}: {exc}") from None
-    except RecursionError:
-        raise ModelError(f"{source}: JSON is nested too deeply") from None
+    data = loads(text, source, parse_constant=constant)
     if constants:
         raise ModelError([f"{path}: non-finite number {token} is not allowed"
                           for path, token in _non_finite_paths(data)])
