@@ -35,7 +35,7 @@ from .errors import Cancelled, ModelError, SolverError
 from .io.files import check_target
 from .io.project import load_project
 from .model.elements import Settings
-from .model.fields import FieldProblem
+from .model.fields import FieldProblem, problem_count
 
 EXIT_OK, EXIT_INPUT, EXIT_SOLVER, EXIT_INTERRUPTED = 0, 2, 3, 130
 RUN_OPTIONS = ("t_end", "output_step", "formulation", "partitioning", "integrator", "rtol", "atol",
@@ -358,7 +358,7 @@ def _load_model(path):
         return load_project(path)
     except ModelError as exc:
         text = _in_file(path, exc.problems[0])
-        more = len(exc.problems) - 1
+        more = problem_count(exc.problems) - 1
         if more:
             text += f" (and {_plural(more, 'more problems')}; 'mbs validate {path}' lists them all)"
         raise InputError(text) from None

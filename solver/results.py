@@ -20,6 +20,7 @@ import os
 import numpy as np
 
 from .errors import ModelError
+from .model.fields import show_names
 
 RESULTS_FORMAT = "mbs-studio-results"
 RESULTS_VERSION = 1
@@ -271,7 +272,7 @@ class Results:
         try:
             return names.index(name)
         except ValueError:
-            raise ModelError(f"no {kind} named '{name}' in the results ({kind}s: {', '.join(names) or 'none'})") from None
+            raise ModelError(f"no {kind} named '{name}' in the results ({kind}s: {show_names(names)})") from None
 
 
 def load_results(path, lazy=False) -> Results:

@@ -38,6 +38,8 @@ def open_regular(path, limit, what="file"):
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except OSError as exc:
         raise ModelError(f"{path}: cannot read the {what} ({exc.strerror or exc})") from None
+    except ValueError:                         # a NUL byte in the path
+        raise ModelError(f"{path!r}: a file name cannot contain a NUL character") from None
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):

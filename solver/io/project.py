@@ -15,6 +15,7 @@ import os
 
 from ..errors import ModelError
 from ..model.elements import Settings
+from ..model.fields import show_problems
 from ..model.model import Model, model_from_dict
 from .files import atomic_write, read_regular
 from .jsontext import loads
@@ -40,12 +41,15 @@ def save_project(model: Model, path) -> None:
     path = os.fspath(path)
     text = project_to_text(model)
     atomic_write(path, text.encode("utf-8"))
+    model.base_dir = os.path.dirname(os.path.abspath(path))   # relative paths now start there
 
 
 def load_project(path) -> Model:
     """Read and validate a project file; raises ModelError listing every problem."""
     path = os.fspath(path)
-    return project_from_bytes(read_regular(path, MAX_FILE_BYTES, "project file"), source=path)
+    model = project_from_bytes(read_regular(path, MAX_FILE_BYTES, "project file"), source=path)
+    model.base_dir = os.path.dirname(os.path.abspath(path))   # relative modes files start there
+    return model
 
 
 def project_from_bytes(raw: bytes, source="project") -> Model:
@@ -57,8 +61,8 @@ def project_from_bytes(raw: bytes, source="project") -> Model:
         return _Token(token)
     data = loads(text, source, parse_constant=constant)
     if constants:
-        raise ModelError([f"{path}: non-finite number {token} is not allowed"
-                          for path, token in _non_finite_paths(data)])
+        raise ModelError(show_problems([f"{path}: non-finite number {token} is not allowed"
+                          for path, token in _non_finite_paths(data)]))
     return project_from_dict(data, source)
 
 
@@ -138,7 +142,7 @@ def project_from_dict(data, source="project") -> Model:
     elif not _finite_json(view):
         problems.append("view: must hold only finite numbers, strings, lists and objects")
     if problems:
-        raise ModelError(problems)
+        raise ModelError(show_problems(problems))
     model.settings = s
     model.view = view
     return model

@@ -7,6 +7,7 @@ reports problems as ``"<path>.<field>: <message>"`` strings, collected by the ca
 from __future__ import annotations
 
 import math
+from itertools import islice
 from dataclasses import dataclass, field as dc_field
 from typing import Any
 
@@ -68,6 +69,39 @@ def _number(value, what="a number"):
     if not math.isfinite(x):
         raise FieldProblem(f"must be finite, got {x}")
     return x
+
+
+MAX_SHOWN = 20          # names listed in one message, problems listed in one error
+
+
+def show_names(names, count=None, limit=MAX_SHOWN) -> str:
+    """Up to ``limit`` of ``names`` (any iterable; only those are taken from it) joined by commas,
+    then "and N more" where ``count`` is the number of names (default: ``len(names)``, or just
+    "and more" for an iterator); "none" for no names.  A model with thousands of elements never
+    puts all of them into every message."""
+    if count is None and not hasattr(names, "__len__"):
+        names = list(islice(names, limit + 1))
+        if len(names) > limit:
+            return ", ".join(names[:limit]) + " and more"
+    count = len(names) if count is None else count
+    shown = ", ".join(islice(names, limit))
+    return "none" if not count else shown if count <= limit else f"{shown} and {count - limit} more"
+
+
+def show_problems(problems, limit=MAX_SHOWN) -> list:
+    """The first ``limit`` problems and a last line "... and N more problems" for the rest."""
+    problems = list(problems)
+    if len(problems) <= limit:
+        return problems
+    return problems[:limit] + [f"... and {len(problems) - limit} more problems"]
+
+
+def problem_count(problems) -> int:
+    """How many problems a list from :func:`show_problems` stands for."""
+    last = problems[-1] if problems else ""
+    if last.startswith("... and ") and last.endswith(" more problems"):
+        return len(problems) - 1 + int(last[len("... and "):-len(" more problems")])
+    return len(problems)
 
 
 def show_value(value):

@@ -95,7 +95,7 @@ def run_study(study: Study, executor="local", workers=2, progress=None, cancel=N
     start = time.perf_counter()
     project = project_to_dict(study.model)
     tasks = [(i, values, study.edits(values)) for i, values in enumerate(study.variants())]
-    args = (study.responses, study.results_dir)
+    args = (study.responses, study.results_dir, study.model.base_dir)
     if study.results_dir:
         os.makedirs(study.results_dir, exist_ok=True)
     if executor == "serial":
@@ -107,8 +107,9 @@ def run_study(study: Study, executor="local", workers=2, progress=None, cancel=N
 
 
 def run_variant(project: dict, index: int, values: dict, edits, responses, results_dir=None,
-                cancel=None) -> VariantOutcome:
-    """One variant, headless (what each Dask task runs).  Never raises: failures are outcomes."""
+                base_dir="", cancel=None) -> VariantOutcome:
+    """One variant, headless (what each Dask task runs); ``base_dir``: the project file's folder
+    (relative modes files start there).  Never raises: failures are outcomes."""
     from ..analysis.dynamics import simulate
     start = time.perf_counter()
 
@@ -118,6 +119,7 @@ def run_variant(project: dict, index: int, values: dict, edits, responses, resul
     results_file = None
     try:
         model = project_from_dict(project)
+        model.base_dir = base_dir
         for path, value in edits:
             apply_edit(model, path, value)
         results = simulate(model, cancel=cancel) if any(r.needs_run for r in responses) else None
