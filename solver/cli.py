@@ -35,7 +35,7 @@ from .errors import Cancelled, ModelError, SolverError
 from .io.files import check_target
 from .io.project import load_project
 from .model.elements import Settings
-from .model.fields import FieldProblem, problem_count
+from .model.fields import FieldProblem, printable, problem_count
 
 EXIT_OK, EXIT_INPUT, EXIT_SOLVER, EXIT_INTERRUPTED = 0, 2, 3, 130
 RUN_OPTIONS = ("t_end", "output_step", "formulation", "partitioning", "integrator", "rtol", "atol",
@@ -188,7 +188,7 @@ def cmd_info(args) -> int:
         lines.append(f"  t = {e.get('time', float('nan')):<10.6g} {e.get('kind', '?'):<10} {e.get('message', '')}")
     if len(res.events) > MAX_EVENTS_SHOWN:
         lines.append(f"  ... ({len(res.events) - MAX_EVENTS_SHOWN} more)")
-    print("\n".join(lines))
+    print("\n".join(terminal_text(line) for line in lines))     # names and messages come from the file
     return EXIT_OK
 
 
@@ -321,8 +321,14 @@ def _add_formulation(parser):
 
 
 def _fail(message, code) -> int:
-    print(f"mbs: error: {message}", file=sys.stderr)
+    print(f"mbs: error: {terminal_text(message)}", file=sys.stderr)
     return code
+
+
+def terminal_text(text: str) -> str:
+    """``text`` with every control or format character (ESC, NUL, line breaks, bidirectional
+    overrides) shown as its escape, so text from a file cannot drive the terminal."""
+    return "".join(c if printable(c) else repr(c)[1:-1] for c in str(text))
 
 
 def _run_options(args) -> dict:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 
 from ..errors import ModelError
+from ..model.fields import Field, FieldProblem, show_value
 from .jsontext import loads
 
 MAX_LOAD_BYTES = 2 * 1024 ** 3         # what load_results reads at once (lazy: t, codes, steps)
@@ -25,6 +26,7 @@ _TEXT_LISTS = ("body_names", "joint_names", "driver_names", "redundant", "nonuni
                "equations")
 _TEXTS = ("status", "message", "model_name", "formulation", "partitioning", "integrator")
 _COUNTS = ("steps", "rhs_evaluations")
+NAME = Field("name", "name")
 
 
 def read_meta(f, path) -> dict:
@@ -52,6 +54,12 @@ def read_meta(f, path) -> dict:
             problems.append(f"meta.{key}: must be a non-negative integer")
     if "wall_time" in meta and not (_is_number(meta["wall_time"]) and meta["wall_time"] >= 0):
         problems.append("meta.wall_time: must be a non-negative number")
+    for key in ("body_names", "joint_names", "driver_names"):
+        names = meta.get(key) if isinstance(meta.get(key), list) else []
+        bad = [x for x in names if isinstance(x, str) and not _is_name(x)]
+        if bad:
+            problems.append(f"meta.{key}: {show_value(bad[0])} is not a valid name (names become CSV "
+                            "file names: no slashes, quotes or control characters)")
     events = meta.get("events", [])
     if not isinstance(events, list) or not all(
             isinstance(e, dict) and _is_number(e.get("time", 0.0)) and isinstance(e.get("kind", ""), str)
@@ -59,7 +67,7 @@ def read_meta(f, path) -> dict:
         problems.append("meta.events: must be a list of {time: number, kind: text, message: text}")
     flex = meta.get("flexible_bodies", [])
     if not isinstance(flex, list) or not all(
-            isinstance(b, dict) and isinstance(b.get("name"), str) and _is_int(b.get("modes"))
+            isinstance(b, dict) and isinstance(b.get("name"), str) and _is_name(b["name"]) and _is_int(b.get("modes"))
             and _is_int(b.get("nodes")) and b["modes"] >= 0 and b["nodes"] >= 0 for b in flex):
         problems.append("meta.flexible_bodies: must be a list of {name: text, modes: integer, "
                         "nodes: integer}")
@@ -130,6 +138,13 @@ def _width(ds, key, path):
     if ds.ndim != 2:
         raise ModelError(f"{path}: dataset '{key}': must have shape (N, n); got {ds.shape}")
     return ds.shape[1]
+
+
+def _is_name(text):
+    try:
+        return NAME.coerce(text) == text
+    except FieldProblem:
+        return False
 
 
 def _is_int(x):

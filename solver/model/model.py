@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import ModelError
 from .elements import (Body, Marker, Joint, Driver, Settings, FORCE_CLASSES, ELEMENT_CLASSES,
                        JOINT_COORDINATES, Element, FlexibleBody)
-from .fields import Field, FieldProblem, show_names
+from .fields import Field, FieldProblem, show_names, show_value
 
 GROUND = "ground"
 COLLECTIONS = ("bodies", "flexible_bodies", "markers", "joints", "forces", "drivers")
@@ -34,7 +34,8 @@ class Model:
     GRAVITY_FIELD = Field("gravity", "vec3", "m/s²", default=(0.0, -9.81, 0.0))
 
     def __init__(self, name="model", gravity=(0.0, -9.81, 0.0)):
-        self._name = Field("name", "name").coerce(name) if isinstance(name, str) and name.strip() else "model"
+        self._name = _coerce(Field("name", "name"), name, "model.name") if isinstance(name, str) and name.strip() \
+            else "model"
         self._gravity = _coerce(self.GRAVITY_FIELD, gravity, "model.gravity")
         self._collections = {c: {} for c in COLLECTIONS}
         self.settings = Settings()
@@ -439,8 +440,8 @@ def element_from_dict(collection, data, path):
     data = dict(data)
     if collection == "forces":
         kind = data.pop("type", None)
-        if kind not in FORCE_CLASSES:
-            raise ModelError(f"{path}.type: must be one of {', '.join(FORCE_CLASSES)}; got {kind!r}")
+        if not isinstance(kind, str) or kind not in FORCE_CLASSES:
+            raise ModelError(f"{path}.type: must be one of {', '.join(FORCE_CLASSES)}; got {show_value(kind)}")
         cls = FORCE_CLASSES[kind]
     else:
         cls = ELEMENT_CLASSES[collection]

@@ -25,7 +25,7 @@ from ..io.files import read_regular
 from ..io.jsontext import loads
 from ..io.project import load_project
 from ..model.elements import Settings
-from ..model.fields import show_names, show_problems
+from ..model.fields import show_names, show_problems, show_value
 from ..model.model import COLLECTIONS
 from .responses import Response
 
@@ -117,21 +117,22 @@ class Study:
     def _problems(self) -> list[str]:
         problems = []
         if self.design not in DESIGNS:
-            problems.append(f"design.type: must be one of {', '.join(DESIGNS)}; got {self.design!r}")
+            problems.append(f"design.type: must be one of {', '.join(DESIGNS)}; got {show_value(self.design)}")
         sampled = self.design in ("lhs", "monte_carlo")
         if sampled and (isinstance(self.samples, bool) or not isinstance(self.samples, int)
                         or not 1 <= self.samples <= MAX_VARIANTS):
             problems.append(f"design.samples: must be an integer from 1 to {MAX_VARIANTS} for "
-                            f"{self.design}; got {self.samples!r}")
-        if sampled and (isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0):
-            problems.append(f"design.seed: must be a non-negative integer; got {self.seed!r}")
+                            f"{self.design}; got {show_value(self.samples)}")
+        if sampled and (isinstance(self.seed, bool) or not isinstance(self.seed, int)
+                        or not 0 <= self.seed < 2 ** 63):
+            problems.append(f"design.seed: must be an integer from 0 to 2**63 - 1; got {show_value(self.seed)}")
         if not self.parameters:
             problems.append("parameters: a study needs at least one parameter")
         seen = set()
         for i, p in enumerate(self.parameters):
             where = f"parameters[{i}]"
             if not isinstance(p.path, str) or not p.path:
-                problems.append(f"{where}.path: must be a model path or a constant name; got {p.path!r}")
+                problems.append(f"{where}.path: must be a model path or a constant name; got {show_value(p.path)}")
                 continue
             if p.path in seen or p.path in self.fixed:
                 problems.append(f"{where}.path: '{p.path}' is given twice")
@@ -146,7 +147,7 @@ class Study:
             problems += self._path_problems(path, f"templates.{path}", template=True)
             names = set(_PLACEHOLDER.findall(text)) if isinstance(text, str) else set()
             if not isinstance(text, str):
-                problems.append(f"templates.{path}: must be expression text; got {text!r}")
+                problems.append(f"templates.{path}: must be expression text; got {show_value(text)}")
             for name in sorted(names - constants):
                 problems.append(f"templates.{path}: no parameter or fixed constant named '{name}' "
                                 f"(constants: {', '.join(sorted(constants)) or 'none'})")
@@ -304,9 +305,9 @@ def study_from_dict(data, base_dir=".") -> Study:
         raise ModelError("study: must be a JSON object")
     problems = []
     if data.get("format") != STUDY_FORMAT:
-        problems.append(f"format: must be '{STUDY_FORMAT}'; got {data.get('format')!r}")
+        problems.append(f"format: must be '{STUDY_FORMAT}'; got {show_value(data.get('format'))}")
     if data.get("version") != STUDY_VERSION:
-        problems.append(f"version: this program reads version {STUDY_VERSION}; got {data.get('version')!r}")
+        problems.append(f"version: this program reads version {STUDY_VERSION}; got {show_value(data.get('version'))}")
     known = {"format", "version", "model", "design", "parameters", "responses", "fixed", "templates",
              "results_dir"}
     problems += [f"{k}: unknown key (valid: {', '.join(sorted(known))})" for k in data if k not in known]
