@@ -373,7 +373,8 @@ def _parameter_from_dict(spec, where, problems):
             problems.append(f"{where}.range: must be [start, stop, num] with an integer num from 1 to "
                             f"{MAX_VARIANTS} (the points are counted before they are made)")
             return Parameter(spec.get("path"))
-        return Parameter(spec.get("path"), values=tuple(np.linspace(value[0], value[1], int(value[2])).tolist()))
+        return Parameter(spec.get("path"), values=tuple(np.linspace(float(value[0]), float(value[1]),
+                                                                     int(value[2])).tolist()))
     return Parameter(spec.get("path"), distribution=(form, *map(float, value)))
 
 
