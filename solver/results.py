@@ -214,18 +214,21 @@ class Results:
         atomic_write(os.fspath(path), buf.getvalue(), keep_backup=False)
 
     def to_csv(self, folder):
-        """One CSV per body (position, velocity, …), per joint (reactions), plus energy and drivers."""
+        """One CSV per body (position, velocity, …), per joint (reactions), plus energy and drivers;
+        each written atomically (a link or special file at a CSV's name is refused, ModelError)."""
+        from .io.files import atomic_write
         os.makedirs(folder, exist_ok=True)
         t = self.t
         written = []
 
         def write(name, header, columns):
             path = os.path.join(folder, name)
-            with open(path, "w", newline="") as fh:
-                w = csv.writer(fh)
-                w.writerow(header)
-                for row in np.column_stack(columns):
-                    w.writerow([repr(float(x)) for x in row])
+            text = io.StringIO(newline="")
+            w = csv.writer(text)
+            w.writerow(header)
+            for row in np.column_stack(columns):
+                w.writerow([repr(float(x)) for x in row])
+            atomic_write(path, text.getvalue().encode(), keep_backup=False)   # never through a link
             written.append(path)
         xyz = ("x", "y", "z")
         for b in self.body_names:

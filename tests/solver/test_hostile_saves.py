@@ -153,3 +153,19 @@ def test_cli_out_refuses_a_fifo_or_link_with_exit_2(tmp_path, victim, capsys):
     assert main(["run", str(project), "--out", str(link), "--quiet"]) == 2
     assert "is a symbolic link" in capsys.readouterr().err
     assert victim.read_text() == "export SAFE=1\n"
+
+
+def test_csv_export_refuses_a_planted_link(tmp_path, victim, results, capsys):
+    folder = tmp_path / "csv"
+    folder.mkdir()
+    os.symlink(victim, folder / "body_bob.csv")
+    with pytest.raises(solver.ModelError, match="body_bob.csv: is a symbolic link"):
+        results.to_csv(folder)
+    assert victim.read_text() == "export SAFE=1\n"
+    project = tmp_path / "m.mbs.json"
+    pendulum().save(project)
+    assert main(["run", str(project), "--csv", str(folder), "--quiet"]) == 2
+    assert "is a symbolic link" in capsys.readouterr().err and victim.read_text() == "export SAFE=1\n"
+    os.unlink(folder / "body_bob.csv")
+    assert len(results.to_csv(folder)) == 3
+    assert (folder / "body_bob.csv").read_text().startswith("t,r_x,r_y,r_z")
