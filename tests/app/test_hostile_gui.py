@@ -1,8 +1,12 @@
 """Hostile folders in the GUI (issue 20): a recovery file that is a planted link or a folder is never
-written through, offered or removed, and the application keeps running."""
+written through, offered or removed; a results file beside the project that points at other files is
+not loaded (so the next Save cannot copy them into it); the application keeps running."""
 from __future__ import annotations
 
 import os
+
+import h5py
+import numpy as np
 
 import solver
 from app import autosave
@@ -49,3 +53,21 @@ def test_a_folder_where_the_recovery_file_should_be(window, answers, tmp_path):
     assert window.save() and answers.errors == []                 # no traceback, no error dialog
     assert folder.is_dir() and (folder / "inside").read_text() == "x"
     window.autosave.discard()
+
+
+def test_a_results_file_with_external_storage_is_not_loaded_or_saved_again(window, answers, tmp_path):
+    path = _project(tmp_path)
+    h5 = tmp_path / "p.h5"
+    solver.simulate(solver.load_model(path), t_end=0.02).save(h5)
+    secret = tmp_path / "secret.bin"
+    secret.write_bytes(np.full(64, 42.0).tobytes())
+    with h5py.File(h5, "r+") as f:                 # 't' now reads the secret file
+        n = f["t"].shape[0]
+        del f["t"]
+        f.create_dataset("t", shape=(n,), dtype=float, external=[(str(secret), 0, 8 * n)])
+    before = h5.read_bytes()
+    assert window.load(str(path)) and answers.errors == []
+    assert window.simulation.results is None
+    _edit(window)
+    assert window.save()
+    assert h5.read_bytes() == before               # not rewritten with the secret's bytes
