@@ -11,7 +11,8 @@ is refused with ModelError, so a planted link is never written through.  The pre
 as ``<name>.bak`` by a hard link renamed onto the backup name (or a fresh copy when the file system
 has no hard links): the rename replaces whatever is at ``.bak``, a link included, and never writes
 through it.  The new file keeps the mode of the file it replaces (the umask's default for a new
-file), and temporary files left by a killed save (their process no longer runs) are removed.
+file), and temporary files left by a killed save (their process no longer runs, ten minutes old)
+are removed.
 """
 from __future__ import annotations
 
@@ -20,10 +21,12 @@ import os
 import secrets
 import shutil
 import stat
+import time
 
 from ..errors import ModelError
 
 TMP_PREFIX = ".tmp-"
+STALE_S = 600.0         # a temporary file this old whose process is gone is left by a killed save
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
 _NO_HARD_LINKS = {errno.EPERM, errno.EMLINK, errno.EXDEV, errno.EACCES, errno.ENOTSUP,
                   getattr(errno, "EOPNOTSUPP", errno.ENOTSUP)}
@@ -149,18 +152,26 @@ def replace(tmp, path, old, keep_backup=True) -> None:
 
 
 def remove_stale_temps(folder, name) -> None:
-    """Delete ``.tmp-<pid>-<random>-<name>`` files in ``folder`` whose process no longer runs (a
-    save that was killed); links and other special files of that name are unlinked, not followed."""
-    suffix = f"-{name}"
+    """Delete ``.tmp-<pid>-<random>-<name>`` (and ``…-<name>.bak``) files in ``folder`` left by a
+    save that was killed: its process no longer runs and the file is older than ``STALE_S`` (a
+    save from another machine into a shared folder is never that slow).  Links and other special
+    files of that name are unlinked, not followed."""
     try:
         entries = os.listdir(folder)
     except OSError:
         return
+    now = time.time()
     for entry in entries:
-        if not (entry.startswith(TMP_PREFIX) and entry.endswith(suffix)):
+        if not (entry.startswith(TMP_PREFIX) and entry.endswith((f"-{name}", f"-{name}.bak"))):
             continue
         pid = entry[len(TMP_PREFIX):].split("-", 1)[0]
-        if pid.isdigit() and int(pid) != os.getpid() and not _running(int(pid)):
+        if not pid.isdigit() or int(pid) == os.getpid() or _running(int(pid)):
+            continue
+        try:
+            old = now - os.lstat(os.path.join(folder, entry)).st_mtime > STALE_S
+        except OSError:
+            continue
+        if old:
             _remove(os.path.join(folder, entry))
 
 

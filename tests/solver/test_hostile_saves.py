@@ -7,6 +7,7 @@ import os
 import stat
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -86,8 +87,16 @@ def test_temporary_files_of_a_killed_save_are_removed(tmp_path):
     mine.write_text("in progress")
     other = tmp_path / f".tmp-{pid}-0123abcd-other.mbs.json"          # another file's: not ours to clean
     other.write_text("x")
+    stale_bak = tmp_path / f".tmp-{pid}-0123abcd-m.mbs.json.bak"
+    stale_bak.write_text("half a backup")
+    recent = tmp_path / f".tmp-{pid}-4567abcd-m.mbs.json"              # maybe another machine's save
+    recent.write_text("just now")
+    hour_ago = time.time() - 3600
+    for path in (stale, mine, other, stale_bak):
+        os.utime(path, (hour_ago, hour_ago))
     pendulum().save(tmp_path / "m.mbs.json")
-    assert not stale.exists() and mine.exists() and other.exists()
+    assert not stale.exists() and not stale_bak.exists()
+    assert mine.exists() and other.exists() and recent.exists()
 
 
 def test_a_failed_write_leaves_no_temporary_file(tmp_path, monkeypatch):
