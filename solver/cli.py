@@ -212,6 +212,11 @@ def cmd_study(args) -> int:
         raise InputError(f"--workers: must be >= 1; got {args.workers}")
     if args.out and not os.path.isdir(os.path.dirname(os.path.abspath(args.out))):
         raise InputError(f"--out {args.out}: folder {os.path.dirname(os.path.abspath(args.out))} does not exist")
+    if args.out:
+        try:
+            check_target(args.out)            # a link, device, FIFO or folder is never replaced
+        except ModelError as exc:
+            raise InputError(f"--out {exc}") from None
     study = load_study(args.study)
     if args.results_dir:
         study.results_dir = args.results_dir

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import io
 import json
 import logging
 import os
@@ -26,6 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import Cancelled, ModelError, SolverError
+from ..io.files import atomic_write
 from ..io.project import project_from_dict, project_to_dict
 from .spec import Study, apply_edit
 
@@ -78,9 +80,11 @@ class StudyResults:
     def to_csv(self, target):
         """Write the table as CSV to a path or a text stream (numbers with full precision, vectors
         as JSON, NaN where a variant has no value)."""
-        if not hasattr(target, "write"):
-            with open(target, "w", newline="", encoding="utf-8") as fh:
-                return self.to_csv(fh)
+        if not hasattr(target, "write"):         # a path: written atomically, never through a link
+            text = io.StringIO(newline="")
+            self.to_csv(text)
+            atomic_write(target, text.getvalue().encode("utf-8"), keep_backup=False)
+            return
         header, rows = self.table()
         writer = csv.writer(target)
         writer.writerow(header)

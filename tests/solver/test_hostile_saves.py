@@ -178,3 +178,19 @@ def test_csv_export_refuses_a_planted_link(tmp_path, victim, results, capsys):
     os.unlink(folder / "body_bob.csv")
     assert len(results.to_csv(folder)) == 3
     assert (folder / "body_bob.csv").read_text().startswith("t,r_x,r_y,r_z")
+
+
+def test_study_out_refuses_a_link_before_running(tmp_path, victim, capsys):
+    import json
+    pendulum().save(tmp_path / "m.mbs.json")
+    study = tmp_path / "s.json"
+    study.write_text(json.dumps({"format": "mbs-studio-study", "version": 1, "model": "m.mbs.json",
+                                 "parameters": [{"path": "bodies.bob.mass", "values": [1.0, 2.0]}],
+                                 "responses": [{"kind": "peak_velocity", "target": "bob"}]}))
+    link = tmp_path / "table.csv"
+    os.symlink(victim, link)
+    assert main(["study", str(study), "--serial", "--quiet", "--out", str(link)]) == 2
+    assert "is a symbolic link" in capsys.readouterr().err and victim.read_text() == "export SAFE=1\n"
+    out = tmp_path / "ok.csv"
+    assert main(["study", str(study), "--serial", "--quiet", "--out", str(out)]) == 0
+    assert out.read_text().splitlines()[0].startswith("variant,status,bodies.bob.mass")
