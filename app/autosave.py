@@ -5,10 +5,13 @@ to a recovery file: ``<project>.recovery`` next to a saved project, or ``untitle
 per-user recovery folder for a project that has no file yet.  A clean save or close removes it; a
 recovery file still there when a project is opened (and newer than the project file) means the
 application did not close cleanly, and the user is offered to restore it (``dialogs.confirm``).
+The recovery file is written like a project (:mod:`solver.io.files`: never through a link); only a
+regular file at the recovery path is offered or removed (a planted link or folder is left alone).
 """
 from __future__ import annotations
 
 import os
+import stat
 
 from PySide6.QtCore import QObject, QStandardPaths, QTimer
 
@@ -71,14 +74,14 @@ class Autosave(QObject):
         """After a clean save or close: the recovery file (and its backup) are not needed."""
         path = path or self.path
         for path in (path, path + ".bak"):
-            if os.path.exists(path):
+            if _is_file(path) or os.path.islink(path):      # a link is removed, not followed
                 os.remove(path)
 
     def offer_recovery(self, parent) -> bool:
         """If a recovery file newer than the project exists, ask to restore it; a restored model
         replaces the open one and is marked modified (it is not saved until the user saves)."""
         path, project = self.path, self.document.path
-        if not os.path.exists(path) or (project and os.path.exists(project)
+        if not _is_file(path) or (project and os.path.exists(project)
                                         and os.path.getmtime(path) < os.path.getmtime(project)):
             return False
         name = os.path.basename(project) if project else "an unsaved project"
@@ -96,3 +99,11 @@ class Autosave(QObject):
         self.document.undo_stack.resetClean()
         LOGGER.info("Restored unsaved changes from %s", path)
         return True
+
+
+def _is_file(path) -> bool:
+    """A regular file is at ``path`` (not a link, folder or other special file)."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False

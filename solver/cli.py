@@ -33,9 +33,10 @@ import numpy as np
 
 from . import __version__
 from .errors import Cancelled, ModelError, SolverError
+from .io.files import check_target
 from .io.project import load_project
 from .model.elements import Settings
-from .model.fields import FieldProblem
+from .model.fields import FieldProblem, printable, problem_count
 
 EXIT_OK, EXIT_INPUT, EXIT_SOLVER, EXIT_INTERRUPTED = 0, 2, 3, 130
 RUN_OPTIONS = ("t_end", "output_step", "formulation", "partitioning", "integrator", "rtol", "atol",
@@ -206,7 +207,7 @@ def cmd_info(args) -> int:
         lines.append(f"  t = {e.get('time', float('nan')):<10.6g} {e.get('kind', '?'):<10} {e.get('message', '')}")
     if len(res.events) > MAX_EVENTS_SHOWN:
         lines.append(f"  ... ({len(res.events) - MAX_EVENTS_SHOWN} more)")
-    print("\n".join(lines))
+    print("\n".join(terminal_text(line) for line in lines))     # names and messages come from the file
     return EXIT_OK
 
 
@@ -234,6 +235,11 @@ def cmd_study(args) -> int:
         raise InputError(f"--workers: must be >= 1; got {args.workers}")
     if args.out and not os.path.isdir(os.path.dirname(os.path.abspath(args.out))):
         raise InputError(f"--out {args.out}: folder {os.path.dirname(os.path.abspath(args.out))} does not exist")
+    if args.out:
+        try:
+            check_target(args.out)            # a link, device, FIFO or folder is never replaced
+        except ModelError as exc:
+            raise InputError(f"--out {exc}") from None
     study = load_study(args.study)
     if args.results_dir:
         study.results_dir = args.results_dir
@@ -362,8 +368,14 @@ def _add_formulation(parser):
 
 
 def _fail(message, code) -> int:
-    print(f"mbs: error: {message}", file=sys.stderr)
+    print(f"mbs: error: {terminal_text(message)}", file=sys.stderr)
     return code
+
+
+def terminal_text(text: str) -> str:
+    """``text`` with every control or format character (ESC, NUL, line breaks, bidirectional
+    overrides) shown as its escape, so text from a file cannot drive the terminal."""
+    return "".join(c if printable(c) else repr(c)[1:-1] for c in str(text))
 
 
 def _run_options(args) -> dict:
@@ -384,9 +396,12 @@ def _check_output_paths(args):
     """Refuse output paths that cannot be written before spending time on the run."""
     if args.out:
         folder = os.path.dirname(os.path.abspath(args.out))
-        if os.path.isdir(args.out) or not os.path.isdir(folder):
-            raise InputError(f"--out {args.out}: " + ("is a directory" if os.path.isdir(args.out)
-                                                       else f"folder {folder} does not exist"))
+        if not os.path.isdir(folder):
+            raise InputError(f"--out {args.out}: folder {folder} does not exist")
+        try:
+            check_target(args.out)            # a link, device, FIFO or folder is never replaced
+        except ModelError as exc:
+            raise InputError(f"--out {exc}") from None
     if args.csv and os.path.exists(args.csv) and not os.path.isdir(args.csv):
         raise InputError(f"--csv {args.csv}: exists and is not a directory")
 
@@ -396,7 +411,7 @@ def _load_model(path):
         return load_project(path)
     except ModelError as exc:
         text = _in_file(path, exc.problems[0])
-        more = len(exc.problems) - 1
+        more = problem_count(exc.problems) - 1
         if more:
             text += f" (and {_plural(more, 'more problems')}; 'mbs validate {path}' lists them all)"
         raise InputError(text) from None

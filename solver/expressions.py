@@ -1004,7 +1004,8 @@ class TableFunction:
 
 def time_function(spec):
     """The :class:`TimeFunction` described by ``spec``: a number (a constant expression, whose
-    ``to_json`` is its text), a string (:func:`parse_expression` in ``t``), a dict
+    ``to_json`` is its text), a string (:func:`parse_expression` in ``t``; a constant one such as
+    "1/0" or "1e999" must be finite), a dict
     ``{"t": [...], "values": [...]}`` (:class:`TableFunction`) or an existing time function
     (returned as is).  Anything else raises :class:`ExpressionError`."""
     if isinstance(spec, numbers.Real) and not isinstance(spec, bool):
@@ -1016,7 +1017,11 @@ def time_function(spec):
             raise ExpressionError(f"a constant time function must be finite, got {spec!r}")
         return Expression(Num(value))
     if isinstance(spec, str):
-        return parse_expression(spec)
+        expression = parse_expression(spec)
+        if expression.is_constant and not math.isfinite(expression.value(0.0)):
+            raise ExpressionError(f"invalid expression {_snippet(spec)}: its constant value "
+                                  f"{expression.value(0.0)} is not finite")
+        return expression
     if isinstance(spec, dict):
         problems = [f"table: missing key {key!r}" for key in ("t", "values") if key not in spec]
         problems += [f"table: unknown key {key!r}" for key in spec if key not in ("t", "values")]

@@ -16,12 +16,11 @@ import csv
 import io
 import json
 import os
-import shutil
-import tempfile
 
 import numpy as np
 
 from .errors import ModelError
+from .model.fields import show_names
 
 RESULTS_FORMAT = "mbs-studio-results"
 RESULTS_VERSION = 1
@@ -200,10 +199,10 @@ class Results:
         """Write an HDF5 file atomically (temporary file + rename).  Results read from a file are
         copied byte for byte (nothing to do when ``path`` is that file)."""
         import h5py
-        from .io.project import atomic_write
+        from .io.files import atomic_copy, atomic_write
         if self.path is not None:
             if not (os.path.exists(path) and os.path.samefile(path, self.path)):
-                _atomic_copy(self.path, os.fspath(path))
+                atomic_copy(self.path, os.fspath(path))
             return
         buf = io.BytesIO()
         with h5py.File(buf, "w") as f:
@@ -217,18 +216,21 @@ class Results:
     def to_csv(self, folder):
         """One CSV per body (position, velocity, …), per joint (reactions), plus energy and drivers;
         each column header ends with its SI unit in brackets ("r_x [m]"; a driver's generalized force
-        is in N or N·m, as its coordinate is a translation or a rotation)."""
+        is in N or N·m, as its coordinate is a translation or a rotation); each file written atomically
+        (a link or special file at a CSV's name is refused, ModelError)."""
+        from .io.files import atomic_write
         os.makedirs(folder, exist_ok=True)
         t = self.t
         written = []
 
         def write(name, header, columns):
             path = os.path.join(folder, name)
-            with open(path, "w", newline="", encoding="utf-8") as fh:
-                w = csv.writer(fh)
-                w.writerow(header)
-                for row in np.column_stack(columns):
-                    w.writerow([repr(float(x)) for x in row])
+            text = io.StringIO(newline="")
+            w = csv.writer(text)
+            w.writerow(header)
+            for row in np.column_stack(columns):
+                w.writerow([repr(float(x)) for x in row])
+            atomic_write(path, text.getvalue().encode(), keep_backup=False)   # never through a link
             written.append(path)
         xyz = ("x", "y", "z")
         for b in self.body_names:
@@ -278,33 +280,40 @@ class Results:
         try:
             return names.index(name)
         except ValueError:
-            raise ModelError(f"no {kind} named '{name}' in the results ({kind}s: {', '.join(names) or 'none'})") from None
+            raise ModelError(f"no {kind} named '{name}' in the results ({kind}s: {show_names(names)})") from None
 
 
 def load_results(path, lazy=False) -> Results:
     """Read a results file written by :meth:`Results.save` or :class:`ResultsWriter`; raises
-    ModelError if it is not one.  ``lazy=True`` keeps the file open and reads each array, or the
+    ModelError if it is not one, or holds links, external storage or datasets of another dtype or
+    shape than its meta implies (:mod:`solver.io.results_check`).  ``lazy=True`` keeps the file open and reads each array, or the
     slice of it that an accessor needs, only when asked (results larger than memory)."""
     import h5py
+    from .io.files import open_regular
+    from .io.results_check import check_datasets, read_meta
+    path = os.fspath(path)
+    with open_regular(path, float("inf"), "results file"):
+        pass                                  # a regular file (a FIFO or device is never opened by HDF5)
     try:
-        f = h5py.File(os.fspath(path), "r")
+        f = h5py.File(path, "r")
     except OSError as exc:
         raise ModelError(f"{path}: cannot read results ({exc})") from None
     try:
         if f.attrs.get("format") != RESULTS_FORMAT:
             raise ModelError(f"{path}: not an MBS Studio results file")
-        version = int(f.attrs.get("version", 0))
+        version = f.attrs.get("version", 0)
+        if isinstance(version, (bool, np.bool_)) or not isinstance(version, (int, np.integer)):
+            raise ModelError(f"{path}: version: must be an integer; got {version!r:.40}")
         if version > RESULTS_VERSION:
             raise ModelError(f"{path}: results version {version} is newer than this program reads")
-        meta = json.loads(f.attrs["meta"])
-        keys = _ARRAYS + tuple(k for k in FLEX_ARRAYS if k in f)
-        n = f["t"].shape[0]
-        short = [k for k in keys if k not in _STEP_ARRAYS and f[k].shape[0] != n]
-        if short or f["step_t"].shape != f["step_h"].shape:
-            raise ValueError(f"arrays of different lengths ({', '.join(short) or 'step_t, step_h'})")
+        meta = read_meta(f, path)
+        keys = _ARRAYS + (FLEX_ARRAYS if meta.get("flexible_bodies") else ())
+        check_datasets(f, path, meta, keys, _STEP_ARRAYS, lazy)
         arrays = {k: f[k] if lazy else f[k][()] for k in keys}
     except (KeyError, TypeError, ValueError, OSError) as exc:
         f.close()
+        if isinstance(exc, ModelError):
+            raise
         raise ModelError(f"{path}: damaged results file ({type(exc).__name__}: {exc})") from None
     except BaseException:
         f.close()
@@ -322,18 +331,19 @@ class ResultsWriter:
     gzip level ``COMPRESSION_LEVEL``) that :meth:`append` grows by a block of rows; the file is
     flushed after every append, so the rows written so far stay readable even if the process is
     killed (that file has status ``"incomplete"``).  The file is written under a temporary name
-    beside ``path`` (``<name>.<random>.part``) and :meth:`close` renames it onto ``path``: an
-    earlier file at ``path`` is only ever replaced by a finished one."""
+    beside ``path`` (``<name>.<random>.part``, :func:`solver.io.files.create_temp`) and
+    :meth:`close` renames it onto ``path``: an earlier file at ``path`` is only ever replaced by a
+    finished one, keeping its mode, and a ``path`` that is a link, device or folder is refused."""
 
     def __init__(self, path, columns: dict, meta: dict):
         """columns: {dataset name: (item shape, dtype, chunk rows)}; meta: as in :meth:`append`."""
         import h5py
+        from .io.files import create_temp
         self.path = os.fspath(path)
         try:
-            fd, self.tmp = tempfile.mkstemp(prefix=os.path.basename(self.path) + ".", suffix=".part",
-                                            dir=os.path.dirname(os.path.abspath(self.path)))
-        except OSError as exc:
-            raise ModelError(f"results_path: cannot write a file beside {self.path} ({exc.strerror or exc})") from None
+            fd, self.tmp, self._old = create_temp(self.path, part=True)
+        except ModelError as exc:
+            raise ModelError(f"results_path: {exc}") from None
         os.close(fd)
         try:
             self._f = h5py.File(self.tmp, "w")
@@ -364,6 +374,7 @@ class ResultsWriter:
 
     def close(self, meta: dict) -> str:
         """Store the final ``meta``, close the file and rename it onto ``path``; returns ``path``."""
+        from .io.files import replace
         self._f.attrs["meta"] = json.dumps(meta)
         self._f.close()
         fd = os.open(self.tmp, os.O_RDONLY)
@@ -371,7 +382,7 @@ class ResultsWriter:
             os.fsync(fd)
         finally:
             os.close(fd)
-        os.replace(self.tmp, self.path)
+        replace(self.tmp, self.path, self._old, keep_backup=False)
         return self.path
 
     def discard(self):
@@ -379,17 +390,3 @@ class ResultsWriter:
         self._f.close()
         os.unlink(self.tmp)
 
-
-def _atomic_copy(src, dst):
-    """Copy a file through a temporary file beside ``dst`` and a rename."""
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.basename(dst), dir=os.path.dirname(os.path.abspath(dst)))
-    try:
-        with os.fdopen(fd, "wb") as out, open(src, "rb") as inp:
-            shutil.copyfileobj(inp, out)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, dst)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise

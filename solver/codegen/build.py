@@ -132,21 +132,39 @@ def load_kernels(desc) -> Kernels:
     key = cache_key(desc)
     so = folder / f"{key}.so"
     meta = folder / f"{key}.json"
-    if so.exists() and meta.exists():
-        info = json.loads(meta.read_text())
-        info.update(cache_hit=True, path=str(so))
-    else:
+    kernels = _cached(so, meta, desc)
+    if kernels is None:              # not in the cache, or a damaged entry (truncated .so or .json)
         info = _generate(desc, folder, key)
         info.update(cache_hit=False)
-    try:
-        kernels = Kernels(so, info, desc)
-    except (OSError, AttributeError) as exc:
-        raise CodegenUnavailable(f"cannot load the compiled library {so}: {exc}") from None
+        try:
+            kernels = Kernels(so, info, desc)
+        except (OSError, AttributeError) as exc:
+            raise CodegenUnavailable(f"cannot load the compiled library {so}: {exc}") from None
+    info = kernels.info
     info["load_s"] = time.perf_counter() - t0
     return kernels
 
 
 # ---- helpers --------------------------------------------------------------------------------------
+def _cached(so, meta, desc):
+    """The kernels of a cache entry, or None when it is missing or damaged (a truncated library or
+    metadata file after a full disk or a killed run): the caller then rebuilds the entry in place.
+    The library is loaded only when its SHA-256 is the one recorded when it was built (loading a
+    truncated library crashes the process with SIGBUS)."""
+    try:
+        info = json.loads(meta.read_text())
+        if not isinstance(info, dict) or info.get("so_sha256") != _digest(so):
+            return None
+        info.update(cache_hit=True, path=str(so))
+        return Kernels(so, info, desc)
+    except (OSError, AttributeError, ValueError, TypeError):
+        return None
+
+
+def _digest(path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
 def _generate(desc, folder, key) -> dict:
     on_event = _BUILD.get()[0]
     if on_event is not None:
@@ -169,7 +187,7 @@ def _generate(desc, folder, key) -> dict:
         _compile_units(_units(generated, fixed), Path(tmp), so_tmp)
         t2 = time.perf_counter()
         info = {"key": key, "derive_s": t1 - t0, "compile_s": t2 - t1, "subexpressions": n_sub,
-                "c_lines": source.count("\n"), "path": str(folder / f"{key}.so")}
+                "c_lines": source.count("\n"), "path": str(folder / f"{key}.so"), "so_sha256": _digest(so_tmp)}
         os.replace(c_path, folder / f"{key}.c")
         os.replace(so_tmp, folder / f"{key}.so")
         meta_tmp = Path(tmp) / f"{key}.json"

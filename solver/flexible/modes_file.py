@@ -18,16 +18,25 @@ start → end, z along ``z_axis``; n nodes, k modes; SI units):
     E2 (3, 3, k, k)         ∫ρ φ_m,a φ_l,b dV
     inertia (3, 3)          J₀, inertia tensor about the frame origin (undeformed)
     stress_shapes (n, 4, k) optional: axial, bending_y, bending_z, torsion stress per unit a (Pa)
+
+Only a regular file is read (a FIFO or device is refused, never waited on); a relative path is
+taken from the project file's folder (``FlexibleBody.modes_file``).
 """
 from __future__ import annotations
+
+import math
+import zipfile
 
 import numpy as np
 
 from ..errors import ModelError
+from ..io.files import open_regular
 from .modal import ModalBody
 
 FORMAT = "mbs-studio-modes"
 VERSION = 1
+MAX_FILE_BYTES = 1024 ** 3            # the .npz as stored
+MAX_ARRAY_BYTES = 1024 ** 3           # its arrays once decompressed (from their headers)
 
 
 class NodeSet:
@@ -54,45 +63,99 @@ def export_modes(path, body: ModalBody):
 
 def import_modes(path, damping_ratio=0.0, where="modes_file"):
     """The :class:`ModalBody` of a modes file; raises ModelError naming ``where`` and the array
-    for a missing file, a wrong format or version, or arrays of the wrong shape or values."""
-    try:
-        with np.load(path, allow_pickle=False) as f:
-            data = {key: f[key] for key in f.files}
-    except (OSError, ValueError) as exc:
-        raise ModelError(f"{where}: cannot read {path}: {exc}") from None
-    fmt, version = str(data.get("format", "")), data.get("version")
-    if fmt != FORMAT or version is None or int(version) != VERSION:
-        raise ModelError(f"{where}: {path} is not a {FORMAT} file of version {VERSION} "
-                         f"(format {fmt or 'missing'}, version {version})")
-    nodes = _array(data, "nodes", where, path)
-    n = nodes.shape[0] if nodes.ndim == 2 else -1
-    modes = _array(data, "modes", where, path)
-    k = modes.shape[2] if modes.ndim == 3 else -1
-    shapes = {"nodes": (n, 3), "modes": (n, 6, k), "frequencies_hz": (k,), "mass": (), "S0": (3,),
-              "S_phi": (3, k), "E1": (3, 3, k), "E2": (3, 3, k, k), "inertia": (3, 3)}
-    if "stress_shapes" in data:
-        shapes["stress_shapes"] = (n, 4, k)
-    problems = []
-    for key, shape in shapes.items():
-        value = _array(data, key, where, path)
-        if n < 1 or k < 0 or value.shape != shape:
-            problems.append(f"{where}: {path}: '{key}' must have shape {shape}, got {value.shape}")
-    if problems:
-        raise ModelError(problems)
+    for a missing or special file, a wrong format or version, or arrays of the wrong shape or
+    values.  Shapes and sizes are checked from the archive's array headers before any array is
+    decompressed (a small file cannot expand to gigabytes)."""
+    data = _read_checked(path, where)
     if not np.all(data["frequencies_hz"] > 0) or not float(data["mass"]) > 0:
         raise ModelError(f"{where}: {path}: 'frequencies_hz' and 'mass' must be > 0")
     if not np.allclose(data["inertia"], data["inertia"].T):
         raise ModelError(f"{where}: {path}: 'inertia' must be symmetric")
+    n, k = data["modes"].shape[0], data["modes"].shape[2]
     stress = data.get("stress_shapes", np.zeros((n, 4, k)))
-    return ModalBody.from_invariants(NodeSet(nodes), modes, 2 * np.pi * data["frequencies_hz"], data["mass"],
-                                     data["S0"], data["S_phi"], data["E1"], data["E2"], data["inertia"],
-                                     stress, damping_ratio)
+    return ModalBody.from_invariants(NodeSet(data["nodes"]), data["modes"], 2 * np.pi * data["frequencies_hz"],
+                                     data["mass"], data["S0"], data["S_phi"], data["E1"], data["E2"],
+                                     data["inertia"], stress, damping_ratio)
 
 
 # ---- helpers --------------------------------------------------------------------------------------
+def _read_checked(path, where) -> dict:
+    """The arrays of a modes file as floats, after checking the format, version, shapes and total
+    size from the ``.npy`` headers in the archive (nothing larger is decompressed)."""
+    try:
+        fh = open_regular(path, MAX_FILE_BYTES, "modes file")
+    except ModelError as exc:
+        raise ModelError(f"{where}: cannot read {path}: {str(exc).removeprefix(f'{path}: ')}") from None
+    try:
+        with fh, zipfile.ZipFile(fh) as zf:
+            members = {info.filename.removesuffix(".npy"): info for info in zf.infolist()}
+            headers = {key: _header(zf, info) for key, info in members.items()}
+            _check_headers(headers, path, where)
+            raw = {key: _read_member(zf, members[key]) for key in headers}
+    except ModelError:
+        raise
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
+        raise ModelError(f"{where}: cannot read {path}: {exc}") from None
+    fmt, version = str(raw["format"]), raw["version"]
+    if fmt != FORMAT or int(version) != VERSION:
+        raise ModelError(f"{where}: {path} is not a {FORMAT} file of version {VERSION} "
+                         f"(format {fmt or 'missing'}, version {version})")
+    return {key: _array(raw, key, where, path) for key in raw if key not in ("format", "version")}
+
+
+def _header(zf, info):
+    """(shape, dtype) from the header of one ``.npy`` member (reads its first bytes only)."""
+    with zf.open(info) as member:
+        version = np.lib.format.read_magic(member)
+        read = {(1, 0): np.lib.format.read_array_header_1_0,
+                (2, 0): np.lib.format.read_array_header_2_0}.get(version)
+        if read is None:
+            raise ValueError(f"'{info.filename}': unsupported .npy version {version}")
+        shape, _, dtype = read(member)
+    return tuple(shape), dtype
+
+
+def _read_member(zf, info):
+    with zf.open(info) as member:
+        return np.lib.format.read_array(member, allow_pickle=False)
+
+
+def _check_headers(headers, path, where):
+    """Format/version present and small, every array of the expected shape (module docstring) and
+    numeric, the total size under ``MAX_ARRAY_BYTES``."""
+    for key, kinds in (("format", "US"), ("version", "iu")):
+        if key not in headers or headers[key][0] != () or headers[key][1].kind not in kinds \
+                or headers[key][1].itemsize > 256:
+            raise ModelError(f"{where}: {path} is not a {FORMAT} file of version {VERSION} "
+                             f"('{key}' missing or not a single {'text' if key == 'format' else 'integer'})")
+    problems = []
+    for key in ("nodes", "modes"):
+        if key not in headers:
+            problems.append(f"{where}: {path}: the array '{key}' is missing")
+    if problems:
+        raise ModelError(problems)
+    nodes, modes = headers["nodes"][0], headers["modes"][0]
+    n = nodes[0] if len(nodes) == 2 else -1
+    k = modes[2] if len(modes) == 3 else -1
+    shapes = {"nodes": (n, 3), "modes": (n, 6, k), "frequencies_hz": (k,), "mass": (), "S0": (3,),
+              "S_phi": (3, k), "E1": (3, 3, k), "E2": (3, 3, k, k), "inertia": (3, 3)}
+    if "stress_shapes" in headers:
+        shapes["stress_shapes"] = (n, 4, k)
+    for key, shape in shapes.items():
+        if key not in headers:
+            problems.append(f"{where}: {path}: the array '{key}' is missing")
+        elif headers[key][1].kind not in "fiu":
+            problems.append(f"{where}: {path}: '{key}' must hold finite numbers (dtype {headers[key][1]})")
+        elif n < 1 or k < 0 or headers[key][0] != shape:
+            problems.append(f"{where}: {path}: '{key}' must have shape {shape}, got {headers[key][0]}")
+    if problems:
+        raise ModelError(problems)
+    size = sum(math.prod(shape) * dtype.itemsize for shape, dtype in headers.values())
+    if size > MAX_ARRAY_BYTES:
+        raise ModelError(f"{where}: {path}: the arrays declare {size} bytes, more than {MAX_ARRAY_BYTES}")
+
+
 def _array(data, key, where, path):
-    if key not in data:
-        raise ModelError(f"{where}: {path}: the array '{key}' is missing")
     value = np.asarray(data[key])
     if value.dtype.kind not in "fiu" or not np.all(np.isfinite(value)):
         raise ModelError(f"{where}: {path}: '{key}' must hold finite numbers")

@@ -3,20 +3,22 @@
 ``{"format": "mbs-studio-project", "version": 1, "model": {...}, "solver": {...}, "view": {...}}``
 (documented in ``docs/file-format.md``).  Loading validates everything and reports every problem
 with its field path; a malformed, truncated, wrong-typed or newer-version file is refused whole.
-Saving is atomic: write a temporary file beside the target, flush and fsync it, keep the previous
-file as ``<name>.bak``, then rename the temporary file over the target.
+Saving is atomic (:mod:`solver.io.files`): write a temporary file beside the target, flush and fsync
+it, keep the previous file as ``<name>.bak``, then rename the temporary file over the target; links
+at either name are never written through.
 """
 from __future__ import annotations
 
 import json
 import math
 import os
-import shutil
-import tempfile
 
 from ..errors import ModelError
 from ..model.elements import Settings
+from ..model.fields import show_problems
 from ..model.model import Model, model_from_dict
+from .files import atomic_write, read_regular
+from .jsontext import loads
 
 FORMAT = "mbs-studio-project"
 VERSION = 1
@@ -39,38 +41,15 @@ def save_project(model: Model, path) -> None:
     path = os.fspath(path)
     text = project_to_text(model)
     atomic_write(path, text.encode("utf-8"))
-
-
-def atomic_write(path: str, data: bytes, keep_backup=True) -> None:
-    """Write bytes to ``path`` through a temporary file and a rename; never leaves it half-written."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.basename(path), dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if keep_backup and os.path.exists(path):
-            shutil.copy2(path, path + ".bak")
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    model.base_dir = os.path.dirname(os.path.abspath(path))   # relative paths now start there
 
 
 def load_project(path) -> Model:
     """Read and validate a project file; raises ModelError listing every problem."""
     path = os.fspath(path)
-    try:
-        size = os.path.getsize(path)
-        if size > MAX_FILE_BYTES:
-            raise ModelError(f"{path}: file is too large ({size} bytes; limit {MAX_FILE_BYTES})")
-        with open(path, "rb") as fh:
-            raw = fh.read()
-    except OSError as exc:
-        raise ModelError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    return project_from_bytes(raw, source=path)
+    model = project_from_bytes(read_regular(path, MAX_FILE_BYTES, "project file"), source=path)
+    model.base_dir = os.path.dirname(os.path.abspath(path))   # relative modes files start there
+    return model
 
 
 def project_from_bytes(raw: bytes, source="project") -> Model:
@@ -80,17 +59,10 @@ def project_from_bytes(raw: bytes, source="project") -> Model:
     def constant(token):
         constants.append(token)
         return _Token(token)
-    try:
-        data = json.loads(text, parse_constant=constant)
-    except json.JSONDecodeError as exc:
-        raise ModelError(f"{source}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
-    except ValueError as exc:
-        raise ModelError(f"{source}: {exc}") from None
-    except RecursionError:
-        raise ModelError(f"{source}: JSON is nested too deeply") from None
+    data = loads(text, source, parse_constant=constant)
     if constants:
-        raise ModelError([f"{path}: non-finite number {token} is not allowed"
-                          for path, token in _non_finite_paths(data)])
+        raise ModelError(show_problems([f"{path}: non-finite number {token} is not allowed"
+                          for path, token in _non_finite_paths(data)]))
     return project_from_dict(data, source)
 
 
@@ -170,7 +142,7 @@ def project_from_dict(data, source="project") -> Model:
     elif not _finite_json(view):
         problems.append("view: must hold only finite numbers, strings, lists and objects")
     if problems:
-        raise ModelError(problems)
+        raise ModelError(show_problems(problems))
     model.settings = s
     model.view = view
     return model

@@ -7,6 +7,7 @@ Positions, axes and orientations are global, at the model's initial (assembly) c
 from __future__ import annotations
 
 import copy
+import os
 
 from ..errors import ModelError
 from ..vehicle.road import PROFILES as ROAD_PROFILES
@@ -111,6 +112,7 @@ class Element:
 
     def copy(self):
         new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)          # e.g. a flexible body's base_dir
         new.values = copy.deepcopy(self.values)
         return new
 
@@ -444,6 +446,15 @@ class FlexibleBody(Element):
               doc="externally computed modes (.npz, docs/file-format.md): used instead of the beam's own "
                   "section, material, elements, modes and interface; empty = the beam's"),
     )
+
+    base_dir = ""        # the project file's folder (set by Model): relative modes_file paths start there
+
+    @property
+    def modes_file(self):
+        """The modes file as written in the project; a relative path is taken from the project
+        file's folder (``base_dir``), never from the working directory."""
+        path = self.values["modes_file"]
+        return os.path.join(self.base_dir, path) if path and self.base_dir and not os.path.isabs(path) else path
 
     def check(self):
         import numpy as np

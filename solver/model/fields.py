@@ -7,6 +7,8 @@ reports problems as ``"<path>.<field>: <message>"`` strings, collected by the ca
 from __future__ import annotations
 
 import math
+import unicodedata
+from itertools import islice
 from dataclasses import dataclass, field as dc_field
 from typing import Any
 
@@ -70,13 +72,62 @@ def _number(value, what="a number"):
     return x
 
 
+MAX_SHOWN = 20          # names listed in one message, problems listed in one error
+
+
+def show_names(names, count=None, limit=MAX_SHOWN) -> str:
+    """Up to ``limit`` of ``names`` (any iterable; only those are taken from it) joined by commas,
+    then "and N more" where ``count`` is the number of names (default: ``len(names)``, or just
+    "and more" for an iterator); "none" for no names.  A model with thousands of elements never
+    puts all of them into every message."""
+    if count is None and not hasattr(names, "__len__"):
+        names = list(islice(names, limit + 1))
+        if len(names) > limit:
+            return ", ".join(names[:limit]) + " and more"
+    count = len(names) if count is None else count
+    shown = ", ".join(islice(names, limit))
+    return "none" if not count else shown if count <= limit else f"{shown} and {count - limit} more"
+
+
+def show_problems(problems, limit=MAX_SHOWN) -> list:
+    """The first ``limit`` problems and a last line "... and N more problems" for the rest."""
+    problems = list(problems)
+    if len(problems) <= limit:
+        return problems
+    return problems[:limit] + [f"... and {len(problems) - limit} more problems"]
+
+
+def problem_count(problems) -> int:
+    """How many problems a list from :func:`show_problems` stands for."""
+    last = problems[-1] if problems else ""
+    if last.startswith("... and ") and last.endswith(" more problems"):
+        return len(problems) - 1 + int(last[len("... and "):-len(" more problems")])
+    return len(problems)
+
+
 def show_value(value):
-    text = repr(value)
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError):        # an integer of thousands of digits, deep nesting
+        return f"a {type(value).__name__} too large to show"
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+# Largest magnitude of a quantity by unit: a length beyond 1000 km (or a speed beyond 1000 km/s)
+# is a mistake in a multibody model and squares to overflow in the kinematics (positions of ±1e308
+# validated and then failed the run); other units are bounded by finiteness only.
+UNIT_LIMITS = {"m": 1e6, "m/s": 1e6, "m/s²": 1e9, "rad/s": 1e6}
+
+
+def _bounded(f: Field, x):
+    limit = UNIT_LIMITS.get(f.unit)
+    if limit is not None and abs(x) > limit:
+        raise FieldProblem(f"must be within ±{limit:g} {f.unit}, got {x:g}")
+    return x
+
+
 def _float(f: Field, value):
-    x = _number(value)
+    x = _bounded(f, _number(value))
     if f.minimum is not None:
         if f.exclusive_min and not x > f.minimum:
             raise FieldProblem(f"must be > {f.minimum:g}, got {x:g}")
@@ -124,7 +175,15 @@ def _name(f: Field, value):
         raise FieldProblem("must be at most 200 characters")
     if any(c in s for c in "\n\r\t/\\\"'"):
         raise FieldProblem("must not contain quotes, slashes, tabs or line breaks")
+    if not printable(s):
+        raise FieldProblem("must not contain control characters (e.g. ESC, NUL)")
     return s
+
+
+def printable(text: str) -> bool:
+    """No control or format characters (Unicode categories Cc, Cf, Cs): a name printed on a
+    terminal cannot carry escape sequences, NUL bytes or bidirectional overrides."""
+    return not any(unicodedata.category(c) in ("Cc", "Cf", "Cs") for c in text)
 
 
 def _vector(value, n):
@@ -136,11 +195,11 @@ def _vector(value, n):
 
 
 def _vec3(f: Field, value):
-    return _vector(value, 3)
+    return [_bounded(f, x) for x in _vector(value, 3)]
 
 
 def _optional_vec3(f: Field, value):
-    return None if value is None else _vector(value, 3)
+    return None if value is None else _vec3(f, value)
 
 
 def _vec6(f: Field, value):

@@ -8,13 +8,15 @@ Names are unique across the whole model; ``"ground"`` is reserved for the fixed 
 from __future__ import annotations
 
 import copy
+import os
+from itertools import chain
 
 import numpy as np
 
 from ..errors import ModelError
 from .elements import (Body, Marker, Joint, Driver, Settings, FORCE_CLASSES, ELEMENT_CLASSES,
                        JOINT_COORDINATES, Element, FlexibleBody)
-from .fields import Field, FieldProblem
+from .fields import Field, FieldProblem, show_names, show_value
 
 GROUND = "ground"
 COLLECTIONS = ("bodies", "flexible_bodies", "markers", "joints", "forces", "drivers")
@@ -32,11 +34,13 @@ class Model:
     GRAVITY_FIELD = Field("gravity", "vec3", "m/s²", default=(0.0, -9.81, 0.0))
 
     def __init__(self, name="model", gravity=(0.0, -9.81, 0.0)):
-        self._name = Field("name", "name").coerce(name) if isinstance(name, str) and name.strip() else "model"
+        self._name = _coerce(Field("name", "name"), name, "model.name") if isinstance(name, str) and name.strip() \
+            else "model"
         self._gravity = _coerce(self.GRAVITY_FIELD, gravity, "model.gravity")
         self._collections = {c: {} for c in COLLECTIONS}
         self.settings = Settings()
         self.view = {}
+        self._base_dir = ""
         self._subscribers = []
 
     # ---- public API: properties ---------------------------------------------------------------
@@ -48,6 +52,18 @@ class Model:
     def name(self, value):
         self._name = _coerce(Field("name", "name"), value, "model.name")
         self._emit("changed", "model", None, "name")
+
+    @property
+    def base_dir(self) -> str:
+        """The folder of the project file the model was read from or saved to ("" for none):
+        relative paths in the model (a flexible body's modes_file) are taken from there."""
+        return self._base_dir
+
+    @base_dir.setter
+    def base_dir(self, folder):
+        self._base_dir = os.fspath(folder)
+        for fb in self._collections["flexible_bodies"].values():
+            fb.base_dir = self._base_dir
 
     @property
     def gravity(self):
@@ -91,7 +107,7 @@ class Model:
         for c in COLLECTIONS:
             if name in self._collections[c]:
                 return self._collections[c][name]
-        raise ModelError(f"no element named '{name}' (elements: {', '.join(e.name for e in self.elements()) or 'none'})")
+        raise ModelError(f"no element named '{name}' (elements: {show_names((e.name for e in self.elements()), sum(map(len, self._collections.values())))})")
 
     def __contains__(self, name):
         return any(name in self._collections[c] for c in COLLECTIONS)
@@ -184,6 +200,8 @@ class Model:
         if problems:
             raise ModelError(problems)
         coll = self._collections[_collection_of(element)]
+        if isinstance(element, FlexibleBody):
+            element.base_dir = self._base_dir
         if index is None or index >= len(coll):
             coll[element.name] = element
         else:
@@ -312,6 +330,7 @@ class Model:
             new._collections[c] = {k: v.copy() for k, v in self._collections[c].items()}
         new.settings = self.settings.copy()
         new.view = copy.deepcopy(self.view)
+        new.base_dir = self._base_dir
         return new
 
     def to_dict(self) -> dict:
@@ -362,19 +381,19 @@ class Model:
                     problems.append(f"{e.KIND} '{e.name}'.{f.name}: '{ref}' is a flexible body; only "
                                     f"{', '.join(ATTACH_TO_FLEXIBLE)} elements can attach to flexible bodies")
                     continue
-                names = ", ".join([GROUND] * ground_ok + list(self._collections["bodies"]))
-                problems.append(f"{e.KIND} '{e.name}'.{f.name}: no body named '{ref}' (bodies: {names or 'none'})")
+                bodies = self._collections["bodies"]
+                names = show_names(chain([GROUND] * ground_ok, bodies), len(bodies) + ground_ok)
+                problems.append(f"{e.KIND} '{e.name}'.{f.name}: no body named '{ref}' (bodies: {names})")
             elif "reference" in f.extra:       # a force element of a given kind (a tire's road)
                 kind = f.extra["reference"]
                 target = self._collections["forces"].get(ref)
                 if target is None or target.KIND != kind:
-                    names = ", ".join(n for n, x in self._collections["forces"].items() if x.KIND == kind)
-                    problems.append(f"{e.KIND} '{e.name}'.{f.name}: no {kind} named '{ref}' "
-                                    f"({kind}s: {names or 'none'})")
+                    names = show_names(n for n, x in self._collections["forces"].items() if x.KIND == kind)
+                    problems.append(f"{e.KIND} '{e.name}'.{f.name}: no {kind} named '{ref}' ({kind}s: {names})")
             elif f.kind == "joint":
                 if ref not in self._collections["joints"]:
                     problems.append(f"{e.KIND} '{e.name}'.{f.name}: no joint named '{ref}' "
-                                    f"(joints: {', '.join(self._collections['joints']) or 'none'})")
+                                    f"(joints: {show_names(self._collections['joints'])})")
         if e.KIND == "rotational_spring_damper" and not problems:
             jt = self._collections["joints"][e.joint].type
             if "rotation" not in JOINT_COORDINATES[jt]:
@@ -421,8 +440,8 @@ def element_from_dict(collection, data, path):
     data = dict(data)
     if collection == "forces":
         kind = data.pop("type", None)
-        if kind not in FORCE_CLASSES:
-            raise ModelError(f"{path}.type: must be one of {', '.join(FORCE_CLASSES)}; got {kind!r}")
+        if not isinstance(kind, str) or kind not in FORCE_CLASSES:
+            raise ModelError(f"{path}.type: must be one of {', '.join(FORCE_CLASSES)}; got {show_value(kind)}")
         cls = FORCE_CLASSES[kind]
     else:
         cls = ELEMENT_CLASSES[collection]

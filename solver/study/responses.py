@@ -25,6 +25,7 @@ from typing import Callable
 import numpy as np
 
 from ..errors import ModelError
+from ..model.fields import show_names, show_value
 
 _TARGETS = {"max_reaction_force": "joints", "max_reaction_torque": "joints", "peak_acceleration": "bodies",
             "peak_velocity": "bodies", "max_driver_force": "drivers", "final_energy_error": None,
@@ -62,7 +63,7 @@ class Response:
         names = list(getattr(model, collection))
         if self.target not in names:
             return [f"target: {self.kind} needs one of the model's {collection} "
-                    f"({', '.join(names) or 'none'}); got {self.target!r}"]
+                    f"({show_names(names)}); got {show_value(self.target)}"]
         return []
 
     def evaluate(self, results, model) -> float:

@@ -2,8 +2,10 @@
 file) plus its edits — that builds the model, applies the edits through ``Model.set_field``, runs
 headless and returns its responses.  Executors: ``"serial"`` (in this process), ``"local"`` (a
 ``dask.distributed.LocalCluster`` of ``workers`` processes, one thread each, started and closed
-here) or an existing cluster (a scheduler address ``"tcp://HOST:PORT"`` or a
-``distributed.Client``).  A variant that fails is reported with its message; the others go on.
+here, listening on the loopback interface with TLS credentials made for it alone) or an existing
+cluster (a scheduler address ``"tls://HOST:PORT"`` — its credentials come from the dask config,
+docs/studies.md — or ``"tcp://HOST:PORT"``, or a ``distributed.Client``).  A scheduler you point
+at is trusted: it runs the study's code and sees its models.  A variant that fails is reported with its message; the others go on.
 
 Cancelling (``cancel()`` returns True; polled every ``POLL_S``) cancels every future not yet
 finished; on the local cluster the running ones die with its worker processes, on an existing
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import io
 import json
 import logging
 import os
@@ -24,10 +27,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import Cancelled, ModelError, SolverError
+from ..io.files import atomic_write
 from ..io.project import project_from_dict, project_to_dict
 from .spec import Study, apply_edit
 
 POLL_S = 0.1
+LOOPBACK = "127.0.0.1"      # the local cluster listens here only, with TLS (local_security)
 EXECUTORS = ("serial", "local")
 
 
@@ -75,9 +80,11 @@ class StudyResults:
     def to_csv(self, target):
         """Write the table as CSV to a path or a text stream (numbers with full precision, vectors
         as JSON, NaN where a variant has no value)."""
-        if not hasattr(target, "write"):
-            with open(target, "w", newline="", encoding="utf-8") as fh:
-                return self.to_csv(fh)
+        if not hasattr(target, "write"):         # a path: written atomically, never through a link
+            text = io.StringIO(newline="")
+            self.to_csv(text)
+            atomic_write(target, text.getvalue().encode("utf-8"), keep_backup=False)
+            return
         header, rows = self.table()
         writer = csv.writer(target)
         writer.writerow(header)
@@ -95,7 +102,7 @@ def run_study(study: Study, executor="local", workers=2, progress=None, cancel=N
     start = time.perf_counter()
     project = project_to_dict(study.model)
     tasks = [(i, values, study.edits(values)) for i, values in enumerate(study.variants())]
-    args = (study.responses, study.results_dir)
+    args = (study.responses, study.results_dir, study.model.base_dir)
     if study.results_dir:
         os.makedirs(study.results_dir, exist_ok=True)
     if executor == "serial":
@@ -107,8 +114,9 @@ def run_study(study: Study, executor="local", workers=2, progress=None, cancel=N
 
 
 def run_variant(project: dict, index: int, values: dict, edits, responses, results_dir=None,
-                cancel=None) -> VariantOutcome:
-    """One variant, headless (what each Dask task runs).  Never raises: failures are outcomes."""
+                base_dir="", cancel=None) -> VariantOutcome:
+    """One variant, headless (what each Dask task runs); ``base_dir``: the project file's folder
+    (relative modes files start there).  Never raises: failures are outcomes."""
     from ..analysis.dynamics import simulate
     start = time.perf_counter()
 
@@ -118,6 +126,7 @@ def run_variant(project: dict, index: int, values: dict, edits, responses, resul
     results_file = None
     try:
         model = project_from_dict(project)
+        model.base_dir = base_dir
         for path, value in edits:
             apply_edit(model, path, value)
         results = simulate(model, cancel=cancel) if any(r.needs_run for r in responses) else None
@@ -184,19 +193,35 @@ def _client(executor, workers):
     elif executor == "local":
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
             raise ModelError(f"workers: must be a positive integer; got {workers!r}")
+        security = local_security()
         with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                          silence_logs=logging.CRITICAL) as cluster, Client(cluster) as client:
+                          host=LOOPBACK, protocol="tls://", security=security,
+                          silence_logs=logging.CRITICAL) as cluster, \
+                Client(cluster, security=security) as client:
             yield client
     elif isinstance(executor, str) and "://" in executor:
         try:
-            client = Client(executor, timeout=10)
-        except (OSError, TimeoutError) as exc:
+            client = Client(executor, timeout=10)     # TLS credentials: dask config (docs/studies.md)
+        except (OSError, TimeoutError, ValueError) as exc:
             raise ModelError(f"scheduler: cannot connect to {executor} ({exc})") from None
         with client:
             yield client
     else:
         raise ModelError(f"executor: must be {', '.join(EXECUTORS)}, a scheduler address tcp://HOST:PORT "
                          f"or a distributed.Client; got {executor!r}")
+
+
+def local_security():
+    """TLS credentials made for one local cluster (``distributed.Security.temporary``): a fresh
+    certificate authority and keys held in memory, required by the scheduler and the workers.  A
+    process without them (another local user's, say) cannot connect to the cluster, so it cannot
+    run code as the study's user."""
+    from distributed.security import Security
+    try:
+        return Security.temporary()
+    except ImportError as exc:               # the 'cryptography' package is missing
+        raise ModelError(f"executor: the local cluster needs TLS credentials ({exc}); install "
+                         "'cryptography' or run the study with executor 'serial'") from None
 
 
 def _save(results, results_dir, index):

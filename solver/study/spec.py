@@ -13,7 +13,6 @@ with the model's own message.
 from __future__ import annotations
 
 import itertools
-import json
 import math
 import os
 import re
@@ -22,8 +21,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ModelError
+from ..io.files import read_regular
+from ..io.jsontext import loads
 from ..io.project import load_project
 from ..model.elements import Settings
+from ..model.fields import show_names, show_problems, show_value
 from ..model.model import COLLECTIONS
 from .responses import Response
 
@@ -32,6 +34,7 @@ STUDY_VERSION = 1
 DESIGNS = ("grid", "zip", "lhs", "monte_carlo")
 DISTRIBUTIONS = ("uniform", "normal")
 MAX_VARIANTS = 100_000
+MAX_STUDY_BYTES = 10 * 1024 * 1024
 VECTOR_KINDS = ("vec3", "unit_vec3", "optional_vec3", "vec6", "inertia", "function_vec3")
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_]\w*)\}")
 _PATH = re.compile(r"^(?P<head>.+?)(\[(?P<index>\d+)\])?$")
@@ -71,7 +74,7 @@ class Study:
         self.results_dir = None if results_dir is None else os.fspath(results_dir)
         problems = self._problems()
         if problems:
-            raise ModelError(problems)
+            raise ModelError(show_problems(problems))
         self._variants = self._sample()
 
     # ---- public API -----------------------------------------------------------------------------
@@ -114,21 +117,22 @@ class Study:
     def _problems(self) -> list[str]:
         problems = []
         if self.design not in DESIGNS:
-            problems.append(f"design.type: must be one of {', '.join(DESIGNS)}; got {self.design!r}")
+            problems.append(f"design.type: must be one of {', '.join(DESIGNS)}; got {show_value(self.design)}")
         sampled = self.design in ("lhs", "monte_carlo")
         if sampled and (isinstance(self.samples, bool) or not isinstance(self.samples, int)
                         or not 1 <= self.samples <= MAX_VARIANTS):
             problems.append(f"design.samples: must be an integer from 1 to {MAX_VARIANTS} for "
-                            f"{self.design}; got {self.samples!r}")
-        if sampled and (isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0):
-            problems.append(f"design.seed: must be a non-negative integer; got {self.seed!r}")
+                            f"{self.design}; got {show_value(self.samples)}")
+        if sampled and (isinstance(self.seed, bool) or not isinstance(self.seed, int)
+                        or not 0 <= self.seed < 2 ** 63):
+            problems.append(f"design.seed: must be an integer from 0 to 2**63 - 1; got {show_value(self.seed)}")
         if not self.parameters:
             problems.append("parameters: a study needs at least one parameter")
         seen = set()
         for i, p in enumerate(self.parameters):
             where = f"parameters[{i}]"
             if not isinstance(p.path, str) or not p.path:
-                problems.append(f"{where}.path: must be a model path or a constant name; got {p.path!r}")
+                problems.append(f"{where}.path: must be a model path or a constant name; got {show_value(p.path)}")
                 continue
             if p.path in seen or p.path in self.fixed:
                 problems.append(f"{where}.path: '{p.path}' is given twice")
@@ -143,7 +147,7 @@ class Study:
             problems += self._path_problems(path, f"templates.{path}", template=True)
             names = set(_PLACEHOLDER.findall(text)) if isinstance(text, str) else set()
             if not isinstance(text, str):
-                problems.append(f"templates.{path}: must be expression text; got {text!r}")
+                problems.append(f"templates.{path}: must be expression text; got {show_value(text)}")
             for name in sorted(names - constants):
                 problems.append(f"templates.{path}: no parameter or fixed constant named '{name}' "
                                 f"(constants: {', '.join(sorted(constants)) or 'none'})")
@@ -231,7 +235,7 @@ def resolve_field(model, path):
         elements = getattr(model, collection)
         if element not in elements:
             raise ModelError(f"'{path}': no element named '{element}' in {collection} "
-                             f"({', '.join(elements) or 'none'})")
+                             f"({show_names(elements)})")
         e = elements[element]
         field = e.field(field_name) if field_name != "name" else None
         value = e.values.get(field_name)
@@ -287,14 +291,12 @@ def parameter_paths(model) -> list[str]:
 def load_study(path) -> Study:
     """Read a STUDY.json file (``docs/studies.md``); its model path is relative to the file."""
     path = os.fspath(path)
+    raw = read_regular(path, MAX_STUDY_BYTES, "study file")
     try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except OSError as exc:
-        raise ModelError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ModelError(f"{path}: not a valid JSON file ({exc})") from None
-    return study_from_dict(data, os.path.dirname(os.path.abspath(path)))
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ModelError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    return study_from_dict(loads(text, path), os.path.dirname(os.path.abspath(path)))
 
 
 def study_from_dict(data, base_dir=".") -> Study:
@@ -303,14 +305,17 @@ def study_from_dict(data, base_dir=".") -> Study:
         raise ModelError("study: must be a JSON object")
     problems = []
     if data.get("format") != STUDY_FORMAT:
-        problems.append(f"format: must be '{STUDY_FORMAT}'; got {data.get('format')!r}")
+        problems.append(f"format: must be '{STUDY_FORMAT}'; got {show_value(data.get('format'))}")
     if data.get("version") != STUDY_VERSION:
-        problems.append(f"version: this program reads version {STUDY_VERSION}; got {data.get('version')!r}")
+        problems.append(f"version: this program reads version {STUDY_VERSION}; got {show_value(data.get('version'))}")
     known = {"format", "version", "model", "design", "parameters", "responses", "fixed", "templates",
              "results_dir"}
     problems += [f"{k}: unknown key (valid: {', '.join(sorted(known))})" for k in data if k not in known]
-    if not isinstance(data.get("model"), str):
+    if not isinstance(data.get("model"), str) or not data["model"] or "\0" in data["model"]:
         problems.append("model: must be the path of a project file (*.mbs.json)")
+    if data.get("results_dir") is not None and (not isinstance(data["results_dir"], str)
+                                                or not data["results_dir"] or "\0" in data["results_dir"]):
+        problems.append("results_dir: must be the path of a folder")
     design = data.get("design", {"type": "grid"})
     if not isinstance(design, dict) or set(design) - {"type", "samples", "seed"}:
         problems.append("design: must be an object with type, samples and seed")
@@ -321,12 +326,12 @@ def study_from_dict(data, base_dir=".") -> Study:
         try:
             responses.append(Response(**r) if isinstance(r, dict) else Response(kind=r))
         except (ModelError, TypeError) as exc:
-            problems.append(f"responses[{i}]: {exc}")
+            problems.append(f"responses[{i}]: {_short(str(exc))}")
     for key in ("fixed", "templates"):
         if not isinstance(data.get(key, {}), dict):
             problems.append(f"{key}: must be an object of field path → value")
     if problems:
-        raise ModelError(problems)
+        raise ModelError(show_problems(problems))
     model = load_project(os.path.join(base_dir, data["model"]))
     results_dir = data.get("results_dir")
     return Study(model, parameters, responses, design=design.get("type", "grid"),
@@ -356,15 +361,20 @@ def _parameter_from_dict(spec, where, problems):
         return Parameter(str(spec.get("path")))
     form, value = forms[0], spec[forms[0]]
     if form == "values":
+        if isinstance(value, list) and len(value) > MAX_VARIANTS:
+            problems.append(f"{where}.values: more than {MAX_VARIANTS} values")
+            return Parameter(spec.get("path"))
         return Parameter(spec.get("path"), values=tuple(value) if isinstance(value, list) else value)
     if not (isinstance(value, list) and len(value) in (2, 3) and all(_is_number(x) for x in value)):
         problems.append(f"{where}.{form}: must be a list of numbers ({'start, stop, num' if form == 'range' else 'two numbers'})")
         return Parameter(spec.get("path"))
     if form == "range":
-        if len(value) != 3 or value[2] != int(value[2]) or value[2] < 1:
-            problems.append(f"{where}.range: must be [start, stop, num] with an integer num >= 1")
+        if len(value) != 3 or value[2] != int(value[2]) or not 1 <= value[2] <= MAX_VARIANTS:
+            problems.append(f"{where}.range: must be [start, stop, num] with an integer num from 1 to "
+                            f"{MAX_VARIANTS} (the points are counted before they are made)")
             return Parameter(spec.get("path"))
-        return Parameter(spec.get("path"), values=tuple(np.linspace(value[0], value[1], int(value[2])).tolist()))
+        return Parameter(spec.get("path"), values=tuple(np.linspace(float(value[0]), float(value[1]),
+                                                                     int(value[2])).tolist()))
     return Parameter(spec.get("path"), distribution=(form, *map(float, value)))
 
 
@@ -385,7 +395,17 @@ def _value_problems(p: Parameter, where, sampled) -> list[str]:
 
 
 def _is_number(x):
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+    """A finite number that converts to a float (an integer of 400 digits does not)."""
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return False
+    try:
+        return math.isfinite(float(x))
+    except OverflowError:
+        return False
+
+
+def _short(text, limit=300):
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def _constant_text(value):
