@@ -177,7 +177,7 @@ def test_csv_export_refuses_a_planted_link(tmp_path, victim, results, capsys):
     assert "is a symbolic link" in capsys.readouterr().err and victim.read_text() == "export SAFE=1\n"
     os.unlink(folder / "body_bob.csv")
     assert len(results.to_csv(folder)) == 3
-    assert (folder / "body_bob.csv").read_text().startswith("t,r_x,r_y,r_z")
+    assert (folder / "body_bob.csv").read_text().startswith("t [s],r_x [m],r_y [m],r_z [m]")
 
 
 def test_study_out_refuses_a_link_before_running(tmp_path, victim, capsys):
