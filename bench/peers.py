@@ -343,15 +343,20 @@ def breakdown(repeat=5):
         ode.step()
     out["dense"] = best_of(lambda: ode.dense_output()(ode.t - 0.5 * (ode.t - ode.t_old)), repeat, n)
 
-    jacobians = []
-    original = dynamics.Run._jacobian
-    dynamics.Run._jacobian = lambda self, *args: jacobians.append(1) or original(self, *args)
+    jacobians = []           # spectral radius of each Jacobian LSODA asks for
+
+    def counted(self, *args):
+        J = original(self, *args)
+        jacobians.append(np.abs(np.linalg.eigvals(J)).max())
+        return J
+    original, dynamics.Run._jacobian = dynamics.Run._jacobian, counted
     try:
         summary = solver.simulate(compiled).summary()
     finally:
         dynamics.Run._jacobian = original
     out.update(steps=summary["steps"], rhs=summary["rhs_evaluations"], jacobians=len(jacobians),
-               jacobian_rhs=len(jacobians) * (len(y) + 1), outputs=len(res.t))
+               jacobian_rhs=len(jacobians) * (len(y) + 1), outputs=len(res.t),
+               radius=(min(jacobians, default=0.0), max(jacobians, default=0.0)))
 
     mj = mujoco.MjModel.from_xml_string(mjcf(model, 1e-2, tip))
     cols = coordinate_map(system, mj)
@@ -377,7 +382,8 @@ def breakdown_table(b):
              f"| one right-hand side: Run._rhs / CompiledReduction.solve / bare C call (ctypes) | "
              f"{b['rhs_run'] * us:.1f} / {b['rhs_solve'] * us:.1f} / {b['rhs_c'] * us:.1f} µs |",
              f"| right-hand sides spent on LSODA's Jacobians ({b['jacobians']} Jacobians of "
-             f"{b['jacobian_rhs'] // max(1, b['jacobians'])}) | {b['jacobian_rhs']} of {b['rhs']} |",
+             f"{b['jacobian_rhs'] // max(1, b['jacobians'])}; their spectral radius {b['radius'][0]:.0f}–"
+             f"{b['radius'][1]:.0f} s⁻¹) | {b['jacobian_rhs']} of {b['rhs']} |",
              f"| MuJoCo RK4 step in its C loop (4 evaluations) | {b['mujoco_step'] * us:.1f} µs |"]
     return "\n".join(lines)
 
