@@ -18,7 +18,8 @@ over the 101 and 251 points MuJoCo reaches at dt = 0.05 and 0.02 s):
 reference = our relative formulation, DOP853 at rtol 1e-12 (cross-checked against MuJoCo RK4 at
 dt = 1e-5); MuJoCo RK4 at dt = 5e-2 … 1e-5 driven from Python (``mj_step`` loop, qpos kept at the
 output times) and its own time in a C loop (``mujoco.rollout``); MBS Studio with the saved settings
-(warm: generated kernels loaded from the cache; the cold build is reported apart) and at rtol
+(warm: ``simulate`` of the CompiledModel, and ``simulate(model)`` whose compile step loads the kernels
+from the cache; the cold build is reported apart) and at rtol
 1e-4 … 1e-10 (atol = rtol/100) with the saved integrator and with DOP853.  Times are the best of
 ``--repeat`` rounds, wall and CPU time of the process (the machine is shared: ratios use CPU time).
 The tables are Markdown (docs/performance.md);
@@ -236,10 +237,10 @@ def study(repeat=3):
             return mujoco_tip(mj, qpos), max(1, int(round(dt / s["output_step"]))), wall, c_wall, ""
         return "MuJoCo RK4", f"dt = {dt:g} s", run, (0 if dt < 1e-4 else 1 if dt < 1e-3 else 3)
 
-    def our_case(setting, **overrides):
+    def our_case(setting, target=compiled, **overrides):
         def run():
             t0 = clock()
-            res = solver.simulate(compiled, **overrides)
+            res = solver.simulate(target, **overrides)
             wall = clock() - t0
             summ = res.summary()
             note = f"{summ['steps']} steps, {summ['rhs_evaluations']} rhs"
@@ -247,7 +248,9 @@ def study(repeat=3):
         return "MBS Studio", setting, run, 1
 
     cases = [mujoco_case(dt) for dt in STEPS]
-    cases.append(our_case(f"saved settings ({s['integrator']}, rtol {s['rtol']:g}, atol {s['atol']:g})"))
+    cases.append(our_case(f"saved settings ({s['integrator']}, rtol {s['rtol']:g}, atol {s['atol']:g}), "
+                          "simulate(compiled)"))
+    cases.append(our_case("the same, simulate(model): its compile step (a cache hit) included", target=model))
     cases += [our_case(f"{integrator}, rtol {rtol:g}", integrator=integrator, rtol=rtol, atol=rtol / 100)
               for integrator in dict.fromkeys((s["integrator"], "rk")) for rtol in RTOLS]
     best = {}
