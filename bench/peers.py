@@ -119,6 +119,13 @@ def mjcf(model, dt, tip=None):
         lines += [body_xml(c, origin, indent + 2) for c in children.get(name, [])]
         return "\n".join(lines + [f"{pad}</body>"])
 
+    reached, stack = set(), list(children.get(solver.GROUND, []))
+    while stack:
+        reached.add(stack[-1])
+        stack += children.get(stack.pop(), [])
+    if reached != set(model.bodies):
+        raise solver.ModelError("mjcf: bodies not on a path from ground through body_i → body_j: "
+                                + ", ".join(sorted(set(model.bodies) - reached)))
     top = "\n".join(body_xml(c, np.zeros(3), 4) for c in children.get(solver.GROUND, []))
     return (f'<mujoco model="{model.name}">\n  <compiler angle="radian" inertiafromgeom="false"/>\n'
             f'  <option timestep="{dt:.17g}" integrator="RK4" gravity="{_vec(model.gravity)}">\n'
