@@ -20,6 +20,7 @@ import os
 import numpy as np
 
 from .errors import ModelError
+from .io.results_check import METHOD_CODES
 from .model.fields import show_names
 
 RESULTS_FORMAT = "mbs-studio-results"
@@ -29,7 +30,6 @@ _ARRAYS = ("t", "q", "qd", "qdd", "lam", "r", "A", "v", "w", "a", "alpha", "reac
            "reaction_torque", "reaction_force_joint", "reaction_torque_joint", "driver_force",
            "energy_table", "constraint_violation", "conditioning", "step_t", "step_h", "method_code")
 _STEP_ARRAYS = ("step_t", "step_h")          # one row per accepted integration step, not per output
-METHOD_CODES = ("lu", "qr", "svd", "kinematic")
 COMPRESSION_LEVEL = 4         # gzip level of streamed files (ResultsWriter)
 INCOMPLETE = "incomplete"      # status of a streamed file whose run has not finished (or was killed)
 # Flexible bodies (only in runs that have them; meta["flexible_bodies"] lists name, modes, nodes

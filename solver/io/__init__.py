@@ -1,5 +1,5 @@
-"""Reading and writing project files."""
+"""Reading and writing files: project files, results checks, URDF import, safe file access."""
 from .files import atomic_write
-from .project import load_project, save_project, project_to_dict
+from .project import load_project, save_project
 
-__all__ = ["load_project", "save_project", "project_to_dict", "atomic_write"]
+__all__ = ["load_project", "save_project", "atomic_write"]

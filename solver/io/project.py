@@ -9,7 +9,6 @@ at either name are never written through.
 """
 from __future__ import annotations
 
-import json
 import math
 import os
 
@@ -17,31 +16,17 @@ from ..errors import ModelError
 from ..model.elements import Settings
 from ..model.fields import show_problems
 from ..model.model import Model, model_from_dict
-from .files import atomic_write, read_regular
+from ..model.project_format import FORMAT, VERSION
+from .files import read_regular
 from .jsontext import loads
 
-FORMAT = "mbs-studio-project"
-VERSION = 1
 MAX_FILE_BYTES = 50 * 1024 * 1024
 
 
-def project_to_dict(model: Model) -> dict:
-    settings = model.settings.to_dict()
-    settings.pop("name", None)
-    return {"format": FORMAT, "version": VERSION, "model": model.to_dict(), "solver": settings,
-            "view": model.view}
-
-
-def project_to_text(model: Model) -> str:
-    return json.dumps(project_to_dict(model), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-
-
 def save_project(model: Model, path) -> None:
-    """Write ``model`` to ``path`` atomically, keeping the previous file as ``path + '.bak'``."""
-    path = os.fspath(path)
-    text = project_to_text(model)
-    atomic_write(path, text.encode("utf-8"))
-    model.base_dir = os.path.dirname(os.path.abspath(path))   # relative paths now start there
+    """Write ``model`` to ``path`` atomically, keeping the previous file as ``path + '.bak'``
+    (:meth:`Model.save`)."""
+    model.save(path)
 
 
 def load_project(path) -> Model:

@@ -21,6 +21,8 @@ from ..errors import ModelError
 from ..model.fields import Field, FieldProblem, show_value
 from .jsontext import loads
 
+METHOD_CODES = ("lu", "qr", "svd", "kinematic")    # dataset method_code: the partitioning of each output point
+
 MAX_LOAD_BYTES = 2 * 1024 ** 3         # what load_results reads at once (lazy: t, codes, steps)
 _TEXT_LISTS = ("body_names", "joint_names", "driver_names", "redundant", "nonunique_reactions",
                "equations")
@@ -121,7 +123,6 @@ def check_datasets(f, path, meta, keys, step_keys, lazy) -> None:
     if declared > MAX_LOAD_BYTES:
         raise ModelError(f"{path}: the datasets declare {declared} bytes, more than the {MAX_LOAD_BYTES} "
                          "read at once" + ("" if lazy else " (load_results(..., lazy=True) reads slices)"))
-    from ..results import METHOD_CODES
     codes = datasets["method_code"][()]
     if codes.size and (codes.min() < 0 or codes.max() >= len(METHOD_CODES)):
         raise ModelError(f"{path}: dataset 'method_code': codes must be 0..{len(METHOD_CODES) - 1}")

@@ -351,9 +351,13 @@ class Model:
                 and self.settings == other.settings and self.view == other.view)
 
     def save(self, path):
-        """Save as a project file (atomic; the previous file is kept as ``.bak``)."""
-        from ..io.project import save_project
-        save_project(self, path)
+        """Save as a project file (atomic, never through a link; the previous file is kept as
+        ``.bak``); relative paths in the model (modes files) start at its folder from now on."""
+        from ..io.files import atomic_write
+        from .project_format import project_to_text
+        path = os.fspath(path)
+        atomic_write(path, project_to_text(self).encode("utf-8"))
+        self.base_dir = os.path.dirname(os.path.abspath(path))
 
     # ---- helpers ------------------------------------------------------------------------------
     def _emit(self, event, collection, name, detail=None):

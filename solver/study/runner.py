@@ -28,7 +28,8 @@ import numpy as np
 
 from ..errors import Cancelled, ModelError, SolverError
 from ..io.files import atomic_write
-from ..io.project import project_from_dict, project_to_dict
+from ..io.project import project_from_dict
+from ..model.project_format import project_to_dict
 from .spec import Study, apply_edit
 
 POLL_S = 0.1

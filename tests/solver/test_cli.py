@@ -13,6 +13,7 @@ import pytest
 
 import solver
 from solver import cli
+from solver.model.project_format import project_to_dict
 
 G = 9.81
 L = 1.0
@@ -93,7 +94,7 @@ def test_progress_bar_only_on_a_terminal(model_file, capsys, monkeypatch):
 
 # ---- bad input: exit 2, one line, no traceback ----------------------------------------------------
 def bad_files(tmp_path):
-    good = json.loads(solver.io.project.project_to_text(pendulum()))
+    good = project_to_dict(pendulum())
     negative = json.loads(json.dumps(good))
     negative["model"]["bodies"][0]["mass"] = -1.0
     newer = dict(good, version=99)
@@ -122,7 +123,7 @@ def test_bad_model_file_exits_2_with_one_line(tmp_path, capsys, command, case):
 
 
 def test_validate_lists_every_problem(tmp_path, capsys):
-    data = json.loads(solver.io.project.project_to_text(pendulum()))
+    data = project_to_dict(pendulum())
     data["model"]["bodies"][0]["mass"] = -1.0
     data["model"]["joints"][0]["axis"] = [0, 0, 0]
     path = write_json(tmp_path / "two.mbs.json", data)

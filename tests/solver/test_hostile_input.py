@@ -10,7 +10,7 @@ import pytest
 
 import solver
 from solver.cli import main, terminal_text
-from solver.io.project import project_to_dict
+from solver.model.project_format import project_to_dict
 
 
 def base():

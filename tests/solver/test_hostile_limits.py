@@ -15,7 +15,8 @@ import solver
 from solver.cli import main
 from solver.flexible.modes_file import export_modes
 from solver.formulations.cartesian import CartesianSystem
-from solver.io.project import project_from_dict, project_to_dict
+from solver.io.project import project_from_dict
+from solver.model.project_format import project_to_dict
 from solver.study import study_from_dict
 
 SOFT = {"density": 2000.0, "youngs": 5e8, "poisson": 0.3}

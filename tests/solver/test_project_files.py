@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 
 import solver
-from solver.io.project import project_from_bytes, project_to_dict
+from solver.io.project import project_from_bytes
+from solver.model.project_format import project_to_dict
 
 SAMPLES = sorted(p for p in os.listdir(os.path.join(os.path.dirname(__file__), "..", "..", "sample_models"))
                  if p.endswith(".mbs.json"))
