@@ -24,7 +24,7 @@ run: $(STAMP)
 	$(VENV)/bin/mbs-studio $(SAMPLE)
 
 test: $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider -n 2
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/ruff check solver app tests bench tools
 	$(VENV)/bin/mypy solver/__init__.py solver/compile.py solver/errors.py solver/analysis/dynamics.py \

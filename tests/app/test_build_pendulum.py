@@ -1,5 +1,6 @@
 """Build a pendulum from an empty project with the tree actions and the property editor, save it,
 reopen it and compare with the same model built in code."""
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QApplication, QLineEdit
 
@@ -24,6 +25,7 @@ def expected_pendulum():
     return m
 
 
+@pytest.mark.slow
 def test_build_save_reopen_pendulum(window, qtbot, answers, tmp_path):
     doc, props, tree = window.document, window.properties, window.tree
     assert window.windowTitle().startswith("untitled —")

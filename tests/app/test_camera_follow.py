@@ -22,6 +22,7 @@ def _pixel(window, frame, body="piston"):
     return np.array([p.x(), p.y()])
 
 
+@pytest.mark.slow
 def test_camera_follows_the_chosen_body(window, crank_results):
     assert window.load(str(SLIDER_CRANK))
     window.simulation.set_results(crank_results)

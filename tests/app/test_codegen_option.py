@@ -16,6 +16,7 @@ def codegen_auto(tmp_path, monkeypatch):
     monkeypatch.delenv("MBS_CODEGEN", raising=False)
 
 
+@pytest.mark.slow
 def test_default_run_builds_and_uses_generated_kernels(window, qtbot, pendulum, monkeypatch, codegen_auto):
     monkeypatch.setattr(dialogs, "show_run_failure", lambda parent, outcome: pytest.fail(outcome.message))
     assert pendulum.settings.codegen == "auto"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 FLEXIBLE = ROOT / "sample_models" / "fourbar_singular_flexible.mbs.json"
@@ -20,6 +21,7 @@ def undeformed_local(model, r0, A0):
     return (start + np.outer(np.arange(n) / (n - 1), end - start) - r0) @ A0
 
 
+@pytest.mark.slow
 def test_mode_animation_bends_the_flexible_beam(window):
     assert window.load(str(FLEXIBLE))
     assert window.linearize()

@@ -41,6 +41,7 @@ def test_stress_measures_from_components():
         stress_measure(s, "von mises")
 
 
+@pytest.mark.slow
 def test_beam_coloured_by_node_stress(window, flexible_results):
     res = flexible_results
     assert window.load(str(FLEXIBLE))

@@ -35,6 +35,7 @@ def expected_nodes(model, results, i, scale):
     return r[i] + (local + scale * u) @ A[i].T
 
 
+@pytest.mark.slow
 def test_flexible_beam_drawn_deformed_with_scale(window, flexible_results):
     res = flexible_results
     assert window.load(str(FLEXIBLE))
@@ -63,6 +64,7 @@ def test_flexible_beam_drawn_deformed_with_scale(window, flexible_results):
     assert np.allclose(scene.beam_points(BEAM), expected_nodes(model, res, 0, 0.0), atol=1e-12)
 
 
+@pytest.mark.slow
 def test_modal_coordinates_panel_curves_equal_results(window, qtbot, flexible_results, screenshots_dir):
     res = flexible_results
     assert window.load(str(FLEXIBLE))

@@ -42,6 +42,7 @@ def test_inertia_violating_triangle_inequality(loaded):
     _unchanged(w, before)
 
 
+@pytest.mark.slow
 def test_zero_axis_and_duplicate_name(loaded, qtbot):
     w = loaded
     w.document.select("pivot")
@@ -57,6 +58,7 @@ def test_zero_axis_and_duplicate_name(loaded, qtbot):
     _unchanged(w, before)
 
 
+@pytest.mark.slow
 def test_expression_live_validation(loaded, qtbot):
     w = loaded
     w.document.select("push")
@@ -76,12 +78,14 @@ def test_expression_live_validation(loaded, qtbot):
     assert w.properties.error("force") == ""
 
 
+@pytest.mark.slow
 def test_add_joint_without_bodies_reports(window, answers):
     window.actions["add_joint_revolute"].trigger()
     assert answers.errors and "add a body" in answers.errors[-1][1][0]
     assert window.document.undo_stack.count() == 0
 
 
+@pytest.mark.slow
 def test_bad_project_file_keeps_current_model(window, answers, tmp_path, pendulum):
     window.document.set_model(pendulum)
     bad = tmp_path / "bad.mbs.json"

@@ -13,6 +13,7 @@ from app.run_control import SettingsDialog
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_models"
 
 
+@pytest.mark.slow
 def test_plots_get_35_percent_of_the_height_on_first_launch(window, qtbot):
     window.plot_dock.show()
     window.plot_dock.raise_()
@@ -22,6 +23,7 @@ def test_plots_get_35_percent_of_the_height_on_first_launch(window, qtbot):
     assert window.plots.graphics.height() >= 0.2 * window.height()
 
 
+@pytest.mark.slow
 def test_one_solver_settings_action_opening_the_dialog(window, monkeypatch):
     simulate_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Simulate")
     texts = [a.text() for a in simulate_menu.actions()]
@@ -40,6 +42,7 @@ def test_settings_dialog_has_room_for_its_title(qtbot):
     assert dialog.width() >= title + 200
 
 
+@pytest.mark.slow
 def test_model_name_follows_save_as(window, answers, tmp_path, qtbot):
     window.editing.add_body()
     assert window.document.model.name == "untitled"
@@ -56,6 +59,7 @@ def test_model_name_follows_save_as(window, answers, tmp_path, qtbot):
     assert window.save_as() and window.document.model.name == "my crank"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sample, driven", [("fourbar.mbs.json", True), ("slider_crank.mbs.json", False)])
 def test_energy_panel_names_driver_work(window, sample, driven):
     results = solver.simulate(solver.load_model(str(SAMPLES / sample)), t_end=0.05)

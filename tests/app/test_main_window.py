@@ -1,5 +1,6 @@
 """Project files and window behaviour: title and modified mark, the unsaved-changes question,
 revert, recent files and samples menus, drag-and-drop, persistence, and ``mbs-studio FILE``."""
+import pytest
 from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QTimer, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication
@@ -15,6 +16,7 @@ def _saved(window, answers, tmp_path, pendulum, name="p.mbs.json"):
     return answers.save_path
 
 
+@pytest.mark.slow
 def test_title_tracks_file_and_modifications(window, answers, tmp_path, pendulum):
     path = _saved(window, answers, tmp_path, pendulum)
     assert window.windowTitle() == "p.mbs.json — MBS Studio"
@@ -26,6 +28,7 @@ def test_title_tracks_file_and_modifications(window, answers, tmp_path, pendulum
     assert app_settings.recent_files()[0] == path
 
 
+@pytest.mark.slow
 def test_unsaved_changes_are_asked_about(window, answers, tmp_path, pendulum):
     path = _saved(window, answers, tmp_path, pendulum)
     window.editing.add_body()
@@ -40,6 +43,7 @@ def test_unsaved_changes_are_asked_about(window, answers, tmp_path, pendulum):
     assert "body1" in window.document.model  # it was saved before the new project
 
 
+@pytest.mark.slow
 def test_revert(window, answers, tmp_path, pendulum):
     _saved(window, answers, tmp_path, pendulum)
     window.editing.delete("pivot")
@@ -48,6 +52,7 @@ def test_revert(window, answers, tmp_path, pendulum):
     assert "pivot" in window.document.model and not window.document.modified
 
 
+@pytest.mark.slow
 def test_recent_and_sample_menus(window, answers, tmp_path, pendulum):
     path = _saved(window, answers, tmp_path, pendulum)
     window.actions["new"].trigger()
@@ -62,6 +67,7 @@ def test_recent_and_sample_menus(window, answers, tmp_path, pendulum):
     assert sample_menu.actions()
 
 
+@pytest.mark.slow
 def test_drop_project_file_opens_it(window, answers, tmp_path, pendulum):
     path = _saved(window, answers, tmp_path, pendulum)
     window.actions["new"].trigger()
@@ -77,6 +83,7 @@ def test_drop_project_file_opens_it(window, answers, tmp_path, pendulum):
     assert window.document.path == path and "pivot" in window.document.model
 
 
+@pytest.mark.slow
 def test_layout_persists(qtbot, answers):
     first = MainWindow()
     first.show()
@@ -96,6 +103,7 @@ def test_layout_persists(qtbot, answers):
         second.deleteLater()
 
 
+@pytest.mark.slow
 def test_command_line_opens_file(qtbot, answers, tmp_path, pendulum):
     from app.main import main
     path = tmp_path / "cli.mbs.json"

@@ -8,6 +8,7 @@ import pytest
 import solver
 
 
+@pytest.mark.slow
 def test_modes_table_marks_the_unstable_mode(window):
     m = solver.Model(name="inverted", gravity=(0.0, -9.81, 0.0))
     m.add_body("bob", mass=2.0, inertia=(0.17, 0.001, 0.17), position=(0.0, 0.5, 0.0),

@@ -22,6 +22,7 @@ def legend_texts(plot):
     return [label.text for _, label in plot.legend.items]
 
 
+@pytest.mark.slow
 def test_nonunique_reactions_flagged_in_plot_and_tree(window, fourbar_results):
     res = fourbar_results
     assert window.load(str(FOURBAR))
@@ -42,6 +43,7 @@ def test_nonunique_reactions_flagged_in_plot_and_tree(window, fourbar_results):
     assert "not unique" in tree.item("B").toolTip(0)
 
 
+@pytest.mark.slow
 def test_unique_reactions_not_flagged(window, fourbar_results, pendulum):
     assert window.load(str(FOURBAR))
     window.simulation.set_results(fourbar_results)

@@ -75,6 +75,7 @@ def loaded(window, pendulum):
     return window
 
 
+@pytest.mark.slow
 def test_26_57_deg_about_z_in_one_edit_axis_angle(loaded, qtbot):
     w = loaded
     editor = w.properties.editor("orientation")
@@ -88,6 +89,7 @@ def test_26_57_deg_about_z_in_one_edit_axis_angle(loaded, qtbot):
     assert w.properties.editor("orientation").spins[3].si_value() == pytest.approx(THETA, rel=1e-14)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode, spin", [("Euler ZYX", 0), ("Euler XYZ", 2), ("Euler ZXZ", 0)])
 def test_26_57_deg_about_z_in_one_edit_euler(loaded, qtbot, mode, spin):
     w = loaded
@@ -96,6 +98,7 @@ def test_26_57_deg_about_z_in_one_edit_euler(loaded, qtbot, mode, spin):
     np.testing.assert_allclose(w.document.model.element("bob").orientation, EXACT, rtol=0, atol=2e-16)
 
 
+@pytest.mark.slow
 def test_angles_in_display_degrees_and_the_mode_is_remembered(loaded, qtbot):
     w = loaded
     w.document.select(SETTINGS_ITEM)
@@ -115,6 +118,7 @@ def test_angles_in_display_degrees_and_the_mode_is_remembered(loaded, qtbot):
     assert w.properties.editor("orientation").mode.currentText() == "Euler XYZ"   # remembered
 
 
+@pytest.mark.slow
 def test_zero_axis_is_refused(loaded, qtbot):
     w = loaded
     editor = w.properties.editor("orientation")

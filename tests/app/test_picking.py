@@ -6,6 +6,7 @@ from PySide6.QtCore import QPoint, Qt
 from app.viewport.scene import HIGHLIGHT
 
 
+@pytest.mark.slow
 def test_click_on_joint_glyph_selects_it(window, qtbot, pendulum):
     w = window
     w.document.set_model(pendulum)
@@ -30,6 +31,7 @@ def test_click_on_joint_glyph_selects_it(window, qtbot, pendulum):
     assert w.document.selection == ""
 
 
+@pytest.mark.slow
 def test_tree_selection_highlights(window, pendulum):
     window.document.set_model(pendulum)
     window.tree.setCurrentItem(window.tree.item("bob"))

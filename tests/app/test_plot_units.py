@@ -38,6 +38,7 @@ def test_noise_floor_function():
     np.testing.assert_array_equal(noise_floor(y, 0.0), y)
 
 
+@pytest.mark.slow
 def test_round_off_torques_of_a_planar_model_are_drawn_as_zero(window, crank_results):
     r = crank_results
     plots = _show(window, "slider_crank.mbs.json", r, "crank_pin")
@@ -57,6 +58,7 @@ def test_round_off_torques_of_a_planar_model_are_drawn_as_zero(window, crank_res
     assert np.abs(T[:, 2]).max() > 0
 
 
+@pytest.mark.slow
 def test_every_axis_has_its_unit(window, fourbar_results):
     r = fourbar_results
     plots = _show(window, "fourbar.mbs.json", r, "A", "crank_drive", "crank")
@@ -73,6 +75,7 @@ def test_every_axis_has_its_unit(window, fourbar_results):
             assert plot.getAxis("bottom").labelUnits == "s"
 
 
+@pytest.mark.slow
 def test_csv_headers_have_units(window, fourbar_results, tmp_path):
     plots = _show(window, "fourbar.mbs.json", fourbar_results, "A", "crank_drive")
     plots.export_csv(str(tmp_path / "p.csv"))
@@ -91,6 +94,7 @@ def test_csv_headers_have_units(window, fourbar_results, tmp_path):
     assert headers["drivers.csv"] == "t [s],crank_drive [N or N·m]"
 
 
+@pytest.mark.slow
 def test_cursor_read_out_follows_the_mouse(window, qtbot, fourbar_results):
     r = fourbar_results
     plots = _show(window, "fourbar.mbs.json", r, "A")

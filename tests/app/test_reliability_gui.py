@@ -53,6 +53,7 @@ def test_opening_a_bad_file_lists_its_problems_and_keeps_the_project(edited, ans
     assert doc.model.to_dict() == solver.load_model(path).to_dict()
 
 
+@pytest.mark.slow
 def test_autosave_writes_recovery_and_a_clean_save_removes_it(qtbot, window, tmp_path, monkeypatch):
     app_settings.settings().setValue("autosave_minutes", 0.001)          # 60 ms
     saver = autosave.Autosave(window.document, window)
@@ -72,6 +73,7 @@ def test_autosave_writes_recovery_and_a_clean_save_removes_it(qtbot, window, tmp
     assert not os.path.exists(saver.path) and not os.path.exists(saver.path + ".bak")
 
 
+@pytest.mark.slow
 def test_recovery_after_a_crash_is_offered_and_restores(window, answers, tmp_path):
     path = tmp_path / "pendulum.mbs.json"
     path.write_bytes(open(os.path.join(SAMPLE_DIR, "pendulum.mbs.json"), "rb").read())

@@ -47,6 +47,7 @@ def assert_pose(window, body, results, i):
     assert np.allclose(X[:3, :3], results.body_rotation(body)[i], atol=1e-9)
 
 
+@pytest.mark.slow
 def test_click_joint_glyph_plots_its_reactions(window, qtbot, monkeypatch):
     monkeypatch.setattr(dialogs, "show_run_failure", lambda parent, outcome: pytest.fail(outcome.message))
     assert window.load(str(SLIDER_CRANK))
@@ -78,6 +79,7 @@ def test_click_joint_glyph_plots_its_reactions(window, qtbot, monkeypatch):
     assert np.allclose(plots.curve_data(f"{joint} Tz")[1], Tj[:, 2], rtol=0, atol=0)
 
 
+@pytest.mark.slow
 def test_body_plots_pins_and_overlay(window, crank_results):
     r = with_results(window, SLIDER_CRANK, crank_results)
     window.tree.setCurrentItem(window.tree.item("piston"))
@@ -141,6 +143,7 @@ def test_click_in_a_plot_moves_the_animation(window, qtbot, crank_results):
     assert_pose(window, "crank", r, window.player.index)
 
 
+@pytest.mark.slow
 def test_play_loop_speed_and_frame_rate(window, qtbot, crank_results):
     r = with_results(window, SLIDER_CRANK, crank_results)
     player, bar = window.player, window.animation_bar
@@ -164,6 +167,7 @@ def test_play_loop_speed_and_frame_rate(window, qtbot, crank_results):
     assert player.index == len(r.t) - 1
 
 
+@pytest.mark.slow
 def test_trace_screenshot_and_frame_export(window, tmp_path, crank_results, monkeypatch):
     r = with_results(window, SLIDER_CRANK, crank_results)
     bar, player = window.animation_bar, window.player
@@ -179,6 +183,7 @@ def test_trace_screenshot_and_frame_export(window, tmp_path, crank_results, monk
     assert player.index == 10
 
 
+@pytest.mark.slow
 def test_plot_exports(window, tmp_path, crank_results):
     with_results(window, SLIDER_CRANK, crank_results)
     panel = window.energy
@@ -193,6 +198,7 @@ def test_plot_exports(window, tmp_path, crank_results):
     assert "step size" in (tmp_path / "d.csv").read_text(encoding="utf-8").splitlines()[0]
 
 
+@pytest.mark.slow
 def test_energy_and_diagnostics_panels(window, crank_results):
     r = with_results(window, SLIDER_CRANK, crank_results)
     e = window.energy
@@ -207,6 +213,7 @@ def test_energy_and_diagnostics_panels(window, crank_results):
     assert set(d.curve_data("partition")[1]) <= {0.0, 1.0, 2.0, 3.0}
 
 
+@pytest.mark.slow
 def test_linearize_lists_modes_and_animates_one(window, qtbot, pendulum):
     window.document.set_model(pendulum)  # hanging: f = √(m g d / I_O) / 2π
     window.actions["linearize"].trigger()

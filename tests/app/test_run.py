@@ -88,6 +88,7 @@ def test_results_path_next_to_project():
 
 # ---- background runs ------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_run_slider_crank_keeps_gui_responsive(window, qtbot, run_dialogs):
     assert window.load(str(SLIDER_CRANK))
     ticks = []
@@ -114,6 +115,7 @@ def test_run_slider_crank_keeps_gui_responsive(window, qtbot, run_dialogs):
         assert panel.curves, panel.title
 
 
+@pytest.mark.slow
 def test_stop_returns_within_02_s_with_partial_results(window, qtbot, run_dialogs):
     assert window.load(str(SLIDER_CRANK))
     progress = []
@@ -142,6 +144,7 @@ def test_stop_returns_within_02_s_with_partial_results(window, qtbot, run_dialog
           f"views show them (t = {results.t[-1]:.3f} s)")
 
 
+@pytest.mark.slow
 def test_failed_run_shows_dialog_and_keeps_results(window, qtbot, run_dialogs):
     window.document.set_model(locking_fourbar())
     outcome = run_and_wait(window, qtbot, t_end=1.0)
@@ -167,6 +170,7 @@ def test_run_refused_for_invalid_model(window, qtbot, run_dialogs, answers):
 
 # ---- results with the project; exports; settings ------------------------------------------------
 
+@pytest.mark.slow
 def test_results_saved_with_project_and_reloaded(window, qtbot, run_dialogs, tmp_path):
     assert window.load(str(SLIDER_CRANK))
     run_and_wait(window, qtbot, t_end=0.1)
@@ -188,6 +192,7 @@ def test_results_saved_with_project_and_reloaded(window, qtbot, run_dialogs, tmp
     assert window.simulation.results is None
 
 
+@pytest.mark.slow
 def test_export_results_hdf5_and_csv(window, qtbot, run_dialogs, tmp_path):
     assert window.load(str(SLIDER_CRANK))
     run_and_wait(window, qtbot, t_end=0.05)
@@ -200,6 +205,7 @@ def test_export_results_hdf5_and_csv(window, qtbot, run_dialogs, tmp_path):
     assert any(name.endswith(".csv") for name in os.listdir(run_dialogs.folder))
 
 
+@pytest.mark.slow
 def test_settings_dialog_is_one_undo_step(window, run_dialogs):
     assert window.load(str(SLIDER_CRANK))
     settings = window.document.model.settings.values

@@ -3,6 +3,7 @@ joint, the energy and diagnostics panels (slider–crank sample)."""
 from pathlib import Path
 
 import numpy as np
+import pytest
 from PySide6.QtCore import QPoint, Qt
 
 from app import dialogs
@@ -25,6 +26,7 @@ def show_dock(window, qtbot, dock, height=330):
     qtbot.wait(80)
 
 
+@pytest.mark.slow
 def test_run_screenshots(window, qtbot, monkeypatch, screenshots_dir):
     monkeypatch.setattr(dialogs, "show_run_failure", lambda parent, outcome: None)
     window.resize(1280, 860)

@@ -81,6 +81,7 @@ def loops_case(n=50):
     return model, kinematic_results(model, pivot_of)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", [chain_case, loops_case], ids=["chain-200", "loops-50"])
 def test_large_model_animates_at_30_fps(window, qtbot, case, record_property):
     model, results = case()

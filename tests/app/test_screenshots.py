@@ -33,6 +33,7 @@ def test_pendulum_renders_real_pixels(window, pendulum):
     assert np.abs(np.diff(corner, axis=0)).max() < 12
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", sample_files(), ids=lambda p: p.name)
 def test_sample_screenshot(window, path, screenshots_dir):
     assert window.load(str(path)), f"cannot open {path}"

@@ -32,6 +32,7 @@ def ran(window, qtbot, pendulum):
     return window
 
 
+@pytest.mark.slow
 def test_edit_undo_and_rerun(ran, qtbot):
     w = ran
     panels = (w.plots, w.energy, w.diagnostics)

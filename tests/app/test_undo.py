@@ -30,6 +30,7 @@ def loaded(window, pendulum):
     return window
 
 
+@pytest.mark.slow
 def test_add_each_element_type(loaded):
     w = loaded
     w.document.select("bob")
@@ -101,6 +102,7 @@ def test_property_edits_merge_per_field(loaded):
     _check_undo_redo(w, lambda: w.properties.editor("velocity").spins[2].setValue(1.5))
 
 
+@pytest.mark.slow
 def test_joint_type_change_rebuilds_form(loaded):
     w = loaded
     w.document.select("pivot")

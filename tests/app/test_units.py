@@ -30,6 +30,7 @@ def loaded(window, pendulum):
     return window
 
 
+@pytest.mark.slow
 def test_50_mm_is_0_05_m(loaded, qtbot):
     w = loaded
     _type(qtbot, w.properties.editor("position").spins[0], "50 mm")
@@ -45,6 +46,7 @@ def test_50_mm_is_0_05_m(loaded, qtbot):
     assert w.document.undo_stack.count() == 3   # the two position edits merge into one step
 
 
+@pytest.mark.slow
 def test_incompatible_unit_is_refused_naming_the_field(loaded, qtbot):
     w = loaded
     before = w.document.model.to_dict()
@@ -70,6 +72,7 @@ def _set_display(w, units, angles):
     w.properties.commit("display_angles", angles)
 
 
+@pytest.mark.slow
 def test_display_units_are_per_project_and_files_stay_si(loaded, qtbot, answers, tmp_path):
     w = loaded
     _set_display(w, "mm-t-s", "deg")
@@ -152,6 +155,7 @@ def test_every_field_unit_converts_in_every_system():
 
 @pytest.mark.parametrize("joint_type, typed, expected", [("revolute", "30 deg", math.pi / 6),
                                                           ("prismatic", "25 mm", 0.025)])
+@pytest.mark.slow
 def test_joint_limits_read_the_unit_of_the_joint_coordinate(window, qtbot, joint_type, typed, expected):
     """A limit field is declared "m or rad": the editor takes the one of the joint's coordinate."""
     m = solver.Model(name="limits")

@@ -35,6 +35,7 @@ def urdf_files(tmp_path):
     return urdf, tmp_path / "ws"
 
 
+@pytest.mark.slow
 def test_import_opens_the_robot_as_a_project(window, qtbot, answers, monkeypatch, tmp_path, urdf_files):
     urdf, workspace = urdf_files
     asked = []

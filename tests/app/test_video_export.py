@@ -10,6 +10,7 @@ import solver
 imageio_ffmpeg = pytest.importorskip("imageio_ffmpeg")
 
 
+@pytest.mark.slow
 def test_export_mp4_has_expected_frames(window, pendulum, tmp_path):
     res = solver.simulate(pendulum, t_end=0.5, output_step=0.01)
     window.document.set_model(pendulum)

@@ -121,6 +121,7 @@ def test_slider_crank_driven_closed_form():
     assert len(res.redundant_equations) == 3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("partitioning", ["lu", "qr", "svd"])
 def test_redundant_and_nonredundant_slider_crank_agree(partitioning):
     """Four revolute/prismatic joints (3 redundant equations) vs spherical + universal (none)."""
@@ -135,6 +136,7 @@ def test_redundant_and_nonredundant_slider_crank_agree(partitioning):
                        rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.slow
 def test_partitionings_agree_on_slider_crank():
     kw = dict(t_end=0.5, output_step=0.05, rtol=1e-10, atol=1e-12)
     ref = solver.simulate(slider_crank(), partitioning="qr", **kw)
@@ -143,6 +145,7 @@ def test_partitionings_agree_on_slider_crank():
         assert np.allclose(other.body_position("piston"), ref.body_position("piston"), rtol=1e-6, atol=1e-8)
 
 
+@pytest.mark.slow
 def test_bdf_and_adams_agree_and_energy_is_conserved():
     kw = dict(t_end=2.0, output_step=0.05, rtol=1e-8, atol=1e-10)
     adams = solver.simulate(slider_crank(), integrator="adams", **kw)
@@ -201,6 +204,7 @@ def stiff_pendulum(stiffness):
     return m
 
 
+@pytest.mark.slow
 def test_generalized_alpha_on_a_stiff_spring():
     """3e9 N/m (Kim & You (1997)'s case-2 stiffness scale): the implicit index-3 scheme steps over the
     unresolved ~6 kHz axial mode at h = 1 ms and follows the welded pendulum."""
@@ -214,6 +218,7 @@ def test_generalized_alpha_on_a_stiff_spring():
     assert np.abs(stiff.joint_reaction("slide", frame="joint")[0][:, 2]).max() < 1e-3
 
 
+@pytest.mark.slow
 def test_generalized_alpha_is_second_order():
     m = slider_crank()
     kw = dict(t_end=0.3, output_step=0.05)
@@ -253,6 +258,7 @@ def test_four_revolute_fourbar_matches_nonredundant_build(partitioning):
         assert np.allclose(r1.body_position(b), r2.body_position(b), atol=1e-7)
 
 
+@pytest.mark.slow
 def test_parallelogram_through_its_flattened_singular_position():
     """Kim & Yoo (1997)'s point: at the flattened (singular) position of a parallelogram four-bar LU
     partitioning stalls and says so; QR passes; hybrid switches LU→QR and back and agrees with QR."""

@@ -279,6 +279,7 @@ def test_internal_error_is_one_line_exit_3(model_file, capsys, monkeypatch):
 
 
 # ---- the installed entry point --------------------------------------------------------------------
+@pytest.mark.slow
 def test_entry_point_runs_in_a_subprocess(model_file, tmp_path):
     script = os.path.join(os.path.dirname(sys.executable), "mbs")
     command = [script] if os.path.exists(script) else [sys.executable, "-m", "solver"]

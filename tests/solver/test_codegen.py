@@ -95,16 +95,19 @@ def check_kernels(model, seed, states=4):
     return generated
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", SAMPLES, ids=[p.name.split(".")[0] for p in SAMPLES])
 def test_kernels_equal_generic_on_samples(path):
     check_kernels(solver.load_model(path), seed=len(path.name))
 
 
+@pytest.mark.slow
 def test_kernels_equal_generic_every_joint_type_and_force():
     system = check_kernels(all_features_model(), seed=7)
     assert not system.codegen_info["cache_hit"]
 
 
+@pytest.mark.slow
 def test_force_elements_not_generated_are_added_in_python():
     """A rotational spring-damper is not in the kernels: its Q is evaluated in Python and added
     (kernel check: Q equals the generic Q), and a run (with a generated bushing to ground too)
@@ -124,6 +127,7 @@ def test_force_elements_not_generated_are_added_in_python():
         assert rel_err(generated.body_position(body), generic.body_position(body)) <= TRAJECTORY_RTOL
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["slider_crank", "double_pendulum"])
 def test_trajectories_equal_generic(name):
     model = solver.load_model(next(p for p in SAMPLES if p.name.startswith(name + ".")))
@@ -177,6 +181,7 @@ def test_compiled_reduction_equals_python_partition(name, method):
         assert rel_err(compiled.lam, least_squares) <= 1e-9
 
 
+@pytest.mark.slow
 def test_cache_hit_and_parameter_change_reuse_the_library(tmp_path, monkeypatch):
     monkeypatch.setenv("MBS_CODEGEN_CACHE", str(tmp_path))
     model = solver.load_model(next(p for p in SAMPLES if p.name.startswith("pendulum.")))
@@ -198,6 +203,7 @@ def test_cache_hit_and_parameter_change_reuse_the_library(tmp_path, monkeypatch)
     assert len(list(tmp_path.glob("*.so"))) == 1
 
 
+@pytest.mark.slow
 def test_fallback_without_compiler(tmp_path, monkeypatch):
     """codegen "auto" (the default) without a compiler: the generic path, one notice; "on": an error."""
     monkeypatch.setenv("MBS_CODEGEN_CACHE", str(tmp_path))
@@ -231,6 +237,7 @@ def test_cli_codegen_flag(capsys):
     assert "codegen: compiled kernels" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_generated_tires_equal_the_python_tires_on_the_bump():
     """The car's tires and speed controller are in the kernels: Q equals the generic Q to 1e-12 at
     states with every tire loaded, the front wheels on the half-sine bump's flank, the controller

@@ -61,6 +61,7 @@ def systems(name):
     return test_codegen_relative.systems(name, MODELS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(MODELS))
 def test_open_trees_compile_to_the_articulated_library(name):
     generic, generated = systems(name)
@@ -104,12 +105,14 @@ def test_interpreted_forces_are_the_generalized_forces_of_their_wrenches():
     assert rel_err(generated.interpreted_forces(q, qd, t), full - without) < 1e-10
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(MODELS))
 def test_trajectories_and_reactions_equal_the_generic_run(name):
     """Body positions 1e-8, joint reactions 1e-6 (test_codegen_relative.compare_runs)."""
     compare_runs(MODELS[name](), 0.3, output_step=0.05, integrator="rk", rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.slow
 def test_thirty_link_chain_conserves_energy():
     """1 s of a falling 30-link chain with generated kernels: kinetic + potential energy constant to
     1e-7 of the energy that changes form (rk, rtol 1e-10)."""
@@ -120,6 +123,7 @@ def test_thirty_link_chain_conserves_energy():
     assert np.ptp(total) < 1e-7 * np.ptp(np.asarray(e["kinetic"]))
 
 
+@pytest.mark.slow
 def test_generated_code_grows_linearly_with_the_chain():
     """No expansion along the paths: every ten links add the same code (a T-based library adds
     5/3 as much from 20 to 30 links as from 10 to 20: it grows with n²)."""
@@ -127,6 +131,7 @@ def test_generated_code_grows_linearly_with_the_chain():
     assert abs((lines[2] - lines[1]) / (lines[1] - lines[0]) - 1.0) < 0.05, lines
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("integrator", ["bdf", "radau"])
 def test_implicit_integrators_keep_their_steps_on_a_long_chain(integrator):
     """Run._jacobian (forward differences scaled by max(1, |y_k|)): 0.05 s of the 50-link chain in

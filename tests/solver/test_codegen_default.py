@@ -27,6 +27,7 @@ def slider_crank():
     return solver.load_model(str(SAMPLES / "slider_crank.mbs.json"))
 
 
+@pytest.mark.slow
 def test_auto_compiles_by_default_and_equals_the_generic_path():
     model = slider_crank()
     events = []
@@ -47,6 +48,7 @@ def test_auto_compiles_by_default_and_equals_the_generic_path():
         assert np.abs(fast.joint_reaction(joint)[0] - reference).max() <= 1e-5 * np.abs(reference).max()
 
 
+@pytest.mark.slow
 def test_a_compiled_model_runs_again_without_compiling_and_keeps_its_structure():
     compiled = solver.compile_model(slider_crank())
     events = []
@@ -59,6 +61,7 @@ def test_a_compiled_model_runs_again_without_compiling_and_keeps_its_structure()
         solver.simulate(compiled, hold=["x"])
 
 
+@pytest.mark.slow
 def test_parameter_edits_reuse_the_build(auto_builds):
     model = slider_crank()
     solver.compile_model(model)
@@ -70,6 +73,7 @@ def test_parameter_edits_reuse_the_build(auto_builds):
     assert len(list(auto_builds.glob("*.so"))) == 1
 
 
+@pytest.mark.slow
 def test_cancel_stops_a_build_and_leaves_no_library(auto_builds):
     calls = []
 
@@ -89,6 +93,7 @@ def test_on_means_required():
     assert not off.generated and off.notices == ()
 
 
+@pytest.mark.slow
 def test_one_shot_analyses_accept_a_compiled_model():
     model = solver.load_model(str(SAMPLES / "pendulum.mbs.json"))
     compiled = solver.compile_model(model)
@@ -99,6 +104,7 @@ def test_one_shot_analyses_accept_a_compiled_model():
     assert eq.residual < 1e-8
 
 
+@pytest.mark.slow
 def test_cli_says_when_it_compiles(capsys):
     assert main(["run", str(SAMPLES / "pendulum.mbs.json"), "--t-end", "0.05"]) == 0
     out, err = capsys.readouterr()
@@ -109,6 +115,7 @@ def test_cli_says_when_it_compiles(capsys):
     assert "compiling" not in err and "codegen" not in out
 
 
+@pytest.mark.slow
 def test_a_failing_compiler_falls_back_with_its_message(monkeypatch, auto_builds):
     monkeypatch.setenv("CC", "false")                    # exits 1 on every unit
     compiled = solver.compile_model(slider_crank())

@@ -53,6 +53,7 @@ def random_states(generic, seed, count=3):
         yield q, rng.standard_normal(generic.nq), float(rng.uniform(0.0, 2.0))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(MODELS))
 def test_tree_map_equals_the_forward_recursion(name):
     """q_c, q̇_c = T q̇ and the generated frames() against kinematics()/frames(); Ṫq̇ against
@@ -106,11 +107,13 @@ def compare_runs(model, t_end, **kw):
     return generic, generated
 
 
+@pytest.mark.slow
 def test_slider_crank_and_four_bar_runs_equal_the_generic_path():
     compare_runs(solver.load_model(SAMPLES / "slider_crank.mbs.json"), 0.5, rtol=1e-9, atol=1e-11)
     compare_runs(solver.load_model(SAMPLES / "fourbar.mbs.json"), 0.5)
 
 
+@pytest.mark.slow
 def test_free_falling_rrc_arm_conserves_energy_and_matches_the_generic_run():
     """The issue's benchmark case (pitch joints at 0.3 rad, rtol 1e-6): energy drift ≤ 1e-4 over 5 s
     (measured ≈ 3e-8), and the first second equals the generic recursive run."""

@@ -161,6 +161,7 @@ def _random_expressions():
     return st.recursive(leaves, extend, max_leaves=8)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(pair=_random_expressions(), t=st.floats(-3, 3))
 def test_random_expressions_evaluate_and_differentiate_correctly(pair, t):
@@ -376,6 +377,7 @@ _SOUP = ["t", "1", "2.5", "1e3", "pi", "e", "+", "-", "*", "/", "^", "**", "(", 
 @given(text=st.text(st.characters(codec="utf-8"), max_size=40)
        | st.text(string.printable, max_size=40)
        | st.lists(st.sampled_from(_SOUP), max_size=25).map("".join))
+@pytest.mark.slow
 def test_arbitrary_text_parses_or_raises_expression_error(text):
     try:
         expression = parse_expression(text)

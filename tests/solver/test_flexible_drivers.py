@@ -51,6 +51,7 @@ def test_driver_rows_equal_finite_differences():
     assert np.allclose(ev.gamma[rows], -(phi[0] - 2 * phi[1] + phi[2]) / hh**2, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.slow
 def test_actuator_work_equals_the_energy_of_a_spun_up_flexible_beam():
     """A soft beam spun up about its root by a rotation driver (no gravity, no damping): the work
     ∫ τ θ̇ dt of the driver torque equals the kinetic + strain energy gained (trapezoidal rule on

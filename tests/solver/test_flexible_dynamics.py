@@ -107,6 +107,7 @@ def stiff_pendulum(flexible):
     return m
 
 
+@pytest.mark.slow
 def test_very_stiff_flexible_pendulum_matches_the_rigid_pendulum():
     """E = 2e12 Pa (10 × steel; static tip deflection / L ≈ 4e-5) with modal damping ζ = 0.3 (the
     vibration a sudden release starts decays in ~2 ms): the rod's midpoint follows the rigid

@@ -6,6 +6,7 @@ import os
 import sys
 
 import numpy as np
+import pytest
 import solver
 from solver.analysis import hybrid
 from solver.compile import compile_model
@@ -45,6 +46,7 @@ def test_energy_criterion_applies_only_to_conservative_models():
     assert not conserved(flex)
 
 
+@pytest.mark.slow
 def test_energy_criterion_switches_before_lu_gains_energy(monkeypatch):
     """Rigid singular four-bar through its second flattened passage (≈ 0.97 s): LU alone gains
     1.6e-4 of the kinetic scale there (Kim & Yoo (1997), Fig. 14); with only criterion (b) active
@@ -64,6 +66,7 @@ def test_energy_criterion_switches_before_lu_gains_energy(monkeypatch):
     assert hy.summary()["energy_drift"] < 1e-4
 
 
+@pytest.mark.slow
 def test_hybrid_costs_about_what_qr_costs_and_agrees_with_it():
     """Rigid singular four-bar, 1.2 s (both flattened passages): hybrid takes at most 15 % more
     steps than QR (measured 179 against 181; LU alone 338), switches to QR at the second passage

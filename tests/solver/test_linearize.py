@@ -215,6 +215,7 @@ def test_dominant_frequency_of_known_tones():
         dominant_frequency(t, np.ones_like(t))
 
 
+@pytest.mark.slow
 def test_fourbar_spring_sample_linear_vs_fft():
     """Bae, Yang & Seo (2003) §5.1: the four-bar with a spring (sample, geometry documented in
     tools/make_samples.py).  Linearized at θ1 = θ2 = θ3 = 0 (its static equilibrium) the frequency

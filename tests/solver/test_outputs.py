@@ -68,6 +68,7 @@ def test_bad_paths_are_refused_naming_the_choices(path, message):
         output(looping_pendulum_on_a_slider(), path)
 
 
+@pytest.mark.slow
 def test_joint_coordinate_is_the_same_in_both_formulations(run):
     m, relative = run
     cartesian = solver.simulate(m, t_end=1.5, output_step=0.01, formulation="cartesian", rtol=1e-9, atol=1e-11)

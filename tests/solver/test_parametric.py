@@ -85,6 +85,7 @@ def _close(a, b, rel=1e-6):
 
 @pytest.mark.parametrize("name, t_end", [("pendulum", 1.0), ("double_pendulum", 0.8), ("slider_crank", 0.5),
                                          ("fourbar", 1.0)])
+@pytest.mark.slow
 def test_samples_same_in_both_forms(name, t_end):
     """Trajectories, in-plane reactions and driver forces agree to 1e-6 relative (the samples are
     planar; the slider–crank and four-bar have 3 redundant equations — only their in-plane
@@ -153,6 +154,7 @@ def test_screw_joint_same_in_both_forms():
     assert np.allclose(Fa, Fb, atol=1e-6 * np.abs(Fa).max()) and np.allclose(Ta, Tb, atol=1e-6 * np.abs(Ta).max())
 
 
+@pytest.mark.slow
 def test_universal_joint_same_in_both_forms():
     """A body hanging from a universal joint (axes z then x), launched spinning about both axes."""
     m = solver.Model(name="universal", gravity=(0, -9.81, 0))
@@ -167,6 +169,7 @@ def test_universal_joint_same_in_both_forms():
     assert np.allclose(Fa, Fb, atol=1e-6 * np.abs(Fa).max()) and np.allclose(Ta, Tb, atol=1e-6 * np.abs(Ta).max())
 
 
+@pytest.mark.slow
 def test_massless_link_stays_conventional():
     """Distance links keep their conventional row in the parametric form (no α)."""
     m = solver.Model(name="link", gravity=(0, -9.81, 0))

@@ -135,6 +135,7 @@ JSONISH = st.recursive(st.none() | st.booleans() | st.integers(-10**6, 10**6) | 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(sample=st.sampled_from(SAMPLES), path=st.lists(st.integers(0, 30), min_size=1, max_size=4), value=JSONISH,
        delete=st.booleans())
+@pytest.mark.slow
 def test_fuzzed_files_raise_only_model_error(sample, path, value, delete):
     """Replace or delete a random node of a sample file: it loads or raises ModelError, nothing else."""
     d = json.load(open(os.path.join(SAMPLE_DIR, sample)))

@@ -145,6 +145,7 @@ CASES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", list(CASES))
 def test_relative_agrees_with_cartesian(case):
     """Positions ≤1e-6 relative; reactions and driver forces ≤1e-5 relative to the largest reaction

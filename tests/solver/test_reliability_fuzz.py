@@ -305,6 +305,7 @@ def _names_a_path(problem, prefixes):
 
 
 # ---- the tests ----------------------------------------------------------------------------------
+@pytest.mark.slow
 @settings(max_examples=2000, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_every_mutated_sample_is_refused_with_its_field_path(data):

@@ -118,6 +118,7 @@ def test_a_failed_run_keeps_its_file_and_an_empty_one_keeps_the_earlier_file(tmp
         solver.simulate(pushed, t_end=0.05, results_path=tmp_path / "no_such_folder" / "out.h5")
 
 
+@pytest.mark.slow
 def test_a_killed_process_leaves_a_readable_part_file(tmp_path):
     """The process dies (os._exit) mid-run: the rows flushed so far are readable, status
     'incomplete', equal to the start of a complete run; the target path never appears."""
@@ -185,6 +186,7 @@ print(json.dumps({"growth": growth, "row": row, "rows": len(res), "t_last": floa
 """
 
 
+@pytest.mark.slow
 def test_memory_of_a_streamed_1e5_output_run_is_bounded(tmp_path):
     """10⁵ output rows of a pendulum-sized model (577 bytes a row: 55 MiB of arrays) streamed
     through the recorder in a fresh process: the peak resident memory grows by the buffers only

@@ -90,6 +90,7 @@ def test_free_falling_arm_conserves_energy():
     assert res.summary()["energy_drift"] <= 1e-4
 
 
+@pytest.mark.slow
 def test_case2_spring_loop_generalized_alpha():
     """Case 2 (stiff spring, generalized-α) for 0.1 s: the relative run converges in the step
     (1 ms vs 0.5 ms ≤ 1 %) and agrees with the Cartesian run to the method's discretization error

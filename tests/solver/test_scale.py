@@ -83,6 +83,7 @@ def test_scale_samples_are_what_the_builders_make(tmp_path):
 
 @pytest.mark.parametrize("name, bodies, joints, dof, t_end", [("chain_200", 200, 200, 200, 0.001),
                                                               ("loops_50", 101, 151, 1, 0.01)])
+@pytest.mark.slow
 def test_scale_samples_validate_and_run_from_the_cli(name, bodies, joints, dof, t_end, tmp_path, capsys):
     """``mbs validate`` and a short ``mbs run --out`` (streamed to HDF5) end with exit code 0.
     Measured: 2.7 s (chain_200, 0.001 s) and 2.6 s (loops_50, 0.01 s), relative formulation; up

@@ -39,6 +39,7 @@ def test_static_equilibrium_tire_loads_carry_the_weight_with_the_axle_split(link
     assert Fz["tire_fl"] == pytest.approx(Fz["tire_fr"], rel=1e-9)
 
 
+@pytest.mark.slow
 def test_straight_driving_holds_the_speed_without_drift():
     res = solver.simulate(cae_tc("straight", t_end=0.5))
     v = res.body_velocity("chassis")
@@ -47,6 +48,7 @@ def test_straight_driving_holds_the_speed_without_drift():
     assert np.max(np.abs(v[:, 1])) < 1e-6
 
 
+@pytest.mark.slow
 def test_cornering_lateral_acceleration_is_v_squared_over_the_path_radius():
     """J-turn at 50 km/h with the rack ramped over 0.3 s: the chassis CM's acceleration normal to
     its path equals v²/R, R the radius of curvature of the recorded path (central differences of
@@ -83,6 +85,7 @@ def bump_runs():
     return runs
 
 
+@pytest.mark.slow
 def test_14_and_23_body_cars_agree_over_the_bump(bump_runs):
     (m14, r14), (m23, r23) = bump_runs[False], bump_runs[True]
     assert np.array_equal(r14.t, r23.t)
@@ -115,6 +118,7 @@ def lane_runs():
     return {False: lane_change(False), True: lane_change(True)}
 
 
+@pytest.mark.slow
 def test_14_and_23_body_cars_agree_in_a_lane_change(lane_runs):
     r14, r23 = lane_runs[False], lane_runs[True]
     assert np.array_equal(r14.t, r23.t)
@@ -134,6 +138,7 @@ def light_links_run():
     return lane_change(True, link_mass=0.1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("link, body_joint", LINKS)
 def test_massless_link_reactions_are_the_limit_of_light_links(lane_runs, light_links_run, link, body_joint):
     """The force a massless link exerts on its outer body (knuckle, axle) equals the force the link

@@ -167,6 +167,7 @@ def test_penetration_rate_is_the_time_derivative_of_the_penetration(profile, rel
     assert s.delta_dot == pytest.approx(fd, rel=rel)
 
 
+@pytest.mark.slow
 def test_dropped_wheel_settles_at_the_static_deflection():
     m = wheel_model(stiffness=2e5, damping=800.0)
     res = solver.simulate(m, t_end=1.0, output_step=0.01)
