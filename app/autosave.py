@@ -5,7 +5,7 @@ to a recovery file: ``<project>.recovery`` next to a saved project, or ``untitle
 per-user recovery folder for a project that has no file yet.  A clean save or close removes it; a
 recovery file still there when a project is opened (and newer than the project file) means the
 application did not close cleanly, and the user is offered to restore it (``dialogs.confirm``).
-The recovery file is written like a project (:mod:`solver.io.files`: never through a link); only a
+The recovery file is written like a project (``solver.save_project``: atomic, never through a link); only a
 regular file at the recovery path is offered or removed (a planted link or folder is left alone).
 """
 from __future__ import annotations
