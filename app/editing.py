@@ -36,7 +36,7 @@ class Editing(QObject):
         return self._add(lambda m, s: factory.new_joint(m, joint_type, s), f"Add {joint_type} joint")
 
     def add_force(self, kind: str) -> str:
-        return self._add(lambda m, s: factory.new_force(m, kind, s), f"Add {factory.FORCE_LABELS[kind].lower()}")
+        return self._add(lambda m, s: factory.new_force(m, kind, s), f"Add {solver.FORCE_CLASSES[kind].LABEL.lower()}")
 
     def add_driver(self) -> str:
         return self._add(lambda m, s: factory.new_driver(m, s), "Add driver")

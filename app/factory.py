@@ -17,10 +17,6 @@ PALETTE = ((0.30, 0.55, 0.85), (0.90, 0.50, 0.20), (0.35, 0.70, 0.35), (0.80, 0.
 
 BODY_DENSITY = 7850.0  # kg/m³ (steel), used for new bodies' mass and inertia
 
-FORCE_LABELS = {"spring_damper": "Spring-damper", "rotational_spring_damper": "Rotational spring-damper",
-                "bushing": "Bushing", "force": "Force", "torque": "Torque", "road": "Road", "tire": "Tire",
-                "speed_control": "Speed controller"}
-
 _NAME_PREFIX = {"spring_damper": "spring", "rotational_spring_damper": "rspring"}
 
 
@@ -65,7 +61,7 @@ def new_force(model: solver.Model, kind: str, selected: str = ""):
         return cls(name=name, joint=joint, stiffness=10.0)
     if kind == "road":
         return cls(name=name)                                 # flat, at z = 0
-    body = _pick_body(model, selected, f"a {FORCE_LABELS[kind].lower()}")
+    body = _pick_body(model, selected, f"a {cls.LABEL.lower()}")
     if kind == "tire":
         roads = [f.name for f in model.forces.values() if f.KIND == "road"]
         if not roads:
@@ -81,9 +77,9 @@ def new_force(model: solver.Model, kind: str, selected: str = ""):
         return cls(name=name, chassis=body, left_wheel=wheels[0], right_wheel=wheels[1],
                    left_carrier=body, right_carrier=body)
     p = list(model.bodies[body].position)
-    if kind == "spring_damper":
-        return cls(name=name, body_i=solver.GROUND, body_j=body, point_i=[p[0], p[1] + 0.5, p[2]],
-                   point_j=p, stiffness=100.0)
+    if cls.GLYPH == "spring":                     # two points: from 0.5 m above the body to its CM
+        line = dict(name=name, body_i=solver.GROUND, body_j=body, point_i=[p[0], p[1] + 0.5, p[2]], point_j=p)
+        return cls(**line, stiffness=100.0) if kind == "spring_damper" else cls(**line)
     if kind == "bushing":
         return cls(name=name, body_i=solver.GROUND, body_j=body, origin=p,
                    stiffness=[1e4] * 3 + [1e2] * 3)

@@ -11,7 +11,6 @@ from PySide6.QtWidgets import QMenu, QMessageBox, QStyle, QToolButton
 import solver
 
 from . import app_settings, dialogs, study_dialog
-from .factory import FORCE_LABELS
 from .log_panel import LOGGER
 from .resources import icon, joint_icon_name, sample_files
 from .tree import MODEL_ITEM
@@ -91,9 +90,9 @@ def build(window) -> dict[str, QAction]:
         joints.addAction(act(f"add_joint_{t}", t.replace("_", "-"), partial(edit.add_joint, t),
                              icon_name=joint_icon_name(t)))
     forces = m.addMenu(icon("spring_damper"), "Add &Force Element")
-    for kind in FORCE_LABELS:  # the kinds the GUI can create (factory.new_force)
-        forces.addAction(act(f"add_force_{kind}", FORCE_LABELS[kind], partial(edit.add_force, kind),
-                             icon_name=kind))
+    for kind, cls in solver.FORCE_CLASSES.items():  # every force kind (factory.new_force places it)
+        forces.addAction(act(f"add_force_{kind}", cls.LABEL, partial(edit.add_force, kind),
+                             icon_name=cls.ICON or kind))
     m.addAction(act("add_driver", "Add &Driver", lambda: edit.add_driver(), icon_name="driver"))
     m.addAction(act("add_marker", "Add &Marker", lambda: edit.add_marker(), icon_name="marker"))
     m.addSeparator()

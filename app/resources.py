@@ -29,7 +29,7 @@ def element_icon(element) -> QIcon:
     """Icon for a model element by its kind (and joint type)."""
     if element.KIND == "joint":
         return icon(joint_icon_name(element.type))
-    return icon(element.KIND)
+    return icon(element.ICON or element.KIND)
 
 
 def style_sheet() -> str:

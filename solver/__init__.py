@@ -45,6 +45,7 @@ from . import study  # noqa: E402  (solver.study: parameter studies on Dask, doc
 
 __all__ += ["study"]
 from . import vehicle  # noqa: E402  (solver.vehicle: road, tire, speed control, the CAE-TC car; docs/vehicle.md)
+from .vehicle import evaluators as _vehicle_evaluators  # noqa: E402,F401  (registers the vehicle force kinds)
 from .model.elements import Road, Tire, SpeedControl  # noqa: E402
 
 __all__ += ["vehicle", "Road", "Tire", "SpeedControl"]

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import vehicle
 from .constraints.joints import joint_frame
+from .errors import ModelError
 from .expressions import time_function
 from .math.rotations import cross, tmatvec
 from .model.model import GROUND
@@ -108,14 +108,15 @@ class SpringDamperForce:
 
     stacked = True
 
-    def __init__(self, e, index, init):
+    def __init__(self, e, index, init, stiffness=0.0, damping=0.0, free_length=None, preload=0.0):
+        """Between ``e``'s point_i on body_i and point_j on body_j, with tension ``e.force`` (t) and
+        the given spring constants (a spring-damper passes its own; a linear actuator none)."""
         self.name = e.name
         self.bi, self.si = _local(index, e.body_i, init, e.point_i)
         self.bj, self.sj = _local(index, e.body_j, init, e.point_j)
-        self.k, self.c, self.preload = e.stiffness, e.damping, e.preload
+        self.k, self.c, self.preload = stiffness, damping, preload
         self.f = time_function(e.force)
-        l0 = e.free_length
-        self.l0 = float(np.linalg.norm(np.subtract(e.point_j, e.point_i))) if l0 is None else l0
+        self.l0 = float(np.linalg.norm(np.subtract(e.point_j, e.point_i))) if free_length is None else free_length
 
     def _geometry(self, frames):
         ri, Ai, vi, wi = frames.get(self.bi)
@@ -138,6 +139,10 @@ class SpringDamperForce:
     def potential(self, frames):
         x = self._geometry(frames)[3] - self.l0
         return 0.5 * self.k * x * x + self.preload * x
+
+    def conserves_energy(self):
+        """Its work is in the potential: no damping and no actuator force."""
+        return self.c == 0.0 and getattr(self.f, "is_constant", False) and self.f.value(0.0) == 0.0
 
 
 class RotationalSpringDamperForce:
@@ -172,6 +177,9 @@ class RotationalSpringDamperForce:
     def potential(self, frames):
         x = self.angle(frames)[0] - self.theta0
         return 0.5 * self.k * x * x + self.preload * (x + self.theta0)
+
+    def conserves_energy(self):
+        return self.c == 0.0
 
 
 class BushingForce:
@@ -217,6 +225,9 @@ class BushingForce:
         _, _, _, delta, _, theta, _ = self._relative(frames)
         return 0.5 * (delta ** 2 @ self.K[:3] + theta ** 2 @ self.K[3:])
 
+    def conserves_energy(self):
+        return not np.any(self.D)
+
 
 class AppliedLoad:
     """Force (at a body point) or torque on a body, global components as functions of t.
@@ -243,22 +254,61 @@ class AppliedLoad:
     def potential(self, frames):
         return 0.0
 
+    def conserves_energy(self):
+        """Loads given as functions of t do work that is not in V."""
+        return False
+
+
+EVALUATORS = {}    # force element kind → builder(element, model, index, init) → [evaluator, …]
+
+
+def evaluator(kind):
+    """Register the decorated builder as the evaluator of force elements of ``kind`` (a key of
+    ``solver.FORCE_CLASSES``).  An evaluator has ``apply(t, frames, out)``, ``potential(frames)``
+    and ``conserves_energy()`` (its work is all in the potential: hybrid partitioning's energy test);
+    the code generator knows the evaluator classes it generates (solver/codegen/derive.py) and leaves
+    the others to Python."""
+    def register(build):
+        EVALUATORS[kind] = build
+        return build
+    return register
+
+
+@evaluator("spring_damper")
+def _spring_damper(e, model, index, init):
+    return [SpringDamperForce(e, index, init, e.stiffness, e.damping, e.free_length, e.preload)]
+
+
+@evaluator("linear_actuator")
+def _linear_actuator(e, model, index, init):
+    return [SpringDamperForce(e, index, init)]
+
+
+@evaluator("rotational_spring_damper")
+def _rotational_spring_damper(e, model, index, init):
+    return [RotationalSpringDamperForce(e, model.joints[e.joint], index, init)]
+
+
+@evaluator("bushing")
+def _bushing(e, model, index, init):
+    return [BushingForce(e, index, init)]
+
+
+@evaluator("force")
+@evaluator("torque")
+def _applied_load(e, model, index, init):
+    return [AppliedLoad(e, index, init)]
+
 
 def compile_forces(model, index, init):
-    """Force evaluators for all force elements of the model.
+    """Force evaluators for all force elements of the model (:data:`EVALUATORS`).
 
     index: body name → body index (or, a flexible body, a function of a point adding an attachment
     frame, see ``_local``); init: body index → (r0, A0) initial CM position and rotation."""
     out = []
     for e in model.forces.values():
-        if e.KIND == "spring_damper":
-            out.append(SpringDamperForce(e, index, init))
-        elif e.KIND == "rotational_spring_damper":
-            out.append(RotationalSpringDamperForce(e, model.joints[e.joint], index, init))
-        elif e.KIND == "bushing":
-            out.append(BushingForce(e, index, init))
-        elif e.KIND in vehicle.KINDS:
-            out += vehicle.compile_vehicle_element(e, model, index, init)
-        else:
-            out.append(AppliedLoad(e, index, init))
+        build = EVALUATORS.get(e.KIND)
+        if build is None:
+            raise ModelError(f"forces '{e.name}'.type: no evaluator is registered for {e.KIND!r}")
+        out += build(e, model, index, init)
     return out

@@ -320,29 +320,31 @@ class Scene:
         self.beams[name] = _Beam(item, nodes, points, data)
 
     def _add_force(self, model, force, g):
-        kind = force.KIND
-        if kind == "spring_damper":
+        """The force element's glyph (its class's GLYPH): a coil between two points, a spiral about
+        a joint axis, a wire sphere, an arrow or a curved arrow; None draws nothing."""
+        glyph = force.GLYPH
+        if glyph == "spring":
             item = self._add(force.name, shapes.helix(force.point_i, force.point_j, 0.6 * g, 8, 0.1 * g),
                              force.body_j, SPRING_COLOR)
             item.body = None  # springs are rebuilt from their ends instead of moved
             self.springs.append(_Spring(item, force.body_i, force.body_j,
                                         self._local(force.body_i, force.point_i),
                                         self._local(force.body_j, force.point_j), 0.6 * g, 0.1 * g))
-        elif kind == "rotational_spring_damper":
+        elif glyph == "spiral":
             joint = model.joints[force.joint]
             self._add(force.name, shapes.spiral(joint.origin, joint.axis, 1.8 * g, 3, 0.1 * g),
                       _carrier(joint.body_i, joint.body_j), SPRING_COLOR)
-        elif kind == "bushing":
+        elif glyph == "bushing":
             item = self._add(force.name, shapes.body_shape({"shape": "sphere", "radius": 0.9 * g},
                                                            pose(force.origin, np.eye(3)), g),
                              _carrier(force.body_i, force.body_j), SPRING_COLOR)
             item.actor.GetProperty().SetRepresentationToWireframe()
-        elif kind == "force":
+        elif glyph == "arrow":
             body = model.bodies[force.body]
             at = body.position if force.point is None else force.point
             self._add(force.name, shapes.arrow(at, _direction(force.force), 5.0 * g, 0.25 * g), force.body,
                       FORCE_COLOR)
-        elif kind == "torque":
+        elif glyph == "torque":
             body = model.bodies[force.body]
             self._add(force.name, shapes.torque_glyph(np.asarray(body.position), _direction(force.torque), g),
                       force.body, FORCE_COLOR)

@@ -37,7 +37,6 @@ from collections import deque
 
 import numpy as np
 
-from ..forces import BushingForce, RotationalSpringDamperForce, SpringDamperForce
 from ..partitioning.partition import Partition, independent_rows
 
 WINDOW = 10            # steps in the step-size medians of criterion (c)
@@ -57,19 +56,8 @@ def energy_conserved(system) -> bool:
     """True when the model's total mechanical energy should stay constant (module docstring)."""
     if getattr(system, "driver_names", None):
         return False
-    for f in getattr(system, "force_elements", ()):
-        if isinstance(f, SpringDamperForce):
-            force = f.f
-            if f.c != 0.0 or not (getattr(force, "is_constant", False) and force.value(0.0) == 0.0):
-                return False
-        elif isinstance(f, RotationalSpringDamperForce):
-            if f.c != 0.0:
-                return False
-        elif isinstance(f, BushingForce):
-            if np.any(f.D):
-                return False
-        else:
-            return False
+    if not all(f.conserves_energy() for f in getattr(system, "force_elements", ())):
+        return False
     return not any(np.any(fb.body.C_aa) for fb in getattr(system, "flex", ()))
 
 

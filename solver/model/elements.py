@@ -38,10 +38,12 @@ DRIVER_COORDINATES = ("default", "rotation", "translation", "x", "y")
 
 
 class Element:
-    """Base class: holds field values in ``self.values``; ``FIELDS`` declares them."""
+    """Base class: holds field values in ``self.values``; ``FIELDS`` declares them.  ``ICON``: the
+    GUI's icon (resources/icons/<ICON>.svg; None: the one named by KIND)."""
     FIELDS: tuple[Field, ...] = ()
     KIND = "element"
     COLLECTION = ""
+    ICON: str | None = None
 
     def __init__(self, **values):
         problems = []
@@ -215,16 +217,14 @@ class Joint(Element):
         return JOINT_COORDINATES[self.type]
 
 
-FORCE_TYPES = ("spring_damper", "rotational_spring_damper", "bushing", "force", "torque", "road", "tire",
-               "speed_control")
-
-
 class SpringDamper(Element):
     """Translational spring–damper–actuator between point_i (on body_i) and point_j (on body_j).
 
     Tension (pulling the points together) T = k (l − l0) + c l̇ + preload + force(t)."""
     KIND = "spring_damper"
     COLLECTION = "forces"
+    LABEL = "Spring-damper"
+    GLYPH = "spring"
     FIELDS = (
         NAME,
         Field("body_i", "body"), Field("body_j", "body"),
@@ -243,11 +243,35 @@ class SpringDamper(Element):
             raise ModelError(f"spring_damper '{self.name}'.body_j: must differ from body_i")
 
 
+class LinearActuator(Element):
+    """Linear actuator between point_i (on body_i) and point_j (on body_j): a tension along the line
+    between the points given as a function of t — an expression or a force table
+    (``{"t": [...], "values": [...]}``, a cubic spline) — pulling the points together when positive."""
+    KIND = "linear_actuator"
+    COLLECTION = "forces"
+    LABEL = "Linear actuator"
+    GLYPH = "spring"
+    ICON = "spring_damper"
+    FIELDS = (
+        NAME,
+        Field("body_i", "body"), Field("body_j", "body"),
+        Field("point_i", "vec3", "m", default=(0.0, 0.0, 0.0), doc="attachment on body_i, global"),
+        Field("point_j", "vec3", "m", default=(0.0, 0.0, 0.0), doc="attachment on body_j, global"),
+        Field("force", "function", "N", default=0.0, doc="tension as a function of t (expression or table)"),
+    )
+
+    def check(self):
+        if self.body_i == self.body_j:
+            raise ModelError(f"linear_actuator '{self.name}'.body_j: must differ from body_i")
+
+
 class RotationalSpringDamper(Element):
     """Torsional spring–damper on a joint's rotation coordinate θ:
     torque on body_j about the joint axis τ = −k (θ − θ0) − c θ̇ − preload."""
     KIND = "rotational_spring_damper"
     COLLECTION = "forces"
+    LABEL = "Rotational spring-damper"
+    GLYPH = "spiral"
     FIELDS = (
         NAME,
         Field("joint", "joint", doc="revolute, cylindrical or screw joint"),
@@ -263,6 +287,8 @@ class Bushing(Element):
     bodies: force = −K_t δ − C_t δ̇ and torque = −K_r θ − C_r θ̇ on body_j (small relative rotation θ)."""
     KIND = "bushing"
     COLLECTION = "forces"
+    LABEL = "Bushing"
+    GLYPH = "bushing"
     FIELDS = (
         NAME,
         Field("body_i", "body"), Field("body_j", "body"),
@@ -281,6 +307,8 @@ class AppliedForce(Element):
     components along global axes, each a number or an expression of t."""
     KIND = "force"
     COLLECTION = "forces"
+    LABEL = "Force"
+    GLYPH = "arrow"
     FIELDS = (
         NAME,
         Field("body", "body"),
@@ -294,6 +322,8 @@ class AppliedTorque(Element):
     On a flexible body it acts at the FE node nearest ``point`` (None: the beam's midpoint)."""
     KIND = "torque"
     COLLECTION = "forces"
+    LABEL = "Torque"
+    GLYPH = "torque"
     FIELDS = (
         NAME,
         Field("body", "body"),
@@ -308,6 +338,8 @@ class Road(Element):
     constant across y (:mod:`solver.vehicle.road`).  Applies no load; tires name it in ``road``."""
     KIND = "road"
     COLLECTION = "forces"
+    LABEL = "Road"
+    GLYPH = None
     FIELDS = (
         NAME,
         Field("height", "float", "m", default=0.0, doc="height z of the flat road"),
@@ -329,6 +361,8 @@ class Tire(Element):
     (:mod:`solver.vehicle.tire`; defaults: a passenger-car tire, docs/vehicle.md)."""
     KIND = "tire"
     COLLECTION = "forces"
+    LABEL = "Tire"
+    GLYPH = None
     FIELDS = (
         NAME,
         Field("body", "body", doc="wheel body (its CM is the wheel centre)"),
@@ -366,6 +400,8 @@ class SpeedControl(Element):
     (:mod:`solver.vehicle.speed_control`)."""
     KIND = "speed_control"
     COLLECTION = "forces"
+    LABEL = "Speed controller"
+    GLYPH = None
     FIELDS = (
         NAME,
         Field("chassis", "body", doc="body whose forward speed is controlled"),
@@ -513,7 +549,11 @@ class Settings(Element):
         return d
 
 
-FORCE_CLASSES = {c.KIND: c for c in (SpringDamper, RotationalSpringDamper, Bushing, AppliedForce, AppliedTorque,
-                                       Road, Tire, SpeedControl)}
+# The force element kinds (the file's "type"): each class holds its fields (file schema, validation, the
+# GUI's editor), LABEL (menus) and GLYPH (how the viewport draws it: spring, spiral, bushing, arrow,
+# torque, or None); solver.forces.EVALUATORS holds how each is evaluated.
+FORCE_CLASSES = {c.KIND: c for c in (SpringDamper, LinearActuator, RotationalSpringDamper, Bushing, AppliedForce,
+                                       AppliedTorque, Road, Tire, SpeedControl)}
+FORCE_TYPES = tuple(FORCE_CLASSES)
 ELEMENT_CLASSES = {"bodies": Body, "flexible_bodies": FlexibleBody, "markers": Marker, "joints": Joint,
                    "drivers": Driver}

@@ -65,6 +65,10 @@ class SpeedControlForce:
     def potential(self, frames):
         return 0.0
 
+    def conserves_energy(self):
+        """A drive torque does work."""
+        return False
+
 
 class _DrivenWheel:
     """A wheel and its carrier: the wheel's spin angle θ ∈ (−π, π] relative to the carrier about

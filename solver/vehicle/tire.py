@@ -160,3 +160,7 @@ class TireForce:
         delta = self.state(frames).delta
         return 0.5 * self.p.stiffness * delta * delta if delta > 0.0 else 0.0
 
+    def conserves_energy(self):
+        """Rolling contact with slip does work that is not in V."""
+        return False
+
