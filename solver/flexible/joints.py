@@ -18,6 +18,10 @@ the joint coordinate of ``joints.COORDINATES`` measured between the node frames 
 θ = atan2(y_iᵀx_j, x_iᵀx_j), translation z_iᵀd, …), ν = ḟ and γ = −θ_quad + f̈ (a rheonomic
 constraint as for rigid bodies, :mod:`solver.formulations.cartesian`).  Screw joints are not
 offered on flexible bodies (ModelError at compile time).
+
+The runs evaluate all joints at once (:mod:`solver.flexible.batch`, built from this class's node
+slots); ``evaluate`` and ``drive`` here are the per-joint reference it is tested against, and the
+reactions use ``origin_j`` / ``frame_i``.
 """
 from __future__ import annotations
 

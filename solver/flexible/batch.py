@@ -1,0 +1,78 @@
+"""Batched Φ, Φ_q, ν, γ of every joint and driver of a Cartesian system with flexible bodies.
+
+The batched evaluator of :mod:`solver.constraints.batch` (equations read from ``joints.EQUATIONS``)
+with the slots of joints on flexible bodies moving with their node, as in
+:mod:`solver.flexible.joints` (Kim & Yoo (1997) §2): the body-frame vector of a slot is linear in
+the body's modal coordinates, ℓ_s(a) = ℓ₀_s + D_s a (D_s = Φ_node for a point, −c̃' Ψ_node for a
+direction c'; D_s = 0 on rigid bodies).  B is linear in both arguments (Haug eq. 6.3.9), so with
+Bk_s(a) = B(e_k, ℓ₀_s) + Σ_m a_m B(e_k, D_s e_m) every term of the rigid evaluator keeps its form,
+and A D_s = ½ Σ_k p_k B(e_k, D_s) p adds the modal columns:
+
+    v_s = A ℓ_s (+ r),          ∂v_s/∂[r, p, a] = [I, B(p, ℓ_s), A D_s],
+    v̇_s = B(p, ℓ_s) ṗ + A D_s ȧ (+ ṙ),     quad_s = B(ṗ, ℓ_s) ṗ + 2 B(p, D_s ȧ) ṗ.
+
+Equal to the per-joint evaluator (:class:`solver.flexible.joints.FlexibleJoint`) to round-off
+(tests/solver/test_flexible_batch.py).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..constraints.batch import BatchConstraints, b_tensor
+
+
+class FlexibleBatch(BatchConstraints):
+    """All joints (rigid or on flexible bodies) and drivers of a system with flexible bodies."""
+
+    def __init__(self, joints, drivers, nblocks, m, nq, flexible):
+        """joints, drivers: as for :class:`BatchConstraints` (nblocks bodies with [r, p] columns);
+        nq all coordinates (modal ones after the 7·nblocks body columns); flexible: {joint index:
+        FlexibleJoint} of the joints with a side on a flexible body."""
+        super().__init__(joints, drivers, nblocks, m)
+        ns = len(self.slot_keys)
+        k = max([len(ac) for fj in flexible.values() for _, ac, _ in fj.sides] + [0])
+        D = np.zeros((ns, 3, k))
+        acols = np.full((ns, k), nq)                 # nq: the zero appended to q, q̇
+        for s, key in enumerate(self.slot_keys):
+            if key is None or key[0] not in flexible:
+                continue
+            fj = flexible[key[0]]
+            side, local, Ds, _ = fj.slots[key[1]]
+            self.slot_local[s] = local
+            ac = fj.sides[side][1]
+            if Ds is not None:
+                D[s, :, :len(ac)] = Ds
+                acols[s, :len(ac)] = ac
+        self.Bk = b_tensor(self.slot_local)
+        self.BkD = b_tensor(np.moveaxis(D, 2, 1).reshape(-1, 3)).reshape(ns, k, 4, 3, 4).transpose(0, 2, 1, 3, 4)
+        self.slot_acols = acols
+        self.nq = nq
+        self.t_acols = acols[self.t_slot]
+        self.t_modal = self.t_acols < nq              # gradient terms with a modal column
+        a_index = np.broadcast_to(self.t_scalar[:, None], self.t_acols.shape)[self.t_modal] * nq + self.t_acols[self.t_modal]
+        self.t_index = np.concatenate(self._gradient_index() + [a_index])
+
+    def _modal(self, x):
+        """Modal coordinates (or rates) of each slot's body, zero-padded (ns, k)."""
+        return np.append(x[:self.nq], 0.0)[self.slot_acols]
+
+    def _slot_b_tensor(self, q):
+        return self.Bk + np.einsum("sm,skmij->skij", self._modal(q), self.BkD)
+
+    def _slot_positions(self, q):
+        kin = super()._slot_positions(q)
+        P = kin["P"]
+        kin["AD"] = 0.5 * np.einsum("sk,skmij,sj->sim", P, self.BkD, P)          # A D_s (ns, 3, k)
+        return kin
+
+    def _gradient_weights(self, kin, c, gp):
+        ga = np.einsum("ti,tim->tm", c, kin["AD"][self.t_slot])
+        return super()._gradient_weights(kin, c, gp) + [ga[self.t_modal]]
+
+    def _slot_rates(self, kin, qd):
+        PD, vd = super()._slot_rates(kin, qd)
+        return PD, vd + np.einsum("sim,sm->si", kin["AD"], self._modal(qd))
+
+    def _slot_quads(self, kin, qd, PD):
+        BkDa = np.einsum("sm,skmij->skij", self._modal(qd), self.BkD)             # B(e_k, D_s ȧ)
+        return super()._slot_quads(kin, qd, PD) + 2.0 * np.einsum("sk,skij,sj->si", kin["P"], BkDa, PD)
