@@ -44,7 +44,9 @@ class FlexibleBatch(BatchConstraints):
                 D[s, :, :len(ac)] = Ds
                 acols[s, :len(ac)] = ac
         self.Bk = b_tensor(self.slot_local)
-        self.BkD = b_tensor(np.moveaxis(D, 2, 1).reshape(-1, 3)).reshape(ns, k, 4, 3, 4).transpose(0, 2, 1, 3, 4)
+        BkD = b_tensor(np.moveaxis(D, 2, 1).reshape(-1, 3)).reshape(ns, k, 4, 3, 4)     # B(e_k, D_s e_m)
+        self.BkD_a = BkD.reshape(ns, k, 48)                               # contracted with a: Σ_m a_m (…)
+        self.BkD_p = BkD.transpose(0, 2, 1, 3, 4).reshape(ns, 4, 12 * k)  # contracted with p: Σ_k p_k (…)
         self.slot_acols = acols
         self.nq = nq
         self.t_acols = acols[self.t_slot]
@@ -57,22 +59,26 @@ class FlexibleBatch(BatchConstraints):
         return np.append(x[:self.nq], 0.0)[self.slot_acols]
 
     def _slot_b_tensor(self, q):
-        return self.Bk + np.einsum("sm,skmij->skij", self._modal(q), self.BkD)
+        ns = len(self.BkD_a)
+        return self.Bk + (self._modal(q)[:, None, :] @ self.BkD_a).reshape(ns, 4, 3, 4)
 
     def _slot_positions(self, q):
         kin = super()._slot_positions(q)
         P = kin["P"]
-        kin["AD"] = 0.5 * np.einsum("sk,skmij,sj->sim", P, self.BkD, P)          # A D_s (ns, 3, k)
+        ns, k = len(P), self.BkD_a.shape[1]
+        BD = (P[:, None, :] @ self.BkD_p).reshape(ns, k, 3, 4)                 # B(p, D_s e_m)
+        kin["BD"] = BD
+        kin["AD"] = 0.5 * (BD @ P[:, None, :, None])[..., 0]                   # (A D_s e_m), (ns, k, 3)
         return kin
 
     def _gradient_weights(self, kin, c, gp):
-        ga = np.einsum("ti,tim->tm", c, kin["AD"][self.t_slot])
+        ga = (kin["AD"][self.t_slot] @ c[:, :, None])[..., 0]                  # cᵀ A D_s (nt, k)
         return super()._gradient_weights(kin, c, gp) + [ga[self.t_modal]]
 
     def _slot_rates(self, kin, qd):
         PD, vd = super()._slot_rates(kin, qd)
-        return PD, vd + np.einsum("sim,sm->si", kin["AD"], self._modal(qd))
+        return PD, vd + (self._modal(qd)[:, None, :] @ kin["AD"])[:, 0, :]
 
     def _slot_quads(self, kin, qd, PD):
-        BkDa = np.einsum("sm,skmij->skij", self._modal(qd), self.BkD)             # B(e_k, D_s ȧ)
-        return super()._slot_quads(kin, qd, PD) + 2.0 * np.einsum("sk,skij,sj->si", kin["P"], BkDa, PD)
+        BDpd = (kin["BD"] @ PD[:, None, :, None])[..., 0]                      # B(p, D_s e_m) ṗ (ns, k, 3)
+        return super()._slot_quads(kin, qd, PD) + 2.0 * (self._modal(qd)[:, None, :] @ BDpd)[:, 0, :]

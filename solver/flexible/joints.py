@@ -79,12 +79,11 @@ class FlexibleJoint:
 
     def origin_j(self, q):
         """Global position of the joint point on body_j (deformed), where reactions act."""
-        return self._vectors(q, None, 0)["Pj"].val
+        return self._value("Pj", q)
 
     def frame_i(self, q):
         """Global joint-frame axes (columns) on body_i, turned with the node."""
-        v = self._vectors(q, None, 0)
-        return np.column_stack([v["xi"].val, v["yi"].val, v["zi"].val])
+        return np.column_stack([self._value(name, q) for name in ("xi", "yi", "zi")])
 
     # ---- helpers --------------------------------------------------------------------------------
     def _scalar(self, spec, v):
@@ -99,6 +98,20 @@ class FlexibleJoint:
         self.angle = theta.val
         return theta
 
+    def _local(self, name, q):
+        """Body-frame vector ℓ(a) = ℓ₀ + D a of a slot (ℓ₀ on ground and rigid sides)."""
+        side, l0, D, _ = self.slots[name]
+        return l0 if D is None else l0 + D @ q[self.sides[side][1]]
+
+    def _value(self, name, q):
+        """Global value A ℓ(a) (+ r for points) of a slot, without derivatives."""
+        side, _, _, point = self.slots[name]
+        o = self.sides[side][0]
+        ell = self._local(name, q)
+        if o is None:
+            return ell.copy()
+        return rotation_matrix(q[o + 3:o + 7]) @ ell + (q[o:o + 3] if point else 0.0)
+
     def _vectors(self, q, qd, level):
         level = level if qd is not None else 0
         nloc = sum(self.width)
@@ -108,7 +121,7 @@ class FlexibleJoint:
                 states.append(None)
                 continue
             p = q[o + 3:o + 7]
-            st = {"c": start, "r": q[o:o + 3], "p": p, "A": rotation_matrix(p), "a": q[ac]}
+            st = {"c": start, "r": q[o:o + 3], "p": p, "A": rotation_matrix(p)}
             if level >= 1:
                 st.update(rd=qd[o:o + 3], pd=qd[o + 3:o + 7], ad=qd[ac])
             states.append(st)
@@ -121,7 +134,7 @@ class FlexibleJoint:
                               np.zeros(3) if level >= 2 else None)
                 continue
             c = st["c"]
-            ell = l0 if D is None else l0 + D @ st["a"]
+            ell = self._local(name, q)
             val = st["A"] @ ell + (st["r"] if point else 0.0)
             if point:
                 J[:, c:c + 3] = np.eye(3)
