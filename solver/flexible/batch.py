@@ -32,7 +32,7 @@ class FlexibleBatch(BatchConstraints):
         ns = len(self.slot_keys)
         k = max([len(ac) for fj in flexible.values() for _, ac, _ in fj.sides] + [0])
         D = np.zeros((ns, 3, k))
-        acols = np.full((ns, k), nq)                 # nq: the zero appended to q, q̇
+        acols = np.full((ns, k), nq)                 # nq: a zero of the extended q, q̇ (padding)
         for s, key in enumerate(self.slot_keys):
             if key is None or key[0] not in flexible:
                 continue
@@ -47,38 +47,28 @@ class FlexibleBatch(BatchConstraints):
         BkD = b_tensor(np.moveaxis(D, 2, 1).reshape(-1, 3)).reshape(ns, k, 4, 3, 4)     # B(e_k, D_s e_m)
         self.BkD_a = BkD.reshape(ns, k, 48)                               # contracted with a: Σ_m a_m (…)
         self.BkD_p = BkD.transpose(0, 2, 1, 3, 4).reshape(ns, 4, 12 * k)  # contracted with p: Σ_k p_k (…)
-        self.slot_acols = acols
         self.nq = nq
-        self.t_acols = acols[self.t_slot]
-        self.t_modal = self.t_acols < nq              # gradient terms with a modal column
-        a_index = np.broadcast_to(self.t_scalar[:, None], self.t_acols.shape)[self.t_modal] * nq + self.t_acols[self.t_modal]
-        self.t_index = np.concatenate(self._gradient_index() + [a_index])
+        self._index(np.concatenate([self._slot_columns(), acols], axis=1))
 
-    def _modal(self, x):
-        """Modal coordinates (or rates) of each slot's body, zero-padded (ns, k)."""
-        return np.append(x[:self.nq], 0.0)[self.slot_acols]
-
-    def _slot_b_tensor(self, q):
+    def _slot_b_tensor(self, qe):
         ns = len(self.BkD_a)
-        return self.Bk + (self._modal(q)[:, None, :] @ self.BkD_a).reshape(ns, 4, 3, 4)
+        return self.Bk + (qe[self.slot_cols[:, 7:]][:, None, :] @ self.BkD_a).reshape(ns, 4, 3, 4)
 
     def _slot_positions(self, q):
         kin = super()._slot_positions(q)
         P = kin["P"]
         ns, k = len(P), self.BkD_a.shape[1]
         BD = (P[:, None, :] @ self.BkD_p).reshape(ns, k, 3, 4)                 # B(p, D_s e_m)
-        kin["BD"] = BD
-        kin["AD"] = 0.5 * (BD @ P[:, None, :, None])[..., 0]                   # (A D_s e_m), (ns, k, 3)
+        AD = 0.5 * (BD @ P[:, None, :, None])[..., 0]                          # (A D_s e_m), (ns, k, 3)
+        kin["BD"], kin["AD"] = BD, AD
+        kin["J"] = np.concatenate([kin["J"], AD.transpose(0, 2, 1)], axis=2)   # [I, B_s, A D_s]
         return kin
 
-    def _gradient_weights(self, kin, c, gp):
-        ga = (kin["AD"][self.t_slot] @ c[:, :, None])[..., 0]                  # cᵀ A D_s (nt, k)
-        return super()._gradient_weights(kin, c, gp) + [ga[self.t_modal]]
-
     def _slot_rates(self, kin, qd):
-        PD, vd = super()._slot_rates(kin, qd)
-        return PD, vd + (self._modal(qd)[:, None, :] @ kin["AD"])[:, 0, :]
+        qde, PD, vd = super()._slot_rates(kin, qd)
+        return qde, PD, vd + (qde[self.slot_cols[:, 7:]][:, None, :] @ kin["AD"])[:, 0, :]
 
-    def _slot_quads(self, kin, qd, PD):
+    def _slot_quads(self, kin, qde, PD):
         BDpd = (kin["BD"] @ PD[:, None, :, None])[..., 0]                      # B(p, D_s e_m) ṗ (ns, k, 3)
-        return super()._slot_quads(kin, qd, PD) + 2.0 * (self._modal(qd)[:, None, :] @ BDpd)[:, 0, :]
+        ad = qde[self.slot_cols[:, 7:]]
+        return super()._slot_quads(kin, qde, PD) + 2.0 * (ad[:, None, :] @ BDpd)[:, 0, :]
