@@ -13,7 +13,8 @@ B_s = ∂(A a'_s)/∂p = Σ_k p_k B(e_k, a'_s) (B is linear in p, Haug eq. 6.3.9
 
 Rows that need a joint angle θ = atan2(y_iᵀx_j, x_iᵀx_j) (rotation drivers, screw joints) are
 finished per row by the chain rule on those two scalars.  The result equals the per-joint
-evaluator to round-off (tested).
+evaluator to round-off (tested).  The slot kinematics (``_slot_*`` methods) are the hooks through
+which :class:`solver.flexible.batch.FlexibleBatch` moves slots with the nodes of flexible bodies.
 """
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ from ..math.rotations import B_matrix
 from .joints import COORDINATES
 
 _UNIT4 = np.eye(4)
+_GROUND_Q = np.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0])       # r = 0, p = identity
+_GROUND_QD = np.zeros(7)
 
 
 class BatchConstraints:
@@ -33,6 +36,7 @@ class BatchConstraints:
         time function, row); nb bodies (coordinates 7 per body); m rows in all."""
         self.nb, self.nq, self.m = nb, 7 * nb, m
         slots = []                               # (body (nb = ground), local, is_point)
+        self.slot_keys = [None] * 3              # (joint index, vector name) of every joint's slot
         ops = []                                 # (slot a, slot b) — value v_a − v_b; b may be the zero slot
         scalars = []                             # (op u, op w, factor)
         self.direct = []                         # (row, scalar, constant)
@@ -56,6 +60,7 @@ class BatchConstraints:
             for name, (side, local, point) in cj.vector_slots().items():
                 slot_of[name] = len(slots)
                 slots.append((body[side], np.asarray(local, float), point))
+                self.slot_keys.append((jk, name))
             for name in ("xi", "yi", "zi", "xj", "yj", "zj"):
                 named[name] = len(ops)
                 ops.append((slot_of[name], -1))
@@ -84,14 +89,19 @@ class BatchConstraints:
                 else:
                     self.direct.append((row, scalar(named[spec[1]], named[spec[2]]), 0.0))
         self.drivers = [(row, fn) for _, _, fn, row in drivers]
+        zero = len(slots)                        # the zero slot (ground, a' = 0): v = 0
+        slots.append((ground, np.zeros(3), False))
+        self.slot_keys.append(None)
         ns = len(slots)
         self.slot_body = np.array([s[0] for s in slots], dtype=int)
         self.slot_local = np.array([s[1] for s in slots]).reshape(ns, 3)
         self.slot_point = np.array([s[2] for s in slots], dtype=float)
+        # ∂(r + A a')/∂r of each slot: I for points, 0 for directions
+        self.slot_eye = self.slot_point[:, None, None] * np.eye(3)
         # B(e_k, a'_s) for k = 0..3: B_s(p) = Σ_k p_k Bk[s, k]
-        self.Bk = np.array([[B_matrix(_UNIT4[k], a) for k in range(4)] for a in self.slot_local]).reshape(ns, 4, 3, 4)
+        self.Bk = b_tensor(self.slot_local)
         self.op_a = np.array([o[0] for o in ops], dtype=int)
-        self.op_b = np.array([o[1] if o[1] >= 0 else ns for o in ops], dtype=int)   # ns = the zero slot
+        self.op_b = np.array([o[1] if o[1] >= 0 else zero for o in ops], dtype=int)
         self.sc_u = np.array([s[0] for s in scalars], dtype=int)
         self.sc_w = np.array([s[1] for s in scalars], dtype=int)
         self.sc_f = np.array([s[2] for s in scalars])
@@ -108,67 +118,93 @@ class BatchConstraints:
         self.t_slot = t[:, 1].astype(int)
         self.t_coef = t[:, 2]
         self.t_other = t[:, 3].astype(int)
-        body = self.slot_body[self.t_slot]
-        self.t_pcols = (7 * body)[:, None] + 3 + np.arange(4)                    # (nt, 4)
-        self.t_rcols = (7 * body)[:, None] + np.arange(3)                        # (nt, 3)
-        self.t_is_point = self.slot_point[self.t_slot].astype(bool)
         self.nsc = len(scalars)
         d = np.array(self.direct, dtype=float).reshape(-1, 3)
         self.d_row, self.d_sc, self.d_const = d[:, 0].astype(int), d[:, 1].astype(int), d[:, 2]
-        self.t_index = np.concatenate([(self.t_scalar[:, None] * self.nq + self.t_pcols).ravel(),
-                                       (self.t_scalar[self.t_is_point, None] * self.nq
-                                        + self.t_rcols[self.t_is_point]).ravel()])
+        self._index(self._slot_columns())
         self._cache_q = None
         self._cache = None
+
+    def _slot_columns(self):
+        """q columns of each slot's body block [r (3), p (4)] (ns, 7); ground slots read the constant
+        block [0, 0, 0, 1, 0, 0, 0] appended at column nq (:meth:`_extended`)."""
+        block = np.where(self.slot_body == self.nb, self.nq, 7 * self.slot_body)
+        return block[:, None] + np.arange(7)
+
+    def _index(self, cols):
+        """Gather indices of the slots' coordinates and scatter indices of the gradient terms: term t
+        adds cᵀ ∂v_s/∂q_cols at (scalar, cols of its slot) of a (nsc, nq + 1) array whose last column
+        takes the zero weights of padding columns."""
+        self.slot_cols = cols
+        self.slot_ridx, self.slot_pidx = cols[:, :3], cols[:, 3:7]
+        cols = np.where(cols < self.nq, cols, self.nq)[self.t_slot]
+        self.t_index = (self.t_scalar[:, None] * (self.nq + 1) + cols).ravel()
+
+    def _extended(self, x, ground):
+        """x (q or q̇) over this evaluator's columns followed by the ground block (``ground``)."""
+        return np.concatenate([x[:self.nq], ground])
+
+    def _slot_positions(self, q):
+        """Position-level slot kinematics at q: Bk (B(e_k, a'_s)), P (p of each slot's body), B (B_s),
+        val (v_s) and J (∂v_s/∂ of the slot's columns)."""
+        qe = self._extended(q, _GROUND_Q)
+        P = qe[self.slot_pidx]                                             # (ns, 4)
+        Bk = self._slot_b_tensor(qe)
+        B = np.einsum("sk,skij->sij", P, Bk)                               # (ns, 3, 4)
+        # A a' = ½ B(p, a') p (A a' is a homogeneous quadratic in p)
+        val = 0.5 * np.einsum("sij,sj->si", B, P) + self.slot_point[:, None] * qe[self.slot_ridx]
+        return {"Bk": Bk, "P": P, "B": B, "val": val, "J": np.concatenate([self.slot_eye, B], axis=2)}
+
+    def _slot_b_tensor(self, qe):
+        """B(e_k, a'_s) of every slot (constant for rigid bodies); qe from :meth:`_extended`."""
+        return self.Bk
+
+    def _slot_rates(self, kin, qd):
+        """(q̇ extended by :meth:`_extended`, ṗ of each slot's body, v̇_s)."""
+        qde = self._extended(qd, _GROUND_QD)
+        PD = qde[self.slot_pidx]
+        vd = np.einsum("sij,sj->si", kin["B"], PD) + self.slot_point[:, None] * qde[self.slot_ridx]
+        return qde, PD, vd
+
+    def _slot_quads(self, kin, qde, PD):
+        """Velocity-quadratic part of v̈_s: B(ṗ, a'_s) ṗ."""
+        return np.einsum("sk,skij,sj->si", PD, kin["Bk"], PD)
 
     def _position_terms(self, q):
         """Slot Jacobians, operand values, scalar values and gradients at q (cached: a right-hand
         side evaluates the same q for positions, velocities and accelerations)."""
         if self._cache_q is not None and np.array_equal(q, self._cache_q):
             return self._cache
-        nb = self.nb
-        Q = q.reshape(nb, 7)
-        r_ext = np.vstack([Q[:, :3], np.zeros((1, 3))])
-        p_ext = np.vstack([Q[:, 3:], [[1.0, 0.0, 0.0, 0.0]]])
-        P = p_ext[self.slot_body]                                         # (ns, 4)
-        B = np.einsum("sk,skij->sij", P, self.Bk)                          # (ns, 3, 4)
-        # A a' = ½ B(p, a') p (A a' is a homogeneous quadratic in p)
-        val = 0.5 * np.einsum("sij,sj->si", B, P) + self.slot_point[:, None] * r_ext[self.slot_body]
-        val = np.vstack([val, np.zeros((1, 3))])
+        kin = self._slot_positions(q)
+        val = kin["val"]
         U = val[self.op_a] - val[self.op_b]
         Wu, Ww = U[self.sc_u], U[self.sc_w]
         s_val = self.sc_f * np.einsum("ij,ij->i", Wu, Ww)
         # gradients of all scalars, assembled with one bincount
         c = self.t_coef[:, None] * U[self.t_other]                         # (nt, 3)
-        gp = np.einsum("ti,tij->tj", c, B[self.t_slot])                    # (nt, 4)
-        w = np.concatenate([gp.ravel(), c[self.t_is_point].ravel()])
-        grad = np.bincount(self.t_index, weights=w, minlength=self.nsc * self.nq).reshape(self.nsc, self.nq)
+        w = np.einsum("ti,tij->tj", c, kin["J"][self.t_slot])
+        nq1 = self.nq + 1
+        grad = np.bincount(self.t_index, weights=w.ravel(), minlength=self.nsc * nq1).reshape(self.nsc, nq1)[:, :-1]
         self._cache_q = q.copy()
-        self._cache = (B, P, U, Wu, Ww, s_val, grad)
+        self._cache = (kin, U, Wu, Ww, s_val, grad)
         return self._cache
 
     def evaluate(self, q, qd, t, level, phi, jac, nu, gamma):
-        """Fill the joint and driver rows of phi, jac (and nu, gamma when not None)."""
-        B, P, U, Wu, Ww, s_val, grad = self._position_terms(q)
-        nb = self.nb
+        """Fill the joint and driver rows of phi, jac (and nu, gamma when not None).  q, q̇ and the
+        columns of jac may extend past this evaluator's nq columns (those are left alone)."""
+        kin, U, Wu, Ww, s_val, grad = self._position_terms(q)
         s_dot = s_quad = None
         if qd is not None and level >= 1:
-            QD = qd.reshape(nb, 7)
-            pd_ext = np.vstack([QD[:, 3:], np.zeros((1, 4))])
-            rd_ext = np.vstack([QD[:, :3], np.zeros((1, 3))])
-            PD = pd_ext[self.slot_body]
-            vd = np.einsum("sij,sj->si", B, PD) + self.slot_point[:, None] * rd_ext[self.slot_body]
-            vd = np.vstack([vd, np.zeros((1, 3))])
+            qde, PD, vd = self._slot_rates(kin, qd)
             UD = vd[self.op_a] - vd[self.op_b]
             s_dot = self.sc_f * (np.einsum("ij,ij->i", UD[self.sc_u], Ww) + np.einsum("ij,ij->i", Wu, UD[self.sc_w]))
             if level >= 2:
-                vq = np.einsum("sk,skij,sj->si", PD, self.Bk, PD)
-                vq = np.vstack([vq, np.zeros((1, 3))])
+                vq = self._slot_quads(kin, qde, PD)
                 UQ = vq[self.op_a] - vq[self.op_b]
                 s_quad = self.sc_f * (np.einsum("ij,ij->i", Ww, UQ[self.sc_u]) + np.einsum("ij,ij->i", Wu, UQ[self.sc_w])
                                       + 2.0 * np.einsum("ij,ij->i", UD[self.sc_u], UD[self.sc_w]))
         phi[self.d_row] = s_val[self.d_sc] - self.d_const
-        jac[self.d_row] = grad[self.d_sc]
+        jac[self.d_row, :self.nq] = grad[self.d_sc]
         if gamma is not None:
             gamma[self.d_row] = -s_quad[self.d_sc]
         for row, cj, ys, xs, kind, extra in self.angle_rows:
@@ -184,12 +220,12 @@ class BatchConstraints:
                 quad = gy * s_quad[ys] + gx * s_quad[xs] + hyy * yd * yd + 2 * hxy * xd * yd + hxx * xd * xd
             if kind == "screw":
                 phi[row] = s_val[extra] - cj.pitch * theta
-                jac[row] = grad[extra] - cj.pitch * g
+                jac[row, :self.nq] = grad[extra] - cj.pitch * g
                 if gamma is not None:
                     gamma[row] = -(s_quad[extra] - cj.pitch * quad)
             else:
                 phi[row] = theta
-                jac[row] = g
+                jac[row, :self.nq] = g
                 if gamma is not None:
                     gamma[row] = -quad
         for row, fn in self.drivers:
@@ -198,3 +234,9 @@ class BatchConstraints:
                 nu[row] = fn.d1(t)
             if gamma is not None:
                 gamma[row] += fn.d2(t)
+
+
+def b_tensor(vectors):
+    """B(e_k, a') for k = 0..3 of a stack of body-frame vectors a' (n, 3) → (n, 4, 3, 4): B(p, a') =
+    Σ_k p_k B(e_k, a') since B is linear in p (Haug eq. 6.3.9)."""
+    return np.array([[B_matrix(_UNIT4[k], a) for k in range(4)] for a in vectors]).reshape(len(vectors), 4, 3, 4)

@@ -34,6 +34,8 @@ class FloatingBody:
         self.name, self.body, self.o, self.ao = name, body, o, ao
         self.k = body.k
         self.cols = np.r_[np.arange(o, o + 7), np.arange(ao, ao + body.k)]
+        self._block = np.ix_(self.cols, self.cols)
+        self._at = None            # [p, a] of the cached configuration terms (see _terms)
 
     # ---- public API -----------------------------------------------------------------------------
     def split(self, x):
@@ -60,21 +62,16 @@ class FloatingBody:
 
     def mass(self, q, M):
         """Add this body's block of M(q) (Euler-parameter rows/columns mapped by 2L)."""
-        _, p, a = self.split(q)
-        Mh, _, _ = self.quasi_mass(rotation_matrix(p), a)
-        T = self._map(p)
-        M[np.ix_(self.cols, self.cols)] += T.T @ Mh @ T
+        M[self._block] += self._terms(q)["M"]
 
     def forces(self, q, qd, g, Q):
         """Add gravity, quadratic-velocity, elastic and damping forces (module docstring)."""
         b = self.body
         _, p, a = self.split(q)
         _, pd, ad = self.split(qd)
-        A = rotation_matrix(p)
-        w = 2.0 * L_matrix(p) @ pd
-        S = b.first_moment(a)
-        Y = b.y_integrals(a)
-        J = b.inertia(a)
+        c = self._terms(q)
+        A, L, S, Y, J = c["A"], c["L"], c["S"], c["Y"], c["J"]
+        w = 2.0 * L @ pd
         gb = A.T @ g
         W = skew(w)
         Qr = b.mass * g - A @ (W @ W @ S + 2.0 * W @ (b.S_phi @ ad))
@@ -82,7 +79,7 @@ class FloatingBody:
         Qpi = skew(S) @ gb - W @ J @ w - 2.0 * (w * np.trace(P) - P.T @ w)
         Qa = (b.S_phi.T @ gb - (np.einsum("a,abl,b->l", w, Y, w) - (w @ w) * np.einsum("aal->l", Y))
               - 2.0 * np.einsum("m,c,cml->l", ad, w, b.Z) - b.K_aa @ a - b.C_aa @ ad)
-        Q[self.cols] += np.concatenate([Qr, 2.0 * L_matrix(p).T @ Qpi, Qa])
+        Q[self.cols] += np.concatenate([Qr, 2.0 * L.T @ Qpi, Qa])
 
     def energies(self, q, qd, g):
         """(kinetic, gravity potential, strain) of this body."""
@@ -94,14 +91,23 @@ class FloatingBody:
         return 0.5 * x @ Mh @ x, -g @ (self.body.mass * r + A @ S), self.body.strain_energy(a)
 
     # ---- helpers --------------------------------------------------------------------------------
-    def _map(self, p):
-        """[ṙ, ω', ȧ] = T [ṙ, ṗ, ȧ]."""
-        k = self.k
+    def _terms(self, q):
+        """A(p), L(p), S(a), Y(a), J(a) and the mass block Tᵀ M̂ T at q, with T the map
+        [ṙ, ω', ȧ] = T [ṙ, ṗ, ȧ]; cached for the last [p, a] (a right-hand side asks for the mass
+        matrix and the forces at the same configuration)."""
+        key = np.concatenate([q[self.o + 3:self.o + 7], q[self.ao:self.ao + self.k]])
+        if self._at is not None and np.array_equal(key, self._at):
+            return self._cached
+        p, a, k = key[:4], key[4:], self.k
+        A, L = rotation_matrix(p), L_matrix(p)
+        Mh, S, Y = self.quasi_mass(A, a)
         T = np.zeros((6 + k, 7 + k))
         T[:3, :3] = np.eye(3)
-        T[3:6, 3:7] = 2.0 * L_matrix(p)
+        T[3:6, 3:7] = 2.0 * L
         T[6:, 7:] = np.eye(k)
-        return T
+        self._at = key
+        self._cached = {"A": A, "L": L, "S": S, "Y": Y, "J": Mh[3:6, 3:6], "M": T.T @ Mh @ T}
+        return self._cached
 
 
 def flexible_outputs(bodies, q):

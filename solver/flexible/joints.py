@@ -18,6 +18,10 @@ the joint coordinate of ``joints.COORDINATES`` measured between the node frames 
 θ = atan2(y_iᵀx_j, x_iᵀx_j), translation z_iᵀd, …), ν = ḟ and γ = −θ_quad + f̈ (a rheonomic
 constraint as for rigid bodies, :mod:`solver.formulations.cartesian`).  Screw joints are not
 offered on flexible bodies (ModelError at compile time).
+
+The runs evaluate all joints at once (:mod:`solver.flexible.batch`, built from this class's node
+slots); ``evaluate`` and ``drive`` here are the per-joint reference it is tested against, and the
+reactions use ``origin_j`` / ``frame_i``.
 """
 from __future__ import annotations
 
@@ -75,12 +79,11 @@ class FlexibleJoint:
 
     def origin_j(self, q):
         """Global position of the joint point on body_j (deformed), where reactions act."""
-        return self._vectors(q, None, 0)["Pj"].val
+        return self._value("Pj", q)
 
     def frame_i(self, q):
         """Global joint-frame axes (columns) on body_i, turned with the node."""
-        v = self._vectors(q, None, 0)
-        return np.column_stack([v["xi"].val, v["yi"].val, v["zi"].val])
+        return np.column_stack([self._value(name, q) for name in ("xi", "yi", "zi")])
 
     # ---- helpers --------------------------------------------------------------------------------
     def _scalar(self, spec, v):
@@ -95,6 +98,20 @@ class FlexibleJoint:
         self.angle = theta.val
         return theta
 
+    def _local(self, name, q):
+        """Body-frame vector ℓ(a) = ℓ₀ + D a of a slot (ℓ₀ on ground and rigid sides)."""
+        side, l0, D, _ = self.slots[name]
+        return l0 if D is None else l0 + D @ q[self.sides[side][1]]
+
+    def _value(self, name, q):
+        """Global value A ℓ(a) (+ r for points) of a slot, without derivatives."""
+        side, _, _, point = self.slots[name]
+        o = self.sides[side][0]
+        ell = self._local(name, q)
+        if o is None:
+            return ell.copy()
+        return rotation_matrix(q[o + 3:o + 7]) @ ell + (q[o:o + 3] if point else 0.0)
+
     def _vectors(self, q, qd, level):
         level = level if qd is not None else 0
         nloc = sum(self.width)
@@ -104,7 +121,7 @@ class FlexibleJoint:
                 states.append(None)
                 continue
             p = q[o + 3:o + 7]
-            st = {"c": start, "r": q[o:o + 3], "p": p, "A": rotation_matrix(p), "a": q[ac]}
+            st = {"c": start, "r": q[o:o + 3], "p": p, "A": rotation_matrix(p)}
             if level >= 1:
                 st.update(rd=qd[o:o + 3], pd=qd[o + 3:o + 7], ad=qd[ac])
             states.append(st)
@@ -117,7 +134,7 @@ class FlexibleJoint:
                               np.zeros(3) if level >= 2 else None)
                 continue
             c = st["c"]
-            ell = l0 if D is None else l0 + D @ st["a"]
+            ell = self._local(name, q)
             val = st["A"] @ ell + (st["r"] if point else 0.0)
             if point:
                 J[:, c:c + 3] = np.eye(3)

@@ -110,13 +110,13 @@ class ModalBody:
 
     def inertia(self, a):
         """J(a) about the frame origin, body axes (3×3)."""
-        W = self.E0 + np.einsum("abl,l->ab", self.E1, a)
-        W = W + W.T - self.E0 + np.einsum("m,abml,l->ab", a, self.E2, a)
+        W = self.E0 + self.E1 @ a
+        W = W + W.T - self.E0 + (self.E2 @ a) @ a
         return np.trace(W) * np.eye(3) - W + self.J_sec
 
     def y_integrals(self, a):
         """Y_ab,l(a) = ∫ρ ū_a φ_l,b (3, 3, k)."""
-        return self.E1 + np.einsum("m,abml->abl", a, self.E2)
+        return self.E1 + a @ self.E2
 
     def coupling(self, Y):
         """Γ = ∫ρ ũ Φ dV (3×k) from Y."""

@@ -39,6 +39,7 @@ from ..errors import ModelError
 from ..expressions import time_function
 from ..flexible import compile as flexc
 from ..flexible.floating import FloatingBody, flexible_outputs
+from ..flexible.batch import FlexibleBatch
 from ..flexible.joints import FlexibleJoint
 from ..flexible.loads import FlexibleAttachments
 from ..forces import BodyFrames, Wrenches, compile_forces, element_loads
@@ -135,11 +136,11 @@ class CartesianSystem(MechanicalSystem):
                 drv.append((row, self.alpha_cols[jk][PARAMETRIC_FORMS[cj.type].coordinates.index(coord)], fn))
             self.param = ParametricConstraints(pj, drv, nb, self.nq)
         else:
-            rigid = [k for k in range(len(self.joints)) if k not in self.flex_joints]
-            renum = {k: n for n, k in enumerate(rigid)}
-            self.batch = BatchConstraints([(*self.joints[k][:3], self.joints[k][4]) for k in rigid],
-                                          [(renum[jk], *rest) for jk, *rest in self.drivers if jk in renum],
-                                          self.nblocks, self.m) if rigid else None
+            joints = [(cj, bi, bj, rows) for cj, bi, bj, _, rows in self.joints]
+            if self.flex_joints:       # slots on flexible bodies move with their nodes (solver.flexible.batch)
+                self.batch = FlexibleBatch(joints, self.drivers, self.nblocks, self.m, self.nq, self.flex_joints)
+            else:
+                self.batch = BatchConstraints(joints, self.drivers, self.nblocks, self.m) if joints else None
         # drivers of joints on flexible bodies (solver.flexible.joints.FlexibleJoint.drive)
         self.flex_drivers = [(self.flex_joints[jk], coord, fn, row) for jk, coord, fn, row in self.drivers
                              if jk in self.flex_joints]
@@ -194,12 +195,7 @@ class CartesianSystem(MechanicalSystem):
         n7 = 7 * self.nblocks
         if self.param is None:
             if self.batch is not None:
-                self.batch.evaluate(q[:n7], None if qd is None else qd[:n7], t, level, phi, jac[:, :n7],
-                                    nu, gamma)
-            for fj in self.flex_joints.values():
-                fj.evaluate(q, qd, level, phi, jac, gamma)
-            for fj, coord, fn, row in self.flex_drivers:
-                fj.drive(coord, fn, row, q, qd, t, level, phi, jac, nu, gamma)
+                self.batch.evaluate(q, qd, t, level, phi, jac, nu, gamma)
         else:
             if self.batch is not None:
                 self.batch.evaluate(q[:n7], None if qd is None else qd[:n7], t, level, phi, jac[:, :n7],
