@@ -94,20 +94,25 @@ def nonunique_mask(C, S, tol=UNIQUE_TOL):
     return proj > tol * np.max(np.linalg.norm(C, axis=0), axis=-1, keepdims=True)
 
 
+def mode_velocities(system, t, q, jac):
+    """Body velocities ("r", "v", "w" of ``postprocess_batch``, one row per mode) of an orthonormal
+    basis of the velocities u with Φ_q u = 0 for the rows ``jac``; None when there is none."""
+    modes = np.linalg.svd(jac, full_matrices=True)[2][len(independent_rows(jac)[0]):]
+    n = len(modes)
+    if n == 0:
+        return None
+    return system.postprocess_batch(np.full(n, float(t)), np.tile(q, (n, 1)), modes, np.zeros_like(modes),
+                                    np.zeros((n, len(system.equations))))
+
+
 def plane_normal(system, t, q):
     """n when every motion the joints allow (drivers released) is planar with normal n, else None:
     the mobility modes u (Φ_q u = 0 over the non-driver rows) give body angular velocities all
-    parallel to n and CM velocities all normal to it (``postprocess_batch`` with q̇ = u)."""
+    parallel to n and CM velocities all normal to it."""
     rows = [k for k, e in enumerate(system.equations) if e.kind != "driver"]
-    jac = system.constraints(q, t).jac[rows]
-    _, sv, Vt = np.linalg.svd(jac, full_matrices=True)
-    rank = int(np.sum(sv > 1e-9 * (sv[0] if sv.size else 1.0) * max(jac.shape)))
-    modes = Vt[rank:]
-    if len(modes) == 0:
+    post = mode_velocities(system, t, q, system.constraints(q, t).jac[rows])
+    if post is None:
         return None
-    n = len(modes)
-    post = system.postprocess_batch(np.full(n, float(t)), np.tile(q, (n, 1)), modes, np.zeros_like(modes),
-                                    np.zeros((n, len(system.equations))))
     W, V = post["w"].reshape(-1, 3), post["v"].reshape(-1, 3)
     sw = np.linalg.svd(W, full_matrices=True)
     if sw[1][0] == 0 or sw[1][1] > 1e-6 * sw[1][0]:
