@@ -1,17 +1,18 @@
 """Check Model: degrees of freedom, redundant constraints and over-/under-driving, before a run.
 
-Counts (the model in absolute coordinates, conventional joint equations):
+Counts (conventional joint equations; the rank in the coordinates of the model's formulation,
+Cartesian or relative — the DOF n_q − rank Φ_q is the same in both):
 
     Grübler (Kutzbach):  F_G = 6·n_b − Σ_joints m_j − n_d
 
 with n_b the moving bodies (a flexible body adds its modal coordinates to its 6), m_j the equations of
 joint j, n_d the drivers.  F_G ignores geometry; the rank of the constraint Jacobian Φ_q at the
-assembled initial configuration does not (Kim & Yoo (1997) §2, the rank-revealing QR of
-:func:`solver.partitioning.partition.independent_rows`):
+assembled initial configuration does not (Kim & Yoo (1997) §2; one rank-revealing QR of Φ_qᵀ,
+:func:`solver.partitioning.self_stress.null_spaces`):
 
-    DOF = n_q − rank Φ_q          (Φ_q with the Euler-parameter normalization rows; n_q coordinates)
+    DOF = n_q − rank Φ_q          (all rows: joints, or cut joints, drivers, Euler-parameter normalization)
     mobility = n_q − rank Φ_q⁰    (Φ_q⁰: the drivers' rows left out — the mechanism itself)
-    redundant joint equations r = Σ m_j + n_norm − rank Φ_q⁰,   so  mobility = F_G⁰ + r
+    redundant joint equations r = rows of Φ_q⁰ − rank Φ_q⁰,   so  mobility = F_G⁰ + r
 
 (F_G⁰ = 6·n_b − Σ m_j).  A planar four-bar of revolutes: F_G⁰ = 18 − 20 = −2, mobility 1, r = 3.
 Redundant equations are told in joint terms by the self-stress states they create
@@ -19,7 +20,8 @@ Redundant equations are told in joint terms by the self-stress states they creat
 undetermined.
 
 A driver is *over-driving* when its row is dependent on the joints' and the other drivers' rows
-(rank Φ_q unchanged without it): the mechanism cannot follow it and the others, or it repeats one.
+(rank Φ_q unchanged without it ⟺ some self-stress state has an entry on its row): the mechanism
+cannot follow it and the others, or it repeats one.
 The model is *under-driven* when it has drivers (a kinematic run is meant) and DOF > 0 remains; the
 joints that still move are those whose bodies move relative to each other in some velocity u of the
 null space of Φ_q (relative angular velocity ω_j − ω_i, or CM velocity of body j seen from body i,
@@ -33,10 +35,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..compile import compile_model
+from ..constraints.joints import EQUATION_COUNT
 from ..errors import SolverError
-from ..model.model import Model
-from ..partitioning.partition import independent_rows
-from ..partitioning.self_stress import mode_velocities, reaction_uniqueness
+from ..model.model import GROUND, Model
+from ..partitioning.self_stress import mode_velocities, null_spaces, reaction_uniqueness
 from .assembly import assemble_positions
 
 
@@ -44,7 +46,7 @@ from .assembly import assemble_positions
 class ModelCheck:
     """The result of :func:`check_model` (module docstring); ``messages`` say it in words."""
     bodies: int                       # moving bodies
-    freedoms: int                     # 6 per rigid body (+ modal coordinates): n_q − n_norm
+    freedoms: int                     # 6 per body (+ the modal coordinates of flexible bodies)
     joint_equations: dict             # {joint: number of equations}
     drivers: list                     # driver names
     grubler: int                      # F_G = freedoms − Σ m_j − n_d
@@ -53,7 +55,7 @@ class ModelCheck:
     mobility: int                     # n_q − rank Φ_q⁰ (drivers released)
     redundant: int                    # redundant joint equations r
     redundant_equations: list         # "A: revolute equation 4" … (which rows the pivoting names is arbitrary)
-    redundant_joints: list            # the joints carrying self-stress, in model order
+    redundant_joints: list            # the joints carrying self-stress (with non-unique components), in model order
     nonunique_components: dict        # {joint or driver: [components]} (joint frame)
     nonunique_messages: dict          # {name: sentence}
     overdriven: list                  # drivers dependent on the joints and the other drivers
@@ -68,15 +70,11 @@ class ModelCheck:
         return self.assembled and not self.overdriven
 
 
-def _rank(jac):
-    return len(independent_rows(jac)[0])
-
-
 def check_model(model: Model) -> ModelCheck:
     """Grübler count, rank-based DOF at the initial configuration, redundant constraints in joint
     terms, over- and under-driven drivers (module docstring).  Raises ModelError for a model that
     does not compile (every problem by field, as ``Model.check``)."""
-    system = compile_model(model, codegen="off", formulation="cartesian", constraints="conventional").system
+    system = compile_model(model, codegen="off", constraints="conventional").system
     q, _, t = system.initial_state()
     assembled, note = True, ""
     try:
@@ -87,43 +85,46 @@ def check_model(model: Model) -> ModelCheck:
     jac = system.constraints(q, t).jac
     driver_rows = [k for k, e in enumerate(eqs) if e.kind == "driver"]
     other_rows = [k for k, e in enumerate(eqs) if e.kind != "driver"]
-    n_norm = sum(e.kind == "normalization" for e in eqs)
-    joint_equations = {name: sum(e.owner == name and e.kind == "joint" for e in eqs) for name in system.joint_names}
-    freedoms = system.nq - n_norm
+    joint_equations = {name: EQUATION_COUNT[j.type] for name, j in model.joints.items()}
+    flexible = getattr(system, "flex_layout", [])
+    bodies = len(system.body_names) + len(flexible)
+    freedoms = 6 * bodies + sum(f["modes"] for f in flexible)
     n_joint = sum(joint_equations.values())
-    rank_all, rank_free = _rank(jac), _rank(jac[other_rows])
-    redundant_rows = independent_rows(jac[other_rows])[1]
-    overdriven = [eqs[k].owner for k in driver_rows
-                  if _rank(jac[[r for r in range(len(eqs)) if r != k]]) == rank_all]
-    u = reaction_uniqueness(system, t, q)
-    support = np.abs(u.basis).max(axis=1) if u.basis.size else np.zeros(len(eqs))
-    carrying = {eqs[k].owner for k in np.nonzero(support > 1e-8)[0] if eqs[k].kind == "joint"}
+    full = null_spaces(jac)
+    free = null_spaces(jac[other_rows]) if driver_rows else full
+    # a row depends on the others iff some self-stress state has an entry there
+    stressed = np.abs(full.stress).max(axis=1, initial=0.0) > 1e-8
+    overdriven = [eqs[k].owner for k in driver_rows if stressed[k]]
+    u = reaction_uniqueness(system, t, q, spaces=full, free=free)
     check = ModelCheck(
-        bodies=len(system.body_names) + len(getattr(system, "flex_names", [])), freedoms=freedoms,
-        joint_equations=joint_equations, drivers=list(system.driver_names),
+        bodies=bodies, freedoms=freedoms, joint_equations=joint_equations, drivers=list(system.driver_names),
         grubler=freedoms - n_joint - len(driver_rows), grubler_mobility=freedoms - n_joint,
-        dof=system.nq - rank_all, mobility=system.nq - rank_free, redundant=len(redundant_rows),
-        redundant_equations=[f"{eqs[other_rows[k]].owner}: {eqs[other_rows[k]].text}" for k in redundant_rows],
-        redundant_joints=[j for j in system.joint_names if j in carrying],
+        dof=system.nq - full.rank, mobility=system.nq - free.rank, redundant=len(free.redundant),
+        redundant_equations=[f"{eqs[other_rows[k]].owner}: {eqs[other_rows[k]].text}" for k in free.redundant],
+        redundant_joints=[j for j in model.joints if j in u.components],
         nonunique_components=u.components, nonunique_messages=u.messages, overdriven=overdriven,
-        underdriven=bool(driver_rows) and system.nq - rank_all > 0,
-        moving_joints=_moving_joints(system, t, q, jac), assembled=assembled)
+        underdriven=bool(driver_rows) and system.nq - full.rank > 0,
+        moving_joints=_moving_joints(model, system, q, full.modes), assembled=assembled)
     check.messages = _messages(check, note)
     return check
 
 
-def _moving_joints(system, t, q, jac):
-    """Joints whose two bodies move relative to each other in a velocity of the null space of Φ_q
-    (module docstring); [] when DOF = 0.  ``system``: a CartesianSystem (its ``joints`` carry the
-    body indices, −1 for ground)."""
-    post = mode_velocities(system, t, q, jac)
-    if post is None:
+def _moving_joints(model, system, q, modes):
+    """Joints whose two bodies move relative to each other in a velocity of ``modes`` (the null
+    space of Φ_q; module docstring).  Joints on flexible bodies are not judged (``system.frames``
+    holds the rigid bodies only)."""
+    if modes.shape[1] == 0:
         return []
-    ground = np.zeros((len(post["r"]), 1, 3))                  # body index −1
-    r, v, w = (np.concatenate([post[key], ground], axis=1) for key in ("r", "v", "w"))
+    ground = np.zeros((modes.shape[1], 1, 3))                  # body index −1
+    r, v, w = (np.concatenate([a, ground], axis=1) for a in mode_velocities(system, q, modes))
     scale = max(np.max(np.abs(v)), np.max(np.abs(w)), 1e-300)
+    index = {name: k for k, name in enumerate(system.body_names)}
+    index[GROUND] = -1
     moving = []
-    for name, (_, bi, bj, _, _) in zip(system.joint_names, system.joints):
+    for name, joint in model.joints.items():
+        if joint.body_i not in index or joint.body_j not in index:
+            continue
+        bi, bj = index[joint.body_i], index[joint.body_j]
         dw = w[:, bj] - w[:, bi]
         dv = v[:, bj] - v[:, bi] - np.cross(w[:, bi], r[:, bj] - r[:, bi])
         if max(np.max(np.abs(dw)), np.max(np.abs(dv))) > 1e-8 * scale:

@@ -118,3 +118,16 @@ def test_a_model_that_does_not_assemble_is_checked_as_drawn():
 def test_a_model_without_bodies_is_a_model_error():
     with pytest.raises(solver.ModelError, match="model.bodies: the model has no bodies"):
         solver.check_model(solver.Model(name="empty"))
+
+
+@pytest.mark.parametrize("formulation", ["cartesian", "relative"])
+def test_same_counts_in_both_formulations(formulation):
+    """The rank is taken in the coordinates of the model's formulation: 21 Cartesian coordinates
+    (20 joint + 3 normalization + 1 driver rows) or 3 relative ones (a tree of three joints, the cut
+    joint's 5 rows + 1 driver row) — the same DOF 0, mobility 1 and 3 redundant equations."""
+    m = sample("fourbar")
+    m.settings.set("formulation", formulation)
+    c = solver.check_model(m)
+    assert (c.grubler, c.dof, c.mobility, c.redundant) == (-3, 0, 1, 3)
+    assert c.redundant_joints == ["A", "B", "C", "D"]
+    assert c.nonunique_components == {j: OUT_OF_PLANE_REVOLUTE for j in "ABCD"}
