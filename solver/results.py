@@ -22,7 +22,6 @@ import tempfile
 import numpy as np
 
 from .errors import ModelError
-from .partitioning.self_stress import JOINT_COMPONENTS
 
 RESULTS_FORMAT = "mbs-studio-results"
 RESULTS_VERSION = 1
@@ -182,6 +181,7 @@ class Results:
             raise ModelError(f"frame: must be 'global' or 'joint'; got {frame!r}")
         if key in self.meta:
             return {k: list(v) for k, v in self.meta[key].items()}
+        from .partitioning.self_stress import JOINT_COMPONENTS
         return {j: list(JOINT_COMPONENTS) for j in self.nonunique_reactions}
 
     @property

@@ -30,7 +30,8 @@ def legend_texts(plot):
     return [label.text for _, label in plot.legend.items]
 
 
-def test_only_out_of_plane_components_flagged_in_plot_and_tree(window, fourbar_results):
+def test_nonunique_reactions_flagged_in_plot_and_tree(window, fourbar_results):
+    """Only the out-of-plane components of the four-bar's joints are marked; the driver is not."""
     res = fourbar_results
     assert window.load(str(FOURBAR))
     window.simulation.set_results(res)
@@ -60,6 +61,23 @@ def test_only_out_of_plane_components_flagged_in_plot_and_tree(window, fourbar_r
     assert "not unique" not in tree.item("crank_drive").toolTip(0)
 
 
+def test_unique_reactions_not_flagged(window, fourbar_results, pendulum):
+    assert window.load(str(FOURBAR))
+    window.simulation.set_results(fourbar_results)
+    window.document.set_model(pendulum)                    # a model without redundant constraints
+    res = solver.simulate(pendulum, t_end=0.05)
+    assert res.nonunique_reactions == [] and res.nonunique_components == {}
+    window.simulation.set_results(res)
+    window.document.select("pivot")
+    plots = window.plots
+    assert plots.warning.isHidden()
+    assert "not unique" not in plots.rows["force"].titleLabel.text
+    assert legend_texts(plots.rows["force"]) == ["pivot Fx", "pivot Fy", "pivot Fz", "pivot |F|"]
+    assert not window.tree.is_marked_nonunique("pivot")
+    assert "not unique" not in window.tree.item("pivot").toolTip(0)
+
+
+@pytest.mark.slow
 def test_slider_crank_in_joint_axes_flags_the_prismatic_out_of_plane_components(window, slider_crank_results):
     """The prismatic joint's frame has z along the slide (global x), x = global y, y = global z: in
     joint axes its out-of-plane components are force y and moments x, z; in global axes force z and
@@ -77,19 +95,3 @@ def test_slider_crank_in_joint_axes_flags_the_prismatic_out_of_plane_components(
     assert legend_texts(plots.rows["torque"]) == ["cylinder Tx (not unique)", "cylinder Ty",
                                                   "cylinder Tz (not unique)", "cylinder |T| (not unique)"]
     assert "out-of-plane force y and out-of-plane moment x, z of cylinder are not unique" in plots.warning.text()
-
-
-def test_unique_reactions_not_flagged(window, fourbar_results, pendulum):
-    assert window.load(str(FOURBAR))
-    window.simulation.set_results(fourbar_results)
-    window.document.set_model(pendulum)                    # a model without redundant constraints
-    res = solver.simulate(pendulum, t_end=0.05)
-    assert res.nonunique_reactions == [] and res.nonunique_components == {}
-    window.simulation.set_results(res)
-    window.document.select("pivot")
-    plots = window.plots
-    assert plots.warning.isHidden()
-    assert "not unique" not in plots.rows["force"].titleLabel.text
-    assert legend_texts(plots.rows["force"]) == ["pivot Fx", "pivot Fy", "pivot Fz", "pivot |F|"]
-    assert not window.tree.is_marked_nonunique("pivot")
-    assert "not unique" not in window.tree.item("pivot").toolTip(0)
