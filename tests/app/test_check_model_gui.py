@@ -10,6 +10,7 @@ import pytest
 from app import dialogs
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_models"
+pytestmark = pytest.mark.slow          # a real window each: about 1 s per test
 
 
 @pytest.fixture
