@@ -95,3 +95,26 @@ def test_slider_crank_in_joint_axes_flags_the_prismatic_out_of_plane_components(
     assert legend_texts(plots.rows["torque"]) == ["cylinder Tx (not unique)", "cylinder Ty",
                                                   "cylinder Tz (not unique)", "cylinder |T| (not unique)"]
     assert "out-of-plane force y and out-of-plane moment x, z of cylinder are not unique" in plots.warning.text()
+
+
+@pytest.mark.slow
+def test_a_joint_with_only_unique_components_gets_no_flag(window, qtbot):
+    """Slider–crank with a pendulum on the piston: the loop's joints are marked, the hinge is not,
+    and the crank pin's in-plane forces carry no mark."""
+    from tests.solver.test_nonunique_components import slider_crank_with_pendulum
+    model = slider_crank_with_pendulum()
+    window.document.set_model(model)
+    res = solver.simulate(model, t_end=0.05)
+    window.simulation.set_results(res)
+    tree = window.tree
+    assert [j for j in model.joints if tree.is_marked_nonunique(j)] == ["crank_pin", "crank_rod", "rod_piston",
+                                                                        "cylinder"]
+    assert "not unique" not in tree.item("hinge").toolTip(0)
+    window.document.select("hinge")
+    plots = window.plots
+    assert plots.warning.isHidden()
+    assert legend_texts(plots.rows["force"]) == ["hinge Fx", "hinge Fy", "hinge Fz", "hinge |F|"]
+    window.document.select("crank_pin")
+    qtbot.wait(1)                          # the reused plot drops the hinge's curves on the next event
+    assert legend_texts(plots.rows["force"]) == ["crank_pin Fx", "crank_pin Fy", "crank_pin Fz (not unique)",
+                                                 "crank_pin |F| (not unique)"]

@@ -36,6 +36,14 @@ def driven_slider_crank():
     return m
 
 
+def slider_crank_with_pendulum():
+    """The slider–crank sample with a bob hung from the piston by a revolute (an open branch)."""
+    m = sample("slider_crank")
+    m.add_body("bob", mass=0.3, inertia=(1e-4, 1e-4, 1e-4), position=(0.4, -0.1, 0.0))
+    m.add_joint("hinge", "revolute", "piston", "bob", origin=(0.4, 0.0, 0.0))
+    return m
+
+
 def spatial_fourbar():
     """The four-bar sample with B spherical and C universal (RSUR; the cross along the plane normal
     on the coupler and along the rocker, so the coupler cannot spin about BC): 6·3 − (5 + 3 + 4 + 5)
@@ -109,6 +117,15 @@ def test_driven_slider_crank_driver_torque_and_in_plane_reactions_unique():
     assert res.nonunique_components["crank_pin"] == OUT_OF_PLANE_REVOLUTE
     # the driving torque is a real number, not round-off: the flags are not trivially empty
     assert np.max(np.abs(res.driver_force("crank_drive"))) > 1e-3
+
+
+def test_a_joint_outside_the_loop_is_unique():
+    """The hinge of a pendulum on the piston carries no self-stress: all its components are unique."""
+    res = solver.simulate(slider_crank_with_pendulum(), t_end=0.05)
+    assert "hinge" not in res.nonunique_components and "hinge" not in res.nonunique_reactions
+    assert res.nonunique_reactions == ["crank_pin", "crank_rod", "rod_piston", "cylinder"]
+    F, _ = res.joint_reaction("hinge")
+    assert np.max(np.abs(F)) > 1.0                     # it does carry the bob (0.3 kg · g ≈ 2.9 N)
 
 
 def test_fourbar_sample():
