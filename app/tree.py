@@ -88,7 +88,7 @@ class ModelTree(QTreeWidget):
         ``Results.nonunique_components``) with ``messages`` ({name: sentence}) as tooltips, and
         unmark the others."""
         messages = messages or {}
-        self._nonunique = {name: messages.get(name, f"{', '.join(comps)} of {name} not unique")
+        self._nonunique = {name: messages.get(name, f"reactions of {name} are not unique")
                            for name, comps in components.items() if comps}
         self._rebuilding = True
         try:
