@@ -29,6 +29,9 @@ def test_slider_crank_sample():
     assert "Grübler (Kutzbach) count: 18 body freedoms (3 moving bodies) − 20 joint equations = -2." in c.messages
     assert ("Out-of-plane force z and out-of-plane moment x, y of crank_pin are not unique." in c.messages)
     assert c.messages[-1] == "No drivers: a dynamic run in 1 degree of freedom."
+    # the run's partition agrees: one independent coordinate
+    res = solver.simulate(sample("slider_crank"), t_end=0.01)
+    assert any(e["message"].startswith("QR partition, 1 independent coordinates") for e in res.events)
 
 
 def test_driven_slider_crank_is_fully_driven():

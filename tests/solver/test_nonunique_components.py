@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import scipy.linalg as sla
 
 import solver
 from solver.partitioning.partition import independent_rows, multipliers
@@ -167,6 +168,21 @@ def test_a_self_stress_changes_exactly_the_flagged_components(model, formulation
             union.setdefault(name, set()).update(comps)
             assert set(comps) <= set(u.components[name])
     assert {n: sorted(c, key=JOINT_COMPONENTS.index) for n, c in union.items()} == u.components
+
+
+@pytest.mark.parametrize("model", [lambda: sample("slider_crank"), driven_slider_crank, spatial_fourbar])
+def test_null_spaces_match_scipy(model):
+    """The self-stress states and velocity modes of one pivoted QR span the same spaces as
+    scipy.linalg.null_space (an SVD) of Φ_qᵀ and Φ_q: equal orthogonal projectors."""
+    system = solver.compile_model(model()).system
+    q, _, t = system.initial_state()
+    jac = system.constraints(q, t).jac
+    spaces = null_spaces(jac)
+    for mine, theirs in ((spaces.stress, sla.null_space(jac.T)), (spaces.modes, sla.null_space(jac))):
+        assert mine.shape == theirs.shape
+        assert np.allclose(mine.T @ mine, np.eye(mine.shape[1]), atol=1e-12)
+        assert np.allclose(mine @ mine.T, theirs @ theirs.T, atol=1e-10)
+    assert spaces.rank + spaces.stress.shape[1] == jac.shape[0]
 
 
 def test_hdf5_round_trip_streamed_and_saved(tmp_path):
