@@ -80,7 +80,8 @@ def check_model(model: Model) -> ModelCheck:
     try:
         q = assemble_positions(system, q, t)
     except SolverError as exc:
-        assembled, note = False, f"{exc.message} — the counts below are at the drawn configuration"
+        involved = f" (involved: {', '.join(exc.elements)})" if exc.elements else ""
+        assembled, note = False, f"{exc.message}{involved} — the counts below are at the drawn configuration"
     eqs = system.equations
     jac = system.constraints(q, t).jac
     driver_rows = [k for k, e in enumerate(eqs) if e.kind == "driver"]

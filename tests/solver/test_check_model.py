@@ -74,6 +74,16 @@ def test_two_drivers_on_a_one_dof_mechanism_are_over_driven():
     assert c.nonunique_components["rocker_drive"] == ["driver force"]
 
 
+def test_conflicting_drivers_do_not_assemble_and_are_over_driven():
+    """Crank at 0 and rocker at 0.1 rad at t = 0: no configuration satisfies both."""
+    m = sample("fourbar")
+    m.add_driver("rocker_drive", "D", "0.1")
+    c = solver.check_model(m)
+    assert not c.assembled and c.overdriven == ["crank_drive", "rocker_drive"]
+    assert c.messages[0].startswith("the model cannot be assembled") and "rocker_drive" in c.messages[0]
+    assert c.messages[0].endswith("— the counts below are at the drawn configuration")
+
+
 def test_a_driver_repeating_another_is_a_model_error():
     """Two drivers on one joint coordinate are refused by the model check (the field is named)."""
     m = driven_slider_crank()
