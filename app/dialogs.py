@@ -56,6 +56,14 @@ def show_error(parent, title: str, problems: list[str]):
     box.exec()
 
 
+def show_report(parent, title: str, summary: str, lines: list[str], warning: bool = False):
+    """A report (e.g. Check Model): ``summary`` as the text, ``lines`` below it."""
+    icon = QMessageBox.Icon.Warning if warning else QMessageBox.Icon.Information
+    box = QMessageBox(icon, title, summary, QMessageBox.StandardButton.Ok, parent)
+    box.setInformativeText("\n\n".join(lines))
+    box.exec()
+
+
 def open_path(parent, folder: str = "") -> str:
     return QFileDialog.getOpenFileName(parent, "Open project", folder, FILE_FILTER)[0]
 

@@ -250,7 +250,8 @@ class MainWindow(QMainWindow):
         self.addToolBar(Qt.ToolBarArea.BottomToolBarArea, self.animation_bar)
         sim, player = self.simulation, self.player
         sim.results_changed.connect(player.set_results)
-        sim.results_changed.connect(lambda r: self.tree.set_nonunique(r.nonunique_reactions if r is not None else ()))
+        sim.results_changed.connect(lambda r: self.tree.set_nonunique(r.nonunique_components, r.nonunique_messages)
+                                    if r is not None else self.tree.set_nonunique({}))
         sim.results_changed.connect(self._autoplay)
         sim.finished.connect(self._on_run_finished)
         for panel in (self.plots, self.energy, self.modal, self.diagnostics):

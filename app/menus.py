@@ -2,6 +2,7 @@
 of the main window.  ``build(window)`` returns the actions by name (tests trigger them)."""
 from __future__ import annotations
 
+import logging
 import os
 from functools import partial
 
@@ -114,7 +115,8 @@ def build(window) -> dict[str, QAction]:
     m.addAction(autoplay)
     m.addSeparator()
     m.addAction(act("check", "&Check Model", lambda: _check(window), "Ctrl+K",
-                    tip="list every problem the solver would refuse"))
+                    tip="list every problem the solver would refuse; count the degrees of freedom (Grübler "
+                        "vs rank), redundant constraints, over- and under-driven drivers"))
 
     # Analysis
     m = bar.addMenu("&Analysis")
@@ -231,9 +233,35 @@ def _move(window):
 
 
 def _check(window):
+    """Check Model: the model's problems by field; else ``solver.check_model`` — Grübler count vs
+    rank-based DOF, redundant constraints in joint terms, over- and under-driving — in the log, the
+    status bar and a report (docs/gui.md)."""
     problems = window.document.model.validate()
     if problems:
         window.report_problems("Model check", problems)
-    else:
-        LOGGER.info("Model check: no problems")
-        window.statusBar().showMessage("Model check: no problems", 5000)
+        return
+    try:
+        check = solver.check_model(window.document.model)
+    except solver.MBSError as exc:
+        window.report_problems("Model check", [str(exc)])
+        return
+    summary = check_summary(check)
+    level = logging.INFO if check.ok else logging.WARNING
+    for line in [summary] + check.messages:
+        LOGGER.log(level, "Model check: %s", line)
+    window.statusBar().showMessage(f"Model check: {summary}", 8000)
+    dialogs.show_report(window, "Model check", summary, check.messages, warning=not check.ok)
+
+
+def check_summary(check) -> str:
+    """One line: "DOF 1 (Grübler −2), 3 redundant constraint equations, over-driven: a, b"."""
+    parts = [f"DOF {check.dof} (Grübler {check.grubler})"]
+    if check.redundant:
+        parts.append(f"{check.redundant} redundant constraint equation{'s' if check.redundant != 1 else ''}")
+    if check.overdriven:
+        parts.append(f"over-driven: {', '.join(check.overdriven)}")
+    if check.underdriven:
+        parts.append(f"under-driven: {', '.join(check.moving_joints)} still free")
+    if not check.assembled:
+        parts.append("does not assemble")
+    return ", ".join(parts)

@@ -40,7 +40,7 @@ WARNING_COLOR = "#b00020"
 NOISE_FLOOR = 1e-9      # relative to the run's scale of a quantity: smaller values are drawn as zero
 STALE_OPACITY = 0.35
 STALE_TEXT = "⚠ The model changed after this run: these results are out of date. Run again (F5)."
-NONUNIQUE = "not unique"   # legend/tree mark of reactions of redundantly constrained joints
+NONUNIQUE = "not unique"   # legend/title mark of reaction components redundant constraints leave undetermined
 
 
 class TimePlots(QWidget):
@@ -292,9 +292,12 @@ class SelectionPlots(TimePlots):
     their magnitudes; driver → driving force; body → position, velocity, acceleration.  Pinned
     elements stay and are overlaid (one line style per element).
 
-    Joints listed in ``Results.nonunique_reactions`` (redundant constraints: the solver shows the
-    minimum-norm multipliers, one of infinitely many reaction distributions) get a red warning
-    label above the plots, a red plot title and "(not unique)" after their legend entries."""
+    Reaction components that are not unique (``Results.nonunique_components_in(frame)``: redundant
+    constraints leave them undetermined, the solver shows the minimum-norm multipliers, one of
+    infinitely many distributions — e.g. the out-of-plane components of a planar loop built with
+    3D joints) get "(not unique)" after their legend entries (and their magnitude's), the red plot
+    title names them, and a red warning label above the plots gives the solver's sentences.  Unique
+    components — in-plane forces, driving torques — are not marked."""
 
     def __init__(self, driver_unit=lambda name: "", parent=None):
         """``driver_unit(name)``: "N" or "N·m", the unit of a driver's generalized force."""
@@ -369,10 +372,25 @@ class SelectionPlots(TimePlots):
             return "body"
         return ""
 
-    def nonunique(self) -> list[str]:
-        """Shown joints whose reactions are not unique (redundant constraints)."""
-        flagged = set(self.results.nonunique_reactions) if self.results is not None else set()
-        return [n for n in self.shown() if n in flagged and self.kind(n) == "joint"]
+    def nonunique(self) -> dict[str, list[str]]:
+        """{shown joint or driver: its non-unique components} in the plotted axes (only elements
+        with at least one)."""
+        if self.results is None:
+            return {}
+        flagged = self.results.nonunique_components_in(self.reaction_frame)
+        return {n: flagged[n] for n in self.shown() if n in flagged and self.kind(n) in ("joint", "driver")}
+
+    def flagged_labels(self, name: str) -> set[str]:
+        """Curve labels of ``name`` that are not unique ("B Fz", "B |F|", "B Tx", or the driver's name)."""
+        comps = self.nonunique().get(name, [])
+        if comps and self.kind(name) == "driver":
+            return {name}
+        labels = set()
+        for comp in comps:
+            kind, axis = comp.split()
+            sym = "F" if kind == "force" else "T"
+            labels |= {f"{name} {sym}{axis}", f"{name} |{sym}|"}
+        return labels
 
     def shown(self) -> list[str]:
         names = list(self.pinned)
@@ -405,9 +423,9 @@ class SelectionPlots(TimePlots):
             rows += [("position", "Position (CM)", "m", False), ("velocity", "Velocity (CM)", "m/s", False),
                      ("acceleration", "Acceleration (CM)", "m/s²", False)]
         plots = self.set_rows(rows, columns=min(len(rows), 3 if "body" in kinds else 2))
-        flagged = self.nonunique()
         for key, title, _, _ in rows:
-            mark = f" — {NONUNIQUE}: {', '.join(flagged)}" if flagged and key in ("force", "torque") else ""
+            marked = self._row_flags(key, names)
+            mark = f" — {NONUNIQUE}: {'; '.join(marked)}" if marked else ""
             plots[key].setTitle(title + mark, size="9pt", color=WARNING_COLOR if mark else "k")
         for k, name in enumerate(names):
             style = STYLES[k % len(STYLES)]
@@ -418,8 +436,10 @@ class SelectionPlots(TimePlots):
                     self._components(plots[key], name, sym, t, values, style, multi, k, scale=self.scale(key))
             elif kind == "driver":
                 unit = self.driver_unit(name)
-                self.add_curve(plots[f"driver {unit}"], name, t, self.results.driver_force(name),
-                               SERIES_COLORS[k % len(SERIES_COLORS)], style, scale=self.scale(f"driver {unit}"))
+                item = self.add_curve(plots[f"driver {unit}"], name, t, self.results.driver_force(name),
+                                      SERIES_COLORS[k % len(SERIES_COLORS)], style, scale=self.scale(f"driver {unit}"))
+                if name in self.flagged_labels(name):
+                    plots[f"driver {unit}"].legend.getLabel(item).setText(f"{name} ({NONUNIQUE})")
             elif kind == "body":
                 for key, getter, sym in (("position", self.results.body_position, "r"),
                                          ("velocity", self.results.body_velocity, "v"),
@@ -452,13 +472,30 @@ class SelectionPlots(TimePlots):
         return self._scales[key]
 
     # ---- helpers ------------------------------------------------------------------------------
+    def _row_flags(self, key: str, names) -> list[str]:
+        """"B Fz, Fx" per shown element with non-unique components in plot row ``key``."""
+        prefix = {"force": "F", "torque": "T"}.get(key)
+        out = []
+        for name in names:
+            labels = self.flagged_labels(name)
+            if prefix is None:
+                if key.startswith("driver") and name in labels:
+                    out.append(name)
+                continue
+            axes = [a for a in "xyz" if f"{name} {prefix}{a}" in labels]
+            if axes:
+                out.append(f"{name} " + ", ".join(prefix + a for a in axes))
+        return out
+
     def _show_warning(self):
         flagged = self.nonunique()
         if flagged:
+            messages = self.results.nonunique_messages
+            sentences = [messages.get(n, f"reactions of {n} are not unique") for n in flagged]
             self.warning.setText(
-                f"⚠ Reactions of {', '.join(flagged)} are not unique: the model has redundant constraints, "
-                "so these curves are the minimum-norm solution, one of infinitely many force distributions "
-                "(their resultant on each body is exact).")
+                "⚠ " + "; ".join(sentences) + ". The model has redundant constraints: the components "
+                f"marked \"{NONUNIQUE}\" are the minimum-norm solution, one of infinitely many force "
+                "distributions (their resultant on each body is exact); the other components are unique.")
         self.warning.setVisible(bool(flagged))
 
     def _components(self, plot, name, sym, t, values, style, multi, k, magnitude=True, scale=None):
@@ -466,10 +503,10 @@ class SelectionPlots(TimePlots):
         labels = [(f"{name} {sym}{axis}", values[:, i], COMPONENT_COLORS[axis]) for i, axis in enumerate("xyz")]
         if magnitude:
             labels.append((f"{name} |{sym}|", np.linalg.norm(values, axis=1), COMPONENT_COLORS["mag"]))
-        mark = f" ({NONUNIQUE})" if name in self.nonunique() else ""
+        flagged = self.flagged_labels(name)
         for label, y, color in labels:
             item = self.add_curve(plot, label, t, y, color, style, scale=scale)
-            plot.legend.getLabel(item).setText(label + mark)
+            plot.legend.getLabel(item).setText(label + (f" ({NONUNIQUE})" if label in flagged else ""))
 
 
 class EnergyPlots(TimePlots):

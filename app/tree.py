@@ -1,8 +1,10 @@
 """The model tree: groups of elements (Bodies, Joints, Force elements, Drivers, Markers) plus the
 model itself and its solver settings; a view of the model that follows its notifications.
 
-Joints whose last results have non-unique reactions (redundant constraints) are marked with a warning
-icon, red text and a tooltip (:meth:`ModelTree.set_nonunique`).
+Joints (and drivers) whose last results have at least one non-unique reaction component (redundant
+constraints: ``Results.nonunique_components``, e.g. the out-of-plane components of a planar loop built
+with 3D joints) are marked with a warning icon, red text and a tooltip naming the components
+(:meth:`ModelTree.set_nonunique`); joints whose components are all unique get no mark.
 
 The tree follows the document's selection (:meth:`ModelTree.show_selection`): a selection cleared
 elsewhere (a click on empty viewport) also clears the current item, so clicking that item again
@@ -26,7 +28,8 @@ SETTINGS_ITEM = "/settings"
 GROUPS = (("bodies", "Bodies"), ("flexible_bodies", "Flexible bodies"), ("joints", "Joints"),
           ("forces", "Force elements"), ("drivers", "Drivers"), ("markers", "Markers"))
 _OPTIONAL_GROUPS = ("markers", "flexible_bodies")  # shown only when they have elements
-NONUNIQUE_TIP = "reactions not unique (redundant constraints): plots show the minimum-norm solution"
+NONUNIQUE_TIP = "redundant constraints: plots show the minimum-norm solution for these components"
+_MARKED = ("joints", "drivers")   # collections whose elements carry reactions
 _NAME_ROLE = Qt.ItemDataRole.UserRole
 _GROUP_ROLE = Qt.ItemDataRole.UserRole + 1
 
@@ -45,7 +48,7 @@ class ModelTree(QTreeWidget):
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.setUniformRowHeights(True)
         self._items: dict[str, QTreeWidgetItem] = {}
-        self._nonunique: set[str] = set()
+        self._nonunique: dict[str, str] = {}    # marked element → its sentence
         self._rebuilding = False
         self.currentItemChanged.connect(self._on_current_changed)
         self.itemClicked.connect(self._on_clicked)
@@ -80,14 +83,19 @@ class ModelTree(QTreeWidget):
         if item is not None and item.flags() & Qt.ItemFlag.ItemIsEditable:
             self.editItem(item, 0)
 
-    def set_nonunique(self, names):
-        """Mark the joints ``names`` as having non-unique reactions (and unmark the others)."""
-        self._nonunique = set(names)
+    def set_nonunique(self, components, messages=None):
+        """Mark the joints and drivers of ``components`` ({name: non-unique components}, as
+        ``Results.nonunique_components``) with ``messages`` ({name: sentence}) as tooltips, and
+        unmark the others."""
+        messages = messages or {}
+        self._nonunique = {name: messages.get(name, f"reactions of {name} are not unique")
+                           for name, comps in components.items() if comps}
         self._rebuilding = True
         try:
-            for name in self.document.model.joints:
-                if name in self._items:
-                    self._mark(name)
+            for key in _MARKED:
+                for name in getattr(self.document.model, key):
+                    if name in self._items:
+                        self._mark(name)
         finally:
             self._rebuilding = False
 
@@ -116,7 +124,7 @@ class ModelTree(QTreeWidget):
                 for name, element in elements.items():
                     it = self._add_item(group, name, name, element_icon(element), editable=True)
                     it.setToolTip(0, _tooltip(element))
-                    if key == "joints":
+                    if key in _MARKED:
                         self._mark(name)
                 group.setExpanded(key not in expanded)
             self._add_item(None, SETTINGS_ITEM, "Solver settings", icon("settings"), editable=False)
@@ -151,13 +159,14 @@ class ModelTree(QTreeWidget):
         return it
 
     def _mark(self, name):
-        """Warning icon, red text and tooltip on a joint with non-unique reactions; the normal look otherwise."""
+        """Warning icon, red text and a tooltip naming the non-unique components; the normal look otherwise."""
         item, element = self._items[name], self.document.model.element(name)
         flagged = name in self._nonunique
         item.setIcon(0, self.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning) if flagged
                      else element_icon(element))
         item.setForeground(0, QBrush(QColor(176, 0, 32)) if flagged else QBrush())
-        item.setToolTip(0, f"{_tooltip(element)} — {NONUNIQUE_TIP}" if flagged else _tooltip(element))
+        item.setToolTip(0, f"{_tooltip(element)} — {self._nonunique[name]} ({NONUNIQUE_TIP})" if flagged
+                        else _tooltip(element))
 
     def _on_current_changed(self, current, _previous):
         if self._rebuilding:
@@ -183,7 +192,7 @@ class ModelTree(QTreeWidget):
     def _on_model_event(self, event, collection, name, detail):
         if event in ("added", "removed", "renamed") or detail in ("type", "name"):
             self.rebuild()
-        elif name in self._items and collection == "joints":
+        elif name in self._items and collection in _MARKED:
             self._mark(name)
         elif name in self._items and collection != "settings":
             self._items[name].setToolTip(0, _tooltip(self.document.model.element(name)))

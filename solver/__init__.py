@@ -41,6 +41,9 @@ from .analysis.equilibrium import static_equilibrium, Equilibrium  # noqa: E402
 from .analysis.frequency import dominant_frequency  # noqa: E402
 
 __all__ += ["static_equilibrium", "Equilibrium", "dominant_frequency"]
+from .analysis.checks import check_model, ModelCheck  # noqa: E402  (Check Model: DOF, redundancy, driving)
+
+__all__ += ["check_model", "ModelCheck"]
 from . import study  # noqa: E402  (solver.study: parameter studies on Dask, docs/studies.md)
 
 __all__ += ["study"]

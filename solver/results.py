@@ -166,6 +166,30 @@ class Results:
         return list(self.meta.get("nonunique_reactions", []))
 
     @property
+    def nonunique_components(self):
+        """{joint or driver name: its non-unique components} ("force x" … "moment z" in the joint
+        frame, "driver force"; :mod:`solver.partitioning.self_stress`)."""
+        return self.nonunique_components_in("joint")
+
+    def nonunique_components_in(self, frame="joint"):
+        """:attr:`nonunique_components` with the joints' components in ``frame``, 'joint' or
+        'global' axes.  Results written before components were told apart list every component
+        of each joint of ``nonunique_reactions``."""
+        key = {"joint": "nonunique_components", "global": "nonunique_components_global"}.get(frame)
+        if key is None:
+            raise ModelError(f"frame: must be 'global' or 'joint'; got {frame!r}")
+        if key in self.meta:
+            return {k: list(v) for k, v in self.meta[key].items()}
+        from .partitioning.self_stress import JOINT_COMPONENTS
+        return {j: list(JOINT_COMPONENTS) for j in self.nonunique_reactions}
+
+    @property
+    def nonunique_messages(self):
+        """{name: sentence} for the elements of ``nonunique_components``, e.g. "out-of-plane force z
+        and out-of-plane moment x, y of crank_pin are not unique"."""
+        return dict(self.meta.get("nonunique_messages", {}))
+
+    @property
     def status(self):
         return self.meta.get("status", "ok")
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..partitioning.self_stress import reaction_uniqueness
 from ..results import FLEX_ARRAYS, INCOMPLETE, METHOD_CODES, Results, ResultsWriter, load_results
 
 CHUNK_BYTES = 4 * 2**20       # one buffer of rows (per table: outputs, steps)
@@ -45,6 +46,8 @@ class Recorder:
     def add(self, t, q, qd, qdd, lam, violation, conditioning, method):
         """Store a consistent state; its body, joint, driver and energy values are post-processed
         with the rest of its chunk (``MechanicalSystem.postprocess_batch``) when the chunk is taken."""
+        if self.meta.get("redundant") and "nonunique_components" not in self.meta:
+            self._nonunique(t, q, qd, qdd)
         row = {"t": t, "q": q, "qd": qd, "qdd": qdd, "lam": lam, "constraint_violation": violation,
                "conditioning": conditioning, "method_code": METHOD_CODES.index(method)}
         if self.outputs.add(row):
@@ -88,6 +91,19 @@ class Recorder:
             self.writer.discard()
 
     # ---- helpers --------------------------------------------------------------------------------
+    def _nonunique(self, t, q, qd, qdd):
+        """At the first output point after the partition found redundant rows: which reaction
+        components the self-stress states leave undetermined (:mod:`solver.partitioning.self_stress`);
+        ``nonunique_reactions`` then lists only the joints with at least one such component."""
+        u = reaction_uniqueness(self.system, t, q, qd, qdd)
+        self.meta["nonunique_components"] = u.components
+        self.meta["nonunique_components_global"] = u.global_components
+        self.meta["nonunique_messages"] = u.messages
+        self.meta["nonunique_reactions"] = [j for j in self.system.joint_names if j in u.components]
+        if u.messages:
+            self.event(t, "warning", "; ".join(u.messages.values()) + " (self-stress of the redundant "
+                       "constraints; every other reaction component is unique)")
+
     def _take(self, buf):
         """The rows of ``buf`` so far, output rows completed by the batched post-processing."""
         block = buf.take()
