@@ -426,14 +426,7 @@ class Run:
                                       for k in part.redundant]
             self.rec.event(t, "redundant", f"{len(part.redundant)} redundant constraint equation(s): "
                            + "; ".join(self.meta["redundant"]) + " — their reactions use minimum-norm multipliers")
-            # Self-stress modes μ (Φ_qᵀ μ = 0): any multiple can be added to λ, so the reactions of the
-            # joints they touch are not unique (all joints of an overconstrained loop, not only
-            # the owners of the rows the pivoting happened to drop).
-            jac = self.system.constraints(q, t).jac
-            stress = np.abs(np.linalg.svd(jac.T)[2][len(part.rows):]).max(axis=0)
-            eqs = self.system.equations
-            self.meta["nonunique_reactions"] = sorted({eqs[k].owner for k in np.nonzero(stress > 1e-8)[0]
-                                                       if eqs[k].kind != "normalization"})
+            # which reaction components that leaves non-unique: the recorder, at the next output point
         self.q_last, self._rate_last = q, None
         return part
 
