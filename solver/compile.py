@@ -100,6 +100,7 @@ def for_analysis(model: Model | CompiledModel, formulation: str | None = None) -
     hundred evaluations do not pay for a build."""
     if isinstance(model, CompiledModel):
         model.run_settings(formulation=formulation)
+        model.system.reset_run_state()
         return model
     return compile_model(model, formulation=formulation, codegen="off")
 

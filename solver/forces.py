@@ -160,6 +160,10 @@ class RotationalSpringDamperForce:
         self.Ci, self.Cj = Ai0.T @ C, Aj0.T @ C
         self.theta = 0.0
 
+    def reset(self):
+        """Forget the last angle (a new run starts at the model's configuration)."""
+        self.theta = 0.0
+
     def angle(self, frames):
         Ai, Aj = frames.get(self.bi)[1], frames.get(self.bj)[1]
         Fi, xj = Ai @ self.Ci, Aj @ self.Cj[:, 0]

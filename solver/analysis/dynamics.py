@@ -142,6 +142,9 @@ class Run:
     # ---- public API -----------------------------------------------------------------------------
     def execute(self):
         wall0 = _time.perf_counter()
+        self.system.reset_run_state()
+        if self.holding is not None:
+            self.holding.reset_run_state()
         try:
             q, qd, t0 = self.system.initial_state() if self.start is None else self.start
             q, qd = np.array(q, dtype=float), np.array(qd, dtype=float)

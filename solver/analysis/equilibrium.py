@@ -90,6 +90,7 @@ def static_equilibrium(model: Model | CompiledModel, formulation: str | None = N
 def starting_at_equilibrium(system, tol=1e-10, max_iter=50):
     """((q, q̇ = 0, t), eq): the static equilibrium of the compiled ``system`` at rest as a start
     state for a run, and the :class:`Equilibrium`.  Raises SolverError when it is not found."""
+    system.reset_run_state()
     with single_threaded_blas():
         eq = _Solver(system, tol, max_iter).solve("auto")
     return (eq.q.copy(), np.zeros_like(eq.q), eq.t), eq

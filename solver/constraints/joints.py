@@ -112,6 +112,10 @@ class CartesianJoint:
         """Joint coordinate as a Scalar: 'rotation' about z, 'translation' along z, planar 'x'/'y'."""
         return self._scalar(COORDINATES[name], self._vectors(Si, Sj, level))
 
+    def reset(self):
+        """Forget the last angle (a new run starts at the model's configuration, angle 0)."""
+        self.angle = 0.0
+
     def unwrap(self, raw):
         """Continuous angle nearest the last one (joint rotations may exceed ±π)."""
         self.angle = raw + 2.0 * np.pi * round((self.angle - raw) / (2.0 * np.pi))

@@ -56,6 +56,10 @@ class FlexibleJoint:
                 self.slots[name] = (side, c, -skew(c) @ body.node_psi[node], point)
 
     # ---- public API -----------------------------------------------------------------------------
+    def reset(self):
+        """Forget the last angle (a new run starts at the model's configuration, angle 0)."""
+        self.angle = 0.0
+
     def evaluate(self, q, qd, level, phi, jac, gamma):
         """Fill this joint's rows of phi, jac (and gamma when not None; level ≥ 2 needs qd)."""
         v = self._vectors(q, qd, level)

@@ -149,6 +149,9 @@ class CartesianSystem(MechanicalSystem):
             self._driven_rows.setdefault(jk, []).append(row)
 
     # ---- public API -----------------------------------------------------------------------------
+    def _joint_objects(self):
+        return [cj for cj, *_ in self.joints] + list(getattr(self, "flex_joints", {}).values())
+
     def initial_state(self):
         q = np.zeros(self.nq)
         qd = np.zeros(self.nq)

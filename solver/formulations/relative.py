@@ -142,6 +142,13 @@ class RelativeSystem(MechanicalSystem):
         self._cache = {}
 
     # ---- public API: MechanicalSystem -----------------------------------------------------------
+    def _joint_objects(self):
+        return list(self.cjoints)
+
+    def reset_run_state(self):
+        super().reset_run_state()
+        self._cache.clear()
+
     def initial_state(self):
         """q0 = identity of every tree joint; q̇0 = the weighted least-change fit of the model's
         initial body velocities subject to Φ_q q̇ = ν (the same problem the Cartesian formulation

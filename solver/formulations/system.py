@@ -45,6 +45,21 @@ class MechanicalSystem:
         """(q0, q̇0, t0) from the model's initial positions and velocities (not yet assembled)."""
         raise NotImplementedError
 
+    def run_state(self) -> list:
+        """What remembers something from one evaluation to the next within a run: joints whose
+        angle is unwrapped (rotation drivers, screw joints) and force elements with a state
+        (a rotational spring's continuous angle).  Each has ``reset()``."""
+        return [*self._joint_objects(), *(f for f in getattr(self, "force_elements", ()) if hasattr(f, "reset"))]
+
+    def reset_run_state(self):
+        """Start a run (or an analysis) from the model's configuration: forget what earlier runs of
+        this compiled system left in :meth:`run_state`."""
+        for holder in self.run_state():
+            holder.reset()
+
+    def _joint_objects(self) -> list:
+        return []
+
     def constraints(self, q, t, qd=None, level=0) -> ConstraintEval:
         """Φ and Φ_q; with level ≥ 1 also ν; level ≥ 2 (needs q̇) also γ."""
         raise NotImplementedError
