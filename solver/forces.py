@@ -18,7 +18,7 @@ import numpy as np
 from .constraints.joints import joint_frame
 from .errors import ModelError
 from .expressions import time_function
-from .math.rotations import cross, tmatvec
+from .math.rotations import cross, matvec, tmatvec
 from .model.model import GROUND
 
 
@@ -186,6 +186,27 @@ class RotationalSpringDamperForce:
         return self.c == 0.0
 
 
+def bushing_deflection(Pi, Vi, Fi, wi, Pj, Vj, Fj, wj):
+    """(δ, δ̇, θ, θ̇) of a bushing from its ends (point P, its velocity V, axes F, ω; global): the
+    displacement δ = F_iᵀ(P_j − P_i) and small rotation θ = vee(skew part of F_iᵀF_j) of body j's
+    bushing frame in body i's, δ̇ = F_iᵀ(V_j − V_i) − (F_iᵀω_i) × δ, θ̇ = F_iᵀ(ω_j − ω_i).  Written
+    once for numbers (one state or stacked states) and for the code generator's sympy arrays."""
+    R = np.swapaxes(Fi, -1, -2) @ Fj
+    theta = 0.5 * np.stack([R[..., 2, 1] - R[..., 1, 2], R[..., 0, 2] - R[..., 2, 0], R[..., 1, 0] - R[..., 0, 1]],
+                           axis=-1)
+    delta = tmatvec(Fi, Pj - Pi)
+    ddelta = tmatvec(Fi, Vj - Vi) - cross(tmatvec(Fi, wi), delta)
+    return delta, ddelta, theta, tmatvec(Fi, wj - wi)
+
+
+def bushing_loads(Pi, Vi, Fi, wi, Pj, Vj, Fj, wj, K, D):
+    """(force f on body j at P_j, torque n on body j) of a linear bushing with stiffnesses K and
+    dampings D (translational then rotational, bushing axes): f = F_i(−K_t δ − D_t δ̇),
+    n = F_i(−K_r θ − D_r θ̇) (:func:`bushing_deflection`); body i takes −f at P_j and −n."""
+    delta, ddelta, theta, dtheta = bushing_deflection(Pi, Vi, Fi, wi, Pj, Vj, Fj, wj)
+    return (matvec(Fi, -K[:3] * delta - D[:3] * ddelta), matvec(Fi, -K[3:] * theta - D[3:] * dtheta))
+
+
 class BushingForce:
     """Linear 6-DOF bushing: relative displacement δ and small rotation θ of body j's bushing frame
     w.r.t. body i's, in body i's bushing axes; force −K_t δ − C_t δ̇ and torque −K_r θ − C_r θ̇ on j.
@@ -202,31 +223,26 @@ class BushingForce:
         self.Ci, self.Cj = Ai0.T, Aj0.T                # bushing axes = global axes at start
         self.K, self.D = np.asarray(e.stiffness), np.asarray(e.damping)
 
-    def _relative(self, frames):
-        ri, Ai, vi, wi = frames.get(self.bi)
-        rj, Aj, vj, wj = frames.get(self.bj)
-        Pi, Pj = ri + Ai @ self.si, rj + Aj @ self.sj
-        Fi, Fj = Ai @ self.Ci, Aj @ self.Cj
-        R = np.swapaxes(Fi, -1, -2) @ Fj
-        theta = 0.5 * np.stack([R[..., 2, 1] - R[..., 1, 2], R[..., 0, 2] - R[..., 2, 0], R[..., 1, 0] - R[..., 0, 1]],
-                               axis=-1)
-        delta = tmatvec(Fi, Pj - Pi)
-        ddelta = (tmatvec(Fi, (vj + cross(wj, Pj - rj)) - (vi + cross(wi, Pi - ri)))
-                  - cross(tmatvec(Fi, wi), delta))
-        dtheta = tmatvec(Fi, wj - wi)
-        return Pi, Pj, Fi, delta, ddelta, theta, dtheta
+    def _ends(self, frames):
+        """(P, V, F, ω) of each end: the bushing point, its velocity, the bushing axes and ω."""
+        ends = []
+        for b, s, C in ((self.bi, self.si, self.Ci), (self.bj, self.sj, self.Cj)):
+            r, A, v, w = frames.get(b)
+            P = r + A @ s
+            ends.append((P, v + cross(w, P - r), A @ C, w))
+        return ends
 
     def apply(self, t, frames, out: Wrenches):
-        Pi, Pj, Fi, delta, ddelta, theta, dtheta = self._relative(frames)
-        f = (Fi @ (-self.K[:3] * delta - self.D[:3] * ddelta)[..., None])[..., 0]
-        n = (Fi @ (-self.K[3:] * theta - self.D[3:] * dtheta)[..., None])[..., 0]
+        (Pi, Vi, Fi, wi), (Pj, Vj, Fj, wj) = self._ends(frames)
+        f, n = bushing_loads(Pi, Vi, Fi, wi, Pj, Vj, Fj, wj, self.K, self.D)
         out.at_point(self.bj, f, Pj, frames)
         out.torque(self.bj, n)
         out.at_point(self.bi, -f, Pj, frames)
         out.torque(self.bi, -n)
 
     def potential(self, frames):
-        _, _, _, delta, _, theta, _ = self._relative(frames)
+        (Pi, Vi, Fi, wi), (Pj, Vj, Fj, wj) = self._ends(frames)
+        delta, _, theta, _ = bushing_deflection(Pi, Vi, Fi, wi, Pj, Vj, Fj, wj)
         return 0.5 * (delta ** 2 @ self.K[:3] + theta ** 2 @ self.K[3:])
 
     def conserves_energy(self):

@@ -24,6 +24,8 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import Cancelled
+from .. import forces
+from ..formulations import mobilizers
 from ..math import rotations
 from . import derive, emit, tree
 from .derive import CodegenUnavailable
@@ -47,7 +49,10 @@ _BUILD = contextvars.ContextVar("codegen_build", default=(None, None))    # (on_
 REDUCED_C = Path(__file__).with_name("reduced.c")      # the compiled reduced right-hand side, in every library
 RELATIVE_C = Path(__file__).with_name("relative.c")    # relative kernels from the Cartesian ones
 ARTICULATED_C = Path(__file__).with_name("articulated.c")    # open-tree dynamics in O(n)
-_SOURCES = hashlib.sha256(b"".join([Path(m.__file__).read_bytes() for m in (derive, emit, tree, rotations)]
+# the modules whose code the generated C comes from (the joint kinematics and the bushing are written
+# once, in mobilizers and forces, for numbers and for sympy): editing any of them invalidates the cache
+_SOURCES = hashlib.sha256(b"".join([Path(m.__file__).read_bytes() for m in (derive, emit, tree, rotations, mobilizers,
+                                                                             forces)]
                                    + [p.read_bytes() for p in (REDUCED_C, RELATIVE_C, ARTICULATED_C)])).hexdigest()
 
 

@@ -39,7 +39,7 @@ import numpy as np
 import sympy as sp
 
 from ..constraints.joints import COORDINATES
-from ..forces import AppliedLoad, BushingForce, SpringDamperForce
+from ..forces import AppliedLoad, BushingForce, SpringDamperForce, bushing_loads
 from ..expressions import time_function
 from ..vehicle import SpeedControlForce, TireForce, TireParameters
 from ..math.rotations import B_matrix, L_matrix, cross, rotation_matrix
@@ -531,10 +531,8 @@ def _load_outputs(desc, s, out):
 
 
 def _bushing(s, bd, frames):
-    """(force f on body j at P_j, torque n on body j, P_j) of a linear bushing, as
-    :class:`solver.forces.BushingForce`: F_i = A_i C_i, δ = F_iᵀ(P_j − P_i), θ = vee(skew part of
-    F_iᵀF_j), δ̇ = F_iᵀ(V_j − V_i) − (F_iᵀω_i) × δ, θ̇ = F_iᵀ(ω_j − ω_i);
-    f = F_i(−K_t δ − D_t δ̇), n = F_i(−K_r θ − D_r θ̇)."""
+    """(force f on body j at P_j, torque n on body j, P_j) of a linear bushing:
+    :func:`solver.forces.bushing_loads` on the ends' sympy arrays."""
     K = np.array(s.c[bd["par"]:bd["par"] + 6], dtype=object)
     D = np.array(s.c[bd["par"] + 6:bd["par"] + 12], dtype=object)
     ends = []
@@ -545,13 +543,7 @@ def _bushing(s, bd, frames):
         w = frame[4] if frame is not None else _zeros3()
         ends.append((P, V, A.dot(np.array([[_number(x) for x in row] for row in C], dtype=object)), w))
     (Pi, Vi, Fi, wi), (Pj, Vj, Fj, wj) = ends
-    R = Fi.T.dot(Fj)
-    theta = np.array([R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]], dtype=object) / 2
-    delta = Fi.T.dot(Pj - Pi)
-    ddelta = Fi.T.dot(Vj - Vi) - cross(Fi.T.dot(wi), delta)
-    dtheta = Fi.T.dot(wj - wi)
-    f = Fi.dot(-K[:3] * delta - D[:3] * ddelta)
-    n = Fi.dot(-K[3:] * theta - D[3:] * dtheta)
+    f, n = bushing_loads(Pi, Vi, Fi, wi, Pj, Vj, Fj, wj, K, D)
     return f, n, Pj
 
 
