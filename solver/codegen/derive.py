@@ -35,6 +35,8 @@ generated: :class:`CodegenUnavailable`.
 """
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import sympy as sp
 
@@ -42,12 +44,14 @@ from ..constraints.joints import COORDINATES
 from ..forces import AppliedLoad, BushingForce, SpringDamperForce, bushing_loads
 from ..expressions import time_function
 from ..vehicle import SpeedControlForce, TireForce, TireParameters
+from ..vehicle.tire import combined_slip_forces, tire_moments
 from ..math.rotations import B_matrix, L_matrix, cross, rotation_matrix
 
 SNAP = 1e-14            # geometry entries below this (m or unit-vector components) are exact zeros
 BODY_PARAMETERS = 7     # m, J'00, J'11, J'22, J'01, J'12, J'20
 SPRING_PARAMETERS = 4   # k, c, l0, preload
 BUSHING_PARAMETERS = 12  # K (translation x y z, rotation x y z), D (the same)
+SYMPY_MATH = SimpleNamespace(sin=sp.sin, cos=sp.cos, atan=sp.atan, sqrt=sp.sqrt)   # the tire's formulas on symbols
 TIRE_FIELDS = tuple(TireParameters.__dataclass_fields__)   # radius, stiffness, …, low_speed
 ROAD_PARAMETERS = 4      # z0, start x0, obstacle height H, length L
 GENERATED_ROADS = ("flat", "half_sine", "step")           # table profiles stay interpreted
@@ -560,11 +564,6 @@ def _road_profile(kind, z0, x0, H, L, x):
             sp.Piecewise((0, xi <= 0), (0, xi >= 1), (6 * H * xi * (1 - xi) / L, True)))
 
 
-def _magic_formula(x, B, C, D, E):
-    Bx = B * x
-    return D * sp.sin(C * sp.atan(Bx - E * (Bx - sp.atan(Bx))))
-
-
 def _tire(s, td, frame):
     """(force, contact point, torque) of a tire on a road profile, as :class:`solver.vehicle.tire.TireForce`
     (its module docstring has the equations); zero force and torque out of contact (Piecewise: the
@@ -592,14 +591,9 @@ def _tire(s, td, frame):
     vx, vy, spin = s.let(ex.dot(V)), s.let(ey.dot(V)), s.let(w.dot(a) * p["radius"])
     vt = s.let(sp.sqrt(vx * vx + p["low_speed"] ** 2))
     kappa, alpha = s.let((spin - vx) / vt), s.let(sp.atan(-vy / vt))
-    By = s.let(p["cornering_stiffness"] / (p["shape_y"] * p["friction"]))
-    D = s.let(p["friction"] * Fz)
-    Fx = s.let(_magic_formula(kappa, p["slip_stiffness"] / (p["shape_x"] * p["friction"]), p["shape_x"], D,
-                              p["curvature_x"]) * sp.cos(sp.atan(p["rbx1"] * sp.cos(sp.atan(p["rbx2"] * kappa)) * alpha)))
-    Fy = s.let(_magic_formula(alpha, By, p["shape_y"], D, p["curvature_y"])
-               * sp.cos(sp.atan(p["rby1"] * sp.cos(sp.atan(p["rby2"] * alpha)) * kappa)))
-    rolling = -p["rolling_resistance"] * Fz * p["radius"] * spin / sp.sqrt(spin * spin + p["low_speed"] ** 2)
-    Mz = -p["trail"] / sp.sqrt(1 + (By * alpha) ** 2) * Fy
+    pars = TireParameters(**p)
+    Fx, Fy = (s.let(F) for F in combined_slip_forces(kappa, alpha, Fz, pars, SYMPY_MATH))
+    rolling, Mz = tire_moments(Fz, Fy, spin, alpha, pars, SYMPY_MATH)
     contact = sp.And(sp.Ge(size, 1e-9, evaluate=False), sp.Gt(delta, 0, evaluate=False), sp.Gt(Fz, 0, evaluate=False))
     gate = np.vectorize(lambda e: s.let(sp.Piecewise((e, contact), (0, True))), otypes=[object])
     return gate(Fx * ex + Fy * ey + Fz * n), P, gate(rolling * a + Mz * n)

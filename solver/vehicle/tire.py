@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -44,21 +45,33 @@ from ..math.rotations import cross
 ZERO3 = np.zeros(3)
 
 
-def magic_formula(x, B, C, D, E):
+# The tire's formulas are written once, for numbers (NUMPY_MATH) and for the code generator's sympy
+# expressions (solver.codegen.derive passes sympy's functions in the same namespace).
+NUMPY_MATH = SimpleNamespace(sin=np.sin, cos=np.cos, atan=np.arctan, sqrt=np.sqrt)
+
+
+def magic_formula(x, B, C, D, E, m=NUMPY_MATH):
     """Pacejka's Magic Formula y = D sin[C arctan{Bx − E(Bx − arctan Bx)}] (2012, eq. 4.49)."""
     Bx = B * x
-    return D * np.sin(C * np.arctan(Bx - E * (Bx - np.arctan(Bx))))
+    return D * m.sin(C * m.atan(Bx - E * (Bx - m.atan(Bx))))
 
 
-def combined_slip_forces(kappa, alpha, Fz, p):
+def combined_slip_forces(kappa, alpha, Fz, p, m=NUMPY_MATH):
     """(F_x, F_y) for slip ratio κ, slip angle α (rad) and vertical load F_z (N) with parameters
     ``p`` (a :class:`TireParameters`), per the module docstring."""
     D = p.friction * Fz
-    Fx0 = magic_formula(kappa, p.Bx, p.shape_x, D, p.curvature_x)
-    Fy0 = magic_formula(alpha, p.By, p.shape_y, D, p.curvature_y)
-    Gxa = np.cos(np.arctan(p.rbx1 * np.cos(np.arctan(p.rbx2 * kappa)) * alpha))
-    Gyk = np.cos(np.arctan(p.rby1 * np.cos(np.arctan(p.rby2 * alpha)) * kappa))
+    Fx0 = magic_formula(kappa, p.Bx, p.shape_x, D, p.curvature_x, m)
+    Fy0 = magic_formula(alpha, p.By, p.shape_y, D, p.curvature_y, m)
+    Gxa = m.cos(m.atan(p.rbx1 * m.cos(m.atan(p.rbx2 * kappa)) * alpha))
+    Gyk = m.cos(m.atan(p.rby1 * m.cos(m.atan(p.rby2 * alpha)) * kappa))
     return Gxa * Fx0, Gyk * Fy0
+
+
+def tire_moments(Fz, Fy, spin, alpha, p, m=NUMPY_MATH):
+    """(rolling-resistance moment about the wheel axis, aligning moment about the normal):
+    M_r = −f_r F_z R ω R / √((ωR)² + v_ε²), M_z = −t_p F_y / √(1 + (B_y α)²) (module docstring)."""
+    rolling = -p.rolling_resistance * Fz * p.radius * spin / m.sqrt(spin * spin + p.low_speed ** 2)
+    return rolling, -p.trail / m.sqrt(1 + (p.By * alpha) ** 2) * Fy
 
 
 @dataclass(frozen=True)
@@ -145,8 +158,7 @@ class TireForce:
         kappa, alpha = (spin - vx) / vt, math.atan(-vy / vt)
         Fx, Fy = combined_slip_forces(kappa, alpha, Fz, p)
         Fx, Fy = float(Fx), float(Fy)
-        rolling = -p.rolling_resistance * Fz * p.radius * spin / math.sqrt(spin * spin + p.low_speed ** 2)
-        Mz = -p.trail / math.sqrt(1.0 + (p.By * alpha) ** 2) * Fy
+        rolling, Mz = tire_moments(Fz, Fy, spin, alpha, p)
         return TireState(delta, delta_dot, kappa, alpha, Fx, Fy, Fz, P,
                          Fx * ex + Fy * ey + Fz * n, rolling * a + Mz * n)
 
