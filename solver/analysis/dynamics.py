@@ -27,7 +27,7 @@ from ..compile import CompiledModel, compile_model, generic_system
 from ..errors import Cancelled, ModelError, SolverError
 from ..forces import Wrenches
 from ..integrators import INTEGRATORS, GeneralizedAlpha
-from ..partitioning.partition import Partition, PartitionError, independent_rows, multipliers
+from ..partitioning.partition import Partition, PartitionError, independent_rows
 from .assembly import assemble_positions, consistent_velocities, holding_model
 from .equilibrium import starting_at_equilibrium
 from .hybrid import HybridSwitch
@@ -394,7 +394,7 @@ class Run:
         """Multipliers (unless given), constraint violation and conditioning of a consistent state;
         hand it to the recorder.  Returns λ."""
         if lam is None:
-            lam = multipliers(jac, M, qdd, Q)
+            lam = part.multipliers(jac, M, qdd, Q)
         violation = float(np.max(np.abs(phi))) if phi.size else 0.0
         self.rec.add(t, q, qd, qdd, lam, violation, part.singularity(jac), method)
         if self.progress is not None:
@@ -407,7 +407,8 @@ class Run:
         except (np.linalg.LinAlgError, ValueError) as exc:
             raise SolverError(f"cannot partition the coordinates ({exc})", time=t,
                               elements=self._worst_owners(q, t)) from None
-        self._compiled = self.system.compiled_reduction(part) if part.dof else None
+        # the compiled reduction is dense: a sparse partition (many constraint rows) solves in Python
+        self._compiled = self.system.compiled_reduction(part) if part.dof and not part.sparse else None
         self.rec.event(t, "partition", f"{method.upper()} partition, {part.dof} independent coordinates ({reason})")
         if len(part.redundant) and not self.meta.get("redundant"):
             self.meta["redundant"] = [f"{self.system.equations[k].owner}: {self.system.equations[k].text}"
