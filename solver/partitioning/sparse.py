@@ -37,7 +37,7 @@ from scipy.sparse.linalg import splu
 
 from .partition import Partition, PartitionError
 
-SPARSE_MIN_ROWS = 150           # independent constraint rows from which the sparse algebra is used
+SPARSE_MIN_ROWS = 120           # independent constraint rows from which the sparse algebra is used
 SIGMA_ITERATIONS = 4            # power iterations of the σ estimates (as reduced.c's σ_min(J U))
 ROUND_OFF = 1e-15              # entries of S = J B below this fraction of its largest are dropped
 
