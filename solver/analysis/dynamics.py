@@ -409,7 +409,8 @@ class Run:
                               elements=self._worst_owners(q, t)) from None
         # the compiled reduction is dense: a sparse partition (many constraint rows) solves in Python
         self._compiled = self.system.compiled_reduction(part) if part.dof and not part.sparse else None
-        self.rec.event(t, "partition", f"{method.upper()} partition, {part.dof} independent coordinates ({reason})")
+        self.rec.event(t, "partition", f"{method.upper()} partition, {part.dof} independent coordinates ({reason})"
+                       + ("; sparse factorizations of Φ_q" if part.sparse else ""))
         if len(part.redundant) and not self.meta.get("redundant"):
             self.meta["redundant"] = [f"{self.system.equations[k].owner}: {self.system.equations[k].text}"
                                       for k in part.redundant]
