@@ -82,7 +82,7 @@ class SparsePartition(Partition):
         self._S = _Product(self._J, self.B)
         self._K_inv = None if self.method == "lu" and np.array_equal(order, np.arange(len(order))) \
             else np.asarray((self.B.T @ self.U).T)
-        self._factor_cache = (None, None, None)
+        self._factor_cache = (None, None)
 
     # ---- the reduced equations ------------------------------------------------------------------
     def positions(self, system, z, t, q_guess, tol=1e-10, max_iter=25):
@@ -98,14 +98,14 @@ class SparsePartition(Partition):
         raise PartitionError(f"position Newton did not converge (max |Φ| = {err:.3g})")
 
     def velocities(self, jac, nu, zd):
-        lu, J = self._factor(jac)
+        lu, values = self._factor(jac)
         Vzd = self.V @ zd
-        return Vzd + self.B @ lu.solve(nu[self.rows] - J @ Vzd)
+        return Vzd + self.B @ lu.solve(nu[self.rows] - self._J.dot(values, Vzd))
 
     def accelerations(self, M, Q, jac, gamma):
-        lu, J = self._factor(jac)
+        lu, values = self._factor(jac)
         f = self.V.shape[1]
-        X = lu.solve(np.column_stack([J @ self.V, gamma[self.rows]]))
+        X = lu.solve(np.column_stack([self._J.dot(values, self.V), gamma[self.rows]]))
         BX = self.B @ X
         N, c = self.V - BX[:, :f], BX[:, f]
         if f == 0:
@@ -132,19 +132,18 @@ class SparsePartition(Partition):
 
     # ---- the sparse algebra ---------------------------------------------------------------------
     def _factor(self, jac):
-        """(SuperLU of S = J B, J) at this Jacobian; the last one is kept (velocities, accelerations
-        and multipliers at the same state factorize once)."""
+        """(SuperLU of S = J B, J's values) at this Jacobian; the last one is kept (velocities,
+        accelerations and multipliers at the same state factorize once)."""
         values = self._J.values(jac)
-        lu, J, cached = self._factor_cache
+        lu, cached = self._factor_cache
         if cached is not None and np.array_equal(values, cached):
-            return lu, J
-        J = self._J.matrix(jac, values)
+            return lu, cached
         try:
             lu = splu(self._S.matrix(values), permc_spec="NATURAL")
         except RuntimeError:               # exactly singular
             raise PartitionError("dependent Jacobian block is singular") from None
-        self._factor_cache = (lu, J, values)
-        return lu, J
+        self._factor_cache = (lu, values)
+        return lu, values
 
     def _dependent_sigma_min(self, jac):
         """Estimate (from above) of σ_min(J U): power iteration on ((J U)ᵀ J U)⁻¹, (J U)⁻¹ = K⁻¹ S⁻¹."""
@@ -198,13 +197,20 @@ class _Gather:
         self.indices = c[order]
         self.indptr = np.concatenate([[0], np.cumsum(np.bincount(r, minlength=len(rows)))])
         self.shape = (len(rows), nq)
+        self._reused = None
 
     def values(self, jac):
         return jac[self._r, self._c]
 
-    def matrix(self, jac, values=None):
-        return sp.csr_matrix((self.values(jac) if values is None else values, self.indices, self.indptr),
-                             shape=self.shape)
+    def matrix(self, jac):
+        return sp.csr_matrix((self.values(jac), self.indices, self.indptr), shape=self.shape)
+
+    def dot(self, values, x):
+        """J x for J with these ``values`` (one CSR matrix reused: no constructor per product)."""
+        if self._reused is None:
+            self._reused = sp.csr_matrix((values, self.indices, self.indptr), shape=self.shape)
+        self._reused.data = values
+        return self._reused @ x
 
 
 class _Product:
