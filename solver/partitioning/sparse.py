@@ -193,14 +193,14 @@ class _Gather:
         keep = position[pattern[0]] >= 0
         r, c = position[pattern[0][keep]], pattern[1][keep]
         order = np.lexsort((c, r))
-        self._r, self._c = pattern[0][keep][order], c[order]
+        self._flat = pattern[0][keep][order] * nq + c[order]        # positions in the row-major Φ_q
         self.indices = c[order]
         self.indptr = np.concatenate([[0], np.cumsum(np.bincount(r, minlength=len(rows)))])
         self.shape = (len(rows), nq)
         self._reused = None
 
     def values(self, jac):
-        return jac[self._r, self._c]
+        return np.take(jac, self._flat)
 
     def matrix(self, jac):
         return sp.csr_matrix((self.values(jac), self.indices, self.indptr), shape=self.shape)
