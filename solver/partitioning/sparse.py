@@ -8,8 +8,10 @@ any B = U K with K invertible.  B is chosen sparse:
     LU:       B = U (columns of the identity: the dependent coordinates),
     QR, SVD:  B = Φ_q[rows](q_ref)ᵀ (U spans its range; K⁻¹ = Uᵀ B = (Φ_q[rows](q_ref) U)ᵀ),
 
+each with its columns in a fill-reducing order fixed at partition time (B P is as good a basis),
+
 so with J = Φ_q[rows] (gathered through the system's ``jacobian_pattern``) and S = J B, sparse and
-r×r, factorized by SuperLU (scipy.sparse.linalg.splu, Li (2005)):
+r×r, factorized by SuperLU (scipy.sparse.linalg.splu):
 
     positions      q ← q − B S⁻¹ Φ  (Newton, Kim & Yoo (1997) eq. 7), started on the partition's
                    affine set from q_guess + V (z − Vᵀ (q_guess − q_ref))
@@ -80,8 +82,8 @@ class SparsePartition(Partition):
         order = np.argsort(splu(S.matrix(arbitrary)).perm_c)
         self.B = B[:, order].tocsr()
         self._S = _Product(self._J, self.B)
-        self._K_inv = None if self.method == "lu" and np.array_equal(order, np.arange(len(order))) \
-            else np.asarray((self.B.T @ self.U).T)
+        # K⁻¹ = Uᵀ B; for LU a permutation (orthogonal: σ(J U) = σ(S), not needed)
+        self._K_inv = None if self.method == "lu" else np.asarray((self.B.T @ self.U).T)
         self._factor_cache = (None, None)
 
     # ---- the reduced equations ------------------------------------------------------------------
