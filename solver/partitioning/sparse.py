@@ -79,7 +79,10 @@ class SparsePartition(Partition):
         # as good a basis as B
         S = _Product(self._J, B)
         arbitrary = np.random.default_rng(0).uniform(1.0, 2.0, len(self._J.indices))
-        order = np.argsort(splu(S.matrix(arbitrary)).perm_c)
+        try:
+            order = np.argsort(splu(S.matrix(arbitrary)).perm_c)
+        except RuntimeError:               # (structurally) singular with these values: no reordering
+            order = np.arange(B.shape[1])
         self.B = B[:, order].tocsr()
         self._S = _Product(self._J, self.B)
         # K⁻¹ = Uᵀ B; for LU a permutation (orthogonal: σ(J U) = σ(S), not needed)

@@ -5,6 +5,7 @@ short trajectories (1e-9), conditioning estimates close to the exact singular va
 chosen by size only for systems with a known Φ_q pattern."""
 from __future__ import annotations
 
+import glob
 import os
 import sys
 
@@ -89,6 +90,25 @@ def test_sparse_trajectory_equals_the_dense_one(monkeypatch, name, t_end):
         assert rel(getattr(d, attr), getattr(s, attr)) < 1e-9, attr
     assert rel(d.multipliers, s.multipliers) < 1e-9
     assert rel(d.conditioning, s.conditioning) < 0.1
+
+
+@pytest.mark.parametrize("sample", sorted(glob.glob(os.path.join(ROOT, "sample_models", "*.mbs.json"))),
+                         ids=lambda p: os.path.basename(p).split(".")[0])
+def test_the_jacobian_pattern_holds_every_nonzero(sample):
+    """Every sample compiled to Cartesian coordinates (all joint types and drivers they use): Φ_q at a
+    random state has no non-zero outside ``jacobian_pattern`` (None only for flexible bodies)."""
+    system = CartesianSystem(solver.load_model(sample))
+    pattern = system.jacobian_pattern()
+    if system.flex:
+        assert pattern is None
+        return
+    q, _, _ = system.initial_state()
+    rng = np.random.default_rng(5)
+    jac = system.constraints(q + 0.1 * rng.standard_normal(len(q)), 0.3).jac
+    outside = np.ones(jac.shape, dtype=bool)
+    outside[pattern] = False
+    assert np.count_nonzero(jac[outside]) == 0
+    assert len(set(zip(*pattern))) == len(pattern[0])          # no entry twice
 
 
 def test_the_sparse_path_is_chosen_by_size_and_pattern(monkeypatch):
