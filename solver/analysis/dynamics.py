@@ -31,7 +31,7 @@ from ..forces import Wrenches
 from ..model.model import Model
 from ..results import Results
 from ..integrators import INTEGRATORS, GeneralizedAlpha
-from ..partitioning.partition import Partition, PartitionError, independent_rows, multipliers
+from ..partitioning.partition import Partition, PartitionError, independent_rows
 from .assembly import assemble_positions, consistent_velocities, holding_model
 from .equilibrium import starting_at_equilibrium
 from .hybrid import HybridSwitch
@@ -409,7 +409,7 @@ class Run:
         """Multipliers (unless given), constraint violation and conditioning of a consistent state;
         hand it to the recorder.  Returns λ."""
         if lam is None:
-            lam = multipliers(jac, M, qdd, Q)
+            lam = part.multipliers(jac, M, qdd, Q)
         violation = float(np.max(np.abs(phi))) if phi.size else 0.0
         self.rec.add(t, q, qd, qdd, lam, violation, part.singularity(jac), method)
         if self.progress is not None:
@@ -422,8 +422,10 @@ class Run:
         except (np.linalg.LinAlgError, ValueError) as exc:
             raise SolverError(f"cannot partition the coordinates ({exc})", time=t, kind="singular",
                               elements=self._worst_owners(q, t)) from None
-        self._compiled = self.system.compiled_reduction(part) if part.dof else None
-        self.rec.event(t, "partition", f"{method.upper()} partition, {part.dof} independent coordinates ({reason})")
+        # the compiled reduction is dense: a sparse partition (many constraint rows) solves in Python
+        self._compiled = self.system.compiled_reduction(part) if part.dof and not part.sparse else None
+        self.rec.event(t, "partition", f"{method.upper()} partition, {part.dof} independent coordinates ({reason})"
+                       + ("; sparse factorizations of Φ_q" if part.sparse else ""))
         if len(part.redundant) and not self.meta.get("redundant"):
             self.meta["redundant"] = [f"{self.system.equations[k].owner}: {self.system.equations[k].text}"
                                       for k in part.redundant]

@@ -273,6 +273,28 @@ class CartesianSystem(MechanicalSystem):
             H[7 * k + 3:7 * k + 7, 7 * k + 3:7 * k + 7] += 2.0 * lam[row] * np.eye(4)
         return H
 
+    def jacobian_pattern(self):
+        """(rows, cols) of every entry of Φ_q that can be non-zero: a joint's rows (and its drivers')
+        on the 7 columns of each of its bodies, a normalization row on its body's Euler parameters.
+        The sparse factorizations of :mod:`solver.partitioning.sparse` gather Φ_q through it.  None
+        for flexible bodies and joint coordinates (parametric form): their rows are laid out
+        differently, and those models keep the dense algebra."""
+        if self.flex or self.param is not None:
+            return None
+        rows, cols = [], []
+        for cj, bi, bj, (columns, _), joint_rows in self.joints:
+            for row in joint_rows:
+                rows += [row] * len(columns)
+                cols += list(columns)
+        for jk, _, _, row in self.drivers:
+            columns = self.joints[jk][3][0]
+            rows += [row] * len(columns)
+            cols += list(columns)
+        for k, row in enumerate(self.norm_rows):
+            rows += [row] * 4
+            cols += list(range(7 * k + 3, 7 * k + 7))
+        return np.array(rows, dtype=int), np.array(cols, dtype=int)
+
     def mass(self, q):
         M = np.zeros((self.nq, self.nq))
         for k in range(self.nb):

@@ -70,12 +70,24 @@ class Partition:
         else:
             raise ValueError(f"partitioning must be one of {', '.join(METHODS)}")
         self.dof = nq - r
+        self._prepare(jac)
         self.quality_ref = self.quality(jac)
+
+    def _prepare(self, jac):
+        """What a subclass computes once per partition before the solves (the dense path: nothing)."""
+
+    sparse = False       # the dense algebra (solver.partitioning.sparse.SparsePartition: sparse)
 
     @classmethod
     def build(cls, method, system, q, t):
+        """The partition of ``method`` at (q, t): sparse (:mod:`solver.partitioning.sparse`) when the
+        system's Φ_q has a known pattern and enough rows for sparse factorizations to pay, else dense."""
+        from .sparse import sparse_pattern, SparsePartition
         jac = system.constraints(q, t).jac
         rows, redundant = independent_rows(jac)
+        pattern = sparse_pattern(system, len(rows))
+        if pattern is not None:
+            return SparsePartition(method, q, jac, rows, redundant, pattern)
         return cls(method, q, jac, rows, redundant)
 
     # ---- coordinates ----------------------------------------------------------------------------
@@ -130,10 +142,9 @@ class Partition:
         ``dependent``: σ_min(Φ_q U) if already computed."""
         if not len(self.rows):
             return 1.0
-        Jr = jac[self.rows]
-        best = np.linalg.svd(Jr, compute_uv=False)[-1]
+        best = self._row_singular_values(jac)[0]
         if dependent is None:
-            dependent = np.linalg.svd(Jr @ self.U, compute_uv=False)[-1]
+            dependent = self._dependent_sigma_min(jac)
         return float(dependent / best) if best > 0 else 0.0
 
     def degraded(self, jac, fraction, dependent=None):
@@ -145,11 +156,10 @@ class Partition:
         clears ``fraction · quality_ref`` the exact value is not needed."""
         if not len(self.rows):
             return None
-        Jr = jac[self.rows]
         exact = dependent is None
         if exact:
-            dependent = np.linalg.svd(Jr @ self.U, compute_uv=False)[-1]
-        if dependent >= fraction * self.quality_ref * np.min(np.linalg.norm(Jr, axis=1)):
+            dependent = self._dependent_sigma_min(jac)
+        if dependent >= fraction * self.quality_ref * self._smallest_row_norm(jac):
             return None
         ratio = self.quality(jac, dependent if exact else None) / self.quality_ref
         return ratio if ratio < fraction else None
@@ -158,8 +168,25 @@ class Partition:
         """σ_min / σ_max of the independent constraint rows: near 0 at singular configurations."""
         if not len(self.rows):
             return 1.0
+        low, high = self._row_singular_values(jac)
+        return float(low / high) if high > 0 else 0.0
+
+    def multipliers(self, jac, M, qdd, Q):
+        """λ from Φ_qᵀ λ = Q − M q̈ (:func:`multipliers`)."""
+        return multipliers(jac, M, qdd, Q)
+
+    # ---- the dense algebra (SparsePartition overrides these) -------------------------------------
+    def _row_singular_values(self, jac):
+        """(σ_min, σ_max) of the independent rows Φ_q[rows]."""
         sv = np.linalg.svd(jac[self.rows], compute_uv=False)
-        return float(sv[-1] / sv[0]) if sv[0] > 0 else 0.0
+        return sv[-1], sv[0]
+
+    def _dependent_sigma_min(self, jac):
+        """σ_min(Φ_q[rows] U)."""
+        return np.linalg.svd(jac[self.rows] @ self.U, compute_uv=False)[-1]
+
+    def _smallest_row_norm(self, jac):
+        return np.min(np.linalg.norm(jac[self.rows], axis=1))
 
 
 def multipliers(jac, M, qdd, Q):

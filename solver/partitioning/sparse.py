@@ -1,0 +1,248 @@
+"""Coordinate partitioning with sparse factorizations of Φ_q (issue 18: cost that grows like the model).
+
+The partition is the one of :class:`~solver.partitioning.partition.Partition` (same q_ref, V, U,
+same independent coordinates z): only the linear algebra changes.  Every formula there involves
+the dependent basis U through U (Φ_q U)⁻¹ or (Φ_q U)ᵀ, which do not change when U is replaced by
+any B = U K with K invertible.  B is chosen sparse:
+
+    LU:       B = U (columns of the identity: the dependent coordinates),
+    QR, SVD:  B = Φ_q[rows](q_ref)ᵀ (U spans its range; K⁻¹ = Uᵀ B = (Φ_q[rows](q_ref) U)ᵀ),
+
+each with its columns in a fill-reducing order fixed at partition time (B P is as good a basis),
+
+so with J = Φ_q[rows] (gathered through the system's ``jacobian_pattern``) and S = J B, sparse and
+r×r, factorized by SuperLU (scipy.sparse.linalg.splu):
+
+    positions      q ← q − B S⁻¹ Φ  (Newton, Kim & Yoo (1997) eq. 7), started on the partition's
+                   affine set from q_guess + V (z − Vᵀ (q_guess − q_ref))
+    velocities     q̇ = V ż + B S⁻¹ (ν − J V ż)                          (Kim & Yoo (1997) eq. 8)
+    accelerations  N = V − B S⁻¹ J V,  c = B S⁻¹ γ,  (Nᵀ M N) z̈ = Nᵀ (Q − M c)   (eq. 13)
+    multipliers    Sᵀ λ_rows = Bᵀ (Q − M q̈), then the minimum-norm λ over the redundant rows with
+                   X = J_red B S⁻¹ (as reduced.c does), equal to the least-squares λ of the dense path
+    σ_min(J U)     power iteration on ((J U)ᵀ J U)⁻¹ with (J U)⁻¹ = K⁻¹ S⁻¹ (an estimate from above,
+                   as reduced.c's), for the re-partition test
+    σ(J)           power iterations on J Jᵀ and (SuperLU) on (J Jᵀ)⁻¹: estimates of σ_max (from below)
+                   and σ_min (from above) for the re-partition test and the conditioning output
+
+Everything else (the partition itself, V from the dense QR/LU/SVD at partition time, the
+re-partition and hybrid rules) is the dense path's.  Chosen automatically by size: ``sparse_pattern``
+returns the pattern when the system has one and r ≥ ``SPARSE_MIN_ROWS`` (measured crossover, see
+docs/performance.md).
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+import scipy.sparse.linalg  # noqa: F401  (sp.linalg.norm)
+from scipy.sparse.linalg import splu
+
+from .partition import Partition, PartitionError
+
+SPARSE_MIN_ROWS = 120           # independent constraint rows from which the sparse algebra is used
+SIGMA_ITERATIONS = 4            # power iterations of the σ estimates (as reduced.c's σ_min(J U))
+ROUND_OFF = 1e-15              # entries of S = J B below this fraction of its largest are dropped
+
+
+def sparse_pattern(system, rows):
+    """The system's Φ_q pattern (rows, cols) when the sparse algebra should be used for a partition
+    with ``rows`` independent constraint rows; else None."""
+    pattern = getattr(system, "jacobian_pattern", None)
+    if pattern is None or rows < SPARSE_MIN_ROWS:
+        return None
+    return pattern()
+
+
+class SparsePartition(Partition):
+    """A :class:`Partition` whose solves use sparse factorizations (module docstring)."""
+
+    sparse = True
+
+    def __init__(self, method, q_ref, jac, rows, redundant, pattern):
+        self._pattern = pattern
+        super().__init__(method, q_ref, jac, rows, redundant)
+
+    def _prepare(self, jac):
+        """Gathers of J = Φ_q[rows] and J_red = Φ_q[redundant] (CSR structure fixed, values taken
+        through the pattern), the sparse basis B and K⁻¹ (module docstring)."""
+        m, nq = jac.shape
+        self._J = _Gather(self._pattern, self.rows, m, nq)
+        self._J_red = _Gather(self._pattern, self.redundant, m, nq)
+        if self.method == "lu":
+            dep = np.setdiff1d(np.arange(nq), self.independent)
+            B = sp.csr_matrix((np.ones(len(dep)), (dep, np.arange(len(dep)))), shape=(nq, len(dep)))
+        else:
+            B = self._J.matrix(jac).T.tocsr()
+        # columns of B in the fill-reducing order SuperLU's COLAMD picks for the structure of S = J B
+        # (every entry the pattern allows, with arbitrary values), so every later factorization skips
+        # the ordering (permc_spec NATURAL) and its fill stays bounded whatever entries vanish: B P is
+        # as good a basis as B
+        S = _Product(self._J, B)
+        arbitrary = np.random.default_rng(0).uniform(1.0, 2.0, len(self._J.indices))
+        try:
+            order = np.argsort(splu(S.matrix(arbitrary)).perm_c)
+        except RuntimeError:               # (structurally) singular with these values: no reordering
+            order = np.arange(B.shape[1])
+        self.B = B[:, order].tocsr()
+        self._S = _Product(self._J, self.B)
+        # K⁻¹ = Uᵀ B; for LU a permutation (orthogonal: σ(J U) = σ(S), not needed)
+        self._K_inv = None if self.method == "lu" else np.asarray((self.B.T @ self.U).T)
+        self._factor_cache = (None, None)
+
+    # ---- the reduced equations ------------------------------------------------------------------
+    def positions(self, system, z, t, q_guess, tol=1e-10, max_iter=25):
+        q = q_guess + self.V @ (z - self.V.T @ (q_guess - self.q_ref))
+        for _ in range(max_iter):
+            ev = system.constraints(q, t, level=1)
+            err = np.max(np.abs(ev.phi)) if ev.phi.size else 0.0
+            if not np.isfinite(err):
+                raise PartitionError("constraint evaluation produced NaN/inf")
+            if err < tol:
+                return q, ev
+            q = q - self.B @ self._factor(ev.jac)[0].solve(ev.phi[self.rows])
+        raise PartitionError(f"position Newton did not converge (max |Φ| = {err:.3g})")
+
+    def velocities(self, jac, nu, zd):
+        lu, values = self._factor(jac)
+        Vzd = self.V @ zd
+        return Vzd + self.B @ lu.solve(nu[self.rows] - self._J.dot(values, Vzd))
+
+    def accelerations(self, M, Q, jac, gamma):
+        lu, values = self._factor(jac)
+        f = self.V.shape[1]
+        X = lu.solve(np.column_stack([self._J.dot(values, self.V), gamma[self.rows]]))
+        BX = self.B @ X
+        N, c = self.V - BX[:, :f], BX[:, f]
+        if f == 0:
+            return c, np.zeros(0), N
+        MN = M @ N
+        rhs = N.T @ (Q - M @ c)
+        try:
+            zdd = sla.cho_solve(sla.cho_factor(N.T @ MN), rhs)
+        except np.linalg.LinAlgError:
+            zdd = np.linalg.solve(N.T @ MN, rhs)
+        return N @ zdd + c, zdd, N
+
+    def multipliers(self, jac, M, qdd, Q):
+        lu, _ = self._factor(jac)
+        lam = np.zeros(jac.shape[0])
+        lam_rows = lu.solve(self.B.T @ (Q - M @ qdd), trans="T")
+        if len(self.redundant):
+            X = lu.solve((self._J_red.matrix(jac) @ self.B).T.toarray(), trans="T").T     # J_red B S⁻¹
+            y = np.linalg.solve(X @ X.T + np.eye(len(self.redundant)), -X @ lam_rows)
+            lam_rows = lam_rows + X.T @ y
+            lam[self.redundant] = -y
+        lam[self.rows] = lam_rows
+        return lam
+
+    # ---- the sparse algebra ---------------------------------------------------------------------
+    def _factor(self, jac):
+        """(SuperLU of S = J B, J's values) at this Jacobian; the last one is kept (velocities,
+        accelerations and multipliers at the same state factorize once)."""
+        values = self._J.values(jac)
+        lu, cached = self._factor_cache
+        if cached is not None and np.array_equal(values, cached):
+            return lu, cached
+        try:
+            lu = splu(self._S.matrix(values), permc_spec="NATURAL")
+        except RuntimeError:               # exactly singular
+            raise PartitionError("dependent Jacobian block is singular") from None
+        self._factor_cache = (lu, values)
+        return lu, values
+
+    def _dependent_sigma_min(self, jac):
+        """Estimate (from above) of σ_min(J U): power iteration on ((J U)ᵀ J U)⁻¹, (J U)⁻¹ = K⁻¹ S⁻¹."""
+        lu, _ = self._factor(jac)
+        if self._K_inv is None:
+            gain = _largest_gain(lambda x: lu.solve(lu.solve(x), trans="T"), len(self.rows))
+        else:
+            gain = _largest_gain(lambda x: lu.solve(self._K_inv.T @ (self._K_inv @ lu.solve(x)), trans="T"),
+                                 len(self.rows))
+        return 1.0 / np.sqrt(gain) if gain > 0 else 0.0
+
+    def _row_singular_values(self, jac):
+        """Estimates of (σ_min, σ_max) of J: power iterations on (J Jᵀ)⁻¹ (SuperLU) and on J Jᵀ."""
+        J = self._J.matrix(jac)
+        G = (J @ J.T).tocsc()
+        high = np.sqrt(_largest_gain(G.dot, G.shape[0]))
+        try:
+            lu = splu(G)
+        except RuntimeError:               # exactly singular
+            return 0.0, high
+        gain = _largest_gain(lu.solve, G.shape[0])
+        return (1.0 / np.sqrt(gain) if gain > 0 else 0.0), high
+
+    def _smallest_row_norm(self, jac):
+        return np.min(sp.linalg.norm(self._J.matrix(jac), axis=1))
+
+
+def _largest_gain(apply, n):
+    """‖A x‖ after SIGMA_ITERATIONS steps of power iteration (x normalized before each) of a
+    symmetric positive semi-definite operator A from a fixed start: an estimate from below of its
+    largest eigenvalue (inf when it is not finite: a singular inverse)."""
+    x = 1.0 + 0.1 * (np.arange(n) % 7)
+    gain = 0.0
+    for _ in range(SIGMA_ITERATIONS):
+        x = apply(x / np.linalg.norm(x))
+        gain = np.linalg.norm(x)
+    return gain if np.isfinite(gain) else np.inf
+
+
+class _Gather:
+    """Rows ``rows`` of a dense Φ_q as a CSR matrix with a fixed structure: the pattern entries of
+    those rows, in CSR order, read from the dense array by one fancy index."""
+
+    def __init__(self, pattern, rows, m, nq):
+        position = np.full(m, -1)
+        position[rows] = np.arange(len(rows))
+        keep = position[pattern[0]] >= 0
+        r, c = position[pattern[0][keep]], pattern[1][keep]
+        order = np.lexsort((c, r))
+        self._flat = pattern[0][keep][order] * nq + c[order]        # positions in the row-major Φ_q
+        self.indices = c[order]
+        self.indptr = np.concatenate([[0], np.cumsum(np.bincount(r, minlength=len(rows)))])
+        self.shape = (len(rows), nq)
+        self._reused = None
+
+    def values(self, jac):
+        return np.take(jac, self._flat)
+
+    def matrix(self, jac):
+        return sp.csr_matrix((self.values(jac), self.indices, self.indptr), shape=self.shape)
+
+    def dot(self, values, x):
+        """J x for J with these ``values`` (one CSR matrix reused: no constructor per product)."""
+        if self._reused is None:
+            self._reused = sp.csr_matrix((values, self.indices, self.indptr), shape=self.shape)
+        self._reused.data = values
+        return self._reused @ x
+
+
+class _Product:
+    """S = J B (CSC) for a fixed J structure (a :class:`_Gather`) and a fixed B: the entries of S
+    are a fixed linear map of J's values (one sparse mat-vec instead of a sparse product)."""
+
+    def __init__(self, gather, B):
+        rows = np.repeat(np.arange(gather.shape[0]), np.diff(gather.indptr))     # J entry e = (i, k)
+        k = gather.indices
+        counts = np.diff(B.indptr)[k]                                           # B entries in row k
+        e = np.repeat(np.arange(len(k)), counts)
+        starts = np.repeat(B.indptr[k], counts)
+        within = np.arange(len(e)) - np.repeat(np.cumsum(counts) - counts, counts)
+        b = starts + within                                                     # B entry (k, j)
+        i, j = rows[e], B.indices[b]
+        shape = (gather.shape[0], B.shape[1])
+        key = j * shape[0] + i                                                  # CSC order
+        unique, s_index = np.unique(key, return_inverse=True)
+        self._map = sp.csr_matrix((B.data[b], (s_index, e)), shape=(len(unique), len(k)))
+        self.indices = (unique % shape[0]).astype(np.int32)
+        self._columns = unique // shape[0]
+        self.shape = shape
+
+    def matrix(self, values):
+        """S at J's ``values``, without the entries that are zero here up to round-off (a planar
+        mechanism's Jacobian has many: SuperLU would carry them through the factorization)."""
+        data = self._map @ values
+        keep = np.abs(data) > ROUND_OFF * np.max(np.abs(data), initial=0.0)
+        indptr = np.concatenate([[0], np.cumsum(np.bincount(self._columns[keep], minlength=self.shape[1]))])
+        return sp.csc_matrix((data[keep], self.indices[keep], indptr.astype(np.int32)), shape=self.shape)

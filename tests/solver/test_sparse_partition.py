@@ -1,0 +1,124 @@
+"""Sparse factorizations of Φ_q in the Cartesian formulation (solver/partitioning/sparse.py, issue 18):
+the same partition solved with SuperLU instead of dense LU gives the dense path's positions,
+velocities, accelerations and multipliers to round-off (kernel level, LU / QR / SVD), the same
+short trajectories (1e-9), conditioning estimates close to the exact singular values, and is
+chosen by size only for systems with a known Φ_q pattern."""
+from __future__ import annotations
+
+import glob
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import solver
+from solver.analysis.assembly import assemble_positions, consistent_velocities
+from solver.formulations.cartesian import CartesianSystem
+from solver.partitioning import sparse
+from solver.partitioning.partition import Partition, independent_rows
+from solver.partitioning.sparse import SparsePartition
+
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+sys.path.insert(0, ROOT)
+from bench.slider_crank import slider_cranks  # noqa: E402
+from tools.scale_models import fourbar_row  # noqa: E402
+
+MODELS = {"slider_crank_x5": lambda: slider_cranks(5), "fourbar_row_5": lambda: fourbar_row(5)}
+
+
+def rel(a, b):
+    return np.max(np.abs(a - b)) / max(np.max(np.abs(a)), 1e-300)
+
+
+@pytest.fixture(scope="module", params=sorted(MODELS))
+def state(request):
+    """A consistent state of the model, away from its drawn configuration."""
+    system = CartesianSystem(MODELS[request.param]())
+    q, qd, t = system.initial_state()
+    q = assemble_positions(system, q, t)
+    qd = consistent_velocities(system, q, qd, t)
+    part = Partition.build("qr", system, q, t)
+    z, zd = part.z_of(q) + 0.05, part.V.T @ qd + 0.3
+    q, ev = part.positions(system, z, t, q)
+    qd = part.velocities(ev.jac, ev.nu, zd)
+    return system, q, qd, t
+
+
+@pytest.mark.parametrize("method", ["qr", "lu", "svd"])
+def test_sparse_solves_equal_the_dense_ones(state, method):
+    system, q, qd, t = state
+    jac = system.constraints(q, t).jac
+    rows, redundant = independent_rows(jac)
+    assert len(redundant) > 0                          # minimum-norm multipliers are exercised
+    dense = Partition(method, q, jac, rows, redundant)
+    fast = SparsePartition(method, q, jac, rows, redundant, system.jacobian_pattern())
+    np.testing.assert_array_equal(fast.V, dense.V)     # the same partition, only the algebra differs
+    rng = np.random.default_rng(3)
+    z, zd = dense.z_of(q) + 0.02, dense.V.T @ qd - 0.1
+    guess = q + 1e-3 * rng.standard_normal(len(q))
+    q1, ev1 = dense.positions(system, z, t, guess)
+    q2, ev2 = fast.positions(system, z, t, guess)
+    assert rel(q1, q2) < 1e-12
+    v1, v2 = dense.velocities(ev1.jac, ev1.nu, zd), fast.velocities(ev2.jac, ev2.nu, zd)
+    assert rel(v1, v2) < 1e-12
+    ev = system.constraints(q1, t, v1, level=2)
+    M, Q = system.mass(q1), system.forces(q1, v1, t)
+    a1, zdd1, N1 = dense.accelerations(M, Q, ev.jac, ev.gamma)
+    a2, zdd2, N2 = fast.accelerations(M, Q, ev.jac, ev.gamma)
+    assert rel(a1, a2) < 1e-11 and rel(zdd1, zdd2) < 1e-11 and rel(N1, N2) < 1e-11
+    assert rel(dense.multipliers(ev.jac, M, a1, Q), fast.multipliers(ev.jac, M, a1, Q)) < 1e-10
+    # σ estimates (power iterations, as reduced.c): σ_min from above, σ_max from below, within 10 %
+    exact_dep = dense._dependent_sigma_min(ev.jac)
+    assert exact_dep * (1 - 1e-9) <= fast._dependent_sigma_min(ev.jac) < 1.1 * exact_dep
+    (lo1, hi1), (lo2, hi2) = dense._row_singular_values(ev.jac), fast._row_singular_values(ev.jac)
+    assert lo1 * (1 - 1e-9) <= lo2 < 1.1 * lo1 and 0.9 * hi1 < hi2 <= hi1 * (1 + 1e-9)
+    assert fast._smallest_row_norm(ev.jac) == pytest.approx(dense._smallest_row_norm(ev.jac), rel=1e-14)
+
+
+@pytest.mark.parametrize("name, t_end", [("slider_crank_x5", 0.1), ("fourbar_row_5", 0.3)])
+def test_sparse_trajectory_equals_the_dense_one(monkeypatch, name, t_end):
+    """A short run (no re-partition) on the sparse path equals the dense path's to 1e-9."""
+    model = MODELS[name]()
+    runs = {}
+    for key, threshold in (("dense", 10**9), ("sparse", 1)):
+        monkeypatch.setattr(sparse, "SPARSE_MIN_ROWS", threshold)
+        runs[key] = solver.simulate(model, t_end=t_end, output_step=t_end / 20, partitioning="qr")
+    d, s = runs["dense"], runs["sparse"]
+    assert d.meta["steps"] == s.meta["steps"]
+    for attr in ("coordinates", "velocities", "accelerations"):
+        assert rel(getattr(d, attr), getattr(s, attr)) < 1e-9, attr
+    assert rel(d.multipliers, s.multipliers) < 1e-9
+    assert rel(d.conditioning, s.conditioning) < 0.1
+
+
+@pytest.mark.parametrize("sample", sorted(glob.glob(os.path.join(ROOT, "sample_models", "*.mbs.json"))),
+                         ids=lambda p: os.path.basename(p).split(".")[0])
+def test_the_jacobian_pattern_holds_every_nonzero(sample):
+    """Every sample compiled to Cartesian coordinates (all joint types and drivers they use): Φ_q at a
+    random state has no non-zero outside ``jacobian_pattern`` (None only for flexible bodies)."""
+    system = CartesianSystem(solver.load_model(sample))
+    pattern = system.jacobian_pattern()
+    if system.flex:
+        assert pattern is None
+        return
+    q, _, _ = system.initial_state()
+    rng = np.random.default_rng(5)
+    jac = system.constraints(q + 0.1 * rng.standard_normal(len(q)), 0.3).jac
+    outside = np.ones(jac.shape, dtype=bool)
+    outside[pattern] = False
+    assert np.count_nonzero(jac[outside]) == 0
+    assert len(set(zip(*pattern))) == len(pattern[0])          # no entry twice
+
+
+def test_the_sparse_path_is_chosen_by_size_and_pattern(monkeypatch):
+    monkeypatch.setattr(sparse, "SPARSE_MIN_ROWS", 50)
+    for n, expected in ((5, True), (2, False)):            # 76 and 34 independent rows
+        system = CartesianSystem(fourbar_row(n))
+        q, _, t = system.initial_state()
+        part = Partition.build("qr", system, q, t)
+        assert part.sparse is expected and len(part.rows) == 7 * (2 * n + 1) - 1
+    parametric = CartesianSystem(fourbar_row(5), form="parametric")
+    assert parametric.jacobian_pattern() is None
+    q, _, t = parametric.initial_state()
+    assert not Partition.build("qr", parametric, q, t).sparse
