@@ -43,14 +43,14 @@ def export_fmu(model, path, step=None, inputs=None, rtol=1e-8, atol=1e-10, on_ev
     (:mod:`solver.fmu.variables`).  ``on_event``/``cancel`` as for :func:`solver.compile_model`.
     Raises ModelError for what cannot be exported (naming the element) and SolverError when the
     model cannot be assembled or the library does not compile."""
+    if not rtol > 0 or not atol > 0:
+        raise ModelError(f"export_fmu: rtol and atol must be > 0, got {rtol!r}, {atol!r}")
     compiled = compile_model(model, formulation="cartesian", constraints="conventional", codegen="on",
                              on_event=on_event, cancel=cancel)
     system = compiled.system
     if system.interpreted:
         raise ModelError([f"forces.{f.name}: a {type(f).__name__} is not generated as C, so it cannot be in an FMU"
                           for f in system.interpreted])
-    if not rtol > 0 or not atol > 0:
-        raise ModelError(f"export_fmu: rtol and atol must be > 0, got {rtol!r}, {atol!r}")
     settings = compiled.settings
     step = float(settings.output_step if step is None else step)
     if not step > 0:

@@ -16,6 +16,7 @@ from fmpy.fmi2 import FMU2Slave  # noqa: E402
 from fmpy.validation import validate_fmu  # noqa: E402
 
 import solver  # noqa: E402
+from solver.cli import main  # noqa: E402
 from solver.codegen.build import compiler  # noqa: E402
 from solver.codegen.timefunctions import PRELUDE, c_time_function  # noqa: E402
 from solver.expressions import time_function  # noqa: E402
@@ -50,13 +51,15 @@ def outputs_of(fmu_path, prefix=("bodies", "joints", "drivers"), quantities=("po
 def worst_error(model, res, fmu_result, names):
     """max over ``names`` of |FMU − solver| / scale: for body quantities the largest |value| of that
     body's vector (all components), for reactions the largest reaction force of the model (torques
-    per metre: a planar mechanism's reaction torques are round-off), for driver forces their largest."""
+    per metre: a planar mechanism's reaction torques are round-off), for driver forces the largest
+    driver force (a locked joint's is round-off)."""
     ref = {n: output(model, n).evaluate(res, model) for n in names}
     reaction = max([np.max(np.abs(v)) for n, v in ref.items() if ".reaction_force." in n] or [0.0])
+    driver = max([np.max(np.abs(v)) for n, v in ref.items() if n.startswith("drivers.")] or [0.0])
     worst, where = 0.0, ""
     for n in names:
-        if ".reaction_" in n:
-            scale = reaction
+        if ".reaction_" in n or n.startswith("drivers."):
+            scale = reaction if ".reaction_" in n else driver
         else:
             stem = n.rsplit(".", 1)[0] if n.startswith("bodies.") else n
             scale = max(np.max(np.abs(v)) for m, v in ref.items() if m.startswith(stem))
@@ -199,3 +202,48 @@ def test_bad_inputs_and_interpreted_forces_are_model_errors(tmp_path):
     with pytest.raises(solver.ModelError, match=r"forces\.R1: .* cannot be in an FMU"):
         export_fmu(model, tmp_path / "b.fmu")
     assert not (tmp_path / "a.fmu").exists() and not (tmp_path / "b.fmu").exists()
+
+
+@pytest.mark.slow
+def test_cli_export_fmu(tmp_path, capsys):
+    out = tmp_path / "cli.fmu"
+    assert main(["export-fmu", str(SAMPLES / "slider_crank.mbs.json"), "-o", str(out), "--step", "0.005"]) == 0
+    assert f"FMU written to {out}" in capsys.readouterr().out
+    assert fmpy.read_model_description(str(out)).defaultExperiment.stepSize == "0.005"
+    assert main(["export-fmu", str(SAMPLES / "slider_crank.mbs.json"), "-o", str(tmp_path / "b.fmu"),
+                 "--input", "u=forces.T9.torque.z"]) == 2
+    assert main(["export-fmu", str(SAMPLES / "slider_crank.mbs.json"), "-o", str(tmp_path / "c.fmu"),
+                 "--input", "u"]) == 2
+    err = capsys.readouterr().err
+    assert "mbs: error: inputs.u: 'forces.T9.torque.z' is not an input" in err and "must be NAME=PATH" in err
+    assert not (tmp_path / "b.fmu").exists() and not (tmp_path / "c.fmu").exists()
+
+
+# ---- RRC arm and the car ------------------------------------------------------------------------------
+@pytest.mark.slow
+def test_rrc_arm_fmu_equals_the_solver(tmp_path):
+    """RRC arm case 1 (driven shoulder, locked joints), exported in Cartesian form."""
+    model = solver.load_model(SAMPLES / "rrc_arm_case1.mbs.json")
+    path = export_fmu(model, tmp_path / "arm.fmu", step=0.01)
+    assert validate_fmu(str(path)) == []
+    res = solver.simulate(model, t_end=1.0, output_step=0.01, **REFERENCE)
+    r = simulate_fmu(path, 1.0, 0.01)
+    err, where = worst_error(model, res, r, outputs_of(path))
+    assert err < RTOL, where
+
+
+@pytest.mark.slow
+def test_car_over_the_bump_fmu_equals_the_solver(tmp_path):
+    """The 14-body car (tires, bushing, speed controller) with the half-sine bump moved under its
+    front wheels so that 1 s covers the front axle's passage: positions and reactions."""
+    model = solver.load_model(SAMPLES / "vehicle_cae_tc_bump.mbs.json")
+    model.set_field("road", "start", model.bodies["wheel_fl"].position[0] + 0.5)
+    path = export_fmu(model, tmp_path / "car.fmu", step=0.01)
+    assert validate_fmu(str(path)) == []
+    res = solver.simulate(model, t_end=1.0, output_step=0.01, **dict(REFERENCE, integrator="bdf"))
+    r = fmpy.simulate_fmu(str(path), stop_time=1.0, output_interval=0.01, relative_tolerance=1e-9,
+                          output=outputs_of(path, prefix=("bodies", "joints")))
+    z = np.asarray(res.body_position("chassis"))[:, 2]
+    assert np.ptp(z) > 0.05                                  # the bump lifts the car
+    err, where = worst_error(model, res, r, outputs_of(path, prefix=("bodies", "joints")))
+    assert err < RTOL, where
