@@ -44,6 +44,7 @@ typedef struct {
     /* the accepted state: positions, velocities, accelerations, multipliers, unwrapped angles */
     double t, xq[NQ1], xqd[NQ1], xqdd[NQ1], xlam[M1], xang[NA1];
     double RF[3 * NJ1], RT[3 * NJ1];
+    double qr_A[NQ1 * NR1], qr_Q[NQ1 * NQ1], qr_beta[NR1];   /* repartition() work space */
     double par[NPAR1], in[NIN1], din[NIN1], t_in;
     double rtol, atol, h;
     int phase;
@@ -132,7 +133,7 @@ static void time_inputs(Instance *I, double t)
 static void repartition(Instance *I)
 {
     static const int nq = NQ, r = NR;
-    double A[NQ1 * NR1], Qf[NQ1 * NQ1], beta[NR1];
+    double *A = I->qr_A, *Qf = I->qr_Q, *beta = I->qr_beta;
     for (int k = 0; k < nq; ++k)
         for (int i = 0; i < r; ++i) A[k * r + i] = I->jac[(size_t)I->rows[i] * nq + k];
     for (int c = 0; c < r; ++c) {           /* reflector v (stored below the diagonal, v_c = 1) */
