@@ -12,6 +12,8 @@ the numbers as noisy samples.
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -19,8 +21,9 @@ from pathlib import Path
 import fmpy
 from fmpy.fmi2 import FMU2Slave
 
-import solver
-from solver.fmu import export_fmu
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+import solver  # noqa: E402
+from solver.fmu import export_fmu  # noqa: E402
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_models"
 MODELS = {"slider_crank": "slider_crank", "rrc_arm_case1": "rrc_arm_case1", "car_bump": "vehicle_cae_tc_bump"}

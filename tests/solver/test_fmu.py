@@ -247,3 +247,64 @@ def test_car_over_the_bump_fmu_equals_the_solver(tmp_path):
     assert np.ptp(z) > 0.05                                  # the bump lifts the car
     err, where = worst_error(model, res, r, outputs_of(path, prefix=("bodies", "joints")))
     assert err < RTOL, where
+
+
+@pytest.mark.slow
+def test_spring_stiffness_through_fmi_acts_as_the_project_edit(tmp_path):
+    model = solver.load_model(SAMPLES / "fourbar_spring.mbs.json")
+    path = export_fmu(model, tmp_path / "fourbar_spring.fmu", step=0.01)
+    r = simulate_fmu(path, 1.0, 0.01, start_values={"forces.spring.stiffness": 2.0e4})
+    model.set_field("spring", "stiffness", 2.0e4)
+    res = solver.simulate(model, t_end=1.0, output_step=0.01, **REFERENCE)
+    err, where = worst_error(model, res, r, outputs_of(path))
+    assert err < RTOL, where
+
+
+@pytest.mark.slow
+def test_kinematic_model_follows_its_driver(tmp_path):
+    """The four-bar driven at its crank (no degrees of freedom): positions, reactions, driver torque."""
+    model = solver.load_model(SAMPLES / "fourbar.mbs.json")
+    path = export_fmu(model, tmp_path / "fourbar.fmu", step=0.01)
+    r = simulate_fmu(path, 1.0, 0.01)
+    res = solver.simulate(model, t_end=1.0, output_step=0.01, **REFERENCE)
+    err, where = worst_error(model, res, r, outputs_of(path))
+    assert err < RTOL, where
+
+
+def test_instances_are_independent_and_reset_restarts(slider_crank_fmu):
+    """Two instances stepped alternately (one with another piston mass) equal their own runs, and
+    fmi2Reset starts an instance again from the start state."""
+    md = fmpy.read_model_description(str(slider_crank_fmu))
+    vr = {v.name: v.valueReference for v in md.modelVariables}
+    folder = extract(str(slider_crank_fmu))
+    slaves = [FMU2Slave(guid=md.guid, unzipDirectory=folder, modelIdentifier=md.coSimulation.modelIdentifier,
+                        instanceName=name) for name in ("a", "b")]
+
+    def start(slave, mass=None):
+        slave.setupExperiment(tolerance=FMU_TOL, startTime=0.0)
+        slave.enterInitializationMode()
+        if mass is not None:
+            slave.setReal([vr["bodies.piston.mass"]], [mass])
+        slave.exitInitializationMode()
+
+    for slave, mass in zip(slaves, (None, 3.5)):
+        slave.instantiate()
+        start(slave, mass)
+    x = {0: [], 1: []}
+    for k in range(30):
+        for n, slave in enumerate(slaves):
+            slave.doStep(currentCommunicationPoint=0.01 * k, communicationStepSize=0.01)
+            x[n].append(slave.getReal([vr["bodies.piston.position.x"]])[0])
+    slaves[0].reset()
+    start(slaves[0])
+    again = []
+    for k in range(30):
+        slaves[0].doStep(currentCommunicationPoint=0.01 * k, communicationStepSize=0.01)
+        again.append(slaves[0].getReal([vr["bodies.piston.position.x"]])[0])
+    for slave in slaves:
+        slave.terminate()
+        slave.freeInstance()
+    alone = simulate_fmu(slider_crank_fmu, 0.3, 0.01, start_values={"bodies.piston.mass": 3.5})
+    np.testing.assert_array_equal(again, x[0])
+    np.testing.assert_allclose(x[1], alone["bodies.piston.position.x"][1:], rtol=0, atol=1e-14)
+    assert np.max(np.abs(np.subtract(x[0], x[1]))) > 1e-4
