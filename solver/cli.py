@@ -148,8 +148,8 @@ def build_parser() -> argparse.ArgumentParser:
     fmu.add_argument("--input", action="append", default=[], metavar="NAME=PATH",
                      help="an FMI input replacing a force element's time function, e.g. "
                           "crank_torque=forces.T1.torque.z (repeatable)")
-    fmu.add_argument("--rtol", type=float, default=1e-8, metavar="X", help="integrator relative tolerance")
-    fmu.add_argument("--atol", type=float, default=1e-10, metavar="X", help="integrator absolute tolerance")
+    fmu.add_argument("--rtol", type=float, metavar="X", help="integrator relative tolerance (default: the model's)")
+    fmu.add_argument("--atol", type=float, metavar="X", help="integrator absolute tolerance (default: the model's)")
     fmu.add_argument("--quiet", action="store_true", help="print nothing on success")
     fmu.set_defaults(command=cmd_export_fmu, csv=None)
     return parser

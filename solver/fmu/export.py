@@ -33,16 +33,19 @@ HEADERS = HERE / "fmi2"
 CFLAGS = ("-O2", "-shared", "-fPIC")
 
 
-def export_fmu(model, path, step=None, inputs=None, rtol=1e-8, atol=1e-10, on_event=None, cancel=None) -> Path:
+def export_fmu(model, path, step=None, inputs=None, rtol=None, atol=None, on_event=None, cancel=None) -> Path:
     """Write ``model`` as an FMI 2.0 Co-Simulation FMU to ``path`` (a ``.fmu`` zip) and return the path.
 
     ``step``: the default communication step (the DefaultExperiment's stepSize; default the model's
     output step); the FMU's own Dormand–Prince integrator chooses its internal steps with ``rtol``
-    and ``atol`` (an importer's ``fmi2SetupExperiment`` tolerance replaces rtol, atol scaled with it).
+    and ``atol`` (default: the model's solver settings; an importer's ``fmi2SetupExperiment``
+    tolerance replaces rtol, atol scaled with it).
     ``inputs``: {FMI input name: path}, e.g. ``{"crank_torque": "forces.T1.torque.z"}``
     (:mod:`solver.fmu.variables`).  ``on_event``/``cancel`` as for :func:`solver.compile_model`.
     Raises ModelError for what cannot be exported (naming the element) and SolverError when the
     model cannot be assembled or the library does not compile."""
+    rtol = model.settings.rtol if rtol is None else rtol
+    atol = model.settings.atol if atol is None else atol
     if not rtol > 0 or not atol > 0:
         raise ModelError(f"export_fmu: rtol and atol must be > 0, got {rtol!r}, {atol!r}")
     compiled = compile_model(model, formulation="cartesian", constraints="conventional", codegen="on",

@@ -47,7 +47,8 @@ typedef struct {
     double qr_A[NQ1 * NR1], qr_Q[NQ1 * NQ1], qr_beta[NR1];   /* repartition() work space */
     double par[NPAR1], in[NIN1], din[NIN1], t_in;
     double rtol, atol, h;
-    int phase;
+    long steps, rejected, failed, rhs_calls;   /* statistics, logged by fmi2Terminate when logging is on */
+    int phase, dirty;          /* dirty: a parameter or input was set since the last step */
     fmi2CallbackFunctions cb;
     char *name;
     int logging;
@@ -179,6 +180,7 @@ static void repartition(Instance *I)
 /* [ż; z̈] at (t, y) by cg_reduced (level 2); 0 on success, else a CG_* status */
 static int rhs(Instance *I, double t, const double *y, double *dy)
 {
+    ++I->rhs_calls;
     time_inputs(I, t);
     const int status = cg_reduced(&I->s, y, 2);
     if (status != CG_OK) return status ? status : -1;
@@ -214,7 +216,8 @@ static void accept(Instance *I, double t)
 }
 
 /* The consistent q̈, λ of the accepted state at t with the current parameters and inputs (and a
- * fresh partition there): after initialization, and at the start of each communication step. */
+ * fresh partition there): after initialization, and at a communication point after parameters or
+ * inputs were set. */
 static int settle(Instance *I)
 {
     double y[NY1], dy[NY1];
@@ -229,8 +232,8 @@ static int settle(Instance *I)
     return 0;
 }
 
-/* Dormand–Prince 5(4) from I->t to t_end (module comment). */
-static int integrate(Instance *I, double t_end)
+/* Dormand–Prince 5(4) from I->t to t_end (module comment); fresh: partition at the accepted state first. */
+static int integrate(Instance *I, double t_end, int fresh)
 {
     static const double c2 = 1.0 / 5, c3 = 3.0 / 10, c4 = 4.0 / 5, c5 = 8.0 / 9;
     static const double a21 = 1.0 / 5, a31 = 3.0 / 40, a32 = 9.0 / 40, a41 = 44.0 / 45, a42 = -56.0 / 15,
@@ -241,7 +244,7 @@ static int integrate(Instance *I, double t_end)
         e6 = 22.0 / 525, e7 = -1.0 / 40;
     double y[NY1], k1[NY1], k2[NY1], k3[NY1], k4[NY1], k5[NY1], k6[NY1], k7[NY1], w[NY1];
     const int n = 2 * DOF;
-    int rejects = 0, fresh = 0;        /* settle() has just partitioned at the accepted state */
+    int rejects = 0;
     while (t_end - I->t > 1e-14 * (1.0 + fabs(t_end))) {
         if (DOF == 0) {                      /* kinematic: the state follows the drivers */
             restore(I);
@@ -276,6 +279,7 @@ static int integrate(Instance *I, double t_end)
             if (!isfinite(err)) failed = 1;
         }
         if (failed || err > 1.0) {
+            ++*(failed ? &I->failed : &I->rejected);
             restore(I);
             I->h = h * (failed ? 0.25 : fmax(0.2, 0.9 * pow(err, -0.2)));
             if (++rejects > MAX_REJECTS || I->h < MIN_STEP) {
@@ -287,6 +291,7 @@ static int integrate(Instance *I, double t_end)
         }
         rejects = 0;
         fresh = 1;
+        ++I->steps;
         accept(I, t + h);                   /* k7 was evaluated at the new state */
         const double grow = err > 0.0 ? fmin(5.0, fmax(0.2, 0.9 * pow(err, -0.2))) : 5.0;
         if (h == I->h || grow < 1.0) I->h = h * grow;
@@ -327,6 +332,8 @@ static void reset_instance(Instance *I)
     I->rtol = MBS_RTOL;
     I->atol = MBS_ATOL;
     I->h = 1e-4;
+    I->steps = I->rejected = I->failed = I->rhs_calls = 0;
+    I->dirty = 1;
     I->phase = PHASE_INSTANTIATED;
     restore(I);
 }
@@ -394,11 +401,21 @@ fmi2Status fmi2ExitInitializationMode(fmi2Component c)
 {
     Instance *I = c;
     if (settle(I)) { log_error(I, "the start state cannot be solved"); I->phase = PHASE_ERROR; return fmi2Error; }
+    I->dirty = 0;
     I->phase = PHASE_STEPPING;
     return fmi2OK;
 }
 
-fmi2Status fmi2Terminate(fmi2Component c) { ((Instance *)c)->phase = PHASE_TERMINATED; return fmi2OK; }
+fmi2Status fmi2Terminate(fmi2Component c)
+{
+    Instance *I = c;
+    if (I->logging && I->cb.logger)
+        I->cb.logger(I->cb.componentEnvironment, I->name, fmi2OK, "logStatistics",
+                     "t = %g: %ld steps, %ld rejected by the error test, %ld by a failed Newton iteration, "
+                     "%ld right-hand sides", I->t, I->steps, I->rejected, I->failed, I->rhs_calls);
+    I->phase = PHASE_TERMINATED;
+    return fmi2OK;
+}
 
 fmi2Status fmi2Reset(fmi2Component c)
 {
@@ -454,6 +471,7 @@ fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nv
         } else {
             I->in[a] = value[k];
         }
+        I->dirty = 1;
     }
     return fmi2OK;
 }
@@ -469,6 +487,7 @@ fmi2Status fmi2SetRealInputDerivatives(fmi2Component c, const fmi2ValueReference
             return fmi2Error;
         }
         I->din[mbs_vr_a[vr[k]]] = value[k];
+        I->dirty = 1;
     }
     return fmi2OK;
 }
@@ -484,7 +503,11 @@ fmi2Status fmi2DoStep(fmi2Component c, fmi2Real t0, fmi2Real h, fmi2Boolean noSe
     }
     I->t = t0;
     I->t_in = t0;
-    if (settle(I) || !integrate(I, t0 + h)) {
+    /* inputs are re-anchored at every communication point (u = value + slope (t − t0)), so with inputs,
+     * or after a parameter change, q̈ and λ are solved again here; otherwise the last step's hold */
+    const int again = I->dirty || NIN > 0;
+    I->dirty = 0;
+    if ((again && settle(I)) || !integrate(I, t0 + h, !again)) {
         I->phase = PHASE_ERROR;
         log_error(I, "the step from t = %g failed", t0);
         return fmi2Error;
