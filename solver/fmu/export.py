@@ -44,10 +44,9 @@ def export_fmu(model, path, step=None, inputs=None, rtol=None, atol=None, on_eve
     (:mod:`solver.fmu.variables`).  ``on_event``/``cancel`` as for :func:`solver.compile_model`.
     Raises ModelError for what cannot be exported (naming the element) and SolverError when the
     model cannot be assembled or the library does not compile."""
-    rtol = model.settings.rtol if rtol is None else rtol
-    atol = model.settings.atol if atol is None else atol
-    if not rtol > 0 or not atol > 0:
-        raise ModelError(f"export_fmu: rtol and atol must be > 0, got {rtol!r}, {atol!r}")
+    s = model.settings
+    step, rtol, atol = (_positive(name, getattr(s, key) if value is None else value) for name, key, value in
+                        (("step", "output_step", step), ("rtol", "rtol", rtol), ("atol", "atol", atol)))
     compiled = compile_model(model, formulation="cartesian", constraints="conventional", codegen="on",
                              on_event=on_event, cancel=cancel)
     system = compiled.system
@@ -55,9 +54,6 @@ def export_fmu(model, path, step=None, inputs=None, rtol=None, atol=None, on_eve
         raise ModelError([f"forces.{f.name}: a {type(f).__name__} is not generated as C, so it cannot be in an FMU"
                           for f in system.interpreted])
     settings = compiled.settings
-    step = float(settings.output_step if step is None else step)
-    if not step > 0:
-        raise ModelError(f"export_fmu: step must be > 0, got {step!r}")
     variables = fmu_variables(model, system, dict(inputs or {}))
     start = _start_state(system)
     kernels_c = Path(system.kernels.info["path"]).with_suffix(".c").read_text()
@@ -87,6 +83,16 @@ def export_fmu(model, path, step=None, inputs=None, rtol=None, atol=None, on_eve
             z.write(HEADERS / "LICENSE.txt", "documentation/licenses/fmi2-headers.txt")
         path.write_bytes(tmp_fmu.read_bytes())
     return path
+
+
+def _positive(name, value) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = float("nan")
+    if not number > 0:
+        raise ModelError(f"export_fmu: {name} must be a number > 0, got {value!r}")
+    return number
 
 
 def _identifier(name) -> str:
