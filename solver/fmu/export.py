@@ -30,7 +30,7 @@ from .variables import fmu_variables
 HERE = Path(__file__).parent
 FMU_C = HERE / "fmu.c"
 HEADERS = HERE / "fmi2"
-CFLAGS = ("-O2", "-shared", "-fPIC")
+CFLAGS = ("-O2", "-shared", "-fPIC", "-fvisibility=hidden")     # only the fmi2 functions are exported
 
 
 def export_fmu(model, path, step=None, inputs=None, rtol=None, atol=None, on_event=None, cancel=None) -> Path:
