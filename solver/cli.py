@@ -146,8 +146,8 @@ def build_parser() -> argparse.ArgumentParser:
     fmu.add_argument("--step", type=float, metavar="S",
                      help="default communication step (default: the model's output step)")
     fmu.add_argument("--input", action="append", default=[], metavar="NAME=PATH",
-                     help="an FMI input replacing a force element's time function, e.g. "
-                          "crank_torque=forces.T1.torque.z (repeatable)")
+                     help="an FMI input replacing a time function, e.g. crank_torque=forces.T1.torque.z "
+                          "or crank_angle=drivers.D1.motion (repeatable)")
     fmu.add_argument("--rtol", type=float, metavar="X", help="integrator relative tolerance (default: the model's)")
     fmu.add_argument("--atol", type=float, metavar="X", help="integrator absolute tolerance (default: the model's)")
     fmu.add_argument("--quiet", action="store_true", help="print nothing on success")

@@ -58,9 +58,9 @@ def export_fmu(model, path, step=None, inputs=None, rtol=None, atol=None, on_eve
     start = _start_state(system)
     kernels_c = Path(system.kernels.info["path"]).with_suffix(".c").read_text()
     identifier = _identifier(model.name)
-    body = layout_source(system, start, variables, "", rtol, atol) + kernels_c + FMU_C.read_text()
+    body = layout_source(model, system, start, variables, "", rtol, atol) + kernels_c + FMU_C.read_text()
     guid = "{" + str(uuid.UUID(hashlib.sha256(body.encode()).hexdigest()[:32])) + "}"
-    source = "\n".join([kernels_c, layout_source(system, start, variables, guid, rtol, atol), FMU_C.read_text()])
+    source = "\n".join([kernels_c, layout_source(model, system, start, variables, guid, rtol, atol), FMU_C.read_text()])
     xml = model_description(model_name=model.name or identifier, identifier=identifier, guid=guid,
                             variables=variables, t_end=settings.t_end, step=step, tolerance=rtol,
                             description=f"MBS Studio model '{model.name}' (Cartesian formulation, generated C)")

@@ -45,7 +45,7 @@ typedef struct {
     double t, xq[NQ1], xqd[NQ1], xqdd[NQ1], xlam[M1], xang[NA1];
     double RF[3 * NJ1], RT[3 * NJ1];
     double qr_A[NQ1 * NR1], qr_Q[NQ1 * NQ1], qr_beta[NR1];   /* repartition() work space */
-    double par[NPAR1], in[NIN1], din[NIN1], t_in;
+    double par[NPAR1], in[NIN1], din[NIN1], d2in[NIN1], t_in;   /* inputs: value, 1st, 2nd derivative at t_in */
     double rtol, atol, h;
     long steps, rejected, failed, rhs_calls;   /* statistics, logged by fmi2Terminate when logging is on */
     int phase, dirty;          /* dirty: a parameter or input was set since the last step */
@@ -121,12 +121,12 @@ static double mbs_angular_velocity(const double *q, const double *qd, int b, int
     return A[3 * c] * w[0] + A[3 * c + 1] * w[1] + A[3 * c + 2] * w[2];
 }
 
-/* time functions and inputs at t: driver f, ḟ, f̈ and the kernels' u (time functions, FMI inputs
- * u = value + derivative (t − t_in)) */
+/* time functions and inputs at t: driver f, ḟ, f̈ and the kernels' u (time functions, or FMI inputs
+ * u = value + u̇ τ + ½ ü τ², τ = t − t_in, with the derivatives set by fmi2SetRealInputDerivatives) */
 static void time_inputs(Instance *I, double t)
 {
-    mbs_drivers(t, I->f, I->fd, I->fdd);
-    mbs_inputs(t, I->in, I->din, I->t_in, I->u);
+    mbs_drivers(t, I->in, I->din, I->d2in, I->t_in, I->f, I->fd, I->fdd);
+    mbs_inputs(t, I->in, I->din, I->d2in, I->t_in, I->u);
 }
 
 /* Householder QR of Φ_q[rows]ᵀ (NQ × NR) at the current Jacobian: U = first NR columns of the
@@ -328,6 +328,7 @@ static void reset_instance(Instance *I)
     memcpy(I->par, mbs_par0, sizeof I->par);
     memcpy(I->in, mbs_in0, sizeof I->in);
     memset(I->din, 0, sizeof I->din);
+    memset(I->d2in, 0, sizeof I->d2in);
     I->t = I->t_in = 0.0;
     I->rtol = MBS_RTOL;
     I->atol = MBS_ATOL;
@@ -481,12 +482,12 @@ fmi2Status fmi2SetRealInputDerivatives(fmi2Component c, const fmi2ValueReference
 {
     Instance *I = c;
     for (size_t k = 0; k < nvr; ++k) {
-        if (vr[k] >= NVR || mbs_vr_kind[vr[k]] != VR_INPUT || order[k] != 1) {
-            log_error(I, "input derivatives: value reference %u order %d (only first derivatives of inputs)",
+        if (vr[k] >= NVR || mbs_vr_kind[vr[k]] != VR_INPUT || order[k] < 1 || order[k] > 2) {
+            log_error(I, "input derivatives: value reference %u order %d (first and second derivatives of inputs)",
                       vr[k], (int)order[k]);
             return fmi2Error;
         }
-        I->din[mbs_vr_a[vr[k]]] = value[k];
+        (order[k] == 1 ? I->din : I->d2in)[mbs_vr_a[vr[k]]] = value[k];
         I->dirty = 1;
     }
     return fmi2OK;

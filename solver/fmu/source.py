@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..codegen.derive import input_functions
 from ..codegen.timefunctions import PRELUDE, c_time_function
-from .variables import OUTPUT_KINDS, VR_INPUT, VR_PARAMETER
+from .variables import OUTPUT_KINDS, VR_INPUT, VR_PARAMETER, driver_slots, input_slots
 
 
 def _array(ctype, name, values):
@@ -14,10 +14,11 @@ def _array(ctype, name, values):
     return f"static const {ctype} {name}[] = {{{text}}};"
 
 
-def layout_source(system, start, variables, guid, rtol, atol) -> str:
-    """C text of the layout.  ``start``: (q, q̇, unwrapped angles, independent rows, redundant rows,
-    parameter vector) of the assembled start state; ``variables``:
-    :func:`solver.fmu.variables.fmu_variables`."""
+def layout_source(model, system, start, variables, guid, rtol, atol) -> str:
+    """C text of the layout of ``model`` compiled as ``system``.  ``start``: (q, q̇, unwrapped angles,
+    independent rows, redundant rows, parameter vector) of the assembled start state; ``variables``:
+    :func:`solver.fmu.variables.fmu_variables` (an input replaces the time function of its path by
+    the polynomial of its value and derivatives, fmu.c's ``time_inputs``)."""
     q, qd, ang, rows, redundant, par = start
     inputs = [v for v in variables if v.kind == VR_INPUT]
     fns = input_functions(system)
@@ -48,15 +49,22 @@ def layout_source(system, start, variables, guid, rtol, atol) -> str:
               _array("int", "mbs_vr_kind", [v.kind for v in variables]),
               _array("int", "mbs_vr_a", [v.a for v in variables]), _array("int", "mbs_vr_b", [v.b for v in variables]),
               PRELUDE]
-    lines += [c_time_function(fn, f"mbs_driver_{k}") for k, fn in enumerate(system._driver_fns)]
-    replaced = {v.b: v.a for v in inputs}       # u index → FMI input number
-    lines += [c_time_function(fn, f"mbs_u_{k}") for k, fn in enumerate(fns) if k not in replaced]
-    drivers = "".join(f"    mbs_driver_{k}(t, v); f[{k}] = v[0]; fd[{k}] = v[1]; fdd[{k}] = v[2];\n"
-                      for k in range(len(system._driver_fns)))
-    lines.append("static void mbs_drivers(double t, double *f, double *fd, double *fdd)\n{\n"
-                 f"    double v[3];\n{drivers}    (void)t; (void)v; (void)f; (void)fd; (void)fdd;\n}}\n")
-    entries = "".join(f"    u[{k}] = in[{replaced[k]}] + din[{replaced[k]}] * (t - t_in);\n" if k in replaced
+    slots = {path: k for k, (path, _) in enumerate(input_slots(system)) if path}
+    drivers = {path: d for path, (d, _) in driver_slots(model, system).items()}
+    u_input = {slots[v.replaces]: v.a for v in inputs if v.replaces in slots}          # u index → input
+    d_input = {drivers[v.replaces]: v.a for v in inputs if v.replaces in drivers}      # driver → input
+    lines += [c_time_function(fn, f"mbs_driver_{k}") for k, fn in enumerate(system._driver_fns) if k not in d_input]
+    lines += [c_time_function(fn, f"mbs_u_{k}") for k, fn in enumerate(fns) if k not in u_input]
+    polynomial = "in[{0}] + (din[{0}] + 0.5 * d2in[{0}] * (t - t_in)) * (t - t_in)"    # the input over a step
+    drive = "".join(f"    f[{k}] = {polynomial.format(d_input[k])}; fd[{k}] = din[{d_input[k]}] + d2in[{d_input[k]}] * "
+                    f"(t - t_in); fdd[{k}] = d2in[{d_input[k]}];\n" if k in d_input else
+                    f"    mbs_driver_{k}(t, v); f[{k}] = v[0]; fd[{k}] = v[1]; fdd[{k}] = v[2];\n"
+                    for k in range(len(system._driver_fns)))
+    entries = "".join(f"    u[{k}] = {polynomial.format(u_input[k])};\n" if k in u_input
                       else f"    mbs_u_{k}(t, v); u[{k}] = v[0];\n" for k in range(len(fns)))
-    lines.append("static void mbs_inputs(double t, const double *in, const double *din, double t_in, double *u)\n"
-                 f"{{\n    double v[3];\n{entries}    (void)t; (void)v; (void)in; (void)din; (void)t_in; (void)u;\n}}\n")
+    signature = "(double t, const double *in, const double *din, const double *d2in, double t_in, "
+    unused = "    (void)t; (void)v; (void)in; (void)din; (void)d2in; (void)t_in;"
+    lines.append(f"static void mbs_drivers{signature}double *f, double *fd, double *fdd)\n{{\n    double v[3];\n"
+                 f"{drive}{unused} (void)f; (void)fd; (void)fdd;\n}}\n")
+    lines.append(f"static void mbs_inputs{signature}double *u)\n{{\n    double v[3];\n{entries}{unused} (void)u;\n}}\n")
     return "\n".join(lines)

@@ -10,9 +10,10 @@ Parameters (FMI ``causality="parameter" variability="tunable"``) are entries of 
 parameter vector (:func:`solver.codegen.derive.parameters`): ``bodies.NAME.mass``,
 ``forces.NAME.stiffness`` and ``forces.NAME.damping`` of spring-dampers and tires.
 
-Inputs replace a time function of a force element by a value set through FMI
-(:func:`input_slots`): ``forces.NAME.force`` (a spring-damper's actuator tension),
-``forces.NAME.force.x|y|z`` (an applied force), ``forces.NAME.torque.x|y|z`` (an applied torque).
+Inputs replace a time function by a value set through FMI: ``forces.NAME.force`` (a spring-damper's
+actuator tension), ``forces.NAME.force.x|y|z`` (an applied force), ``forces.NAME.torque.x|y|z`` (an
+applied torque) — the kernels' time inputs, :func:`input_slots` — and ``drivers.NAME.motion`` (a
+driver's prescribed coordinate; its rate and acceleration are the input's derivatives).
 """
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ OUTPUT_KINDS = {"position": 1, "velocity": 2, "acceleration": 3, "angular_veloci
                 "reaction_torque": 6, "force": 7}
 VR_PARAMETER, VR_INPUT = 100, 101
 #: SI base-unit exponents (kg, m, s, rad) of every unit a variable may have
-UNITS = {"kg": (1, 0, 0, 0), "m": (0, 1, 0, 0), "m/s": (0, 1, -1, 0), "m/s²": (0, 1, -2, 0),
+UNITS = {"kg": (1, 0, 0, 0), "m": (0, 1, 0, 0), "rad": (0, 0, 0, 1), "m/s": (0, 1, -1, 0), "m/s²": (0, 1, -2, 0),
          "rad/s": (0, 0, -1, 1), "N": (1, 1, -2, 0), "N·m": (1, 2, -2, 0), "N/m": (1, 0, -2, 0),
          "N·s/m": (1, 0, -1, 0)}
 
@@ -38,7 +39,8 @@ UNITS = {"kg": (1, 0, 0, 0), "m": (0, 1, 0, 0), "m/s": (0, 1, -1, 0), "m/s²": (
 class Variable:
     """One FMI variable: ``name``, ``causality`` ("output", "parameter" or "input"), ``unit``, the
     C table entry (``kind``: an OUTPUT_KINDS code, VR_PARAMETER or VR_INPUT; ``a``, ``b``: see
-    :func:`fmu_variables`), ``start`` (parameters and inputs) and a ``description``."""
+    :func:`fmu_variables`), ``start`` (parameters and inputs), a ``description`` and, for an input,
+    the path of the time function it ``replaces``."""
     name: str
     causality: str
     unit: str
@@ -47,6 +49,7 @@ class Variable:
     b: int = 0
     start: float | None = None
     description: str = ""
+    replaces: str = ""
 
 
 def input_slots(system) -> list[tuple[str, str]]:
@@ -90,7 +93,7 @@ def fmu_variables(model, system, inputs) -> list[Variable]:
             a, b = driver_row[o.element], 0
         out.append(Variable(o.path, "output", o.unit, kind, a, b))
     out += _parameters(system)
-    out += _inputs(system, inputs, {v.name for v in out})
+    out += _inputs(model, system, inputs, {v.name for v in out})
     return out
 
 
@@ -116,24 +119,29 @@ def _parameters(system):
     return par
 
 
-def _inputs(system, inputs, taken):
-    slots = input_slots(system)
-    where = {path: (k, unit) for k, (path, unit) in enumerate(slots) if path}
+def driver_slots(model, system) -> dict:
+    """{``drivers.NAME.motion``: (driver index in the kernels' order, unit)}."""
+    return {f"drivers.{name}.motion": (d, "rad" if model.driver_coordinate(name) == "rotation" else "m")
+            for d, name in enumerate(system.driver_names)}
+
+
+def _inputs(model, system, inputs, taken):
     fns = input_functions(system)
+    where = {path: (unit, fns[k].value(0.0)) for k, (path, unit) in enumerate(input_slots(system)) if path}
+    where.update({path: (unit, system._driver_fns[d].value(0.0)) for path, (d, unit) in driver_slots(model, system).items()})
     problems, out, used = [], [], set()
-    for n, (name, path) in enumerate(inputs.items()):
+    for name, path in inputs.items():
         if not isinstance(name, str) or not name or name in taken:
             problems.append(f"inputs: {name!r} is not a new variable name")
         elif path not in where:
             problems.append(f"inputs.{name}: {path!r} is not an input of this model (choices: "
-                            f"{', '.join(where) or 'none: add an applied force, torque or spring-damper'})")
+                            f"{', '.join(where) or 'none: add an applied force, torque, spring-damper or driver'})")
         elif path in used:
             problems.append(f"inputs.{name}: {path!r} is already an input")
         else:
             used.add(path)
-            k, unit = where[path]
-            out.append(Variable(name, "input", unit, VR_INPUT, len(out), k, float(fns[k].value(0.0)),
-                                f"replaces {path}"))
+            unit, start = where[path]
+            out.append(Variable(name, "input", unit, VR_INPUT, len(out), 0, float(start), f"replaces {path}", path))
     if problems:
         raise ModelError(problems)
     return out

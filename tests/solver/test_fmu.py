@@ -143,11 +143,12 @@ def test_a_parameter_set_through_fmi_acts_as_the_project_edit(slider_crank_fmu):
 TORQUE = {"t": [0.0, 0.4, 1.0], "values": [0.0, 3.0, -2.0]}     # piecewise linear (N·m)
 
 
-def run_slave(path, t_end, step, input_name, table):
+def run_slave(path, t_end, step, input_name, signal):
     """The FMU stepped through FMPy's FMI 2.0 wrapper (FMU2Slave), the input set at each
-    communication point to the table's value and right-hand slope (FMI input derivative of order 1).
+    communication point t (and in initialization mode) to ``signal(t)`` = (value, first derivative,
+    second derivative), the derivatives through fmi2SetRealInputDerivatives (orders 1 and 2).  → {output name: array}.
     (``fmpy.simulate_fmu(set_input_derivatives=True)`` cannot be used: FMPy 0.3.32 sizes its
-    derivative buffer wrongly and takes left-hand slopes at the table's points.)  → {name: array}."""
+    derivative buffer wrongly and takes left-hand slopes at the signal's points.)"""
     md = fmpy.read_model_description(str(path))
     vr = {v.name: v.valueReference for v in md.modelVariables}
     names = outputs_of(path)
@@ -155,24 +156,37 @@ def run_slave(path, t_end, step, input_name, table):
                       modelIdentifier=md.coSimulation.modelIdentifier, instanceName="driven")
     slave.instantiate()
     slave.setupExperiment(tolerance=FMU_TOL, startTime=0.0)
+
+    def apply(t):
+        value, d1, d2 = signal(t)
+        slave.setReal([vr[input_name]], [value])
+        slave.setRealInputDerivatives([vr[input_name]] * 2, [1, 2], [d1, d2])
     slave.enterInitializationMode()
+    apply(0.0)
     slave.exitInitializationMode()
-    t_table, v_table = np.asarray(table["t"]), np.asarray(table["values"])
     rows = []
     times = np.round(np.arange(0.0, t_end + step / 2, step), 12)
     for k, t in enumerate(times):
         rows.append(slave.getReal([vr[n] for n in names]))
         if k == len(times) - 1:
             break
-        piece = min(np.searchsorted(t_table, t, side="right") - 1, len(t_table) - 2)
-        slope = (v_table[piece + 1] - v_table[piece]) / (t_table[piece + 1] - t_table[piece])
-        slave.setReal([vr[input_name]], [float(np.interp(t, t_table, v_table))])
-        slave.setRealInputDerivatives([vr[input_name]], [1], [float(slope)])
+        apply(t)
         slave.doStep(currentCommunicationPoint=t, communicationStepSize=times[k + 1] - t)
     slave.terminate()
     slave.freeInstance()
     values = np.array(rows)
     return {n: values[:, k] for k, n in enumerate(names)}
+
+
+def table_signal(table):
+    """Value and right-hand slope of a piecewise-linear table (exact for first-order interpolation)."""
+    t_table, v_table = np.asarray(table["t"]), np.asarray(table["values"])
+
+    def signal(t):
+        piece = min(np.searchsorted(t_table, t, side="right") - 1, len(t_table) - 2)
+        slope = (v_table[piece + 1] - v_table[piece]) / (t_table[piece + 1] - t_table[piece])
+        return float(np.interp(t, t_table, v_table)), float(slope), 0.0
+    return signal
 
 
 @pytest.mark.slow
@@ -184,13 +198,30 @@ def test_torque_input_equals_the_solver_run_with_the_torque_table(tmp_path):
     model.add_torque("T1", "crank", torque=(0.0, 0.0, 0.0))
     path = export_fmu(model, tmp_path / "driven.fmu", step=0.01, inputs={"crank_torque": "forces.T1.torque.z"})
     assert validate_fmu(str(path)) == []
-    r = run_slave(path, 1.0, 0.01, "crank_torque", TORQUE)
+    r = run_slave(path, 1.0, 0.01, "crank_torque", table_signal(TORQUE))
     model.set_field("T1", "torque", (0.0, 0.0, TORQUE))
     res = solver.simulate(model, t_end=1.0, output_step=0.01, **REFERENCE)
     err, where = worst_error(model, res, r, outputs_of(path))
     assert err < RTOL, where
     free = solver.simulate(slider_crank(), t_end=1.0, output_step=0.01, **REFERENCE)
     assert np.max(np.abs(np.asarray(free.body_position("piston"))[:, 0] - r["bodies.piston.position.x"])) > 1e-3
+
+
+@pytest.mark.slow
+def test_driver_motion_input_equals_the_solver_run(tmp_path):
+    """A driver's motion as an FMI input (value, rate and acceleration at the communication points):
+    the four-bar's crank (no degrees of freedom) driven by a quadratic motion, exact within each
+    step, equals the solver run with that motion."""
+    model = solver.load_model(SAMPLES / "fourbar.mbs.json")
+    path = export_fmu(model, tmp_path / "crank.fmu", step=0.01, inputs={"crank_angle": "drivers.crank_drive.motion"})
+    assert validate_fmu(str(path)) == []
+    units = {v.name: v.unit for v in fmpy.read_model_description(str(path)).modelVariables}
+    assert units["crank_angle"] == "rad"
+    r = run_slave(path, 1.0, 0.01, "crank_angle", lambda t: (1.5 * t + 2.0 * t * t, 1.5 + 4.0 * t, 4.0))
+    model.set_field("crank_drive", "expression", "1.5*t + 2*t^2")
+    res = solver.simulate(model, t_end=1.0, output_step=0.01, **REFERENCE)
+    err, where = worst_error(model, res, r, outputs_of(path))
+    assert err < RTOL, where
 
 
 # ---- what cannot be exported ------------------------------------------------------------------------
