@@ -54,6 +54,8 @@ def export_fmu(model, path, step=None, inputs=None, rtol=None, atol=None, on_eve
         raise ModelError([f"forces.{f.name}: a {type(f).__name__} is not generated as C, so it cannot be in an FMU"
                           for f in system.interpreted])
     settings = compiled.settings
+    if inputs is not None and not isinstance(inputs, dict):
+        raise ModelError(f"export_fmu: inputs must be a dict {{FMI name: path}}, got {type(inputs).__name__}")
     variables = fmu_variables(model, system, dict(inputs or {}))
     start = _start_state(system)
     kernels_c = Path(system.kernels.info["path"]).with_suffix(".c").read_text()
