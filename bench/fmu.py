@@ -56,7 +56,8 @@ def main():
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--only", nargs="*", default=list(MODELS))
     args = parser.parse_args()
-    print(f"{'model':15s} {'export s':>9s} {'FMU s/s':>9s} {'FMU 1e-8 s/s':>13s} {'solver s/s':>11s}  settings (solver; FMU tolerances)")
+    print(f"{'model':15s} {'export s':>9s} {'FMU s/s':>9s} {'FMU 1e-8 s/s':>13s} {'solver s/s':>11s}  "
+          "settings (solver; FMU tolerances)")
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.only:
             model = solver.load_model(SAMPLES / f"{MODELS[name]}.mbs.json")

@@ -77,7 +77,8 @@ def export_fmu(model, path, step=None, inputs=None, rtol=None, atol=None, on_eve
         except CodegenUnavailable as exc:
             raise SolverError(f"export_fmu: {exc}") from None
         if returncode != 0:
-            raise SolverError(f"export_fmu: the FMU library did not compile: {' '.join(stderr.strip().splitlines()[-12:])}")
+            tail = " ".join(stderr.strip().splitlines()[-12:])
+            raise SolverError(f"export_fmu: the FMU library did not compile: {tail}")
         tmp_fmu = Path(tmp) / "model.fmu"
         with zipfile.ZipFile(tmp_fmu, "w", zipfile.ZIP_DEFLATED) as z:
             z.writestr("modelDescription.xml", xml)

@@ -86,7 +86,8 @@ def fmu_variables(model, system, inputs) -> list[Variable]:
         if kind is None:
             continue
         if o.collection == "bodies":
-            a, b = (body[o.element], o.component) if o.quantity == "angular_velocity" else (7 * body[o.element] + o.component, 0)
+            k = body[o.element]
+            a, b = (k, o.component) if o.quantity == "angular_velocity" else (7 * k + o.component, 0)
         elif o.collection == "joints":
             a, b = joint[o.element], o.component
         else:
@@ -113,7 +114,8 @@ def _parameters(system):
     tires = [f for f in system.force_elements if isinstance(f, TireForce)]
     for f, td in zip(tires, desc["tires"]):
         par += [Variable(f"forces.{f.name}.stiffness", "parameter", "N/m", VR_PARAMETER,
-                         td["par"] + TIRE_FIELDS.index("stiffness"), 1, float(f.p.stiffness), "tire vertical stiffness"),
+                         td["par"] + TIRE_FIELDS.index("stiffness"), 1, float(f.p.stiffness),
+                         "tire vertical stiffness"),
                 Variable(f"forces.{f.name}.damping", "parameter", "N·s/m", VR_PARAMETER,
                          td["par"] + TIRE_FIELDS.index("damping"), 0, float(f.p.damping), "tire vertical damping")]
     return par
@@ -128,7 +130,8 @@ def driver_slots(model, system) -> dict:
 def _inputs(model, system, inputs, taken):
     fns = input_functions(system)
     where = {path: (unit, fns[k].value(0.0)) for k, (path, unit) in enumerate(input_slots(system)) if path}
-    where.update({path: (unit, system._driver_fns[d].value(0.0)) for path, (d, unit) in driver_slots(model, system).items()})
+    where.update({path: (unit, system._driver_fns[d].value(0.0))
+                  for path, (d, unit) in driver_slots(model, system).items()})
     problems, out, used = [], [], set()
     for name, path in inputs.items():
         if not isinstance(name, str) or not name or name in taken:

@@ -20,8 +20,10 @@ def test_export_fmu_writes_an_fmu_that_runs(window, answers, monkeypatch, tmp_pa
     assert window.load(str(SLIDER_CRANK))
     window.document.model.set_field("piston", "mass", 3.0)         # unsaved edits are exported too
     asked = []
-    monkeypatch.setattr(dialogs, "save_file_path",
-                        lambda parent, title, suggestion="", file_filter="": asked.append(suggestion) or str(tmp_path / "sc"))
+    def save_file_path(parent, title, suggestion="", file_filter=""):
+        asked.append(suggestion)
+        return str(tmp_path / "sc")
+    monkeypatch.setattr(dialogs, "save_file_path", save_file_path)
     assert window.actions["export_fmu"].isEnabled()
     window.actions["export_fmu"].trigger()
     assert not answers.errors
