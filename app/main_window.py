@@ -160,6 +160,34 @@ class MainWindow(QMainWindow):
             LOGGER.info("Import %s: %s", os.path.basename(urdf), note)
         return self.load(out)
 
+    def export_fmu(self) -> bool:
+        """File ▸ Export ▸ FMU…: the open model (unsaved edits included) as an FMI 2.0 co-simulation
+        FMU (solver.export_fmu, docs/fmu.md).  Builds in the GUI thread behind a wait cursor (a few
+        seconds: the model's C is derived and compiled)."""
+        from PySide6.QtWidgets import QApplication
+        base = os.path.splitext(os.path.splitext(self.document.path)[0])[0] if self.document.path else ""
+        path = dialogs.save_file_path(self, "Export FMU", (base or self.document.model.name or "model") + ".fmu",
+                                      "FMI 2.0 co-simulation FMUs (*.fmu)")
+        if not path:
+            return False
+        if not path.endswith(".fmu"):
+            path += ".fmu"
+        title = f"Cannot export {os.path.basename(path)}"
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        try:
+            solver.export_fmu(self.document.model, path)
+        except solver.ModelError as exc:
+            self.report_problems(title, exc.problems)
+            return False
+        except (solver.SolverError, OSError) as exc:
+            self.report_problems(title, [str(exc)])
+            return False
+        finally:
+            QApplication.restoreOverrideCursor()
+        LOGGER.info("Exported FMU %s", path)
+        self.statusBar().showMessage(f"Exported {path}", 4000)
+        return True
+
     def save(self) -> bool:
         if not self.document.path:
             return self.save_as()

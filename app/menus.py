@@ -57,9 +57,12 @@ def build(window) -> dict[str, QAction]:
     m.addAction(act("save_as", "Save &As…", window.save_as, QKeySequence.StandardKey.SaveAs))
     m.addAction(act("revert", "Re&vert", window.revert, tip="reload the file, dropping unsaved changes"))
     m.addSeparator()
-    export = m.addMenu("&Export Results")
-    export.addAction(act("export_hdf5", "&HDF5 File…", lambda: window.simulation.export_hdf5()))
-    export.addAction(act("export_csv", "&CSV Folder…", lambda: window.simulation.export_csv()))
+    export = m.addMenu("&Export")
+    export.addAction(act("export_hdf5", "Results as &HDF5 File…", lambda: window.simulation.export_hdf5()))
+    export.addAction(act("export_csv", "Results as &CSV Folder…", lambda: window.simulation.export_csv()))
+    export.addSeparator()
+    export.addAction(act("export_fmu", "&FMU…", lambda: window.export_fmu(),
+                         tip="the model as an FMI 2.0 co-simulation FMU (docs/fmu.md)"))
     m.addSeparator()
     m.addAction(act("quit", "&Quit", window.close, QKeySequence.StandardKey.Quit))
 

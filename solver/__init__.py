@@ -24,6 +24,13 @@ from .compile import CompiledModel, compile_model  # noqa: E402
 from .analysis.dynamics import simulate  # noqa: E402
 
 
+def export_fmu(model, path, **options):
+    """Write ``model`` as an FMI 2.0 Co-Simulation FMU (:func:`solver.fmu.export_fmu`, docs/fmu.md;
+    imported on use: it needs sympy and a C compiler)."""
+    from .fmu import export_fmu as export
+    return export(model, path, **options)
+
+
 def codegen_compiler() -> str:
     """Path of the C compiler generated kernels use (``$CC``, else ``cc``); "" when there is none
     and runs fall back to the generic path (:mod:`solver.codegen`, imported on use)."""
@@ -33,7 +40,7 @@ def codegen_compiler() -> str:
 
 from .results import Results, load_results  # noqa: E402
 
-__all__ += ["CompiledModel", "compile_model", "simulate", "codegen_compiler", "Results", "load_results"]
+__all__ += ["CompiledModel", "compile_model", "simulate", "codegen_compiler", "export_fmu", "Results", "load_results"]
 from .analysis.linearize import linearize, Linearization  # noqa: E402
 
 __all__ += ["linearize", "Linearization"]

@@ -11,6 +11,7 @@
     mbs study STUDY.json [--scheduler tcp://HOST:PORT | --serial] [--workers N] [--out RESULTS.csv]
                          [--results-dir DIR] [--quiet]
     mbs import ROBOT.urdf -o MODEL.mbs.json [--package-dir DIR]
+    mbs export-fmu MODEL -o MODEL.fmu [--step S] [--input NAME=PATH ...] [--rtol X] [--atol X] [--quiet]
     mbs --version
 
 Exit codes (error policy, docs/reliability.md): 0 success, 2 bad input (invalid model or option,
@@ -137,6 +138,21 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("-o", "--out", required=True, metavar="MODEL.mbs.json", help="project file to write")
     imp.add_argument("--package-dir", metavar="DIR", help="folder that package:// mesh paths are resolved in")
     imp.set_defaults(command=cmd_import, csv=None)      # csv: read by _check_output_paths
+
+    fmu = sub.add_parser("export-fmu", help="write an FMI 2.0 co-simulation FMU (docs/fmu.md)",
+                         description="Write the model as an FMI 2.0 Co-Simulation FMU for Linux x86-64: "
+                                     "generated C, its own integrator, no Python inside.")
+    fmu.add_argument("model", metavar="MODEL")
+    fmu.add_argument("-o", "--out", required=True, metavar="MODEL.fmu", help="FMU file to write")
+    fmu.add_argument("--step", type=float, metavar="S",
+                     help="default communication step (default: the model's output step)")
+    fmu.add_argument("--input", action="append", default=[], metavar="NAME=PATH",
+                     help="an FMI input replacing a time function, e.g. crank_torque=forces.T1.torque.z "
+                          "or crank_angle=drivers.D1.motion (repeatable)")
+    fmu.add_argument("--rtol", type=float, metavar="X", help="integrator relative tolerance (default: the model's)")
+    fmu.add_argument("--atol", type=float, metavar="X", help="integrator absolute tolerance (default: the model's)")
+    fmu.add_argument("--quiet", action="store_true", help="print nothing on success")
+    fmu.set_defaults(command=cmd_export_fmu, csv=None)
     return parser
 
 
@@ -295,6 +311,26 @@ def cmd_import(args) -> int:
     print(f"imported '{m.name}': {', '.join(counts)} -> {args.out}{meshes}")
     for note in result.notes:
         print(f"note: {note}")
+    return EXIT_OK
+
+
+def cmd_export_fmu(args) -> int:
+    """Exit 0 when the FMU was written, 2 for a model or option that cannot be exported, 3 when the
+    model cannot be assembled or the library does not compile."""
+    from .fmu import export_fmu
+    _check_output_paths(args)
+    inputs = {}
+    for item in args.input:
+        name, sep, path = item.partition("=")
+        if not sep or not name or not path:
+            raise InputError(f"--input {item}: must be NAME=PATH, e.g. crank_torque=forces.T1.torque.z")
+        inputs[name] = path
+    model = _load_model(args.model)
+    with _CtrlC() as ctrl_c:
+        path = export_fmu(model, args.out, step=args.step, inputs=inputs, rtol=args.rtol, atol=args.atol,
+                          on_event=_build_notice(args.quiet), cancel=ctrl_c.requested)
+    if not args.quiet:
+        print(f"FMU written to {path}")
     return EXIT_OK
 
 

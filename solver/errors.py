@@ -40,6 +40,7 @@ FAILURE_KINDS = {
     "diverged": "non-finite forces or accelerations",
     "mass": "the mass matrix is singular",
     "equilibrium": "no static equilibrium found",
+    "build": "generated code could not be compiled (FMU export)",
 }
 
 
