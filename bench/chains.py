@@ -43,7 +43,7 @@ from solver.compile import compile_model  # noqa: E402
 from solver.codegen import CodegenRelativeSystem  # noqa: E402
 from solver.formulations.cartesian import CartesianSystem  # noqa: E402
 from solver.formulations.relative import RelativeSystem  # noqa: E402
-from solver.partitioning.partition import Partition  # noqa: E402
+from solver.partitioning.choose import build_partition  # noqa: E402
 from tools.scale_models import chain  # noqa: E402
 
 T_END = 0.2
@@ -56,7 +56,7 @@ def eval_time(system, repeats):
     Newton position solve)."""
     q, qd, _ = system.initial_state()
     qd = qd + 0.01
-    part = Partition.build("qr", system, q, 0.0)
+    part = build_partition("qr", system, q, 0.0)
     times = []
     for _ in range(repeats):
         if hasattr(system, "_cache"):
@@ -142,7 +142,7 @@ def generated_run(n):
     system = CodegenRelativeSystem(model)
     build = time.perf_counter() - t0
     q, qd, _ = system.initial_state()
-    part = Partition.build("qr", system, q, 0.0)
+    part = build_partition("qr", system, q, 0.0)
     reduction = system.compiled_reduction(part)
     y = np.concatenate([part.z_of(q), qd + 0.01])
     times = []

@@ -41,7 +41,7 @@ from solver.codegen import CodegenCartesianSystem, CodegenRelativeSystem, Codege
 from solver.errors import ModelError                                 # noqa: E402
 from solver.formulations.cartesian import CartesianSystem            # noqa: E402
 from solver.formulations.relative import RelativeSystem              # noqa: E402
-from solver.partitioning.partition import Partition                  # noqa: E402
+from solver.partitioning.choose import build_partition  # noqa: E402
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_models"
 SYSTEMS = {"cartesian": (CartesianSystem, CodegenCartesianSystem), "relative": (RelativeSystem, CodegenRelativeSystem)}
@@ -78,7 +78,7 @@ def analysis_split(generic, generated):
     q, qd, t = generic.initial_state()
     q = assemble_positions(generic, q, t)
     qd = consistent_velocities(generic, q, qd, t)
-    part = Partition.build("lu", generic, q, t)
+    part = build_partition("lu", generic, q, t)
     f = part.dof
     y = np.concatenate([part.z_of(q), part.V.T @ qd])
     ev = generic.constraints(q, t, qd, level=2)
@@ -88,7 +88,7 @@ def analysis_split(generic, generated):
         return part.accelerations(generic.mass(q), generic.forces(q, qd, t), e.jac, e.gamma)
     split = (per_call_us(lambda: part.positions(generic, y[:f], t, q)),
              per_call_us(lambda: part.velocities(ev.jac, ev.nu, y[f:])), per_call_us(accelerations))
-    compiled = generated.compiled_reduction(Partition.build("lu", generated, q, t))
+    compiled = generated.compiled_reduction(build_partition("lu", generated, q, t))
     levels = [per_call_us(lambda: compiled.solve(t, y, q, level)) for level in (0, 1, 2)]
     return split, (levels[0], levels[1] - levels[0], levels[2] - levels[1])
 

@@ -319,7 +319,7 @@ def breakdown(repeat=5):
     import mujoco
     from solver.analysis import dynamics
     from solver.analysis.threads import single_threaded_blas
-    from solver.partitioning.partition import Partition
+    from solver.partitioning.choose import build_partition
 
     model, tip = free_falling_arm()
     compiled = solver.compile_model(model)
@@ -338,7 +338,7 @@ def breakdown(repeat=5):
     out["postprocess_one"] = best_of(lambda: system.postprocess_batch(*(a[:1] for a in rows)), repeat, 10)
 
     q, qd, _ = system.initial_state()
-    part = Partition.build(s["partitioning"], system, q, 0.0)
+    part = build_partition(s["partitioning"], system, q, 0.0)
     reduction = system.compiled_reduction(part)
     y = np.concatenate([part.z_of(q), part.V.T @ qd])
     run = dynamics.Run(system, compiled.settings)

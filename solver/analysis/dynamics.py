@@ -31,7 +31,8 @@ from ..forces import Wrenches
 from ..model.model import Model
 from ..results import Results
 from ..integrators import INTEGRATORS, GeneralizedAlpha
-from ..partitioning.partition import Partition, PartitionError, independent_rows
+from ..partitioning.partition import PartitionError, independent_rows
+from ..partitioning.choose import build_partition
 from .assembly import assemble_positions, consistent_velocities, holding_model
 from .equilibrium import starting_at_equilibrium
 from .hybrid import HybridSwitch
@@ -418,7 +419,7 @@ class Run:
 
     def _partition(self, method, q, t, reason):
         try:
-            part = Partition.build(method, self.system, q, t)
+            part = build_partition(method, self.system, q, t)
         except (np.linalg.LinAlgError, ValueError) as exc:
             raise SolverError(f"cannot partition the coordinates ({exc})", time=t, kind="singular",
                               elements=self._worst_owners(q, t)) from None

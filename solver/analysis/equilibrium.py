@@ -43,7 +43,8 @@ import numpy as np
 from ..compile import CompiledModel, for_analysis
 from ..errors import ModelError, SolverError
 from ..model.model import Model
-from ..partitioning.partition import Partition, PartitionError
+from ..partitioning.partition import PartitionError
+from ..partitioning.choose import build_partition
 from .assembly import assemble_positions
 from .threads import single_threaded_blas
 
@@ -134,7 +135,7 @@ class _Solver:
 
     def _linear(self, q):
         """Partition at q, r(0), J = ∂r/∂z (central differences) and M̂ at q."""
-        part = Partition.build("qr", self.system, q, self.t)
+        part = build_partition("qr", self.system, q, self.t)
         r, q, Mhat = self._residual(part, np.zeros(part.dof), q)
         J = np.empty((part.dof, part.dof))
         for k in range(part.dof):

@@ -51,7 +51,7 @@ from ..compile import CompiledModel, for_analysis
 from ..errors import ModelError
 from ..math.rotations import L_matrix, rotation_matrix
 from ..model.model import Model
-from ..partitioning.partition import Partition
+from ..partitioning.choose import build_partition
 from .assembly import assemble_positions, consistent_velocities
 from .threads import single_threaded_blas
 
@@ -122,7 +122,7 @@ def linearize(model: Model | CompiledModel, state: str | dict | tuple | None = N
 
 def _linearize(system, state):
     q, qd, t = _state(system, state)
-    part = Partition.build("qr", system, q, t)
+    part = build_partition("qr", system, q, t)
     f = part.dof
     if f == 0:
         raise ModelError("linearize: the model has no degrees of freedom")

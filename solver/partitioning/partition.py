@@ -78,18 +78,6 @@ class Partition:
 
     sparse = False       # the dense algebra (solver.partitioning.sparse.SparsePartition: sparse)
 
-    @classmethod
-    def build(cls, method, system, q, t):
-        """The partition of ``method`` at (q, t): sparse (:mod:`solver.partitioning.sparse`) when the
-        system's Φ_q has a known pattern and enough rows for sparse factorizations to pay, else dense."""
-        from .sparse import sparse_pattern, SparsePartition
-        jac = system.constraints(q, t).jac
-        rows, redundant = independent_rows(jac)
-        pattern = sparse_pattern(system, len(rows))
-        if pattern is not None:
-            return SparsePartition(method, q, jac, rows, redundant, pattern)
-        return cls(method, q, jac, rows, redundant)
-
     # ---- coordinates ----------------------------------------------------------------------------
     def z_of(self, q):
         return self.V.T @ (q - self.q_ref)

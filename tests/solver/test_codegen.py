@@ -13,7 +13,8 @@ from solver.cli import main
 from solver.codegen import CodegenCartesianSystem, CodegenUnavailable
 from solver.analysis.assembly import assemble_positions
 from solver.formulations.cartesian import CartesianSystem
-from solver.partitioning.partition import Partition, multipliers
+from solver.partitioning.partition import multipliers
+from solver.partitioning.choose import build_partition
 
 SAMPLES = sorted(Path(__file__).resolve().parents[2].joinpath("sample_models").glob("*.mbs.json"))
 KERNEL_RTOL = 1e-10
@@ -160,7 +161,7 @@ def test_compiled_reduction_equals_python_partition(name, method):
     generic, generated = CartesianSystem(model), CodegenCartesianSystem(model)
     q0, _, t0 = generic.initial_state()
     q0 = assemble_positions(generic, q0, t0)
-    part = Partition.build(method, generic, q0, t0)
+    part = build_partition(method, generic, q0, t0)
     compiled = generated.compiled_reduction(part)
     rng = np.random.default_rng(len(name))
     for _ in range(3):

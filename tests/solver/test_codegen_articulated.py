@@ -14,7 +14,7 @@ import pytest
 
 import solver
 from solver.codegen import CodegenRelativeSystem
-from solver.partitioning.partition import Partition
+from solver.partitioning.choose import build_partition
 import test_codegen
 from test_codegen import rel_err
 import test_codegen_relative
@@ -82,7 +82,7 @@ def test_mass_forces_frames_and_accelerations_equal_the_generic_path(name):
         mine, ref = generated.frames(q, qd), generic.frames(q, qd)
         for key in ("r", "A", "v", "w"):
             assert np.allclose(getattr(mine, key), getattr(ref, key), atol=1e-12), key
-        part = Partition.build("qr", generated, q, t)
+        part = build_partition("qr", generated, q, t)
         reduction = generated.compiled_reduction(part)
         assert reduction.solve(t, np.concatenate([q - part.q_ref, qd]), q, 2)
         assert np.allclose(reduction.q, q, atol=1e-15) and np.allclose(reduction.qd, qd, atol=1e-15)

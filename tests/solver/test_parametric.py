@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 import solver
 from solver.constraints.parametric import PARAMETRIC_FORMS
 from solver.formulations.cartesian import CartesianSystem
-from solver.partitioning.partition import Partition
+from solver.partitioning.choose import build_partition
 
 from test_constraint_derivatives import JOINTS, assert_constraint_derivatives, two_body_model
 
@@ -65,7 +65,7 @@ def test_reduced_mass_matrix_positive_definite():
         system = CartesianSystem(solver.load_model(f"sample_models/{name}.mbs.json"), form="parametric")
         q0, _, _ = system.initial_state()
         for method in ("lu", "qr", "svd"):
-            part = Partition.build(method, system, q0, 0.0)
+            part = build_partition(method, system, q0, 0.0)
             ev = system.constraints(q0, 0.0, np.zeros(system.nq), level=2)
             _, _, N = part.accelerations(system.mass(q0), system.forces(q0, np.zeros(system.nq), 0.0),
                                          ev.jac, ev.gamma)

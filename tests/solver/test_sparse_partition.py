@@ -17,6 +17,7 @@ from solver.analysis.assembly import assemble_positions, consistent_velocities
 from solver.formulations.cartesian import CartesianSystem
 from solver.partitioning import sparse
 from solver.partitioning.partition import Partition, independent_rows
+from solver.partitioning.choose import build_partition
 from solver.partitioning.sparse import SparsePartition
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
@@ -38,7 +39,7 @@ def state(request):
     q, qd, t = system.initial_state()
     q = assemble_positions(system, q, t)
     qd = consistent_velocities(system, q, qd, t)
-    part = Partition.build("qr", system, q, t)
+    part = build_partition("qr", system, q, t)
     z, zd = part.z_of(q) + 0.05, part.V.T @ qd + 0.3
     q, ev = part.positions(system, z, t, q)
     qd = part.velocities(ev.jac, ev.nu, zd)
@@ -116,9 +117,9 @@ def test_the_sparse_path_is_chosen_by_size_and_pattern(monkeypatch):
     for n, expected in ((5, True), (2, False)):            # 76 and 34 independent rows
         system = CartesianSystem(fourbar_row(n))
         q, _, t = system.initial_state()
-        part = Partition.build("qr", system, q, t)
+        part = build_partition("qr", system, q, t)
         assert part.sparse is expected and len(part.rows) == 7 * (2 * n + 1) - 1
     parametric = CartesianSystem(fourbar_row(5), form="parametric")
     assert parametric.jacobian_pattern() is None
     q, _, t = parametric.initial_state()
-    assert not Partition.build("qr", parametric, q, t).sparse
+    assert not build_partition("qr", parametric, q, t).sparse
