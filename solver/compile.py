@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from .errors import ModelError
 from .model.elements import Settings
+from .formulations.system import MechanicalSystem
 from .model.model import Model
 
 #: Settings that decide what is compiled; the others (t_end, tolerances, integrator …) are run options.
@@ -37,7 +38,7 @@ class CompiledModel:
     :class:`~solver.formulations.system.MechanicalSystem`), the ``settings`` it was built with,
     ``generated`` (True when its equations run as generated C kernels) and ``notices`` (one line
     each: which path runs and why)."""
-    system: object
+    system: MechanicalSystem
     settings: Settings
     generated: bool
     notices: tuple = ()
