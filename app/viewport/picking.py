@@ -26,6 +26,7 @@ from .transforms import pose, quat_to_matrix
 SNAP_PIXELS = 8.0     # a feature this close to the cursor (display pixels) is snapped to
 MAX_MESH_VERTICES = 20000  # mesh vertices offered as features (larger meshes: none, only their CM)
 _AXES = {"x": 0, "y": 1, "z": 2}
+_PRIORITY = ("joint", "marker", "cm", "end", "face", "centre", "corner", "vertex")
 
 
 @dataclass(frozen=True)
@@ -93,17 +94,16 @@ class Snapper:
     def __init__(self, feature_list: list[Feature]):
         self.features = feature_list
         self.points = np.array([f.point for f in feature_list], float).reshape(-1, 3)
-        self.bodies = [f.body for f in feature_list]
+        self.body_names = sorted({f.body for f in feature_list})
+        self.body_index = np.array([self.body_names.index(f.body) for f in feature_list], int)
 
     def moved_points(self, motion: dict) -> np.ndarray:
         """Feature points moved with their bodies: ``motion`` maps a body to the 4×4 transform from
         its initial pose to its current one (bodies not in it have not moved)."""
-        out = self.points.copy()
-        for body in set(self.bodies) & set(motion):
-            rows = [i for i, b in enumerate(self.bodies) if b == body]
-            T = motion[body]
-            out[rows] = self.points[rows] @ T[:3, :3].T + T[:3, 3]
-        return out
+        if not motion or not len(self.points):
+            return self.points
+        T = np.stack([motion.get(b, np.eye(4)) for b in self.body_names])[self.body_index]
+        return np.einsum("nij,nj->ni", T[:, :3, :3], self.points) + T[:, :3, 3]
 
     def nearest(self, renderer, display_xy, tolerance: float, motion: dict | None = None) -> Feature | None:
         """The feature whose projection is nearest the display point (VTK pixels, origin bottom
@@ -116,9 +116,11 @@ class Snapper:
         near = np.flatnonzero(distance <= tolerance)
         if not len(near):
             return None
-        # nearest on screen; among those within half a pixel of it, the one nearest the camera
+        # nearest on screen; among those within half a pixel of it, the one nearest the camera;
+        # among coincident ones, a joint or marker before a body's feature
         best = near[distance[near] <= distance[near].min() + 0.5]
-        i = best[np.argmin(depth[best])]
+        best = best[depth[best] <= depth[best].min() + 1e-9]
+        i = min(best, key=lambda k: _PRIORITY.index(self.features[k].kind))
         f = self.features[i]
         return Feature(f.kind, f.element, f.body, tuple(map(float, points[i])), f.axis)
 
