@@ -8,7 +8,8 @@ answers one prompt with a :class:`~app.viewport.picking.Pick` —
 3. "pick the joint origin" (a surface point, snapped to a feature within a few pixels),
 4. for distance and revolute–spherical links, "pick the point on the second body".
 
-The joint's axis is the picked feature's axis when it has one (a cylinder's end centre), else the
+While the mode is on, the prompt names what a click would pick (the snapped feature, else the
+body under the cursor).  The joint's axis is the picked feature's axis when it has one (a cylinder's end centre), else the
 view direction (perpendicular to the screen, towards the viewer).  The joint is then added as one
 undoable command (:meth:`app.editing.Editing.add_joint_at`); Esc (:meth:`cancel`) leaves the mode
 without changing the model.
@@ -36,6 +37,8 @@ class JointPlacement(QObject):
         self.editing = editing
         self.joint_type = ""
         self.picked: dict = {}
+        self._text = ""
+        viewport.hovered.connect(self._on_hover)
 
     @property
     def active(self) -> bool:
@@ -90,7 +93,14 @@ class JointPlacement(QObject):
         return next((s for s in steps if s not in self.picked), "")
 
     def _ask(self, text):
-        self.prompt.emit(f"Add {self.joint_type.replace('_', '-')} joint: {text} (Esc cancels)")
+        self._text = f"Add {self.joint_type.replace('_', '-')} joint: {text} (Esc cancels)"
+        self.prompt.emit(self._text)
+
+    def _on_hover(self, pick: Pick):
+        """The prompt names what a click here would pick: the snapped feature, else the body."""
+        if self.active:
+            under = pick.feature.label() if pick.feature is not None else pick.body
+            self.prompt.emit(f"{self._text} — {under}" if under else self._text)
 
     def _end(self):
         self.joint_type, self.picked = "", {}

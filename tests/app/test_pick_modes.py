@@ -76,6 +76,8 @@ def test_joint_by_picking_prompts_and_is_one_undo_step(front, qtbot):
     assert "other than bob" in status(w)
     click(w, (0.6, -0.5, 0.0))                                          # arm
     assert "pick the joint origin" in status(w)
+    hover(w.viewport.vtk_widget, w.viewport.project((0.4, -0.5, 0.0)))
+    assert status(w).endswith("— end centre of arm")
     click(w, (0.4, -0.5, 0.0))                                          # the arm's end centre
     joint = doc.model.joints["revolute1"]
     assert (joint.body_i, joint.body_j) == ("bob", "arm")
