@@ -174,6 +174,8 @@ class Scene:
         item = self.items.get(name)
         if item is None:
             return ""
+        if name in self.beams:                 # a flexible body's tube is drawn in world coordinates
+            return name
         return item.body if item.body is not None else solver.GROUND
 
     def motion(self) -> dict:

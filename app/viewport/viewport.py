@@ -214,11 +214,6 @@ class Viewport(QWidget):
         """Send clicks to ``mode.clicked(pick)`` instead of selecting (None: back to selecting)."""
         self.mode = mode
 
-    def view_plane_point(self, x: int, y: int, through) -> np.ndarray:
-        """World point under widget pixel (x, y) on the plane through ``through`` parallel to the
-        screen."""
-        return self._display_to_world(*self._to_vtk(x, y), self._display_depth(through))
-
     def project(self, point) -> QPoint:
         """Widget pixel (Qt coordinates) where the world ``point`` appears."""
         self.flush()
@@ -322,8 +317,9 @@ class Viewport(QWidget):
         self.interactor.GetCommand(self._drag_tags[event]).SetAbortFlag(1)
 
     def _on_drag_press(self, *_):
-        """Start dragging when the press is on the selected body or marker (the camera style does
-        not see the press then, so it does not rotate)."""
+        """Start dragging when the press is on the selected body or marker, or on its snapped
+        feature (a marker inside a body: its origin) — the camera style does not see the press
+        then, so it does not rotate."""
         selected = self.document.selection
         if self._animating or self.mode is not None or selected not in self.document.model:
             return
@@ -331,10 +327,10 @@ class Viewport(QWidget):
             return
         self.flush()
         x, y = self.interactor.GetEventPosition()
-        hit = self.picker.Pick(x, y, 0.0, self.renderer)
-        if not hit or self.scene.name_of(self.picker.GetViewProp()) != selected:
+        pick = self._pick_display(x, y)
+        if selected not in (pick.element, pick.feature.element if pick.feature is not None else ""):
             return
-        grab = np.array(self.picker.GetPickPosition(), float)
+        grab = np.array(pick.point, float)
         self._drag = (selected, grab, self._display_depth(grab), np.zeros(3), (x, y))
         self._press = None
         self._abort("LeftButtonPressEvent")
@@ -368,7 +364,7 @@ class Viewport(QWidget):
         x, y = self.interactor.GetEventPosition()
         if abs(x - start[0]) + abs(y - start[1]) > _CLICK_TOLERANCE and offset.any():
             self.moved.emit(name, offset)
-        self.rebuild()        # the model moved it (or did not): draw what the model says
+        self.request_rebuild()    # the model moved it (or refused): draw what the model says
 
     def _preview_drag(self, name, offset):
         """Draw the dragged body (with what it carries) or marker shifted by ``offset``."""

@@ -152,3 +152,16 @@ def test_drag_on_an_unselected_body_rotates_the_camera(front, qtbot):
     assert doc.model.bodies["bob"].position == pytest.approx((0.0, -0.5, 0.0))
     assert doc.undo_stack.count() == 0
     assert np.linalg.norm(np.subtract(camera.GetPosition(), before)) > 1e-6
+
+
+@pytest.mark.slow
+def test_drag_a_marker_inside_a_body_by_its_origin(front, qtbot):
+    """A marker at the bob's CM is hidden in the bar; pressing on its (snapped) origin drags it."""
+    w, doc = front, front.document
+    doc.model.add_marker("inner", "bob", position=(0.0, -0.5, 0.0))
+    w.viewport.render()
+    doc.select("inner")
+    drag(w, (0.0, -0.5, 0.0), (-0.2, -0.5, 0.0))
+    pixel = 1.0 / abs(w.viewport.project((1.0, 0.0, 0.0)).x() - w.viewport.project((0.0, 0.0, 0.0)).x())
+    assert doc.model.markers["inner"].position == pytest.approx((-0.2, -0.5, 0.0), abs=pixel)
+    assert doc.model.bodies["bob"].position == pytest.approx((0.0, -0.5, 0.0))
