@@ -12,6 +12,7 @@ import solver
 from . import commands, dialogs, factory
 from .document import Document
 from .log_panel import LOGGER
+from .viewport.transforms import frame_from_axis
 
 # Location fields moved by "Move": element kind -> fields holding global points.
 _LOCATION_FIELDS = {"body": ("position",), "joint": ("origin", "origin2"), "marker": ("position",),
@@ -34,6 +35,19 @@ class Editing(QObject):
 
     def add_joint(self, joint_type: str) -> str:
         return self._add(lambda m, s: factory.new_joint(m, joint_type, s), f"Add {joint_type} joint")
+
+    def add_joint_at(self, joint_type: str, body_i: str, body_j: str, origin, axis, origin2=None) -> str:
+        """A joint of ``joint_type`` between two bodies (or a body and ground) at a global
+        ``origin`` with a global ``axis`` (``origin2``: the second point of a link) — as placed
+        by picking in the viewport; one undoable step."""
+        def make(model, _selected):
+            options = {} if origin2 is None else {"origin2": [float(c) for c in origin2]}
+            if joint_type == "universal":      # the second axis perpendicular to the first
+                options["axis2"] = frame_from_axis(axis)[:, 0].tolist()
+            return solver.Joint(name=factory.unique_name(model, joint_type), type=joint_type, body_i=body_i,
+                                body_j=body_j, origin=[float(c) for c in origin],
+                                axis=[float(c) for c in axis], **options)
+        return self._add(make, f"Add {joint_type} joint")
 
     def add_force(self, kind: str) -> str:
         return self._add(lambda m, s: factory.new_force(m, kind, s), f"Add {solver.FORCE_CLASSES[kind].LABEL.lower()}")

@@ -15,16 +15,20 @@ from . import app_settings, dialogs, study_dialog
 from .log_panel import LOGGER
 from .resources import icon, joint_icon_name, sample_files
 from .tree import MODEL_ITEM
+from .viewport.placement import JointPlacement
 from .viewport.viewport import VIEWS
 
 MOUSE_HELP = ("Left drag: rotate · Shift+left or middle drag: pan · wheel or right drag: zoom · "
-              "click: select the body, joint or force under the cursor")
+              "click: select the body, joint or force under the cursor · "
+              "left drag on the selected body or marker: move it in the view plane · "
+              "Model ▸ Add Joint by Picking: pick two bodies and the origin (Esc cancels)")
 
 
 def build(window) -> dict[str, QAction]:
     """Create every action and menu of ``window`` (a MainWindow)."""
     a: dict[str, QAction] = {}
     doc, edit, vp = window.document, window.editing, window.viewport
+    window.placement = JointPlacement(vp, edit, window)
 
     def act(name, text, slot, shortcut=None, icon_name=None, tip=None, checkable=False):
         action = QAction(text, window)
@@ -97,12 +101,19 @@ def build(window) -> dict[str, QAction]:
     for kind, cls in solver.FORCE_CLASSES.items():  # every force kind (factory.new_force places it)
         forces.addAction(act(f"add_force_{kind}", cls.LABEL, partial(edit.add_force, kind),
                              icon_name=cls.ICON or kind))
+    placing = m.addMenu(icon("joint"), "Add Joint by &Picking")
+    for t in solver.JOINT_TYPES:
+        placing.addAction(act(f"pick_joint_{t}", t.replace("_", "-"), partial(window.placement.start, t),
+                              "Ctrl+J" if t == "revolute" else None, joint_icon_name(t),
+                              tip="pick the two bodies and the origin in the viewport"))
     m.addAction(act("add_driver", "Add &Driver", lambda: edit.add_driver(), icon_name="driver"))
     m.addAction(act("add_marker", "Add &Marker", lambda: edit.add_marker(), icon_name="marker"))
     m.addSeparator()
     m.addAction(act("model_properties", "Model &Properties (gravity)", lambda: doc.select(MODEL_ITEM),
                     icon_name="model"))
     a["add_joint_menu"], a["add_force_menu"] = joints.menuAction(), forces.menuAction()
+    a["pick_joint_menu"] = placing.menuAction()
+    _picking(window, a, act)
 
     # Simulate
     m = bar.addMenu("&Simulate")
@@ -203,6 +214,19 @@ def _tree_menu(window, a, joints, forces):
             menu.addActions([a["duplicate"], a["rename"], a["move"], a["delete"]])
         menu.exec(window.tree.viewport().mapToGlobal(pos))
     window.tree.customContextMenuRequested.connect(show)
+
+
+def _picking(window, a, act):
+    """Wire the viewport's interaction: joint placement prompts in the status bar, Esc cancels it,
+    a dragged body or marker is moved by one undoable edit."""
+    placement, status = window.placement, window.statusBar()
+    cancel = act("cancel_mode", "Cancel", placement.cancel, "Esc", tip="leave joint placement")
+    cancel.setEnabled(False)
+    window.addAction(cancel)
+    placement.active_changed.connect(cancel.setEnabled)
+    window.document.model_replaced.connect(placement.cancel)
+    placement.prompt.connect(lambda text: status.showMessage(text) if text else status.clearMessage())
+    window.viewport.moved.connect(lambda name, offset: window.editing.move(offset, name))
 
 
 def _fill_samples(window, menu):

@@ -31,6 +31,7 @@ import solver
 
 from . import shapes
 from .merged import MergedMesh
+from .picking import Snapper, features, mesh_vertices
 from .transforms import beam_frame, inverse, pose, quat_to_matrix, to_vtk
 
 BODY_COLOR = (0.62, 0.66, 0.72)
@@ -42,6 +43,8 @@ SPRING_COLOR = (0.50, 0.20, 0.65)
 BEAM_COLOR = (0.90, 0.60, 0.20)
 MANY_JOINTS = 50  # above this, joint glyphs get fewer polygons (frame time on software OpenGL)
 HIGHLIGHT = (1.0, 0.84, 0.0)
+HOVER = (0.55, 0.85, 1.0)
+SNAP_COLOR = (0.85, 0.10, 0.75)
 GRID_COLOR = (0.72, 0.74, 0.78)
 LABEL_COLOR = (0.15, 0.15, 0.18)
 
@@ -93,6 +96,12 @@ class Scene:
         self.glyph = 0.05
         self.show_frames = False
         self.selected = ""
+        self.hovered = ""
+        self.snapper = Snapper([])
+        self.snap_marker = _actor(shapes.body_shape({"shape": "sphere", "radius": 1.0}, np.eye(4), 1.0),
+                                  SNAP_COLOR, pickable=False)
+        self.snap_marker.SetVisibility(False)
+        renderer.AddActor(self.snap_marker)
         self.lookup_table = vtkLookupTable()
         self.lookup_table.SetHueRange(0.667, 0.0)  # blue (low) to red (high)
         self.lookup_table.Build()
@@ -129,10 +138,16 @@ class Scene:
             X = pose(marker.position, quat_to_matrix(marker.orientation))
             self._add(name, shapes.body_frame(X, 0.6 * g), marker.body, None)
         self._add_decor(model, g)
+        meshes = {n: mesh_vertices(self.items[n].actor.GetMapper().GetInput())
+                  for n, b in model.bodies.items() if b.geometry.get("shape") == "mesh"}
+        self.snapper = Snapper(features(model, meshes))
+        self.snap_marker.SetScale(0.5 * g)
+        self.show_snap(None)
         for item in [*self.items.values(), *self.frames]:
             if item.body in self._matrices:
                 item.actor.SetUserMatrix(self._matrices[item.body])
         self._measure()
+        self.hovered = ""
         self.highlight(self.selected)
 
     def clear(self):
@@ -153,21 +168,41 @@ class Scene:
                 return name
         return ""
 
+    def body_of(self, name: str) -> str:
+        """The body element ``name``'s actor moves with (solver.GROUND for fixed glyphs, "" if no
+        such element is drawn)."""
+        item = self.items.get(name)
+        if item is None:
+            return ""
+        if name in self.beams:                 # a flexible body's tube is drawn in world coordinates
+            return name
+        return item.body if item.body is not None else solver.GROUND
+
+    def motion(self) -> dict:
+        """Per body, the 4×4 transform from its initial pose to the pose drawn now."""
+        return {n: X @ self._inverse[n] for n, X in self.current.items()}
+
+    def hover(self, name: str):
+        """Tint the element under the cursor (the selected one keeps its highlight)."""
+        previous, self.hovered = self.hovered, name
+        for n in {previous, name}:
+            self._paint(n)
+
+    def show_snap(self, point):
+        """Show the snap marker (a small ball) at ``point``; None hides it."""
+        self.snap_marker.SetVisibility(point is not None)
+        if point is not None:
+            self.snap_marker.SetPosition(*point)
+
     def actor(self, name: str) -> vtkActor | None:
         item = self.items.get(name)
         return item.actor if item is not None else None
 
     def highlight(self, name: str):
         """Colour the selected element's actor; restore the previous one."""
-        previous = self.items.get(self.selected)
-        if previous is not None and previous.color is not None:
-            previous.actor.GetProperty().SetColor(*previous.color)
-            previous.actor.GetProperty().SetAmbient(0.1)
-        self.selected = name
-        item = self.items.get(name)
-        if item is not None and item.color is not None:
-            item.actor.GetProperty().SetColor(*HIGHLIGHT)
-            item.actor.GetProperty().SetAmbient(0.35)
+        previous, self.selected = self.selected, name
+        for n in {previous, name}:
+            self._paint(n)
         if self.merged is not None:
             self.merged.set_colors({name: HIGHLIGHT})
 
@@ -277,6 +312,16 @@ class Scene:
         return tuple(b) if np.isfinite(b).all() else (-1.0, 1.0, -1.0, 1.0, -1.0, 1.0)
 
     # ---- helpers ------------------------------------------------------------------------------
+    def _paint(self, name):
+        """An element's colour: highlight if selected, hover tint if under the cursor, else its own."""
+        item = self.items.get(name)
+        if item is None or item.color is None:
+            return
+        color, ambient = ((HIGHLIGHT, 0.35) if name == self.selected else (HOVER, 0.3) if name == self.hovered
+                          else (item.color, 0.1))
+        item.actor.GetProperty().SetColor(*color)
+        item.actor.GetProperty().SetAmbient(ambient)
+
     def _add(self, name, data, body, color, radius=None):
         actor = _actor(data, color) if radius is None else _tube_actor(data, radius, color)
         self.items[name] = _Item(name, actor, body if body != solver.GROUND else None, color)

@@ -2,7 +2,11 @@
 
 Mouse: left-drag rotates, middle-drag (or Shift+left) pans, wheel or right-drag zooms, a left click
 without dragging picks the body, joint or force element under the cursor and selects it in the
-document (the tree follows).  Camera helpers: fit all, standard views (iso, front, top, side),
+document (the tree follows).  The element under the cursor is tinted and a feature within a few
+pixels (:mod:`app.viewport.picking`) is marked by a small ball.  A left drag that starts on the
+selected body or marker moves it in the view plane (``moved(name, offset)`` on release; the caller
+makes it one undoable edit).  While an interaction mode is set (:meth:`Viewport.set_mode`, e.g. joint
+placement) clicks go to the mode as :class:`~app.viewport.picking.Pick` s instead of selecting.  Camera helpers: fit all, standard views (iso, front, top, side),
 perspective/parallel projection.  :meth:`Viewport.set_body_poses` moves the bodies (animation).
 """
 from __future__ import annotations
@@ -15,24 +19,31 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 from vtkmodules.vtkInteractionStyle import vtkInteractorStyleTrackballCamera
 from vtkmodules.vtkInteractionWidgets import vtkOrientationMarkerWidget
 from vtkmodules.vtkRenderingAnnotation import vtkAxesActor
-from vtkmodules.vtkRenderingCore import vtkPropPicker, vtkRenderer
+from vtkmodules.vtkRenderingCore import vtkCellPicker, vtkRenderer
 
 from ..document import Document
+from .picking import SNAP_PIXELS, Pick
 from .render_window import create_vtk_widget, render_to_array
 from .scene import Scene
 
 VIEWS = ("iso", "front", "top", "side")
 MULTISAMPLES = 4  # anti-aliasing of still images; off while animating (4× costs ~4× per frame on llvmpipe)
 _CLICK_TOLERANCE = 4  # pixels the mouse may move between press and release of a click
+_DRAG_PRIORITY = 1.0  # drag observers run before the camera style (priority 0) and can stop it
+_DRAGGABLE = ("body", "marker")
 
 
 class Viewport(QWidget):
     """Signals: ``picked(name)`` after a click picked an element ("" for empty space);
     ``pause_requested()`` before a click while animating is picked (the player pauses, so the
-    separate actors are pickable at the frame shown)."""
+    separate actors are pickable at the frame shown); ``moved(name, offset)`` after the selected
+    body or marker was dragged by ``offset`` (3,) in the view plane; ``hovered(Pick)`` when what is
+    under the cursor changes."""
 
     picked = Signal(str)
     pause_requested = Signal()
+    moved = Signal(str, object)
+    hovered = Signal(object)
 
     def __init__(self, document: Document, parent=None):
         super().__init__(parent)
@@ -55,14 +66,22 @@ class Viewport(QWidget):
             # Passive: still called while the camera style has grabbed the mouse focus.
             tag = self.interactor.AddObserver(event, callback)
             self.interactor.GetCommand(tag).SetPassiveObserver(True)
+        self._drag_tags = {event: self.interactor.AddObserver(event, callback, _DRAG_PRIORITY)
+                           for event, callback in (("LeftButtonPressEvent", self._on_drag_press),
+                                                   ("MouseMoveEvent", self._on_mouse_move),
+                                                   ("LeftButtonReleaseEvent", self._on_drag_release))}
         self._press = None
+        self._drag = None            # (element, grab point, its display depth, offset so far)
+        self._hover = Pick("", "", None, None)
+        self.mode = None             # an interaction mode: clicked(Pick) gets the clicks
         self._render_pending = False
         self._rebuild_pending = False
         self._closed = False
         self._animating = False
         self._followed = ""          # body the camera follows ("" = none)
         self._follow_anchor = None   # its CM when the camera was last moved with it
-        self.picker = vtkPropPicker()
+        self.picker = vtkCellPicker()
+        self.picker.SetTolerance(0.002)
         self.scene = Scene(self.renderer)
         self.vtk_widget.Initialize()
         self.triad = vtkOrientationMarkerWidget()
@@ -185,12 +204,15 @@ class Viewport(QWidget):
     def followed(self) -> str:
         return self._followed
 
-    def pick(self, x: int, y: int) -> str:
-        """Element under widget pixel (x, y) (Qt coordinates, origin top left); "" if none."""
+    def pick(self, x: int, y: int) -> Pick:
+        """What is under widget pixel (x, y) (Qt coordinates, origin top left): the element and
+        body hit, the surface point hit, snapped to the nearest feature within ``SNAP_PIXELS``."""
         self.flush()
-        vx, vy = self._to_vtk(x, y)
-        self.picker.Pick(vx, vy, 0.0, self.renderer)
-        return self.scene.name_of(self.picker.GetViewProp())
+        return self._pick_display(*self._to_vtk(x, y))
+
+    def set_mode(self, mode):
+        """Send clicks to ``mode.clicked(pick)`` instead of selecting (None: back to selecting)."""
+        self.mode = mode
 
     def project(self, point) -> QPoint:
         """Widget pixel (Qt coordinates) where the world ``point`` appears."""
@@ -247,6 +269,31 @@ class Viewport(QWidget):
         scale = self._pixel_ratio()
         return int(round(x * scale)), int(round((self.vtk_widget.height() - y - 1) * scale))
 
+    def _pick_display(self, x, y) -> Pick:
+        """:meth:`pick` at VTK display pixel (x, y) (origin bottom left)."""
+        hit = self.picker.Pick(x, y, 0.0, self.renderer)
+        element = self.scene.name_of(self.picker.GetViewProp()) if hit else ""
+        point = tuple(map(float, self.picker.GetPickPosition())) if element else None
+        feature = self.scene.snapper.nearest(self.renderer, (x, y), SNAP_PIXELS * self._pixel_ratio(),
+                                             self.scene.motion())
+        if feature is not None:
+            point = feature.point
+            if not element:
+                element = feature.element
+        body = self.scene.body_of(element) if element else ""
+        return Pick(element, body, point, feature)
+
+    def _display_depth(self, point) -> float:
+        self.renderer.SetWorldPoint(*point, 1.0)
+        self.renderer.WorldToDisplay()
+        return self.renderer.GetDisplayPoint()[2]
+
+    def _display_to_world(self, x, y, depth) -> np.ndarray:
+        self.renderer.SetDisplayPoint(float(x), float(y), depth)
+        self.renderer.DisplayToWorld()
+        w = np.array(self.renderer.GetWorldPoint(), float)
+        return w[:3] / w[3]
+
     def _on_press(self, *_):
         self._press = self.interactor.GetEventPosition()
 
@@ -260,8 +307,73 @@ class Viewport(QWidget):
             if self._animating:
                 self.pause_requested.emit()
             self.flush()
-            self.picker.Pick(x, y, 0.0, self.renderer)
-            self.picked.emit(self.scene.name_of(self.picker.GetViewProp()))
+            pick = self._pick_display(x, y)
+            if self.mode is not None:
+                self.mode.clicked(pick)
+            else:
+                self.picked.emit(pick.element)
+
+    def _abort(self, event):
+        self.interactor.GetCommand(self._drag_tags[event]).SetAbortFlag(1)
+
+    def _on_drag_press(self, *_):
+        """Start dragging when the press is on the selected body or marker, or on its snapped
+        feature (a marker inside a body: its origin) — the camera style does not see the press
+        then, so it does not rotate."""
+        selected = self.document.selection
+        if self._animating or self.mode is not None or selected not in self.document.model:
+            return
+        if self.document.model.element(selected).KIND not in _DRAGGABLE:
+            return
+        self.flush()
+        x, y = self.interactor.GetEventPosition()
+        pick = self._pick_display(x, y)
+        if selected not in (pick.element, pick.feature.element if pick.feature is not None else ""):
+            return
+        grab = np.array(pick.point, float)
+        self._drag = (selected, grab, self._display_depth(grab), np.zeros(3), (x, y))
+        self._press = None
+        self._abort("LeftButtonPressEvent")
+
+    def _on_mouse_move(self, *_):
+        x, y = self.interactor.GetEventPosition()
+        if self._drag is not None:
+            name, grab, depth, _, start = self._drag
+            offset = self._display_to_world(x, y, depth) - grab
+            self._drag = (name, grab, depth, offset, start)
+            self._preview_drag(name, offset)
+            self._abort("MouseMoveEvent")
+            return
+        if self._animating or self._press is not None:
+            return
+        self.flush()
+        pick = self._pick_display(x, y)
+        if (pick.element, pick.feature) != (self._hover.element, self._hover.feature):
+            self._hover = pick
+            self.scene.hover(pick.element)
+            self.scene.show_snap(pick.feature.point if pick.feature is not None else None)
+            self.hovered.emit(pick)
+            self.request_render()
+
+    def _on_drag_release(self, *_):
+        if self._drag is None:
+            return
+        name, _, _, offset, start = self._drag
+        self._drag = None
+        self._abort("LeftButtonReleaseEvent")
+        x, y = self.interactor.GetEventPosition()
+        if abs(x - start[0]) + abs(y - start[1]) > _CLICK_TOLERANCE and offset.any():
+            self.moved.emit(name, offset)
+        self.request_rebuild()    # the model moved it (or refused): draw what the model says
+
+    def _preview_drag(self, name, offset):
+        """Draw the dragged body (with what it carries) or marker shifted by ``offset``."""
+        if name in self.scene.initial:
+            X = self.scene.initial[name]
+            self.scene.set_body_poses({name: (X[:3, 3] + offset, X[:3, :3])})
+        else:
+            self.scene.actor(name).SetPosition(*offset)
+        self.render()
 
     def _on_model_replaced(self):
         self.rebuild()
