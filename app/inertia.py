@@ -75,10 +75,10 @@ def body_from_mesh(body, density: float, folder: str = "") -> list[tuple[str, ob
     mass, the full inertia tensor at the mesh's centre of mass, and the body's CM moved onto the
     mesh's centre (position += R (offset + c), offset = −c) so that the mesh stays where it is drawn.
     Relative mesh paths are taken from ``folder`` (the project's folder)."""
-    from solver.math.rotations import rotation_matrix
+    from .simulation import quaternion_matrix
     geometry = body.geometry
     mass, c, J = mesh_mass_properties(os.path.join(folder, geometry["file"]), geometry.get("scale", 1.0), density)
-    R = rotation_matrix(np.asarray(body.orientation, dtype=float))
+    R = quaternion_matrix(body.orientation)
     offset = np.asarray(geometry.get("offset", (0.0, 0.0, 0.0)), dtype=float)
     position = np.asarray(body.position, dtype=float) + R @ (offset + c)
     inertia = [J[0, 0], J[1, 1], J[2, 2], J[0, 1], J[1, 2], J[2, 0]]
