@@ -644,6 +644,7 @@ class CustomPlots(TimePlots):
         self.dots: dict[str, pg.ScatterPlotItem] = {}       # cross-plot curve → dot at the cursor time
         self._series: dict[str, tuple] = {}                 # cross-plot curve → (t, x, y)
         self._values: dict[str, tuple] = {}                 # quantity path → (unit, values) of the plots
+        self._choices_dirty = False
         self.x_choice, self.y_choice = QComboBox(self), QComboBox(self)
         self.x_choice.setToolTip("horizontal axis: time, or a quantity for an x–y cross plot")
         self.y_choice.setToolTip("quantity to plot")
@@ -681,8 +682,21 @@ class CustomPlots(TimePlots):
         offered.update({m.path: m for m in self.measures.values()})
         return offered
 
+    def model_changed(self, *_):
+        """The model was edited or replaced: refill the lists now if the panel shows, else when it
+        is shown (a large model offers thousands of quantities)."""
+        self._choices_dirty = not self.isVisible()
+        if not self._choices_dirty:
+            self.refresh_choices()
+
+    def showEvent(self, event):  # noqa: N802
+        super().showEvent(event)
+        if self._choices_dirty:
+            self.refresh_choices()
+
     def refresh_choices(self):
         """Refill the quantity and marker lists from the current model (the choices made stay)."""
+        self._choices_dirty = False
         paths = list(self.quantities())
         markers = list(self.model().markers)
         for combo, items in ((self.x_choice, [TIME] + paths), (self.y_choice, paths),
