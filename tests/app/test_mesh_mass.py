@@ -8,6 +8,7 @@ import trimesh
 from PySide6.QtCore import Qt
 
 import solver
+from app.inertia import mesh_mass_properties
 from solver.math.rotations import rotation_matrix
 from solver.model.fields import inertia_matrix
 
@@ -15,12 +16,12 @@ DENSITY = 7850.0
 SECTIONS = 64
 
 
-def _project(tmp_path, mesh, orientation=None, scale=1.0):
-    """A project file next to ``part.stl`` whose body 'part' draws it (relative path)."""
-    mesh.export(tmp_path / "part.stl")
+def _project(tmp_path, mesh, orientation=None, scale=1.0, suffix="stl"):
+    """A project file next to ``part.stl`` (or .obj) whose body 'part' draws it (relative path)."""
+    mesh.export(tmp_path / f"part.{suffix}")
     m = solver.Model(name="meshes")
     m.add_body("part", mass=1.0, inertia=(1.0, 1.0, 1.0), position=(0.3, 0.2, 0.1), orientation=orientation,
-               geometry={"shape": "mesh", "file": "part.stl", "scale": scale})
+               geometry={"shape": "mesh", "file": f"part.{suffix}", "scale": scale})
     m.add_joint("pin", "revolute", "ground", "part", origin=(0.0, 0.0, 0.0))
     path = tmp_path / "meshes.mbs.json"
     m.save(str(path))
@@ -64,10 +65,11 @@ def test_box_mesh_mass_cm_and_inertia(window, qtbot, tmp_path):
     assert (body.mass, body.position) == (1.0, [0.3, 0.2, 0.1]) and "offset" not in body.geometry
 
 
-def test_cylinder_mesh_against_the_prism_closed_form(window, qtbot, tmp_path):
+@pytest.mark.parametrize("suffix", ["stl", "obj"])
+def test_cylinder_mesh_against_the_prism_closed_form(window, qtbot, tmp_path, suffix):
     r, length, scale = 0.04, 0.3, 2.0                  # mesh in half size, scaled by 2 in the model
     cylinder = trimesh.creation.cylinder(radius=r / scale, height=length / scale, sections=SECTIONS)
-    body, _ = _apply_tool(window, qtbot, _project(tmp_path, cylinder, scale=scale))
+    body, _ = _apply_tool(window, qtbot, _project(tmp_path, cylinder, scale=scale, suffix=suffix))
     # A regular n-gon of circumradius r: area n r² sin(2π/n)/2, polar moment per unit area
     # r² (1 + 2 cos²(π/n))/6 (→ r²/2 of the circle as n → ∞).
     n = SECTIONS
@@ -88,3 +90,5 @@ def test_open_mesh_gets_a_clear_message(window, qtbot, tmp_path):
     assert body.mass == 1.0                                                 # unchanged
     assert "part.stl" in props.error("inertia") and "not watertight" in props.error("inertia")
     assert window.document.undo_stack.count() == 0
+    with pytest.raises(ValueError, match="nope.stl' not found"):
+        mesh_mass_properties(str(tmp_path / "nope.stl"), 1.0, DENSITY)
