@@ -631,7 +631,9 @@ class CustomPlots(TimePlots):
     A quantity is a named output of the run (:func:`solver.outputs.output_paths`, e.g.
     ``joints.pin.reaction_force.x``, ``joints.pin.rotation``) or a measure (``measures.<name>``); its
     path labels its curve ("y vs x" in a cross plot) and its CSV column (with its unit).  A cross plot
-    shows the animation time as a dot on each curve and reads its curves out at that time.  Measures
+    shows the animation time as a dot on each curve and reads its curves out at that time.  A plot
+    whose curves are constant up to round-off (below NOISE_FLOOR of their size) is not auto-scaled
+    into the round-off.  Measures
     last for the session (the project file keeps only the model)."""
 
     def __init__(self, model, parent=None):
@@ -766,6 +768,7 @@ class CustomPlots(TimePlots):
             unit = ", ".join(dict.fromkeys(self._values[y][0] for y, _ in histories))
             title = ", ".join(y for y, _ in histories) + ("" if x == TIME else f" vs {x}")
             plot = self.add_plot(title, unit, x_axis=None if x == TIME else (x, self._values[x][0]))
+            _hold_constant(plot, [v for _, v in histories])
             for k, (y, values) in enumerate(histories):
                 color = SERIES_COLORS[k % len(SERIES_COLORS)]
                 label = y if x == TIME else f"{y} vs {x}"
@@ -835,6 +838,16 @@ class CustomPlots(TimePlots):
                              self.measure_axis.currentText() if kind != "distance" else "")
         except ValueError as exc:
             self.info.setText(f"⚠ {exc}")
+
+
+def _hold_constant(plot, histories):
+    """Curves that vary by less than NOISE_FLOOR of their magnitude (a constant distance up to
+    round-off) get a fixed vertical range of ±10 % of it instead of an auto-scale into the round-off."""
+    y = np.concatenate(histories)
+    scale = float(np.abs(y).max(initial=0.0))
+    if scale > 0 and np.ptp(y) < NOISE_FLOOR * scale:
+        middle = float(y.mean())
+        plot.setYRange(middle - 0.1 * scale, middle + 0.1 * scale, padding=0)
 
 
 def _label_axis(plot, side, text, unit):

@@ -53,6 +53,8 @@ def test_measures_against_geometry(window, qtbot, swing, tmp_path):
     d = panel.curve_data("measures.measure1")[1]
     np.testing.assert_allclose(d, L, atol=1e-8)                           # constant = L
     assert panel.unit_of("measures.measure1") == "m"
+    low, high = panel.plots[0].vb.viewRange()[1]              # round-off is not blown up to full height
+    assert (low, high) == pytest.approx((0.9 * L, 1.1 * L), rel=1e-6)
 
     _declare(qtbot, panel, "angle", "ground", "tip", "z")
     np.testing.assert_allclose(panel.curve_data("measures.measure2")[1], theta + math.pi / 2, atol=1e-8)
