@@ -1,5 +1,5 @@
-"""Model edits the user starts from menus, the toolbar or the tree: add, duplicate, rename, delete
-and move elements.  Each becomes one undoable command on the document's stack; a refusal by the
+"""Model edits the user starts from menus, the toolbar or the tree: add, duplicate, copy and paste,
+rename, delete and move elements.  Each becomes one undoable command on the document's stack; a refusal by the
 model is reported through ``failed(title, problems)`` and changes nothing.
 """
 from __future__ import annotations
@@ -28,6 +28,7 @@ class Editing(QObject):
         super().__init__(parent_widget)
         self.document = document
         self.parent_widget = parent_widget
+        self.clipboard = None   # the element copy() keeps for paste() (kept across New/Open)
 
     # ---- public API ---------------------------------------------------------------------------
     def add_body(self) -> str:
@@ -63,6 +64,28 @@ class Editing(QObject):
         if name not in self.document.model:
             return ""
         return self._add(lambda m, s: factory.duplicate(m, name), f"Duplicate '{name}'")
+
+    def copy(self, name: str = "") -> bool:
+        """Keep a copy of an element (the selection) for :meth:`paste`."""
+        name = name or self.document.selection
+        if name not in self.document.model:
+            return False
+        self.clipboard = self.document.model.element(name).copy()
+        LOGGER.info("Copied '%s'", name)
+        return True
+
+    def paste(self) -> str:
+        """Add the copied element under a new name (a body 0.1 m along x from the last one pasted),
+        one undo step, and select it; "" with a message when nothing is copied or the model refuses
+        it (e.g. a joint whose bodies this model does not have)."""
+        if self.clipboard is None:
+            self.failed.emit("Paste", ["nothing copied: select an element and press Ctrl+C first"])
+            return ""
+        original = self.clipboard
+        name = self._add(lambda m, s: factory.copy_of(m, original), f"Paste '{original.name}'")
+        if name:
+            self.clipboard = self.document.model.element(name).copy()
+        return name
 
     def rename(self, old: str, new: str) -> bool:
         if new.strip() == old:

@@ -103,7 +103,13 @@ def new_marker(model: solver.Model, selected: str = "") -> solver.Marker:
 
 def duplicate(model: solver.Model, name: str):
     """A copy of element ``name`` under a new unique name (bodies shifted 0.1 m along x)."""
-    original = model.element(name)
+    return copy_of(model, model.element(name))
+
+
+def copy_of(model: solver.Model, original):
+    """A copy of ``original`` (from this or another model) under a name unique in ``model``, a body
+    shifted 0.1 m along x."""
+    name = original.name
     values = original.copy().values
     values["name"] = unique_name(model, re.sub(r"\d+$", "", name) or "copy")
     if isinstance(original, solver.Body):

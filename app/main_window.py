@@ -18,7 +18,7 @@ from .document import Document
 from .editing import Editing
 from .log_panel import LOGGER, LogPanel
 from .modes import ModesPanel
-from .plots import DiagnosticsPlots, EnergyPlots, ModalPlots, SelectionPlots
+from .plots import CustomPlots, DiagnosticsPlots, EnergyPlots, ModalPlots, SelectionPlots
 from .run_control import SimulationController
 from .simulation import driver_unit
 from .properties import PropertyEditor
@@ -264,11 +264,13 @@ class MainWindow(QMainWindow):
         """Result panels (plot, energy, modal coordinates, diagnostics, modes), the animation bar and
         their wiring."""
         self.plots = SelectionPlots(lambda name: driver_unit(self.document.model, name))
+        self.custom_plots = CustomPlots(lambda: self.document.model)
         self.energy = EnergyPlots()
         self.modal = ModalPlots()
         self.diagnostics = DiagnosticsPlots()
         self.modes = ModesPanel(self.document, self.viewport)
         self.plot_dock = self.add_bottom_dock("Plot", "plotDock", self.plots)
+        self.custom_dock = self.add_bottom_dock("Custom plots", "customPlotsDock", self.custom_plots)
         self.energy_dock = self.add_bottom_dock("Energy", "energyDock", self.energy)
         self.modal_dock = self.add_bottom_dock("Modal coordinates", "modalDock", self.modal)
         self.diagnostics_dock = self.add_bottom_dock("Diagnostics", "diagnosticsDock", self.diagnostics)
@@ -282,7 +284,7 @@ class MainWindow(QMainWindow):
                                     if r is not None else self.tree.set_nonunique({}))
         sim.results_changed.connect(self._autoplay)
         sim.finished.connect(self._on_run_finished)
-        for panel in (self.plots, self.energy, self.modal, self.diagnostics):
+        for panel in (self.plots, self.custom_plots, self.energy, self.modal, self.diagnostics):
             sim.stale_changed.connect(panel.set_stale)
             sim.results_changed.connect(panel.set_results)
             player.time_changed.connect(panel.set_cursor)
@@ -290,6 +292,8 @@ class MainWindow(QMainWindow):
         sim.started.connect(self._on_run_state)
         sim.finished.connect(self._on_run_state)
         self.document.selection_changed.connect(self._on_selection_for_plot)
+        self.document.model_replaced.connect(self.custom_plots.model_changed)
+        self.document.model_event.connect(self.custom_plots.model_changed)
         self.modes.animating.connect(lambda on: on and player.pause())
         player.playing_changed.connect(lambda on: on and self.modes.stop_animation())
         self._on_run_state()

@@ -79,6 +79,8 @@ def build(window) -> dict[str, QAction]:
     a["undo"], a["redo"] = undo, redo
     m.addActions([undo, redo])
     m.addSeparator()
+    m.addAction(act("copy", "&Copy", lambda: edit.copy(), QKeySequence.StandardKey.Copy))
+    m.addAction(act("paste", "&Paste", lambda: edit.paste(), QKeySequence.StandardKey.Paste))
     m.addAction(act("duplicate", "D&uplicate", lambda: edit.duplicate(), "Ctrl+D"))
     m.addAction(act("rename", "Re&name", window.tree.rename_current, "F2"))
     m.addAction(act("delete", "&Delete", lambda: edit.delete(), QKeySequence.StandardKey.Delete))

@@ -17,6 +17,7 @@ out-of-plane torque) is not auto-scaled into spikes; the data and the CSV keep t
 from __future__ import annotations
 
 import csv
+import itertools
 
 import numpy as np
 import pyqtgraph as pg
@@ -25,8 +26,11 @@ from PySide6.QtCore import QRect, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QMenu, QPushButton, QToolButton, QVBoxLayout, QWidget
 
+import solver
+
 from . import dialogs
 from .log_panel import LOGGER
+from .simulation import MEASURE_AXES, MEASURE_UNITS, Measure
 
 pg.setConfigOptions(antialias=True, background="w", foreground="k")
 
@@ -86,6 +90,7 @@ class TimePlots(QWidget):
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.rows: dict[str, pg.PlotItem] = {}
         self.units: dict[int, str] = {}               # id(plot) → unit of its vertical axis
+        self.cross: set[int] = set()                  # id(plot) of the plots against another quantity
         self._given: dict[str, tuple] = {}            # label → (x, y) as given (before the noise floor)
         self.columns = 2
         self._stale: dict[str, pg.PlotDataItem] = {}
@@ -102,6 +107,7 @@ class TimePlots(QWidget):
         self._stale = {}
         self.graphics.clear()
         self.plots, self.cursors, self.curves, self.rows, self.units, self._given = [], [], {}, {}, {}, {}
+        self.cross = set()
         self.readout.clear()
 
     def set_rows(self, rows, columns: int = 2):
@@ -119,24 +125,28 @@ class TimePlots(QWidget):
             self.rows[key] = self.add_plot(title, unit, log_y)
         return self.rows
 
-    def add_plot(self, title: str, unit: str = "", log_y: bool = False) -> pg.PlotItem:
-        """A new plot below the others, time-linked to the first."""
+    def add_plot(self, title: str, unit: str = "", log_y: bool = False, x_axis=None) -> pg.PlotItem:
+        """A new plot after the others: against time (time-linked to the first such plot, with the
+        time cursor) or, with ``x_axis`` = (label, unit), against another quantity (a cross plot)."""
         n = len(self.plots)
         plot = self.graphics.addPlot(row=n // self.columns, col=n % self.columns)
         plot.setTitle(title, size="9pt")
         plot.showGrid(x=True, y=True, alpha=0.25)
-        if unit and "," not in unit and unit != "1":
-            plot.setLabel("left", units=unit)           # SI prefixes chosen by pyqtgraph (kN, mm)
-        elif unit:                                      # dimensionless or mixed: the unit as text
-            plot.setLabel("left", unit)
+        _label_axis(plot, "left", "", unit)
         self.units[id(plot)] = unit
         plot.setLogMode(y=log_y)
         legend = plot.addLegend(offset=(1, 1), labelTextSize="8pt", verSpacing=-8, colCount=4)
         legend.setBrush(pg.mkBrush(255, 255, 255, 200))
         plot.setMenuEnabled(False)
         plot.setOpacity(STALE_OPACITY if self.stale else 1.0)
-        if self.plots:
-            plot.setXLink(self.plots[0])
+        if x_axis is not None:
+            self.plots.append(plot)
+            self.cross.add(id(plot))
+            _label_axis(plot, "bottom", *x_axis)
+            return plot
+        timed = [p for p in self.plots if id(p) not in self.cross]
+        if timed:
+            plot.setXLink(timed[0])
         cursor = pg.InfiniteLine(pos=self.cursor_time, angle=90, pen=CURSOR_PEN, movable=False)
         plot.addItem(cursor, ignoreBounds=True)
         self.plots.append(plot)
@@ -271,9 +281,11 @@ class TimePlots(QWidget):
             LOGGER.error("Cannot export %s: %s", path, exc)
 
     def _on_move(self, pos):
+        """Read out the plot under the mouse at the mouse's time (a cross plot: at the cursor time)."""
         for plot in self.plots:
             if plot.vb.sceneBoundingRect().contains(pos):
-                self.readout.setText(self.readout_at(plot, float(plot.vb.mapSceneToView(pos).x())))
+                t = self.cursor_time if id(plot) in self.cross else float(plot.vb.mapSceneToView(pos).x())
+                self.readout.setText(self.readout_at(plot, t))
                 return
 
     def _on_click(self, event):
@@ -281,7 +293,7 @@ class TimePlots(QWidget):
             return
         pos = event.scenePos()
         for plot in self.plots:
-            if plot.vb.sceneBoundingRect().contains(pos):
+            if id(plot) not in self.cross and plot.vb.sceneBoundingRect().contains(pos):
                 t = plot.vb.mapSceneToView(pos).x()
                 self.time_clicked.emit(float(t))
                 return
@@ -603,6 +615,249 @@ class ModalPlots(TimePlots):
                 self.add_curve(plots[b], f"{b} a{k + 1}", results.t, a[:, k], SERIES_COLORS[k % len(SERIES_COLORS)])
         self.info.setText(f"{len(bodies)} flexible bod{'y' if len(bodies) == 1 else 'ies'}: "
                           + ", ".join(f"{b} ({results.modal_coordinates(b).shape[1]} modes)" for b in bodies))
+
+
+TIME = "time"          # the x of a plot against time
+MAX_TILE_COLUMNS = 3   # custom plots side by side, then a new row
+
+
+class CustomPlots(TimePlots):
+    """Plots the user composes: *tiles* side by side (up to MAX_TILE_COLUMNS a row), each showing
+    quantities against time or against another quantity — an x–y cross plot, e.g. a joint's reaction
+    against its angle — and *measures* between two markers (:class:`app.simulation.Measure`: distance,
+    relative angle about an axis, relative velocity), plotted and exported like any other quantity.
+
+    A quantity is a named output of the run (:func:`solver.output_paths`, e.g.
+    ``joints.pin.reaction_force.x``, ``joints.pin.rotation``) or a measure (``measures.<name>``); its
+    path labels its curve ("y vs x" in a cross plot) and its CSV column (with its unit).  A cross plot
+    shows the animation time as a dot on each curve and reads its curves out at that time.  A plot
+    whose curves are constant up to round-off (below NOISE_FLOOR of their size) is not auto-scaled
+    into the round-off.  Measures
+    last for the session (the project file keeps only the model)."""
+
+    def __init__(self, model, parent=None):
+        """``model()``: the current model (its markers, outputs and initial poses)."""
+        super().__init__("Custom plots", parent)
+        self.model = model
+        self.results = None
+        self.measures: dict[str, Measure] = {}
+        self.tiles: list[tuple[str, list[str]]] = []       # (x path or TIME, [y paths])
+        self.dots: dict[str, pg.ScatterPlotItem] = {}       # cross-plot curve → dot at the cursor time
+        self._series: dict[str, tuple] = {}                 # cross-plot curve → (t, x, y)
+        self._values: dict[str, tuple] = {}                 # quantity path → (unit, values) of the plots
+        self._choices_dirty = False
+        self.x_choice, self.y_choice = QComboBox(self), QComboBox(self)
+        self.x_choice.setToolTip("horizontal axis: time, or a quantity for an x–y cross plot")
+        self.y_choice.setToolTip("quantity to plot")
+        self.new_tile_button = new_tile = QPushButton("New plot", self)
+        new_tile.setToolTip("a new plot (beside the others) of the quantity against the x choice")
+        new_tile.clicked.connect(lambda: self.add_tile([self.y_choice.currentText()], self.x_choice.currentText()))
+        self.add_curve_button = add = QPushButton("Add curve", self)
+        add.setToolTip("add the quantity to the last plot (a new plot if its x differs)")
+        add.clicked.connect(lambda: self.add_curve_to_last(self.y_choice.currentText(), self.x_choice.currentText()))
+        clear = QPushButton("Clear", self)
+        clear.clicked.connect(self.clear_tiles)
+        for w in (QLabel("x", self), self.x_choice, QLabel("y", self), self.y_choice, new_tile, add, clear):
+            self.controls.insertWidget(self.controls.count() - 1, w)
+        row = QHBoxLayout()
+        self.measure_kind, self.marker_i, self.marker_j, self.measure_axis = (QComboBox(self) for _ in range(4))
+        self.measure_kind.addItems(list(MEASURE_UNITS))
+        self.measure_kind.currentTextChanged.connect(self._on_measure_kind)
+        self.marker_i.setToolTip("reference marker (ground: the global origin and axes)")
+        self.measure_axis.setToolTip("angle: about this axis of the reference marker; velocity: global "
+                                     "component or magnitude")
+        self.measure_button = declare = QPushButton("Add measure", self)
+        declare.clicked.connect(self._declare_measure)
+        for w in (QLabel("Measure", self), self.measure_kind, QLabel("from", self), self.marker_i,
+                  QLabel("to", self), self.marker_j, self.measure_axis, declare):
+            row.addWidget(w)
+        row.addStretch(1)
+        self.layout().insertLayout(1, row)
+        self._on_measure_kind(self.measure_kind.currentText())
+        self.set_results(None)
+
+    # ---- public API ---------------------------------------------------------------------------
+    def quantities(self) -> dict:
+        """{path: quantity} the current model offers: its run outputs, then the measures."""
+        offered = {o.path: o for o in solver.output_paths(self.model())}
+        offered.update({m.path: m for m in self.measures.values()})
+        return offered
+
+    def model_changed(self, *_):
+        """The model was edited or replaced: refill the lists now if the panel shows, else when it
+        is shown (a large model offers thousands of quantities)."""
+        self._choices_dirty = not self.isVisible()
+        if not self._choices_dirty:
+            self.refresh_choices()
+
+    def showEvent(self, event):  # noqa: N802
+        super().showEvent(event)
+        if self._choices_dirty:
+            self.refresh_choices()
+
+    def refresh_choices(self):
+        """Refill the quantity and marker lists from the current model (the choices made stay)."""
+        self._choices_dirty = False
+        paths = list(self.quantities())
+        markers = list(self.model().markers)
+        for combo, items in ((self.x_choice, [TIME] + paths), (self.y_choice, paths),
+                             (self.marker_i, [solver.GROUND] + markers), (self.marker_j, markers)):
+            chosen = combo.currentText()
+            combo.blockSignals(True)
+            combo.clear()
+            combo.addItems(items)
+            combo.setCurrentIndex(max(combo.findText(chosen), 0))
+            combo.blockSignals(False)
+
+    def add_measure(self, kind: str, marker_i: str, marker_j: str, axis: str = "") -> Measure:
+        """Declare a measure (named measure1, measure2, …) and plot it against time in a new tile;
+        ValueError names what is wrong (kind, axis, same marker twice)."""
+        for marker in (marker_i, marker_j):
+            if marker != solver.GROUND and marker not in self.model().markers:
+                raise ValueError(f"no marker named '{marker}' (add markers to the model first)")
+        name = next(f"measure{k}" for k in itertools.count(1) if f"measure{k}" not in self.measures)
+        measure = Measure(name, kind, marker_i, marker_j, axis)
+        self.measures[name] = measure
+        self.refresh_choices()
+        self.add_tile([measure.path])
+        return measure
+
+    def add_tile(self, ys, x: str = TIME) -> int:
+        """A new plot of quantities ``ys`` against ``x`` (TIME or a quantity path); its index."""
+        self.tiles.append((x, list(ys)))
+        self.refresh()
+        return len(self.tiles) - 1
+
+    def add_curve_to_last(self, y: str, x: str = TIME):
+        """Add ``y`` to the last plot when that one is against ``x``, else a new plot."""
+        if self.tiles and self.tiles[-1][0] == x:
+            if y not in self.tiles[-1][1]:
+                self.tiles[-1][1].append(y)
+            self.refresh()
+        else:
+            self.add_tile([y], x)
+
+    def clear_tiles(self):
+        self.tiles = []
+        self.refresh()
+
+    def set_results(self, results):
+        self.results = results
+        self.refresh_choices()
+        self.refresh()
+
+    def refresh(self):
+        """Redraw every tile from the results (quantities the model no longer has are named in the
+        info line and skipped)."""
+        self.clear_plots()
+        self.dots, self._series, self._values = {}, {}, {}
+        if self.results is None or not self.tiles:
+            self.info.setText("Run a simulation to see results." if self.results is None else
+                              "Choose y (and x: time or a quantity) and press New plot; or add a measure.")
+            return
+        self.columns = min(len(self.tiles), MAX_TILE_COLUMNS)
+        t = np.asarray(self.results.t, float)
+        problems = []
+        for x, ys in self.tiles:
+            xs = t if x == TIME else self._history(x, problems)
+            histories = [(y, self._history(y, problems)) for y in ys]
+            histories = [(y, v) for y, v in histories if v is not None]
+            if xs is None or not histories:
+                continue
+            unit = ", ".join(dict.fromkeys(self._values[y][0] for y, _ in histories))
+            title = ", ".join(y for y, _ in histories) + ("" if x == TIME else f" vs {x}")
+            plot = self.add_plot(title, unit, x_axis=None if x == TIME else (x, self._values[x][0]))
+            _hold_constant(plot, [v for _, v in histories])
+            for k, (y, values) in enumerate(histories):
+                color = SERIES_COLORS[k % len(SERIES_COLORS)]
+                label = y if x == TIME else f"{y} vs {x}"
+                self.add_curve(plot, label, xs, values, color)
+                if x != TIME:
+                    self._series[label] = (t, xs, values)
+                    self.dots[label] = pg.ScatterPlotItem(size=9, brush=pg.mkBrush(*color), pen=CURSOR_PEN)
+                    plot.addItem(self.dots[label], ignoreBounds=True)
+        self.set_cursor(self.cursor_time)
+        self.info.setText("; ".join(problems) or f"{len(self.plots)} plot{'s' * (len(self.plots) != 1)}")
+
+    def set_cursor(self, t: float):
+        super().set_cursor(t)
+        for label, dot in self.dots.items():
+            times, xs, ys = self._series[label]
+            dot.setData([float(np.interp(t, times, xs))], [float(np.interp(t, times, ys))])
+
+    def readout_at(self, plot: pg.PlotItem, t: float) -> str:
+        """As :meth:`TimePlots.readout_at`; a cross plot gives each curve's (x, y) at time ``t``."""
+        if id(plot) not in self.cross:
+            return super().readout_at(plot, t)
+        parts = [f"t = {t:.6g} s"]
+        for label, (times, xs, ys) in self._series.items():
+            if self.curves[label] in plot.listDataItems():
+                parts.append(f"{label} = ({np.interp(t, times, xs):.6g}, {np.interp(t, times, ys):.6g})")
+        return " · ".join(parts)
+
+    def export_csv(self, path: str):
+        """One row per output time: ``t [s]``, then each plotted quantity once (x's and y's, in plot
+        order) as ``path [unit]``."""
+        header, columns = ["t [s]"], [np.asarray(self.results.t, float) if self.results is not None else []]
+        for name, (unit, values) in self._values.items():
+            header.append(f"{name} [{unit}]")
+            columns.append(values)
+        with open(path, "w", newline="", encoding="utf-8") as f:
+            writer = csv.writer(f)
+            writer.writerow(header)
+            for row in zip(*columns):
+                writer.writerow([repr(float(v)) for v in row])
+
+    # ---- helpers ------------------------------------------------------------------------------
+    def _history(self, name, problems):
+        """The time history of quantity ``name`` (kept for the export); None with a problem noted."""
+        if name not in self._values:
+            quantity = self.quantities().get(name)
+            try:
+                if quantity is None:
+                    raise ValueError("not in the model")
+                values = np.asarray(quantity.evaluate(self.results, self.model()), float)
+            except (ValueError, KeyError, IndexError, solver.MBSError) as exc:
+                problems.append(f"{name}: {exc}")
+                return None
+            self._values[name] = (quantity.unit, values)
+        return self._values[name][1]
+
+    def _on_measure_kind(self, kind):
+        self.measure_axis.clear()
+        self.measure_axis.addItems([a for a in MEASURE_AXES[kind] if a])
+        self.measure_axis.setEnabled(kind != "distance")
+        if kind == "angle":
+            self.measure_axis.setCurrentText("z")
+
+    def _declare_measure(self):
+        kind = self.measure_kind.currentText()
+        try:
+            self.add_measure(kind, self.marker_i.currentText(), self.marker_j.currentText(),
+                             self.measure_axis.currentText() if kind != "distance" else "")
+        except ValueError as exc:
+            self.info.setText(f"⚠ {exc}")
+
+
+def _hold_constant(plot, histories):
+    """Curves that vary by less than NOISE_FLOOR of their magnitude (a constant distance up to
+    round-off) get a fixed vertical range of ±10 % of it instead of an auto-scale into the round-off."""
+    y = np.concatenate(histories)
+    scale = float(np.abs(y).max(initial=0.0))
+    if scale > 0 and np.ptp(y) < NOISE_FLOOR * scale:
+        middle = float(y.mean())
+        plot.setYRange(middle - 0.1 * scale, middle + 0.1 * scale, padding=0)
+
+
+def _label_axis(plot, side, text, unit):
+    """Name an axis and give its unit: SI prefixes chosen by pyqtgraph (kN, mm) for a plain unit;
+    a dimensionless or mixed one ("1", "m, rad") as text."""
+    if unit and "," not in unit and unit != "1":
+        plot.setLabel(side, text or None, units=unit)
+    elif text:
+        plot.setLabel(side, f"{text} [{unit}]" if unit else text)
+    elif unit:
+        plot.setLabel(side, unit)
 
 
 def _largest(values) -> float:

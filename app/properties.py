@@ -10,6 +10,7 @@ text with a unit that does not fit a field is refused with a message naming the 
 from __future__ import annotations
 
 import dataclasses
+import os
 
 from PySide6.QtWidgets import (QFormLayout, QHBoxLayout, QLabel, QPushButton, QScrollArea, QVBoxLayout,
                                QWidget)
@@ -19,7 +20,7 @@ import solver
 from . import commands
 from .document import Document
 from .field_editors import FieldEditor, SciSpinBox, make_editor
-from .inertia import SHAPES, inertia_from_geometry
+from .inertia import SHAPES, body_from_mesh, inertia_from_geometry
 from .simulation import driver_coordinate_unit
 from .tree import MODEL_ITEM, SETTINGS_ITEM
 from .units import UnitSystem
@@ -186,12 +187,18 @@ class PropertyEditor(QScrollArea):
             first.selectAll()
 
     def compute_inertia(self, density: float) -> bool:
-        """Set the selected body's mass and inertia from its geometry and ``density`` (one step)."""
+        """Set the selected body's mass and inertia from its geometry and ``density`` (one step); a mesh
+        body also gets its CM moved onto the mesh's centre of mass (:func:`app.inertia.body_from_mesh`)."""
         body = self.target.element
         try:
-            mass, inertia = inertia_from_geometry(body.geometry, density)
+            if body.geometry.get("shape") == "mesh":
+                folder = os.path.dirname(self.document.path) if self.document.path else ""
+                changes = body_from_mesh(body, density, folder)
+            else:
+                mass, inertia = inertia_from_geometry(body.geometry, density)
+                changes = [("mass", mass), ("inertia", inertia)]
             self.document.push(commands.SetFields(
-                self.document.model, [(body.name, "mass", mass), (body.name, "inertia", inertia)],
+                self.document.model, [(body.name, field, value) for field, value in changes],
                 f"Mass and inertia of '{body.name}' from geometry"))
         except (ValueError, solver.ModelError) as exc:
             self._show_error("inertia", str(exc))
@@ -273,8 +280,9 @@ class PropertyEditor(QScrollArea):
         self.density.setToolTip("density of the homogeneous body")
         button = QPushButton("Mass && inertia from geometry", box)
         button.setObjectName("inertiaFromGeometry")
-        button.setEnabled(self.target.element.geometry.get("shape") in SHAPES)
-        button.setToolTip("compute mass and inertia of a homogeneous box, cylinder or sphere")
+        button.setEnabled(_has_volume(self.target.element.geometry))
+        button.setToolTip("compute mass and inertia of a homogeneous box, cylinder, sphere or watertight "
+                          "mesh (a mesh body's CM moves to the mesh's centre of mass)")
         button.clicked.connect(lambda: self.compute_inertia(self.density.si_value()))
         self.inertia_button = button
         h.addWidget(QLabel("density", box))
@@ -311,7 +319,7 @@ class PropertyEditor(QScrollArea):
                 self.editors[field.name].set_value(self.target.value(field))
                 self._show_error(field.name, "")
         if detail == "geometry" and self.inertia_button is not None:
-            self.inertia_button.setEnabled(self.target.element.geometry.get("shape") in SHAPES)
+            self.inertia_button.setEnabled(_has_volume(self.target.element.geometry))
 
     def _target_alive(self):
         if isinstance(self.target, _ElementTarget):
@@ -332,6 +340,10 @@ class PropertyEditor(QScrollArea):
         if isinstance(self.target, _SettingsTarget):
             return collection == "settings"
         return collection == "model"
+
+
+def _has_volume(geometry):
+    return geometry.get("shape") in SHAPES + ("mesh",)
 
 
 def _label(field):

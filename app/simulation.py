@@ -4,7 +4,8 @@ stopped by the user, failed in the solver (partial results kept), refused as bad
 
 The Qt worker in :mod:`app.run_control` only moves this function to a thread.  Also here: the
 suggestion shown with a failure, where a project's results file lives, whether a results file still
-fits the model, the unit of a driver's force, and the per-frame body poses of a :class:`solver.Results` (what the animation shows).
+fits the model, the unit of a driver's force, the per-frame body poses of a :class:`solver.Results` (what the animation shows),
+and user-defined :class:`Measure` s between two markers computed from a run's body poses.
 """
 from __future__ import annotations
 
@@ -268,3 +269,79 @@ def mode_amplitude(shape, extent: float, n_bodies: int) -> float:
 
 def _last_time(results):
     return float(results.t[-1]) if results is not None and len(results.t) else None
+
+
+MEASURE_UNITS = {"distance": "m", "angle": "rad", "velocity": "m/s"}
+MEASURE_AXES = {"distance": ("",), "angle": ("x", "y", "z"), "velocity": ("x", "y", "z", "magnitude")}
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A scalar between marker ``marker_i`` (the reference) and marker ``marker_j`` (either may be
+    "ground": the global origin and axes), from the body
+    poses and velocities of a run; markers are given globally at the initial configuration, so each
+    keeps s' = A₀ᵀ(p₀ − r₀) and A'ₘ = A₀ᵀ Aₘ₀ on its body and is at p = r + A s', Aₘ = A A'ₘ.
+
+    - ``distance``: |p_j − p_i| (m);
+    - ``angle`` about axis a of marker i (x, y or z): with (a, b, c) cyclic and u = A_iᵀ (b axis of
+      marker j), θ = atan2(u_c, u_b), unwrapped over the run (rad) — the rotation of j relative to
+      i for a rotation about that axis;
+    - ``velocity``: ṗ_j − ṗ_i, ṗ = v + ω × (A s'), global component x, y, z or its magnitude (m/s).
+
+    Has the interface of :class:`solver.outputs.Output` (``path``, ``unit``, ``evaluate``)."""
+    name: str
+    kind: str
+    marker_i: str
+    marker_j: str
+    axis: str = ""
+
+    def __post_init__(self):
+        if self.kind not in MEASURE_UNITS:
+            raise ValueError(f"measure '{self.name}'.kind: must be one of {', '.join(MEASURE_UNITS)}")
+        if self.axis not in MEASURE_AXES[self.kind]:
+            raise ValueError(f"measure '{self.name}'.axis: a {self.kind} takes "
+                             + (", ".join(MEASURE_AXES[self.kind]) if self.kind != "distance" else "no axis"))
+        if self.marker_i == self.marker_j:
+            raise ValueError(f"measure '{self.name}'.marker_j: must differ from marker_i")
+
+    @property
+    def path(self) -> str:
+        return f"measures.{self.name}"
+
+    @property
+    def unit(self) -> str:
+        return MEASURE_UNITS[self.kind]
+
+    def evaluate(self, results, model: solver.Model) -> np.ndarray:
+        """The measure's time history (N,) in ``results`` of a run of ``model``."""
+        pi, Ai, vi = _marker_motion(results, model, self.marker_i)
+        pj, Aj, vj = _marker_motion(results, model, self.marker_j)
+        if self.kind == "distance":
+            return np.linalg.norm(pj - pi, axis=1)
+        if self.kind == "velocity":
+            dv = vj - vi
+            return np.linalg.norm(dv, axis=1) if self.axis == "magnitude" else dv[:, "xyz".index(self.axis)]
+        a = "xyz".index(self.axis)
+        b, c = (a + 1) % 3, (a + 2) % 3
+        u = np.einsum("nki,nk->ni", Ai, Aj[:, :, b])     # A_iᵀ times marker j's b axis
+        return np.unwrap(np.arctan2(u[:, c], u[:, b]))
+
+
+def _marker_motion(results, model: solver.Model, marker: str):
+    """(p (N, 3), A (N, 3, 3), ṗ (N, 3)) of a marker over a run (see :class:`Measure`)."""
+    n = len(results.t)
+    if marker == solver.GROUND:
+        return np.zeros((n, 3)), np.tile(np.eye(3), (n, 1, 1)), np.zeros((n, 3))
+    if marker not in model.markers:
+        raise ValueError(f"no marker named '{marker}'")
+    m = model.markers[marker]
+    Am0 = quaternion_matrix(m.orientation)
+    if m.body not in results.body_names:
+        raise ValueError(f"marker '{marker}' is on '{m.body}', which has no rigid-body results")
+    body = model.bodies[m.body]
+    A0 = quaternion_matrix(body.orientation)
+    local = A0.T @ (np.asarray(m.position, float) - np.asarray(body.position, float))
+    r, A = np.asarray(results.body_position(m.body), float), np.asarray(results.body_rotation(m.body), float)
+    v, w = np.asarray(results.body_velocity(m.body), float), np.asarray(results.body_angular_velocity(m.body), float)
+    arm = A @ local
+    return r + arm, A @ (A0.T @ Am0), v + np.cross(w, arm)

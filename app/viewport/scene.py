@@ -1,12 +1,15 @@
-"""The VTK scene of a model: one actor per body, joint and force element, plus the ground grid
-and the gravity arrow.
+"""The VTK scene of a model: one actor per body, joint and force element, plus the ground grid,
+the gravity arrow and the roads of a vehicle model.
 
 Legend: bodies from their display geometry and colour (a grey ball when they have none);
 revolute joints a green cylinder along the axis; prismatic a two-headed orange arrow; cylindrical
 both; spherical a red ball; universal two crossed cylinders; fixed a cube; planar a disc normal to
 the axis; screw a cylinder with a coil; distance and revolute-spherical links a rod between their
 points; springs coils between their points; applied forces arrows; torques curved arrows; bushings
-wireframe balls; flexible beams a tube through their finite-element nodes.
+wireframe balls; flexible beams a tube through their finite-element nodes; a road element (it has no
+glyph) its surface — flat, bump, ramp or table profile along x, constant across y
+(:class:`solver.vehicle.road.RoadSurface` gives the heights) — a strip ROAD_MARGIN beyond the model
+on both sides along x, so a car stays on a drawn road while the camera follows it.
 
 Everything is built in world coordinates at the initial configuration; :meth:`Scene.set_body_poses`
 then moves each actor with the body it is attached to (``X_WB(t) · X_WB(0)⁻¹``, one shared
@@ -47,6 +50,9 @@ HOVER = (0.55, 0.85, 1.0)
 SNAP_COLOR = (0.85, 0.10, 0.75)
 GRID_COLOR = (0.72, 0.74, 0.78)
 LABEL_COLOR = (0.15, 0.15, 0.18)
+ROAD_COLOR = (0.80, 0.78, 0.74)
+ROAD_MARGIN = 200.0      # m of road drawn beyond the model along x, both ways (~7 s at 100 km/h)
+ROAD_STATIONS = 64       # samples across a road's obstacle (plus its ends), and per model extent elsewhere
 
 
 class _Item:
@@ -83,6 +89,7 @@ class Scene:
         self.items: dict[str, _Item] = {}
         self.frames: list[_Item] = []
         self.decor: list[vtkActor] = []
+        self.roads: dict[str, vtkActor] = {}       # road element → its surface (also in decor)
         self.springs: list[_Spring] = []
         self.beams: dict[str, _Beam] = {}
         self.initial: dict[str, np.ndarray] = {}
@@ -418,8 +425,31 @@ class Scene:
             arrow = _actor(shapes.arrow(tip, -up, arrow_len, 0.04 * arrow_len), (0.25, 0.25, 0.3), pickable=False)
             self.decor.append(arrow)
         self.decor.append(grid)
+        self._add_roads(model, g)
         for actor in self.decor:
             self.renderer.AddActor(actor)
+
+    def _add_roads(self, model, g):
+        """Each road element's surface (not pickable, not part of the fit-all bounds), in
+        ``self.roads`` by name.  Stations: ROAD_STATIONS per model extent along the whole strip, plus
+        ROAD_STATIONS + 1 across the obstacle (its ends and crest exactly)."""
+        self.roads = {}
+        b = np.array(self.model_bounds()).reshape(3, 2)
+        extent = max(float(np.ptp(b[:2], axis=1).max()), 20.0 * g)
+        for name, road in model.forces.items():
+            if road.KIND != "road":
+                continue
+            surface = solver.vehicle.road.RoadSurface(road)
+            x_low, x_high = b[0, 0] - ROAD_MARGIN, b[0, 1] + ROAD_MARGIN
+            xs = np.linspace(x_low, x_high, int(ROAD_STATIONS * (x_high - x_low) / extent) + 1)
+            if road.profile in ("half_sine", "step"):
+                obstacle = np.linspace(road.start, road.start + road.obstacle_length, ROAD_STATIONS + 1)
+                xs = np.union1d(xs, obstacle[(obstacle > x_low) & (obstacle < x_high)])
+            margin = max(0.25 * float(np.ptp(b[1])), 2.0 * g)
+            data = shapes.road_strip(xs, [surface.height(x) for x in xs], b[1, 0] - margin, b[1, 1] + margin)
+            actor = _actor(data, ROAD_COLOR, pickable=False)
+            self.roads[name] = actor
+            self.decor.append(actor)
 
 
 def _actor(data, color, pickable=True):

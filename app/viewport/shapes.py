@@ -198,6 +198,25 @@ def grid(center, up, half_size: float, spacing: float) -> vtkPolyData:
     return _polydata(pts, lines)
 
 
+def road_strip(xs, heights, y_low: float, y_high: float) -> vtkPolyData:
+    """A road surface along x: the profile z = ``heights`` at the stations ``xs`` (increasing),
+    constant across y from ``y_low`` to ``y_high``, as a strip of quads (two points per station)."""
+    xs, zs = np.asarray(xs, dtype=float), np.asarray(heights, dtype=float)
+    n = len(xs)
+    points = np.empty((2 * n, 3))
+    points[0::2] = np.column_stack([xs, np.full(n, y_low), zs])
+    points[1::2] = np.column_stack([xs, np.full(n, y_high), zs])
+    pts = vtkPoints()
+    pts.SetData(numpy_to_vtk(points, deep=True))
+    quads = vtkCellArray()
+    for k in range(n - 1):
+        quads.InsertNextCell(4, [2 * k, 2 * k + 2, 2 * k + 3, 2 * k + 1])
+    data = vtkPolyData()
+    data.SetPoints(pts)
+    data.SetPolys(quads)
+    return with_normals(data)
+
+
 # ---- helpers ------------------------------------------------------------------------------------
 
 def _new(cls, **properties):

@@ -1,0 +1,98 @@
+"""User-defined measures between two markers, declared in the Custom plots panel, against the
+geometry of a swinging pendulum: the distance from the pivot to a marker at the bob's tip is the
+length L = 1 m, the angle is the pendulum angle from the CM positions, and the relative velocity is
+the tip's (2 × the CM's); exported to CSV with units."""
+import csv
+import math
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+
+import solver
+from app.simulation import Measure
+
+OMEGA0 = 3.0
+L = 1.0
+
+
+@pytest.fixture
+def swing(pendulum):
+    bob = pendulum.bodies["bob"]
+    bob.set("angular_velocity", (0.0, 0.0, OMEGA0))
+    bob.set("velocity", (0.5 * OMEGA0, 0.0, 0.0))
+    pendulum.add_marker("pin", "bob", position=(0.0, 0.0, 0.0))
+    # the tip marker's frame turned 90° about z: the relative angle starts at π/2
+    pendulum.add_marker("tip", "bob", position=(0.0, -L, 0.0),
+                        orientation=(math.cos(math.pi / 4), 0.0, 0.0, math.sin(math.pi / 4)))
+    pendulum.add_marker("mid", "bob", position=(0.0, -0.5 * L, 0.0))
+    return pendulum, solver.simulate(pendulum, t_end=1.0)
+
+
+def _declare(qtbot, panel, kind, marker_i, marker_j, axis=""):
+    panel.measure_kind.setCurrentText(kind)
+    panel.marker_i.setCurrentText(marker_i)
+    panel.marker_j.setCurrentText(marker_j)
+    if axis:
+        panel.measure_axis.setCurrentText(axis)
+    qtbot.mouseClick(panel.measure_button, Qt.MouseButton.LeftButton)
+    return list(panel.measures.values())[-1] if panel.measures else None
+
+
+def test_measures_against_geometry(window, qtbot, swing, tmp_path):
+    model, r = swing
+    window.document.set_model(model)
+    window.simulation.set_results(r)
+    panel = window.custom_plots
+    p, v = r.body_position("bob"), r.body_velocity("bob")
+    theta = np.arctan2(p[:, 0], -p[:, 1])                   # the pendulum angle from the CM
+    assert np.ptp(theta) > 1.0
+
+    distance = _declare(qtbot, panel, "distance", "ground", "tip")
+    assert distance == Measure("measure1", "distance", "ground", "tip")
+    d = panel.curve_data("measures.measure1")[1]
+    np.testing.assert_allclose(d, L, atol=1e-8)                           # constant = L
+    assert panel.unit_of("measures.measure1") == "m"
+    low, high = panel.plots[0].vb.viewRange()[1]              # round-off is not blown up to full height
+    assert (low, high) == pytest.approx((0.9 * L, 1.1 * L), rel=1e-6)
+
+    _declare(qtbot, panel, "angle", "ground", "tip", "z")
+    np.testing.assert_allclose(panel.curve_data("measures.measure2")[1], theta + math.pi / 2, atol=1e-8)
+    _declare(qtbot, panel, "angle", "pin", "mid", "z")                     # same body: no relative turn
+    np.testing.assert_allclose(panel.curve_data("measures.measure3")[1], 0.0, atol=1e-12)
+
+    _declare(qtbot, panel, "velocity", "ground", "tip", "x")
+    np.testing.assert_allclose(panel.curve_data("measures.measure4")[1], 2 * v[:, 0], rtol=1e-8, atol=1e-8)
+    _declare(qtbot, panel, "velocity", "pin", "tip", "magnitude")           # pin on the same body
+    w = r.body_angular_velocity("bob")[:, 2]
+    np.testing.assert_allclose(panel.curve_data("measures.measure5")[1], np.abs(w) * L, rtol=1e-8, atol=1e-8)
+    assert len(panel.plots) == 5 and len(panel.measures) == 5
+
+    # A measure is a quantity like any other: the distance against the angle in a cross plot.
+    panel.add_tile(["measures.measure1"], x="measures.measure2")
+    assert id(panel.plots[-1]) in panel.cross
+
+    path = tmp_path / "measures.csv"
+    panel.export_csv(str(path))
+    rows = list(csv.reader(path.open(encoding="utf-8")))
+    assert rows[0][:3] == ["t [s]", "measures.measure1 [m]", "measures.measure2 [rad]"]
+    assert "measures.measure4 [m/s]" in rows[0]
+    np.testing.assert_allclose(np.array(rows[1:], float)[:, 1], L, atol=1e-8)
+
+
+def test_bad_measures_are_explained(window, qtbot, swing):
+    model, r = swing
+    window.document.set_model(model)
+    window.simulation.set_results(r)
+    panel = window.custom_plots
+    _declare(qtbot, panel, "distance", "tip", "tip")
+    assert panel.measures == {} and "must differ" in panel.info.text()
+    with pytest.raises(ValueError, match="no marker named 'nope'"):
+        panel.add_measure("distance", "ground", "nope")
+    with pytest.raises(ValueError, match="axis"):
+        Measure("m", "angle", "pin", "tip", "w")
+    # A marker removed after the measure was declared: the plot says so instead of failing.
+    panel.add_measure("distance", "ground", "mid")
+    window.document.model.remove("mid")
+    panel.refresh()
+    assert "measures.measure1" in panel.info.text() and "mid" in panel.info.text()
