@@ -288,7 +288,7 @@ class Measure:
       i for a rotation about that axis;
     - ``velocity``: ṗ_j − ṗ_i, ṗ = v + ω × (A s'), global component x, y, z or its magnitude (m/s).
 
-    Has the interface of :class:`solver.outputs.Output` (``path``, ``unit``, ``evaluate``)."""
+    Has the interface of :class:`solver.Output` (``path``, ``unit``, ``evaluate``)."""
     name: str
     kind: str
     marker_i: str
