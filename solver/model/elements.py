@@ -10,7 +10,6 @@ import copy
 import os
 
 from ..errors import ModelError, Problem
-from ..vehicle.road import PROFILES as ROAD_PROFILES
 from .fields import Field, FieldProblem, show_value
 
 JOINT_TYPES = ("fixed", "revolute", "prismatic", "cylindrical", "spherical", "universal", "planar",
@@ -35,6 +34,9 @@ JOINT_COORDINATES = {
     "distance": (), "fixed": (), "spherical": (), "revolute_spherical": (),
 }
 DRIVER_COORDINATES = ("default", "rotation", "translation", "x", "y")
+
+# Obstacle profiles of a Road along x (their equations and the numeric surface: solver.vehicle.road).
+ROAD_PROFILES = ("flat", "half_sine", "step", "table")
 
 
 class Element:
