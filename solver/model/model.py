@@ -18,6 +18,7 @@ from ..errors import ModelError, Problem
 from .elements import (Body, Marker, Joint, Driver, Settings, FORCE_CLASSES, ELEMENT_CLASSES,
                        JOINT_COORDINATES, Element, FlexibleBody)
 from .fields import Field, FieldProblem, show_names, show_value
+from .sections import Material, Section
 
 GROUND = "ground"
 COLLECTIONS = ("bodies", "flexible_bodies", "markers", "joints", "forces", "drivers")
@@ -127,7 +128,6 @@ class Model:
         {"area", "Iy", "Iz", "J"[, "cy", "cz", "ct"]} or a rectangle {"height" (along y), "width"
         (along z)}; material: {"density", "youngs"[, "poisson"]}; modes_file: a .npz of externally
         computed modes used instead (:mod:`solver.flexible.modes_file`)."""
-        from ..flexible.beam import Material, Section
         sec = Section.from_dict(section, f"flexible_body '{name}'.section")
         mat = Material.from_dict(material, f"flexible_body '{name}'.material")
         return self.add(FlexibleBody(
