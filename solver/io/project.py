@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import replace
 
 from ..errors import ModelError
 from ..model.elements import Settings
@@ -120,7 +119,7 @@ def project_from_dict(data, source="project") -> Model:
         try:
             s = Settings(**{str(k): v for k, v in settings.items()})
         except ModelError as exc:
-            problems += [replace(p, path="solver", element=None) if p.path in ("settings 'settings'", "settings '?'") else p
+            problems += [p.at("solver") if p.path in ("settings 'settings'", "settings '?'") else p
                          for p in exc.details]
     view = data.get("view", {})
     if not isinstance(view, dict):

@@ -72,9 +72,10 @@ class Element:
 
     @classmethod
     def problem(cls, field, message, name) -> Problem:
-        """A problem of ``field`` (None: of the whole element) of the element named ``name``."""
-        return Problem(f"{cls.KIND} '{'?' if name is None else name}'", name if isinstance(name, str) else None,
-                       field, message)
+        """A problem of ``field`` (None: of the whole element) of the element named ``name`` (the
+        Problem's element is None for what is not a model element, e.g. the solver settings)."""
+        element = name if isinstance(name, str) and cls.COLLECTION else None
+        return Problem(f"{cls.KIND} '{'?' if name is None else name}'", element, field, message)
 
     # ---- public API ---------------------------------------------------------------------------
     @classmethod

@@ -85,6 +85,9 @@ def test_set_field_rename_and_validate_give_problems():
     with pytest.raises(ModelError) as info:
         m.gravity = (0, float("nan"), 0)
     assert info.value.details == [Problem("model", None, "gravity", "must be finite, got nan")]
+    with pytest.raises(ModelError) as info:
+        m.settings.set("rtol", 1.0)          # the settings are not a model element
+    assert info.value.details == [Problem("settings 'settings'", None, "rtol", "must be <= 0.1, got 1")]
     m.add_driver("d1", "j", "t")
     m.add_driver("d2", "j", "2*t")
     [p] = m.validate_details()
