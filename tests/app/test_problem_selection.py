@@ -46,3 +46,13 @@ def test_a_model_field_problem_selects_the_model_and_text_selects_nothing(window
     assert window.properties.error("gravity") == "must be finite, got nan"
     assert answers.errors[-1] == ("Check", ["model.joints[4].axis: not in this model",
                                             "model.gravity: must be finite, got nan"])
+
+
+def test_run_refuses_an_invalid_model_and_selects_the_problem(window, answers, pendulum):
+    pendulum.add_driver("drive", "pivot", "t", coordinate="translation")
+    window.document.set_model(pendulum)
+    window.document.select("bob")
+    assert not window.run_simulation()
+    assert answers.errors == [("Cannot run", [f"driver 'drive'.coordinate: {COORDINATE_PROBLEM}"])]
+    assert window.document.selection == "drive"
+    assert window.properties.error("coordinate") == COORDINATE_PROBLEM
