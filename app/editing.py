@@ -127,7 +127,7 @@ class Editing(QObject):
             element = make(model, self.document.selection)
             self.document.push(commands.AddElement(model, element))
         except solver.ModelError as exc:
-            self.failed.emit(title, exc.problems)
+            self.failed.emit(title, exc.details)
             return ""
         LOGGER.info("%s: %s", title, element.name)
         self.document.select(element.name)
@@ -137,7 +137,7 @@ class Editing(QObject):
         try:
             self.document.push(command)
         except solver.ModelError as exc:
-            self.failed.emit(title, exc.problems)
+            self.failed.emit(title, exc.details)
             return False
         LOGGER.info("%s", command.text())
         return True

@@ -227,10 +227,17 @@ class MainWindow(QMainWindow):
         return answer == "discard"
 
     def report_problems(self, title: str, problems: list):
+        """Log and show ``problems`` (text, or :class:`solver.Problem` such as a ModelError's
+        ``details``); the first Problem naming an element of the model selects it and marks its
+        field in the property editor (so problems of a file that failed to open are given as text)."""
+        texts = [str(p) for p in problems]
+        for text in texts:
+            LOGGER.warning("%s: %s", title, text)
+        self.statusBar().showMessage(f"{title}: {texts[0]}" if texts else title, 8000)
         for p in problems:
-            LOGGER.warning("%s: %s", title, p)
-        self.statusBar().showMessage(f"{title}: {problems[0]}" if problems else title, 8000)
-        dialogs.show_error(self, title, list(problems))
+            if isinstance(p, solver.Problem) and self.properties.show_problem(p):
+                break
+        dialogs.show_error(self, title, texts)
 
     # ---- Qt events ----------------------------------------------------------------------------
     def closeEvent(self, event):  # noqa: N802  (Qt API name)

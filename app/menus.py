@@ -265,7 +265,7 @@ def _check(window):
     """Check Model: the model's problems by field; else ``solver.check_model`` — Grübler count vs
     rank-based DOF, redundant constraints in joint terms, over- and under-driving — in the log, the
     status bar and a report (docs/gui.md)."""
-    problems = window.document.model.validate()
+    problems = window.document.model.validate_details()
     if problems:
         window.report_problems("Model check", problems)
         return

@@ -186,6 +186,23 @@ class PropertyEditor(QScrollArea):
         if hasattr(first, "selectAll"):
             first.selectAll()
 
+    def show_problem(self, problem: solver.Problem) -> bool:
+        """Select the element a problem names (the model for "model.<field>") and show the
+        problem's message under the field it names, with the focus there; False when it names
+        nothing in the model (e.g. an element that was not added)."""
+        model = self.document.model
+        if problem.element is not None and problem.element in model:
+            item = problem.element
+        elif problem.element is None and problem.path == "model":
+            item = MODEL_ITEM
+        else:
+            return False
+        self.document.select(item)
+        if problem.field in self.editors:
+            self._show_error(problem.field, problem.message)
+            self.focus_field(problem.field)
+        return True
+
     def compute_inertia(self, density: float) -> bool:
         """Set the selected body's mass and inertia from its geometry and ``density`` (one step); a mesh
         body also gets its CM moved onto the mesh's centre of mass (:func:`app.inertia.body_from_mesh`)."""

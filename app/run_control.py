@@ -150,7 +150,7 @@ class SimulationController(QObject):
         found); a build shows as "compiling the model…" in the status bar and Stop cancels it."""
         if self.running:
             return False
-        problems = self.document.model.validate()
+        problems = self.document.model.validate_details()
         if problems:
             self.window.report_problems("Cannot run", problems)
             return False

@@ -78,9 +78,9 @@ def costs(jtype, n, seconds):
             def hess_call():
                 # the joint part of CartesianSystem.constraint_hessian (per-joint exact Hessians)
                 states = S._states(q, None)
-                for cj, bi, bj, (cols, mask), rows in S.joints:
-                    for row, s in zip(rows, cj.equations(states[bi], states[bj], 0)):
-                        H[np.ix_(cols, cols)] += s.hess(lam[row])[np.ix_(mask, mask)]
+                for j in S.joints:
+                    for row, s in zip(j.rows, j.joint.equations(states[j.body_i], states[j.body_j], 0)):
+                        H[np.ix_(j.cols, j.cols)] += s.hess(lam[row])[np.ix_(j.mask, j.mask)]
         else:
             P = S.param
 

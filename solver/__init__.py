@@ -6,7 +6,7 @@ Public API (see ``docs/architecture.md``; checked by ``tests/test_public_contrac
     res = solver.simulate(m, t_end=1.0)
     lin = solver.linearize(m)
 """
-from .errors import MBSError, ModelError, ExpressionError, SolverError, Cancelled, FAILURE_KINDS
+from .errors import MBSError, ModelError, Problem, ExpressionError, SolverError, Cancelled, FAILURE_KINDS
 from .model import (Model, GROUND, Body, Marker, Joint, SpringDamper, RotationalSpringDamper, Bushing,
                     AppliedForce, AppliedTorque, Driver, Settings, JOINT_TYPES, JOINT_TYPE_FIELDS,
                     JOINT_COORDINATES, FORCE_CLASSES, FORCE_TYPES, Field, inertia_matrix)
@@ -14,7 +14,7 @@ from .io.project import load_project as load_model, save_project
 
 __version__ = "0.1.0"
 
-__all__ = ["MBSError", "ModelError", "ExpressionError", "SolverError", "Cancelled", "FAILURE_KINDS", "Model", "GROUND",
+__all__ = ["MBSError", "ModelError", "Problem", "ExpressionError", "SolverError", "Cancelled", "FAILURE_KINDS", "Model", "GROUND",
            "Body", "Marker", "Joint", "SpringDamper", "RotationalSpringDamper", "Bushing", "AppliedForce",
            "AppliedTorque", "Driver", "Settings", "JOINT_TYPES", "JOINT_TYPE_FIELDS", "JOINT_COORDINATES",
            "FORCE_CLASSES", "FORCE_TYPES", "Field", "inertia_matrix", "load_model", "save_project",

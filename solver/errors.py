@@ -6,24 +6,58 @@ field) before it is raised, so a user fixes a file in one pass.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+
 
 class MBSError(Exception):
     """Base class of every error this package raises on purpose."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with the input, as data: ``path`` says where it is ("joint 'pivot'" in a
+    model, "model.joints[2]" in a project file, "" when unknown), ``element`` is the name of the
+    element it is about (None: the model or file as a whole), ``field`` the element's field (None:
+    the element as a whole), ``message`` what is wrong.  ``str()`` is the text a user reads,
+    ``"<path>.<field>: <message>"``."""
+    path: str
+    element: str | None
+    field: str | None
+    message: str
+
+    def __str__(self):
+        where = f"{self.path}.{self.field}" if self.field else self.path
+        return f"{where}: {self.message}" if where else self.message
+
+    def at(self, path: str) -> "Problem":
+        """The same problem located at ``path`` (an element's path in a file instead of its name)."""
+        return replace(self, path=path)
+
+
+def as_problem(problem) -> Problem:
+    """A Problem for ``problem``; text without structure becomes a Problem of its message only."""
+    return problem if isinstance(problem, Problem) else Problem("", None, None, str(problem))
 
 
 class ModelError(MBSError, ValueError):
     """Invalid model or project input.
 
     ``problems`` is the list of messages, each of the form ``"<field path>: <what is wrong>"``
-    (e.g. ``"joints[3].axis: must be a non-zero 3-vector"``).
+    (e.g. ``"joints[3].axis: must be a non-zero 3-vector"``); ``details`` the same problems as
+    :class:`Problem` objects (element and field as data, for a program such as the GUI).  Give
+    either strings or Problems.
     """
 
     def __init__(self, problems):
-        if isinstance(problems, str):
+        if isinstance(problems, (str, Problem)):
             problems = [problems]
-        self.problems = list(problems)
+        self.details = [as_problem(p) for p in problems]
+        self.problems = [str(p) for p in self.details]
         super().__init__("; ".join(self.problems) if len(self.problems) < 4 else
                          "; ".join(self.problems[:3]) + f"; ... ({len(self.problems)} problems)")
+
+    def __reduce__(self):            # pickles (results of worker processes) keep the structure
+        return type(self), (self.details,)
 
 
 class ExpressionError(ModelError):

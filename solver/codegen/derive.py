@@ -77,7 +77,8 @@ def describe(system) -> dict:
     nb = system.nb
     npar = BODY_PARAMETERS * nb + 3
     joints, angles = [], []
-    for jk, (cj, bi, bj, _, rows) in enumerate(system.joints):
+    for jk, jr in enumerate(system.joints):
+        cj, rows = jr.joint, jr.rows
         constants = {}
         if cj.type == "screw":
             constants["pitch"] = npar
@@ -86,15 +87,15 @@ def describe(system) -> dict:
             if spec[0] in ("dot", "half_square") and isinstance(spec[-1], str) and spec[-1] not in constants:
                 constants[spec[-1]] = npar
                 npar += 1
-        joints.append({"type": cj.type, "bi": bi, "bj": bj, "rows": list(rows),
+        joints.append({"type": cj.type, "bi": jr.body_i, "bj": jr.body_j, "rows": list(rows),
                        "specs": [list(s) for s in cj.specs], "constants": constants,
                        "vectors": {name: [side, _snap(local), bool(point)]
                                    for name, (side, local, point) in cj.vector_slots().items()}})
         angles += [[row, jk, "screw"] for row, spec in zip(rows, cj.specs) if spec[0] == "screw"]
-        angles += [[row, jk, "driver"] for djk, coord, _, row in system.drivers
-                   if djk == jk and COORDINATES[coord][0] == "angle"]
-    drivers = [{"joint": jk, "coordinate": list(COORDINATES[coord]), "row": row}
-               for jk, coord, _, row in system.drivers]
+        angles += [[d.row, jk, "driver"] for d in system.drivers
+                   if d.joint == jk and COORDINATES[d.coordinate][0] == "angle"]
+    drivers = [{"joint": d.joint, "coordinate": list(COORDINATES[d.coordinate]), "row": d.row}
+               for d in system.drivers]
     springs, loads, bushings, tires, controls, nload = [], [], [], [], [], 0
     for f in system.force_elements:
         if isinstance(f, SpringDamperForce):
@@ -132,7 +133,8 @@ def parameters(system, desc) -> np.ndarray:
         par[BODY_PARAMETERS * k:BODY_PARAMETERS * (k + 1)] = (system.mass_values[k], J[0, 0], J[1, 1], J[2, 2],
                                                               J[0, 1], J[1, 2], J[2, 0])
     par[BODY_PARAMETERS * system.nb:BODY_PARAMETERS * system.nb + 3] = system.gravity
-    for (cj, *_), jd in zip(system.joints, desc["joints"]):
+    for jr, jd in zip(system.joints, desc["joints"]):
+        cj = jr.joint
         for key, index in jd["constants"].items():
             par[index] = cj.pitch if key == "pitch" else cj.constant(key)
     springs = [f for f in system.force_elements if isinstance(f, SpringDamperForce)]

@@ -42,10 +42,11 @@ def describe_relative(system, cartesian) -> dict:
                 "n_inputs": cdesc["n_inputs"]}
     rows = [None] * system.m
     for k, rel_rows in system.cut:
-        for r, c in zip(rel_rows, cartesian.joints[k][4]):
+        for r, c in zip(rel_rows, cartesian.joints[k].rows):
             rows[r] = [ROW_CARTESIAN, c, 0]
-    for n, (k, coord, fn, row, col) in enumerate(system.drivers):
-        rows[row] = [ROW_COORDINATE, int(col), n] if col is not None else [ROW_CARTESIAN, cartesian.drivers[n][3], 0]
+    for n, d in enumerate(system.drivers):
+        rows[d.row] = ([ROW_COORDINATE, int(d.column), n] if d.column is not None
+                       else [ROW_CARTESIAN, cartesian.drivers[n].row, 0])
     for row, col in system.norm_rows:
         rows[row] = [ROW_NORM, int(col), 0]
     relative_of = {c: r for r, (kind, c, _) in enumerate(rows) if kind == ROW_CARTESIAN}
@@ -68,7 +69,7 @@ class CodegenRelativeSystem(KernelEquations, RelativeSystem):
         self._inputs = input_functions(self)
         self.interpreted = interpreted_forces(self)
         self._cartesian = cartesian
-        self._bind_drivers([row for *_, row, _ in self.drivers], [fn for _, _, fn, _, _ in self.drivers])
+        self._bind_drivers([d.row for d in self.drivers], [d.function for d in self.drivers])
         self._angle_rows = [(row, self.cjoints[jk], 1.0 if kind == "driver" else -self.cjoints[jk].pitch)
                             for row, jk, kind, _ in desc["angles"]]
         self.kernels["par"][:] = parameters(cartesian, desc["cartesian"])

@@ -120,8 +120,8 @@ class CodegenCartesianSystem(KernelEquations, CartesianSystem):
         self.codegen_info = self.kernels.info
         self._inputs = input_functions(self)
         self.interpreted = interpreted_forces(self)
-        self._bind_drivers([row for *_, row in self.drivers], [fn for _, _, fn, _ in self.drivers])
-        self._angle_rows = [(row, self.joints[jk][0], 1.0 if kind == "driver" else -self.joints[jk][0].pitch)
+        self._bind_drivers([d.row for d in self.drivers], [d.function for d in self.drivers])
+        self._angle_rows = [(row, self.joints[jk].joint, 1.0 if kind == "driver" else -self.joints[jk].joint.pitch)
                             for row, jk, kind in desc["angles"]]
         self.kernels["par"][:] = parameters(self, desc)
 

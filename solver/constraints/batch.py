@@ -32,8 +32,8 @@ class BatchConstraints:
     """Compiled index arrays for the joint and driver rows of a CartesianSystem."""
 
     def __init__(self, joints, drivers, nb, m):
-        """joints: list of (CartesianJoint, bi, bj, rows); drivers: list of (joint index, coordinate,
-        time function, row); nb bodies (coordinates 7 per body); m rows in all."""
+        """joints: list of (CartesianJoint, bi, bj, rows); drivers: list of
+        :class:`~solver.formulations.rows.DriverRow`; nb bodies (coordinates 7 per body); m rows in all."""
         self.nb, self.nq, self.m = nb, 7 * nb, m
         slots = []                               # (body (nb = ground), local, is_point)
         self.slot_keys = [None] * 3              # (joint index, vector name) of every joint's slot
@@ -79,16 +79,16 @@ class BatchConstraints:
                 elif spec[0] == "screw":
                     angle = angle or angle_scalars()
                     self.angle_rows.append((row, cj, *angle, "screw", scalar(named["zi"], named["d"])))
-            for djk, coord, fn, row in drivers:
-                if djk != jk:
+            for d in drivers:
+                if d.joint != jk:
                     continue
-                spec = COORDINATES[coord]
+                spec = COORDINATES[d.coordinate]
                 if spec[0] == "angle":
                     angle = angle or angle_scalars()
-                    self.angle_rows.append((row, cj, *angle, "driver", fn))
+                    self.angle_rows.append((d.row, cj, *angle, "driver", d.function))
                 else:
-                    self.direct.append((row, scalar(named[spec[1]], named[spec[2]]), 0.0))
-        self.drivers = [(row, fn) for _, _, fn, row in drivers]
+                    self.direct.append((d.row, scalar(named[spec[1]], named[spec[2]]), 0.0))
+        self.drivers = [(d.row, d.function) for d in drivers]
         zero = len(slots)                        # the zero slot (ground, a' = 0): v = 0
         slots.append((ground, np.zeros(3), False))
         self.slot_keys.append(None)

@@ -46,6 +46,7 @@ from ..forces import BodyFrames, Wrenches, compile_forces, element_loads
 from ..math.rotations import L_matrices, L_matrix, quat_from_matrix, rotation_matrices, rotation_matrix
 from ..model.fields import inertia_matrix
 from ..model.model import GROUND
+from .rows import DriverRow, JointRows
 from .system import ConstraintEval, Equation, MechanicalSystem
 
 
@@ -103,7 +104,7 @@ class CartesianSystem(MechanicalSystem):
                 self.alpha_cols.append([])
                 texts = [f"{j.type} equation {k + 1}" for k in range(cj.n_eq)]
             rows = list(range(len(self.equations), len(self.equations) + len(texts)))
-            self.joints.append((cj, bi, bj, self._columns(bi, bj), rows))
+            self.joints.append(JointRows(cj, bi, bj, *self._columns(bi, bj), rows))
             self.joint_names.append(j.name)
             self.equations += [Equation(j.name, "joint", text) for text in texts]
         self.drivers = []
@@ -113,7 +114,7 @@ class CartesianSystem(MechanicalSystem):
             coord = model.driver_coordinate(d.name)
             k = joint_pos[d.joint]
             row = len(self.equations)
-            self.drivers.append((k, coord, time_function(d.expression), row))
+            self.drivers.append(DriverRow(k, coord, time_function(d.expression), row))
             self.driver_names.append(d.name)
             self.equations.append(Equation(d.name, "driver", f"{coord} of joint '{d.joint}' prescribed"))
         self.norm_rows = list(range(len(self.equations), len(self.equations) + self.nblocks))
@@ -124,33 +125,31 @@ class CartesianSystem(MechanicalSystem):
         if parametric:
             # conventional rows (massless links) through the batched evaluator on the body columns;
             # parametric joints and every driver (all drive a joint with α) through ParametricConstraints
-            conv = [(cj, bi, bj, rows) for (cj, bi, bj, _, rows), ac in zip(self.joints, self.alpha_cols)
-                    if cj.type not in PARAMETRIC_FORMS]
+            conv = [(j.joint, j.body_i, j.body_j, j.rows) for j in self.joints if j.joint.type not in PARAMETRIC_FORMS]
             self.batch = BatchConstraints(conv, [], nb, self.m) if conv else None
-            pj = [(cj, bi, bj, rows, ac) for (cj, bi, bj, _, rows), ac in zip(self.joints, self.alpha_cols)
-                  if cj.type in PARAMETRIC_FORMS]
+            pj = [(j.joint, j.body_i, j.body_j, j.rows, ac) for j, ac in zip(self.joints, self.alpha_cols)
+                  if j.joint.type in PARAMETRIC_FORMS]
             assert all(len(rows) == N_EQ for _, _, _, rows, _ in pj)
             drv = []
-            for jk, coord, fn, row in self.drivers:
-                cj = self.joints[jk][0]
-                drv.append((row, self.alpha_cols[jk][PARAMETRIC_FORMS[cj.type].coordinates.index(coord)], fn))
+            for d in self.drivers:
+                coords = PARAMETRIC_FORMS[self.joints[d.joint].joint.type].coordinates
+                drv.append((d.row, self.alpha_cols[d.joint][coords.index(d.coordinate)], d.function))
             self.param = ParametricConstraints(pj, drv, nb, self.nq)
         else:
-            joints = [(cj, bi, bj, rows) for cj, bi, bj, _, rows in self.joints]
+            joints = [(j.joint, j.body_i, j.body_j, j.rows) for j in self.joints]
             if self.flex_joints:       # slots on flexible bodies move with their nodes (solver.flexible.batch)
                 self.batch = FlexibleBatch(joints, self.drivers, self.nblocks, self.m, self.nq, self.flex_joints)
             else:
                 self.batch = BatchConstraints(joints, self.drivers, self.nblocks, self.m) if joints else None
         # drivers of joints on flexible bodies (solver.flexible.joints.FlexibleJoint.drive)
-        self.flex_drivers = [(self.flex_joints[jk], coord, fn, row) for jk, coord, fn, row in self.drivers
-                             if jk in self.flex_joints]
+        self.flex_drivers = [d for d in self.drivers if d.joint in self.flex_joints]
         self._driven_rows = {}
-        for k, (jk, coord, fn, row) in enumerate(self.drivers):
-            self._driven_rows.setdefault(jk, []).append(row)
+        for d in self.drivers:
+            self._driven_rows.setdefault(d.joint, []).append(d.row)
 
     # ---- public API -----------------------------------------------------------------------------
     def _joint_objects(self):
-        return [cj for cj, *_ in self.joints] + list(getattr(self, "flex_joints", {}).values())
+        return [j.joint for j in self.joints] + list(getattr(self, "flex_joints", {}).values())
 
     def initial_state(self):
         q = np.zeros(self.nq)
@@ -226,17 +225,17 @@ class CartesianSystem(MechanicalSystem):
         nu = np.zeros(self.m) if level >= 1 else None
         gamma = np.zeros(self.m) if level >= 2 else None
         slevel = 2 if level >= 2 else (1 if qd is not None and level >= 1 else 0)
-        for cj, bi, bj, (cols, mask), rows in self.joints:
-            for row, s in zip(rows, cj.equations(states[bi], states[bj], slevel)):
+        for j in self.joints:
+            for row, s in zip(j.rows, j.joint.equations(states[j.body_i], states[j.body_j], slevel)):
                 phi[row] = s.val
-                jac[row, cols] = s.grad[mask]
+                jac[row, j.cols] = s.grad[j.mask]
                 if gamma is not None:
                     gamma[row] = -s.quad
-        for jk, coord, fn, row in self.drivers:
-            cj, bi, bj, (cols, mask), _ = self.joints[jk]
-            s = cj.coordinate(coord, states[bi], states[bj], slevel)
+        for d in self.drivers:
+            j, row, fn = self.joints[d.joint], d.row, d.function
+            s = j.joint.coordinate(d.coordinate, states[j.body_i], states[j.body_j], slevel)
             phi[row] = s.val - fn.value(t)
-            jac[row, cols] = s.grad[mask]
+            jac[row, j.cols] = s.grad[j.mask]
             if nu is not None:
                 nu[row] = fn.d1(t)
             if gamma is not None:
@@ -257,18 +256,18 @@ class CartesianSystem(MechanicalSystem):
                              "not galpha")
         states = self._states(q, None)
         H = np.zeros((self.nq, self.nq))
-        for cj, bi, bj, (cols, mask), rows in self.joints:
-            if self.param is not None and cj.type in PARAMETRIC_FORMS:
+        for j in self.joints:
+            if self.param is not None and j.joint.type in PARAMETRIC_FORMS:
                 continue                 # parametric rows: below
-            for row, s in zip(rows, cj.equations(states[bi], states[bj], 0)):
-                H[np.ix_(cols, cols)] += s.hess(lam[row])[np.ix_(mask, mask)]
+            for row, s in zip(j.rows, j.joint.equations(states[j.body_i], states[j.body_j], 0)):
+                H[np.ix_(j.cols, j.cols)] += s.hess(lam[row])[np.ix_(j.mask, j.mask)]
         if self.param is not None:
             self.param.hessian(q, lam, H)        # driver rows α_k − f(t) are linear
         else:
-            for jk, coord, fn, row in self.drivers:
-                cj, bi, bj, (cols, mask), _ = self.joints[jk]
-                s = cj.coordinate(coord, states[bi], states[bj], 0)
-                H[np.ix_(cols, cols)] += s.hess(lam[row])[np.ix_(mask, mask)]
+            for d in self.drivers:
+                j = self.joints[d.joint]
+                s = j.joint.coordinate(d.coordinate, states[j.body_i], states[j.body_j], 0)
+                H[np.ix_(j.cols, j.cols)] += s.hess(lam[d.row])[np.ix_(j.mask, j.mask)]
         for k, row in enumerate(self.norm_rows):
             H[7 * k + 3:7 * k + 7, 7 * k + 3:7 * k + 7] += 2.0 * lam[row] * np.eye(4)
         return H
@@ -373,8 +372,9 @@ class CartesianSystem(MechanicalSystem):
             jac = np.array([self.constraints(qk, tk).jac for qk, tk in zip(q, t)]).reshape(n, self.m, self.nq)
         nj = len(self.joints)
         RF, RT, RFj, RTj = (np.zeros((n, nj, 3)) for _ in range(4))
-        for k, (cj, bi, bj, _, rows) in enumerate(self.joints):
-            rows = rows + self._driven_rows.get(k, [])
+        for k, joint in enumerate(self.joints):
+            cj, bi, bj = joint.joint, joint.body_i, joint.body_j
+            rows = joint.rows + self._driven_rows.get(k, [])
             if k in self.flex_joints:
                 for x in range(n):
                     F, T, Fr = self._flexible_reaction(q[x], jac[x], lam[x], rows, bi, bj, self.flex_joints[k])
@@ -405,7 +405,7 @@ class CartesianSystem(MechanicalSystem):
         post = {"r": np.ascontiguousarray(r), "A": A, "v": np.ascontiguousarray(v), "w": w,
                 "a": np.ascontiguousarray(accels[..., :3]), "alpha": alpha,
                 "reaction_force": RF, "reaction_torque": RT, "reaction_force_joint": RFj,
-                "reaction_torque_joint": RTj, "driver_force": -lam[:, [row for *_, row in self.drivers]],
+                "reaction_torque_joint": RTj, "driver_force": -lam[:, [d.row for d in self.drivers]],
                 "energy": energy}
         if self.flex:
             per_point = [flexible_outputs(self.flex, qx) for qx in q]

@@ -48,6 +48,7 @@ from ..math.rotations import G_matrix, cross, matvec, quat_from_matrix, rotation
 from ..model.fields import inertia_matrix
 from ..model.model import GROUND
 from .mobilizers import Mobilizer
+from .rows import DriverRow
 from .system import ConstraintEval, Equation, MechanicalSystem
 from .topology import build_topology
 
@@ -115,7 +116,7 @@ class RelativeSystem(MechanicalSystem):
             rows = list(range(len(self.equations), len(self.equations) + cj.n_eq))
             self.cut.append((k, rows))
             self.equations += [Equation(cj.name, "cut joint", f"{cj.type} equation {r + 1}") for r in range(cj.n_eq)]
-        self.drivers = []                    # (joint index, coord name, fn, row, tree column or None)
+        self.drivers = []                    # DriverRow: column = the tree column, or None (on a cut joint)
         self.driver_names = []
         edge_of_joint = {edge.joint: e for e, edge in enumerate(topo.edges) if edge.joint is not None}
         for d in model.drivers.values():
@@ -126,7 +127,7 @@ class RelativeSystem(MechanicalSystem):
                 e = edge_of_joint[k]
                 col = self.cols[e][list(joints[k].coordinates()).index(coord)]
             row = len(self.equations)
-            self.drivers.append((k, coord, time_function(d.expression), row, col))
+            self.drivers.append(DriverRow(k, coord, time_function(d.expression), row, col))
             self.driver_names.append(d.name)
             self.equations.append(Equation(d.name, "driver", f"{coord} of joint '{d.joint}' prescribed"))
         self.norm_rows = []
@@ -137,7 +138,7 @@ class RelativeSystem(MechanicalSystem):
                 self.equations.append(Equation(name, "normalization", "Euler parameter normalization"))
         self.m = len(self.equations)
         self._cut_bodies = sorted({b for k, _ in self.cut for b in self.joint_ends[k] if b >= 0})
-        self._needs_kinematics = bool(self.cut) or any(col is None for *_, col in self.drivers)
+        self._needs_kinematics = bool(self.cut) or any(d.column is None for d in self.drivers)
         self.force_elements = compile_forces(model, self.index, self.init)
         self._cache = {}
 
@@ -197,13 +198,14 @@ class RelativeSystem(MechanicalSystem):
                 jac[row], quad = self._chain(kin, ends, s, vel)
                 if vel:
                     gamma[row] = -quad
-        for k, coord, fn, row, col in self.drivers:
-            if col is not None:
-                phi[row] = q[col] - fn.value(t)
-                jac[row, col] = 1.0
+        for d in self.drivers:
+            row, fn = d.row, d.function
+            if d.column is not None:
+                phi[row] = q[d.column] - fn.value(t)
+                jac[row, d.column] = 1.0
                 quad = 0.0
             else:
-                ends, s = self._cut_coordinate(kin, k, coord, vel)
+                ends, s = self._cut_coordinate(kin, d.joint, d.coordinate, vel)
                 phi[row] = s.val - fn.value(t)
                 jac[row], quad = self._chain(kin, ends, s, vel)
             if nu is not None:
@@ -307,9 +309,10 @@ class RelativeSystem(MechanicalSystem):
             Rhat = self._reactions_newton_euler(kin, Qh, Ydd)
         RF, RT, RFj, RTj = self._joint_reactions(kin, Rhat, cut_wrench)
         drv = np.zeros(lead + (len(self.drivers),))
-        for n, (k, coord, fn, row, col) in enumerate(self.drivers):
+        for n, d in enumerate(self.drivers):
+            col = d.column
             if col is None:
-                drv[..., n] = -lam[..., row]
+                drv[..., n] = -lam[..., d.row]
             else:
                 e = next(e for e, cols in enumerate(self.cols) if col in cols)
                 drv[..., n] = tmatvec(kin.B[e], Rhat[..., e, :])[..., list(self.cols[e]).index(col)]     # eq. (36)
@@ -586,9 +589,9 @@ class RelativeSystem(MechanicalSystem):
         spatial form [f ; n about the origin]: −Σ_rows λ_row c_b with c_b the spatial gradients of
         the joint's constraint functions (:func:`_spec_gradient`); one or N stacked states."""
         drivers_on = {}
-        for k, coord, fn, row, col in self.drivers:
-            if col is None:
-                drivers_on.setdefault(k, []).append((row, COORDINATES[coord]))
+        for d in self.drivers:
+            if d.column is None:
+                drivers_on.setdefault(d.joint, []).append((d.row, COORDINATES[d.coordinate]))
         out = {}
         for k, rows in self.cut:
             cj = self.cjoints[k]

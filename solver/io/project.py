@@ -109,7 +109,7 @@ def project_from_dict(data, source="project") -> Model:
         try:
             model = model_from_dict(data["model"], "model")
         except ModelError as exc:
-            problems += exc.problems
+            problems += exc.details
     settings = data.get("solver", {})
     if not isinstance(settings, dict):
         problems.append("solver: must be an object")
@@ -119,8 +119,8 @@ def project_from_dict(data, source="project") -> Model:
         try:
             s = Settings(**{str(k): v for k, v in settings.items()})
         except ModelError as exc:
-            problems += [p.replace("settings 'settings'", "solver").replace("settings '?'", "solver")
-                         for p in exc.problems]
+            problems += [p.at("solver") if p.path in ("settings 'settings'", "settings '?'") else p
+                         for p in exc.details]
     view = data.get("view", {})
     if not isinstance(view, dict):
         problems.append("view: must be an object")

@@ -9,8 +9,7 @@ from __future__ import annotations
 import copy
 import os
 
-from ..errors import ModelError
-from ..vehicle.road import PROFILES as ROAD_PROFILES
+from ..errors import ModelError, Problem
 from .fields import Field, FieldProblem, show_value
 
 JOINT_TYPES = ("fixed", "revolute", "prismatic", "cylindrical", "spherical", "universal", "planar",
@@ -36,6 +35,9 @@ JOINT_COORDINATES = {
 }
 DRIVER_COORDINATES = ("default", "rotation", "translation", "x", "y")
 
+# Obstacle profiles of a Road along x (their equations and the numeric surface: solver.vehicle.road).
+ROAD_PROFILES = ("flat", "half_sine", "step", "table")
+
 
 class Element:
     """Base class: holds field values in ``self.values``; ``FIELDS`` declares them.  ``ICON``: the
@@ -49,24 +51,31 @@ class Element:
         problems = []
         self.values = {}
         known = {f.name for f in self.FIELDS}
+        name = values.get("name")
         for key in values:
             if key not in known:
-                problems.append(f"{self.KIND} '{values.get('name', '?')}': unknown field {show_value(key)} "
-                                f"(valid: {', '.join(sorted(known))})")
+                problems.append(self.problem(None, f"unknown field {show_value(key)} "
+                                                   f"(valid: {', '.join(sorted(known))})", name))
         for f in self.FIELDS:
-            path = f"{self.KIND} '{values.get('name', '?')}'.{f.name}"
             if f.name in values:
                 try:
                     self.values[f.name] = f.coerce(values[f.name])
                 except FieldProblem as p:
-                    problems.append(f"{path}: {p}")
+                    problems.append(self.problem(f.name, str(p), name))
             elif f.required:
-                problems.append(f"{path}: is required")
+                problems.append(self.problem(f.name, "is required", name))
             else:
                 self.values[f.name] = f.coerce(f.default_value())
         if problems:
             raise ModelError(problems)
         self.check()
+
+    @classmethod
+    def problem(cls, field, message, name) -> Problem:
+        """A problem of ``field`` (None: of the whole element) of the element named ``name`` (the
+        Problem's element is None for what is not a model element, e.g. the solver settings)."""
+        element = name if isinstance(name, str) and cls.COLLECTION else None
+        return Problem(f"{cls.KIND} '{'?' if name is None else name}'", element, field, message)
 
     # ---- public API ---------------------------------------------------------------------------
     @classmethod
@@ -92,7 +101,7 @@ class Element:
         try:
             new = f.coerce(value)
         except FieldProblem as p:
-            raise ModelError(f"{self.KIND} '{self.name}'.{field_name}: {p}") from None
+            raise ModelError(self.problem(field_name, str(p), self.name)) from None
         old = self.values[field_name]
         self.values[field_name] = new
         try:
@@ -194,17 +203,17 @@ class Joint(Element):
     def check(self):
         import numpy as np
         if self.body_i == self.body_j:
-            raise ModelError(f"joint '{self.name}'.body_j: must differ from body_i ('{self.body_i}')")
+            raise ModelError(self.problem("body_j", f"must differ from body_i ('{self.body_i}')", self.name))
         if self.lower_limit is not None and self.upper_limit is not None and self.lower_limit > self.upper_limit:
-            raise ModelError(f"joint '{self.name}'.upper_limit: must be >= lower_limit "
-                             f"({self.upper_limit:g} < {self.lower_limit:g})")
+            raise ModelError(self.problem("upper_limit", "must be >= lower_limit "
+                             f"({self.upper_limit:g} < {self.lower_limit:g})", self.name))
         if self.type == "universal" and abs(float(np.dot(self.axis, self.axis2))) > 1e-6:
-            raise ModelError(f"joint '{self.name}'.axis2: must be perpendicular to axis for a universal joint")
+            raise ModelError(self.problem("axis2", "must be perpendicular to axis for a universal joint", self.name))
         if self.type == "distance":
             d = np.subtract(self.origin2, self.origin)
             if self.length is None and np.linalg.norm(d) < 1e-9:
-                raise ModelError(f"joint '{self.name}'.origin2: a distance link needs two distinct points "
-                                 "(or a length)")
+                raise ModelError(self.problem("origin2", "a distance link needs two distinct points "
+                                 "(or a length)", self.name))
 
     def used_fields(self):
         return ("name", "type", "body_i", "body_j", "origin") + JOINT_TYPE_FIELDS[self.type]
@@ -240,7 +249,7 @@ class SpringDamper(Element):
 
     def check(self):
         if self.body_i == self.body_j:
-            raise ModelError(f"spring_damper '{self.name}'.body_j: must differ from body_i")
+            raise ModelError(self.problem("body_j", "must differ from body_i", self.name))
 
 
 class LinearActuator(Element):
@@ -262,7 +271,7 @@ class LinearActuator(Element):
 
     def check(self):
         if self.body_i == self.body_j:
-            raise ModelError(f"linear_actuator '{self.name}'.body_j: must differ from body_i")
+            raise ModelError(self.problem("body_j", "must differ from body_i", self.name))
 
 
 class RotationalSpringDamper(Element):
@@ -299,7 +308,7 @@ class Bushing(Element):
 
     def check(self):
         if self.body_i == self.body_j:
-            raise ModelError(f"bushing '{self.name}'.body_j: must differ from body_i")
+            raise ModelError(self.problem("body_j", "must differ from body_i", self.name))
 
 
 class AppliedForce(Element):
@@ -421,9 +430,9 @@ class SpeedControl(Element):
     def check(self):
         for side in ("left", "right"):
             if self.values[f"{side}_wheel"] == self.values[f"{side}_carrier"]:
-                raise ModelError(f"speed_control '{self.name}'.{side}_carrier: must differ from {side}_wheel")
+                raise ModelError(self.problem(f"{side}_carrier", f"must differ from {side}_wheel", self.name))
         if self.left_wheel == self.right_wheel:
-            raise ModelError(f"speed_control '{self.name}'.right_wheel: must differ from left_wheel")
+            raise ModelError(self.problem("right_wheel", "must differ from left_wheel", self.name))
 
 
 class Driver(Element):
@@ -496,9 +505,9 @@ class FlexibleBody(Element):
         import numpy as np
         d = np.subtract(self.end, self.start)
         if np.linalg.norm(d) < 1e-9:
-            raise ModelError(f"flexible_body '{self.name}'.end: must differ from start")
+            raise ModelError(self.problem("end", "must differ from start", self.name))
         if np.linalg.norm(np.cross(d, self.z_axis)) < 1e-6 * np.linalg.norm(d):
-            raise ModelError(f"flexible_body '{self.name}'.z_axis: must not be parallel to the beam")
+            raise ModelError(self.problem("z_axis", "must not be parallel to the beam", self.name))
 
 
 INTEGRATORS = ("adams", "rk", "rk45", "dop853", "bdf", "radau", "galpha")

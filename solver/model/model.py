@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import copy
 import os
+from dataclasses import replace
 from itertools import chain
 
 import numpy as np
 
-from ..errors import ModelError
+from ..errors import ModelError, Problem
 from .elements import (Body, Marker, Joint, Driver, Settings, FORCE_CLASSES, ELEMENT_CLASSES,
                        JOINT_COORDINATES, Element, FlexibleBody)
 from .fields import Field, FieldProblem, show_names, show_value
+from .sections import Material, Section
 
 GROUND = "ground"
 COLLECTIONS = ("bodies", "flexible_bodies", "markers", "joints", "forces", "drivers")
@@ -34,9 +36,9 @@ class Model:
     GRAVITY_FIELD = Field("gravity", "vec3", "m/s²", default=(0.0, -9.81, 0.0))
 
     def __init__(self, name="model", gravity=(0.0, -9.81, 0.0)):
-        self._name = _coerce(Field("name", "name"), name, "model.name") if isinstance(name, str) and name.strip() \
+        self._name = _coerce(Field("name", "name"), name, "model") if isinstance(name, str) and name.strip() \
             else "model"
-        self._gravity = _coerce(self.GRAVITY_FIELD, gravity, "model.gravity")
+        self._gravity = _coerce(self.GRAVITY_FIELD, gravity, "model")
         self._collections = {c: {} for c in COLLECTIONS}
         self.settings = Settings()
         self.view = {}
@@ -50,7 +52,7 @@ class Model:
 
     @name.setter
     def name(self, value):
-        self._name = _coerce(Field("name", "name"), value, "model.name")
+        self._name = _coerce(Field("name", "name"), value, "model")
         self._emit("changed", "model", None, "name")
 
     @property
@@ -71,7 +73,7 @@ class Model:
 
     @gravity.setter
     def gravity(self, value):
-        self._gravity = _coerce(self.GRAVITY_FIELD, value, "model.gravity")
+        self._gravity = _coerce(self.GRAVITY_FIELD, value, "model")
         self._emit("changed", "model", None, "gravity")
 
     @property
@@ -126,7 +128,6 @@ class Model:
         {"area", "Iy", "Iz", "J"[, "cy", "cz", "ct"]} or a rectangle {"height" (along y), "width"
         (along z)}; material: {"density", "youngs"[, "poisson"]}; modes_file: a .npz of externally
         computed modes used instead (:mod:`solver.flexible.modes_file`)."""
-        from ..flexible.beam import Material, Section
         sec = Section.from_dict(section, f"flexible_body '{name}'.section")
         mat = Material.from_dict(material, f"flexible_body '{name}'.material")
         return self.add(FlexibleBody(
@@ -189,7 +190,7 @@ class Model:
         """Prescribe a joint coordinate: ``expression`` (text of t or number) or ``table``
         ({"t": [...], "values": [...]}, a cubic spline)."""
         if (expression is None) == (table is None):
-            raise ModelError(f"driver '{name}'.expression: give exactly one of expression or table")
+            raise ModelError(Driver.problem("expression", "give exactly one of expression or table", name))
         return self.add(Driver(name=name, joint=joint, expression=expression if table is None else table,
                                coordinate=coordinate))
 
@@ -222,7 +223,8 @@ class Model:
         target = self.element(name)
         deps = self.dependents(name)
         if deps and not cascade:
-            raise ModelError(f"{target.KIND} '{name}' is used by {', '.join(deps)}; remove those first")
+            raise ModelError(Problem("", name, None, f"{target.KIND} '{name}' is used by {', '.join(deps)}; "
+                                                     "remove those first"))
         removed = []
         for dep in deps:
             if dep in self:
@@ -268,12 +270,12 @@ class Model:
     def rename(self, old, new):
         """Rename an element and every reference to it."""
         e = self.element(old)
-        new = _coerce(Field("name", "name"), new, f"{e.KIND} '{old}'.name")
+        new = _coerce(Field("name", "name"), new, f"{e.KIND} '{old}'", old)
         if new == old:
             return
         problems = self._check_name(new, e.KIND)
         if problems:      # labelled with the element being renamed, not the name it would get
-            raise ModelError([_relabel(p, e.KIND, new, f"{e.KIND} '{old}'") for p in problems])
+            raise ModelError([replace(p, path=f"{e.KIND} '{old}'", element=old) for p in problems])
         coll = self._collections[_collection_of(e)]
         items = [(new if k == old else k, v) for k, v in coll.items()]
         e.values["name"] = new
@@ -296,6 +298,11 @@ class Model:
     # ---- validation ---------------------------------------------------------------------------
     def validate(self) -> list[str]:
         """All problems across elements (references, driver coordinates, topology basics)."""
+        return [str(p) for p in self.validate_details()]
+
+    def validate_details(self) -> list[Problem]:
+        """The problems of :meth:`validate` as :class:`~solver.errors.Problem` objects (element
+        and field as data)."""
         problems = []
         for e in self.elements():
             problems += self._check_references(e)
@@ -305,16 +312,16 @@ class Model:
         for d in self.drivers.values():
             key = (d.joint, self._driver_coordinate(d))
             if key in seen:
-                problems.append(f"driver '{d.name}'.joint: coordinate {key[1]} of joint '{d.joint}' is "
-                                f"already driven by '{seen[key]}'")
+                problems.append(d.problem("joint", f"coordinate {key[1]} of joint '{d.joint}' is "
+                                                   f"already driven by '{seen[key]}'", d.name))
             seen[key] = d.name
         if not self._collections["bodies"] and not self._collections["flexible_bodies"]:
-            problems.append("model.bodies: the model has no bodies")
+            problems.append(Problem("model", None, "bodies", "the model has no bodies"))
         return problems
 
     def check(self):
         """Raise ModelError with every problem, if any."""
-        problems = self.validate()
+        problems = self.validate_details()
         if problems:
             raise ModelError(problems)
 
@@ -366,9 +373,9 @@ class Model:
 
     def _check_name(self, name, kind):
         if name == GROUND:
-            return [f"{kind} '{name}'.name: 'ground' is reserved for the fixed frame"]
+            return [Problem(f"{kind} '{name}'", name, "name", "'ground' is reserved for the fixed frame")]
         if name in self:
-            return [f"{kind} '{name}'.name: an element named '{name}' already exists"]
+            return [Problem(f"{kind} '{name}'", name, "name", f"an element named '{name}' already exists")]
         return []
 
     def _check_references(self, e: Element):
@@ -382,27 +389,27 @@ class Model:
                 if ref in self._collections["flexible_bodies"]:
                     if e.KIND in ATTACH_TO_FLEXIBLE:     # at FE nodes (solver.flexible.joints, .loads)
                         continue
-                    problems.append(f"{e.KIND} '{e.name}'.{f.name}: '{ref}' is a flexible body; only "
-                                    f"{', '.join(ATTACH_TO_FLEXIBLE)} elements can attach to flexible bodies")
+                    problems.append(e.problem(f.name, f"'{ref}' is a flexible body; only {', '.join(ATTACH_TO_FLEXIBLE)} "
+                                                      "elements can attach to flexible bodies", e.name))
                     continue
                 bodies = self._collections["bodies"]
                 names = show_names(chain([GROUND] * ground_ok, bodies), len(bodies) + ground_ok)
-                problems.append(f"{e.KIND} '{e.name}'.{f.name}: no body named '{ref}' (bodies: {names})")
+                problems.append(e.problem(f.name, f"no body named '{ref}' (bodies: {names})", e.name))
             elif "reference" in f.extra:       # a force element of a given kind (a tire's road)
                 kind = f.extra["reference"]
                 target = self._collections["forces"].get(ref)
                 if target is None or target.KIND != kind:
                     names = show_names(n for n, x in self._collections["forces"].items() if x.KIND == kind)
-                    problems.append(f"{e.KIND} '{e.name}'.{f.name}: no {kind} named '{ref}' ({kind}s: {names})")
+                    problems.append(e.problem(f.name, f"no {kind} named '{ref}' ({kind}s: {names})", e.name))
             elif f.kind == "joint":
                 if ref not in self._collections["joints"]:
-                    problems.append(f"{e.KIND} '{e.name}'.{f.name}: no joint named '{ref}' "
-                                    f"(joints: {show_names(self._collections['joints'])})")
+                    problems.append(e.problem(f.name, f"no joint named '{ref}' "
+                                                      f"(joints: {show_names(self._collections['joints'])})", e.name))
         if e.KIND == "rotational_spring_damper" and not problems:
             jt = self._collections["joints"][e.joint].type
             if "rotation" not in JOINT_COORDINATES[jt]:
-                problems.append(f"rotational_spring_damper '{e.name}'.joint: joint '{e.joint}' is {jt}, "
-                                "which has no rotation coordinate")
+                problems.append(e.problem("joint", f"joint '{e.joint}' is {jt}, which has no rotation coordinate",
+                                          e.name))
         return problems
 
     def _driver_coordinate(self, d: Driver):
@@ -418,11 +425,11 @@ class Model:
             return []
         coords = JOINT_COORDINATES[joint.type]
         if not coords:
-            return [f"driver '{d.name}'.joint: a {joint.type} joint has no coordinate that can be driven"]
+            return [d.problem("joint", f"a {joint.type} joint has no coordinate that can be driven", d.name)]
         c = self._driver_coordinate(d)
         if c not in coords:
-            return [f"driver '{d.name}'.coordinate: joint '{d.joint}' ({joint.type}) has coordinates "
-                    f"{', '.join(coords)}; got {c}"]
+            return [d.problem("coordinate", f"joint '{d.joint}' ({joint.type}) has coordinates "
+                                            f"{', '.join(coords)}; got {c}", d.name)]
         return []
 
 
@@ -430,87 +437,90 @@ def _collection_of(e: Element) -> str:
     return e.COLLECTION
 
 
-def _coerce(field: Field, value, path):
+def _coerce(field: Field, value, path, element=None):
+    """``field.coerce(value)``; a problem is reported at ``path`` (the element's or "model")."""
     try:
         return field.coerce(value)
     except FieldProblem as p:
-        raise ModelError(f"{path}: {p}") from None
+        raise ModelError(Problem(path, element, field.name, str(p))) from None
 
 
 def element_from_dict(collection, data, path):
     """Build an element of ``collection`` from its file form; raises ModelError with ``path``."""
     if not isinstance(data, dict):
-        raise ModelError(f"{path}: must be an object, got {type(data).__name__}")
+        raise ModelError(Problem(path, None, None, f"must be an object, got {type(data).__name__}"))
     data = dict(data)
     if collection == "forces":
         kind = data.pop("type", None)
         if not isinstance(kind, str) or kind not in FORCE_CLASSES:
-            raise ModelError(f"{path}.type: must be one of {', '.join(FORCE_CLASSES)}; got {show_value(kind)}")
+            raise ModelError(Problem(path, _name_in(data), "type",
+                                     f"must be one of {', '.join(FORCE_CLASSES)}; got {show_value(kind)}"))
         cls = FORCE_CLASSES[kind]
     else:
         cls = ELEMENT_CLASSES[collection]
     try:
         return cls(**{str(k): v for k, v in data.items()})
     except ModelError as exc:
-        # Re-label "kind 'name'.field" with the file path "collection[i].field".
-        raise ModelError([_relabel(p, cls.KIND, data.get("name", "?"), path) for p in exc.problems]) from None
+        # Locate the problems of "kind 'name'" at the file path "collection[i]".
+        prefix = cls.problem(None, "", data.get("name")).path
+        raise ModelError([_relabel(p, prefix, path) for p in exc.details]) from None
 
 
-def _relabel(problem, kind, name, path):
-    prefix = f"{kind} '{name}'"
-    return path + problem[len(prefix):] if problem.startswith(prefix) else f"{path}: {problem}"
+def _name_in(data):
+    name = data.get("name") if isinstance(data, dict) else None
+    return name if isinstance(name, str) else None
 
 
-def _relabel_known(problem, paths):
-    """Re-label a model-level problem "kind 'name'.field: ..." with the element's file path."""
-    kind, _, rest = problem.partition(" '")
-    key = (kind, rest.partition("'")[0])
-    return _relabel(problem, *key, paths[key]) if key in paths else problem
+def _relabel(problem: Problem, prefix, path) -> Problem:
+    """A problem of the element at ``prefix`` ("kind 'name'") located at ``path`` instead; any
+    other problem becomes the message of a problem at ``path``."""
+    return problem.at(path) if problem.path == prefix else Problem(path, problem.element, None, str(problem))
 
 
 def model_from_dict(data, path="model") -> Model:
     """Build and validate a model from its file form, collecting every problem."""
     if not isinstance(data, dict):
-        raise ModelError(f"{path}: must be an object")
+        raise ModelError(Problem(path, None, None, "must be an object"))
     problems = []
     known = {"name", "gravity"} | set(COLLECTIONS)
     for key in data:
         if key not in known:
-            problems.append(f"{path}.{key}: unknown key (valid: {', '.join(sorted(known))})")
+            problems.append(Problem(path, None, key, f"unknown key (valid: {', '.join(sorted(known))})"))
     name = data.get("name", "model")
     try:
         m = Model(name=name if isinstance(name, str) else "model", gravity=data.get("gravity", (0, -9.81, 0)))
         if not isinstance(name, str):
-            problems.append(f"{path}.name: must be a string")
+            problems.append(Problem(path, None, "name", "must be a string"))
     except ModelError as exc:
-        problems += exc.problems
+        problems += [p.at(path) for p in exc.details]
         m = Model()
     failed = set()          # names of elements that did not build: references to them are not re-reported
-    paths = {}              # (kind, name) -> file path of every element added
+    paths = {}              # element name -> ("kind 'name'", file path) of every element added
     for coll in COLLECTIONS:
         items = data.get(coll, [])
         if not isinstance(items, list):
-            problems.append(f"{path}.{coll}: must be a list")
+            problems.append(Problem(path, None, coll, "must be a list"))
             continue
         for i, item in enumerate(items):
             p = f"{path}.{coll}[{i}]"
             try:
                 e = element_from_dict(coll, item, p)
             except ModelError as exc:
-                problems += exc.problems
-                if isinstance(item, dict) and isinstance(item.get("name"), str):
+                problems += exc.details
+                if _name_in(item) is not None:
                     failed.add(item["name"])
                 continue
             if failed.intersection(e.references()):
                 failed.add(e.name)
                 continue
+            prefix = e.problem(None, "", e.name).path
             try:
                 m.add(e)
-                paths[(e.KIND, e.name)] = p
+                paths[e.name] = (prefix, p)
             except ModelError as exc:
-                problems += [_relabel(x, e.KIND, e.name, p) for x in exc.problems]
+                problems += [_relabel(x, prefix, p) for x in exc.details]
     if not problems:
-        problems += [_relabel_known(x, paths) for x in m.validate()]
+        problems += [_relabel(x, *paths[x.element]) if x.element in paths else x for x in m.validate_details()]
     if problems:
         raise ModelError(problems)
     return m

@@ -20,8 +20,9 @@ import math
 import numpy as np
 
 from ..expressions import time_function
+from ..model.elements import ROAD_PROFILES as PROFILES       # the model layer declares them
 
-PROFILES = ("flat", "half_sine", "step", "table")
+__all__ = ["PROFILES", "RoadSurface"]
 
 
 class RoadSurface:

@@ -69,9 +69,9 @@ def assert_constraint_derivatives(system, q, qd, lam, t):
     quad_fd = (phi(h) - 2 * phi(0.0) + phi(-h)) / h**2
     fdd = np.zeros(system.m)
     nu_fd = np.zeros(system.m)
-    for _, _, fn, row in system.drivers:
-        fdd[row] = fn.d2(t)
-        nu_fd[row] = fn.d1(t)
+    for d in system.drivers:
+        fdd[d.row] = d.function.d2(t)
+        nu_fd[d.row] = d.function.d1(t)
     assert np.allclose(ev.gamma, -quad_fd + fdd, rtol=1e-5, atol=1e-5 * max(1, np.abs(quad_fd).max()))
     # ν = −Φ_t
     k = 1e-6

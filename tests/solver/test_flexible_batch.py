@@ -4,6 +4,7 @@ differences, on the flexible four-bar of Kim & Yoo (1997) and on a model with ev
 driven coordinate on a flexible body."""
 import os
 import sys
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -71,8 +72,8 @@ def per_joint(s, rigid_batch, q, qd, t, level=2):
         rigid_batch.evaluate(q[:n7], None if qd is None else qd[:n7], t, level, phi, jac[:, :n7], nu, gamma)
     for fj in s.flex_joints.values():
         fj.evaluate(q, qd, level, phi, jac, gamma)
-    for fj, coord, fn, row in s.flex_drivers:
-        fj.drive(coord, fn, row, q, qd, t, level, phi, jac, nu, gamma)
+    for d in s.flex_drivers:
+        s.flex_joints[d.joint].drive(d.coordinate, d.function, d.row, q, qd, t, level, phi, jac, nu, gamma)
     return phi, jac, nu, gamma
 
 
@@ -81,15 +82,16 @@ def rigid_only_batch(s):
     if not rigid:
         return None
     renum = {k: n for n, k in enumerate(rigid)}
-    return BatchConstraints([(*s.joints[k][:3], s.joints[k][4]) for k in rigid],
-                            [(renum[jk], *rest) for jk, *rest in s.drivers if jk in renum], s.nblocks, s.m)
+    joints = [s.joints[k] for k in rigid]
+    return BatchConstraints([(j.joint, j.body_i, j.body_j, j.rows) for j in joints],
+                            [replace(d, joint=renum[d.joint]) for d in s.drivers if d.joint in renum], s.nblocks, s.m)
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))
 def test_batched_flexible_joints_equal_the_per_joint_evaluator(name):
     s = CartesianSystem(MODELS[name]())
     assert type(s.batch).__name__ == "FlexibleBatch"
-    joint_rows = np.array(sorted(r for *_, rows in s.joints for r in rows) + [row for *_, row in s.drivers])
+    joint_rows = np.array(sorted(r for j in s.joints for r in j.rows) + [d.row for d in s.drivers])
     reference = rigid_only_batch(s)
     rng = np.random.default_rng(11)
     for k in range(5):
@@ -137,7 +139,7 @@ def test_flexible_fourbar_run_equals_the_per_joint_run():
     compiled = solver.compile_model(model, codegen=False)
     s = compiled.system
     reference = rigid_only_batch(s)
-    rows = [r for *_, rows in s.joints for r in rows] + [row for *_, row in s.drivers]
+    rows = [r for j in s.joints for r in j.rows] + [d.row for d in s.drivers]
     batched_constraints = s.constraints
 
     def per_joint_constraints(q, t, qd=None, level=0):

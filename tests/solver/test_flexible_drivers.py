@@ -37,7 +37,7 @@ def test_driver_rows_equal_finite_differences():
         p /= np.linalg.norm(p)
         qd[7 * k + 3:7 * k + 7] -= p * (p @ qd[7 * k + 3:7 * k + 7])
     t, h = 0.3, 1e-6
-    rows = [row for *_, row in s.flex_drivers]
+    rows = [d.row for d in s.flex_drivers]
     assert len(rows) == 2
     ev = s.constraints(q, t, qd, level=2)
     J = np.column_stack([(s.constraints(q + h * e, t).phi - s.constraints(q - h * e, t).phi)[rows] / (2 * h)

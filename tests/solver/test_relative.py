@@ -208,8 +208,8 @@ def test_driving_force_eq36_equals_multiplier():
     for m in (rm.four_bar(False, True), rm.floating_chain()):
         res = solver.simulate(m, t_end=0.1, output_step=0.02, formulation="relative")
         S = RelativeSystem(m)
-        for d, (k, coord, fn, row, col) in zip(S.driver_names, S.drivers):
-            assert _rel(res.driver_force(d), -np.asarray(res.multipliers)[:, row]) < 1e-9
+        for name, d in zip(S.driver_names, S.drivers):
+            assert _rel(res.driver_force(name), -np.asarray(res.multipliers)[:, d.row]) < 1e-9
 
 
 # ---- conservation -------------------------------------------------------------------------------

@@ -122,7 +122,7 @@ def test_cut_joint_wrenches_are_rows_of_the_constraint_jacobian(name):
     """The stacked cut-joint wrenches of a unit multiplier, −Σ_b W_bᵀ J_b (J_b the body Jacobian),
     equal that row of Φ_q from constraints() (per-joint Cartesian evaluator + chain rule)."""
     S = RelativeSystem(MODELS[name]())
-    rows = [r for _, cut_rows in S.cut for r in cut_rows] + [row for *_, row, col in S.drivers if col is None]
+    rows = [r for _, cut_rows in S.cut for r in cut_rows] + [d.row for d in S.drivers if d.column is None]
     for q in _points(S, 3, seed=9)[1]:
         jac = S.constraints(q, 0.3).jac[rows]
         wrenches = S._cut_wrenches(S._recursion(np.repeat(q[None], len(rows), axis=0), None), np.eye(S.m)[rows])
