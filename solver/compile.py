@@ -129,7 +129,7 @@ def _apply(settings, overrides) -> Settings:
         try:
             settings.set(key, value)
         except ModelError as exc:
-            problems += [p.replace("settings 'settings'", "simulate") for p in exc.problems]
+            problems += [p.at("simulate") for p in exc.details]     # the argument, not the saved setting
     if problems:
         raise ModelError(problems)
     return settings
