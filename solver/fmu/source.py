@@ -24,12 +24,12 @@ def layout_source(model, system, start, variables, guid, rtol, atol) -> str:
     fns = input_functions(system)
     joint_rows, row0 = [], [0]
     sides, bjs, sj = [], [], []
-    for k, (cj, bi, bj, _, jrows) in enumerate(system.joints):
-        joint_rows += list(jrows) + system._driven_rows.get(k, [])
+    for k, j in enumerate(system.joints):
+        joint_rows += list(j.rows) + system._driven_rows.get(k, [])
         row0.append(len(joint_rows))
-        sides.append(bj if bj >= 0 else bi)
-        bjs.append(bj)
-        sj += list(cj.s_j)
+        sides.append(j.body_j if j.body_j >= 0 else j.body_i)
+        bjs.append(j.body_j)
+        sj += list(j.joint.s_j)
     lines = [f"#define {name} {value}" for name, value in (
         ("NQ", system.nq), ("NM", system.m), ("NR", len(rows)), ("NRED", len(redundant)),
         ("NA", len(system._angle_rows)), ("NDRV", len(system._driver_fns)), ("NU", len(fns)),

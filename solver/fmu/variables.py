@@ -79,7 +79,7 @@ def fmu_variables(model, system, inputs) -> list[Variable]:
     docstring); a ModelError names a bad entry."""
     body = {name: k for k, name in enumerate(system.body_names)}
     joint = {name: k for k, name in enumerate(system.joint_names)}
-    driver_row = {name: row for name, (*_, row) in zip(system.driver_names, system.drivers)}
+    driver_row = {name: d.row for name, d in zip(system.driver_names, system.drivers)}
     out = []
     for o in output_paths(model):
         kind = OUTPUT_KINDS.get(o.quantity)

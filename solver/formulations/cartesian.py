@@ -281,13 +281,13 @@ class CartesianSystem(MechanicalSystem):
         if self.flex or self.param is not None:
             return None
         rows, cols = [], []
-        for cj, bi, bj, (columns, _), joint_rows in self.joints:
-            for row in joint_rows:
-                rows += [row] * len(columns)
-                cols += list(columns)
-        for jk, _, _, row in self.drivers:
-            columns = self.joints[jk][3][0]
-            rows += [row] * len(columns)
+        for j in self.joints:
+            for row in j.rows:
+                rows += [row] * len(j.cols)
+                cols += list(j.cols)
+        for d in self.drivers:
+            columns = self.joints[d.joint].cols
+            rows += [d.row] * len(columns)
             cols += list(columns)
         for k, row in enumerate(self.norm_rows):
             rows += [row] * 4
