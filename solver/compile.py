@@ -49,6 +49,8 @@ class CompiledModel:
         it needs a new compile."""
         s = self.settings.copy()
         overrides = _as_setting_values(overrides)
+        if overrides.get("formulation") == "auto":
+            overrides = dict(overrides, formulation=None)           # it was resolved at the compile
         changed = [k for k in STRUCTURAL if overrides.get(k) is not None and overrides[k] != s.values[k]]
         if changed:
             raise ModelError([f"simulate: {k} was {s.values[k]!r} when the model was compiled; compile it "
@@ -81,6 +83,8 @@ def compile_model(model: Model | CompiledModel, settings: Settings | None = None
         return model
     settings = (settings.copy() if settings is not None else model.settings.copy())
     _apply(settings, dict(overrides, codegen=codegen))
+    if settings.values["formulation"] == "auto":
+        settings.set("formulation", auto_formulation(model, settings))
     choice = codegen_choice(settings)
     notices = []
     if choice != "off":
@@ -93,6 +97,16 @@ def compile_model(model: Model | CompiledModel, settings: Settings | None = None
             raise ModelError(f"settings.codegen: 'on' needs generated kernels, which are unavailable: "
                              f"{message.removeprefix(UNAVAILABLE)}")
     return CompiledModel(generic_system(model, settings), settings, False, tuple(notices))
+
+
+def auto_formulation(model, settings) -> str:
+    """The formulation "auto" stands for: relative (recursive joint coordinates, Kim & You (1997))
+    — on the four-bar row through its singular passes it holds the exact motion where the Cartesian
+    formulation folds (docs/performance.md, work–precision) — unless the model needs the Cartesian
+    one: flexible bodies, the parametric joint form, or the generalized-α integrator."""
+    if model.flexible_bodies or settings.constraints != "conventional" or settings.integrator == "galpha":
+        return "cartesian"
+    return "relative"
 
 
 def for_analysis(model: Model | CompiledModel, formulation: str | None = None) -> CompiledModel:

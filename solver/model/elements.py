@@ -511,7 +511,7 @@ class FlexibleBody(Element):
 
 
 INTEGRATORS = ("adams", "rk", "rk45", "dop853", "bdf", "radau", "galpha")
-FORMULATIONS = ("cartesian", "relative")
+FORMULATIONS = ("auto", "cartesian", "relative")
 PARTITIONINGS = ("lu", "qr", "svd", "hybrid")
 CONSTRAINT_FORMS = ("conventional", "parametric")
 REACTION_METHODS = ("nonrecursive", "newton-euler")
@@ -529,15 +529,17 @@ class Settings(Element):
         Field("name", "name", default="settings"),
         Field("t_end", "float", "s", default=1.0, minimum=0.0, exclusive_min=True),
         Field("output_step", "float", "s", default=0.01, minimum=0.0, exclusive_min=True),
-        Field("formulation", "enum", choices=FORMULATIONS, default="cartesian"),
+        Field("formulation", "enum", choices=FORMULATIONS, default="auto",
+              doc="auto: relative (recursive joint coordinates) unless the model has flexible bodies or uses "
+                  "the parametric joint form or generalized-α, which need the Cartesian formulation"),
         Field("partitioning", "enum", choices=PARTITIONINGS, default="qr"),
         Field("integrator", "enum", choices=INTEGRATORS, default="adams"),
         Field("constraints", "enum", choices=CONSTRAINT_FORMS, default="conventional",
               doc="constraint form of the Cartesian formulation"),
         Field("reactions", "enum", choices=REACTION_METHODS, default="nonrecursive",
               doc="reaction-force method of the relative formulation"),
-        Field("rtol", "float", default=1e-6, minimum=0.0, exclusive_min=True, maximum=0.1),
-        Field("atol", "float", default=1e-8, minimum=0.0, exclusive_min=True),
+        Field("rtol", "float", default=1e-8, minimum=0.0, exclusive_min=True, maximum=0.1),
+        Field("atol", "float", default=1e-10, minimum=0.0, exclusive_min=True),
         Field("max_step", "optional_float", "s", default=None, minimum=0.0, exclusive_min=True),
         Field("codegen", "enum", choices=CODEGEN_CHOICES, default="auto",
               doc="generated C kernels: auto = when a C compiler is found and the model is supported"),

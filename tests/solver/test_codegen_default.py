@@ -55,6 +55,7 @@ def test_a_compiled_model_runs_again_without_compiling_and_keeps_its_structure()
     res = solver.simulate(compiled, t_end=0.1, rtol=1e-8, on_event=events.append)
     assert res.t[-1] == pytest.approx(0.1)
     assert "compiling the model…" not in [e["message"] for e in events]
+    assert compiled.settings.formulation == "cartesian"          # the sample's (auto would be relative)
     with pytest.raises(solver.ModelError, match="formulation was 'cartesian' when the model was compiled"):
         solver.simulate(compiled, formulation="relative")
     with pytest.raises(solver.ModelError, match="hold needs the Model"):
