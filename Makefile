@@ -31,7 +31,7 @@ test: $(STAMP)
 	    solver/analysis/linearize.py solver/analysis/equilibrium.py
 
 test-fast: $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -x -m "not slow" -p no:cacheprovider
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -x -n 2 -m "not slow" -p no:cacheprovider
 
 bench: $(STAMP)
 	for f in bench/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
