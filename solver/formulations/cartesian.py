@@ -79,7 +79,7 @@ class CartesianSystem(MechanicalSystem):
         for k, b in enumerate(bodies):
             A0 = rotation_matrix(np.array(b.orientation))
             self.init[k] = (np.array(b.position, dtype=float), A0)
-        self._bodies = bodies
+        self._bodies = [b.copy() for b in bodies]     # its own copies: later model edits cannot reach it
         self._setup_flexible(model)
 
         self.joints = []
@@ -416,7 +416,7 @@ class CartesianSystem(MechanicalSystem):
     def _setup_flexible(self, model):
         """Floating frames (blocks nb … nb+F−1, in self.init) and modal columns of the flexible
         bodies; the reduced bodies are built once the joints (Craig–Bampton interface) are known."""
-        self._flex_elements = list(model.flexible_bodies.values())
+        self._flex_elements = [e.copy() for e in model.flexible_bodies.values()]
         if self._flex_elements and self.form != "conventional":
             raise ModelError("settings 'settings'.constraints: flexible bodies need the conventional form")
         self.flex_names = [e.name for e in self._flex_elements]

@@ -86,7 +86,7 @@ class RelativeSystem(MechanicalSystem):
             raise ModelError(f"reactions: must be one of {', '.join(REACTION_METHODS)}; got {reactions!r}")
         self.reactions = reactions
         bodies = list(model.bodies.values())
-        self._bodies = bodies
+        self._bodies = [b.copy() for b in bodies]     # its own copies: later model edits cannot reach it
         self.model_name = model.name
         self.body_names = [b.name for b in bodies]
         self.index = {n: k for k, n in enumerate(self.body_names)}
