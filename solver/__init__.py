@@ -62,6 +62,6 @@ __all__ += ["vehicle", "Road", "Tire", "SpeedControl"]
 from .io.urdf import import_urdf, read_urdf, urdf_needs_package_dir  # noqa: E402  (docs/import.md)
 
 __all__ += ["import_urdf", "read_urdf", "urdf_needs_package_dir"]
-from .outputs import Output, output, output_paths  # noqa: E402  (named scalar outputs of a run)
+from .outputs import Output, declared_outputs, output, output_paths  # noqa: E402  (named scalar outputs of a run)
 
-__all__ += ["Output", "output", "output_paths"]
+__all__ += ["Output", "declared_outputs", "output", "output_paths"]

@@ -102,6 +102,23 @@ def output(model, path) -> Output:
 
 
 # ---- helpers ----------------------------------------------------------------------------------
+def declared_outputs(model, results) -> dict:
+    """{declared output name: (unit, time history)} of ``model.outputs`` in ``results``
+    (:class:`~solver.model.elements.ModelOutput`); a quantity that is not a named output of the
+    model is a ModelError naming the declared output."""
+    out, problems = {}, []
+    for name, e in model.outputs.items():
+        try:
+            o = output(model, e.quantity)
+        except ModelError as exc:
+            problems += [f"outputs '{name}'.quantity: {p}" for p in exc.problems]
+            continue
+        out[name] = (o.unit, o.evaluate(results, model))
+    if problems:
+        raise ModelError(problems)
+    return out
+
+
 def _on_flexible(model, joint):
     return joint.body_i in model.flexible_bodies or joint.body_j in model.flexible_bodies
 

@@ -28,6 +28,7 @@ import numpy as np
 from ..compile import CompiledModel, compile_model, generic_system
 from ..errors import Cancelled, ModelError, SolverError
 from ..forces import Wrenches
+from ..model.inputs import with_inputs
 from ..model.model import Model
 from ..results import Results
 from ..integrators import INTEGRATORS, GeneralizedAlpha
@@ -63,7 +64,7 @@ def simulate(model: Model | CompiledModel, t_end: float | None = None, output_st
              progress: Callable[[float, float], None] | None = None, cancel: Callable[[], bool] | None = None,
              hold: Sequence[str] = (), on_event: Callable[[dict], None] | None = None,
              codegen: bool | str | None = None, results_path: str | None = None,
-             initial: str = "model") -> Results:
+             initial: str = "model", inputs: dict | None = None) -> Results:
     """Run a model (a :class:`~solver.model.model.Model`, or a :class:`~solver.compile.CompiledModel`
     to run again without compiling); returns :class:`solver.results.Results`.
 
@@ -81,6 +82,8 @@ def simulate(model: Model | CompiledModel, t_end: float | None = None, output_st
     starts at rest from the static equilibrium near the model's configuration
     (:func:`solver.analysis.equilibrium.static_equilibrium`; an event of kind "equilibrium" gives
     its residual) instead of ``"model"``, the drawn state with the bodies' initial velocities.
+    ``inputs``: {declared input name: value} (:mod:`solver.model.inputs`; a number, an expression of
+    t, a table or a callable f(t)); declared inputs not given take their defaults (needs a Model).
     Raises ModelError for bad input and SolverError (with ``.results``, None when the equilibrium
     is not found) when the run fails."""
     if initial not in ("model", "equilibrium"):
@@ -91,6 +94,11 @@ def simulate(model: Model | CompiledModel, t_end: float | None = None, output_st
     if hold and isinstance(model, CompiledModel):
         raise ModelError("simulate: hold needs the Model (the held joints are assembled from it), not a "
                          "CompiledModel")
+    if inputs and isinstance(model, CompiledModel):
+        raise ModelError("simulate: inputs need the Model (they replace time functions before it is "
+                         "compiled), not a CompiledModel")
+    if not isinstance(model, CompiledModel):
+        model = with_inputs(model, inputs, t_end=t_end if t_end is not None else model.settings.t_end)
     overrides: dict[str, Any] = dict(
         t_end=t_end, output_step=output_step, formulation=formulation, partitioning=partitioning,
         integrator=integrator, rtol=rtol, atol=atol, max_step=max_step, constraints=constraints, reactions=reactions)

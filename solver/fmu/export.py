@@ -42,7 +42,7 @@ def export_fmu(model, path, step=None, inputs=None, rtol=None, atol=None, on_eve
     and ``atol`` (default: the model's solver settings; an importer's ``fmi2SetupExperiment``
     tolerance replaces rtol, atol scaled with it).
     ``inputs``: {FMI input name: path}, e.g. ``{"crank_torque": "forces.T1.torque.z"}``
-    (:mod:`solver.fmu.variables`).  ``on_event``/``cancel`` as for :func:`solver.compile_model`.
+    (:mod:`solver.fmu.variables`); default: the model's declared inputs (``model.inputs``).  ``on_event``/``cancel`` as for :func:`solver.compile_model`.
     Raises ModelError for what cannot be exported (naming the element) and SolverError when the
     model cannot be assembled or the library does not compile."""
     s = model.settings
@@ -57,7 +57,9 @@ def export_fmu(model, path, step=None, inputs=None, rtol=None, atol=None, on_eve
     settings = compiled.settings
     if inputs is not None and not isinstance(inputs, dict):
         raise ModelError(f"export_fmu: inputs must be a dict {{FMI name: path}}, got {type(inputs).__name__}")
-    variables = fmu_variables(model, system, dict(inputs or {}))
+    if inputs is None:
+        inputs = {name: e.target for name, e in model.inputs.items()}
+    variables = fmu_variables(model, system, dict(inputs))
     start = _start_state(system)
     kernels_c = Path(system.kernels.info["path"]).with_suffix(".c").read_text()
     identifier = _identifier(model.name)

@@ -566,5 +566,40 @@ class Settings(Element):
 FORCE_CLASSES = {c.KIND: c for c in (SpringDamper, LinearActuator, RotationalSpringDamper, Bushing, AppliedForce,
                                        AppliedTorque, Road, Tire, SpeedControl)}
 FORCE_TYPES = tuple(FORCE_CLASSES)
+class ModelInput(Element):
+    """A value set from outside a run — by ``simulate(inputs=…)``, or by the importer of an exported
+    FMU — in place of the time function of its ``target``: ``drivers.NAME.motion`` (a driver's
+    coordinate, m or rad), ``forces.NAME.force`` (a spring-damper's or linear actuator's tension, N),
+    ``forces.NAME.force.x|y|z`` (an applied force component, N) or ``forces.NAME.torque.x|y|z``
+    (an applied torque component, N·m).  ``default``: its value when none is given."""
+    KIND = "input"
+    COLLECTION = "inputs"
+    FIELDS = (
+        NAME,
+        Field("target", "str", doc="drivers.NAME.motion, forces.NAME.force, forces.NAME.force.x|y|z "
+                                   "or forces.NAME.torque.x|y|z"),
+        Field("default", "function", default=0.0, doc="value when no input is given (number, expression or table)"),
+    )
+
+    def check(self):
+        parts = self.target.split(".")
+        ok = (len(parts) == 3 and parts[0] == "drivers" and parts[2] == "motion") or (
+            parts[:1] == ["forces"] and (parts[2:] == ["force"] or (len(parts) == 4 and parts[2] in ("force", "torque")
+                                                                   and parts[3] in ("x", "y", "z"))))
+        if not ok:
+            raise ModelError(self.problem("target", f"must be drivers.NAME.motion, forces.NAME.force, "
+                                                    f"forces.NAME.force.x|y|z or forces.NAME.torque.x|y|z; "
+                                                    f"got {show_value(self.target)}", self.name))
+
+
+class ModelOutput(Element):
+    """A quantity of a run the model declares as an output (results, CSV, FMU): a path of
+    ``solver.output_paths`` such as ``bodies.NAME.position.x``, ``joints.NAME.reaction_force.y``,
+    ``joints.NAME.rotation`` or ``drivers.NAME.force``."""
+    KIND = "output"
+    COLLECTION = "outputs"
+    FIELDS = (NAME, Field("quantity", "str", doc="a named output of a run (solver.output_paths)"))
+
+
 ELEMENT_CLASSES = {"bodies": Body, "flexible_bodies": FlexibleBody, "markers": Marker, "joints": Joint,
-                   "drivers": Driver}
+                   "drivers": Driver, "inputs": ModelInput, "outputs": ModelOutput}

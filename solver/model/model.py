@@ -16,12 +16,12 @@ import numpy as np
 
 from ..errors import ModelError, Problem
 from .elements import (Body, Marker, Joint, Driver, Settings, FORCE_CLASSES, ELEMENT_CLASSES,
-                       JOINT_COORDINATES, Element, FlexibleBody)
+                       JOINT_COORDINATES, Element, FlexibleBody, ModelInput, ModelOutput)
 from .fields import Field, FieldProblem, show_names, show_value
 from .sections import Material, Section
 
 GROUND = "ground"
-COLLECTIONS = ("bodies", "flexible_bodies", "markers", "joints", "forces", "drivers")
+COLLECTIONS = ("bodies", "flexible_bodies", "markers", "joints", "forces", "drivers", "inputs", "outputs")
 ATTACH_TO_FLEXIBLE = ("joint", "spring_damper", "bushing", "force", "torque")   # element kinds
 
 
@@ -99,6 +99,14 @@ class Model:
     @property
     def drivers(self):
         return dict(self._collections["drivers"])
+
+    @property
+    def inputs(self):
+        return dict(self._collections["inputs"])
+
+    @property
+    def outputs(self):
+        return dict(self._collections["outputs"])
 
     def elements(self):
         """All elements in collection order."""
@@ -185,6 +193,15 @@ class Model:
         return self.add(FORCE_CLASSES["speed_control"](
             name=name, chassis=chassis, left_wheel=left_wheel, left_carrier=left_carrier,
             right_wheel=right_wheel, right_carrier=right_carrier, **fields))
+
+    def add_input(self, name, target, default=0.0):
+        """Declare an input (:class:`~solver.model.elements.ModelInput`): ``target`` is replaced by
+        the value ``simulate(inputs={name: …})`` or an FMU's importer gives, else by ``default``."""
+        return self.add(ModelInput(name=name, target=target, default=default))
+
+    def add_output(self, name, quantity):
+        """Declare an output: ``quantity`` is a path of ``solver.output_paths(model)``."""
+        return self.add(ModelOutput(name=name, quantity=quantity))
 
     def add_driver(self, name, joint, expression=None, coordinate="default", table=None):
         """Prescribe a joint coordinate: ``expression`` (text of t or number) or ``table``
@@ -350,8 +367,8 @@ class Model:
             "joints": [e.to_dict() for e in self._collections["joints"].values()],
             "forces": [dict(type=e.KIND, **e.to_dict()) for e in self._collections["forces"].values()],
             "drivers": [e.to_dict() for e in self._collections["drivers"].values()],
-        } | ({"flexible_bodies": [e.to_dict() for e in self._collections["flexible_bodies"].values()]}
-             if self._collections["flexible_bodies"] else {})
+        } | {c: [e.to_dict() for e in self._collections[c].values()]
+             for c in ("flexible_bodies", "inputs", "outputs") if self._collections[c]}
 
     def __eq__(self, other):
         return (isinstance(other, Model) and self.to_dict() == other.to_dict()
