@@ -271,24 +271,15 @@ def _last_time(results):
     return float(results.t[-1]) if results is not None and len(results.t) else None
 
 
-MEASURE_UNITS = {"distance": "m", "angle": "rad", "velocity": "m/s"}
-MEASURE_AXES = {"distance": ("",), "angle": ("x", "y", "z"), "velocity": ("x", "y", "z", "magnitude")}
+MEASURE_UNITS, MEASURE_AXES = solver.MEASURE_UNITS, solver.MEASURE_AXES
 
 
 @dataclass(frozen=True)
 class Measure:
-    """A scalar between marker ``marker_i`` (the reference) and marker ``marker_j`` (either may be
-    "ground": the global origin and axes), from the body
-    poses and velocities of a run; markers are given globally at the initial configuration, so each
-    keeps s' = A₀ᵀ(p₀ − r₀) and A'ₘ = A₀ᵀ Aₘ₀ on its body and is at p = r + A s', Aₘ = A A'ₘ.
-
-    - ``distance``: |p_j − p_i| (m);
-    - ``angle`` about axis a of marker i (x, y or z): with (a, b, c) cyclic and u = A_iᵀ (b axis of
-      marker j), θ = atan2(u_c, u_b), unwrapped over the run (rad) — the rotation of j relative to
-      i for a rotation about that axis;
-    - ``velocity``: ṗ_j − ṗ_i, ṗ = v + ω × (A s'), global component x, y, z or its magnitude (m/s).
-
-    Has the interface of :class:`solver.Output` (``path``, ``unit``, ``evaluate``)."""
+    """A measure of this session's Custom plots panel: a scalar between marker ``marker_i`` (the
+    reference) and marker ``marker_j`` (either may be "ground") — distance, angle about an axis of
+    marker_i, or relative velocity — computed by :func:`solver.measure` (its docstring has the
+    equations).  Has the interface of :class:`solver.Output` (``path``, ``unit``, ``evaluate``)."""
     name: str
     kind: str
     marker_i: str
@@ -313,35 +304,8 @@ class Measure:
         return MEASURE_UNITS[self.kind]
 
     def evaluate(self, results, model: solver.Model) -> np.ndarray:
-        """The measure's time history (N,) in ``results`` of a run of ``model``."""
-        pi, Ai, vi = _marker_motion(results, model, self.marker_i)
-        pj, Aj, vj = _marker_motion(results, model, self.marker_j)
-        if self.kind == "distance":
-            return np.linalg.norm(pj - pi, axis=1)
-        if self.kind == "velocity":
-            dv = vj - vi
-            return np.linalg.norm(dv, axis=1) if self.axis == "magnitude" else dv[:, "xyz".index(self.axis)]
-        a = "xyz".index(self.axis)
-        b, c = (a + 1) % 3, (a + 2) % 3
-        u = np.einsum("nki,nk->ni", Ai, Aj[:, :, b])     # A_iᵀ times marker j's b axis
-        return np.unwrap(np.arctan2(u[:, c], u[:, b]))
-
-
-def _marker_motion(results, model: solver.Model, marker: str):
-    """(p (N, 3), A (N, 3, 3), ṗ (N, 3)) of a marker over a run (see :class:`Measure`)."""
-    n = len(results.t)
-    if marker == solver.GROUND:
-        return np.zeros((n, 3)), np.tile(np.eye(3), (n, 1, 1)), np.zeros((n, 3))
-    if marker not in model.markers:
-        raise ValueError(f"no marker named '{marker}'")
-    m = model.markers[marker]
-    Am0 = quaternion_matrix(m.orientation)
-    if m.body not in results.body_names:
-        raise ValueError(f"marker '{marker}' is on '{m.body}', which has no rigid-body results")
-    body = model.bodies[m.body]
-    A0 = quaternion_matrix(body.orientation)
-    local = A0.T @ (np.asarray(m.position, float) - np.asarray(body.position, float))
-    r, A = np.asarray(results.body_position(m.body), float), np.asarray(results.body_rotation(m.body), float)
-    v, w = np.asarray(results.body_velocity(m.body), float), np.asarray(results.body_angular_velocity(m.body), float)
-    arm = A @ local
-    return r + arm, A @ (A0.T @ Am0), v + np.cross(w, arm)
+        """The measure's time history (N,) in ``results`` of a run of ``model`` (:func:`solver.measure`)."""
+        try:
+            return solver.measure(results, model, self.kind, self.marker_i, self.marker_j, self.axis)
+        except solver.ModelError as exc:
+            raise ValueError(str(exc)) from None

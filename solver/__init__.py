@@ -62,6 +62,7 @@ __all__ += ["vehicle", "Road", "Tire", "SpeedControl"]
 from .io.urdf import import_urdf, read_urdf, urdf_needs_package_dir  # noqa: E402  (docs/import.md)
 
 __all__ += ["import_urdf", "read_urdf", "urdf_needs_package_dir"]
-from .outputs import Output, declared_outputs, output, output_paths  # noqa: E402  (named scalar outputs of a run)
+from .outputs import (Output, declared_outputs, measure, output, output_paths,  # noqa: E402  (named outputs of a run)
+                      MEASURE_AXES, MEASURE_UNITS)
 
-__all__ += ["Output", "declared_outputs", "output", "output_paths"]
+__all__ += ["Output", "declared_outputs", "measure", "output", "output_paths", "MEASURE_AXES", "MEASURE_UNITS"]

@@ -102,18 +102,78 @@ def output(model, path) -> Output:
 
 
 # ---- helpers ----------------------------------------------------------------------------------
+MEASURE_UNITS = {"distance": "m", "angle": "rad", "velocity": "m/s"}
+MEASURE_AXES = {"distance": ("",), "angle": ("x", "y", "z"), "velocity": ("x", "y", "z", "magnitude")}
+
+
+def measure(results, model, kind, marker_i, marker_j, axis="") -> np.ndarray:
+    """The time history (N,) of a measure between marker ``marker_i`` (the reference) and marker
+    ``marker_j`` (either may be "ground": the global origin and axes) in ``results`` of a run of
+    ``model``.  Markers are given globally at the initial configuration, so each keeps
+    s' = A₀ᵀ(p₀ − r₀) and A'ₘ = A₀ᵀ Aₘ₀ on its body and is at p = r + A s', Aₘ = A A'ₘ.
+
+    - ``distance``: |p_j − p_i| (m);
+    - ``angle`` about axis a of marker i (x, y or z): with (a, b, c) cyclic and u = A_iᵀ (b axis of
+      marker j), θ = atan2(u_c, u_b), unwrapped over the run (rad);
+    - ``velocity``: ṗ_j − ṗ_i, ṗ = v + ω × (A s'), global component x, y, z or its magnitude (m/s).
+    A bad kind, axis or marker is a ModelError."""
+    if kind not in MEASURE_UNITS:
+        raise ModelError(f"measure kind must be one of {', '.join(MEASURE_UNITS)}; got {kind!r}")
+    if axis not in MEASURE_AXES[kind]:
+        raise ModelError(f"a {kind} measure takes axis " + (", ".join(MEASURE_AXES[kind]) if kind != "distance"
+                                                              else "'' (none)") + f"; got {axis!r}")
+    pi, Ai, vi = _marker_motion(results, model, marker_i)
+    pj, Aj, vj = _marker_motion(results, model, marker_j)
+    if kind == "distance":
+        return np.linalg.norm(pj - pi, axis=1)
+    if kind == "velocity":
+        dv = vj - vi
+        return np.linalg.norm(dv, axis=1) if axis == "magnitude" else dv[:, "xyz".index(axis)]
+    a = "xyz".index(axis)
+    b, c = (a + 1) % 3, (a + 2) % 3
+    u = np.einsum("nki,nk->ni", Ai, Aj[:, :, b])     # A_iᵀ times marker j's b axis
+    return np.unwrap(np.arctan2(u[:, c], u[:, b]))
+
+
+def _marker_motion(results, model, marker):
+    """(p (N, 3), A (N, 3, 3), ṗ (N, 3)) of a marker over a run (see :func:`measure`)."""
+    n = len(results.t)
+    if marker == GROUND:
+        return np.zeros((n, 3)), np.tile(np.eye(3), (n, 1, 1)), np.zeros((n, 3))
+    if marker not in model.markers:
+        raise ModelError(f"no marker named '{marker}'")
+    m = model.markers[marker]
+    Am0 = rotation_matrix(np.asarray(m.orientation, float))
+    if m.body not in results.body_names:
+        raise ModelError(f"marker '{marker}' is on '{m.body}', which has no rigid-body results")
+    body = model.bodies[m.body]
+    A0 = rotation_matrix(np.asarray(body.orientation, float))
+    local = A0.T @ (np.asarray(m.position, float) - np.asarray(body.position, float))
+    r, A = np.asarray(results.body_position(m.body), float), np.asarray(results.body_rotation(m.body), float)
+    v, w = np.asarray(results.body_velocity(m.body), float), np.asarray(results.body_angular_velocity(m.body), float)
+    arm = A @ local
+    return r + arm, A @ (A0.T @ Am0), v + np.cross(w, arm)
+
+
 def declared_outputs(model, results) -> dict:
     """{declared output name: (unit, time history)} of ``model.outputs`` in ``results``
-    (:class:`~solver.model.elements.ModelOutput`); a quantity that is not a named output of the
-    model is a ModelError naming the declared output."""
+    (:class:`~solver.model.elements.ModelOutput`: a named output of the run, or ``measures.NAME`` of
+    a declared :class:`~solver.model.elements.Measure`); a quantity that is neither is a ModelError
+    naming the declared output."""
     out, problems = {}, []
     for name, e in model.outputs.items():
         try:
-            o = output(model, e.quantity)
+            if e.quantity.startswith("measures."):
+                mname = e.quantity.split(".", 1)[1]
+                if mname not in model.measures:
+                    raise ModelError(f"no measure named '{mname}'")
+                md = model.measures[mname]
+                out[name] = (MEASURE_UNITS[md.kind], measure(results, model, md.kind, md.marker_i, md.marker_j, md.axis))
+            else:
+                o = output(model, e.quantity)
+                out[name] = (o.unit, o.evaluate(results, model))
         except ModelError as exc:
             problems += [f"outputs '{name}'.quantity: {p}" for p in exc.problems]
-            continue
-        out[name] = (o.unit, o.evaluate(results, model))
     if problems:
         raise ModelError(problems)
     return out

@@ -601,5 +601,30 @@ class ModelOutput(Element):
     FIELDS = (NAME, Field("quantity", "str", doc="a named output of a run (solver.output_paths)"))
 
 
+class Measure(Element):
+    """A user measure between two markers (either may be "ground"): ``distance`` (m), ``angle`` of
+    marker_j about axis x, y or z of marker_i (rad) or relative ``velocity`` of marker_j (component
+    x, y, z or magnitude, m/s) — :func:`solver.outputs.measure`; a declared output names it as
+    ``measures.NAME``."""
+    KIND = "measure"
+    COLLECTION = "measures"
+    FIELDS = (
+        NAME,
+        Field("kind", "enum", choices=("distance", "angle", "velocity"), default="distance"),
+        Field("marker_i", "str", doc="reference marker (or ground)"),
+        Field("marker_j", "str", doc="measured marker (or ground)"),
+        Field("axis", "enum", choices=("", "x", "y", "z", "magnitude"), default="",
+              doc="angle: x, y or z of marker_i; velocity: x, y, z or magnitude; distance: none"),
+    )
+
+    def check(self):
+        allowed = {"distance": ("",), "angle": ("x", "y", "z"), "velocity": ("x", "y", "z", "magnitude")}[self.kind]
+        if self.axis not in allowed:
+            raise ModelError(self.problem("axis", f"a {self.kind} takes {', '.join(repr(a) for a in allowed)}; "
+                                                  f"got {self.axis!r}", self.name))
+        if self.marker_i == self.marker_j:
+            raise ModelError(self.problem("marker_j", "must differ from marker_i", self.name))
+
+
 ELEMENT_CLASSES = {"bodies": Body, "flexible_bodies": FlexibleBody, "markers": Marker, "joints": Joint,
-                   "drivers": Driver, "inputs": ModelInput, "outputs": ModelOutput}
+                   "drivers": Driver, "measures": Measure, "inputs": ModelInput, "outputs": ModelOutput}

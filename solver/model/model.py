@@ -16,12 +16,12 @@ import numpy as np
 
 from ..errors import ModelError, Problem
 from .elements import (Body, Marker, Joint, Driver, Settings, FORCE_CLASSES, ELEMENT_CLASSES,
-                       JOINT_COORDINATES, Element, FlexibleBody, ModelInput, ModelOutput)
+                       JOINT_COORDINATES, Element, FlexibleBody, Measure, ModelInput, ModelOutput)
 from .fields import Field, FieldProblem, show_names, show_value
 from .sections import Material, Section
 
 GROUND = "ground"
-COLLECTIONS = ("bodies", "flexible_bodies", "markers", "joints", "forces", "drivers", "inputs", "outputs")
+COLLECTIONS = ("bodies", "flexible_bodies", "markers", "joints", "forces", "drivers", "measures", "inputs", "outputs")
 ATTACH_TO_FLEXIBLE = ("joint", "spring_damper", "bushing", "force", "torque")   # element kinds
 
 
@@ -99,6 +99,10 @@ class Model:
     @property
     def drivers(self):
         return dict(self._collections["drivers"])
+
+    @property
+    def measures(self):
+        return dict(self._collections["measures"])
 
     @property
     def inputs(self):
@@ -198,6 +202,10 @@ class Model:
         """Declare an input (:class:`~solver.model.elements.ModelInput`): ``target`` is replaced by
         the value ``simulate(inputs={name: …})`` or an FMU's importer gives, else by ``default``."""
         return self.add(ModelInput(name=name, target=target, default=default))
+
+    def add_measure(self, name, kind, marker_i, marker_j, axis=""):
+        """Declare a measure between two markers (:class:`~solver.model.elements.Measure`)."""
+        return self.add(Measure(name=name, kind=kind, marker_i=marker_i, marker_j=marker_j, axis=axis))
 
     def add_output(self, name, quantity):
         """Declare an output: ``quantity`` is a path of ``solver.output_paths(model)``."""
@@ -368,7 +376,7 @@ class Model:
             "forces": [dict(type=e.KIND, **e.to_dict()) for e in self._collections["forces"].values()],
             "drivers": [e.to_dict() for e in self._collections["drivers"].values()],
         } | {c: [e.to_dict() for e in self._collections[c].values()]
-             for c in ("flexible_bodies", "inputs", "outputs") if self._collections[c]}
+             for c in ("flexible_bodies", "measures", "inputs", "outputs") if self._collections[c]}
 
     def __eq__(self, other):
         return (isinstance(other, Model) and self.to_dict() == other.to_dict()

@@ -98,3 +98,26 @@ def test_an_exported_fmu_takes_the_declared_inputs(tmp_path, monkeypatch):
     path = solver.export_fmu(pendulum_with_torque_input(), tmp_path / "p.fmu")
     variables = {v.name: v for v in fmpy.read_model_description(str(path)).modelVariables}
     assert variables["torque"].causality == "input"
+
+
+def test_a_declared_measure_is_an_output():
+    """A distance measure from the pivot marker to a marker on the bob stays L; an angle about the
+    pivot marker's z axis is the pendulum angle (from the bodies' positions)."""
+    m = pendulum_with_torque_input()
+    m.add_marker("tip", "bob", position=(0.0, -1.0, 0.0))
+    m.add_marker("mid", "bob", position=(0.0, -0.5, 0.0))
+    m.add_measure("arm", "distance", "ground", "tip")                 # the pivot is at the origin
+    m.add_measure("half", "distance", "mid", "tip")
+    m.add_measure("swing", "angle", "ground", "tip", axis="z")
+    m.add_output("arm_length", "measures.arm")
+    m.add_output("half_length", "measures.half")
+    m.add_output("swing_angle", "measures.swing")
+    res = solver.simulate(m, **RUN)
+    out = solver.declared_outputs(m, res)
+    assert out["arm_length"][0] == "m" and out["swing_angle"][0] == "rad"
+    np.testing.assert_allclose(out["arm_length"][1], 1.0, atol=1e-8)
+    np.testing.assert_allclose(out["half_length"][1], 0.5, atol=1e-12)            # two markers on one body
+    r = np.asarray(res.body_position("bob"))
+    np.testing.assert_allclose(out["swing_angle"][1], np.unwrap(np.arctan2(r[:, 0], -r[:, 1])), atol=1e-8)
+    with pytest.raises(solver.ModelError, match="measure 'w'.axis: a distance takes ''"):
+        m.add_measure("w", "distance", "mid", "tip", axis="z")
