@@ -226,6 +226,12 @@ class Joint(Element):
         return JOINT_COORDINATES[self.type]
 
 
+# the two attachment points of an element acting along a line (spring-damper, linear actuator)
+TWO_POINTS = (Field("body_i", "body"), Field("body_j", "body"),
+              Field("point_i", "vec3", "m", default=(0.0, 0.0, 0.0), doc="attachment on body_i, global"),
+              Field("point_j", "vec3", "m", default=(0.0, 0.0, 0.0), doc="attachment on body_j, global"))
+
+
 class SpringDamper(Element):
     """Translational spring–damper–actuator between point_i (on body_i) and point_j (on body_j).
 
@@ -236,9 +242,7 @@ class SpringDamper(Element):
     GLYPH = "spring"
     FIELDS = (
         NAME,
-        Field("body_i", "body"), Field("body_j", "body"),
-        Field("point_i", "vec3", "m", default=(0.0, 0.0, 0.0), doc="attachment on body_i, global"),
-        Field("point_j", "vec3", "m", default=(0.0, 0.0, 0.0), doc="attachment on body_j, global"),
+        *TWO_POINTS,
         Field("stiffness", "float", "N/m", default=0.0, minimum=0.0),
         Field("damping", "float", "N·s/m", default=0.0, minimum=0.0),
         Field("free_length", "optional_float", "m", default=None, minimum=0.0,
@@ -263,9 +267,7 @@ class LinearActuator(Element):
     ICON = "spring_damper"
     FIELDS = (
         NAME,
-        Field("body_i", "body"), Field("body_j", "body"),
-        Field("point_i", "vec3", "m", default=(0.0, 0.0, 0.0), doc="attachment on body_i, global"),
-        Field("point_j", "vec3", "m", default=(0.0, 0.0, 0.0), doc="attachment on body_j, global"),
+        *TWO_POINTS,
         Field("force", "function", "N", default=0.0, doc="tension as a function of t (expression or table)"),
     )
 

@@ -95,3 +95,11 @@ def screenshots_dir(tmp_path_factory) -> Path:
     path = Path(folder) if folder else tmp_path_factory.mktemp("screenshots")
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+@pytest.fixture
+def loaded(window, pendulum):
+    """The window with the pendulum open and its body "bob" selected in the property editor."""
+    window.document.set_model(pendulum)
+    window.document.select("bob")
+    return window

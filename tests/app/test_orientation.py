@@ -68,13 +68,6 @@ THETA = math.radians(26.57)
 EXACT = [math.cos(THETA / 2), 0.0, 0.0, math.sin(THETA / 2)]
 
 
-@pytest.fixture
-def loaded(window, pendulum):
-    window.document.set_model(pendulum)
-    window.document.select("bob")
-    return window
-
-
 @pytest.mark.slow
 def test_26_57_deg_about_z_in_one_edit_axis_angle(loaded, qtbot):
     w = loaded

@@ -23,13 +23,6 @@ def _type(qtbot, spin, text):
     qtbot.keyClick(spin, Qt.Key.Key_Return)
 
 
-@pytest.fixture
-def loaded(window, pendulum):
-    window.document.set_model(pendulum)
-    window.document.select("bob")
-    return window
-
-
 @pytest.mark.slow
 def test_50_mm_is_0_05_m(loaded, qtbot):
     w = loaded
