@@ -111,3 +111,18 @@ def save_file_path(parent, title: str, suggestion: str = "", file_filter: str = 
 
 def folder_path(parent, title: str, folder: str = "") -> str:
     return QFileDialog.getExistingDirectory(parent, title, folder)
+
+
+def ask_flexible_beam(parent, suggestion: dict):
+    """Model ▸ Add Flexible Beam…: the FlexibleBody field values (:class:`app.beam_dialog.BeamDialog`),
+    or None if cancelled; ``suggestion`` gives the "start" and "end" points shown first.  A bad
+    section dimension is reported and the dialog stays open."""
+    from .beam_dialog import BeamDialog
+    import solver
+    dialog = BeamDialog(suggestion, parent)
+    while dialog.exec() == QDialog.DialogCode.Accepted:
+        try:
+            return dialog.values()
+        except solver.ModelError as exc:
+            show_error(parent, "Add flexible beam", exc.problems)
+    return None

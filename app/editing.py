@@ -8,6 +8,7 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal
 
 import solver
+from solver.model.elements import FlexibleBody
 
 from . import commands, dialogs, factory
 from .document import Document
@@ -58,6 +59,20 @@ class Editing(QObject):
 
     def add_marker(self) -> str:
         return self._add(lambda m, s: factory.new_marker(m, s), "Add marker")
+
+    def add_flexible_beam(self) -> str:
+        """Ask for a flexible beam (:func:`app.dialogs.ask_flexible_beam`; first suggested 1 m along x
+        from the selected body's position, else from the origin) and add it as one undoable step."""
+        model = self.document.model
+        selected = model.element(self.document.selection) if self.document.selection in model else None
+        start = np.asarray(selected.values["position"] if selected is not None and selected.KIND == "body"
+                           else (0.0, 0.0, 0.0), float)
+        values = dialogs.ask_flexible_beam(self.parent_widget, {"start": start.tolist(),
+                                                                "end": (start + (1.0, 0.0, 0.0)).tolist()})
+        if values is None:
+            return ""
+        return self._add(lambda m, s: FlexibleBody(name=factory.unique_name(m, "beam"), **values),
+                         "Add flexible beam")
 
     def duplicate(self, name: str = "") -> str:
         name = name or self.document.selection

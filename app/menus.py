@@ -110,6 +110,8 @@ def build(window) -> dict[str, QAction]:
                               tip="pick the two bodies and the origin in the viewport"))
     m.addAction(act("add_driver", "Add &Driver", lambda: edit.add_driver(), icon_name="driver"))
     m.addAction(act("add_marker", "Add &Marker", lambda: edit.add_marker(), icon_name="marker"))
+    m.addAction(act("add_flexible_beam", "Add Fle&xible Beam…", lambda: edit.add_flexible_beam(),
+                    tip="a beam from its ends, section (rectangle, circle, tube), material and elements"))
     m.addSeparator()
     m.addAction(act("model_properties", "Model &Properties (gravity)", lambda: doc.select(MODEL_ITEM),
                     icon_name="model"))
