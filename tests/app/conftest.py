@@ -32,6 +32,7 @@ class ScriptedDialogs:
         monkeypatch.setattr(dialogs, "open_path", lambda parent, folder="": self.open_path)
         monkeypatch.setattr(dialogs, "save_path", lambda parent, suggestion="": self.save_path)
         monkeypatch.setattr(dialogs, "ask_offset", lambda parent, name: [0.0, 0.5, 0.0])
+        monkeypatch.setattr(dialogs, "ask_flexible_beam", lambda parent, suggestion: None)   # cancelled
 
     def _ask_save(self, parent, what):
         self.asked.append(("save_changes", what))
