@@ -1,5 +1,5 @@
 """Playback of a result in the viewport: the :class:`Player` (time, frame, play/pause, speed, loop,
-trace of a body point, deformation scale of flexible bodies, their colouring by nodal stress, frame
+trace of a body point (a CM or a marker), deformation scale of flexible bodies, their colouring by nodal stress, frame
 timing) and the :class:`AnimationBar` toolbar (play, frame step, speed ×0.1…×10, loop, timeline slider,
 trace, camera follow of a body, deformation scale, stress colouring, screenshot, PNG image-sequence and MP4
 export).
@@ -27,7 +27,7 @@ from . import dialogs
 from .log_panel import LOGGER
 from .resources import icon
 from .screenshot import array_to_image, grab_window
-from .simulation import Trajectory
+from .simulation import Trajectory, quaternion_matrix
 
 SPEEDS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0)
 TICK_MS = 15  # timer interval; frames are shown as fast as they render, up to ~60/s
@@ -311,14 +311,26 @@ class Player(QObject):
         self._trace_data.Modified()
 
 
-def _fill_bodies(combo, bodies):
-    """'none' and ``bodies`` in a combo box, keeping its choice when that body is still there."""
+def marker_local(model, name: str):
+    """(body, s') of marker ``name``: its body and its position in body axes from the model's initial
+    configuration, s' = A₀ᵀ (p₀ − r₀); the marker's path is then p = r + A s'."""
+    marker = model.markers[name]
+    body = model.bodies[marker.body]
+    return marker.body, quaternion_matrix(body.orientation).T @ (np.asarray(marker.position, float)
+                                                                 - np.asarray(body.position, float))
+
+
+def _fill_bodies(combo, bodies, markers=()):
+    """'none', ``bodies`` and ``markers`` ("name (marker)") in a combo box, keeping its choice when it
+    is still there."""
     current = combo.currentData()
     combo.blockSignals(True)
     combo.clear()
     combo.addItem("none", "")
     for body in bodies:
         combo.addItem(body, body)
+    for marker in markers:
+        combo.addItem(f"{marker} (marker)", marker)
     i = combo.findData(current) if current else 0
     combo.setCurrentIndex(max(i, 0))
     combo.blockSignals(False)
@@ -359,8 +371,8 @@ class AnimationBar(QToolBar):
         self.addWidget(self.time_label)
         self.addSeparator()
         self.trace = QComboBox(self)
-        self.trace.setToolTip("Trace the path of a body's centre of mass")
-        self.trace.currentIndexChanged.connect(lambda i: player.set_trace(self.trace.itemData(i) or ""))
+        self.trace.setToolTip("Trace the path of a body's centre of mass or of a marker")
+        self.trace.currentIndexChanged.connect(self._on_trace)
         self.addWidget(QLabel(" Trace ", self))
         self.addWidget(self.trace)
         self.follow = QComboBox(self)
@@ -450,6 +462,14 @@ class AnimationBar(QToolBar):
         pixmap = QStyle.StandardPixmap.SP_MediaPause if playing else QStyle.StandardPixmap.SP_MediaPlay
         self.play_button.setIcon(self.window.style().standardIcon(pixmap))
 
+    def _on_trace(self, i):
+        name = self.trace.itemData(i) or ""
+        model = self.window.document.model
+        if name in model.markers:
+            self.player.set_trace(*marker_local(model, name))
+        else:
+            self.player.set_trace(name)
+
     def _on_trajectory(self):
         traj = self.player.trajectory
         has = traj is not None
@@ -465,6 +485,7 @@ class AnimationBar(QToolBar):
         self.time_label.setText(f"t = {traj.t[self.player.index]:.4g} / {traj.t[-1]:.4g} s" if has
                                 else "no results")
         bodies = list(traj.positions) if has else []
-        _fill_bodies(self.trace, bodies)
+        markers = [m for m, e in self.window.document.model.markers.items() if e.body in bodies]
+        _fill_bodies(self.trace, bodies, markers)
         _fill_bodies(self.follow, bodies)
         self.window.viewport.follow(self.follow.currentData() or "")

@@ -1,7 +1,8 @@
 """Every question the application asks the user, in one place (tests replace these functions)."""
 from __future__ import annotations
 
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QMessageBox
+from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout,
+                               QMessageBox)
 
 FILE_FILTER = "MBS Studio projects (*.mbs.json);;JSON files (*.json);;All files (*)"
 
@@ -45,6 +46,46 @@ def ask_offset(parent, name: str):
     if dialog.exec() != QDialog.DialogCode.Accepted:
         return None
     return [s.value() for s in spins]
+
+
+def ask_rotation(parent, name: str, pivots: dict):
+    """(axis (3,), angle in rad, pivot (3,)) for rotating body ``name``, or None if cancelled.
+    ``pivots``: {label: global point} offered in a combo (the first, the body's CM, is the default);
+    choosing one fills the pivot's x, y, z, which may also be typed.  The angle is entered in degrees."""
+    from .field_editors import SciSpinBox
+    from .units import SI, UnitSystem
+    dialog = QDialog(parent)
+    dialog.setWindowTitle(f"Rotate '{name}'")
+    form = QFormLayout(dialog)
+
+    def row(label, quantity, values):
+        box = QHBoxLayout()
+        spins = []
+        for axis, value in zip("xyz", values):
+            spin = SciSpinBox(dialog, quantity, f"{label} {axis}")
+            spin.setValue(float(value))
+            box.addWidget(spin)
+            spins.append(spin)
+        form.addRow(label, box)
+        return spins
+
+    axis = row("axis", SI.quantity(""), (0.0, 0.0, 1.0))
+    angle = SciSpinBox(dialog, UnitSystem("SI", "deg").quantity("rad"), "angle")
+    form.addRow("angle", angle)
+    combo = QComboBox(dialog)
+    for label, point in pivots.items():
+        combo.addItem(label, list(point))
+    form.addRow("pivot at", combo)
+    pivot = row("pivot", SI.quantity("m"), next(iter(pivots.values()), (0.0, 0.0, 0.0)))
+    combo.currentIndexChanged.connect(
+        lambda i: [s.setValue(float(v)) for s, v in zip(pivot, combo.itemData(i))])
+    buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+    buttons.accepted.connect(dialog.accept)
+    buttons.rejected.connect(dialog.reject)
+    form.addRow(buttons)
+    if dialog.exec() != QDialog.DialogCode.Accepted:
+        return None
+    return [s.value() for s in axis], angle.si_value(), [s.si_value() for s in pivot]
 
 
 def show_error(parent, title: str, problems: list[str]):

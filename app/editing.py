@@ -13,6 +13,8 @@ from solver.model.elements import FlexibleBody
 from . import commands, dialogs, factory
 from .document import Document
 from .log_panel import LOGGER
+from .orientation import quat_from_axis_angle
+from .simulation import quaternion_matrix
 from .viewport.transforms import frame_from_axis
 
 # Location fields moved by "Move": element kind -> fields holding global points.
@@ -135,6 +137,27 @@ class Editing(QObject):
             return False
         return self._run(commands.SetFields(model, changes, f"Move '{name}'"), f"Move '{name}'")
 
+    def rotate(self, axis, angle: float, pivot=None, name: str = "") -> bool:
+        """Rotate a body by ``angle`` (rad) about ``axis`` (global) through ``pivot`` (global;
+        None = the body's CM), one undo step: r' = p + R (r − p), A' = R A with the axis–angle
+        R = exp(angle [n]×) (Rodrigues).  The body's markers and joints stay where they are (as with Move)."""
+        name = name or self.document.selection
+        model = self.document.model
+        if name not in model.bodies:
+            self.failed.emit("Rotate", [f"'{name}' is not a body: only bodies can be rotated"])
+            return False
+        try:
+            R = quaternion_matrix(quat_from_axis_angle(axis, angle))
+        except ValueError as exc:
+            self.failed.emit("Rotate", [f"axis: {exc}"])
+            return False
+        body = model.bodies[name]
+        r = np.asarray(body.position, float)
+        p = r if pivot is None else np.asarray(pivot, float)
+        changes = [(name, "position", (p + R @ (r - p)).tolist()),
+                   (name, "orientation", (R @ quaternion_matrix(body.orientation)).tolist())]
+        return self._run(commands.SetFields(model, changes, f"Rotate '{name}'"), f"Rotate '{name}'")
+
     # ---- helpers ------------------------------------------------------------------------------
     def _add(self, make, title) -> str:
         model = self.document.model
@@ -156,3 +179,12 @@ class Editing(QObject):
             return False
         LOGGER.info("%s", command.text())
         return True
+
+
+def pivot_points(model, name: str) -> dict:
+    """{label: global point} a rotation of body ``name`` may pivot about: its CM first, then every
+    marker's position and every joint's origin."""
+    points = {f"CM of {name}": list(model.bodies[name].position)}
+    points.update({f"marker {m}": list(e.position) for m, e in model.markers.items()})
+    points.update({f"joint {j}": list(e.origin) for j, e in model.joints.items()})
+    return points

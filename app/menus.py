@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QMenu, QMessageBox, QStyle, QToolButton
 import solver
 
 from . import app_settings, dialogs, study_dialog
+from .editing import pivot_points
 from .log_panel import LOGGER
 from .resources import icon, joint_icon_name, sample_files
 from .tree import MODEL_ITEM
@@ -85,6 +86,8 @@ def build(window) -> dict[str, QAction]:
     m.addAction(act("rename", "Re&name", window.tree.rename_current, "F2"))
     m.addAction(act("delete", "&Delete", lambda: edit.delete(), QKeySequence.StandardKey.Delete))
     m.addAction(act("move", "&Move…", lambda: _move(window), "Ctrl+M", tip="translate the selected element"))
+    m.addAction(act("rotate", "R&otate…", lambda: _rotate(window), "Ctrl+Shift+R",
+                    tip="rotate the selected body about an axis through a pivot point"))
     m.addSeparator()
     history = window.history_dock.toggleViewAction()
     history.setText("&History")
@@ -261,6 +264,16 @@ def _move(window):
         offset = dialogs.ask_offset(window, name)
         if offset is not None:
             window.editing.move(offset)
+
+
+def _rotate(window):
+    name = window.document.selection
+    if name not in window.document.model.bodies:
+        window.editing.failed.emit("Rotate", ["select a body to rotate"])
+        return
+    answer = dialogs.ask_rotation(window, name, pivot_points(window.document.model, name))
+    if answer is not None:
+        window.editing.rotate(*answer)
 
 
 def _check(window):
