@@ -23,11 +23,13 @@ from vtkmodules.vtkCommonCore import vtkPoints
 from vtkmodules.vtkCommonDataModel import vtkCellArray, vtkPolyData
 from vtkmodules.vtkRenderingCore import vtkActor, vtkPolyDataMapper
 
+import solver
+
 from . import dialogs
 from .log_panel import LOGGER
 from .resources import icon
 from .screenshot import array_to_image, grab_window
-from .simulation import Trajectory, quaternion_matrix
+from .simulation import Trajectory
 
 SPEEDS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0)
 TICK_MS = 15  # timer interval; frames are shown as fast as they render, up to ~60/s
@@ -311,15 +313,6 @@ class Player(QObject):
         self._trace_data.Modified()
 
 
-def marker_local(model, name: str):
-    """(body, s') of marker ``name``: its body and its position in body axes from the model's initial
-    configuration, s' = A₀ᵀ (p₀ − r₀); the marker's path is then p = r + A s'."""
-    marker = model.markers[name]
-    body = model.bodies[marker.body]
-    return marker.body, quaternion_matrix(body.orientation).T @ (np.asarray(marker.position, float)
-                                                                 - np.asarray(body.position, float))
-
-
 def _fill_bodies(combo, bodies, markers=()):
     """'none', ``bodies`` and ``markers`` ("name (marker)") in a combo box, keeping its choice when it
     is still there."""
@@ -466,7 +459,7 @@ class AnimationBar(QToolBar):
         name = self.trace.itemData(i) or ""
         model = self.window.document.model
         if name in model.markers:
-            self.player.set_trace(*marker_local(model, name))
+            self.player.set_trace(*solver.marker_local(model, name))
         else:
             self.player.set_trace(name)
 

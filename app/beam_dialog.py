@@ -1,10 +1,10 @@
 """Model ▸ Add Flexible Beam…: the beam's ends, a section from its dimensions, a material and the
-discretization, as the field values of a ``FlexibleBody`` (:mod:`solver.model.elements`).
+discretization, as the field values of a ``FlexibleBody`` (:class:`solver.FlexibleBody`).
 
 Section properties (x along the beam, y and z the section axes; I_z governs bending in x–y):
 
 * solid rectangle, height h along y and width b along z: computed by the solver's own
-  :meth:`solver.model.sections.Section.from_dict` — A = bh, I_z = bh³/12, I_y = hb³/12,
+  :meth:`solver.Section.from_dict` — A = bh, I_z = bh³/12, I_y = hb³/12,
   J = β a c³ with a ≥ c the sides and β = 1/3 − 0.21 (c/a)(1 − (c/a)⁴/12) (Roark's approximation,
   Young & Budynas, Roark's Formulas for Stress and Strain, Table 10.7 case 4), c_y = h/2, c_z = b/2,
   c_t = c;
@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFormLayout
                                QStackedWidget, QWidget)
 
 import solver
-from solver.model.sections import Section
 
 from .field_editors import SciSpinBox
 from .units import SI
@@ -40,7 +39,7 @@ def section_properties(kind: str, **dims) -> dict:
         if not dims[key] > 0.0:
             raise solver.ModelError(f"section.{key}: must be > 0, got {dims[key]:g}")
     if kind == "rectangle":
-        s = Section.from_dict({"height": dims["h"], "width": dims["b"]}, "section")
+        s = solver.Section.from_dict({"height": dims["h"], "width": dims["b"]}, "section")
         return {"area": s.area, "Iy": s.Iy, "Iz": s.Iz, "J": s.J, "cy": s.cy, "cz": s.cz, "ct": s.ct}
     outer = dims["d"] if kind == "circle" else dims["D"]
     inner = 0.0

@@ -8,7 +8,6 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal
 
 import solver
-from solver.model.elements import FlexibleBody
 
 from . import commands, dialogs, factory
 from .document import Document
@@ -73,7 +72,7 @@ class Editing(QObject):
                                                                 "end": (start + (1.0, 0.0, 0.0)).tolist()})
         if values is None:
             return ""
-        return self._add(lambda m, s: FlexibleBody(name=factory.unique_name(m, "beam"), **values),
+        return self._add(lambda m, s: solver.FlexibleBody(name=factory.unique_name(m, "beam"), **values),
                          "Add flexible beam")
 
     def duplicate(self, name: str = "") -> str:

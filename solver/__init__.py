@@ -62,7 +62,12 @@ __all__ += ["vehicle", "Road", "Tire", "SpeedControl"]
 from .io.urdf import import_urdf, read_urdf, urdf_needs_package_dir  # noqa: E402  (docs/import.md)
 
 __all__ += ["import_urdf", "read_urdf", "urdf_needs_package_dir"]
-from .outputs import (Output, declared_outputs, measure, output, output_paths,  # noqa: E402  (named outputs of a run)
-                      MEASURE_AXES, MEASURE_UNITS)
+from .model.sections import Material, Section  # noqa: E402  (flexible beam cross-sections and materials)
+from .model.elements import FlexibleBody, LinearActuator, Measure, ModelInput, ModelOutput  # noqa: E402
 
-__all__ += ["Output", "declared_outputs", "measure", "output", "output_paths", "MEASURE_AXES", "MEASURE_UNITS"]
+__all__ += ["Material", "Section", "FlexibleBody", "LinearActuator", "Measure", "ModelInput", "ModelOutput"]
+from .outputs import (Output, declared_outputs, marker_local, measure, output, output_paths,  # noqa: E402
+                      MEASURE_AXES, MEASURE_UNITS)           # (named outputs of a run)
+
+__all__ += ["Output", "declared_outputs", "marker_local", "measure", "output", "output_paths", "MEASURE_AXES",
+            "MEASURE_UNITS"]

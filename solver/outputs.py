@@ -135,6 +135,17 @@ def measure(results, model, kind, marker_i, marker_j, axis="") -> np.ndarray:
     return np.unwrap(np.arctan2(u[:, c], u[:, b]))
 
 
+def marker_local(model, name):
+    """(body, s') of marker ``name``: its body and its position in body axes from the model's initial
+    configuration, s' = A₀ᵀ (p₀ − r₀); the marker is then at p = r + A s'."""
+    if name not in model.markers:
+        raise ModelError(f"no marker named '{name}'")
+    m = model.markers[name]
+    body = model.bodies[m.body]
+    A0 = rotation_matrix(np.asarray(body.orientation, float))
+    return m.body, A0.T @ (np.asarray(m.position, float) - np.asarray(body.position, float))
+
+
 def _marker_motion(results, model, marker):
     """(p (N, 3), A (N, 3, 3), ṗ (N, 3)) of a marker over a run (see :func:`measure`)."""
     n = len(results.t)
@@ -146,9 +157,8 @@ def _marker_motion(results, model, marker):
     Am0 = rotation_matrix(np.asarray(m.orientation, float))
     if m.body not in results.body_names:
         raise ModelError(f"marker '{marker}' is on '{m.body}', which has no rigid-body results")
-    body = model.bodies[m.body]
-    A0 = rotation_matrix(np.asarray(body.orientation, float))
-    local = A0.T @ (np.asarray(m.position, float) - np.asarray(body.position, float))
+    A0 = rotation_matrix(np.asarray(model.bodies[m.body].orientation, float))
+    _, local = marker_local(model, marker)
     r, A = np.asarray(results.body_position(m.body), float), np.asarray(results.body_rotation(m.body), float)
     v, w = np.asarray(results.body_velocity(m.body), float), np.asarray(results.body_angular_velocity(m.body), float)
     arm = A @ local

@@ -6,7 +6,7 @@ import pytest
 from scipy.spatial.transform import Rotation
 
 import solver
-from app.animation import marker_local
+
 
 from conftest import pendulum_model
 
@@ -25,7 +25,7 @@ def swing():
 
 def test_marker_local_is_in_body_axes(swing):
     model, _ = swing
-    body, local = marker_local(model, "corner")
+    body, local = solver.marker_local(model, "corner")
     A0 = Rotation.from_rotvec([0.0, 0.7, 0.0]).as_matrix()
     assert body == "bob"
     assert np.abs(A0 @ local - np.array([0.025, -0.5, 0.025])).max() < 1e-15
