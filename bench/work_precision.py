@@ -1,4 +1,4 @@
-"""Work-precision study on the four-bar row (issue 18): wall time against error from the exact motion.
+"""Work-precision study on the four-bar row: wall time against error from the exact motion.
 
 The model is ``tools/scale_models.fourbar_row(N)`` (N parallelogram four-bars sharing cranks and
 couplers, 2N+1 unit links, cranks started straight up at 1 rad/s: every horizontal pass is a

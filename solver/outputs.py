@@ -1,5 +1,5 @@
 """Named outputs: one naming scheme for every scalar a run can report, with its unit, and its
-time history from a run's Results (groundwork for named model outputs and FMU outputs, issue 22).
+time history from a run's Results (declared model outputs, FMU outputs, the GUI's custom plots).
 
 An output is named by a path ``<collection>.<element>.<quantity>[.<component>]``:
 

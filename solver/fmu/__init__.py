@@ -1,4 +1,4 @@
-"""FMI 2.0 Co-Simulation export of a model (issue 22): :func:`export_fmu` writes an FMU whose shared
+"""FMI 2.0 Co-Simulation export of a model: :func:`export_fmu` writes an FMU whose shared
 library holds the model's generated kernels, the compiled reduced right-hand side, a Dormand–Prince
 integrator and the FMI API — no Python inside.  See ``docs/fmu.md``."""
 from .export import export_fmu

@@ -1,4 +1,4 @@
-"""Safe file access for files people send each other (issue 20, docs/reliability.md).
+"""Safe file access for files people send each other (docs/reliability.md).
 
 Reading: :func:`read_regular` opens without blocking (a FIFO never hangs the open), checks on the
 open descriptor that it is a regular file (``/dev/zero``, FIFOs, sockets and folders are refused)

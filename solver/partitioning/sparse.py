@@ -1,4 +1,4 @@
-"""Coordinate partitioning with sparse factorizations of Φ_q (issue 18: cost that grows like the model).
+"""Coordinate partitioning with sparse factorizations of Φ_q (cost that grows like the model).
 
 The partition is the one of :class:`~solver.partitioning.partition.Partition` (same q_ref, V, U,
 same independent coordinates z): only the linear algebra changes.  Every formula there involves
