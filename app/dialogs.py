@@ -27,6 +27,15 @@ def confirm_delete(parent, name: str, dependents: list[str]) -> bool:
                    + "\n  ".join(dependents) + "\n\nDelete them all?")
 
 
+def _accepted(dialog, form) -> bool:
+    """Add OK / Cancel to ``form`` and run ``dialog``; True when it was accepted."""
+    buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+    buttons.accepted.connect(dialog.accept)
+    buttons.rejected.connect(dialog.reject)
+    form.addRow(buttons)
+    return dialog.exec() == QDialog.DialogCode.Accepted
+
+
 def ask_offset(parent, name: str):
     """A translation (dx, dy, dz) in m for moving ``name``, or None if cancelled."""
     from .field_editors import SciSpinBox
@@ -39,11 +48,7 @@ def ask_offset(parent, name: str):
         spin = SciSpinBox(dialog, SI.quantity("m"), f"d{axis}")
         form.addRow(f"d{axis}", spin)
         spins.append(spin)
-    buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-    buttons.accepted.connect(dialog.accept)
-    buttons.rejected.connect(dialog.reject)
-    form.addRow(buttons)
-    if dialog.exec() != QDialog.DialogCode.Accepted:
+    if not _accepted(dialog, form):
         return None
     return [s.value() for s in spins]
 
@@ -79,11 +84,7 @@ def ask_rotation(parent, name: str, pivots: dict):
     pivot = row("pivot", SI.quantity("m"), next(iter(pivots.values()), (0.0, 0.0, 0.0)))
     combo.currentIndexChanged.connect(
         lambda i: [s.setValue(float(v)) for s, v in zip(pivot, combo.itemData(i))])
-    buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-    buttons.accepted.connect(dialog.accept)
-    buttons.rejected.connect(dialog.reject)
-    form.addRow(buttons)
-    if dialog.exec() != QDialog.DialogCode.Accepted:
+    if not _accepted(dialog, form):
         return None
     return [s.value() for s in axis], angle.si_value(), [s.si_value() for s in pivot]
 

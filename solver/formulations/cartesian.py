@@ -29,6 +29,8 @@ the rigid bodies in the force elements' frames.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..constraints.batch import BatchConstraints
@@ -273,6 +275,11 @@ class CartesianSystem(MechanicalSystem):
         return H
 
     def jacobian_pattern(self):
+        """:attr:`_pattern` (built at the first call: it depends on the structure only)."""
+        return self._pattern
+
+    @functools.cached_property
+    def _pattern(self):
         """(rows, cols) of every entry of Φ_q that can be non-zero: a joint's rows (and its drivers')
         on the 7 columns of each of its bodies, a normalization row on its body's Euler parameters.
         The sparse factorizations of :mod:`solver.partitioning.sparse` gather Φ_q through it.  None
