@@ -25,11 +25,12 @@ from dataclasses import dataclass
 
 from .errors import ModelError
 from .model.elements import Settings
+from .formulations.planar import out_of_plane_loads, resolve_plane
 from .formulations.system import MechanicalSystem
 from .model.model import Model
 
 #: Settings that decide what is compiled; the others (t_end, tolerances, integrator …) are run options.
-STRUCTURAL = ("formulation", "constraints", "reactions", "codegen")
+STRUCTURAL = ("formulation", "constraints", "reactions", "codegen", "planar")
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,15 @@ def compile_model(model: Model | CompiledModel, settings: Settings | None = None
     if settings.values["formulation"] == "auto":
         settings.set("formulation", auto_formulation(model, settings))
     choice = codegen_choice(settings)
-    notices = []
+    plane, notice = resolve_plane(model, settings, settings.formulation)
+    notices = [notice] if notice else []
+    if plane is not None and choice != "off":
+        if choice == "on":
+            raise ModelError(f"settings.codegen: 'on' needs generated kernels, which do not cover the planar joint "
+                             f"forms (settings.planar = {settings.values['planar']!r})")
+        from .codegen import UNAVAILABLE
+        notices.append(f"{UNAVAILABLE}the planar joint forms are not generated")
+        choice = "off"
     if choice != "off":
         from .codegen import UNAVAILABLE, codegen_system
         system, message = codegen_system(model, settings, on_event=on_event, cancel=cancel, strict=choice == "on")
@@ -96,7 +105,13 @@ def compile_model(model: Model | CompiledModel, settings: Settings | None = None
         if choice == "on":
             raise ModelError(f"settings.codegen: 'on' needs generated kernels, which are unavailable: "
                              f"{message.removeprefix(UNAVAILABLE)}")
-    return CompiledModel(generic_system(model, settings), settings, False, tuple(notices))
+    system = generic_system(model, settings)
+    if plane is not None:
+        loads = out_of_plane_loads(system, plane)
+        if loads:
+            notices.append(f"planar: out-of-plane loads of {', '.join(loads)} are carried by the bodies' plane "
+                           "constraints (not reported in the joint reactions)")
+    return CompiledModel(system, settings, False, tuple(notices))
 
 
 def auto_formulation(model, settings) -> str:
@@ -121,12 +136,14 @@ def for_analysis(model: Model | CompiledModel, formulation: str | None = None) -
 
 
 def generic_system(model, settings):
-    """The formulation's interpreted system (no generated code)."""
+    """The formulation's interpreted system (no generated code), with the planar joint forms when
+    ``settings.planar`` asks for them and the model is planar (:mod:`solver.formulations.planar`)."""
+    plane, _ = resolve_plane(model, settings, settings.formulation)
     if settings.formulation == "cartesian":
         from .formulations.cartesian import CartesianSystem
-        return CartesianSystem(model, form=settings.constraints)
+        return CartesianSystem(model, form=settings.constraints, plane=plane)
     from .formulations.relative import RelativeSystem
-    return RelativeSystem(model, reactions=settings.reactions)
+    return RelativeSystem(model, reactions=settings.reactions, plane=plane)
 
 
 def _as_setting_values(overrides) -> dict:

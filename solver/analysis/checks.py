@@ -15,6 +15,10 @@ assembled initial configuration does not (Kim & Yoo (1997) §2; one rank-reveali
     redundant joint equations r = rows of Φ_q⁰ − rank Φ_q⁰,   so  mobility = F_G⁰ + r
 
 (F_G⁰ = 6·n_b − Σ m_j).  A planar four-bar of revolutes: F_G⁰ = 18 − 20 = −2, mobility 1, r = 3.
+With the planar joint forms (``settings.planar``, :mod:`solver.formulations.planar`) the count is
+the planar one, F_G = 3·n_b − Σ m_j − n_d with m_j the equations of the joints' planar forms (the
+four-bar: 9 − 8 = 1, r = 0).  A model compiled with 3-D forms that has redundant equations and is
+planar gets the suggestion to use the planar forms (``planar_suggestion``: the plane).
 Redundant equations are told in joint terms by the self-stress states they create
 (:mod:`solver.partitioning.self_stress`): the joints carrying them and the reaction components left
 undetermined.
@@ -38,6 +42,7 @@ from ..compile import compile_model
 from ..constraints.joints import EQUATION_COUNT
 from ..errors import SolverError
 from ..model.model import GROUND, Model
+from ..formulations.planar import planar_equation_counts, planar_plane
 from ..partitioning.self_stress import mode_velocities, null_spaces, reaction_uniqueness
 from .assembly import assemble_positions
 
@@ -63,6 +68,8 @@ class ModelCheck:
     moving_joints: list               # joints that still move with the drivers in place (dof > 0)
     assembled: bool                   # the initial configuration was assembled (else: as drawn)
     messages: list = field(default_factory=list)
+    plane: str | None = None          # the plane of the planar joint forms compiled (settings.planar), else None
+    planar_suggestion: str | None = None   # 3-D forms with redundant equations, and the model is planar here
 
     @property
     def ok(self) -> bool:
@@ -74,7 +81,8 @@ def check_model(model: Model) -> ModelCheck:
     """Grübler count, rank-based DOF at the initial configuration, redundant constraints in joint
     terms, over- and under-driven drivers (module docstring).  Raises ModelError for a model that
     does not compile (every problem by field, as ``Model.check``)."""
-    system = compile_model(model, codegen="off", constraints="conventional").system
+    compiled = compile_model(model, codegen="off", constraints="conventional")
+    system = compiled.system
     q, _, t = system.initial_state()
     assembled, note = True, ""
     try:
@@ -86,10 +94,12 @@ def check_model(model: Model) -> ModelCheck:
     jac = system.constraints(q, t).jac
     driver_rows = [k for k, e in enumerate(eqs) if e.kind == "driver"]
     other_rows = [k for k, e in enumerate(eqs) if e.kind != "driver"]
-    joint_equations = {name: EQUATION_COUNT[j.type] for name, j in model.joints.items()}
+    plane = system.plane
+    joint_equations = (planar_equation_counts(model, plane) if plane is not None
+                       else {name: EQUATION_COUNT[j.type] for name, j in model.joints.items()})
     flexible = getattr(system, "flex_layout", [])
     bodies = len(system.body_names) + len(flexible)
-    freedoms = 6 * bodies + sum(f["modes"] for f in flexible)
+    freedoms = (3 if plane is not None else 6) * bodies + sum(f["modes"] for f in flexible)
     n_joint = sum(joint_equations.values())
     full = null_spaces(jac)
     free = null_spaces(jac[other_rows]) if driver_rows else full
@@ -105,7 +115,9 @@ def check_model(model: Model) -> ModelCheck:
         redundant_joints=[j for j in model.joints if j in u.components],
         nonunique_components=u.components, nonunique_messages=u.messages, overdriven=overdriven,
         underdriven=bool(driver_rows) and system.nq - full.rank > 0,
-        moving_joints=_moving_joints(model, system, q, full.modes), assembled=assembled)
+        moving_joints=_moving_joints(model, system, q, full.modes), assembled=assembled, plane=plane)
+    if plane is None and check.redundant:
+        check.planar_suggestion = planar_plane(model, compiled.settings.formulation)
     check.messages = _messages(check, note)
     return check
 
@@ -151,7 +163,8 @@ def _messages(c: ModelCheck, note: str) -> list[str]:
                    f"(joints still moving: {', '.join(c.moving_joints)}), so the run is dynamic in those "
                    "(gravity and forces move them), not a kinematic analysis.")
     driver_term = f" − {_plural(len(c.drivers), 'driver equation')}" if c.drivers else ""
-    out.append(f"Grübler (Kutzbach) count: {c.freedoms} body freedoms "
+    planar = f" in the {c.plane} plane" if c.plane else ""
+    out.append(f"Grübler (Kutzbach) count{planar}: {c.freedoms} body freedoms "
                f"({_plural(c.bodies, 'moving body', 'moving bodies')}) − "
                f"{sum(c.joint_equations.values())} joint equations{driver_term} = {c.grubler}.")
     drivers = f"{c.dof} with the drivers, " if c.drivers else ""
@@ -164,6 +177,11 @@ def _messages(c: ModelCheck, note: str) -> list[str]:
                    "this with minimum-norm multipliers; the reaction components the redundancy leaves "
                    "undetermined are listed below (all others are unique).")
         out += [text[0].upper() + text[1:] + "." for text in c.nonunique_messages.values()]
+    if c.planar_suggestion:
+        out.append(f"The model is planar (in the {c.planar_suggestion} plane): the solver setting planar = "
+                   f"'{c.planar_suggestion}' (or 'auto') compiles its joints in their planar forms, without the "
+                   "redundant out-of-plane equations; every reaction component reported is then unique "
+                   "(out-of-plane ones are zero).")
     if not c.drivers and c.dof > 0:
         out.append(f"No drivers: a dynamic run in {_plural(c.dof, 'degree')} of freedom.")
     elif c.drivers and not c.overdriven and c.dof == 0:

@@ -35,6 +35,7 @@ import numpy as np
 
 from ..constraints.batch import BatchConstraints
 from ..constraints.joints import CartesianJoint
+from ..constraints.planar import PlanarJoint
 from ..constraints.parametric import N_EQ, PARAMETRIC_FORMS, ParametricConstraints, equation_texts
 from ..constraints.primitives import BodyState, NLOC
 from ..errors import ModelError
@@ -48,6 +49,7 @@ from ..forces import BodyFrames, Wrenches, compile_forces, element_loads
 from ..math.rotations import L_matrices, L_matrix, quat_from_matrix, rotation_matrices, rotation_matrix
 from ..model.fields import inertia_matrix
 from ..model.model import GROUND
+from .planar import plane_joints, planar_model
 from .rows import DriverRow, JointRows
 from .system import ConstraintEval, Equation, MechanicalSystem
 
@@ -61,11 +63,17 @@ class CartesianSystem(MechanicalSystem):
 
     FORMS = ("conventional", "parametric")
 
-    def __init__(self, model, form="conventional"):
-        """form: 'conventional' (basic constraints) or 'parametric' (joint coordinates α added)."""
+    def __init__(self, model, form="conventional", plane=None):
+        """form: 'conventional' (basic constraints) or 'parametric' (joint coordinates α added);
+        plane: None, or "xy"/"yz"/"zx" for the planar joint forms of a planar model
+        (:mod:`solver.formulations.planar`: joints in their planar forms, each body held in its
+        plane by three rows of its own, kind "plane")."""
         if form not in self.FORMS:
             raise ModelError(f"settings 'settings'.constraints: must be one of {', '.join(self.FORMS)}; got {form!r}")
         model.check()
+        self.plane = plane
+        if plane is not None:
+            model = planar_model(model, plane)
         self.form = form
         bodies = list(model.bodies.values())
         self.model_name = model.name
@@ -93,7 +101,8 @@ class CartesianSystem(MechanicalSystem):
         for j in model.joints.values():
             bi = self.index_all[j.body_i] if j.body_i != GROUND else -1
             bj = self.index_all[j.body_j] if j.body_j != GROUND else -1
-            cj = CartesianJoint(j, self._init_of(bi), self._init_of(bj))
+            cj = (PlanarJoint(j, self._init_of(bi), self._init_of(bj), plane) if plane is not None
+                  else CartesianJoint(j, self._init_of(bi), self._init_of(bj)))
             if self._is_flexible(bi) or self._is_flexible(bj):
                 self._flexible_joint(j, cj, bi, bj, len(self.equations))
             if parametric and j.type in PARAMETRIC_FORMS:
@@ -122,6 +131,14 @@ class CartesianSystem(MechanicalSystem):
         self.norm_rows = list(range(len(self.equations), len(self.equations) + self.nblocks))
         self.equations += [Equation(n, "normalization", "Euler parameter normalization")
                            for n in self.body_names + self.flex_names]
+        self.plane_joints = []         # JointRows of the bodies' plane constraints (planar forms)
+        for pj in (plane_joints(model, plane) if plane is not None else []):
+            b = self.index[pj.body_j]
+            cj = CartesianJoint(pj, self._init_of(-1), self._init_of(b))
+            rows = list(range(len(self.equations), len(self.equations) + cj.n_eq))
+            self.plane_joints.append(JointRows(cj, -1, b, *self._columns(-1, b), rows))
+            self.equations += [Equation(pj.body_j, "plane", f"kept in the {plane} plane ({k + 1}/{cj.n_eq})")
+                               for k in range(cj.n_eq)]
         self.m = len(self.equations)
         self.param = None
         if parametric:
@@ -138,7 +155,7 @@ class CartesianSystem(MechanicalSystem):
                 drv.append((d.row, self.alpha_cols[d.joint][coords.index(d.coordinate)], d.function))
             self.param = ParametricConstraints(pj, drv, nb, self.nq)
         else:
-            joints = [(j.joint, j.body_i, j.body_j, j.rows) for j in self.joints]
+            joints = [(j.joint, j.body_i, j.body_j, j.rows) for j in self.joints + self.plane_joints]
             if self.flex_joints:       # slots on flexible bodies move with their nodes (solver.flexible.batch)
                 self.batch = FlexibleBatch(joints, self.drivers, self.nblocks, self.m, self.nq, self.flex_joints)
             else:
@@ -227,7 +244,7 @@ class CartesianSystem(MechanicalSystem):
         nu = np.zeros(self.m) if level >= 1 else None
         gamma = np.zeros(self.m) if level >= 2 else None
         slevel = 2 if level >= 2 else (1 if qd is not None and level >= 1 else 0)
-        for j in self.joints:
+        for j in self.joints + self.plane_joints:
             for row, s in zip(j.rows, j.joint.equations(states[j.body_i], states[j.body_j], slevel)):
                 phi[row] = s.val
                 jac[row, j.cols] = s.grad[j.mask]
@@ -258,7 +275,7 @@ class CartesianSystem(MechanicalSystem):
                              "not galpha")
         states = self._states(q, None)
         H = np.zeros((self.nq, self.nq))
-        for j in self.joints:
+        for j in self.joints + self.plane_joints:
             if self.param is not None and j.joint.type in PARAMETRIC_FORMS:
                 continue                 # parametric rows: below
             for row, s in zip(j.rows, j.joint.equations(states[j.body_i], states[j.body_j], 0)):
@@ -288,7 +305,7 @@ class CartesianSystem(MechanicalSystem):
         if self.flex or self.param is not None:
             return None
         rows, cols = [], []
-        for j in self.joints:
+        for j in self.joints + self.plane_joints:
             for row in j.rows:
                 rows += [row] * len(j.cols)
                 cols += list(j.cols)

@@ -40,6 +40,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..constraints.joints import COORDINATES, CartesianJoint
+from ..constraints.planar import PlanarJoint
 from ..constraints.primitives import BodyState
 from ..errors import ModelError
 from ..expressions import time_function
@@ -48,6 +49,7 @@ from ..math.rotations import G_matrix, cross, matvec, quat_from_matrix, rotation
 from ..model.fields import inertia_matrix
 from ..model.model import GROUND
 from .mobilizers import Mobilizer
+from .planar import planar_model
 from .rows import DriverRow
 from .system import ConstraintEval, Equation, MechanicalSystem
 from .topology import build_topology
@@ -75,7 +77,10 @@ class Kinematics:
 class RelativeSystem(MechanicalSystem):
     """A model compiled to tree joint coordinates + cut-joint constraints (module docstring)."""
 
-    def __init__(self, model, reactions="nonrecursive"):
+    def __init__(self, model, reactions="nonrecursive", plane=None):
+        """plane: None, or "xy"/"yz"/"zx" for the planar joint forms of a planar model
+        (:mod:`solver.formulations.planar`: the tree moves the bodies in their planes, cut joints
+        keep their in-plane rows)."""
         model.check()
         if not model.bodies:
             raise ModelError("model.bodies: the model has no bodies")
@@ -85,6 +90,9 @@ class RelativeSystem(MechanicalSystem):
         if reactions not in REACTION_METHODS:
             raise ModelError(f"reactions: must be one of {', '.join(REACTION_METHODS)}; got {reactions!r}")
         self.reactions = reactions
+        self.plane = plane
+        if plane is not None:
+            model = planar_model(model, plane)
         bodies = list(model.bodies.values())
         self._bodies = [b.copy() for b in bodies]     # its own copies: later model edits cannot reach it
         self.model_name = model.name
@@ -105,7 +113,8 @@ class RelativeSystem(MechanicalSystem):
             bi = self.index[j.body_i] if j.body_i != GROUND else -1
             bj = self.index[j.body_j] if j.body_j != GROUND else -1
             self.joint_ends.append((bi, bj))
-            self.cjoints.append(CartesianJoint(j, self._init_of(bi), self._init_of(bj)))
+            self.cjoints.append(PlanarJoint(j, self._init_of(bi), self._init_of(bj), plane) if plane is not None
+                                else CartesianJoint(j, self._init_of(bi), self._init_of(bj)))
         self.topology = topo = build_topology(self.body_names, joints)
         self._build_tree(joints)
 

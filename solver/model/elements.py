@@ -522,6 +522,7 @@ DISPLAY_ANGLES = ("rad", "deg")
 
 
 CODEGEN_CHOICES = ("auto", "on", "off")
+PLANAR_CHOICES = ("off", "auto", "xy", "yz", "zx")     # solver.formulations.planar
 
 
 class Settings(Element):
@@ -545,19 +546,23 @@ class Settings(Element):
         Field("max_step", "optional_float", "s", default=None, minimum=0.0, exclusive_min=True),
         Field("codegen", "enum", choices=CODEGEN_CHOICES, default="auto",
               doc="generated C kernels: auto = when a C compiler is found and the model is supported"),
+        Field("planar", "enum", choices=PLANAR_CHOICES, default="off",
+              doc="planar joint forms: off = 3-D joints; xy/yz/zx = the model moves in that plane (each joint "
+                  "keeps its in-plane equations: no redundant out-of-plane constraints, out-of-plane reactions "
+                  "zero); auto = the plane the model is planar in, else 3-D"),
         Field("display_units", "enum", choices=DISPLAY_UNITS, default="SI",
               doc="units the GUI shows and reads numbers in (files stay SI)"),
         Field("display_angles", "enum", choices=DISPLAY_ANGLES, default="rad",
               doc="angle unit the GUI shows and reads (files stay in rad)"),
     )
-    _DISPLAY = ("display_units", "display_angles")
+    _OMITTED_AT_DEFAULT = ("planar", "display_units", "display_angles")
 
     def to_dict(self) -> dict:
-        """The saved form; the GUI's display units only when not the defaults (files written before
-        they existed stay byte-identical on a round trip)."""
+        """The saved form; the planar option and the GUI's display units only when not the defaults
+        (files written before they existed stay byte-identical on a round trip)."""
         d = super().to_dict()
         for f in self.FIELDS:
-            if f.name in self._DISPLAY and d[f.name] == f.default:
+            if f.name in self._OMITTED_AT_DEFAULT and d[f.name] == f.default:
                 del d[f.name]
         return d
 

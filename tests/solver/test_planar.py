@@ -1,0 +1,172 @@
+"""The planar model option (settings.planar, solver.formulations.planar, solver.constraints.planar).
+
+A planar loop built with 3-D joints has dependent out-of-plane equations: its out-of-plane reaction
+components are not unique, its in-plane ones and the driving torque are.  Compiled with the planar
+joint forms the same mechanism has no redundant row; the independent check is the 3-D model
+itself: the same motion, the same (unique) in-plane reactions and driver torque, to round-off of
+the two integrations, and zero out-of-plane components."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import solver
+from solver.compile import compile_model
+from solver.constraints.planar import PLANES
+from solver.model.elements import PLANAR_CHOICES
+from solver.partitioning.self_stress import null_spaces
+from test_nonunique_components import OUT_OF_PLANE_REVOLUTE, driven_slider_crank, sample
+
+CASES = {"driven slider-crank": driven_slider_crank, "four-bar": lambda: sample("fourbar")}
+
+
+def planar(model, plane="xy"):
+    model.settings.set("planar", plane)
+    return model
+
+
+def run(model, formulation, t_end=0.3):
+    compiled = compile_model(model, formulation=formulation, codegen="off")
+    return compiled, solver.simulate(compiled, t_end=t_end, rtol=1e-10, atol=1e-12)
+
+
+def test_choices_are_the_planes():
+    assert PLANAR_CHOICES == ("off", "auto") + tuple(PLANES)
+
+
+@pytest.mark.parametrize("formulation", ["cartesian", "relative"])
+@pytest.mark.parametrize("case", list(CASES))
+def test_planar_forms_match_the_3d_model(case, formulation):
+    """Same motion; in-plane reaction forces, the moment about the normal and the driver torque equal
+    to 1e-8 of the joint's force scale; out-of-plane components exactly zero and nothing flagged —
+    where the 3-D model flags the out-of-plane components of every joint."""
+    c3, r3 = run(CASES[case](), formulation)
+    c2, r2 = run(planar(CASES[case]()), formulation)
+    assert c3.system.plane is None and c2.system.plane == "xy"
+    assert any(n.startswith("planar: the model is planar in the xy plane") for n in c2.notices)
+    for b in r3.body_names:
+        assert np.abs(r3.body_position(b) - r2.body_position(b)).max() < 1e-9
+        assert np.abs(r3.body_rotation(b) - r2.body_rotation(b)).max() < 1e-9
+    for j in r3.joint_names:
+        F3, T3 = r3.joint_reaction(j)
+        F2, T2 = r2.joint_reaction(j)
+        scale = np.abs(F3[:, :2]).max()
+        assert scale > 1.0
+        assert np.abs(F3[:, :2] - F2[:, :2]).max() < 1e-8 * scale
+        assert np.abs(T3[:, 2] - T2[:, 2]).max() < 1e-8 * scale
+        assert np.abs(F2[:, 2]).max() == 0.0 and np.abs(T2[:, :2]).max() < 1e-20 * scale
+    for d in r3.driver_names:
+        tau = r3.driver_force(d)
+        assert np.abs(tau - r2.driver_force(d)).max() < 1e-8 * np.abs(tau).max()
+    assert r3.nonunique_components[r3.joint_names[0]] == OUT_OF_PLANE_REVOLUTE
+    assert r2.nonunique_components == {} and r2.redundant_equations == []
+
+
+@pytest.mark.parametrize("formulation", ["cartesian", "relative"])
+def test_no_self_stress_and_the_same_dof(formulation):
+    """Φ_q of the planar forms has full row rank (no self-stress state) and the same n_q − rank as
+    the 3-D model's; check_model counts 3·3 − 8 = 1 (Grübler = mobility, no redundant equation)."""
+    for model in (sample("slider_crank"), sample("fourbar")):
+        model.settings.set("formulation", formulation)
+        dofs = []
+        for m in (model, planar(model.copy())):
+            system = compile_model(m, codegen="off").system
+            q, _, t = system.initial_state()
+            spaces = null_spaces(system.constraints(q, t).jac)
+            dofs.append(system.nq - spaces.rank)
+            if system.plane:
+                assert spaces.stress.shape[1] == 0
+        assert dofs[0] == dofs[1]
+        c3, c2 = solver.check_model(model), solver.check_model(planar(model.copy()))
+        assert (c2.dof, c2.mobility) == (c3.dof, c3.mobility)
+        assert c2.redundant == 0 and c2.grubler_mobility == c2.mobility == 1 and c2.freedoms == 9
+        assert sum(c2.joint_equations.values()) == 8 and c2.nonunique_components == {}
+        assert c3.planar_suggestion == "xy" and c2.planar_suggestion is None and c2.plane == "xy"
+        assert any("planar = 'xy' (or 'auto')" in m for m in c3.messages)
+        assert any(m.startswith("Grübler (Kutzbach) count in the xy plane: 9 body freedoms") for m in c2.messages)
+
+
+def test_spherical_joint_is_a_revolute_in_the_plane():
+    """The four-bar with C spherical: planar in xy it is the four-bar of revolutes (same motion and
+    reactions); in 3-D (RRSR) it keeps one redundant equation: 18 − (5 + 5 + 3 + 5) = 0 vs mobility 1."""
+    model = sample("fourbar")
+    C = model.joints["C"].origin
+    model.remove("C")
+    model.add_joint("C", "spherical", "coupler", "rocker", origin=C)
+    c3 = solver.check_model(model)
+    assert (c3.mobility, c3.redundant) == (1, 1)
+    _, ref = run(planar(sample("fourbar")), "cartesian")
+    for formulation in ("cartesian", "relative"):
+        _, res = run(planar(model.copy()), formulation)
+        assert np.abs(res.body_position("rocker") - ref.body_position("rocker")).max() < 1e-10
+        F, F_ref = res.joint_reaction("C")[0], ref.joint_reaction("C")[0]
+        assert np.abs(F - F_ref).max() < 1e-8 * np.abs(F_ref).max()
+    c2 = solver.check_model(planar(model))
+    assert (c2.mobility, c2.redundant, c2.joint_equations["C"]) == (1, 0, 2)
+
+
+def test_not_planar_is_an_error_naming_the_field():
+    model = planar(sample("slider_crank"))
+    model.set_field("crank", "angular_velocity", (1.0, 0.0, 15.0))
+    with pytest.raises(solver.ModelError) as err:
+        compile_model(model, codegen="off")
+    assert [(p.element, p.field) for p in err.value.details] == [("crank", "angular_velocity")]
+    assert "settings.planar = 'xy'" in str(err.value)
+    model = planar(sample("slider_crank"), "yz")          # the sample lies in xy
+    with pytest.raises(solver.ModelError) as err:
+        compile_model(model, codegen="off")
+    assert {(p.element, p.field) for p in err.value.details} == {
+        ("crank_pin", "axis"), ("crank_rod", "axis"), ("rod_piston", "axis"), ("cylinder", "axis"),
+        ("crank", "angular_velocity")}
+    model = planar(sample("slider_crank"))
+    model.add_joint("lead", "screw", "ground", "piston", origin=(0.4, 0.0, 0.0), axis=(0.0, 0.0, 1.0))
+    with pytest.raises(solver.ModelError, match=r"joint 'lead'\.type: a screw joint moves out of the xy plane"):
+        compile_model(model, codegen="off")
+
+
+def test_auto_uses_the_plane_or_the_3d_forms():
+    compiled = compile_model(planar(sample("fourbar"), "auto"), codegen="off")
+    assert compiled.system.plane == "xy"
+    model = planar(sample("fourbar"), "auto")
+    model.set_field("crank", "velocity", (0.0, 0.0, 0.1))
+    compiled = compile_model(model, codegen="off")
+    assert compiled.system.plane is None
+    assert "planar: the model is not planar in the xy, yz or zx plane; the 3-D joint forms are used" in compiled.notices
+
+
+def test_out_of_plane_gravity_is_reported():
+    model = planar(sample("fourbar"))
+    model.gravity = (0.0, 0.0, -9.81)
+    compiled = compile_model(model, codegen="off")
+    assert any(n.startswith("planar: out-of-plane loads of gravity are carried by the bodies' plane constraints")
+               for n in compiled.notices)
+
+
+def test_codegen_falls_back_with_a_notice(monkeypatch):
+    monkeypatch.delenv("MBS_CODEGEN", raising=False)
+    compiled = compile_model(planar(sample("fourbar")), codegen="auto")
+    assert not compiled.generated
+    assert "codegen unavailable, generic path used: the planar joint forms are not generated" in compiled.notices
+    with pytest.raises(solver.ModelError, match="settings.codegen: 'on' needs generated kernels"):
+        compile_model(planar(sample("fourbar")), codegen="on")
+
+
+def test_flexible_bodies_are_refused():
+    model = sample("fourbar_singular_flexible")
+    model.settings.set("planar", "xy")
+    with pytest.raises(solver.ModelError, match="flexible bodies have no planar form"):
+        compile_model(model, codegen="off")
+
+
+def test_file_round_trip(tmp_path):
+    """The option is saved when set and read back; the default is not written, so files written
+    before it existed are unchanged by a load and save."""
+    model = sample("slider_crank")
+    model.save(tmp_path / "plain.mbs.json")
+    assert "planar" not in json.loads((tmp_path / "plain.mbs.json").read_text())["solver"]
+    planar(model, "auto").save(tmp_path / "auto.mbs.json")
+    assert json.loads((tmp_path / "auto.mbs.json").read_text())["solver"]["planar"] == "auto"
+    assert solver.load_model(str(tmp_path / "auto.mbs.json")).settings.planar == "auto"
+    assert solver.load_model(str(tmp_path / "plain.mbs.json")).settings.planar == "off"
