@@ -98,12 +98,16 @@ def show_error(parent, title: str, problems: list[str]):
     box.exec()
 
 
-def show_report(parent, title: str, summary: str, lines: list[str], warning: bool = False):
-    """A report (e.g. Check Model): ``summary`` as the text, ``lines`` below it."""
+def show_report(parent, title: str, summary: str, lines: list[str], warning: bool = False,
+                action: str | None = None) -> bool:
+    """A report (e.g. Check Model): ``summary`` as the text, ``lines`` below it; ``action``: the
+    text of a button that does what the report suggests.  True when that button was pressed."""
     icon = QMessageBox.Icon.Warning if warning else QMessageBox.Icon.Information
     box = QMessageBox(icon, title, summary, QMessageBox.StandardButton.Ok, parent)
     box.setInformativeText("\n\n".join(lines))
+    button = box.addButton(action, QMessageBox.ButtonRole.AcceptRole) if action else None
     box.exec()
+    return button is not None and box.clickedButton() is button
 
 
 def open_path(parent, folder: str = "") -> str:

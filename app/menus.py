@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QMenu, QMessageBox, QStyle, QToolButton
 
 import solver
 
-from . import app_settings, dialogs, study_dialog
+from . import app_settings, commands, dialogs, study_dialog
 from .editing import pivot_points
 from .log_panel import LOGGER
 from .resources import icon, joint_icon_name, sample_files
@@ -279,7 +279,8 @@ def _rotate(window):
 def _check(window):
     """Check Model: the model's problems by field; else ``solver.check_model`` — Grübler count vs
     rank-based DOF, redundant constraints in joint terms, over- and under-driving — in the log, the
-    status bar and a report (docs/gui.md)."""
+    status bar and a report (docs/gui.md).  A planar model with redundant out-of-plane equations
+    gets a button that sets the solver setting ``planar`` to its plane (one undoable step)."""
     problems = window.document.model.validate_details()
     if problems:
         window.report_problems("Model check", problems)
@@ -294,7 +295,12 @@ def _check(window):
     for line in [summary] + check.messages:
         LOGGER.log(level, "Model check: %s", line)
     window.statusBar().showMessage(f"Model check: {summary}", 8000)
-    dialogs.show_report(window, "Model check", summary, check.messages, warning=not check.ok)
+    plane = check.planar_suggestion
+    action = f"Use planar joint forms ({plane} plane)" if plane else None
+    if dialogs.show_report(window, "Model check", summary, check.messages, warning=not check.ok, action=action):
+        document = window.document
+        document.push(commands.SetSetting(document.model, "planar", plane, document.notify_settings))
+        LOGGER.info("Solver setting planar = %r: the joints are compiled in their planar forms", plane)
 
 
 def check_summary(check) -> str:

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.slow          # a real window each: about 1 s per test
 @pytest.fixture
 def reports(monkeypatch):
     shown = []
-    monkeypatch.setattr(dialogs, "show_report", lambda parent, title, summary, lines, warning=False:
+    monkeypatch.setattr(dialogs, "show_report", lambda parent, title, summary, lines, warning=False, action=None:
                         shown.append((title, summary, list(lines), warning)))
     return shown
 

@@ -15,6 +15,7 @@ import pytest
 import solver
 from solver.compile import compile_model
 from solver.constraints.planar import PLANES
+from solver.formulations.cartesian import CartesianSystem
 from solver.model.elements import PLANAR_CHOICES
 from solver.partitioning.self_stress import null_spaces
 from test_nonunique_components import OUT_OF_PLANE_REVOLUTE, driven_slider_crank, sample
@@ -170,3 +171,92 @@ def test_file_round_trip(tmp_path):
     assert json.loads((tmp_path / "auto.mbs.json").read_text())["solver"]["planar"] == "auto"
     assert solver.load_model(str(tmp_path / "auto.mbs.json")).settings.planar == "auto"
     assert solver.load_model(str(tmp_path / "plain.mbs.json")).settings.planar == "off"
+
+
+def rotated(model, R):
+    """``model`` turned rigidly by the rotation matrix R (bodies, joints, gravity)."""
+    from solver.math.rotations import quat_from_matrix, rotation_matrix
+    out = model.copy()
+    turn = lambda v: tuple(float(x) for x in R @ np.asarray(v, dtype=float))   # noqa: E731
+    for b in out.bodies.values():
+        out.set_field(b.name, "orientation", tuple(quat_from_matrix(R @ rotation_matrix(np.array(b.orientation)))))
+        for f in ("position", "velocity", "angular_velocity"):
+            out.set_field(b.name, f, turn(getattr(b, f)))
+    for j in out.joints.values():
+        for f in ("origin", "axis", "origin2"):
+            out.set_field(j.name, f, turn(getattr(j, f)))
+    out.gravity = turn(out.gravity)
+    return out
+
+
+@pytest.mark.parametrize("formulation", ["cartesian", "relative"])
+def test_the_zx_plane_is_the_xy_plane_turned(formulation):
+    """The driven slider–crank turned by −90° about x lies in the zx plane (normal e_y; the slide's
+    marker x axis is then the normal, the other branch of the prismatic form): its planar run is the
+    xy run turned, reactions included."""
+    R = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]])
+    _, ref = run(planar(driven_slider_crank()), formulation)
+    compiled, res = run(planar(rotated(driven_slider_crank(), R), "zx"), formulation)
+    assert compiled.system.plane == "zx" and res.nonunique_components == {}
+    for b in ref.body_names:
+        assert np.abs(res.body_position(b) - ref.body_position(b) @ R.T).max() < 1e-10
+    for j in ref.joint_names:
+        for x, y in zip(res.joint_reaction(j), ref.joint_reaction(j)):
+            assert np.abs(x - y @ R.T).max() < 1e-9 * np.abs(ref.joint_reaction(j)[0]).max()
+    assert np.abs(res.driver_force("crank_drive") - ref.driver_force("crank_drive")).max() < 1e-9
+
+
+def mixed_model():
+    """Every other planar form in one xy mechanism: a pendulum a (revolute to ground) with b fixed to
+    it; c held in the plane by a planar joint to ground, tied to b by a distance link and a
+    revolute–spherical link (axis along the normal).  3-D: 18 − (5 + 6 + 3 + 1 + 2) = 1, mobility 2:
+    one redundant equation (the link's axial offset, out-of-plane)."""
+    m = solver.Model(name="mixed", gravity=(0.0, -9.81, 0.0))
+    m.add_body("a", mass=1.0, inertia=(0.01, 0.02, 0.03), position=(0.2, 0.0, 0.0), angular_velocity=(0.0, 0.0, 1.0))
+    m.add_body("b", mass=0.5, inertia=(0.004, 0.005, 0.006), position=(0.4, 0.1, 0.05),
+               orientation=(np.cos(0.2), 0.0, 0.0, np.sin(0.2)))
+    m.add_body("c", mass=0.8, inertia=(0.01, 0.01, 0.02), position=(0.7, -0.2, 0.0))
+    m.add_joint("pivot", "revolute", "ground", "a")
+    m.add_joint("weld", "fixed", "a", "b", origin=(0.4, 0.0, 0.0))
+    m.add_joint("slide", "planar", "ground", "c", origin=(0.7, -0.2, 0.0))
+    m.add_joint("rod", "distance", "b", "c", origin=(0.45, 0.1, 0.05), origin2=(0.7, -0.15, 0.0))
+    m.add_joint("link", "revolute_spherical", "a", "c", origin=(0.1, 0.0, 0.0), origin2=(0.65, -0.2, 0.0))
+    return m
+
+
+@pytest.mark.parametrize("formulation", ["cartesian", "relative"])
+def test_fixed_planar_and_link_forms(formulation):
+    """The mixed model: the same motion and in-plane reactions as 3-D; the 3-D redundancy (one
+    equation, on the link) is gone."""
+    c3 = solver.check_model(mixed_model())
+    assert (c3.grubler_mobility, c3.mobility, c3.redundant) == (1, 2, 1)
+    c2 = solver.check_model(planar(mixed_model()))
+    assert c2.joint_equations == {"pivot": 2, "weld": 3, "slide": 0, "rod": 1, "link": 1}
+    assert (c2.grubler_mobility, c2.mobility, c2.redundant) == (2, 2, 0)
+    _, r3 = run(mixed_model(), formulation)
+    _, r2 = run(planar(mixed_model()), formulation)
+    assert r2.nonunique_components == {}
+    for b in r3.body_names:
+        assert np.abs(r3.body_position(b) - r2.body_position(b)).max() < 1e-9
+    for j in r3.joint_names:
+        (F3, T3), (F2, T2) = r3.joint_reaction(j), r2.joint_reaction(j)
+        scale = max(np.abs(F3[:, :2]).max(), 1e-3)
+        assert np.abs(F3[:, :2] - F2[:, :2]).max() < 1e-7 * scale, j
+        assert np.abs(T3[:, 2] - T2[:, 2]).max() < 1e-7 * scale, j
+
+
+def test_planar_rows_derivatives():
+    """Φ_q, γ, ν and (Φ_qᵀλ)_q of the planar rows (joints and plane constraints, batched) equal
+    central differences away from the assembled state, and the per-joint evaluator to round-off."""
+    from test_constraint_derivatives import assert_constraint_derivatives
+    R = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]])
+    rng = np.random.default_rng(7)
+    for model, plane in ((mixed_model(), "xy"), (rotated(driven_slider_crank(), R), "zx")):
+        system = CartesianSystem(model, plane=plane)
+        q0, _, _ = system.initial_state()
+        q = q0 + 0.1 * rng.standard_normal(system.nq)
+        qd, lam = rng.standard_normal(system.nq), rng.standard_normal(system.m)
+        assert_constraint_derivatives(system, q, qd, lam, 0.4)
+        batched, per_joint = system.constraints(q, 0.4, qd, level=2), system.constraints_per_joint(q, 0.4, qd, level=2)
+        for key in ("phi", "jac", "nu", "gamma"):
+            assert np.allclose(getattr(batched, key), getattr(per_joint, key), rtol=1e-12, atol=1e-12)
