@@ -12,6 +12,11 @@ Generated kernels (:mod:`solver.codegen`, Choi & Yoo (2000) §4) are chosen by `
 - ``"on"``: the same, but a model that cannot be generated is an error (ModelError);
 - ``"off"``: the generic (interpreted) path.
 
+``settings.planar`` (:mod:`solver.formulations.planar`) is resolved here too: "off", or the plane
+("xy"/"yz"/"zx", or the one "auto" finds) whose planar joint forms the system is built with; a
+notice says which, and names loads the bodies' plane constraints carry.  Generated kernels do not
+cover the planar forms: "auto" takes the generic path with a notice, "on" is a ModelError.
+
 A build is a phase of its own: ``on_event`` receives ``{"kind": "codegen", "message":
 "compiling the model…"}`` before it starts, and ``cancel()`` returning True stops it
 (:class:`~solver.errors.Cancelled`), also while the C compiler runs.  Builds are cached by the
