@@ -137,12 +137,17 @@ def test_auto_uses_the_plane_or_the_3d_forms():
     assert "planar: the model is not planar in the xy, yz or zx plane; the 3-D joint forms are used" in compiled.notices
 
 
-def test_out_of_plane_gravity_is_reported():
+def test_out_of_plane_loads_are_reported():
+    """Gravity along the normal, a force along it and a force in the plane off the CM (no moment
+    about an in-plane axis): the first two are named."""
     model = planar(sample("fourbar"))
     model.gravity = (0.0, 0.0, -9.81)
-    compiled = compile_model(model, codegen="off")
-    assert any(n.startswith("planar: out-of-plane loads of gravity are carried by the bodies' plane constraints")
-               for n in compiled.notices)
+    model.add_force("push", "coupler", force=(0.0, 0.0, 1.0))
+    model.add_force("pull", "coupler", force=(1.0, 2.0, 0.0), point=(0.2, 0.25, 0.0))
+    for formulation in ("cartesian", "relative"):
+        compiled = compile_model(model, codegen="off", formulation=formulation)
+        assert ("planar: out-of-plane loads of gravity, push are carried by the bodies' plane constraints (not "
+                "reported in the joint reactions)") in compiled.notices
 
 
 def test_codegen_falls_back_with_a_notice(monkeypatch):
