@@ -265,3 +265,16 @@ def test_planar_rows_derivatives():
         batched, per_joint = system.constraints(q, 0.4, qd, level=2), system.constraints_per_joint(q, 0.4, qd, level=2)
         for key in ("phi", "jac", "nu", "gamma"):
             assert np.allclose(getattr(batched, key), getattr(per_joint, key), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("formulation", ["cartesian", "relative"])
+def test_linearization_and_equilibrium_agree(formulation):
+    """The four-bar with a spring: the same natural frequency and static equilibrium as in 3-D."""
+    def model(plane):
+        m = sample("fourbar_spring")
+        m.settings.set("planar", plane)
+        return compile_model(m, formulation=formulation, codegen="off")
+    w3, w2 = (np.sort(np.abs(solver.linearize(model(p)).eigenvalues)) for p in ("off", "xy"))
+    assert len(w2) == len(w3) and np.allclose(w2, w3, rtol=1e-8)
+    e3, e2 = (solver.static_equilibrium(model(p)) for p in ("off", "xy"))
+    assert e2.stable and np.abs(e3.q - e2.q).max() < 1e-9       # the same coordinates in both forms
