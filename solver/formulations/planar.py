@@ -127,8 +127,8 @@ def planar_model(model, plane):
             if np.linalg.norm(np.cross(a, n)) <= AXIS_TOL:
                 axis = tuple(a)
                 break
+        out.set_field(j.name, "type", "revolute")          # first: a universal's axes must stay perpendicular
         out.set_field(j.name, "axis", tuple(axis))
-        out.set_field(j.name, "type", "revolute")
     return out
 
 

@@ -89,15 +89,22 @@ def test_no_self_stress_and_the_same_dof(formulation):
         assert any(m.startswith("Grübler (Kutzbach) count in the xy plane: 9 body freedoms") for m in c2.messages)
 
 
-def test_spherical_joint_is_a_revolute_in_the_plane():
-    """The four-bar with C spherical: planar in xy it is the four-bar of revolutes (same motion and
-    reactions); in 3-D (RRSR) it keeps one redundant equation: 18 − (5 + 5 + 3 + 5) = 0 vs mobility 1."""
+@pytest.mark.parametrize("jtype, options", [
+    ("spherical", {}),
+    ("universal", {"axis": (1.0, 0.0, 0.0), "axis2": (0.0, 0.0, 1.0)}),
+    ("cylindrical", {"axis": (0.0, 0.0, -1.0)})])
+def test_revolutes_in_the_plane(jtype, options):
+    """The four-bar with C spherical, universal (its second axis along the normal) or cylindrical (its
+    axis along −n): planar in xy each is the four-bar of revolutes — the same motion and reactions,
+    C's planar form has 2 rows, nothing redundant (in 3-D RRSR has one redundant equation:
+    18 − (5 + 5 + 3 + 5) = 0 vs mobility 1)."""
     model = sample("fourbar")
     C = model.joints["C"].origin
     model.remove("C")
-    model.add_joint("C", "spherical", "coupler", "rocker", origin=C)
-    c3 = solver.check_model(model)
-    assert (c3.mobility, c3.redundant) == (1, 1)
+    model.add_joint("C", jtype, "coupler", "rocker", origin=C, **options)
+    if jtype == "spherical":
+        c3 = solver.check_model(model)
+        assert (c3.mobility, c3.redundant) == (1, 1)
     _, ref = run(planar(sample("fourbar")), "cartesian")
     for formulation in ("cartesian", "relative"):
         _, res = run(planar(model.copy()), formulation)
