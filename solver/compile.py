@@ -51,7 +51,7 @@ class CompiledModel:
 
     def run_settings(self, **overrides) -> Settings:
         """This compilation's settings with run options overridden (non-None values).  A different
-        value of a structural setting (formulation, constraints, reactions, codegen) is a ModelError:
+        value of a structural setting (formulation, constraints, reactions, codegen, planar) is a ModelError:
         it needs a new compile."""
         s = self.settings.copy()
         overrides = _as_setting_values(overrides)
