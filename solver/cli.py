@@ -99,6 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--codegen", nargs="?", const="on", choices=Settings.field("codegen").choices,
                      help="generated C kernels (docs/codegen.md): auto (the default setting: when a C compiler "
                           "is found and the model is supported), on (required), off; --codegen alone means on")
+    run.add_argument("--planar", choices=Settings.field("planar").choices,
+                     help="planar joint forms (docs/formulations.md): off, auto (the plane the model is planar in, "
+                          "else 3-D), or the plane xy, yz, zx the model must be planar in")
     run.add_argument("--out", metavar="FILE.h5", help="write the results as HDF5")
     run.add_argument("--csv", metavar="DIR", help="write the results as CSV files into DIR")
     run.add_argument("--quiet", action="store_true", help="print nothing but errors")
@@ -162,6 +165,8 @@ def cmd_run(args) -> int:
     options = _run_options(args)
     _check_output_paths(args)
     model = _load_model(args.model)
+    if args.planar:
+        model.settings.set("planar", args.planar)
     try:
         with _CtrlC() as ctrl_c, ProgressBar(sys.stderr, enabled=not args.quiet and _isatty(sys.stderr)) as bar:
             res = simulate(model, progress=bar, cancel=ctrl_c.requested,

@@ -285,3 +285,18 @@ def test_linearization_and_equilibrium_agree(formulation):
     assert len(w2) == len(w3) and np.allclose(w2, w3, rtol=1e-8)
     e3, e2 = (solver.static_equilibrium(model(p)) for p in ("off", "xy"))
     assert e2.stable and np.abs(e3.q - e2.q).max() < 1e-9       # the same coordinates in both forms
+
+
+def test_command_line_option(tmp_path, capsys):
+    """``mbs run --planar``: the run says which forms it used and flags nothing; a plane the model is
+    not planar in exits 2 naming the joints' fields, without a traceback."""
+    from solver import cli
+    path, out = tmp_path / "slider_crank.mbs.json", tmp_path / "run.h5"
+    sample("slider_crank").save(path)
+    assert cli.main(["run", str(path), "--t-end", "0.02", "--planar", "auto", "--out", str(out)]) == 0
+    assert "planar: the model is planar in the xy plane; its joints are compiled in their planar forms" in \
+        capsys.readouterr().out
+    assert solver.load_results(str(out)).nonunique_components == {}
+    assert cli.main(["run", str(path), "--t-end", "0.02", "--planar", "yz"]) == 2
+    err = capsys.readouterr().err
+    assert "joint 'crank_pin'.axis: must be along the normal of the yz plane" in err and "Traceback" not in err
