@@ -92,7 +92,7 @@ def compile_model(model: Model | CompiledModel, settings: Settings | None = None
     if settings.values["formulation"] == "auto":
         settings.set("formulation", auto_formulation(model, settings))
     choice = codegen_choice(settings)
-    plane, notice = resolve_plane(model, settings, settings.formulation)
+    plane, notice = resolve_plane(model, settings)
     notices = [notice] if notice else []
     if plane is not None and choice != "off":
         if choice == "on":
@@ -143,7 +143,7 @@ def for_analysis(model: Model | CompiledModel, formulation: str | None = None) -
 def generic_system(model, settings):
     """The formulation's interpreted system (no generated code), with the planar joint forms when
     ``settings.planar`` asks for them and the model is planar (:mod:`solver.formulations.planar`)."""
-    plane, _ = resolve_plane(model, settings, settings.formulation)
+    plane, _ = resolve_plane(model, settings)
     if settings.formulation == "cartesian":
         from .formulations.cartesian import CartesianSystem
         return CartesianSystem(model, form=settings.constraints, plane=plane)

@@ -117,7 +117,7 @@ def check_model(model: Model) -> ModelCheck:
         underdriven=bool(driver_rows) and system.nq - full.rank > 0,
         moving_joints=_moving_joints(model, system, q, full.modes), assembled=assembled, plane=plane)
     if plane is None and check.redundant:
-        check.planar_suggestion = planar_plane(model, compiled.settings.formulation)
+        check.planar_suggestion = planar_plane(model, compiled.settings)
     check.messages = _messages(check, note)
     return check
 

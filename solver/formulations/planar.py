@@ -50,9 +50,9 @@ def normal_of(plane):
     return np.eye(3)[PLANES[plane]]
 
 
-def planar_problems(model, plane, formulation="cartesian") -> list[Problem]:
-    """Why ``model`` is not planar in ``plane`` (module docstring), one Problem per joint, body or
-    setting field; empty when it is."""
+def planar_problems(model, plane, settings) -> list[Problem]:
+    """Why ``model`` is not planar in ``plane`` (module docstring) when compiled with ``settings``
+    (their formulation resolved), one Problem per joint, body or setting field; empty when it is."""
     n = normal_of(plane)
     problems = []
 
@@ -86,32 +86,32 @@ def planar_problems(model, plane, formulation="cartesian") -> list[Problem]:
                                                           "for a planar model", b.name))
     for e in model.flexible_bodies.values():
         problems.append(e.problem(None, "flexible bodies have no planar form; use settings.planar = 'off'", e.name))
-    settings = model.settings
     if settings.values["constraints"] != "conventional":
         problems.append(Settings.problem("constraints", "the planar forms need the conventional joint form",
                                          "settings"))
-    if formulation == "relative":
+    if settings.values["formulation"] == "relative":
         problems += _loose_bodies(model)
     return problems
 
 
-def resolve_plane(model, settings, formulation) -> tuple[str | None, str | None]:
-    """(plane or None, notice or None) for ``settings.planar`` (module docstring); a model that is
-    not planar in an explicitly chosen plane is a ModelError with every reason."""
+def resolve_plane(model, settings) -> tuple[str | None, str | None]:
+    """(plane or None, notice or None) for ``settings.planar`` (module docstring; ``settings`` with
+    the formulation resolved); a model that is not planar in an explicitly chosen plane is a
+    ModelError with every reason."""
     choice = settings.values["planar"]
     if choice == "off":
         return None, None
-    model = _with_settings(model, settings)
-    if choice != "auto":
-        problems = planar_problems(model, choice, formulation)
+    if choice == "auto":
+        plane = planar_plane(model, settings)
+        if plane is None:
+            return None, "planar: the model is not planar in the xy, yz or zx plane; the 3-D joint forms are used"
+    else:
+        problems = planar_problems(model, choice, settings)
         if problems:
             raise ModelError([Problem(p.path, p.element, p.field, f"{p.message} (settings.planar = {choice!r})")
                               for p in problems])
-        return choice, _load_notice(model, choice)
-    plane = planar_plane(model, formulation)
-    if plane is not None:
-        return plane, _load_notice(model, plane)
-    return None, "planar: the model is not planar in the xy, yz or zx plane; the 3-D joint forms are used"
+        plane = choice
+    return plane, f"planar: the model is planar in the {plane} plane; its joints are compiled in their planar forms"
 
 
 def planar_model(model, plane):
@@ -146,9 +146,9 @@ def planar_equation_counts(model, plane) -> dict:
             for name, j in planar_model(model, plane).joints.items()}
 
 
-def planar_plane(model, formulation) -> str | None:
-    """The first of xy, yz, zx in which ``model`` is planar, or None."""
-    return next((plane for plane in PLANES if not planar_problems(model, plane, formulation)), None)
+def planar_plane(model, settings) -> str | None:
+    """The first of xy, yz, zx in which ``model`` compiled with ``settings`` is planar, or None."""
+    return next((plane for plane in PLANES if not planar_problems(model, plane, settings)), None)
 
 
 def out_of_plane_loads(system, plane, tol=1e-12) -> list[str]:
@@ -170,19 +170,6 @@ def out_of_plane_loads(system, plane, tol=1e-12) -> list[str]:
         if np.abs(F @ n).max(initial=0.0) > tol * scale or np.abs(np.cross(T, n)).max(initial=0.0) > tol * scale:
             names.append(getattr(f, "name", type(f).__name__))
     return names
-
-
-def _load_notice(model, plane):
-    return f"planar: the model is planar in the {plane} plane; its joints are compiled in their planar forms"
-
-
-def _with_settings(model, settings):
-    """``model`` as validated against ``settings`` (the constraint form checked is the compile's)."""
-    if settings.values["constraints"] == model.settings.values["constraints"]:
-        return model
-    out = model.copy()
-    out.settings = settings.copy()
-    return out
 
 
 def _loose_bodies(model) -> list[Problem]:

@@ -166,6 +166,14 @@ def test_codegen_falls_back_with_a_notice(monkeypatch):
         compile_model(planar(sample("fourbar")), codegen="on")
 
 
+def test_parametric_form_is_refused():
+    model = planar(sample("fourbar"))
+    with pytest.raises(solver.ModelError, match=r"constraints: the planar forms need the conventional joint form"):
+        compile_model(model, codegen="off", formulation="cartesian", constraints="parametric")
+    assert compile_model(planar(sample("fourbar"), "auto"), codegen="off", formulation="cartesian",
+                         constraints="parametric").system.plane is None
+
+
 def test_flexible_bodies_are_refused():
     model = sample("fourbar_singular_flexible")
     model.settings.set("planar", "xy")
