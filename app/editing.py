@@ -36,8 +36,9 @@ class Editing(QObject):
     def add_body(self) -> str:
         return self._add(lambda m, s: factory.new_body(m), "Add body")
 
-    def add_joint(self, joint_type: str) -> str:
-        return self._add(lambda m, s: factory.new_joint(m, joint_type, s), f"Add {joint_type} joint")
+    def add_joint(self, joint_type: str, body: str = "") -> str:
+        """A joint from ground to ``body`` (else the selected body) at its CM (:func:`app.factory.new_joint`)."""
+        return self._add(lambda m, s: factory.new_joint(m, joint_type, body or s), f"Add {joint_type} joint")
 
     def add_joint_at(self, joint_type: str, body_i: str, body_j: str, origin, axis, origin2=None) -> str:
         """A joint of ``joint_type`` between two bodies (or a body and ground) at a global

@@ -94,7 +94,7 @@ def test_joint_by_picking_prompts_and_is_one_undo_step(front, qtbot):
 @pytest.mark.slow
 def test_distance_link_by_picking_two_points(front, qtbot):
     w, doc = front, front.document
-    w.actions["pick_joint_distance"].trigger()
+    w.actions["add_joint_distance"].trigger()
     click(w, (0.6, -0.5, 0.0))
     click(w, QPoint(3, 3))                                              # ground
     click(w, (0.8, -0.5, 0.0))
@@ -165,3 +165,57 @@ def test_drag_a_marker_inside_a_body_by_its_origin(front, qtbot):
     pixel = 1.0 / abs(w.viewport.project((1.0, 0.0, 0.0)).x() - w.viewport.project((0.0, 0.0, 0.0)).x())
     assert doc.model.markers["inner"].position == pytest.approx((-0.2, -0.5, 0.0), abs=pixel)
     assert doc.model.bodies["bob"].position == pytest.approx((0.0, -0.5, 0.0))
+
+
+def _menu_action(window, menu_text, item_text):
+    """The action ``item_text`` of Model ▸ ``menu_text`` as the menu bar holds it."""
+    model_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Model")
+    submenu = next(a.menu() for a in model_menu.actions() if a.text() == menu_text)
+    return next(a for a in submenu.actions() if a.text() == item_text)
+
+
+@pytest.mark.slow
+def test_add_joint_menu_enters_picking_with_its_type(front, qtbot):
+    """Model ▸ Add Joint ▸ prismatic starts picking a prismatic joint (no joint added yet); the
+    picks place it, one undo step; Esc from the same entry adds nothing."""
+    w, doc = front, front.document
+    _menu_action(w, "Add &Joint", "prismatic").trigger()
+    assert w.viewport.mode is w.placement and w.placement.joint_type == "prismatic"
+    assert status(w).startswith("Add prismatic joint: pick the first body") and "Enter" in status(w)
+    assert list(doc.model.joints) == ["pivot"] and doc.undo_stack.count() == 0
+    click(w, (0.6, -0.5, 0.0))                                          # arm
+    click(w, (0.0, -0.5, 0.0))                                          # bob
+    click(w, (0.8, -0.5, 0.0))                                          # the arm's far end centre
+    joint = doc.model.joints["prismatic1"]
+    assert (joint.type, joint.body_i, joint.body_j) == ("prismatic", "arm", "bob")
+    assert joint.origin == pytest.approx((0.8, -0.5, 0.0), abs=1e-12)
+    assert joint.axis == pytest.approx((1.0, 0.0, 0.0), abs=1e-12)     # the cylinder's axis
+    assert doc.undo_stack.count() == 1 and w.viewport.mode is None
+
+    _menu_action(w, "Add &Joint", "spherical").trigger()
+    click(w, (0.0, -0.5, 0.0))
+    qtbot.keyClick(w, Qt.Key.Key_Escape)
+    assert w.viewport.mode is None and status(w) == "" and "spherical1" not in doc.model.joints
+    assert doc.undo_stack.count() == 1
+
+
+@pytest.mark.slow
+def test_enter_while_picking_adds_the_joint_for_typed_coordinates(front, qtbot):
+    """Enter at the picking prompt adds the joint from ground at the CM of the body picked first
+    (one undo step) and selects it: its origin is then typed in the property editor ("50 mm")."""
+    w, doc = front, front.document
+    qtbot.keyClick(w, Qt.Key.Key_J, CTRL)
+    click(w, (0.6, -0.5, 0.0))                                          # arm
+    assert "pick the second body" in status(w)
+    qtbot.keyClick(w, Qt.Key.Key_Return)
+    joint = doc.model.joints["revolute1"]
+    assert (joint.body_i, joint.body_j) == ("ground", "arm")
+    assert joint.origin == pytest.approx((0.6, -0.5, 0.0))
+    assert w.viewport.mode is None and doc.selection == "revolute1" and doc.undo_stack.count() == 1
+    assert not w.actions["place_typed"].isEnabled()
+    origin = w.properties.editor("origin")
+    origin.spins[0].lineEdit().selectAll()
+    qtbot.keyClicks(origin.spins[0].lineEdit(), "50 mm")
+    qtbot.keyClick(origin.spins[0].lineEdit(), Qt.Key.Key_Return)
+    assert doc.model.joints["revolute1"].origin == pytest.approx((0.05, -0.5, 0.0))
+    assert w.viewport.mode is None                                      # the Return went to the field
