@@ -201,3 +201,28 @@ class SetSetting(ModelCommand):
             return False
         self.value = other.value
         return True
+
+
+class ReplaceElement(ModelCommand):
+    """Replace an element (one without dependents, e.g. a measure) by ``element`` of the same name at
+    the same place, so fields that are only valid together (a measure's kind and axis) change at once."""
+
+    def __init__(self, model, element, text=None):
+        super().__init__(model, text or f"Edit {element.KIND.replace('_', ' ')} '{element.name}'")
+        self.element = element.copy()
+        self.old = None
+        self.index = None
+
+    def apply(self):
+        name = self.element.name
+        self.old, self.index = self.model.element(name), self.model.index_of(name)
+        self.model.remove(name)
+        try:
+            self.model.add(self.element.copy(), self.index)
+        except solver.ModelError:
+            self.model.add(self.old, self.index)
+            raise
+
+    def revert(self):
+        self.model.remove(self.element.name)
+        self.model.add(self.old, self.index)

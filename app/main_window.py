@@ -271,7 +271,7 @@ class MainWindow(QMainWindow):
         """Result panels (plot, energy, modal coordinates, diagnostics, modes), the animation bar and
         their wiring."""
         self.plots = SelectionPlots(lambda name: driver_unit(self.document.model, name))
-        self.custom_plots = CustomPlots(lambda: self.document.model)
+        self.custom_plots = CustomPlots(self.document)
         self.energy = EnergyPlots()
         self.modal = ModalPlots()
         self.diagnostics = DiagnosticsPlots()

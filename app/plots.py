@@ -28,9 +28,9 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QMenu, QPushButton
 
 import solver
 
-from . import dialogs
+from . import commands, dialogs
 from .log_panel import LOGGER
-from .simulation import MEASURE_AXES, MEASURE_UNITS, Measure
+from .simulation import MEASURE_AXES, MEASURE_UNITS, model_measures
 
 pg.setConfigOptions(antialias=True, background="w", foreground="k")
 
@@ -619,28 +619,34 @@ class ModalPlots(TimePlots):
 
 TIME = "time"          # the x of a plot against time
 MAX_TILE_COLUMNS = 3   # custom plots side by side, then a new row
+NEW_MEASURE, ADD_MEASURE = "(new)", "Add measure"
 
 
 class CustomPlots(TimePlots):
     """Plots the user composes: *tiles* side by side (up to MAX_TILE_COLUMNS a row), each showing
     quantities against time or against another quantity — an x–y cross plot, e.g. a joint's reaction
-    against its angle — and *measures* between two markers (:class:`app.simulation.Measure`: distance,
-    relative angle about an axis, relative velocity), plotted and exported like any other quantity.
+    against its angle — and the model's *measures* between two markers (:class:`solver.Measure`:
+    distance, relative angle about an axis, relative velocity), plotted and exported like any other
+    quantity.
 
     A quantity is a named output of the run (:func:`solver.output_paths`, e.g.
     ``joints.pin.reaction_force.x``, ``joints.pin.rotation``) or a measure (``measures.<name>``); its
     path labels its curve ("y vs x" in a cross plot) and its CSV column (with its unit).  A cross plot
     shows the animation time as a dot on each curve and reads its curves out at that time.  A plot
     whose curves are constant up to round-off (below NOISE_FLOOR of their size) is not auto-scaled
-    into the round-off.  Measures
-    last for the session (the project file keeps only the model)."""
+    into the round-off.
 
-    def __init__(self, model, parent=None):
-        """``model()``: the current model (its markers, outputs and initial poses)."""
+    The measure row adds a measure to the model or changes the one chosen in its first list (one
+    undoable step each): measures are model elements, saved in the project file and shown in the
+    tree, the same whether declared here or edited in the property editor.  **Declare output**
+    declares the y quantity as a model output (``model.outputs``, one undoable step)."""
+
+    def __init__(self, document, parent=None):
+        """``document``: the open project (its model's markers, measures and outputs; edits are pushed
+        on its undo stack)."""
         super().__init__("Custom plots", parent)
-        self.model = model
+        self.document = document
         self.results = None
-        self.measures: dict[str, Measure] = {}
         self.tiles: list[tuple[str, list[str]]] = []       # (x path or TIME, [y paths])
         self.dots: dict[str, pg.ScatterPlotItem] = {}       # cross-plot curve → dot at the cursor time
         self._series: dict[str, tuple] = {}                 # cross-plot curve → (t, x, y)
@@ -657,18 +663,25 @@ class CustomPlots(TimePlots):
         add.clicked.connect(lambda: self.add_curve_to_last(self.y_choice.currentText(), self.x_choice.currentText()))
         clear = QPushButton("Clear", self)
         clear.clicked.connect(self.clear_tiles)
-        for w in (QLabel("x", self), self.x_choice, QLabel("y", self), self.y_choice, new_tile, add, clear):
+        self.output_button = declare_output = QPushButton("Declare output", self)
+        declare_output.setToolTip("declare the y quantity as an output of the model (saved with the project)")
+        declare_output.clicked.connect(self._declare_output)
+        for w in (QLabel("x", self), self.x_choice, QLabel("y", self), self.y_choice, new_tile, add, clear,
+                  declare_output):
             self.controls.insertWidget(self.controls.count() - 1, w)
         row = QHBoxLayout()
+        self.measure_choice = QComboBox(self)
+        self.measure_choice.setToolTip("a new measure, or the model's measure to change")
+        self.measure_choice.currentIndexChanged.connect(self._on_measure_choice)
         self.measure_kind, self.marker_i, self.marker_j, self.measure_axis = (QComboBox(self) for _ in range(4))
         self.measure_kind.addItems(list(MEASURE_UNITS))
         self.measure_kind.currentTextChanged.connect(self._on_measure_kind)
         self.marker_i.setToolTip("reference marker (ground: the global origin and axes)")
         self.measure_axis.setToolTip("angle: about this axis of the reference marker; velocity: global "
                                      "component or magnitude")
-        self.measure_button = declare = QPushButton("Add measure", self)
+        self.measure_button = declare = QPushButton(ADD_MEASURE, self)
         declare.clicked.connect(self._declare_measure)
-        for w in (QLabel("Measure", self), self.measure_kind, QLabel("from", self), self.marker_i,
+        for w in (QLabel("Measure", self), self.measure_choice, self.measure_kind, QLabel("from", self), self.marker_i,
                   QLabel("to", self), self.marker_j, self.measure_axis, declare):
             row.addWidget(w)
         row.addStretch(1)
@@ -677,18 +690,23 @@ class CustomPlots(TimePlots):
         self.set_results(None)
 
     # ---- public API ---------------------------------------------------------------------------
+    def model(self):
+        return self.document.model
+
     def quantities(self) -> dict:
-        """{path: quantity} the current model offers: its run outputs, then the measures."""
+        """{path: quantity} the current model offers: its run outputs, then its measures."""
         offered = {o.path: o for o in solver.output_paths(self.model())}
-        offered.update({m.path: m for m in self.measures.values()})
+        offered.update(model_measures(self.model()))
         return offered
 
-    def model_changed(self, *_):
+    def model_changed(self, event="", collection="", *_):
         """The model was edited or replaced: refill the lists now if the panel shows, else when it
-        is shown (a large model offers thousands of quantities)."""
+        is shown (a large model offers thousands of quantities); a changed measure is redrawn."""
         self._choices_dirty = not self.isVisible()
         if not self._choices_dirty:
             self.refresh_choices()
+        if collection in ("measures", "markers") and self.tiles:
+            self.refresh()
 
     def showEvent(self, event):  # noqa: N802
         super().showEvent(event)
@@ -696,11 +714,12 @@ class CustomPlots(TimePlots):
             self.refresh_choices()
 
     def refresh_choices(self):
-        """Refill the quantity and marker lists from the current model (the choices made stay)."""
+        """Refill the quantity, measure and marker lists from the current model (the choices made stay)."""
         self._choices_dirty = False
         paths = list(self.quantities())
         markers = list(self.model().markers)
         for combo, items in ((self.x_choice, [TIME] + paths), (self.y_choice, paths),
+                             (self.measure_choice, [NEW_MEASURE] + list(self.model().measures)),
                              (self.marker_i, [solver.GROUND] + markers), (self.marker_j, markers)):
             chosen = combo.currentText()
             combo.blockSignals(True)
@@ -708,19 +727,32 @@ class CustomPlots(TimePlots):
             combo.addItems(items)
             combo.setCurrentIndex(max(combo.findText(chosen), 0))
             combo.blockSignals(False)
+        self.measure_button.setText(ADD_MEASURE if self.measure_choice.currentIndex() <= 0 else "Apply")
 
-    def add_measure(self, kind: str, marker_i: str, marker_j: str, axis: str = "") -> Measure:
-        """Declare a measure (named measure1, measure2, …) and plot it against time in a new tile;
-        ValueError names what is wrong (kind, axis, same marker twice)."""
-        for marker in (marker_i, marker_j):
-            if marker != solver.GROUND and marker not in self.model().markers:
-                raise ValueError(f"no marker named '{marker}' (add markers to the model first)")
-        name = next(f"measure{k}" for k in itertools.count(1) if f"measure{k}" not in self.measures)
-        measure = Measure(name, kind, marker_i, marker_j, axis)
-        self.measures[name] = measure
-        self.refresh_choices()
-        self.add_tile([measure.path])
-        return measure
+    def add_measure(self, kind: str, marker_i: str, marker_j: str, axis: str = "") -> str:
+        """Add a measure to the model (named measure1, measure2, …; one undoable step) and plot it
+        against time in a new tile; its name.  ValueError names what is wrong (kind, axis, a marker
+        the model does not have, the same marker twice)."""
+        self._check_markers(marker_i, marker_j)
+        model = self.model()
+        name = next(f"measure{k}" for k in itertools.count(1) if f"measure{k}" not in model)
+        self._push(lambda: commands.AddElement(model, solver.Measure(name=name, kind=kind, marker_i=marker_i,
+                                                                     marker_j=marker_j, axis=axis)))
+        self.add_tile([f"measures.{name}"])
+        return name
+
+    def edit_measure(self, name: str, kind: str, marker_i: str, marker_j: str, axis: str = ""):
+        """Change the model's measure ``name`` (one undoable step); ValueError names what is wrong."""
+        self._check_markers(marker_i, marker_j)
+        self._push(lambda: commands.ReplaceElement(self.model(), solver.Measure(
+            name=name, kind=kind, marker_i=marker_i, marker_j=marker_j, axis=axis)))
+
+    def declare_output(self, path: str) -> str:
+        """Declare quantity ``path`` a model output (``output1``, …; one undoable step); its name."""
+        model = self.model()
+        name = next(f"output{k}" for k in itertools.count(1) if f"output{k}" not in model)
+        self._push(lambda: commands.AddElement(model, solver.ModelOutput(name=name, quantity=path)))
+        return name
 
     def add_tile(self, ys, x: str = TIME) -> int:
         """A new plot of quantities ``ys`` against ``x`` (TIME or a quantity path); its index."""
@@ -830,13 +862,49 @@ class CustomPlots(TimePlots):
         if kind == "angle":
             self.measure_axis.setCurrentText("z")
 
+    def _check_markers(self, *markers):
+        for marker in markers:
+            if marker != solver.GROUND and marker not in self.model().markers:
+                raise ValueError(f"no marker named '{marker}' (add markers to the model first)")
+
+    def _push(self, make_command):
+        """Push the command ``make_command()`` builds; the model's refusal as a ValueError."""
+        try:
+            self.document.push(make_command())
+        except solver.ModelError as exc:
+            raise ValueError("; ".join(exc.problems)) from None
+
+    def _on_measure_choice(self, index):
+        """Show the chosen measure's definition (a new one keeps the lists as they are)."""
+        name = self.measure_choice.currentText()
+        self.measure_button.setText(ADD_MEASURE if index <= 0 else "Apply")
+        if index > 0 and name in self.model().measures:
+            m = self.model().measures[name]
+            self.measure_kind.setCurrentText(m.kind)
+            self.marker_i.setCurrentText(m.marker_i)
+            self.marker_j.setCurrentText(m.marker_j)
+            if m.axis:
+                self.measure_axis.setCurrentText(m.axis)
+
     def _declare_measure(self):
         kind = self.measure_kind.currentText()
+        definition = (kind, self.marker_i.currentText(), self.marker_j.currentText(),
+                      self.measure_axis.currentText() if kind != "distance" else "")
         try:
-            self.add_measure(kind, self.marker_i.currentText(), self.marker_j.currentText(),
-                             self.measure_axis.currentText() if kind != "distance" else "")
+            if self.measure_choice.currentIndex() > 0:
+                self.edit_measure(self.measure_choice.currentText(), *definition)
+            else:
+                self.add_measure(*definition)
         except ValueError as exc:
             self.info.setText(f"⚠ {exc}")
+
+    def _declare_output(self):
+        try:
+            name = self.declare_output(self.y_choice.currentText())
+        except ValueError as exc:
+            self.info.setText(f"⚠ {exc}")
+            return
+        self.info.setText(f"{self.y_choice.currentText()} declared as output '{name}'")
 
 
 def _hold_constant(plot, histories):
