@@ -66,6 +66,7 @@ class TimePlots(QWidget):
         self.controls = QHBoxLayout()
         layout.addLayout(self.controls)
         self.info = QLabel("Run a simulation to see results.", self)
+        self.info.setWordWrap(True)     # long info lines wrap instead of widening the panel
         self.controls.addWidget(self.info, 1)
         self.export_button = QToolButton(self)
         self.export_button.setText("Export")
