@@ -6,6 +6,12 @@ refuses it, the field shows the model's message under a red border and the model
 Function fields (expressions of t) are also checked live as the user types.  Numbers are shown and
 read in the project's display units (``settings.display_units`` / ``display_angles``, :mod:`app.units`);
 text with a unit that does not fit a field is refused with a message naming the field.
+
+Several elements of one kind selected together (:attr:`Document.selected`) are edited at once: a
+field whose value is the same for all shows it, one that differs shows "—" (per component of a
+vector: ``position`` x may differ while y and z are shared), and an edit sets that field — only the
+components entered — on every selected element as one undoable step.  The name, and fields whose
+editor cannot show a differing value (functions, orientation, geometry), are read-only while they differ.
 """
 from __future__ import annotations
 
@@ -19,7 +25,7 @@ import solver
 
 from . import commands
 from .document import Document
-from .field_editors import FieldEditor, SciSpinBox, make_editor
+from .field_editors import MIXED, MIXED_KINDS, FieldEditor, SciSpinBox, make_editor
 from .inertia import SHAPES, body_from_mesh, inertia_from_geometry
 from .simulation import driver_coordinate_unit
 from .tree import MODEL_ITEM, SETTINGS_ITEM
@@ -72,6 +78,59 @@ class _ElementTarget:
             return list(self.model.joints)
         ground = [solver.GROUND] if field.name in ("body_i", "body_j") else []
         return ground + list(self.model.bodies)
+
+
+class _MultiTarget:
+    """The fields shared by several elements of one kind (same declaration for all: a joint field
+    used by every selected joint, a driver expression in the same unit)."""
+
+    def __init__(self, document: Document, names: list[str]):
+        self.document = document
+        self.model = document.model
+        self.targets = [_ElementTarget(document, n) for n in names]
+        self.names = list(names)
+        kinds = {t.element.KIND for t in self.targets}
+        collection = self.targets[0].element.COLLECTION.replace("_", " ")
+        self.title = (f"{len(names)} {collection} selected: {', '.join(names)}" if len(kinds) == 1 else
+                      f"{len(names)} items selected ({', '.join(sorted(kinds))}): select items of one kind "
+                      "to edit them together")
+        self.same_kind = len(kinds) == 1
+
+    def fields(self):
+        if not self.same_kind:
+            return []
+        first, *others = [t.fields() for t in self.targets]
+        return [f for f in first if all(f in fields for fields in others)]
+
+    def value(self, field):
+        """The shared value, MIXED where the elements differ (per component of a vector)."""
+        values = [t.value(field) for t in self.targets]
+        if all(v == values[0] for v in values):
+            return values[0]
+        if all(isinstance(v, list) and len(v) == len(values[0]) for v in values):
+            return [c[0] if all(x == c[0] for x in c) else MIXED for c in zip(*values)]
+        return MIXED
+
+    def read_only(self, field) -> bool:
+        return field.kind == "name" or (self.value(field) is MIXED and field.kind not in MIXED_KINDS)
+
+    def command(self, field, value):
+        """One step setting ``field`` on every element; MIXED components keep each element's own."""
+        changes = []
+        for t in self.targets:
+            own = t.value(field)
+            if isinstance(value, list) and isinstance(own, list):
+                new = [o if v is MIXED else v for v, o in zip(value, own)]
+            else:
+                new = own if value is MIXED else value
+            changes.append((t.element.name, field.name, new))
+        return commands.SetFields(self.model, changes, f"Set {field.name} of {', '.join(self.names)}")
+
+    def validate(self, field, value):
+        return self.targets[0].validate(field, value)
+
+    def reference_names(self, field):
+        return self.targets[0].reference_names(field)
 
 
 class _ModelTarget:
@@ -139,6 +198,7 @@ class PropertyEditor(QScrollArea):
         self.density = None
         self.inertia_button = None
         document.selection_changed.connect(self.rebuild)
+        document.selected_changed.connect(self._on_selected)
         document.model_replaced.connect(self.rebuild)
         document.model_event.connect(self._on_model_event)
         self.rebuild()
@@ -230,7 +290,7 @@ class PropertyEditor(QScrollArea):
 
     def rebuild(self, *_):
         """Regenerate the form for the current selection."""
-        self.target = self._make_target(self.document.selection)
+        self.target = self._make_target(self.document.selection, self.document.selected)
         self.editors, self.errors = {}, {}
         self.inertia_button = None
         page = QWidget()
@@ -245,7 +305,7 @@ class PropertyEditor(QScrollArea):
             for field in self.target.fields():
                 form.addRow(_label(field), self._make_row(field, page))
             outer.addLayout(form)
-            if isinstance(getattr(self.target, "element", None), solver.Body):
+            if isinstance(getattr(self.target, "element", None), solver.Body):   # one body
                 outer.addWidget(self._make_inertia_tool(page))
         outer.addStretch(1)
         old = self.takeWidget()
@@ -254,7 +314,10 @@ class PropertyEditor(QScrollArea):
         self.setWidget(page)
 
     # ---- helpers ------------------------------------------------------------------------------
-    def _make_target(self, selection):
+    def _make_target(self, selection, selected):
+        elements = [n for n in selected if n in self.document.model]
+        if len(elements) > 1:
+            return _MultiTarget(self.document, elements)
         if selection == MODEL_ITEM:
             return _ModelTarget(self.document)
         if selection == SETTINGS_ITEM:
@@ -272,6 +335,9 @@ class PropertyEditor(QScrollArea):
         editor = make_editor(field, target.reference_names(field),
                              lambda value, f=field: target.validate(f, value), row, self.units)
         editor.set_value(target.value(field))
+        if getattr(target, "read_only", lambda f: False)(field):
+            editor.setEnabled(False)
+            editor.setToolTip(f"{field.name}: differs between the selected items; edit them one at a time")
         editor.committed.connect(lambda value, name=field.name: self.commit(name, value))
         editor.refused.connect(lambda message, name=field.name: self._show_error(name, message))
         error = QLabel(row)
@@ -338,7 +404,16 @@ class PropertyEditor(QScrollArea):
         if detail == "geometry" and self.inertia_button is not None:
             self.inertia_button.setEnabled(_has_volume(self.target.element.geometry))
 
+    def _on_selected(self, names):
+        """Several items selected, or back to one: the form changes (a change of the current item
+        alone is ``selection_changed``)."""
+        if len(names) > 1 or isinstance(self.target, _MultiTarget):
+            self.rebuild()
+
     def _target_alive(self):
+        if isinstance(self.target, _MultiTarget):
+            model = self.document.model
+            return all(n in model and model.element(n) is t.element for n, t in zip(self.target.names, self.target.targets))
         if isinstance(self.target, _ElementTarget):
             element = self.target.element
             return element.name in self.document.model and self.document.model.element(element.name) is element
@@ -352,6 +427,8 @@ class PropertyEditor(QScrollArea):
                 editor.set_value(self.target.value(field))
 
     def _concerns(self, collection, name):
+        if isinstance(self.target, _MultiTarget):
+            return name in self.target.names
         if isinstance(self.target, _ElementTarget):
             return name == self.target.element.name
         if isinstance(self.target, _SettingsTarget):
