@@ -23,6 +23,7 @@ from .run_control import SimulationController
 from .simulation import driver_unit
 from .properties import PropertyEditor
 from .tree import ModelTree
+from .units import UnitSystem
 from .viewport import Viewport
 
 APP_NAME = "MBS Studio"
@@ -299,6 +300,9 @@ class MainWindow(QMainWindow):
         sim.started.connect(self._on_run_state)
         sim.finished.connect(self._on_run_state)
         self.document.selection_changed.connect(self._on_selection_for_plot)
+        self.document.model_replaced.connect(self._show_units)
+        self.document.model_event.connect(lambda _e, collection, _n, detail: collection == "settings" and detail in (
+            "display_units", "display_angles") and self._show_units())
         self.document.model_replaced.connect(self.custom_plots.model_changed)
         self.document.model_event.connect(self.custom_plots.model_changed)
         self.modes.animating.connect(lambda on: on and player.pause())
@@ -306,6 +310,12 @@ class MainWindow(QMainWindow):
         self._on_run_state()
         if sim.results is not None:
             sim.results_changed.emit(sim.results)
+
+    def _show_units(self):
+        """Plots in the project's display units."""
+        units = UnitSystem.of(self.document.model.settings)
+        for panel in (self.plots, self.custom_plots, self.energy, self.modal, self.diagnostics):
+            panel.set_unit_system(units)
 
     def _on_run_state(self, *_):
         running = self.simulation.running

@@ -8,7 +8,10 @@ model edited since the run are *stale* (:meth:`TimePlots.set_stale`): a banner s
 plots are greyed until the next run.  Each panel
 exports to PNG, SVG (Qt's SVG generator; pyqtgraph's own SVG exporter fails with this Qt) and CSV.
 
-Every vertical axis carries its unit, and so does every column of the CSV export.  Moving the mouse
+Every vertical axis carries its unit, and so does every column of the CSV export.  Values are shown
+in the project's display units (:meth:`TimePlots.set_unit_system`, :mod:`app.units`: mm, deg, N·mm,
+…) on the axes, in the read-out and in the CSV export; curves are given in SI and converted where
+they are drawn (a plot of mixed or dimensionless units stays as given).  Moving the mouse
 over a plot shows a read-out of its curves at that time.  The selection plot draws values below
 ``NOISE_FLOOR`` times the run's scale of that quantity (the largest magnitude over all joints,
 drivers or bodies and the whole run) as zero, so round-off (1e-15 N·m in a planar model's
@@ -31,6 +34,7 @@ import solver
 from . import commands, dialogs
 from .log_panel import LOGGER
 from .simulation import MEASURE_AXES, MEASURE_UNITS, model_measures
+from .units import SI, Quantity, UnitSystem
 
 pg.setConfigOptions(antialias=True, background="w", foreground="k")
 
@@ -78,6 +82,7 @@ class TimePlots(QWidget):
         self.export_button.setMenu(menu)
         self.controls.addWidget(self.export_button)
         self.stale = False
+        self.results = None
         self.stale_banner = QLabel(STALE_TEXT, self)
         self.stale_banner.setObjectName("staleBanner")
         self.stale_banner.setWordWrap(True)
@@ -90,7 +95,9 @@ class TimePlots(QWidget):
         self.cursors: list[pg.InfiniteLine] = []
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.rows: dict[str, pg.PlotItem] = {}
-        self.units: dict[int, str] = {}               # id(plot) → unit of its vertical axis
+        self.units: dict[int, str] = {}               # id(plot) → (display) unit of its vertical axis
+        self.quantities_of: dict[int, tuple] = {}     # id(plot) → (x, y) Quantity: SI → display
+        self.unit_system: UnitSystem = SI
         self.cross: set[int] = set()                  # id(plot) of the plots against another quantity
         self._given: dict[str, tuple] = {}            # label → (x, y) as given (before the noise floor)
         self.columns = 2
@@ -108,6 +115,7 @@ class TimePlots(QWidget):
         self._stale = {}
         self.graphics.clear()
         self.plots, self.cursors, self.curves, self.rows, self.units, self._given = [], [], {}, {}, {}, {}
+        self.quantities_of = {}
         self.cross = set()
         self.readout.clear()
 
@@ -116,7 +124,8 @@ class TimePlots(QWidget):
         top to bottom.  Plots of an unchanged
         layout are kept and only emptied (creating a pyqtgraph plot costs ~50 ms)."""
         self.drop_stale()
-        if [r[0] for r in rows] == list(self.rows) and columns == self.columns:
+        if [r[0] for r in rows] == list(self.rows) and columns == self.columns and all(
+                self.units[id(self.rows[key])] == self.display(unit).display for key, _, unit, _ in rows):
             self._stale, self.curves = self.curves, {}  # reused by add_curve, the rest dropped later
             QTimer.singleShot(0, self.drop_stale)
             return self.rows
@@ -126,15 +135,31 @@ class TimePlots(QWidget):
             self.rows[key] = self.add_plot(title, unit, log_y)
         return self.rows
 
+    def set_unit_system(self, units: UnitSystem):
+        """Show values in ``units`` (the project's display units); the plots are redrawn."""
+        if (units.system, units.angles) != (self.unit_system.system, self.unit_system.angles):
+            self.unit_system = units
+            self.set_results(self.results)
+
+    def display(self, si_unit: str) -> Quantity:
+        """The display Quantity of an SI unit; a mixed ("m, rad") or dimensionless one stays as it is."""
+        if not si_unit or si_unit == "1" or "," in si_unit or "√" in si_unit:
+            return Quantity("", si_unit)
+        return self.unit_system.quantity(si_unit)
+
     def add_plot(self, title: str, unit: str = "", log_y: bool = False, x_axis=None) -> pg.PlotItem:
         """A new plot after the others: against time (time-linked to the first such plot, with the
-        time cursor) or, with ``x_axis`` = (label, unit), against another quantity (a cross plot)."""
+        time cursor) or, with ``x_axis`` = (label, unit), against another quantity (a cross plot).
+        Units are SI; the axes show the display units."""
         n = len(self.plots)
         plot = self.graphics.addPlot(row=n // self.columns, col=n % self.columns)
         plot.setTitle(title, size="9pt")
         plot.showGrid(x=True, y=True, alpha=0.25)
-        _label_axis(plot, "left", "", unit)
-        self.units[id(plot)] = unit
+        y_quantity = self.display(unit)
+        x_quantity = self.display(x_axis[1]) if x_axis is not None else Quantity("", "s")
+        self.quantities_of[id(plot)] = (x_quantity, y_quantity)
+        _label_axis(plot, "left", "", y_quantity)
+        self.units[id(plot)] = y_quantity.display
         plot.setLogMode(y=log_y)
         legend = plot.addLegend(offset=(1, 1), labelTextSize="8pt", verSpacing=-8, colCount=4)
         legend.setBrush(pg.mkBrush(255, 255, 255, 200))
@@ -143,7 +168,7 @@ class TimePlots(QWidget):
         if x_axis is not None:
             self.plots.append(plot)
             self.cross.add(id(plot))
-            _label_axis(plot, "bottom", *x_axis)
+            _label_axis(plot, "bottom", x_axis[0], x_quantity)
             return plot
         timed = [p for p in self.plots if id(p) not in self.cross]
         if timed:
@@ -157,13 +182,14 @@ class TimePlots(QWidget):
 
     def add_curve(self, plot: pg.PlotItem, label: str, x, y, color,
                   style=Qt.PenStyle.SolidLine, scale=None) -> pg.PlotDataItem:
-        """A curve (reused if ``label`` was drawn before); ``scale``: the run's scale of this
-        quantity, values below NOISE_FLOOR·scale are drawn as zero."""
+        """A curve (reused if ``label`` was drawn before) of SI values, drawn in the plot's display
+        units; ``scale``: the run's scale of this quantity (SI), values below NOISE_FLOOR·scale are
+        drawn as zero."""
         pen = pg.mkPen(color, width=1.6, style=style)
-        x, y = np.asarray(x, float), np.asarray(y, float)
+        x, y = self.to_display(plot, x, y)
         self._given[label] = (x, y)
         if scale is not None:
-            y = noise_floor(y, scale)
+            y = noise_floor(y, self.quantities_of[id(plot)][1].to_display(scale))
         item = self._stale.pop(label, None)
         if item is not None and item.getViewBox() is plot.vb:
             item.setData(x, y, pen=pen)
@@ -199,8 +225,13 @@ class TimePlots(QWidget):
         for cursor in self.cursors:
             cursor.setValue(self.cursor_time)
 
+    def to_display(self, plot, x, y):
+        """SI arrays ``x``, ``y`` in ``plot``'s display units."""
+        qx, qy = self.quantities_of[id(plot)]
+        return qx.to_display(np.asarray(x, float)), qy.to_display(np.asarray(y, float))
+
     def curve_data(self, label: str):
-        """(x, y) arrays of a curve, as given (before the noise floor and a log axis)."""
+        """(x, y) arrays of a curve in display units, as given (before the noise floor and a log axis)."""
         return self._given[label]
 
     def drawn_data(self, label: str):
@@ -531,6 +562,7 @@ class EnergyPlots(TimePlots):
         self.set_results(None)
 
     def set_results(self, results):
+        self.results = results
         plots = self.set_rows([("energy", "Energy", "J", False), ("drift", "Relative drift of the total energy", "1",
                                                                      False)])
         if results is None:
@@ -564,6 +596,7 @@ class DiagnosticsPlots(TimePlots):
         self.set_results(None)
 
     def set_results(self, results):
+        self.results = results
         from .simulation import NEAR_SINGULAR
         first = not self.rows
         plots = self.set_rows([("violation", "Constraint violation max |Φ|", "m, rad", True),
@@ -602,6 +635,7 @@ class ModalPlots(TimePlots):
         self.set_results(None)
 
     def set_results(self, results):
+        self.results = results
         bodies = list(results.flexible_body_names) if results is not None else []
         plots = self.set_rows([(b, f"{b}: modal coordinates", "√kg·m", False) for b in bodies], columns=2)
         if results is None:
@@ -800,13 +834,13 @@ class CustomPlots(TimePlots):
             unit = ", ".join(dict.fromkeys(self._values[y][0] for y, _ in histories))
             title = ", ".join(y for y, _ in histories) + ("" if x == TIME else f" vs {x}")
             plot = self.add_plot(title, unit, x_axis=None if x == TIME else (x, self._values[x][0]))
-            _hold_constant(plot, [v for _, v in histories])
+            _hold_constant(plot, [self.to_display(plot, t, v)[1] for _, v in histories])
             for k, (y, values) in enumerate(histories):
                 color = SERIES_COLORS[k % len(SERIES_COLORS)]
                 label = y if x == TIME else f"{y} vs {x}"
                 self.add_curve(plot, label, xs, values, color)
                 if x != TIME:
-                    self._series[label] = (t, xs, values)
+                    self._series[label] = (t, *self._given[label])
                     self.dots[label] = pg.ScatterPlotItem(size=9, brush=pg.mkBrush(*color), pen=CURSOR_PEN)
                     plot.addItem(self.dots[label], ignoreBounds=True)
         self.set_cursor(self.cursor_time)
@@ -830,11 +864,12 @@ class CustomPlots(TimePlots):
 
     def export_csv(self, path: str):
         """One row per output time: ``t [s]``, then each plotted quantity once (x's and y's, in plot
-        order) as ``path [unit]``."""
+        order) as ``path [unit]``, in the display units."""
         header, columns = ["t [s]"], [np.asarray(self.results.t, float) if self.results is not None else []]
         for name, (unit, values) in self._values.items():
-            header.append(f"{name} [{unit}]")
-            columns.append(values)
+            quantity = self.display(unit)
+            header.append(f"{name} [{quantity.display}]")
+            columns.append(quantity.to_display(values))
         with open(path, "w", newline="", encoding="utf-8") as f:
             writer = csv.writer(f)
             writer.writerow(header)
@@ -918,10 +953,13 @@ def _hold_constant(plot, histories):
         plot.setYRange(middle - 0.1 * scale, middle + 0.1 * scale, padding=0)
 
 
-def _label_axis(plot, side, text, unit):
-    """Name an axis and give its unit: SI prefixes chosen by pyqtgraph (kN, mm) for a plain unit;
-    a dimensionless or mixed one ("1", "m, rad") as text."""
+def _label_axis(plot, side, text, quantity: Quantity):
+    """Name an axis and give its (display) unit: SI prefixes chosen by pyqtgraph (kN, mm) for a plain
+    SI unit, the display unit as it is otherwise (mm stays mm); a dimensionless or mixed one ("1",
+    "m, rad") as text."""
+    unit = quantity.display
     if unit and "," not in unit and unit != "1":
+        plot.getAxis(side).enableAutoSIPrefix(unit == quantity.si)
         plot.setLabel(side, text or None, units=unit)
     elif text:
         plot.setLabel(side, f"{text} [{unit}]" if unit else text)
