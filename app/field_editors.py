@@ -709,8 +709,8 @@ class _Blocked:
             w.blockSignals(s)
 
 
-MIXED_KINDS = ("float", "optional_float", "bool", "str", "vec3", "unit_vec3", "optional_vec3", "vec6", "inertia",
-               "enum", "body", "joint")   # editors that can show a value differing between elements
+MIXED_KINDS = ("float", "optional_float", "bool", "str", "vec3", "unit_vec3", "vec6", "inertia", "enum", "body",
+               "joint")   # editors that can show a whole value differing between elements
 
 
 def make_editor(field, reference_names=(), validator=None, parent=None, units=SI) -> FieldEditor:

@@ -33,6 +33,7 @@ from .units import UnitSystem
 
 DEFAULT_DENSITY = 7850.0  # kg/m³
 _TEXT_KINDS = ("function", "function_vec3", "str", "name")   # refused text stays on screen
+_COMPONENT_KINDS = ("vec3", "unit_vec3", "optional_vec3", "vec6", "inertia")   # may differ per component
 
 
 # ---- what is being edited ---------------------------------------------------------------------
@@ -107,12 +108,18 @@ class _MultiTarget:
         values = [t.value(field) for t in self.targets]
         if all(v == values[0] for v in values):
             return values[0]
-        if all(isinstance(v, list) and len(v) == len(values[0]) for v in values):
+        if field.kind in _COMPONENT_KINDS and all(isinstance(v, list) and len(v) == len(values[0]) for v in values):
             return [c[0] if all(x == c[0] for x in c) else MIXED for c in zip(*values)]
         return MIXED
 
+    def shown_as(self, field):
+        """The field as its editor shows it: a differing value whose editor cannot show "—"
+        (functions, orientation, geometry) is shown as read-only text "—"."""
+        return dataclasses.replace(field, kind="str") if (self.value(field) is MIXED and field.kind not in MIXED_KINDS) \
+            else field
+
     def read_only(self, field) -> bool:
-        return field.kind == "name" or (self.value(field) is MIXED and field.kind not in MIXED_KINDS)
+        return field.kind == "name" or self.shown_as(field) is not field
 
     def command(self, field, value):
         """One step setting ``field`` on every element; MIXED components keep each element's own."""
@@ -332,7 +339,7 @@ class PropertyEditor(QScrollArea):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(1)
         target = self.target
-        editor = make_editor(field, target.reference_names(field),
+        editor = make_editor(getattr(target, "shown_as", lambda f: f)(field), target.reference_names(field),
                              lambda value, f=field: target.validate(f, value), row, self.units)
         editor.set_value(target.value(field))
         if getattr(target, "read_only", lambda f: False)(field):
@@ -399,6 +406,8 @@ class PropertyEditor(QScrollArea):
             return
         for field in self.target.fields():
             if field.name == detail or collection == "model":
+                if getattr(self.target, "shown_as", lambda f: f)(field) != self.editors[field.name].field:
+                    return self.rebuild()      # several elements' values came to differ or to agree
                 self.editors[field.name].set_value(self.target.value(field))
                 self._show_error(field.name, "")
         if detail == "geometry" and self.inertia_button is not None:

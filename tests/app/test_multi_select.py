@@ -123,3 +123,21 @@ def test_ctrl_click_in_the_viewport_adds_to_the_selection(three, qtbot):
     assert doc.selected == ["b3"]
     QTest.mouseClick(widget, LEFT, Qt.KeyboardModifier.NoModifier, QPoint(3, 3))
     assert doc.selected == []
+
+
+def test_fields_that_cannot_show_a_difference_are_read_only(three, qtbot):
+    """Differing orientations and joints of different types: no crash, such fields read-only; shared
+    fields of two joints of different types (their common fields) stay editable, one step."""
+    doc, props, model = three.document, three.properties, three.document.model
+    model.bodies["b2"].set("orientation", (0.0, 0.0, 0.0, 1.0))
+    model.add_joint("slide", "prismatic", "b1", "b2", origin=(0.0, 1.0, 0.0))
+    model.add_force("push", "b2", force=(0.0, "sin(t)", 0.0))
+    model.add_force("pull", "b3", force=(1.0, 0.0, 0.0), point=(2.0, 0.5, 0.0))
+    doc.select_many(["b1", "b2"])
+    assert not props.editor("orientation").isEnabled() and props.editor("geometry").isEnabled()
+    doc.select_many(["push", "pull"])
+    assert not props.editor("force").isEnabled() and not props.editor("point").isEnabled()
+    doc.select_many(["pin", "slide"])
+    assert props.editor("type").value() == "" and props.editor("origin").value()[0] == 0.0
+    type_into(qtbot, props.editor("origin").spins[2], "0.25")
+    assert [j.origin[2] for j in model.joints.values()] == [0.25, 0.25] and doc.undo_stack.count() == 1
