@@ -6,8 +6,9 @@ import logging
 import os
 from functools import partial
 
-from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMenu, QMessageBox, QStyle, QToolButton
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QAction, QKeyEvent, QKeySequence
+from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QLineEdit, QMenu, QMessageBox, QStyle, QToolButton
 
 import solver
 
@@ -224,7 +225,7 @@ def _picking(window, a, act):
     Enter adds the joint for typed coordinates, a dragged body or marker is moved by one undoable edit."""
     placement, status = window.placement, window.statusBar()
     cancel = act("cancel_mode", "Cancel", placement.cancel, "Esc", tip="leave joint placement")
-    typed = act("place_typed", "Type Coordinates", placement.type_in, "Return",
+    typed = act("place_typed", "Type Coordinates", lambda: _enter_while_picking(placement, typed), "Return",
                 tip="add the joint without picking and type its coordinates in the property editor")
     for action in (cancel, typed):
         action.setEnabled(False)
@@ -233,6 +234,21 @@ def _picking(window, a, act):
     window.document.model_replaced.connect(placement.cancel)
     placement.prompt.connect(lambda text: status.showMessage(text) if text else status.clearMessage())
     window.viewport.moved.connect(lambda name, offset: window.editing.move(offset, name))
+
+
+def _enter_while_picking(placement, action):
+    """Enter while placing a joint (``action``: its shortcut): a text or number field with the focus
+    gets it (its edit is committed as always); elsewhere the joint is added for typed coordinates."""
+    focus = QApplication.focusWidget()
+    if isinstance(focus, (QLineEdit, QAbstractSpinBox)):
+        action.setEnabled(False)                # the forwarded key must not come back here
+        try:
+            for kind in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease):
+                QApplication.sendEvent(focus, QKeyEvent(kind, Qt.Key.Key_Return, Qt.KeyboardModifier.NoModifier))
+        finally:
+            action.setEnabled(placement.active)
+        return
+    placement.type_in()
 
 
 def _fill_samples(window, menu):

@@ -219,3 +219,22 @@ def test_enter_while_picking_adds_the_joint_for_typed_coordinates(front, qtbot):
     qtbot.keyClick(origin.spins[0].lineEdit(), Qt.Key.Key_Return)
     assert doc.model.joints["revolute1"].origin == pytest.approx((0.05, -0.5, 0.0))
     assert w.viewport.mode is None                                      # the Return went to the field
+
+
+@pytest.mark.slow
+def test_enter_in_a_field_while_picking_commits_the_field(front, qtbot):
+    """While picking, Enter typed in a property field commits that field (no joint is added and the
+    picking goes on); Enter elsewhere adds the joint."""
+    w, doc = front, front.document
+    doc.select("bob")
+    qtbot.keyClick(w, Qt.Key.Key_J, CTRL)
+    mass = w.properties.editor("mass").spin
+    mass.setFocus()
+    mass.lineEdit().selectAll()
+    qtbot.keyClicks(mass.lineEdit(), "3")
+    qtbot.keyClick(mass.lineEdit(), Qt.Key.Key_Return)
+    assert doc.model.bodies["bob"].mass == 3.0
+    assert list(doc.model.joints) == ["pivot"] and w.viewport.mode is w.placement
+    w.viewport.vtk_widget.setFocus()
+    qtbot.keyClick(w.viewport.vtk_widget, Qt.Key.Key_Return)
+    assert list(doc.model.joints) == ["pivot", "revolute1"] and w.viewport.mode is None
