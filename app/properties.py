@@ -65,6 +65,12 @@ class _ElementTarget:
     def command(self, field, value):
         if field.name == "name":
             return commands.RenameElement(self.model, self.element.name, value)
+        if isinstance(self.element, solver.Measure) and field.name == "kind":
+            # kind and axis are only valid together: the new kind with an axis it takes, in one step
+            axes = solver.MEASURE_AXES.get(value, ("",))
+            axis = self.element.axis if self.element.axis in axes else ("z" if "z" in axes else axes[0])
+            return commands.ReplaceElement(self.model, solver.Measure(**{**self.element.values, "kind": value,
+                                                                         "axis": axis}))
         return commands.SetField(self.model, self.element.name, field.name, value)
 
     def validate(self, field, value):
@@ -222,8 +228,11 @@ class PropertyEditor(QScrollArea):
     def commit(self, field_name: str, value) -> bool:
         """Apply ``value`` to a field as the editor would; False (and the message shown) if refused."""
         field = next(f for f in self.target.fields() if f.name == field_name)
+        selected, current = self.document.selected, self.document.selection
         try:
             self.document.push(self.target.command(field, value))
+            if self.document.selected != selected and all(n in self.document.model for n in selected):
+                self.document.select_many(selected, current)     # an element replaced by the edit
         except solver.ModelError as exc:
             self._show_error(field.name, "\n".join(exc.problems))
             editor = self.editors.get(field.name)

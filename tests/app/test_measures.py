@@ -156,3 +156,20 @@ def test_panel_measures_are_model_measures(window, qtbot, swing, tmp_path, answe
     assert panel.unit_of("measures.measure1") == "rad"
     window.actions["undo"].trigger()
     assert window.document.model.measures["measure1"].kind == "distance"
+
+
+def test_measure_kind_changed_in_the_property_editor(window, qtbot, swing):
+    """In the property editor a measure's kind changes with an axis the new kind takes (one step);
+    the measure stays selected."""
+    model, r = swing
+    model.add_measure("gap", "distance", "ground", "tip")
+    window.document.set_model(model)
+    window.document.select("gap")
+    kind = window.properties.editor("kind").combo
+    kind.setFocus()
+    qtbot.keyClick(kind, Qt.Key.Key_Down)                       # distance → angle
+    gap = window.document.model.measures["gap"]
+    assert (gap.kind, gap.axis) == ("angle", "z") and window.document.undo_stack.count() == 1
+    assert window.document.selection == "gap" and window.properties.editor("axis").value() == "z"
+    window.actions["undo"].trigger()
+    assert (window.document.model.measures["gap"].kind, window.document.model.measures["gap"].axis) == ("distance", "")
