@@ -10,6 +10,8 @@ from PySide6.QtGui import QMouseEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
+from real_input import Actions
+
 from app.viewport.scene import HIGHLIGHT, HOVER
 
 LEFT = Qt.MouseButton.LeftButton
@@ -176,25 +178,28 @@ def _menu_action(window, menu_text, item_text):
 
 @pytest.mark.slow
 def test_add_joint_menu_enters_picking_with_its_type(front, qtbot):
-    """Model ▸ Add Joint ▸ prismatic starts picking a prismatic joint (no joint added yet); the
-    picks place it, one undo step; Esc from the same entry adds nothing."""
+    """Model ▸ Add Joint ▸ prismatic starts picking a prismatic joint (no joint added yet); three
+    picks place it (four actions: the menu entry and three clicks), one undo step; Esc from the same
+    entry adds nothing."""
     w, doc = front, front.document
+    act = Actions(w, qtbot)
     _menu_action(w, "Add &Joint", "prismatic").trigger()
+    act.count += 1                                                      # the menu entry
     assert w.viewport.mode is w.placement and w.placement.joint_type == "prismatic"
     assert status(w).startswith("Add prismatic joint: pick the first body") and "Enter" in status(w)
     assert list(doc.model.joints) == ["pivot"] and doc.undo_stack.count() == 0
-    click(w, (0.6, -0.5, 0.0))                                          # arm
-    click(w, (0.0, -0.5, 0.0))                                          # bob
-    click(w, (0.8, -0.5, 0.0))                                          # the arm's far end centre
+    act.click((0.6, -0.5, 0.0))                                         # arm
+    act.click((0.0, -0.5, 0.0))                                         # bob
+    act.click((0.8, -0.5, 0.0))                                         # the arm's far end centre
     joint = doc.model.joints["prismatic1"]
     assert (joint.type, joint.body_i, joint.body_j) == ("prismatic", "arm", "bob")
     assert joint.origin == pytest.approx((0.8, -0.5, 0.0), abs=1e-12)
     assert joint.axis == pytest.approx((1.0, 0.0, 0.0), abs=1e-12)     # the cylinder's axis
-    assert doc.undo_stack.count() == 1 and w.viewport.mode is None
+    assert doc.undo_stack.count() == 1 and w.viewport.mode is None and act.count == 4
 
     _menu_action(w, "Add &Joint", "spherical").trigger()
-    click(w, (0.0, -0.5, 0.0))
-    qtbot.keyClick(w, Qt.Key.Key_Escape)
+    act.click((0.0, -0.5, 0.0))
+    act.key(Qt.Key.Key_Escape)
     assert w.viewport.mode is None and status(w) == "" and "spherical1" not in doc.model.joints
     assert doc.undo_stack.count() == 1
 
