@@ -129,7 +129,7 @@ class Editing(QObject):
         if not names:
             return False
         dependents = list(dict.fromkeys(d for n in names for d in model.dependents(n) if d not in names))
-        label = ", ".join(names)
+        label = "', '".join(names)       # shown as 'b2', 'b3'
         if dependents and not dialogs.confirm_delete(self.parent_widget, label, dependents):
             return False
         return self._run(commands.RemoveElement(model, names), f"Delete '{label}'")
