@@ -49,33 +49,56 @@ class ModelCommand(QUndoCommand):
         self.revert()
 
 
-class AddElement(ModelCommand):
-    """Add one element (a copy of the given one) at ``index`` of its collection (None = end)."""
+class AddElements(ModelCommand):
+    """Add elements (copies of the given ones) in one step, each at ``index`` of its collection (None = end)."""
 
-    def __init__(self, model, element, index=None, text=None):
-        super().__init__(model, text or f"Add {element.KIND.replace('_', ' ')} '{element.name}'")
-        self.element = element.copy()
+    def __init__(self, model, elements, text, index=None):
+        super().__init__(model, text)
+        self.elements = [e.copy() for e in elements]
         self.index = index
 
     def apply(self):
-        self.model.add(self.element.copy(), self.index)
+        added = []
+        try:
+            for element in self.elements:
+                self.model.add(element.copy(), self.index)
+                added.append(element.name)
+        except solver.ModelError:
+            for name in reversed(added):
+                self.model.remove(name)
+            raise
 
     def revert(self):
-        self.model.remove(self.element.name)
+        for element in reversed(self.elements):
+            self.model.remove(element.name)
+
+
+class AddElement(AddElements):
+    """Add one element (a copy of the given one) at ``index`` of its collection (None = end)."""
+
+    def __init__(self, model, element, index=None, text=None):
+        super().__init__(model, [element], text or f"Add {element.KIND.replace('_', ' ')} '{element.name}'", index)
+        self.element = self.elements[0]
 
 
 class RemoveElement(ModelCommand):
-    """Remove an element and, in the same step, every element that depends on it."""
+    """Remove elements (a name or a list of names) and, in the same step, every element that depends
+    on them."""
 
-    def __init__(self, model, name):
-        deps = model.dependents(name)
+    def __init__(self, model, names):
+        names = [names] if isinstance(names, str) else list(names)
+        deps = [d for n in names for d in model.dependents(n) if d not in names]
+        deps = list(dict.fromkeys(deps))
         suffix = f" (and {len(deps)} dependent{'s' * (len(deps) > 1)})" if deps else ""
-        super().__init__(model, f"Delete '{name}'{suffix}")
-        self.name = name
+        super().__init__(model, "Delete " + ", ".join(f"'{n}'" for n in names) + suffix)
+        self.names = names
         self.removed = []
 
     def apply(self):
-        self.removed = self.model.remove(self.name, cascade=True)
+        self.removed = []
+        for name in self.names:
+            if name in self.model:          # not already gone as a dependent of an earlier one
+                self.removed += self.model.remove(name, cascade=True)
 
     def revert(self):
         for element, index in reversed(self.removed):
@@ -201,3 +224,28 @@ class SetSetting(ModelCommand):
             return False
         self.value = other.value
         return True
+
+
+class ReplaceElement(ModelCommand):
+    """Replace an element (one without dependents, e.g. a measure) by ``element`` of the same name at
+    the same place, so fields that are only valid together (a measure's kind and axis) change at once."""
+
+    def __init__(self, model, element, text=None):
+        super().__init__(model, text or f"Edit {element.KIND.replace('_', ' ')} '{element.name}'")
+        self.element = element.copy()
+        self.old = None
+        self.index = None
+
+    def apply(self):
+        name = self.element.name
+        self.old, self.index = self.model.element(name), self.model.index_of(name)
+        self.model.remove(name)
+        try:
+            self.model.add(self.element.copy(), self.index)
+        except solver.ModelError:
+            self.model.add(self.old, self.index)
+            raise
+
+    def revert(self):
+        self.model.remove(self.element.name)
+        self.model.add(self.old, self.index)

@@ -1,5 +1,10 @@
 """The open project: one :class:`solver.Model`, its file path, its undo stack and the selection.
 
+The selection is a list of names (:attr:`Document.selected`, several after Ctrl/Shift-clicks in the
+tree or Ctrl-clicks in the viewport) and its current item (:attr:`Document.selection`, the one last
+clicked, "" for none): views showing one element follow the current item, the property editor edits
+the whole list (:mod:`app.properties`), Delete/Copy work on it (:mod:`app.editing`).
+
 The document turns the model's change notifications into a Qt signal (``model_event``) that the
 views listen to, and knows whether the project has unsaved changes (the undo stack's clean state).
 """
@@ -17,13 +22,15 @@ from .commands import ModelCommand
 
 class Document(QObject):
     """Signals: ``model_replaced`` (new/open/revert), ``model_event(event, collection, name, detail)``,
-    ``modified_changed(bool)``, ``path_changed(str)``, ``selection_changed(str)`` ("" = nothing)."""
+    ``modified_changed(bool)``, ``path_changed(str)``, ``selection_changed(str)`` (the current item,
+    "" = nothing), ``selected_changed(list)`` (the selected names)."""
 
     model_replaced = Signal()
     model_event = Signal(str, str, str, object)
     modified_changed = Signal(bool)
     path_changed = Signal(str)
     selection_changed = Signal(str)
+    selected_changed = Signal(list)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -32,6 +39,7 @@ class Document(QObject):
         self.model = None
         self.path = ""
         self.selection = ""
+        self.selected: list[str] = []
         self.set_model(solver.Model(name="untitled"), "")
 
     # ---- public API ---------------------------------------------------------------------------
@@ -73,10 +81,27 @@ class Document(QObject):
 
     def select(self, name: str):
         """Make ``name`` (an element name, "" for none) the shared selection."""
-        name = name or ""
-        if name != self.selection:
-            self.selection = name
-            self.selection_changed.emit(name)
+        self.select_many([name] if name else [])
+
+    def select_many(self, names, current: str = ""):
+        """Select ``names`` (in order, duplicates dropped) with ``current`` (one of them; default the
+        last) as the current item."""
+        names = list(dict.fromkeys(n for n in names if n))
+        current = current if current in names else (names[-1] if names else "")
+        changed = names != self.selected
+        self.selected = names
+        if current != self.selection:
+            self.selection = current
+            self.selection_changed.emit(current)
+        if changed:
+            self.selected_changed.emit(list(names))
+
+    def toggle(self, name: str):
+        """Add ``name`` to the selection (as the current item) or take it out (Ctrl-click)."""
+        if name in self.selected:
+            self.select_many([n for n in self.selected if n != name], self.selection)
+        elif name:
+            self.select_many(self.selected + [name], name)
 
     def notify_settings(self, field):
         """Announce a solver-settings change (the model sends none for settings)."""
@@ -90,10 +115,11 @@ class Document(QObject):
         self.model = model
         model.subscribe(self._on_model_event)
         self.path = path
-        self.selection = ""
+        self.selection, self.selected = "", []
         self.model_replaced.emit()
         self.path_changed.emit(path)
         self.selection_changed.emit("")
+        self.selected_changed.emit([])
         self.modified_changed.emit(False)
 
     # ---- helpers ------------------------------------------------------------------------------
@@ -101,10 +127,13 @@ class Document(QObject):
         self.modified_changed.emit(not clean)
 
     def _on_model_event(self, event, collection, name, detail):
-        if event == "removed" and name == self.selection:
-            self.select("")
-        elif event == "renamed" and detail == self.selection:
-            self.selection = name
+        if event == "removed" and name in self.selected:
+            self.select_many([n for n in self.selected if n != name],
+                             self.selection if self.selection != name else "")
+        elif event == "renamed" and detail in self.selected:
+            self.selected = [name if n == detail else n for n in self.selected]
+            if detail == self.selection:
+                self.selection = name
         self.model_event.emit(event, collection, name or "", detail)
         if event == "renamed" and name == self.selection:
             self.selection_changed.emit(name)

@@ -36,8 +36,9 @@ class Editing(QObject):
     def add_body(self) -> str:
         return self._add(lambda m, s: factory.new_body(m), "Add body")
 
-    def add_joint(self, joint_type: str) -> str:
-        return self._add(lambda m, s: factory.new_joint(m, joint_type, s), f"Add {joint_type} joint")
+    def add_joint(self, joint_type: str, body: str = "") -> str:
+        """A joint from ground to ``body`` (else the selected body) at its CM (:func:`app.factory.new_joint`)."""
+        return self._add(lambda m, s: factory.new_joint(m, joint_type, body or s), f"Add {joint_type} joint")
 
     def add_joint_at(self, joint_type: str, body_i: str, body_j: str, origin, axis, origin2=None) -> str:
         """A joint of ``joint_type`` between two bodies (or a body and ground) at a global
@@ -82,26 +83,38 @@ class Editing(QObject):
         return self._add(lambda m, s: factory.duplicate(m, name), f"Duplicate '{name}'")
 
     def copy(self, name: str = "") -> bool:
-        """Keep a copy of an element (the selection) for :meth:`paste`."""
-        name = name or self.document.selection
-        if name not in self.document.model:
+        """Keep copies of elements (``name``, else the selected ones) for :meth:`paste`."""
+        model = self.document.model
+        names = [name] if name else self.document.selected
+        names = [n for n in names if n in model]
+        if not names:
             return False
-        self.clipboard = self.document.model.element(name).copy()
-        LOGGER.info("Copied '%s'", name)
+        self.clipboard = [model.element(n).copy() for n in names]
+        LOGGER.info("Copied %s", ", ".join(f"'{n}'" for n in names))
         return True
 
     def paste(self) -> str:
-        """Add the copied element under a new name (a body 0.1 m along x from the last one pasted),
-        one undo step, and select it; "" with a message when nothing is copied or the model refuses
-        it (e.g. a joint whose bodies this model does not have)."""
-        if self.clipboard is None:
+        """Add the copied elements under new names (bodies 0.1 m along x from the last ones pasted;
+        references among them follow: a copied joint of a copied body joins the body's copy), one
+        undo step, and select them; the name of the last ("" with a message when nothing is copied
+        or the model refuses them, e.g. a joint whose bodies this model does not have)."""
+        if not self.clipboard:
             self.failed.emit("Paste", ["nothing copied: select an element and press Ctrl+C first"])
             return ""
-        original = self.clipboard
-        name = self._add(lambda m, s: factory.copy_of(m, original), f"Paste '{original.name}'")
-        if name:
-            self.clipboard = self.document.model.element(name).copy()
-        return name
+        model, originals = self.document.model, self.clipboard
+        title = f"Paste '{originals[0].name}'" if len(originals) == 1 else f"Paste {len(originals)} elements"
+        try:
+            copies = factory.copies_of(model, originals)
+            text = (f"Add {copies[0].KIND.replace('_', ' ')} '{copies[0].name}'" if len(copies) == 1
+                    else f"Paste {', '.join(c.name for c in copies)}")
+            self.document.push(commands.AddElements(model, copies, text))
+        except solver.ModelError as exc:
+            self.failed.emit(title, exc.details)
+            return ""
+        LOGGER.info("%s: %s", title, ", ".join(c.name for c in copies))
+        self.document.select_many([c.name for c in copies])
+        self.clipboard = [c.copy() for c in copies]
+        return copies[-1].name
 
     def rename(self, old: str, new: str) -> bool:
         if new.strip() == old:
@@ -109,15 +122,17 @@ class Editing(QObject):
         return self._run(commands.RenameElement(self.document.model, old, new), f"Rename '{old}'")
 
     def delete(self, name: str = "") -> bool:
-        """Delete an element; if others depend on it, ask first, then delete them in the same step."""
-        name = name or self.document.selection
+        """Delete an element (``name``, else the selected ones); if others depend on them, ask first,
+        then delete those in the same step."""
         model = self.document.model
-        if name not in model:
+        names = [n for n in ([name] if name else self.document.selected) if n in model]
+        if not names:
             return False
-        dependents = model.dependents(name)
-        if dependents and not dialogs.confirm_delete(self.parent_widget, name, dependents):
+        dependents = list(dict.fromkeys(d for n in names for d in model.dependents(n) if d not in names))
+        label = "', '".join(names)       # shown as 'b2', 'b3'
+        if dependents and not dialogs.confirm_delete(self.parent_widget, label, dependents):
             return False
-        return self._run(commands.RemoveElement(model, name), f"Delete '{name}'")
+        return self._run(commands.RemoveElement(model, names), f"Delete '{label}'")
 
     def move(self, offset, name: str = "") -> bool:
         """Translate an element's global points (a body's position, a joint's origin...) by ``offset``."""

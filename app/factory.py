@@ -117,6 +117,23 @@ def copy_of(model: solver.Model, original):
     return type(original)(**values)
 
 
+def copies_of(model: solver.Model, originals) -> list:
+    """Copies of ``originals`` as :func:`copy_of` makes them, named in turn so the names are unique
+    together; a reference to another original (a joint's body) is pointed at that one's copy.
+    Raises solver.ModelError when a copy refers to something ``model`` lacks."""
+    scratch, renamed, copies = model.copy(), {}, []
+    for original in originals:
+        values = original.copy().values
+        for field in original.FIELDS:
+            if (field.kind in ("body", "joint") or "reference" in field.extra) and values[field.name] in renamed:
+                values[field.name] = renamed[values[field.name]]
+        element = copy_of(scratch, type(original)(**values))
+        scratch.add(element.copy())
+        renamed[original.name] = element.name
+        copies.append(element)
+    return copies
+
+
 # ---- helpers ------------------------------------------------------------------------------------
 
 def _pick_body(model, selected, what):

@@ -7,6 +7,10 @@ not fit the field; the message names the field), and ``set_error(message)`` draw
 (the message is shown by the row).  :func:`make_editor` picks the editor from the field declaration;
 numbers are shown in the project's display units (:mod:`app.units`: the unit is the spin-box suffix,
 the field's bounds become the spin-box limits) and typed with any unit pint knows (``50 mm``).
+
+Editing several elements at once, a value (or a vector component) that differs between them is
+:data:`MIXED`: number, choice, text and check-box editors show it as "—" (blank) and give it back
+as MIXED until the user enters a value.
 """
 from __future__ import annotations
 
@@ -27,6 +31,17 @@ from .units import SI, Quantity, UnitProblem, component_units, function_unit_pro
 _BIG = 1e300
 _PLAIN = Quantity("", "")
 _PARTIAL_NUMBER = re.compile(r"[-+]?\d*\.?\d*(?:[eE][-+]?)?")
+MIXED_TEXT = "—"
+
+
+class _Mixed:
+    """The type of :data:`MIXED`."""
+
+    def __repr__(self):
+        return "MIXED"
+
+
+MIXED = _Mixed()   # a value that differs between the elements edited together
 
 
 class SciSpinBox(QDoubleSpinBox):
@@ -43,6 +58,7 @@ class SciSpinBox(QDoubleSpinBox):
     def __init__(self, parent=None, quantity: Quantity = _PLAIN, what: str = ""):
         super().__init__(parent)
         self.quantity, self.what = quantity, what
+        self._minimum = -_BIG          # the field's lower limit (the range's while not showing "—")
         self.setDecimals(323)
         self.setRange(-_BIG, _BIG)
         self.setKeyboardTracking(False)
@@ -56,17 +72,37 @@ class SciSpinBox(QDoubleSpinBox):
         self.quantity, self.what = quantity, what
         self.setSuffix(f" {quantity.suffix}" if quantity.suffix else "")
 
-    def si_value(self) -> float:
-        return self.quantity.to_si(self.value())
+    def si_value(self):
+        """The value in SI, or MIXED while it shows "—" (:meth:`set_mixed`)."""
+        return MIXED if self.is_mixed() else self.quantity.to_si(self.value())
 
-    def set_si_value(self, value: float):
+    def set_si_value(self, value):
+        """Show ``value`` (SI), or "—" for MIXED."""
+        if value is MIXED:
+            return self.set_mixed()
+        if self.specialValueText():
+            self.setSpecialValueText("")
+            self.setMinimum(self._minimum)
         self.setValue(self.quantity.to_display(float(value)))
+
+    def set_mixed(self):
+        """Show "—": the value differs between the elements edited together.  Any value typed then
+        differs from the hidden one (the spin box's extra minimum), so it is committed."""
+        if not self.specialValueText():
+            self._minimum = self.minimum()
+            self.setSpecialValueText(MIXED_TEXT)
+            self.setMinimum(-_BIG)
+        self.setValue(-_BIG)
+
+    def is_mixed(self) -> bool:
+        return bool(self.specialValueText()) and self.value() == self.minimum()
 
     def set_si_range(self, minimum, maximum):
         """Limits in SI (None: unbounded)."""
         lo = -_BIG if minimum is None else self.quantity.to_display(minimum)
         hi = _BIG if maximum is None else self.quantity.to_display(maximum)
-        self.setRange(lo, hi)
+        self._minimum = lo
+        self.setRange(-_BIG if self.specialValueText() else lo, hi)
 
     def problem(self) -> str | None:
         """Why the current text cannot be read (None when it can, or is still being typed)."""
@@ -111,6 +147,8 @@ class SciSpinBox(QDoubleSpinBox):
         after the typed text ("50 mm m", "0.5 rad deg") is dropped first, when it is a separate
         word; then the text as a whole is read ("50 mm" is 50 mm even when the suffix is " m")."""
         text = text.strip()
+        if self.specialValueText() and text in (self.specialValueText(), ""):
+            return self.minimum(), None      # still "—" (or emptied): nothing entered
         prefix, suffix = self.prefix().strip(), self.suffix().strip()
         if prefix and text.startswith(prefix):
             text = text[len(prefix):].strip()
@@ -250,7 +288,11 @@ class BoolEditor(FieldEditor):
 
     def set_value(self, value):
         with _Blocked(self.box):
-            self.box.setChecked(bool(value))
+            self.box.setTristate(value is MIXED)
+            if value is MIXED:
+                self.box.setCheckState(Qt.CheckState.PartiallyChecked)
+            else:
+                self.box.setChecked(bool(value))
 
     def value(self):
         return self.box.isChecked()
@@ -270,8 +312,9 @@ class TextEditor(FieldEditor):
         self.line.editingFinished.connect(self.finish)
 
     def set_value(self, value):
-        self._shown = "" if value is None else str(value)
+        self._shown = "" if value is None or value is MIXED else str(value)
         with _Blocked(self.line):
+            self.line.setPlaceholderText(MIXED_TEXT if value is MIXED else "")
             self.line.setText(self._shown)
 
     def value(self):
@@ -312,7 +355,8 @@ class VectorEditor(FieldEditor):
             for s in self.spins:
                 s.setEnabled(value is not None)
             if value is not None:
-                values = list(value) + [0.0] * (len(self.spins) - len(value))
+                values = [MIXED] * len(self.spins) if value is MIXED else \
+                    list(value) + [0.0] * (len(self.spins) - len(value))
                 for s, v in zip(self.spins, values):
                     s.set_si_value(v)
 
@@ -441,6 +485,10 @@ class ChoiceEditor(FieldEditor):
 
     def set_value(self, value):
         with _Blocked(self.combo):
+            self.combo.setPlaceholderText(MIXED_TEXT)
+            if value is MIXED:
+                self.combo.setCurrentIndex(-1)
+                return
             if self.combo.findText(str(value)) < 0:
                 self.combo.addItem(str(value))
             self.combo.setCurrentText(str(value))
@@ -659,6 +707,10 @@ class _Blocked:
     def __exit__(self, *exc):
         for w, s in zip(self.widgets, self.states):
             w.blockSignals(s)
+
+
+MIXED_KINDS = ("float", "optional_float", "bool", "str", "vec3", "unit_vec3", "vec6", "inertia", "enum", "body",
+               "joint")   # editors that can show a whole value differing between elements
 
 
 def make_editor(field, reference_names=(), validator=None, parent=None, units=SI) -> FieldEditor:

@@ -23,6 +23,7 @@ from .run_control import SimulationController
 from .simulation import driver_unit
 from .properties import PropertyEditor
 from .tree import ModelTree
+from .units import UnitSystem
 from .viewport import Viewport
 
 APP_NAME = "MBS Studio"
@@ -271,7 +272,7 @@ class MainWindow(QMainWindow):
         """Result panels (plot, energy, modal coordinates, diagnostics, modes), the animation bar and
         their wiring."""
         self.plots = SelectionPlots(lambda name: driver_unit(self.document.model, name))
-        self.custom_plots = CustomPlots(lambda: self.document.model)
+        self.custom_plots = CustomPlots(self.document)
         self.energy = EnergyPlots()
         self.modal = ModalPlots()
         self.diagnostics = DiagnosticsPlots()
@@ -299,6 +300,9 @@ class MainWindow(QMainWindow):
         sim.started.connect(self._on_run_state)
         sim.finished.connect(self._on_run_state)
         self.document.selection_changed.connect(self._on_selection_for_plot)
+        self.document.model_replaced.connect(self._show_units)
+        self.document.model_event.connect(lambda _e, collection, _n, detail: collection == "settings" and detail in (
+            "display_units", "display_angles") and self._show_units())
         self.document.model_replaced.connect(self.custom_plots.model_changed)
         self.document.model_event.connect(self.custom_plots.model_changed)
         self.modes.animating.connect(lambda on: on and player.pause())
@@ -306,6 +310,12 @@ class MainWindow(QMainWindow):
         self._on_run_state()
         if sim.results is not None:
             sim.results_changed.emit(sim.results)
+
+    def _show_units(self):
+        """Plots in the project's display units."""
+        units = UnitSystem.of(self.document.model.settings)
+        for panel in (self.plots, self.custom_plots, self.energy, self.modal, self.diagnostics):
+            panel.set_unit_system(units)
 
     def _on_run_state(self, *_):
         running = self.simulation.running

@@ -6,8 +6,9 @@ import logging
 import os
 from functools import partial
 
-from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMenu, QMessageBox, QStyle, QToolButton
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QAction, QKeyEvent, QKeySequence
+from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QLineEdit, QMenu, QMessageBox, QStyle, QToolButton
 
 import solver
 
@@ -22,7 +23,8 @@ from .viewport.viewport import VIEWS
 MOUSE_HELP = ("Left drag: rotate · Shift+left or middle drag: pan · wheel or right drag: zoom · "
               "click: select the body, joint or force under the cursor · "
               "left drag on the selected body or marker: move it in the view plane · "
-              "Model ▸ Add Joint by Picking: pick two bodies and the origin (Esc cancels)")
+              "Model ▸ Add Joint ▸ <type> (Ctrl+J: revolute): pick two bodies and the origin "
+              "(Enter: type the coordinates instead; Esc cancels)")
 
 
 def build(window) -> dict[str, QAction]:
@@ -100,17 +102,13 @@ def build(window) -> dict[str, QAction]:
     m.addAction(act("add_body", "Add &Body", lambda: edit.add_body(), "Ctrl+B", "body"))
     joints = m.addMenu(icon("joint"), "Add &Joint")
     for t in solver.JOINT_TYPES:
-        joints.addAction(act(f"add_joint_{t}", t.replace("_", "-"), partial(edit.add_joint, t),
-                             icon_name=joint_icon_name(t)))
+        joints.addAction(act(f"add_joint_{t}", t.replace("_", "-"), partial(window.placement.start, t),
+                             "Ctrl+J" if t == "revolute" else None, joint_icon_name(t),
+                             tip="pick the two bodies and the origin in the viewport (Enter: type them)"))
     forces = m.addMenu(icon("spring_damper"), "Add &Force Element")
     for kind, cls in solver.FORCE_CLASSES.items():  # every force kind (factory.new_force places it)
         forces.addAction(act(f"add_force_{kind}", cls.LABEL, partial(edit.add_force, kind),
                              icon_name=cls.ICON or kind))
-    placing = m.addMenu(icon("joint"), "Add Joint by &Picking")
-    for t in solver.JOINT_TYPES:
-        placing.addAction(act(f"pick_joint_{t}", t.replace("_", "-"), partial(window.placement.start, t),
-                              "Ctrl+J" if t == "revolute" else None, joint_icon_name(t),
-                              tip="pick the two bodies and the origin in the viewport"))
     m.addAction(act("add_driver", "Add &Driver", lambda: edit.add_driver(), icon_name="driver"))
     m.addAction(act("add_marker", "Add &Marker", lambda: edit.add_marker(), icon_name="marker"))
     m.addAction(act("add_flexible_beam", "Add Fle&xible Beam…", lambda: edit.add_flexible_beam(),
@@ -119,7 +117,6 @@ def build(window) -> dict[str, QAction]:
     m.addAction(act("model_properties", "Model &Properties (gravity)", lambda: doc.select(MODEL_ITEM),
                     icon_name="model"))
     a["add_joint_menu"], a["add_force_menu"] = joints.menuAction(), forces.menuAction()
-    a["pick_joint_menu"] = placing.menuAction()
     _picking(window, a, act)
 
     # Simulate
@@ -225,15 +222,33 @@ def _tree_menu(window, a, joints, forces):
 
 def _picking(window, a, act):
     """Wire the viewport's interaction: joint placement prompts in the status bar, Esc cancels it,
-    a dragged body or marker is moved by one undoable edit."""
+    Enter adds the joint for typed coordinates, a dragged body or marker is moved by one undoable edit."""
     placement, status = window.placement, window.statusBar()
     cancel = act("cancel_mode", "Cancel", placement.cancel, "Esc", tip="leave joint placement")
-    cancel.setEnabled(False)
-    window.addAction(cancel)
-    placement.active_changed.connect(cancel.setEnabled)
+    typed = act("place_typed", "Type Coordinates", lambda: _enter_while_picking(placement, typed), "Return",
+                tip="add the joint without picking and type its coordinates in the property editor")
+    for action in (cancel, typed):
+        action.setEnabled(False)
+        window.addAction(action)
+        placement.active_changed.connect(action.setEnabled)
     window.document.model_replaced.connect(placement.cancel)
     placement.prompt.connect(lambda text: status.showMessage(text) if text else status.clearMessage())
     window.viewport.moved.connect(lambda name, offset: window.editing.move(offset, name))
+
+
+def _enter_while_picking(placement, action):
+    """Enter while placing a joint (``action``: its shortcut): a text or number field with the focus
+    gets it (its edit is committed as always); elsewhere the joint is added for typed coordinates."""
+    focus = QApplication.focusWidget()
+    if isinstance(focus, (QLineEdit, QAbstractSpinBox)):
+        action.setEnabled(False)                # the forwarded key must not come back here
+        try:
+            for kind in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease):
+                QApplication.sendEvent(focus, QKeyEvent(kind, Qt.Key.Key_Return, Qt.KeyboardModifier.NoModifier))
+        finally:
+            action.setEnabled(placement.active)
+        return
+    placement.type_in()
 
 
 def _fill_samples(window, menu):

@@ -8,7 +8,10 @@ model edited since the run are *stale* (:meth:`TimePlots.set_stale`): a banner s
 plots are greyed until the next run.  Each panel
 exports to PNG, SVG (Qt's SVG generator; pyqtgraph's own SVG exporter fails with this Qt) and CSV.
 
-Every vertical axis carries its unit, and so does every column of the CSV export.  Moving the mouse
+Every vertical axis carries its unit, and so does every column of the CSV export.  Values are shown
+in the project's display units (:meth:`TimePlots.set_unit_system`, :mod:`app.units`: mm, deg, N·mm,
+…) on the axes, in the read-out and in the CSV export; curves are given in SI and converted where
+they are drawn (a plot of mixed or dimensionless units stays as given).  Moving the mouse
 over a plot shows a read-out of its curves at that time.  The selection plot draws values below
 ``NOISE_FLOOR`` times the run's scale of that quantity (the largest magnitude over all joints,
 drivers or bodies and the whole run) as zero, so round-off (1e-15 N·m in a planar model's
@@ -28,9 +31,10 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QMenu, QPushButton
 
 import solver
 
-from . import dialogs
+from . import commands, dialogs
 from .log_panel import LOGGER
-from .simulation import MEASURE_AXES, MEASURE_UNITS, Measure
+from .simulation import MEASURE_AXES, MEASURE_UNITS, model_measures
+from .units import SI, Quantity, UnitSystem
 
 pg.setConfigOptions(antialias=True, background="w", foreground="k")
 
@@ -66,6 +70,7 @@ class TimePlots(QWidget):
         self.controls = QHBoxLayout()
         layout.addLayout(self.controls)
         self.info = QLabel("Run a simulation to see results.", self)
+        self.info.setWordWrap(True)     # long info lines wrap instead of widening the panel
         self.controls.addWidget(self.info, 1)
         self.export_button = QToolButton(self)
         self.export_button.setText("Export")
@@ -77,6 +82,7 @@ class TimePlots(QWidget):
         self.export_button.setMenu(menu)
         self.controls.addWidget(self.export_button)
         self.stale = False
+        self.results = None
         self.stale_banner = QLabel(STALE_TEXT, self)
         self.stale_banner.setObjectName("staleBanner")
         self.stale_banner.setWordWrap(True)
@@ -89,7 +95,9 @@ class TimePlots(QWidget):
         self.cursors: list[pg.InfiniteLine] = []
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.rows: dict[str, pg.PlotItem] = {}
-        self.units: dict[int, str] = {}               # id(plot) → unit of its vertical axis
+        self.units: dict[int, str] = {}               # id(plot) → (display) unit of its vertical axis
+        self.quantities_of: dict[int, tuple] = {}     # id(plot) → (x, y) Quantity: SI → display
+        self.unit_system: UnitSystem = SI
         self.cross: set[int] = set()                  # id(plot) of the plots against another quantity
         self._given: dict[str, tuple] = {}            # label → (x, y) as given (before the noise floor)
         self.columns = 2
@@ -107,6 +115,7 @@ class TimePlots(QWidget):
         self._stale = {}
         self.graphics.clear()
         self.plots, self.cursors, self.curves, self.rows, self.units, self._given = [], [], {}, {}, {}, {}
+        self.quantities_of = {}
         self.cross = set()
         self.readout.clear()
 
@@ -115,7 +124,8 @@ class TimePlots(QWidget):
         top to bottom.  Plots of an unchanged
         layout are kept and only emptied (creating a pyqtgraph plot costs ~50 ms)."""
         self.drop_stale()
-        if [r[0] for r in rows] == list(self.rows) and columns == self.columns:
+        if [r[0] for r in rows] == list(self.rows) and columns == self.columns and all(
+                self.units[id(self.rows[key])] == self.display(unit).display for key, _, unit, _ in rows):
             self._stale, self.curves = self.curves, {}  # reused by add_curve, the rest dropped later
             QTimer.singleShot(0, self.drop_stale)
             return self.rows
@@ -125,15 +135,31 @@ class TimePlots(QWidget):
             self.rows[key] = self.add_plot(title, unit, log_y)
         return self.rows
 
+    def set_unit_system(self, units: UnitSystem):
+        """Show values in ``units`` (the project's display units); the plots are redrawn."""
+        if (units.system, units.angles) != (self.unit_system.system, self.unit_system.angles):
+            self.unit_system = units
+            self.set_results(self.results)
+
+    def display(self, si_unit: str) -> Quantity:
+        """The display Quantity of an SI unit; a mixed ("m, rad") or dimensionless one stays as it is."""
+        if not si_unit or si_unit == "1" or "," in si_unit or "√" in si_unit:
+            return Quantity("", si_unit)
+        return self.unit_system.quantity(si_unit)
+
     def add_plot(self, title: str, unit: str = "", log_y: bool = False, x_axis=None) -> pg.PlotItem:
         """A new plot after the others: against time (time-linked to the first such plot, with the
-        time cursor) or, with ``x_axis`` = (label, unit), against another quantity (a cross plot)."""
+        time cursor) or, with ``x_axis`` = (label, unit), against another quantity (a cross plot).
+        Units are SI; the axes show the display units."""
         n = len(self.plots)
         plot = self.graphics.addPlot(row=n // self.columns, col=n % self.columns)
         plot.setTitle(title, size="9pt")
         plot.showGrid(x=True, y=True, alpha=0.25)
-        _label_axis(plot, "left", "", unit)
-        self.units[id(plot)] = unit
+        y_quantity = self.display(unit)
+        x_quantity = self.display(x_axis[1]) if x_axis is not None else Quantity("", "s")
+        self.quantities_of[id(plot)] = (x_quantity, y_quantity)
+        _label_axis(plot, "left", "", y_quantity)
+        self.units[id(plot)] = y_quantity.display
         plot.setLogMode(y=log_y)
         legend = plot.addLegend(offset=(1, 1), labelTextSize="8pt", verSpacing=-8, colCount=4)
         legend.setBrush(pg.mkBrush(255, 255, 255, 200))
@@ -142,7 +168,7 @@ class TimePlots(QWidget):
         if x_axis is not None:
             self.plots.append(plot)
             self.cross.add(id(plot))
-            _label_axis(plot, "bottom", *x_axis)
+            _label_axis(plot, "bottom", x_axis[0], x_quantity)
             return plot
         timed = [p for p in self.plots if id(p) not in self.cross]
         if timed:
@@ -156,13 +182,14 @@ class TimePlots(QWidget):
 
     def add_curve(self, plot: pg.PlotItem, label: str, x, y, color,
                   style=Qt.PenStyle.SolidLine, scale=None) -> pg.PlotDataItem:
-        """A curve (reused if ``label`` was drawn before); ``scale``: the run's scale of this
-        quantity, values below NOISE_FLOOR·scale are drawn as zero."""
+        """A curve (reused if ``label`` was drawn before) of SI values, drawn in the plot's display
+        units; ``scale``: the run's scale of this quantity (SI), values below NOISE_FLOOR·scale are
+        drawn as zero."""
         pen = pg.mkPen(color, width=1.6, style=style)
-        x, y = np.asarray(x, float), np.asarray(y, float)
+        x, y = self.to_display(plot, x, y)
         self._given[label] = (x, y)
         if scale is not None:
-            y = noise_floor(y, scale)
+            y = noise_floor(y, self.quantities_of[id(plot)][1].to_display(scale))
         item = self._stale.pop(label, None)
         if item is not None and item.getViewBox() is plot.vb:
             item.setData(x, y, pen=pen)
@@ -198,8 +225,13 @@ class TimePlots(QWidget):
         for cursor in self.cursors:
             cursor.setValue(self.cursor_time)
 
+    def to_display(self, plot, x, y):
+        """SI arrays ``x``, ``y`` in ``plot``'s display units."""
+        qx, qy = self.quantities_of[id(plot)]
+        return qx.to_display(np.asarray(x, float)), qy.to_display(np.asarray(y, float))
+
     def curve_data(self, label: str):
-        """(x, y) arrays of a curve, as given (before the noise floor and a log axis)."""
+        """(x, y) arrays of a curve in display units, as given (before the noise floor and a log axis)."""
         return self._given[label]
 
     def drawn_data(self, label: str):
@@ -530,6 +562,7 @@ class EnergyPlots(TimePlots):
         self.set_results(None)
 
     def set_results(self, results):
+        self.results = results
         plots = self.set_rows([("energy", "Energy", "J", False), ("drift", "Relative drift of the total energy", "1",
                                                                      False)])
         if results is None:
@@ -563,6 +596,7 @@ class DiagnosticsPlots(TimePlots):
         self.set_results(None)
 
     def set_results(self, results):
+        self.results = results
         from .simulation import NEAR_SINGULAR
         first = not self.rows
         plots = self.set_rows([("violation", "Constraint violation max |Φ|", "m, rad", True),
@@ -601,6 +635,7 @@ class ModalPlots(TimePlots):
         self.set_results(None)
 
     def set_results(self, results):
+        self.results = results
         bodies = list(results.flexible_body_names) if results is not None else []
         plots = self.set_rows([(b, f"{b}: modal coordinates", "√kg·m", False) for b in bodies], columns=2)
         if results is None:
@@ -619,28 +654,34 @@ class ModalPlots(TimePlots):
 
 TIME = "time"          # the x of a plot against time
 MAX_TILE_COLUMNS = 3   # custom plots side by side, then a new row
+NEW_MEASURE, ADD_MEASURE = "(new)", "Add measure"
 
 
 class CustomPlots(TimePlots):
     """Plots the user composes: *tiles* side by side (up to MAX_TILE_COLUMNS a row), each showing
     quantities against time or against another quantity — an x–y cross plot, e.g. a joint's reaction
-    against its angle — and *measures* between two markers (:class:`app.simulation.Measure`: distance,
-    relative angle about an axis, relative velocity), plotted and exported like any other quantity.
+    against its angle — and the model's *measures* between two markers (:class:`solver.Measure`:
+    distance, relative angle about an axis, relative velocity), plotted and exported like any other
+    quantity.
 
     A quantity is a named output of the run (:func:`solver.output_paths`, e.g.
     ``joints.pin.reaction_force.x``, ``joints.pin.rotation``) or a measure (``measures.<name>``); its
     path labels its curve ("y vs x" in a cross plot) and its CSV column (with its unit).  A cross plot
     shows the animation time as a dot on each curve and reads its curves out at that time.  A plot
     whose curves are constant up to round-off (below NOISE_FLOOR of their size) is not auto-scaled
-    into the round-off.  Measures
-    last for the session (the project file keeps only the model)."""
+    into the round-off.
 
-    def __init__(self, model, parent=None):
-        """``model()``: the current model (its markers, outputs and initial poses)."""
+    The measure row adds a measure to the model or changes the one chosen in its first list (one
+    undoable step each): measures are model elements, saved in the project file and shown in the
+    tree, the same whether declared here or edited in the property editor.  **Declare output**
+    declares the y quantity as a model output (``model.outputs``, one undoable step)."""
+
+    def __init__(self, document, parent=None):
+        """``document``: the open project (its model's markers, measures and outputs; edits are pushed
+        on its undo stack)."""
         super().__init__("Custom plots", parent)
-        self.model = model
+        self.document = document
         self.results = None
-        self.measures: dict[str, Measure] = {}
         self.tiles: list[tuple[str, list[str]]] = []       # (x path or TIME, [y paths])
         self.dots: dict[str, pg.ScatterPlotItem] = {}       # cross-plot curve → dot at the cursor time
         self._series: dict[str, tuple] = {}                 # cross-plot curve → (t, x, y)
@@ -657,18 +698,25 @@ class CustomPlots(TimePlots):
         add.clicked.connect(lambda: self.add_curve_to_last(self.y_choice.currentText(), self.x_choice.currentText()))
         clear = QPushButton("Clear", self)
         clear.clicked.connect(self.clear_tiles)
-        for w in (QLabel("x", self), self.x_choice, QLabel("y", self), self.y_choice, new_tile, add, clear):
+        self.output_button = declare_output = QPushButton("Declare output", self)
+        declare_output.setToolTip("declare the y quantity as an output of the model (saved with the project)")
+        declare_output.clicked.connect(self._declare_output)
+        for w in (QLabel("x", self), self.x_choice, QLabel("y", self), self.y_choice, new_tile, add, clear,
+                  declare_output):
             self.controls.insertWidget(self.controls.count() - 1, w)
         row = QHBoxLayout()
+        self.measure_choice = QComboBox(self)
+        self.measure_choice.setToolTip("a new measure, or the model's measure to change")
+        self.measure_choice.currentIndexChanged.connect(self._on_measure_choice)
         self.measure_kind, self.marker_i, self.marker_j, self.measure_axis = (QComboBox(self) for _ in range(4))
         self.measure_kind.addItems(list(MEASURE_UNITS))
         self.measure_kind.currentTextChanged.connect(self._on_measure_kind)
         self.marker_i.setToolTip("reference marker (ground: the global origin and axes)")
         self.measure_axis.setToolTip("angle: about this axis of the reference marker; velocity: global "
                                      "component or magnitude")
-        self.measure_button = declare = QPushButton("Add measure", self)
+        self.measure_button = declare = QPushButton(ADD_MEASURE, self)
         declare.clicked.connect(self._declare_measure)
-        for w in (QLabel("Measure", self), self.measure_kind, QLabel("from", self), self.marker_i,
+        for w in (QLabel("Measure", self), self.measure_choice, self.measure_kind, QLabel("from", self), self.marker_i,
                   QLabel("to", self), self.marker_j, self.measure_axis, declare):
             row.addWidget(w)
         row.addStretch(1)
@@ -677,18 +725,23 @@ class CustomPlots(TimePlots):
         self.set_results(None)
 
     # ---- public API ---------------------------------------------------------------------------
+    def model(self):
+        return self.document.model
+
     def quantities(self) -> dict:
-        """{path: quantity} the current model offers: its run outputs, then the measures."""
+        """{path: quantity} the current model offers: its run outputs, then its measures."""
         offered = {o.path: o for o in solver.output_paths(self.model())}
-        offered.update({m.path: m for m in self.measures.values()})
+        offered.update(model_measures(self.model()))
         return offered
 
-    def model_changed(self, *_):
+    def model_changed(self, event="", collection="", *_):
         """The model was edited or replaced: refill the lists now if the panel shows, else when it
-        is shown (a large model offers thousands of quantities)."""
+        is shown (a large model offers thousands of quantities); a changed measure is redrawn."""
         self._choices_dirty = not self.isVisible()
         if not self._choices_dirty:
             self.refresh_choices()
+        if collection in ("measures", "markers") and self.tiles:
+            self.refresh()
 
     def showEvent(self, event):  # noqa: N802
         super().showEvent(event)
@@ -696,11 +749,12 @@ class CustomPlots(TimePlots):
             self.refresh_choices()
 
     def refresh_choices(self):
-        """Refill the quantity and marker lists from the current model (the choices made stay)."""
+        """Refill the quantity, measure and marker lists from the current model (the choices made stay)."""
         self._choices_dirty = False
         paths = list(self.quantities())
         markers = list(self.model().markers)
         for combo, items in ((self.x_choice, [TIME] + paths), (self.y_choice, paths),
+                             (self.measure_choice, [NEW_MEASURE] + list(self.model().measures)),
                              (self.marker_i, [solver.GROUND] + markers), (self.marker_j, markers)):
             chosen = combo.currentText()
             combo.blockSignals(True)
@@ -708,19 +762,32 @@ class CustomPlots(TimePlots):
             combo.addItems(items)
             combo.setCurrentIndex(max(combo.findText(chosen), 0))
             combo.blockSignals(False)
+        self.measure_button.setText(ADD_MEASURE if self.measure_choice.currentIndex() <= 0 else "Apply")
 
-    def add_measure(self, kind: str, marker_i: str, marker_j: str, axis: str = "") -> Measure:
-        """Declare a measure (named measure1, measure2, …) and plot it against time in a new tile;
-        ValueError names what is wrong (kind, axis, same marker twice)."""
-        for marker in (marker_i, marker_j):
-            if marker != solver.GROUND and marker not in self.model().markers:
-                raise ValueError(f"no marker named '{marker}' (add markers to the model first)")
-        name = next(f"measure{k}" for k in itertools.count(1) if f"measure{k}" not in self.measures)
-        measure = Measure(name, kind, marker_i, marker_j, axis)
-        self.measures[name] = measure
-        self.refresh_choices()
-        self.add_tile([measure.path])
-        return measure
+    def add_measure(self, kind: str, marker_i: str, marker_j: str, axis: str = "") -> str:
+        """Add a measure to the model (named measure1, measure2, …; one undoable step) and plot it
+        against time in a new tile; its name.  ValueError names what is wrong (kind, axis, a marker
+        the model does not have, the same marker twice)."""
+        self._check_markers(marker_i, marker_j)
+        model = self.model()
+        name = next(f"measure{k}" for k in itertools.count(1) if f"measure{k}" not in model)
+        self._push(lambda: commands.AddElement(model, solver.Measure(name=name, kind=kind, marker_i=marker_i,
+                                                                     marker_j=marker_j, axis=axis)))
+        self.add_tile([f"measures.{name}"])
+        return name
+
+    def edit_measure(self, name: str, kind: str, marker_i: str, marker_j: str, axis: str = ""):
+        """Change the model's measure ``name`` (one undoable step); ValueError names what is wrong."""
+        self._check_markers(marker_i, marker_j)
+        self._push(lambda: commands.ReplaceElement(self.model(), solver.Measure(
+            name=name, kind=kind, marker_i=marker_i, marker_j=marker_j, axis=axis)))
+
+    def declare_output(self, path: str) -> str:
+        """Declare quantity ``path`` a model output (``output1``, …; one undoable step); its name."""
+        model = self.model()
+        name = next(f"output{k}" for k in itertools.count(1) if f"output{k}" not in model)
+        self._push(lambda: commands.AddElement(model, solver.ModelOutput(name=name, quantity=path)))
+        return name
 
     def add_tile(self, ys, x: str = TIME) -> int:
         """A new plot of quantities ``ys`` against ``x`` (TIME or a quantity path); its index."""
@@ -767,13 +834,13 @@ class CustomPlots(TimePlots):
             unit = ", ".join(dict.fromkeys(self._values[y][0] for y, _ in histories))
             title = ", ".join(y for y, _ in histories) + ("" if x == TIME else f" vs {x}")
             plot = self.add_plot(title, unit, x_axis=None if x == TIME else (x, self._values[x][0]))
-            _hold_constant(plot, [v for _, v in histories])
+            _hold_constant(plot, [self.to_display(plot, t, v)[1] for _, v in histories])
             for k, (y, values) in enumerate(histories):
                 color = SERIES_COLORS[k % len(SERIES_COLORS)]
                 label = y if x == TIME else f"{y} vs {x}"
                 self.add_curve(plot, label, xs, values, color)
                 if x != TIME:
-                    self._series[label] = (t, xs, values)
+                    self._series[label] = (t, *self._given[label])
                     self.dots[label] = pg.ScatterPlotItem(size=9, brush=pg.mkBrush(*color), pen=CURSOR_PEN)
                     plot.addItem(self.dots[label], ignoreBounds=True)
         self.set_cursor(self.cursor_time)
@@ -797,11 +864,12 @@ class CustomPlots(TimePlots):
 
     def export_csv(self, path: str):
         """One row per output time: ``t [s]``, then each plotted quantity once (x's and y's, in plot
-        order) as ``path [unit]``."""
+        order) as ``path [unit]``, in the display units."""
         header, columns = ["t [s]"], [np.asarray(self.results.t, float) if self.results is not None else []]
         for name, (unit, values) in self._values.items():
-            header.append(f"{name} [{unit}]")
-            columns.append(values)
+            quantity = self.display(unit)
+            header.append(f"{name} [{quantity.display}]")
+            columns.append(quantity.to_display(values))
         with open(path, "w", newline="", encoding="utf-8") as f:
             writer = csv.writer(f)
             writer.writerow(header)
@@ -830,13 +898,49 @@ class CustomPlots(TimePlots):
         if kind == "angle":
             self.measure_axis.setCurrentText("z")
 
+    def _check_markers(self, *markers):
+        for marker in markers:
+            if marker != solver.GROUND and marker not in self.model().markers:
+                raise ValueError(f"no marker named '{marker}' (add markers to the model first)")
+
+    def _push(self, make_command):
+        """Push the command ``make_command()`` builds; the model's refusal as a ValueError."""
+        try:
+            self.document.push(make_command())
+        except solver.ModelError as exc:
+            raise ValueError("; ".join(exc.problems)) from None
+
+    def _on_measure_choice(self, index):
+        """Show the chosen measure's definition (a new one keeps the lists as they are)."""
+        name = self.measure_choice.currentText()
+        self.measure_button.setText(ADD_MEASURE if index <= 0 else "Apply")
+        if index > 0 and name in self.model().measures:
+            m = self.model().measures[name]
+            self.measure_kind.setCurrentText(m.kind)
+            self.marker_i.setCurrentText(m.marker_i)
+            self.marker_j.setCurrentText(m.marker_j)
+            if m.axis:
+                self.measure_axis.setCurrentText(m.axis)
+
     def _declare_measure(self):
         kind = self.measure_kind.currentText()
+        definition = (kind, self.marker_i.currentText(), self.marker_j.currentText(),
+                      self.measure_axis.currentText() if kind != "distance" else "")
         try:
-            self.add_measure(kind, self.marker_i.currentText(), self.marker_j.currentText(),
-                             self.measure_axis.currentText() if kind != "distance" else "")
+            if self.measure_choice.currentIndex() > 0:
+                self.edit_measure(self.measure_choice.currentText(), *definition)
+            else:
+                self.add_measure(*definition)
         except ValueError as exc:
             self.info.setText(f"⚠ {exc}")
+
+    def _declare_output(self):
+        try:
+            name = self.declare_output(self.y_choice.currentText())
+        except ValueError as exc:
+            self.info.setText(f"⚠ {exc}")
+            return
+        self.info.setText(f"{self.y_choice.currentText()} declared as output '{name}'")
 
 
 def _hold_constant(plot, histories):
@@ -849,10 +953,13 @@ def _hold_constant(plot, histories):
         plot.setYRange(middle - 0.1 * scale, middle + 0.1 * scale, padding=0)
 
 
-def _label_axis(plot, side, text, unit):
-    """Name an axis and give its unit: SI prefixes chosen by pyqtgraph (kN, mm) for a plain unit;
-    a dimensionless or mixed one ("1", "m, rad") as text."""
+def _label_axis(plot, side, text, quantity: Quantity):
+    """Name an axis and give its (display) unit: SI prefixes chosen by pyqtgraph (kN, mm) for a plain
+    SI unit, the display unit as it is otherwise (mm stays mm); a dimensionless or mixed one ("1",
+    "m, rad") as text."""
+    unit = quantity.display
     if unit and "," not in unit and unit != "1":
+        plot.getAxis(side).enableAutoSIPrefix(unit == quantity.si)
         plot.setLabel(side, text or None, units=unit)
     elif text:
         plot.setLabel(side, f"{text} [{unit}]" if unit else text)

@@ -6,6 +6,12 @@ refuses it, the field shows the model's message under a red border and the model
 Function fields (expressions of t) are also checked live as the user types.  Numbers are shown and
 read in the project's display units (``settings.display_units`` / ``display_angles``, :mod:`app.units`);
 text with a unit that does not fit a field is refused with a message naming the field.
+
+Several elements of one kind selected together (:attr:`Document.selected`) are edited at once: a
+field whose value is the same for all shows it, one that differs shows "—" (per component of a
+vector: ``position`` x may differ while y and z are shared), and an edit sets that field — only the
+components entered — on every selected element as one undoable step.  The name, and fields whose
+editor cannot show a differing value (functions, orientation, geometry), are read-only while they differ.
 """
 from __future__ import annotations
 
@@ -19,7 +25,7 @@ import solver
 
 from . import commands
 from .document import Document
-from .field_editors import FieldEditor, SciSpinBox, make_editor
+from .field_editors import MIXED, MIXED_KINDS, FieldEditor, SciSpinBox, make_editor
 from .inertia import SHAPES, body_from_mesh, inertia_from_geometry
 from .simulation import driver_coordinate_unit
 from .tree import MODEL_ITEM, SETTINGS_ITEM
@@ -27,6 +33,7 @@ from .units import UnitSystem
 
 DEFAULT_DENSITY = 7850.0  # kg/m³
 _TEXT_KINDS = ("function", "function_vec3", "str", "name")   # refused text stays on screen
+_COMPONENT_KINDS = ("vec3", "unit_vec3", "optional_vec3", "vec6", "inertia")   # may differ per component
 
 
 # ---- what is being edited ---------------------------------------------------------------------
@@ -58,6 +65,12 @@ class _ElementTarget:
     def command(self, field, value):
         if field.name == "name":
             return commands.RenameElement(self.model, self.element.name, value)
+        if isinstance(self.element, solver.Measure) and field.name == "kind":
+            # kind and axis are only valid together: the new kind with an axis it takes, in one step
+            axes = solver.MEASURE_AXES.get(value, ("",))
+            axis = self.element.axis if self.element.axis in axes else ("z" if "z" in axes else axes[0])
+            return commands.ReplaceElement(self.model, solver.Measure(**{**self.element.values, "kind": value,
+                                                                         "axis": axis}))
         return commands.SetField(self.model, self.element.name, field.name, value)
 
     def validate(self, field, value):
@@ -72,6 +85,65 @@ class _ElementTarget:
             return list(self.model.joints)
         ground = [solver.GROUND] if field.name in ("body_i", "body_j") else []
         return ground + list(self.model.bodies)
+
+
+class _MultiTarget:
+    """The fields shared by several elements of one kind (same declaration for all: a joint field
+    used by every selected joint, a driver expression in the same unit)."""
+
+    def __init__(self, document: Document, names: list[str]):
+        self.document = document
+        self.model = document.model
+        self.targets = [_ElementTarget(document, n) for n in names]
+        self.names = list(names)
+        kinds = {t.element.KIND for t in self.targets}
+        collection = self.targets[0].element.COLLECTION.replace("_", " ")
+        self.title = (f"{len(names)} {collection} selected: {', '.join(names)}" if len(kinds) == 1 else
+                      f"{len(names)} items selected ({', '.join(sorted(kinds))}): select items of one kind "
+                      "to edit them together")
+        self.same_kind = len(kinds) == 1
+
+    def fields(self):
+        if not self.same_kind:
+            return []
+        first, *others = [t.fields() for t in self.targets]
+        return [f for f in first if all(f in fields for fields in others)]
+
+    def value(self, field):
+        """The shared value, MIXED where the elements differ (per component of a vector)."""
+        values = [t.value(field) for t in self.targets]
+        if all(v == values[0] for v in values):
+            return values[0]
+        if field.kind in _COMPONENT_KINDS and all(isinstance(v, list) and len(v) == len(values[0]) for v in values):
+            return [c[0] if all(x == c[0] for x in c) else MIXED for c in zip(*values)]
+        return MIXED
+
+    def shown_as(self, field):
+        """The field as its editor shows it: a differing value whose editor cannot show "—"
+        (functions, orientation, geometry) is shown as read-only text "—"."""
+        return dataclasses.replace(field, kind="str") if (self.value(field) is MIXED and field.kind not in MIXED_KINDS) \
+            else field
+
+    def read_only(self, field) -> bool:
+        return field.kind == "name" or self.shown_as(field) is not field
+
+    def command(self, field, value):
+        """One step setting ``field`` on every element; MIXED components keep each element's own."""
+        changes = []
+        for t in self.targets:
+            own = t.value(field)
+            if isinstance(value, list) and isinstance(own, list):
+                new = [o if v is MIXED else v for v, o in zip(value, own)]
+            else:
+                new = own if value is MIXED else value
+            changes.append((t.element.name, field.name, new))
+        return commands.SetFields(self.model, changes, f"Set {field.name} of {', '.join(self.names)}")
+
+    def validate(self, field, value):
+        return self.targets[0].validate(field, value)
+
+    def reference_names(self, field):
+        return self.targets[0].reference_names(field)
 
 
 class _ModelTarget:
@@ -139,6 +211,7 @@ class PropertyEditor(QScrollArea):
         self.density = None
         self.inertia_button = None
         document.selection_changed.connect(self.rebuild)
+        document.selected_changed.connect(self._on_selected)
         document.model_replaced.connect(self.rebuild)
         document.model_event.connect(self._on_model_event)
         self.rebuild()
@@ -155,8 +228,11 @@ class PropertyEditor(QScrollArea):
     def commit(self, field_name: str, value) -> bool:
         """Apply ``value`` to a field as the editor would; False (and the message shown) if refused."""
         field = next(f for f in self.target.fields() if f.name == field_name)
+        selected, current = self.document.selected, self.document.selection
         try:
             self.document.push(self.target.command(field, value))
+            if self.document.selected != selected and all(n in self.document.model for n in selected):
+                self.document.select_many(selected, current)     # an element replaced by the edit
         except solver.ModelError as exc:
             self._show_error(field.name, "\n".join(exc.problems))
             editor = self.editors.get(field.name)
@@ -230,7 +306,7 @@ class PropertyEditor(QScrollArea):
 
     def rebuild(self, *_):
         """Regenerate the form for the current selection."""
-        self.target = self._make_target(self.document.selection)
+        self.target = self._make_target(self.document.selection, self.document.selected)
         self.editors, self.errors = {}, {}
         self.inertia_button = None
         page = QWidget()
@@ -245,7 +321,7 @@ class PropertyEditor(QScrollArea):
             for field in self.target.fields():
                 form.addRow(_label(field), self._make_row(field, page))
             outer.addLayout(form)
-            if isinstance(getattr(self.target, "element", None), solver.Body):
+            if isinstance(getattr(self.target, "element", None), solver.Body):   # one body
                 outer.addWidget(self._make_inertia_tool(page))
         outer.addStretch(1)
         old = self.takeWidget()
@@ -254,7 +330,10 @@ class PropertyEditor(QScrollArea):
         self.setWidget(page)
 
     # ---- helpers ------------------------------------------------------------------------------
-    def _make_target(self, selection):
+    def _make_target(self, selection, selected):
+        elements = [n for n in selected if n in self.document.model]
+        if len(elements) > 1:
+            return _MultiTarget(self.document, elements)
         if selection == MODEL_ITEM:
             return _ModelTarget(self.document)
         if selection == SETTINGS_ITEM:
@@ -269,9 +348,12 @@ class PropertyEditor(QScrollArea):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(1)
         target = self.target
-        editor = make_editor(field, target.reference_names(field),
+        editor = make_editor(getattr(target, "shown_as", lambda f: f)(field), target.reference_names(field),
                              lambda value, f=field: target.validate(f, value), row, self.units)
         editor.set_value(target.value(field))
+        if getattr(target, "read_only", lambda f: False)(field):
+            editor.setEnabled(False)
+            editor.setToolTip(f"{field.name}: differs between the selected items; edit them one at a time")
         editor.committed.connect(lambda value, name=field.name: self.commit(name, value))
         editor.refused.connect(lambda message, name=field.name: self._show_error(name, message))
         error = QLabel(row)
@@ -333,12 +415,23 @@ class PropertyEditor(QScrollArea):
             return
         for field in self.target.fields():
             if field.name == detail or collection == "model":
+                if getattr(self.target, "shown_as", lambda f: f)(field) != self.editors[field.name].field:
+                    return self.rebuild()      # several elements' values came to differ or to agree
                 self.editors[field.name].set_value(self.target.value(field))
                 self._show_error(field.name, "")
         if detail == "geometry" and self.inertia_button is not None:
             self.inertia_button.setEnabled(_has_volume(self.target.element.geometry))
 
+    def _on_selected(self, names):
+        """Several items selected, or back to one: the form changes (a change of the current item
+        alone is ``selection_changed``)."""
+        if len(names) > 1 or isinstance(self.target, _MultiTarget):
+            self.rebuild()
+
     def _target_alive(self):
+        if isinstance(self.target, _MultiTarget):
+            model = self.document.model
+            return all(n in model and model.element(n) is t.element for n, t in zip(self.target.names, self.target.targets))
         if isinstance(self.target, _ElementTarget):
             element = self.target.element
             return element.name in self.document.model and self.document.model.element(element.name) is element
@@ -352,6 +445,8 @@ class PropertyEditor(QScrollArea):
                 editor.set_value(self.target.value(field))
 
     def _concerns(self, collection, name):
+        if isinstance(self.target, _MultiTarget):
+            return name in self.target.names
         if isinstance(self.target, _ElementTarget):
             return name == self.target.element.name
         if isinstance(self.target, _SettingsTarget):

@@ -32,6 +32,7 @@ from .simulation import (NEAR_SINGULAR, RunOutcome, load_project_results, result
 
 _PROGRESS_INTERVAL = 0.03  # s of wall time between progress signals
 _DISPLAY_SETTINGS = ("display_units", "display_angles")
+_POSTPROCESSING = ("measures", "outputs")   # computed from the results afterwards: their edits keep them current
 _TITLE_MARGIN = 260        # px beside a dialog's title for the window frame's icon and buttons   # how numbers are shown: results stay valid
 
 
@@ -113,7 +114,8 @@ class SimulationController(QObject):
     results are already in :attr:`results`), ``results_changed(results)`` (None = no results; after a
     run it is emitted at the next event-loop turn, so the views redraw after Stop has returned),
     ``stale_changed(bool)``: the results no longer belong to the model (:attr:`stale`: any model
-    edit, undo or redo after the run started, except of the display units; a new run clears it).
+    edit, undo or redo after the run started, except of the display units and of measures and declared
+    outputs, which are computed from the results; a new run clears it).
     """
 
     started = Signal()
@@ -309,7 +311,7 @@ class SimulationController(QObject):
             dialogs.show_run_failure(self.window, outcome)
 
     def _on_model_edit(self, event, collection, name, detail):
-        if collection == "settings" and detail in _DISPLAY_SETTINGS:
+        if collection == "settings" and detail in _DISPLAY_SETTINGS or collection in _POSTPROCESSING:
             return
         self._edits += 1
         if self.results is not None:

@@ -5,7 +5,7 @@ stopped by the user, failed in the solver (partial results kept), refused as bad
 The Qt worker in :mod:`app.run_control` only moves this function to a thread.  Also here: the
 suggestion shown with a failure, where a project's results file lives, whether a results file still
 fits the model, the unit of a driver's force, the per-frame body poses of a :class:`solver.Results` (what the animation shows),
-and user-defined :class:`Measure` s between two markers computed from a run's body poses.
+and the model's measures between two markers as plottable quantities (:class:`Measure`).
 """
 from __future__ import annotations
 
@@ -276,24 +276,20 @@ MEASURE_UNITS, MEASURE_AXES = solver.MEASURE_UNITS, solver.MEASURE_AXES
 
 @dataclass(frozen=True)
 class Measure:
-    """A measure of this session's Custom plots panel: a scalar between marker ``marker_i`` (the
-    reference) and marker ``marker_j`` (either may be "ground") — distance, angle about an axis of
-    marker_i, or relative velocity — computed by :func:`solver.measure` (its docstring has the
-    equations).  Has the interface of :class:`solver.Output` (``path``, ``unit``, ``evaluate``)."""
+    """A measure of the model (:class:`solver.Measure`, declared in the Custom plots panel or the
+    tree) as a plottable quantity: a scalar between marker ``marker_i`` (the reference) and marker
+    ``marker_j`` (either may be "ground") — distance, angle about an axis of marker_i, or relative
+    velocity — computed by :func:`solver.measure` (its docstring has the equations).  Has the
+    interface of :class:`solver.Output` (``path``, ``unit``, ``evaluate``)."""
     name: str
     kind: str
     marker_i: str
     marker_j: str
     axis: str = ""
 
-    def __post_init__(self):
-        if self.kind not in MEASURE_UNITS:
-            raise ValueError(f"measure '{self.name}'.kind: must be one of {', '.join(MEASURE_UNITS)}")
-        if self.axis not in MEASURE_AXES[self.kind]:
-            raise ValueError(f"measure '{self.name}'.axis: a {self.kind} takes "
-                             + (", ".join(MEASURE_AXES[self.kind]) if self.kind != "distance" else "no axis"))
-        if self.marker_i == self.marker_j:
-            raise ValueError(f"measure '{self.name}'.marker_j: must differ from marker_i")
+    @classmethod
+    def of(cls, element: solver.Measure) -> "Measure":
+        return cls(element.name, element.kind, element.marker_i, element.marker_j, element.axis)
 
     @property
     def path(self) -> str:
@@ -309,3 +305,8 @@ class Measure:
             return solver.measure(results, model, self.kind, self.marker_i, self.marker_j, self.axis)
         except solver.ModelError as exc:
             raise ValueError(str(exc)) from None
+
+
+def model_measures(model: solver.Model) -> dict[str, Measure]:
+    """{path: quantity} of the model's measures (``measures.NAME``)."""
+    return {m.path: m for m in map(Measure.of, model.measures.values())}

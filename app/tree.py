@@ -8,14 +8,15 @@ with 3D joints) are marked with a warning icon, red text and a tooltip naming th
 
 The tree follows the document's selection (:meth:`ModelTree.show_selection`): a selection cleared
 elsewhere (a click on empty viewport) also clears the current item, so clicking that item again
-selects it.
+selects it.  Ctrl-click and Shift-click select several items (:meth:`Document.select_many`); group
+headings are never part of the selection.
 
 Items carry the element name in ``Qt.UserRole``.  The model and settings items use the names
 :data:`MODEL_ITEM` and :data:`SETTINGS_ITEM`, which contain a slash and so can never be element names.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QItemSelectionModel, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QStyle, QTreeWidget, QTreeWidgetItem
 
@@ -44,19 +45,20 @@ class ModelTree(QTreeWidget):
         super().__init__(parent)
         self.document = document
         self.setHeaderHidden(True)
-        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.setEditTriggers(QAbstractItemView.EditTrigger.EditKeyPressed)
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.setUniformRowHeights(True)
         self._items: dict[str, QTreeWidgetItem] = {}
         self._nonunique: dict[str, str] = {}    # marked element → its sentence
         self._rebuilding = False
-        self.currentItemChanged.connect(self._on_current_changed)
-        self.itemClicked.connect(self._on_clicked)
+        self.itemSelectionChanged.connect(self._announce)
+        self.itemClicked.connect(self._announce)
         self.itemChanged.connect(self._on_item_changed)
         document.model_replaced.connect(self.rebuild)
         document.model_event.connect(self._on_model_event)
         document.selection_changed.connect(self.show_selection)
+        document.selected_changed.connect(self.show_selection)
         self.rebuild()
 
     # ---- public API ---------------------------------------------------------------------------
@@ -131,19 +133,26 @@ class ModelTree(QTreeWidget):
             self._add_item(None, SETTINGS_ITEM, "Solver settings", icon("settings"), editable=False)
         finally:
             self._rebuilding = False
-        self.show_selection(self.document.selection)
+        self.show_selection()
 
-    def show_selection(self, name: str):
-        """Make ``name``'s item current without re-announcing the selection."""
-        item = self._items.get(name)
+    def selected_names(self) -> list[str]:
+        """Names of the selected items, in tree order (group headings left out)."""
+        return [n for n in (it.data(0, _NAME_ROLE) for it in self.selectedItems()) if n]
+
+    def show_selection(self, *_):
+        """Show the document's selection (its current item current) without re-announcing it."""
+        current = self._items.get(self.document.selection)
         self._rebuilding = True
         try:
-            if item is None:           # no current item either, so clicking it again is a change
+            self.clearSelection()
+            if current is None:        # no current item either, so clicking it again is a change
                 self.setCurrentItem(None)
-                self.clearSelection()
             else:
-                self.setCurrentItem(item)
-                self.scrollToItem(item)
+                self.setCurrentItem(current, 0, QItemSelectionModel.SelectionFlag.NoUpdate)
+                self.scrollToItem(current)
+            for name in self.document.selected:
+                if name in self._items:
+                    self._items[name].setSelected(True)
         finally:
             self._rebuilding = False
 
@@ -169,15 +178,13 @@ class ModelTree(QTreeWidget):
         item.setToolTip(0, f"{_tooltip(element)} — {self._nonunique[name]} ({NONUNIQUE_TIP})" if flagged
                         else _tooltip(element))
 
-    def _on_current_changed(self, current, _previous):
+    def _announce(self, *_):
+        """The tree's selection becomes the document's (a click on an item re-announces it if the
+        selection moved elsewhere meanwhile)."""
         if self._rebuilding:
             return
-        name = current.data(0, _NAME_ROLE) if current is not None else ""
-        self.document.select(name or "")
-
-    def _on_clicked(self, item, _column):
-        """A click on the current item re-announces it if the selection moved elsewhere meanwhile."""
-        self._on_current_changed(item, None)
+        current = self.currentItem()
+        self.document.select_many(self.selected_names(), current.data(0, _NAME_ROLE) or "" if current else "")
 
     def _on_item_changed(self, item, _column):
         if self._rebuilding:

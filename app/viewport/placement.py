@@ -1,4 +1,4 @@
-"""Joint placement by picking in the viewport (Model ▸ Add Joint by Picking ▸ <type>).
+"""Joint placement by picking in the viewport (Model ▸ Add Joint ▸ <type>; Ctrl+J for a revolute).
 
 An interaction mode of :class:`~app.viewport.viewport.Viewport`: the status bar prompts, each click
 answers one prompt with a :class:`~app.viewport.picking.Pick` —
@@ -12,7 +12,9 @@ While the mode is on, the prompt names what a click would pick (the snapped feat
 body under the cursor).  The joint's axis is the picked feature's axis when it has one (a cylinder's end centre), else the
 view direction (perpendicular to the screen, towards the viewer).  The joint is then added as one
 undoable command (:meth:`app.editing.Editing.add_joint_at`); Esc (:meth:`cancel`) leaves the mode
-without changing the model.
+without changing the model.  Enter (:meth:`type_in`) leaves it by adding the joint without picking
+(:meth:`app.editing.Editing.add_joint`: at the CM of the first picked body, else of the selected
+one, from ground) and selects it, so its coordinates are typed in the property editor.
 """
 from __future__ import annotations
 
@@ -60,6 +62,15 @@ class JointPlacement(QObject):
         if self.active:
             self._end()
 
+    def type_in(self) -> str:
+        """Leave the mode by adding the joint at once, to be placed by typing its coordinates in the
+        property editor; the joint's name ("" when the model refuses it, with a message)."""
+        if not self.active:
+            return ""
+        joint_type, body = self.joint_type, self.picked.get("body_i", "")
+        self._end()
+        return self.editing.add_joint(joint_type, body)
+
     def clicked(self, pick: Pick):
         """One answer to the current prompt."""
         step = self._step()
@@ -93,7 +104,8 @@ class JointPlacement(QObject):
         return next((s for s in steps if s not in self.picked), "")
 
     def _ask(self, text):
-        self._text = f"Add {self.joint_type.replace('_', '-')} joint: {text} (Esc cancels)"
+        self._text = (f"Add {self.joint_type.replace('_', '-')} joint: {text} "
+                      "(Enter: add it and type the coordinates instead; Esc cancels)")
         self.prompt.emit(self._text)
 
     def _on_hover(self, pick: Pick):

@@ -102,7 +102,7 @@ class Scene:
         self.animating = False
         self.glyph = 0.05
         self.show_frames = False
-        self.selected = ""
+        self.selected: set[str] = set()
         self.hovered = ""
         self.snapper = Snapper([])
         self.snap_marker = _actor(shapes.body_shape({"shape": "sphere", "radius": 1.0}, np.eye(4), 1.0),
@@ -205,13 +205,13 @@ class Scene:
         item = self.items.get(name)
         return item.actor if item is not None else None
 
-    def highlight(self, name: str):
-        """Colour the selected element's actor; restore the previous one."""
-        previous, self.selected = self.selected, name
-        for n in {previous, name}:
+    def highlight(self, names):
+        """Colour the selected elements' actors (a name or several); restore the previous ones."""
+        previous, self.selected = self.selected, {names} if isinstance(names, str) else set(names)
+        for n in previous | self.selected:
             self._paint(n)
         if self.merged is not None:
-            self.merged.set_colors({name: HIGHLIGHT})
+            self.merged.set_colors(dict.fromkeys(self.selected, HIGHLIGHT))
 
     def set_animating(self, animating: bool):
         """Draw the moving solid actors as one mesh (animating: one draw call per frame) or as the
@@ -221,7 +221,7 @@ class Scene:
                  ] if animating and self.merged is None else []
         if solid:
             self.merged = MergedMesh(solid, self.initial)
-            self.merged.set_colors({self.selected: HIGHLIGHT})
+            self.merged.set_colors(dict.fromkeys(self.selected, HIGHLIGHT))
             self.renderer.AddActor(self.merged.actor)
         self.animating = bool(animating)
         if self.merged is None:
@@ -324,7 +324,7 @@ class Scene:
         item = self.items.get(name)
         if item is None or item.color is None:
             return
-        color, ambient = ((HIGHLIGHT, 0.35) if name == self.selected else (HOVER, 0.3) if name == self.hovered
+        color, ambient = ((HIGHLIGHT, 0.35) if name in self.selected else (HOVER, 0.3) if name == self.hovered
                           else (item.color, 0.1))
         item.actor.GetProperty().SetColor(*color)
         item.actor.GetProperty().SetAmbient(ambient)

@@ -2,7 +2,7 @@
 
 Mouse: left-drag rotates, middle-drag (or Shift+left) pans, wheel or right-drag zooms, a left click
 without dragging picks the body, joint or force element under the cursor and selects it in the
-document (the tree follows).  The element under the cursor is tinted and a feature within a few
+document (the tree follows); Ctrl+click adds it to the selection or takes it out.  The element under the cursor is tinted and a feature within a few
 pixels (:mod:`app.viewport.picking`) is marked by a small ball.  A left drag that starts on the
 selected body or marker moves it in the view plane (``moved(name, offset)`` on release; the caller
 makes it one undoable edit).  While an interaction mode is set (:meth:`Viewport.set_mode`, e.g. joint
@@ -94,6 +94,7 @@ class Viewport(QWidget):
         document.model_replaced.connect(self._on_model_replaced)
         document.model_event.connect(self._on_model_event)
         document.selection_changed.connect(self._on_selection)
+        document.selected_changed.connect(self._on_selection)
         self._on_model_replaced()
 
     # ---- public API ---------------------------------------------------------------------------
@@ -132,7 +133,7 @@ class Viewport(QWidget):
         self._rebuild_pending = False
         folder = os.path.dirname(self.document.path) if self.document.path else ""
         self.scene.build(self.document.model, folder)
-        self.scene.highlight(self.document.selection)
+        self.scene.highlight(self.document.selected)
         self.scene.set_animating(self._animating)
         self._follow_anchor = self._body_position(self._followed)   # the scene is back at its initial poses
         self.renderer.ResetCameraClippingRange()
@@ -310,6 +311,8 @@ class Viewport(QWidget):
             pick = self._pick_display(x, y)
             if self.mode is not None:
                 self.mode.clicked(pick)
+            elif self.interactor.GetControlKey() and pick.element:
+                self.document.toggle(pick.element)
             else:
                 self.picked.emit(pick.element)
 
@@ -383,8 +386,8 @@ class Viewport(QWidget):
         if collection != "settings":
             self.request_rebuild()
 
-    def _on_selection(self, name):
-        self.scene.highlight(name)
+    def _on_selection(self, *_):
+        self.scene.highlight(self.document.selected)
         self.request_render()
 
     def _deferred_render(self):

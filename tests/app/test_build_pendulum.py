@@ -50,7 +50,8 @@ def test_build_save_reopen_pendulum(window, qtbot, answers, tmp_path):
     qtbot.mouseClick(props.inertia_button, Qt.MouseButton.LeftButton)
 
     # A revolute joint from the tree's context-menu action, renamed in the tree (F2).
-    window.actions["add_joint_revolute"].trigger()
+    window.actions["add_joint_revolute"].trigger()       # picking mode; Enter: type the coordinates
+    qtbot.keyClick(window, Qt.Key.Key_Return)
     assert doc.selection == "revolute1"
     joint = doc.model.joints["revolute1"]
     assert (joint.body_i, joint.body_j) == ("ground", "bob")

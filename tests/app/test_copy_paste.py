@@ -45,7 +45,7 @@ def test_paste_into_another_model_and_refusals(window, qtbot, pendulum, answers)
     assert doc.model.bodies["bob1"].mass == 2.0
     doc.set_model(solver.Model(name="other"))
     doc.model.add_body("crank", mass=1.0, inertia=(0.1, 0.1, 0.1))
-    window.editing.clipboard = pendulum.joints["pivot"].copy()           # a joint on 'bob', not here
+    window.editing.clipboard = [pendulum.joints["pivot"].copy()]         # a joint on 'bob', not here
     assert window.editing.paste() == ""
     title, problems = answers.errors[-1]
     assert title == "Paste 'pivot'" and any("bob" in p for p in problems)

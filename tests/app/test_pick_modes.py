@@ -10,6 +10,8 @@ from PySide6.QtGui import QMouseEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
+from real_input import Actions
+
 from app.viewport.scene import HIGHLIGHT, HOVER
 
 LEFT = Qt.MouseButton.LeftButton
@@ -94,7 +96,7 @@ def test_joint_by_picking_prompts_and_is_one_undo_step(front, qtbot):
 @pytest.mark.slow
 def test_distance_link_by_picking_two_points(front, qtbot):
     w, doc = front, front.document
-    w.actions["pick_joint_distance"].trigger()
+    w.actions["add_joint_distance"].trigger()
     click(w, (0.6, -0.5, 0.0))
     click(w, QPoint(3, 3))                                              # ground
     click(w, (0.8, -0.5, 0.0))
@@ -165,3 +167,79 @@ def test_drag_a_marker_inside_a_body_by_its_origin(front, qtbot):
     pixel = 1.0 / abs(w.viewport.project((1.0, 0.0, 0.0)).x() - w.viewport.project((0.0, 0.0, 0.0)).x())
     assert doc.model.markers["inner"].position == pytest.approx((-0.2, -0.5, 0.0), abs=pixel)
     assert doc.model.bodies["bob"].position == pytest.approx((0.0, -0.5, 0.0))
+
+
+def _menu_action(window, menu_text, item_text):
+    """The action ``item_text`` of Model ▸ ``menu_text`` as the menu bar holds it."""
+    model_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Model")
+    submenu = next(a.menu() for a in model_menu.actions() if a.text() == menu_text)
+    return next(a for a in submenu.actions() if a.text() == item_text)
+
+
+@pytest.mark.slow
+def test_add_joint_menu_enters_picking_with_its_type(front, qtbot):
+    """Model ▸ Add Joint ▸ prismatic starts picking a prismatic joint (no joint added yet); three
+    picks place it (four actions: the menu entry and three clicks), one undo step; Esc from the same
+    entry adds nothing."""
+    w, doc = front, front.document
+    act = Actions(w, qtbot)
+    _menu_action(w, "Add &Joint", "prismatic").trigger()
+    act.count += 1                                                      # the menu entry
+    assert w.viewport.mode is w.placement and w.placement.joint_type == "prismatic"
+    assert status(w).startswith("Add prismatic joint: pick the first body") and "Enter" in status(w)
+    assert list(doc.model.joints) == ["pivot"] and doc.undo_stack.count() == 0
+    act.click((0.6, -0.5, 0.0))                                         # arm
+    act.click((0.0, -0.5, 0.0))                                         # bob
+    act.click((0.8, -0.5, 0.0))                                         # the arm's far end centre
+    joint = doc.model.joints["prismatic1"]
+    assert (joint.type, joint.body_i, joint.body_j) == ("prismatic", "arm", "bob")
+    assert joint.origin == pytest.approx((0.8, -0.5, 0.0), abs=1e-12)
+    assert joint.axis == pytest.approx((1.0, 0.0, 0.0), abs=1e-12)     # the cylinder's axis
+    assert doc.undo_stack.count() == 1 and w.viewport.mode is None and act.count == 4
+
+    _menu_action(w, "Add &Joint", "spherical").trigger()
+    act.click((0.0, -0.5, 0.0))
+    act.key(Qt.Key.Key_Escape)
+    assert w.viewport.mode is None and status(w) == "" and "spherical1" not in doc.model.joints
+    assert doc.undo_stack.count() == 1
+
+
+@pytest.mark.slow
+def test_enter_while_picking_adds_the_joint_for_typed_coordinates(front, qtbot):
+    """Enter at the picking prompt adds the joint from ground at the CM of the body picked first
+    (one undo step) and selects it: its origin is then typed in the property editor ("50 mm")."""
+    w, doc = front, front.document
+    qtbot.keyClick(w, Qt.Key.Key_J, CTRL)
+    click(w, (0.6, -0.5, 0.0))                                          # arm
+    assert "pick the second body" in status(w)
+    qtbot.keyClick(w, Qt.Key.Key_Return)
+    joint = doc.model.joints["revolute1"]
+    assert (joint.body_i, joint.body_j) == ("ground", "arm")
+    assert joint.origin == pytest.approx((0.6, -0.5, 0.0))
+    assert w.viewport.mode is None and doc.selection == "revolute1" and doc.undo_stack.count() == 1
+    assert not w.actions["place_typed"].isEnabled()
+    origin = w.properties.editor("origin")
+    origin.spins[0].lineEdit().selectAll()
+    qtbot.keyClicks(origin.spins[0].lineEdit(), "50 mm")
+    qtbot.keyClick(origin.spins[0].lineEdit(), Qt.Key.Key_Return)
+    assert doc.model.joints["revolute1"].origin == pytest.approx((0.05, -0.5, 0.0))
+    assert w.viewport.mode is None                                      # the Return went to the field
+
+
+@pytest.mark.slow
+def test_enter_in_a_field_while_picking_commits_the_field(front, qtbot):
+    """While picking, Enter typed in a property field commits that field (no joint is added and the
+    picking goes on); Enter elsewhere adds the joint."""
+    w, doc = front, front.document
+    doc.select("bob")
+    qtbot.keyClick(w, Qt.Key.Key_J, CTRL)
+    mass = w.properties.editor("mass").spin
+    mass.setFocus()
+    mass.lineEdit().selectAll()
+    qtbot.keyClicks(mass.lineEdit(), "3")
+    qtbot.keyClick(mass.lineEdit(), Qt.Key.Key_Return)
+    assert doc.model.bodies["bob"].mass == 3.0
+    assert list(doc.model.joints) == ["pivot"] and w.viewport.mode is w.placement
+    w.viewport.vtk_widget.setFocus()
+    qtbot.keyClick(w.viewport.vtk_widget, Qt.Key.Key_Return)
+    assert list(doc.model.joints) == ["pivot", "revolute1"] and w.viewport.mode is None

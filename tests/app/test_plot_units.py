@@ -101,8 +101,13 @@ def test_cursor_read_out_follows_the_mouse(window, qtbot, fourbar_results):
     window.plot_dock.show()
     plots.show()
     qtbot.waitExposed(plots.graphics)
-    qtbot.wait(100)                                   # layout and auto-range settle
     plot = plots.rows["force"]
+
+    def settled():                                    # layout, axis widths and auto-range settle
+        before = (plot.vb.sceneBoundingRect(), plot.vb.viewRange())
+        qtbot.wait(50)
+        return before == (plot.vb.sceneBoundingRect(), plot.vb.viewRange())
+    qtbot.waitUntil(settled, timeout=5000)
     t = 0.1234
     y_mid = float(np.mean(plot.vb.viewRange()[1]))
     from PySide6.QtCore import QPointF

@@ -38,7 +38,7 @@ def test_add_each_element_type(loaded):
     for t in ("revolute", "prismatic", "spherical", "universal", "distance", "fixed", "planar", "screw",
               "cylindrical", "revolute_spherical"):
         w.document.select("bob")
-        _check_undo_redo(w, lambda t=t: w.actions[f"add_joint_{t}"].trigger())
+        _check_undo_redo(w, lambda t=t: _add_joint_typed(w, t))
     for kind in ("spring_damper", "bushing", "force", "torque", "rotational_spring_damper"):
         w.document.select("pivot")
         _check_undo_redo(w, lambda k=kind: w.actions[f"add_force_{k}"].trigger())
@@ -48,6 +48,13 @@ def test_add_each_element_type(loaded):
     _check_undo_redo(w, lambda: w.actions["duplicate"].trigger())
     assert w.tree.item("body2") is not None  # the duplicate of body1
     assert w.tree.item("revolute_spherical1") is not None
+
+
+def _add_joint_typed(window, joint_type):
+    """Model ▸ Add Joint ▸ <type> enters picking; Enter adds it at the selected body for typed coordinates."""
+    window.actions[f"add_joint_{joint_type}"].trigger()
+    assert window.placement.joint_type == joint_type
+    window.actions["place_typed"].trigger()
 
 
 def test_add_driver(loaded):
