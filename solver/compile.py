@@ -110,12 +110,11 @@ def auto_formulation(model, settings) -> str:
 
 
 def for_analysis(model: Model | CompiledModel, formulation: str | None = None) -> CompiledModel:
-    """What a one-shot analysis (static equilibrium, linearization) evaluates: a CompiledModel as
-    it is (``formulation``, when given, must agree), or a Model compiled on the generic path — a few
-    hundred evaluations do not pay for a build."""
+    """What a one-shot analysis (static equilibrium, linearization) evaluates a workspace of: a
+    CompiledModel as it is (``formulation``, when given, must agree), or a Model compiled on the
+    generic path — a few hundred evaluations do not pay for a build."""
     if isinstance(model, CompiledModel):
         model.run_settings(formulation=formulation)
-        model.system.reset_run_state()
         return model
     return compile_model(model, formulation=formulation, codegen="off")
 
