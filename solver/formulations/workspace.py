@@ -21,26 +21,40 @@ new buffers bound to the same library).
 from __future__ import annotations
 
 import copy
+import weakref
 
 _CONTAINERS = (list, tuple, dict, set, frozenset)
+_PLANS = weakref.WeakKeyDictionary()      # system → (what its workspaces share, ids of its run state)
 
 
 def workspace(system, run_state):
     """A copy of ``system`` owning fresh copies of the objects in ``run_state`` (all reachable from
-    ``system``) and of everything that leads to them; the rest is shared (module docstring)."""
-    seen, edges = _graph(system)
-    state = {id(obj): obj for obj in run_state}
-    missing = [type(obj).__name__ for key, obj in state.items() if key not in seen]
-    if missing:
-        raise RuntimeError(f"workspace: run state not reachable from the system: {', '.join(missing)}")
-    owned = _leading_to([*state, id(system)], edges)
-    memo = {key: obj for key, obj in seen.items() if key not in owned}
+    ``system``) and of everything that leads to them; the rest is shared (module docstring).  What
+    is shared is found once per system (a compiled system's structure does not change) and again
+    when its run state is other objects than before."""
+    state = [id(obj) for obj in run_state]
+    plan = _PLANS.get(system)
+    if plan is None or plan[1] != state:
+        plan = _PLANS[system] = (_shared(system, run_state), state)
+    memo = dict(plan[0])
     twin = copy.deepcopy(system, memo)
     for key in state:
         fresh = memo[key]
         if hasattr(fresh, "reset"):
             fresh.reset()
     return twin
+
+
+def _shared(system, run_state) -> dict:
+    """{id: object} of the objects reachable from ``system`` from which no object of ``run_state``
+    can be reached: the memo of :func:`copy.deepcopy` that makes a workspace share them."""
+    seen, edges = _graph(system)
+    state = {id(obj): obj for obj in run_state}
+    missing = [type(obj).__name__ for key, obj in state.items() if key not in seen]
+    if missing:
+        raise RuntimeError(f"workspace: run state not reachable from the system: {', '.join(missing)}")
+    owned = _leading_to([*state, id(system)], edges)
+    return {key: obj for key, obj in seen.items() if key not in owned}
 
 
 def _followed(obj) -> bool:
