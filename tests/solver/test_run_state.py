@@ -7,6 +7,7 @@ compiled system itself is never changed by a run or an analysis."""
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -229,3 +230,38 @@ def test_linearize_and_equilibrium_during_and_after_a_run(formulation):
     A = lin0.body_rotations[lin0.body_names.index("arm")]
     assert np.arctan2(A[1, 0], A[0, 0]) == pytest.approx(hanging_arm(), abs=1e-6)
     assert eq0.residual < 1e-9 and len(lin0.frequencies_hz) == 1 and lin0.frequencies_hz[0] > 0
+
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_models"
+
+
+@pytest.mark.parametrize("sample, settings", [
+    ("fourbar_singular_flexible", {"formulation": "cartesian"}),
+    ("fourbar", {"formulation": "cartesian", "constraints": "parametric"}),
+    ("vehicle_cae_tc", {"formulation": "cartesian"}),
+    ("vehicle_cae_tc", {"formulation": "relative"}),
+])
+def test_a_workspace_owns_its_run_state_and_shares_the_rest(sample, settings):
+    """A workspace's run state (flexible joints and bodies, the parametric and batched evaluators,
+    joints, caches) is its own — the same kinds, none of the compiled system's objects — and
+    evaluating it (Φ, Φ_q, γ, M, Q at the initial state) leaves the compiled system's run state as
+    it was and gives the compiled system's numbers; the equation table, the masses and the force
+    elements without a state are shared."""
+    system = solver.compile_model(solver.load_model(SAMPLES / f"{sample}.mbs.json"), codegen="off",
+                                  **settings).system
+    before = plain(system.run_state())
+    ws = system.workspace()
+    mine, theirs = ws.run_state(), system.run_state()
+    assert [type(h) for h in mine] == [type(h) for h in theirs] and len(mine) >= 4
+    assert not {id(h) for h in mine} & {id(h) for h in theirs}
+    assert ws.equations is system.equations and ws.mass_values is system.mass_values
+    stateless = [f for f in system.force_elements if not hasattr(f, "reset")]
+    assert all(any(f is g for g in ws.force_elements) for f in stateless)
+    q, qd, t = ws.initial_state()
+    ev = ws.constraints(q, t, qd, level=2)
+    values = (ev.phi, ev.jac, ev.gamma, ws.mass(q), ws.forces(q, qd, t))
+    assert_same(plain(system.run_state()), before)
+    again = system.workspace()
+    ev = again.constraints(q, t, qd, level=2)
+    for a, b in zip(values, (ev.phi, ev.jac, ev.gamma, again.mass(q), again.forces(q, qd, t))):
+        np.testing.assert_array_equal(a, b)
