@@ -265,3 +265,26 @@ def test_a_workspace_owns_its_run_state_and_shares_the_rest(sample, settings):
     ev = again.constraints(q, t, qd, level=2)
     for a, b in zip(values, (ev.phi, ev.jac, ev.gamma, again.mass(q), again.forces(q, qd, t))):
         np.testing.assert_array_equal(a, b)
+
+
+def test_runs_at_the_same_time_share_one_blas_limit():
+    """single_threaded_blas of runs that overlap (A starts, B starts, A ends, B ends — no nesting):
+    BLAS stays at one thread until the last run ends, then the thread counts from before the first
+    are back (threadpoolctl's own limiter would restore A's original counts at A's end, and B would
+    restore 1 for good)."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+    from solver.analysis.threads import single_threaded_blas
+
+    def counts():
+        return sorted(lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas")
+    with threadpool_limits(limits=2, user_api="blas"):
+        outside = counts()
+        assert outside and set(outside) == {2}
+        a, b = single_threaded_blas(), single_threaded_blas()
+        a.__enter__()
+        b.__enter__()
+        assert set(counts()) == {1}
+        a.__exit__(None, None, None)
+        assert set(counts()) == {1}
+        b.__exit__(None, None, None)
+        assert counts() == outside
