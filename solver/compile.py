@@ -35,9 +35,10 @@ STRUCTURAL = ("formulation", "constraints", "reactions", "codegen")
 @dataclass(frozen=True)
 class CompiledModel:
     """A model compiled for one formulation: ``system`` (a
-    :class:`~solver.formulations.system.MechanicalSystem`), the ``settings`` it was built with,
-    ``generated`` (True when its equations run as generated C kernels) and ``notices`` (one line
-    each: which path runs and why)."""
+    :class:`~solver.formulations.system.MechanicalSystem`; runs and analyses evaluate workspaces of
+    it and never change it, so one CompiledModel may run in several threads at once), the
+    ``settings`` it was built with, ``generated`` (True when its equations run as generated C
+    kernels) and ``notices`` (one line each: which path runs and why)."""
     system: MechanicalSystem
     settings: Settings
     generated: bool
