@@ -41,9 +41,10 @@ STRUCTURAL = ("formulation", "constraints", "reactions", "codegen", "planar")
 @dataclass(frozen=True)
 class CompiledModel:
     """A model compiled for one formulation: ``system`` (a
-    :class:`~solver.formulations.system.MechanicalSystem`), the ``settings`` it was built with,
-    ``generated`` (True when its equations run as generated C kernels) and ``notices`` (one line
-    each: which path runs and why)."""
+    :class:`~solver.formulations.system.MechanicalSystem`; runs and analyses evaluate workspaces of
+    it and never change it, so one CompiledModel may run in several threads at once), the
+    ``settings`` it was built with, ``generated`` (True when its equations run as generated C
+    kernels) and ``notices`` (one line each: which path runs and why)."""
     system: MechanicalSystem
     settings: Settings
     generated: bool
@@ -130,12 +131,11 @@ def auto_formulation(model, settings) -> str:
 
 
 def for_analysis(model: Model | CompiledModel, formulation: str | None = None) -> CompiledModel:
-    """What a one-shot analysis (static equilibrium, linearization) evaluates: a CompiledModel as
-    it is (``formulation``, when given, must agree), or a Model compiled on the generic path — a few
-    hundred evaluations do not pay for a build."""
+    """What a one-shot analysis (static equilibrium, linearization) evaluates a workspace of: a
+    CompiledModel as it is (``formulation``, when given, must agree), or a Model compiled on the
+    generic path — a few hundred evaluations do not pay for a build."""
     if isinstance(model, CompiledModel):
         model.run_settings(formulation=formulation)
-        model.system.reset_run_state()
         return model
     return compile_model(model, formulation=formulation, codegen="off")
 

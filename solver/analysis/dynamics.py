@@ -107,7 +107,7 @@ def simulate(model: Model | CompiledModel, t_end: float | None = None, output_st
     else:
         compiled = compile_model(model, codegen=codegen, on_event=on_event, cancel=cancel, **overrides)
         settings = compiled.settings
-    system, start = compiled.system, None
+    system, start = compiled.system, None      # the run and the equilibrium evaluate workspaces of it
     if initial == "equilibrium":
         start, eq = starting_at_equilibrium(system)
         equilibrium_note = (f"started at the static equilibrium ({eq.method}, {eq.iterations} iterations, "
@@ -123,16 +123,20 @@ def simulate(model: Model | CompiledModel, t_end: float | None = None, output_st
 
 
 class Run:
-    """State of one run: the system, the active partition, the recorder and the integrator."""
+    """State of one run: its workspace of the system, the active partition, the recorder and the
+    integrator."""
 
     def __init__(self, system, settings, progress=None, cancel=None, holding=None, on_event=None,
                  results_path=None, start=None):
-        """holding: the same system with held joints prescribed, used only to assemble;
-        results_path: the HDF5 file the recorder streams into (None: results in memory);
-        start: the initial state (q, q̇, t) when it is not the system's own (``initial_state()``)."""
-        self.system = system
+        """system: a compiled system; the run evaluates its own workspace of it
+        (:meth:`~solver.formulations.system.MechanicalSystem.workspace`), so it starts from the
+        model's configuration and never changes ``system``; holding: the same system with held
+        joints prescribed, used only to assemble (a workspace of it too); results_path: the HDF5
+        file the recorder streams into (None: results in memory); start: the initial state
+        (q, q̇, t) when it is not the system's own (``initial_state()``)."""
+        self.system = system = system.workspace()
         self.start = start
-        self.holding = holding
+        self.holding = None if holding is None else holding.workspace()
         self.s = settings
         self.progress = progress
         self.cancel = cancel
@@ -151,9 +155,6 @@ class Run:
     # ---- public API -----------------------------------------------------------------------------
     def execute(self):
         wall0 = _time.perf_counter()
-        self.system.reset_run_state()
-        if self.holding is not None:
-            self.holding.reset_run_state()
         try:
             q, qd, t0 = self.system.initial_state() if self.start is None else self.start
             q, qd = np.array(q, dtype=float), np.array(qd, dtype=float)

@@ -87,11 +87,9 @@ def static_equilibrium(model: Model | CompiledModel, formulation: str | None = N
         return _Solver(system, tol, int(max_iter)).solve(method)
 
 
-
 def starting_at_equilibrium(system, tol=1e-10, max_iter=50):
     """((q, q̇ = 0, t), eq): the static equilibrium of the compiled ``system`` at rest as a start
     state for a run, and the :class:`Equilibrium`.  Raises SolverError when it is not found."""
-    system.reset_run_state()
     with single_threaded_blas():
         eq = _Solver(system, tol, max_iter).solve("auto")
     return (eq.q.copy(), np.zeros_like(eq.q), eq.t), eq
@@ -99,7 +97,9 @@ def starting_at_equilibrium(system, tol=1e-10, max_iter=50):
 
 class _Solver:
     def __init__(self, system, tol, max_iter):
-        self.system = system
+        """system: a compiled system; the solver evaluates its own workspace of it
+        (:meth:`~solver.formulations.system.MechanicalSystem.workspace`)."""
+        self.system = system = system.workspace()
         self.max_iter = max_iter
         q, _, self.t = system.initial_state()
         self.q0 = assemble_positions(system, q, self.t)

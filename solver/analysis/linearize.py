@@ -112,15 +112,16 @@ def linearize(model: Model | CompiledModel, state: str | dict | tuple | None = N
     optionally ``qd``, ``t``) in the formulation's coordinates (e.g. ``static_equilibrium(...).state``),
     or ``(results, index)`` for an output point of a run.  Raises ModelError for a bad state or a
     model without degrees of freedom, SolverError when the equilibrium is not found."""
-    system = for_analysis(model, formulation).system
+    compiled = for_analysis(model, formulation)
     if isinstance(state, str) and state == "equilibrium":
         from .equilibrium import static_equilibrium
-        state = static_equilibrium(model, formulation=formulation).state
+        state = static_equilibrium(compiled).state
     with single_threaded_blas():
-        return _linearize(system, state)
+        return _linearize(compiled.system.workspace(), state)
 
 
 def _linearize(system, state):
+    """The linearization of ``system`` (a workspace: this evaluates it) at ``state``."""
     q, qd, t = _state(system, state)
     part = build_partition("qr", system, q, t)
     f = part.dof

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import copy
 import ctypes
 import hashlib
 import json
@@ -56,40 +57,64 @@ _SOURCES = hashlib.sha256(b"".join([Path(m.__file__).read_bytes() for m in (deri
                                    + [p.read_bytes() for p in (REDUCED_C, RELATIVE_C, ARTICULATED_C)])).hexdigest()
 
 
-class Kernels:
-    """The loaded library with its own argument buffers (one per compiled system: a run owns them).
+class Buffers:
+    """Functions of a loaded library bound once to argument buffers of their own.
 
-    ``call(name)`` runs ``cg_<name>`` on the buffers ``q qd par f u`` (inputs, written by the caller)
-    and the kernel's outputs (``phi jac ang``, ``gamma``, ``M``, ``Q``, read by the caller).  The
-    buffers' addresses are bound once: converting numpy arrays per call (``np.ctypeslib.ndpointer``
-    argtypes, or ``.ctypes.data``) costs 2–40 µs per argument here, more than the kernels.
-    ``info``: key, path, cache_hit, derive_s, compile_s, load_s, subexpressions, c_lines."""
+    ``self[name]`` is a buffer (float64, written and read by the caller); ``call(name)`` runs the
+    function bound as ``name`` on its buffers.  The buffers' addresses are bound once: converting
+    numpy arrays per call (``np.ctypeslib.ndpointer`` argtypes, or ``.ctypes.data``) costs 2–40 µs
+    per argument here, more than the kernels.  The buffers belong to one run:
+    :func:`copy.deepcopy` (a system's workspace, :mod:`solver.formulations.workspace`) gives new
+    buffers holding the same values, bound to the same library."""
 
-    def __init__(self, path, info, desc):
-        self.lib = ctypes.CDLL(str(path))
-        self.info = info
-        m, nq = desc["m"], desc["nq"]
-        sizes = {"q": nq, "qd": nq, "par": desc["n_parameters"], "f": len(desc["drivers"]),
-                 "u": desc["n_inputs"], "phi": m, "jac": m * nq, "ang": len(desc["angles"]), "gamma": m,
-                 "M": nq * nq, "Q": nq}
-        self.buffers = {name: np.zeros(max(1, n)) for name, n in sizes.items()}
-        self.jac = self.buffers["jac"].reshape(m, nq) if m else np.zeros((0, nq))
-        self.M = self.buffers["M"].reshape(nq, nq)
-        self._calls = {}
-        for name in derive.KERNELS:
-            outputs = emit.OUTPUTS[name]
-            fn = getattr(self.lib, f"cg_{name}")
-            fn.argtypes = [ctypes.c_void_p] * (len(emit.INPUTS) + len(outputs))
-            fn.restype = None
-            args = [np.ctypeslib.as_ctypes(self.buffers[a]) for a in emit.INPUTS + tuple(o for o, _ in outputs)]
-            self._calls[name] = (fn, tuple(ctypes.cast(a, ctypes.c_void_p) for a in args))
+    def __init__(self, lib, sizes, calls):
+        """lib: the loaded library; sizes: {buffer: length}; calls: {name: (symbol, buffer names
+        in argument order)}."""
+        self.lib, self.signatures = lib, dict(calls)
+        self._bind({name: np.zeros(max(1, n)) for name, n in sizes.items()})
 
     def __getitem__(self, name):
         return self.buffers[name]
 
+    def __deepcopy__(self, memo):
+        twin = copy.copy(self)
+        twin._bind({name: b.copy() for name, b in self.buffers.items()})
+        return twin
+
     def call(self, name):
         fn, args = self._calls[name]
         fn(*args)
+
+    def _bind(self, buffers):
+        self.buffers = buffers
+        self._calls = {}
+        for name, (symbol, args) in self.signatures.items():
+            fn = getattr(self.lib, symbol)
+            fn.argtypes = [ctypes.c_void_p] * len(args)
+            fn.restype = None
+            self._calls[name] = (fn, tuple(ctypes.c_void_p(buffers[a].ctypes.data) for a in args))
+
+
+class Kernels(Buffers):
+    """The model's kernels: ``call(name)`` runs ``cg_<name>`` on the buffers ``q qd par f u``
+    (inputs, written by the caller) and the kernel's outputs (``phi jac ang``, ``gamma``, ``M``,
+    ``Q``, read by the caller; ``jac`` and ``M`` also as matrices).
+    ``info``: key, path, cache_hit, derive_s, compile_s, load_s, subexpressions, c_lines."""
+
+    def __init__(self, path, info, desc):
+        self.info = info
+        self.shape = m, nq = desc["m"], desc["nq"]
+        sizes = {"q": nq, "qd": nq, "par": desc["n_parameters"], "f": len(desc["drivers"]),
+                 "u": desc["n_inputs"], "phi": m, "jac": m * nq, "ang": len(desc["angles"]), "gamma": m,
+                 "M": nq * nq, "Q": nq}
+        calls = {name: (f"cg_{name}", emit.INPUTS + tuple(o for o, _ in emit.OUTPUTS[name])) for name in derive.KERNELS}
+        super().__init__(ctypes.CDLL(str(path)), sizes, calls)
+
+    def _bind(self, buffers):
+        super()._bind(buffers)
+        m, nq = self.shape
+        self.jac = buffers["jac"].reshape(m, nq) if m else np.zeros((0, nq))
+        self.M = buffers["M"].reshape(nq, nq)
 
 
 def compiler() -> str:

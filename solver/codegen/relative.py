@@ -11,14 +11,10 @@ forces by eq. 36) is the generic relative one.
 """
 from __future__ import annotations
 
-import ctypes
-
-import numpy as np
-
 from ..formulations.cartesian import CartesianSystem
 from ..forces import BodyFrames, Wrenches
 from ..formulations.relative import RelativeSystem
-from .build import load_kernels
+from .build import Buffers, load_kernels
 from .derive import CodegenUnavailable, describe, input_functions, interpreted_forces, parameters
 from .system import KernelEquations, cartesian_generalized_forces
 from .tree import describe_tree
@@ -68,7 +64,6 @@ class CodegenRelativeSystem(KernelEquations, RelativeSystem):
         self.codegen_info = self.kernels.info
         self._inputs = input_functions(self)
         self.interpreted = interpreted_forces(self)
-        self._cartesian = cartesian
         self._bind_drivers([d.row for d in self.drivers], [d.function for d in self.drivers])
         self._angle_rows = [(row, self.cjoints[jk], 1.0 if kind == "driver" else -self.cjoints[jk].pitch)
                             for row, jk, kind, _ in desc["angles"]]
@@ -84,8 +79,11 @@ class CodegenRelativeSystem(KernelEquations, RelativeSystem):
             sizes.update(r=3 * nb, v=3 * nb, qc=nc, T=nc * nq, qdc=nc, tdqd=nc)
             calls = {"frames": ("cgt_frames", ("q", "qd", "r", "A", "v", "w")),
                      "velocity": ("cgt_velocity", ("q", "qd", "qc", "T", "qdc", "tdqd"))}
-        self._tree = {name: np.zeros(n) for name, n in sizes.items()}
-        self._tree_calls = {name: self._bind(symbol, args) for name, (symbol, args) in calls.items()}
+        self._tree = Buffers(self.kernels.lib, sizes, calls)
+
+    def run_state(self):
+        """The run state of a generated system and the tree map's buffers."""
+        return [*super().run_state(), self._tree]
 
     def cartesian_state(self, q, qd):
         """(q_c, T, q̇_c, Ṫq̇) of the generated tree map: body coordinates [r, p] of the Cartesian
@@ -117,23 +115,15 @@ class CodegenRelativeSystem(KernelEquations, RelativeSystem):
             b = self._tree                  # q_c and B of this state: frames() ran cgt_edges
             b["F"][:] = w.F.ravel()
             b["T"][:] = w.T.ravel()
-            fn, args = self._tree_calls["generalized"]
-            fn(*args)
+            b.call("generalized")
             return b["Q"].copy()
         qc, T, _, _ = self.cartesian_state(q, qd)
         return T.T @ cartesian_generalized_forces(self.interpreted, frames, qc, t)
 
     # ---- helpers ----------------------------------------------------------------------------------
-    def _bind(self, symbol, args):
-        fn = getattr(self.kernels.lib, symbol)
-        fn.argtypes = [ctypes.c_void_p] * len(args)
-        fn.restype = None
-        return fn, [ctypes.c_void_p(self._tree[k].ctypes.data) for k in args]
-
     def _call_tree(self, name, q, qd):
         b = self._tree
         b["q"][:] = q
         b["qd"][:] = qd
-        fn, args = self._tree_calls[name]
-        fn(*args)
+        b.call(name)
         return b

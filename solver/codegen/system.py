@@ -30,8 +30,11 @@ class KernelEquations:
     def _bind_drivers(self, driver_rows, driver_fns):
         self._driver_rows = np.array(driver_rows, dtype=int)
         self._driver_fns = list(driver_fns)
-        self._drive_t = None           # time of the cached driver values f, ḟ, f̈
-        self._drive = [None, None, None]
+        self._drive = DriverValues(self._driver_fns)
+
+    def run_state(self):
+        """The generic system's run state, the kernels' buffers and the cached driver values."""
+        return [*super().run_state(), self.kernels, self._drive]
 
     # ---- public API -------------------------------------------------------------------------------
     def constraints(self, q, t, qd=None, level=0):
@@ -85,14 +88,30 @@ class KernelEquations:
 
     # ---- helpers ----------------------------------------------------------------------------------
     def _driver_values(self, t, order):
-        """f (order 0), ḟ (1) or f̈ (2) of every driver at t, cached per t: one right-hand side asks
-        for them at the same t in every Newton iteration and again for ν and γ."""
-        if t != self._drive_t:
-            self._drive_t = t
-            self._drive = [None, None, None]
-        if self._drive[order] is None:
-            self._drive[order] = [(fn.value, fn.d1, fn.d2)[order](t) for fn in self._driver_fns]
-        return self._drive[order]
+        """f (order 0), ḟ (1) or f̈ (2) of every driver at t (:class:`DriverValues`)."""
+        return self._drive.at(t, order)
+
+
+class DriverValues:
+    """f, ḟ, f̈ of the drivers at the last time asked for: one right-hand side asks for them at the
+    same t in every Newton iteration and again for ν and γ."""
+
+    def __init__(self, functions):
+        self.functions = functions
+        self.reset()
+
+    def reset(self):
+        self.t = None
+        self.values = [None, None, None]
+
+    def at(self, t, order):
+        """f (order 0), ḟ (1) or f̈ (2) of every driver at t."""
+        if t != self.t:
+            self.t = t
+            self.values = [None, None, None]
+        if self.values[order] is None:
+            self.values[order] = [(fn.value, fn.d1, fn.d2)[order](t) for fn in self.functions]
+        return self.values[order]
 
 
 def cartesian_generalized_forces(elements, frames, q, t):

@@ -122,6 +122,10 @@ class BatchConstraints:
         d = np.array(self.direct, dtype=float).reshape(-1, 3)
         self.d_row, self.d_sc, self.d_const = d[:, 0].astype(int), d[:, 1].astype(int), d[:, 2]
         self._index(self._slot_columns())
+        self.reset()
+
+    def reset(self):
+        """Forget the cached terms of the last configuration."""
         self._cache_q = None
         self._cache = None
 

@@ -150,6 +150,10 @@ class ParametricConstraints:
         self.drv_rows = np.array([row for row, _, _ in drivers], dtype=int)
         self.drv_cols = np.array([col for _, col, _ in drivers], dtype=int)
         self.drv_fns = [fn for _, _, fn in drivers]
+        self.reset()
+
+    def reset(self):
+        """Forget the cached terms of the last configuration."""
         self._cache_q = None
         self._cache = None
 

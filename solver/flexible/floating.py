@@ -35,9 +35,13 @@ class FloatingBody:
         self.k = body.k
         self.cols = np.r_[np.arange(o, o + 7), np.arange(ao, ao + body.k)]
         self._block = np.ix_(self.cols, self.cols)
-        self._at = None            # [p, a] of the cached configuration terms (see _terms)
+        self.reset()
 
     # ---- public API -----------------------------------------------------------------------------
+    def reset(self):
+        """Forget the cached configuration terms (:meth:`_terms`)."""
+        self._at = None            # [p, a] of the cached configuration terms
+
     def split(self, x):
         o, ao = self.o, self.ao
         return x[o:o + 3], x[o + 3:o + 7], x[ao:ao + self.k]

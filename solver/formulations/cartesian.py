@@ -167,8 +167,11 @@ class CartesianSystem(MechanicalSystem):
             self._driven_rows.setdefault(d.joint, []).append(d.row)
 
     # ---- public API -----------------------------------------------------------------------------
-    def _joint_objects(self):
-        return [j.joint for j in self.joints] + list(getattr(self, "flex_joints", {}).values())
+    def run_state(self):
+        """Force elements with a state, the joints (angle unwrapping, also on flexible bodies),
+        the batched evaluators' and the flexible bodies' caches of the last configuration."""
+        return [*super().run_state(), *(j.joint for j in self.joints), *self.flex_joints.values(), *self.flex,
+                *(e for e in (self.batch, self.param) if e is not None)]
 
     def initial_state(self):
         q = np.zeros(self.nq)

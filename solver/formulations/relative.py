@@ -74,6 +74,13 @@ class Kinematics:
         self.K = None                              # K_e (eq. 16), filled on first use
 
 
+class KinematicsCache(dict):
+    """The last few forward recursions (:meth:`RelativeSystem.kinematics`), by the bytes of (q, q̇)."""
+
+    def reset(self):
+        self.clear()
+
+
 class RelativeSystem(MechanicalSystem):
     """A model compiled to tree joint coordinates + cut-joint constraints (module docstring)."""
 
@@ -149,15 +156,13 @@ class RelativeSystem(MechanicalSystem):
         self._cut_bodies = sorted({b for k, _ in self.cut for b in self.joint_ends[k] if b >= 0})
         self._needs_kinematics = bool(self.cut) or any(d.column is None for d in self.drivers)
         self.force_elements = compile_forces(model, self.index, self.init)
-        self._cache = {}
+        self._cache = KinematicsCache()
 
     # ---- public API: MechanicalSystem -----------------------------------------------------------
-    def _joint_objects(self):
-        return list(self.cjoints)
-
-    def reset_run_state(self):
-        super().reset_run_state()
-        self._cache.clear()
+    def run_state(self):
+        """Force elements with a state, the joints (angle unwrapping of cut joints and drivers on
+        them) and the cache of the last forward recursions."""
+        return [*super().run_state(), *self.cjoints, self._cache]
 
     def initial_state(self):
         """q0 = identity of every tree joint; q̇0 = the weighted least-change fit of the model's

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .workspace import workspace
+
 
 @dataclass
 class ConstraintEval:
@@ -33,32 +35,34 @@ class MechanicalSystem:
     """Interface of a compiled model (see module docstring).  Attributes:
 
     nq: number of coordinates; equations: list of Equation (one per row of Φ);
-    body_names: names of the bodies in result order; joint_names, driver_names.
+    body_names: names of the bodies in result order; joint_names, driver_names;
+    force_elements: the evaluators of the model's force elements (:mod:`solver.forces`).
     """
     nq: int
     equations: list
     body_names: list
     joint_names: list
     driver_names: list
+    force_elements: list
 
     def initial_state(self):
         """(q0, q̇0, t0) from the model's initial positions and velocities (not yet assembled)."""
         raise NotImplementedError
 
     def run_state(self) -> list:
-        """What remembers something from one evaluation to the next within a run: joints whose
-        angle is unwrapped (rotation drivers, screw joints) and force elements with a state
-        (a rotational spring's continuous angle).  Each has ``reset()``."""
-        return [*self._joint_objects(), *(f for f in getattr(self, "force_elements", ()) if hasattr(f, "reset"))]
+        """What an evaluation changes: force elements with a state (a rotational spring's
+        continuous angle); formulations add joints whose angle is unwrapped (rotation drivers,
+        screw joints), caches of the last evaluation and the generated kernels' buffers.  This is
+        what :meth:`workspace` copies; an object with ``reset()`` remembers something from one
+        evaluation to the next, and reset() forgets it."""
+        return [f for f in self.force_elements if hasattr(f, "reset")]
 
-    def reset_run_state(self):
-        """Start a run (or an analysis) from the model's configuration: forget what earlier runs of
-        this compiled system left in :meth:`run_state`."""
-        for holder in self.run_state():
-            holder.reset()
-
-    def _joint_objects(self) -> list:
-        return []
+    def workspace(self) -> "MechanicalSystem":
+        """This system for one run (or analysis): a copy sharing everything fixed at compile time
+        and owning fresh, reset copies of :meth:`run_state` (:mod:`solver.formulations.workspace`).
+        A run evaluates its workspace, never the compiled system itself, so runs of one compiled
+        system may go on at the same time and each starts from the model's configuration."""
+        return workspace(self, self.run_state())
 
     def constraints(self, q, t, qd=None, level=0) -> ConstraintEval:
         """Φ and Φ_q; with level ≥ 1 also ν; level ≥ 2 (needs q̇) also γ."""

@@ -1,0 +1,108 @@
+"""A run's own copy of a compiled system: the split of MuJoCo's mjModel / mjData (Pinocchio's Model /
+Data) in the form that fits the systems here.
+
+A compiled system (:class:`~solver.formulations.system.MechanicalSystem`) is an object graph: index
+arrays, topology, equation tables, time functions, the loaded C library — all fixed once compiled —
+and a few objects that an evaluation changes, its *run state* (:meth:`MechanicalSystem.run_state`):
+joints that unwrap their angle, force elements with a state, caches of the last evaluation, the
+generated kernels' argument buffers.  :func:`workspace` copies exactly the run state and every
+object of the graph that refers to it (so each reference in the copy points at the copy: the lists
+of joints, the rows holding a joint, the batched evaluator holding its joints …), shares everything
+else, and resets the copied run state (``reset()``, where an object has it: a new run starts at
+the model's configuration).  Runs on different workspaces of one system then never see each
+other's state — two threads may run one :class:`~solver.compile.CompiledModel` at once.
+
+The object graph followed: the built-in containers (list, tuple, dict, set) and instances of the
+solver's own classes (``__dict__`` and ``__slots__``); other objects (numpy arrays, ctypes
+libraries, sympy, scipy) are shared as they are.  Copies are made with :func:`copy.deepcopy`, so
+a class with resources of its own defines ``__deepcopy__`` (:class:`solver.codegen.build.Buffers`:
+new buffers bound to the same library).
+"""
+from __future__ import annotations
+
+import copy
+import weakref
+
+_CONTAINERS = (list, tuple, dict, set, frozenset)
+_PLANS = weakref.WeakKeyDictionary()      # system → (what its workspaces share, ids of its run state)
+
+
+def workspace(system, run_state):
+    """A copy of ``system`` owning fresh copies of the objects in ``run_state`` (all reachable from
+    ``system``) and of everything that leads to them; the rest is shared (module docstring).  What
+    is shared is found once per system (a compiled system's structure does not change) and again
+    when its run state is other objects than before."""
+    state = [id(obj) for obj in run_state]
+    plan = _PLANS.get(system)
+    if plan is None or plan[1] != state:
+        plan = _PLANS[system] = (_shared(system, run_state), state)
+    memo = dict(plan[0])
+    twin = copy.deepcopy(system, memo)
+    for key in state:
+        fresh = memo[key]
+        if hasattr(fresh, "reset"):
+            fresh.reset()
+    return twin
+
+
+def _shared(system, run_state) -> dict:
+    """{id: object} of the objects reachable from ``system`` from which no object of ``run_state``
+    can be reached: the memo of :func:`copy.deepcopy` that makes a workspace share them."""
+    seen, edges = _graph(system)
+    state = {id(obj): obj for obj in run_state}
+    missing = [type(obj).__name__ for key, obj in state.items() if key not in seen]
+    if missing:
+        raise RuntimeError(f"workspace: run state not reachable from the system: {', '.join(missing)}")
+    owned = _leading_to([*state, id(system)], edges)
+    return {key: obj for key, obj in seen.items() if key not in owned}
+
+
+def _followed(obj) -> bool:
+    return isinstance(obj, _CONTAINERS) or type(obj).__module__.partition(".")[0] == "solver"
+
+
+def _references(obj) -> list:
+    """The objects ``obj`` refers to directly (what :func:`copy.deepcopy` copies of it)."""
+    out = []
+    if isinstance(obj, dict):
+        out += [*obj.keys(), *obj.values()]
+    elif isinstance(obj, _CONTAINERS):
+        out += list(obj)
+    if type(obj).__module__.partition(".")[0] == "solver":
+        out += list(getattr(obj, "__dict__", {}).values())
+        for cls in type(obj).__mro__:
+            slots = getattr(cls, "__slots__", ())
+            out += [getattr(obj, name) for name in ((slots,) if isinstance(slots, str) else slots)
+                    if hasattr(obj, name)]
+    return out
+
+
+def _graph(root):
+    """({id: object} of every object reachable from ``root``, {id: [ids it refers to]} of the
+    followed ones)."""
+    seen, edges, stack = {id(root): root}, {}, [root]
+    while stack:
+        obj = stack.pop()
+        refs = _references(obj)
+        edges[id(obj)] = [id(r) for r in refs]
+        for r in refs:
+            if id(r) not in seen:
+                seen[id(r)] = r
+                if _followed(r):
+                    stack.append(r)
+    return seen, edges
+
+
+def _leading_to(targets, edges) -> set:
+    """The ids of ``targets`` and of every object from which one of them can be reached."""
+    referrers = {}
+    for source, refs in edges.items():
+        for r in refs:
+            referrers.setdefault(r, []).append(source)
+    owned, stack = set(), list(targets)
+    while stack:
+        key = stack.pop()
+        if key not in owned:
+            owned.add(key)
+            stack.extend(referrers.get(key, ()))
+    return owned
