@@ -35,7 +35,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..compile import compile_model
-from ..constraints.joints import EQUATION_COUNT
 from ..errors import SolverError
 from ..model.model import GROUND, Model
 from ..partitioning.self_stress import mode_velocities, null_spaces, reaction_uniqueness
@@ -86,7 +85,7 @@ def check_model(model: Model) -> ModelCheck:
     jac = system.constraints(q, t).jac
     driver_rows = [k for k, e in enumerate(eqs) if e.kind == "driver"]
     other_rows = [k for k, e in enumerate(eqs) if e.kind != "driver"]
-    joint_equations = {name: EQUATION_COUNT[j.type] for name, j in model.joints.items()}
+    joint_equations = {name: len(j.kind.equations) for name, j in model.joints.items()}
     flexible = getattr(system, "flex_layout", [])
     bodies = len(system.body_names) + len(flexible)
     freedoms = 6 * bodies + sum(f["modes"] for f in flexible)

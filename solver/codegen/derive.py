@@ -4,7 +4,7 @@ Choi & Yoo (2000) (Choi & Yoo 2000, §4.1) generates, for one vehicle, Fortran r
 the arithmetic its equations need (Mathematica → Fortran).  Here, for one model in the Cartesian
 formulation with conventional joints (:mod:`solver.formulations.cartesian`):
 
-    Φ(q, t), Φ_q(q), γ(q, q̇, t)           from the joint equations ``joints.EQUATIONS`` and
+    Φ(q, t), Φ_q(q), γ(q, q̇, t)           from the joint kinds' ``equations`` and
                                           ``joints.COORDINATES`` (drivers θ(q) − f(t)) and the
                                           Euler-parameter normalizations pᵀp − 1
     M(q) = diag(m I, 4 Lᵀ J' L)           (Haug ch. 11, the r–p form)
@@ -80,13 +80,11 @@ def describe(system) -> dict:
     for jk, jr in enumerate(system.joints):
         cj, rows = jr.joint, jr.rows
         constants = {}
-        if cj.type == "screw":
-            constants["pitch"] = npar
-            npar += 1
         for spec in cj.specs:
-            if spec[0] in ("dot", "half_square") and isinstance(spec[-1], str) and spec[-1] not in constants:
-                constants[spec[-1]] = npar
-                npar += 1
+            for key in ("pitch",) if spec[0] == "screw" else spec[-1:]:
+                if isinstance(key, str) and key not in constants:
+                    constants[key] = npar
+                    npar += 1
         joints.append({"type": cj.type, "bi": jr.body_i, "bj": jr.body_j, "rows": list(rows),
                        "specs": [list(s) for s in cj.specs], "constants": constants,
                        "vectors": {name: [side, _snap(local), bool(point)]

@@ -1,6 +1,6 @@
 """Batched evaluation of Φ, Φ_q, ν and γ for all joints and drivers of a Cartesian system.
 
-Reads the same equation declarations as the per-joint evaluator (``joints.EQUATIONS``) and
+Reads the same equation declarations as the per-joint evaluator (the joint kinds' ``equations``) and
 computes them for the whole model with a fixed number of numpy operations, whatever the number
 of joints: every equation is a scalar s = f · uᵀw of two *operands*, each the difference of two
 *slots* (a body-fixed direction A a' or point r + A s', or a global axis).  With

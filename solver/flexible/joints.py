@@ -12,7 +12,7 @@ Haug eq. 6.3.9)
     v̇ = B(p, ℓ) ṗ + A D ȧ (+ ṙ),     v̈ = ∂v/∂q q̈ + B(ṗ, ℓ) ṗ + 2 B(p, D ȧ) ṗ.
 
 A rigid side is the same with D = 0.  The scalar equations are the conventional ones
-(``joints.EQUATIONS``), built with :func:`solver.constraints.primitives.dot` and ``half_square`` on
+(the joint kinds' ``equations``), built with :func:`solver.constraints.primitives.dot` and ``half_square`` on
 local coordinates [q_i, a_i, q_j, a_j].  A driver on the joint adds the row θ(q) − f(t) = 0 with
 the joint coordinate of ``joints.COORDINATES`` measured between the node frames (rotation
 θ = atan2(y_iᵀx_j, x_iᵀx_j), translation z_iᵀd, …), ν = ḟ and γ = −θ_quad + f̈ (a rheonomic
@@ -91,7 +91,7 @@ class FlexibleJoint:
 
     # ---- helpers --------------------------------------------------------------------------------
     def _scalar(self, spec, v):
-        """One scalar of ``joints.EQUATIONS`` / ``COORDINATES`` (its constant subtracted)."""
+        """One scalar of the joint kinds' ``equations`` / ``COORDINATES`` (its constant subtracted)."""
         if spec[0] == "dot":
             s = dot(v[spec[1]], v[spec[2]])
             c = self.cj.constant(spec[3])
