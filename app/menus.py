@@ -14,7 +14,7 @@ import solver
 from . import app_settings, dialogs, study_dialog
 from .editing import pivot_points
 from .log_panel import LOGGER
-from .resources import icon, joint_icon_name, sample_files
+from .resources import icon, sample_files
 from .tree import MODEL_ITEM
 from .viewport.placement import JointPlacement
 from .viewport.viewport import VIEWS
@@ -99,17 +99,16 @@ def build(window) -> dict[str, QAction]:
     m = bar.addMenu("&Model")
     m.addAction(act("add_body", "Add &Body", lambda: edit.add_body(), "Ctrl+B", "body"))
     joints = m.addMenu(icon("joint"), "Add &Joint")
-    for t in solver.JOINT_TYPES:
-        joints.addAction(act(f"add_joint_{t}", t.replace("_", "-"), partial(edit.add_joint, t),
-                             icon_name=joint_icon_name(t)))
+    for t, kind in solver.JOINT_KINDS.items():   # every joint kind (factory.new_joint places it)
+        joints.addAction(act(f"add_joint_{t}", kind.label, partial(edit.add_joint, t), icon_name=kind.icon))
     forces = m.addMenu(icon("spring_damper"), "Add &Force Element")
     for kind, cls in solver.FORCE_CLASSES.items():  # every force kind (factory.new_force places it)
         forces.addAction(act(f"add_force_{kind}", cls.LABEL, partial(edit.add_force, kind),
                              icon_name=cls.ICON or kind))
     placing = m.addMenu(icon("joint"), "Add Joint by &Picking")
-    for t in solver.JOINT_TYPES:
-        placing.addAction(act(f"pick_joint_{t}", t.replace("_", "-"), partial(window.placement.start, t),
-                              "Ctrl+J" if t == "revolute" else None, joint_icon_name(t),
+    for t, kind in solver.JOINT_KINDS.items():
+        placing.addAction(act(f"pick_joint_{t}", kind.label, partial(window.placement.start, t),
+                              "Ctrl+J" if t == "revolute" else None, kind.icon,
                               tip="pick the two bodies and the origin in the viewport"))
     m.addAction(act("add_driver", "Add &Driver", lambda: edit.add_driver(), icon_name="driver"))
     m.addAction(act("add_marker", "Add &Marker", lambda: edit.add_marker(), icon_name="marker"))
