@@ -8,7 +8,8 @@
   revolute = spherical + 2 dot-1, prismatic = 3 dot-1 + 2 dot-2, cylindrical = 2 dot-1 + 2 dot-2,
   universal = spherical + dot-1, planar = 2 dot-1 + dot-2, screw = cylindrical + screw relation,
   fixed = spherical + 3 dot-1; massless links: distance (½(dᵀd − L²) = 0) and revolute–spherical
-  (axial offset and radius fixed);
+  (axial offset and radius fixed); the joint primitive inplane (the point of body_j stays in the x–y
+  plane of body_i's marker: z_iᵀd = 0, 5 degrees of freedom, no mobilizer);
 * ``parametric``: its parametric form (Lee, Lee & Bae (2013) §3, :mod:`solver.constraints.parametric`),
   None when it keeps its conventional rows there;
 * ``label``, ``glyph`` (the viewport's parts, drawn in this order: barrel, slide, helix, ball, cross,
@@ -117,5 +118,6 @@ JOINT_KINDS = {k.name: k for k in (
               glyph=("link", "ball_i"), color=(0.55, 0.55, 0.60), check=_two_points),
     JointKind("revolute_spherical", "revolute-spherical", (("dot", "zi", "d", "axial"), ("half_square", "d", "radius")),
               ("axis", "origin2"), glyph=("barrel", "link")),
+    JointKind("inplane", "in-plane", (("dot", "zi", "d", 0.0),), ("axis",), glyph=("disc", "ball_i")),
 )}
 JOINT_TYPES = tuple(JOINT_KINDS)
