@@ -461,8 +461,6 @@ class CartesianSystem(MechanicalSystem):
 
     def _flexible_joint(self, j, cj, bi, bj, row0):
         """Compile a joint with a side on a flexible body (:mod:`solver.flexible.joints`)."""
-        if any(spec[0] == "screw" for spec in cj.specs):
-            raise ModelError(f"joint '{j.name}'.type: {j.type} joints cannot attach to flexible bodies")
         sides, nodes = [], []
         for b, point in ((bi, j.origin), (bj, j.origin2 if j.kind.second_point else j.origin)):
             if b < 0:

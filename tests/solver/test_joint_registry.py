@@ -44,3 +44,16 @@ def test_unknown_kind_is_a_model_error_naming_the_field():
         m.add_joint("j", "hinge", "ground", "b")
     assert any(p.field == "type" for p in e.value.details)
     assert "hinge" in str(e.value)
+
+
+def test_what_forms_read():
+    """The probe of solver.constraints.forms: the constants a form reads, whether it holds the joint
+    angle and with what coefficient (the generated kernels unwrap θ with it)."""
+    from solver.constraints.forms import angle_coefficient, constants_of, uses_angle
+    constants = {"pitch": 0.25, "length": 2.0, 0.0: 0.0}.__getitem__
+    assert constants_of(("screw",)) == ("pitch",) and constants_of(("half_square", "d", "length")) == ("length",)
+    assert constants_of(("dot", "xi", "d", 0.0)) == ()
+    assert [uses_angle(s) for s in (("screw",), ("angle",), ("dot", "zi", "d", 0.0))] == [True, True, False]
+    assert angle_coefficient(("screw",), constants) == -0.25 and angle_coefficient(("angle",), constants) == 1.0
+    with pytest.raises(ValueError, match="unknown equation form 'cone'"):
+        uses_angle(("cone",))
