@@ -46,7 +46,7 @@ class Editing(QObject):
         by picking in the viewport; one undoable step."""
         def make(model, _selected):
             options = {} if origin2 is None else {"origin2": [float(c) for c in origin2]}
-            if joint_type == "universal":      # the second axis perpendicular to the first
+            if "axis2" in solver.JOINT_KINDS[joint_type].fields:   # the second axis perpendicular to the first
                 options["axis2"] = frame_from_axis(axis)[:, 0].tolist()
             return solver.Joint(name=factory.unique_name(model, joint_type), type=joint_type, body_i=body_i,
                                 body_j=body_j, origin=[float(c) for c in origin],

@@ -44,7 +44,7 @@ def new_joint(model: solver.Model, joint_type: str, selected: str = "") -> solve
     body = _pick_body(model, selected, f"a {joint_type} joint")
     origin = list(model.bodies[body].position)
     options = {}
-    if joint_type in ("distance", "revolute_spherical"):
+    if solver.JOINT_KINDS[joint_type].second_point:
         options["origin2"] = origin
         origin = [origin[0], origin[1] + 0.5, origin[2]]
     return solver.Joint(name=unique_name(model, joint_type), type=joint_type,
@@ -57,7 +57,7 @@ def new_force(model: solver.Model, kind: str, selected: str = ""):
     name = unique_name(model, _NAME_PREFIX.get(kind, kind))
     if kind == "rotational_spring_damper":
         joint = _pick_joint(model, selected, "a rotational spring-damper",
-                            lambda j: "rotation" in solver.JOINT_COORDINATES[j.type])
+                            lambda j: "rotation" in j.coordinates())
         return cls(name=name, joint=joint, stiffness=10.0)
     if kind == "road":
         return cls(name=name)                                 # flat, at z = 0
@@ -90,7 +90,7 @@ def new_force(model: solver.Model, kind: str, selected: str = ""):
 
 def new_driver(model: solver.Model, selected: str = "") -> solver.Driver:
     """A driver holding the selected (else last drivable) joint's first coordinate at zero."""
-    joint = _pick_joint(model, selected, "a driver", lambda j: bool(solver.JOINT_COORDINATES[j.type]))
+    joint = _pick_joint(model, selected, "a driver", lambda j: bool(j.coordinates()))
     return solver.Driver(name=unique_name(model, "driver"), joint=joint, expression="0")
 
 

@@ -15,7 +15,7 @@ import solver
 from . import app_settings, commands, dialogs, study_dialog
 from .editing import pivot_points
 from .log_panel import LOGGER
-from .resources import icon, joint_icon_name, sample_files
+from .resources import icon, sample_files
 from .tree import MODEL_ITEM
 from .viewport.placement import JointPlacement
 from .viewport.viewport import VIEWS
@@ -101,9 +101,9 @@ def build(window) -> dict[str, QAction]:
     m = bar.addMenu("&Model")
     m.addAction(act("add_body", "Add &Body", lambda: edit.add_body(), "Ctrl+B", "body"))
     joints = m.addMenu(icon("joint"), "Add &Joint")
-    for t in solver.JOINT_TYPES:
-        joints.addAction(act(f"add_joint_{t}", t.replace("_", "-"), partial(window.placement.start, t),
-                             "Ctrl+J" if t == "revolute" else None, joint_icon_name(t),
+    for t, kind in solver.JOINT_KINDS.items():   # every joint kind, placed by picking (factory.new_joint)
+        joints.addAction(act(f"add_joint_{t}", kind.label, partial(window.placement.start, t),
+                             "Ctrl+J" if t == "revolute" else None, kind.icon,
                              tip="pick the two bodies and the origin in the viewport (Enter: type them)"))
     forces = m.addMenu(icon("spring_damper"), "Add &Force Element")
     for kind, cls in solver.FORCE_CLASSES.items():  # every force kind (factory.new_force places it)

@@ -54,7 +54,7 @@ class _ElementTarget:
             unit = driver_coordinate_unit(self.model, self.element.name)
             fields = [dataclasses.replace(f, unit=unit) if f.name == "expression" and unit else f for f in fields]
         if isinstance(self.element, solver.Joint):   # limits, "m or rad": the one of the joint's first coordinate
-            rotation = solver.JOINT_COORDINATES[self.element.type][:1] == ("rotation",)
+            rotation = self.element.coordinates()[:1] == ("rotation",)
             fields = [dataclasses.replace(f, unit=f.unit.split(" or ")[int(rotation)]) if " or " in f.unit else f
                       for f in fields]
         return fields

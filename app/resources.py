@@ -10,10 +10,6 @@ ROOT = Path(__file__).resolve().parent.parent
 RESOURCES = ROOT / "resources"
 SAMPLES = ROOT / "sample_models"
 
-_JOINT_ICONS = {"revolute": "joint_revolute", "prismatic": "joint_prismatic", "spherical": "joint_spherical",
-                "fixed": "joint_fixed", "cylindrical": "joint_revolute", "screw": "joint_revolute"}
-
-
 @lru_cache(maxsize=None)
 def icon(name: str) -> QIcon:
     """The icon ``resources/icons/<name>.svg`` (an empty icon if there is none)."""
@@ -21,14 +17,10 @@ def icon(name: str) -> QIcon:
     return QIcon(str(path)) if path.exists() else QIcon()
 
 
-def joint_icon_name(joint_type: str) -> str:
-    return _JOINT_ICONS.get(joint_type, "joint")
-
-
 def element_icon(element) -> QIcon:
     """Icon for a model element by its kind (and joint type)."""
     if element.KIND == "joint":
-        return icon(joint_icon_name(element.type))
+        return icon(element.kind.icon)
     return icon(element.ICON or element.KIND)
 
 

@@ -121,7 +121,7 @@ def driver_coordinate_unit(model: solver.Model, name: str) -> str:
     joint = model.joints.get(driver.joint)
     coordinate = driver.coordinate
     if coordinate == "default" and joint is not None:
-        coordinate = (solver.JOINT_COORDINATES.get(joint.type) or ("",))[0]
+        coordinate = (joint.coordinates() or ("",))[0]
     return {"rotation": "rad", "translation": "m", "x": "m", "y": "m"}.get(coordinate, "")
 
 

@@ -11,7 +11,7 @@ bodies      angular_velocity, angular_acceleration      x, y, z     rad/s, rad/s
 joints      reaction_force, reaction_torque (on body_j  x, y, z     N, N·m
             from body_i at the joint origin)
 joints      a joint coordinate: rotation, translation,  —           rad or m
-            x, y (``JOINT_COORDINATES`` of its type)
+            x, y (``JOINT_KINDS[type].coordinates``)
 drivers     force (generalized actuator force)          —           N or N·m
 ==========  ==========================================  ==========  =========================
 

@@ -72,7 +72,7 @@ def features(model: solver.Model, meshes: dict | None = None) -> list[Feature]:
         out += _geometry_features(name, body.geometry, X, (meshes or {}).get(name))
     for name, joint in model.joints.items():
         carrier = joint.body_i if joint.body_j == solver.GROUND else joint.body_j
-        points = [joint.origin] + ([joint.origin2] if joint.type in ("distance", "revolute_spherical") else [])
+        points = [joint.origin] + ([joint.origin2] if joint.kind.second_point else [])
         out += [Feature("joint", name, carrier, tuple(map(float, p))) for p in points]
     for name, marker in model.markers.items():
         out.append(Feature("marker", name, marker.body, tuple(map(float, marker.position))))

@@ -24,9 +24,6 @@ import solver
 
 from .picking import Pick, view_axis
 
-_TWO_POINTS = ("distance", "revolute_spherical")
-
-
 class JointPlacement(QObject):
     """Signals: ``prompt(text)`` — what to pick next ("" when the mode ends); ``active_changed(bool)``."""
 
@@ -100,7 +97,7 @@ class JointPlacement(QObject):
     # ---- helpers --------------------------------------------------------------------------------
     def _step(self) -> str:
         """The next thing to pick ("" when everything is picked)."""
-        steps = ["body_i", "body_j", "origin"] + (["origin2"] if self.joint_type in _TWO_POINTS else [])
+        steps = ["body_i", "body_j", "origin"] + (["origin2"] if solver.JOINT_KINDS[self.joint_type].second_point else [])
         return next((s for s in steps if s not in self.picked), "")
 
     def _ask(self, text):

@@ -2,10 +2,11 @@
 the gravity arrow and the roads of a vehicle model.
 
 Legend: bodies from their display geometry and colour (a grey ball when they have none);
-revolute joints a green cylinder along the axis; prismatic a two-headed orange arrow; cylindrical
-both; spherical a red ball; universal two crossed cylinders; fixed a cube; planar a disc normal to
-the axis; screw a cylinder with a coil; distance and revolute-spherical links a rod between their
-points; springs coils between their points; applied forces arrows; torques curved arrows; bushings
+joints the parts their kind's ``glyph`` names (:func:`app.viewport.shapes.joint_glyph`) in its
+``color`` (green by default): revolute a cylinder along the axis; prismatic a two-headed orange
+arrow; cylindrical both; spherical a red ball; universal two crossed cylinders; fixed a cube; planar
+a disc normal to the axis; screw a cylinder with a coil; distance and revolute-spherical links a rod
+between their points; springs coils between their points; applied forces arrows; torques curved arrows; bushings
 wireframe balls; flexible beams a tube through their finite-element nodes; a road element (it has no
 glyph) its surface — flat, bump, ramp or table profile along x, constant across y
 (:class:`solver.vehicle.road.RoadSurface` gives the heights) — a strip ROAD_MARGIN beyond the model
@@ -38,9 +39,7 @@ from .picking import Snapper, features, mesh_vertices
 from .transforms import beam_frame, inverse, pose, quat_to_matrix, to_vtk
 
 BODY_COLOR = (0.62, 0.66, 0.72)
-JOINT_COLORS = {"prismatic": (0.95, 0.55, 0.10), "spherical": (0.85, 0.25, 0.25),
-                "fixed": (0.45, 0.50, 0.55), "distance": (0.55, 0.55, 0.60)}
-JOINT_COLOR = (0.20, 0.72, 0.30)
+JOINT_COLOR = (0.20, 0.72, 0.30)       # joints whose kind has no colour of its own (solver.JOINT_KINDS)
 FORCE_COLOR = (0.80, 0.15, 0.15)
 SPRING_COLOR = (0.50, 0.20, 0.65)
 BEAM_COLOR = (0.90, 0.60, 0.20)
@@ -137,7 +136,7 @@ class Scene:
             self.renderer.AddActor(frame)
         sides = 24 if len(model.joints) <= MANY_JOINTS else 10
         for name, joint in model.joints.items():
-            color = JOINT_COLORS.get(joint.type, JOINT_COLOR)
+            color = joint.kind.color or JOINT_COLOR
             self._add(name, shapes.joint_glyph(joint, g, sides), _carrier(joint.body_i, joint.body_j), color)
         for name, force in model.forces.items():
             self._add_force(model, force, g)

@@ -67,37 +67,64 @@ def body_frame(X_WB: np.ndarray, g: float) -> vtkPolyData:
 
 
 def joint_glyph(joint, g: float, sides: int = 24) -> vtkPolyData:
-    """A glyph showing the joint's type and axis at its origin (see the module docstring of
-    :mod:`app.viewport.scene` for the legend); ``sides`` of the revolute cylinder (fewer for large
+    """A glyph showing the joint's kind and axis at its origin: the parts its kind's ``glyph`` names
+    (``solver.JOINT_KINDS``; :data:`GLYPH_PARTS`); ``sides`` of the revolute cylinder (fewer for large
     models: on software OpenGL the frame time grows with the vertex count)."""
-    t = joint.type
     o = np.asarray(joint.origin, dtype=float)
-    R = frame_from_axis(joint.axis)
-    X = pose(o, R)
-    parts = []
-    if t in ("revolute", "cylindrical", "screw", "revolute_spherical"):
-        parts.append(_along_z(_output(_new(vtkCylinderSource, Radius=0.6 * g, Height=3.0 * g, Resolution=sides)), X))
-    if t in ("prismatic", "cylindrical"):
-        parts.append(double_arrow(o, joint.axis, 5.0 * g, 0.35 * g))
-    if t == "screw":
-        parts.append(helix(o - 2.0 * g * R[:, 2], o + 2.0 * g * R[:, 2], 0.8 * g, 4, 0.12 * g))
-    if t == "spherical":
-        parts.append(_output(_new(vtkSphereSource, Center=o, Radius=0.8 * g, ThetaResolution=24, PhiResolution=16)))
-    if t == "universal":
-        parts.append(_along_z(_output(_new(vtkCylinderSource, Radius=0.35 * g, Height=3.0 * g)), X))
-        X2 = pose(o, frame_from_axis(joint.axis2))
-        parts.append(_along_z(_output(_new(vtkCylinderSource, Radius=0.35 * g, Height=3.0 * g)), X2))
-    if t == "fixed":
-        parts.append(_transformed(_output(_new(vtkCubeSource, XLength=1.4 * g, YLength=1.4 * g, ZLength=1.4 * g)), X))
-    if t == "planar":
-        parts.append(_along_z(_output(_new(vtkCylinderSource, Radius=2.0 * g, Height=0.2 * g, Resolution=32)), X))
-    if t in ("distance", "revolute_spherical"):
-        o2 = np.asarray(joint.origin2, dtype=float)
-        parts.append(tube([o, o2], 0.2 * g))
-        parts.append(_output(_new(vtkSphereSource, Center=o2, Radius=0.5 * g)))
-        if t == "distance":
-            parts.append(_output(_new(vtkSphereSource, Center=o, Radius=0.5 * g)))
-    return with_normals(_append(parts))
+    X = pose(o, frame_from_axis(joint.axis))
+    return with_normals(_append([GLYPH_PARTS[part](joint, o, X, g, sides) for part in joint.kind.glyph]))
+
+
+def _barrel(joint, o, X, g, sides):
+    """A cylinder along the axis (revolute)."""
+    return _along_z(_output(_new(vtkCylinderSource, Radius=0.6 * g, Height=3.0 * g, Resolution=sides)), X)
+
+
+def _slide(joint, o, X, g, sides):
+    """A two-headed arrow along the axis (prismatic)."""
+    return double_arrow(o, joint.axis, 5.0 * g, 0.35 * g)
+
+
+def _helix(joint, o, X, g, sides):
+    """A coil around the axis (screw)."""
+    return helix(o - 2.0 * g * X[:3, 2], o + 2.0 * g * X[:3, 2], 0.8 * g, 4, 0.12 * g)
+
+
+def _ball(joint, o, X, g, sides):
+    """A ball at the origin (spherical)."""
+    return _output(_new(vtkSphereSource, Center=o, Radius=0.8 * g, ThetaResolution=24, PhiResolution=16))
+
+
+def _cross(joint, o, X, g, sides):
+    """Two thin cylinders along axis and axis2 (universal)."""
+    X2 = pose(o, frame_from_axis(joint.axis2))
+    return _append([_along_z(_output(_new(vtkCylinderSource, Radius=0.35 * g, Height=3.0 * g)), Y)
+                    for Y in (X, X2)])
+
+
+def _cube(joint, o, X, g, sides):
+    """A cube in the joint frame (fixed)."""
+    return _transformed(_output(_new(vtkCubeSource, XLength=1.4 * g, YLength=1.4 * g, ZLength=1.4 * g)), X)
+
+
+def _disc(joint, o, X, g, sides):
+    """A flat disc normal to the axis (planar)."""
+    return _along_z(_output(_new(vtkCylinderSource, Radius=2.0 * g, Height=0.2 * g, Resolution=32)), X)
+
+
+def _link(joint, o, X, g, sides):
+    """A rod from the origin to origin2 with a ball at origin2 (massless links)."""
+    o2 = np.asarray(joint.origin2, dtype=float)
+    return _append([tube([o, o2], 0.2 * g), _output(_new(vtkSphereSource, Center=o2, Radius=0.5 * g))])
+
+
+def _ball_i(joint, o, X, g, sides):
+    """A small ball at the origin (the body_i end of a distance link)."""
+    return _output(_new(vtkSphereSource, Center=o, Radius=0.5 * g))
+
+
+GLYPH_PARTS = {"barrel": _barrel, "slide": _slide, "helix": _helix, "ball": _ball, "cross": _cross,
+               "cube": _cube, "disc": _disc, "link": _link, "ball_i": _ball_i}
 
 
 def helix(p_i, p_j, radius: float, turns: float, thickness: float) -> vtkPolyData:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ModelError, SolverError
-from ..model.elements import JOINT_COORDINATES
 
 
 def assemble_positions(system, q, t, tol=1e-11, max_iter=50):
@@ -56,12 +55,12 @@ def holding_model(model, hold):
     problems = []
     for name in hold:
         joint = m.joints.get(name)
-        if joint is None or not JOINT_COORDINATES[joint.type]:
-            valid = [j.name for j in m.joints.values() if JOINT_COORDINATES[j.type]]
+        if joint is None or not joint.coordinates():
+            valid = [j.name for j in m.joints.values() if j.coordinates()]
             problems.append(f"hold: '{name}' is not a joint with coordinates (joints: {', '.join(valid) or 'none'})")
             continue
         driven = {m.driver_coordinate(d.name) for d in m.drivers.values() if d.joint == name}
-        for coord in JOINT_COORDINATES[joint.type]:
+        for coord in joint.coordinates():
             if coord not in driven:
                 m.add_driver(f"hold {name} {coord}", joint=name, expression=0, coordinate=coord)
     if problems:

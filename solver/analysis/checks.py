@@ -39,7 +39,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..compile import compile_model
-from ..constraints.joints import EQUATION_COUNT
 from ..errors import SolverError
 from ..model.model import GROUND, Model
 from ..formulations.planar import planar_equation_counts, planar_plane
@@ -96,7 +95,7 @@ def check_model(model: Model) -> ModelCheck:
     other_rows = [k for k, e in enumerate(eqs) if e.kind != "driver"]
     plane = system.plane
     joint_equations = (planar_equation_counts(model, plane) if plane is not None
-                       else {name: EQUATION_COUNT[j.type] for name, j in model.joints.items()})
+                       else {name: len(j.kind.equations) for name, j in model.joints.items()})
     flexible = getattr(system, "flex_layout", [])
     bodies = len(system.body_names) + len(flexible)
     freedoms = (3 if plane is not None else 6) * bodies + sum(f["modes"] for f in flexible)

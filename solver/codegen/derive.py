@@ -4,7 +4,7 @@ Choi & Yoo (2000) (Choi & Yoo 2000, §4.1) generates, for one vehicle, Fortran r
 the arithmetic its equations need (Mathematica → Fortran).  Here, for one model in the Cartesian
 formulation with conventional joints (:mod:`solver.formulations.cartesian`):
 
-    Φ(q, t), Φ_q(q), γ(q, q̇, t)           from the joint equations ``joints.EQUATIONS`` and
+    Φ(q, t), Φ_q(q), γ(q, q̇, t)           from the joint kinds' ``equations`` and
                                           ``joints.COORDINATES`` (drivers θ(q) − f(t)) and the
                                           Euler-parameter normalizations pᵀp − 1
     M(q) = diag(m I, 4 Lᵀ J' L)           (Haug ch. 11, the r–p form)
@@ -40,6 +40,7 @@ from types import SimpleNamespace
 import numpy as np
 import sympy as sp
 
+from ..constraints.forms import atan2_chain, atan2_quad, constants_of, scalar, uses_angle
 from ..constraints.joints import COORDINATES
 from ..forces import AppliedLoad, BushingForce, SpringDamperForce, bushing_loads
 from ..expressions import time_function
@@ -80,20 +81,18 @@ def describe(system) -> dict:
     for jk, jr in enumerate(system.joints):
         cj, rows = jr.joint, jr.rows
         constants = {}
-        if cj.type == "screw":
-            constants["pitch"] = npar
-            npar += 1
         for spec in cj.specs:
-            if spec[0] in ("dot", "half_square") and isinstance(spec[-1], str) and spec[-1] not in constants:
-                constants[spec[-1]] = npar
-                npar += 1
+            for key in constants_of(spec):
+                if key not in constants:
+                    constants[key] = npar
+                    npar += 1
         joints.append({"type": cj.type, "bi": jr.body_i, "bj": jr.body_j, "rows": list(rows),
                        "specs": [list(s) for s in cj.specs], "constants": constants,
                        "vectors": {name: [side, _snap(local), bool(point)]
                                    for name, (side, local, point) in cj.vector_slots().items()}})
-        angles += [[row, jk, "screw"] for row, spec in zip(rows, cj.specs) if spec[0] == "screw"]
-        angles += [[d.row, jk, "driver"] for d in system.drivers
-                   if d.joint == jk and COORDINATES[d.coordinate][0] == "angle"]
+        angles += [[row, jk, list(spec)] for row, spec in zip(rows, cj.specs) if uses_angle(spec)]
+        angles += [[d.row, jk, list(COORDINATES[d.coordinate])] for d in system.drivers
+                   if d.joint == jk and uses_angle(COORDINATES[d.coordinate])]
     drivers = [{"joint": d.joint, "coordinate": list(COORDINATES[d.coordinate]), "row": d.row}
                for d in system.drivers]
     springs, loads, bushings, tires, controls, nload = [], [], [], [], [], 0
@@ -136,7 +135,7 @@ def parameters(system, desc) -> np.ndarray:
     for jr, jd in zip(system.joints, desc["joints"]):
         cj = jr.joint
         for key, index in jd["constants"].items():
-            par[index] = cj.pitch if key == "pitch" else cj.constant(key)
+            par[index] = cj.constant(key)
     springs = [f for f in system.force_elements if isinstance(f, SpringDamperForce)]
     for f, sd in zip(springs, desc["springs"]):
         par[sd["par"]:sd["par"] + SPRING_PARAMETERS] = (f.k, f.c, f.l0, f.preload)
@@ -363,14 +362,34 @@ def _dot(u, w, factor=1):
     return _Scalar(factor * val, grad, factor * dot, factor * quad)
 
 
-def _angle(y, x):
-    """θ = atan2(y, x) with the chain rule of :func:`solver.constraints.primitives.atan2`."""
-    r2 = x.val ** 2 + y.val ** 2
-    gy, gx = x.val / r2, -y.val / r2
-    hyy, hxx, hxy = -2 * x.val * y.val / r2 ** 2, 2 * x.val * y.val / r2 ** 2, (y.val ** 2 - x.val ** 2) / r2 ** 2
-    quad = (gy * y.quad + gx * x.quad + hyy * y.dot ** 2 + 2 * hxy * x.dot * y.dot + hxx * x.dot ** 2)
-    grad = {sym: gy * y.grad.get(sym, 0) + gx * x.grad.get(sym, 0) for sym in {**y.grad, **x.grad}}
-    return _Scalar(sp.atan2(y.val, x.val), grad, gy * y.dot + gx * x.dot, quad)
+class _SymbolOps:
+    """The operations of :func:`solver.constraints.forms.scalar` on symbols (:class:`_Scalar`);
+    ``raw``: the angle θ = atan2(y, x) in (−π, π] of the form read, if it has one."""
+
+    def __init__(self):
+        self.raw = None
+
+    dot = staticmethod(_dot)
+
+    @staticmethod
+    def half_square(u, c):
+        return _dot(u, u, sp.Rational(1, 2)).minus(c ** 2 / 2)
+
+    @staticmethod
+    def shift(s, c):
+        return s.minus(c)
+
+    @staticmethod
+    def combine(a, f, b):
+        return a.combine(b, f)
+
+    def atan2(self, y, x):
+        """θ with the chain rule of :func:`solver.constraints.forms.atan2_chain`."""
+        chain = gy, gx, *_ = atan2_chain(y.val, x.val)
+        quad = atan2_quad(chain, y.dot, x.dot, y.quad, x.quad)
+        grad = {sym: gy * y.grad.get(sym, 0) + gx * x.grad.get(sym, 0) for sym in {**y.grad, **x.grad}}
+        self.raw = sp.atan2(y.val, x.val)
+        return _Scalar(self.raw, grad, gy * y.dot + gx * x.dot, quad)
 
 
 def _joint_vectors(jd, s):
@@ -386,15 +405,8 @@ def _scalar(spec, v, jd, s):
     """The equation or coordinate ``spec`` as (scalar, raw angle or None); constants are parameters."""
     def constant(key):
         return s.c[jd["constants"][key]] if isinstance(key, str) else _number(key)
-    kind = spec[0]
-    if kind == "dot":
-        return _dot(v[spec[1]], v[spec[2]]).minus(constant(spec[3])), None
-    if kind == "half_square":
-        return _dot(v[spec[1]], v[spec[1]], sp.Rational(1, 2)).minus(constant(spec[2]) ** 2 / 2), None
-    theta = _angle(_dot(v["yi"], v["xj"]), _dot(v["xi"], v["xj"]))
-    if kind == "angle":
-        return theta, theta.val
-    return _dot(v["zi"], v["d"]).combine(theta, -constant("pitch")), theta.val     # screw: z_iᵀd − pitch θ
+    ops = _SymbolOps()
+    return scalar(spec, v, ops, constant), ops.raw
 
 
 def _constraint_outputs(desc, s, out):

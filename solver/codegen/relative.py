@@ -11,6 +11,8 @@ forces by eq. 36) is the generic relative one.
 """
 from __future__ import annotations
 
+
+from ..constraints.forms import angle_coefficient
 from ..formulations.cartesian import CartesianSystem
 from ..forces import BodyFrames, Wrenches
 from ..formulations.relative import RelativeSystem
@@ -25,7 +27,7 @@ ROW_CARTESIAN, ROW_COORDINATE, ROW_NORM = range(3)          # relative.c's row k
 def describe_relative(system, cartesian) -> dict:
     """JSON-able description of a RelativeSystem: the Cartesian description of the same model
     (``cartesian``: its CartesianSystem), the tree (:func:`describe_tree`) and what each relative
-    constraint row is ([kind, a, b], see relative.c); ``angles``: [relative row, joint, kind,
+    constraint row is ([kind, a, b], see relative.c); ``angles``: [relative row, joint, equation form,
     index in the Cartesian kernels' ``ang``] of the rows whose angle is unwrapped.  A system without
     constraint rows (an open tree of joints without Euler parameters, no drivers) is described for
     ``articulated.c`` instead (formulation ``"articulated"``)."""
@@ -46,7 +48,7 @@ def describe_relative(system, cartesian) -> dict:
     for row, col in system.norm_rows:
         rows[row] = [ROW_NORM, int(col), 0]
     relative_of = {c: r for r, (kind, c, _) in enumerate(rows) if kind == ROW_CARTESIAN}
-    angles = [[relative_of[c], jk, kind, n] for n, (c, jk, kind) in enumerate(cdesc["angles"]) if c in relative_of]
+    angles = [[relative_of[c], jk, spec, n] for n, (c, jk, spec) in enumerate(cdesc["angles"]) if c in relative_of]
     return {"formulation": "relative", "cartesian": cdesc, "tree": describe_tree(system), "nq": system.nq,
             "m": system.m, "rows": rows, "angles": angles, "drivers": cdesc["drivers"],
             "n_parameters": cdesc["n_parameters"], "n_inputs": cdesc["n_inputs"]}
@@ -65,8 +67,8 @@ class CodegenRelativeSystem(KernelEquations, RelativeSystem):
         self._inputs = input_functions(self)
         self.interpreted = interpreted_forces(self)
         self._bind_drivers([d.row for d in self.drivers], [d.function for d in self.drivers])
-        self._angle_rows = [(row, self.cjoints[jk], 1.0 if kind == "driver" else -self.cjoints[jk].pitch)
-                            for row, jk, kind, _ in desc["angles"]]
+        self._angle_rows = [(row, self.cjoints[jk], angle_coefficient(spec, self.cjoints[jk].constant))
+                            for row, jk, spec, _ in desc["angles"]]
         self.kernels["par"][:] = parameters(cartesian, desc["cartesian"])
         self.articulated = desc["formulation"] == "articulated"
         nc, nb, nq = 7 * self.nb, self.nb, self.nq

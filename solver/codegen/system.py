@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..constraints.forms import angle_coefficient
 from ..formulations.cartesian import CartesianSystem
 from ..formulations.system import ConstraintEval
 from .build import load_kernels
@@ -140,8 +141,8 @@ class CodegenCartesianSystem(KernelEquations, CartesianSystem):
         self._inputs = input_functions(self)
         self.interpreted = interpreted_forces(self)
         self._bind_drivers([d.row for d in self.drivers], [d.function for d in self.drivers])
-        self._angle_rows = [(row, self.joints[jk].joint, 1.0 if kind == "driver" else -self.joints[jk].joint.pitch)
-                            for row, jk, kind in desc["angles"]]
+        self._angle_rows = [(row, self.joints[jk].joint, angle_coefficient(spec, self.joints[jk].joint.constant))
+                            for row, jk, spec in desc["angles"]]
         self.kernels["par"][:] = parameters(self, desc)
 
     def interpreted_forces(self, q, qd, t):

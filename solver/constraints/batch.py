@@ -1,6 +1,6 @@
 """Batched evaluation of Φ, Φ_q, ν and γ for all joints and drivers of a Cartesian system.
 
-Reads the same equation declarations as the per-joint evaluator (``joints.EQUATIONS``) and
+Reads the same equation declarations as the per-joint evaluator (the joint kinds' ``equations``) and
 computes them for the whole model with a fixed number of numpy operations, whatever the number
 of joints: every equation is a scalar s = f · uᵀw of two *operands*, each the difference of two
 *slots* (a body-fixed direction A a' or point r + A s', or a global axis).  With
@@ -11,8 +11,11 @@ B_s = ∂(A a'_s)/∂p = Σ_k p_k B(e_k, a'_s) (B is linear in p, Haug eq. 6.3.9
     s = f uᵀw,  ∇s = f (wᵀ∇u + uᵀ∇w),  ṡ = f (u̇ᵀw + uᵀẇ),
     quad(s) = f (wᵀ quad(u) + uᵀ quad(w) + 2 u̇ᵀẇ)            (γ = −quad + f̈ for drivers)
 
-Rows that need a joint angle θ = atan2(y_iᵀx_j, x_iᵀx_j) (rotation drivers, screw joints) are
-finished per row by the chain rule on those two scalars.  The result equals the per-joint
+The forms are read by :func:`solver.constraints.forms.scalar` with a backend (:class:`_Rows`) that
+compiles each row into a linear combination Σ c_k s_k + Σ c θ − const of those scalars and of joint
+angles θ = atan2(y_iᵀx_j, x_iᵀx_j).  Rows that are one scalar are evaluated all at once; rows with
+an angle (rotation drivers, screw joints) are finished per row by the chain rule on its two
+scalars (:func:`solver.constraints.forms.atan2_chain`).  The result equals the per-joint
 evaluator to round-off (tested).  The slot kinematics (``_slot_*`` methods) are the hooks through
 which :class:`solver.flexible.batch.FlexibleBatch` moves slots with the nodes of flexible bodies.
 """
@@ -21,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..math.rotations import B_matrix
+from .forms import atan2_chain, atan2_quad, scalar
 from .joints import COORDINATES
 
 _UNIT4 = np.eye(4)
@@ -38,16 +42,13 @@ class BatchConstraints:
         slots = []                               # (body (nb = ground), local, is_point)
         self.slot_keys = [None] * 3              # (joint index, vector name) of every joint's slot
         ops = []                                 # (slot a, slot b) — value v_a − v_b; b may be the zero slot
-        scalars = []                             # (op u, op w, factor)
+        scalars = {}                             # (op u, op w, factor) → index
         self.direct = []                         # (row, scalar, constant)
-        self.angle_rows = []                     # (row, joint, y scalar, x scalar, kind, extra)
+        self.combined = []                       # (row, joint, [(c, scalar)], [(c, y scalar, x scalar)], constant)
         ground = nb
         for k in range(3):
             slots.append((ground, np.eye(3)[k], False))
-
-        def scalar(u, w, f=1.0):
-            scalars.append((u, w, f))
-            return len(scalars) - 1
+        rows_of = _Rows(scalars)
 
         axes_ops = {}
         for name, k in (("ex", 0), ("ey", 1), ("ez", 2)):
@@ -66,28 +67,14 @@ class BatchConstraints:
                 ops.append((slot_of[name], -1))
             named["d"] = len(ops)
             ops.append((slot_of["Pj"], slot_of["Pi"]))
-            angle = None
-
-            def angle_scalars():
-                return scalar(named["yi"], named["xj"]), scalar(named["xi"], named["xj"])
-            for row, spec in zip(rows, cj.specs):
-                if spec[0] == "dot":
-                    self.direct.append((row, scalar(named[spec[1]], named[spec[2]]), cj.constant(spec[3])))
-                elif spec[0] == "half_square":
-                    c = cj.constant(spec[2])
-                    self.direct.append((row, scalar(named[spec[1]], named[spec[1]], 0.5), 0.5 * c * c))
-                elif spec[0] == "screw":
-                    angle = angle or angle_scalars()
-                    self.angle_rows.append((row, cj, *angle, "screw", scalar(named["zi"], named["d"])))
-            for d in drivers:
-                if d.joint != jk:
-                    continue
-                spec = COORDINATES[d.coordinate]
-                if spec[0] == "angle":
-                    angle = angle or angle_scalars()
-                    self.angle_rows.append((d.row, cj, *angle, "driver", d.function))
+            specs = list(zip(rows, cj.specs)) + [(d.row, COORDINATES[d.coordinate]) for d in drivers if d.joint == jk]
+            for row, spec in specs:
+                terms, angles, const = scalar(spec, named, rows_of, cj.constant)
+                if not angles and len(terms) == 1 and terms[0][0] == 1.0:
+                    self.direct.append((row, terms[0][1], const))
                 else:
-                    self.direct.append((d.row, scalar(named[spec[1]], named[spec[2]]), 0.0))
+                    self.combined.append((row, cj, terms, angles, const))
+        scalars = list(scalars)
         self.drivers = [(d.row, d.function) for d in drivers]
         zero = len(slots)                        # the zero slot (ground, a' = 0): v = 0
         slots.append((ground, np.zeros(3), False))
@@ -211,27 +198,17 @@ class BatchConstraints:
         jac[self.d_row, :self.nq] = grad[self.d_sc]
         if gamma is not None:
             gamma[self.d_row] = -s_quad[self.d_sc]
-        for row, cj, ys, xs, kind, extra in self.angle_rows:
-            y, x = s_val[ys], s_val[xs]
-            r2 = x * x + y * y
-            theta = cj.unwrap(np.arctan2(y, x))
-            gy, gx = x / r2, -y / r2
-            g = gy * grad[ys] + gx * grad[xs]
-            quad = None
+        for row, cj, terms, angles, const in self.combined:
+            parts = [(c, s_val[k], grad[k], None if gamma is None else s_quad[k]) for c, k in terms]
+            for c, ys, xs in angles:
+                y, x = s_val[ys], s_val[xs]
+                chain = gy, gx, *_ = atan2_chain(y, x)
+                quad = None if gamma is None else atan2_quad(chain, s_dot[ys], s_dot[xs], s_quad[ys], s_quad[xs])
+                parts.append((c, cj.unwrap(np.arctan2(y, x)), gy * grad[ys] + gx * grad[xs], quad))
+            phi[row] = sum(c * v for c, v, _, _ in parts) - const
+            jac[row, :self.nq] = sum(c * g for c, _, g, _ in parts)
             if gamma is not None:
-                yd, xd = s_dot[ys], s_dot[xs]
-                hyy, hxx, hxy = -2 * x * y / r2**2, 2 * x * y / r2**2, (y * y - x * x) / r2**2
-                quad = gy * s_quad[ys] + gx * s_quad[xs] + hyy * yd * yd + 2 * hxy * xd * yd + hxx * xd * xd
-            if kind == "screw":
-                phi[row] = s_val[extra] - cj.pitch * theta
-                jac[row, :self.nq] = grad[extra] - cj.pitch * g
-                if gamma is not None:
-                    gamma[row] = -(s_quad[extra] - cj.pitch * quad)
-            else:
-                phi[row] = theta
-                jac[row, :self.nq] = g
-                if gamma is not None:
-                    gamma[row] = -quad
+                gamma[row] = -sum(c * quad for c, _, _, quad in parts)
         for row, fn in self.drivers:
             phi[row] -= fn.value(t)
             if nu is not None:
@@ -244,3 +221,32 @@ def b_tensor(vectors):
     """B(e_k, a') for k = 0..3 of a stack of body-frame vectors a' (n, 3) → (n, 4, 3, 4): B(p, a') =
     Σ_k p_k B(e_k, a') since B is linear in p (Haug eq. 6.3.9)."""
     return np.array([[B_matrix(_UNIT4[k], a) for k in range(4)] for a in vectors]).reshape(len(vectors), 4, 3, 4)
+
+
+class _Rows:
+    """The operations of :func:`solver.constraints.forms.scalar` compiling a row: vectors are operand
+    indices, a scalar is ([(c, scalar index)], [(c, y scalar, x scalar)], constant) — Σ c s + Σ c θ −
+    constant; ``scalars`` maps (op u, op w, factor) to its index (each product computed once)."""
+
+    def __init__(self, scalars):
+        self.scalars = scalars
+
+    def dot(self, u, w, f=1.0):
+        return [(1.0, self.scalars.setdefault((u, w, f), len(self.scalars)))], [], 0.0
+
+    def half_square(self, u, c):
+        return self.dot(u, u, 0.5)[:2] + (0.5 * c * c,)
+
+    @staticmethod
+    def shift(s, c):
+        return s[0], s[1], s[2] + c
+
+    @staticmethod
+    def combine(a, f, b):
+        return (a[0] + [(f * c, k) for c, k in b[0]], a[1] + [(f * c, y, x) for c, y, x in b[1]], a[2] + f * b[2])
+
+    @staticmethod
+    def atan2(y, x):
+        (_, ys), = y[0]
+        (_, xs), = x[0]
+        return [], [(1.0, ys, xs)], 0.0

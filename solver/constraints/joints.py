@@ -1,51 +1,34 @@
 """Joint constraints in Cartesian coordinates, conventional form (Haug's basic constraints;
-Lee, Lee & Bae (2013), Table 1): revolute = spherical + 2 dot-1, prismatic = 3 dot-1 + 2 dot-2,
-cylindrical = 2 dot-1 + 2 dot-2, universal = spherical + dot-1, planar = 2 dot-1 + dot-2,
-screw = cylindrical + screw relation, fixed = spherical + 3 dot-1; massless links:
-distance (½(dᵀd − L²) = 0) and revolute–spherical (axial offset and radius fixed).
+Lee, Lee & Bae (2013), Table 1).
 
 Each joint has marker frames on body i and body j that coincide at the initial configuration:
 origin O, axes (x, y, z) with z along the joint axis.  Joint coordinates (rotation about z,
 translation along z, planar x/y) are zero there; rotation is right-handed about the axis and
 measures body j relative to body i.
 
-The equations are declared once, as data (``EQUATIONS``): each is a scalar built from the named
-joint vectors — directions ``xi yi zi`` (on body i) and ``xj yj zj`` (on body j), the point
-difference ``d = P_j − P_i``, and the global axes ``ex ey ez`` — so the per-joint evaluator here
-(used for the exact Hessian (Φ_qᵀλ)_q) and the batched evaluator
-(:mod:`solver.constraints.batch`, used for Φ, Φ_q, ν, γ) read the same definition.
-
-Equation forms:
-  ("dot", u, w, c)       uᵀw − c
-  ("half_square", u, c)  ½ (uᵀu − c²)                  (c: "length" or "radius" of the joint)
-  ("screw",)             z_iᵀd − (pitch/2π) θ           (θ the continuous rotation angle)
-Coordinate forms: ("angle",) θ = atan2(y_iᵀx_j, x_iᵀx_j); ("dot", u, w, 0) for translations.
+The equations are declared once, as data, in the joint kind's entry
+(:data:`solver.model.joint_kinds.JOINT_KINDS`, ``equations``) in the forms of
+:mod:`solver.constraints.forms`, which interprets them for every evaluator: the per-joint one here
+(used for the exact Hessian (Φ_qᵀλ)_q), the batched one (:mod:`solver.constraints.batch`, Φ, Φ_q, ν,
+γ), the flexible joints, the relative formulation's cut joints and the generated kernels.
+Joint coordinates (``COORDINATES``): rotation θ = atan2(y_iᵀx_j, x_iᵀx_j), translation z_iᵀd, planar
+x_iᵀd and y_iᵀd.  Named constants (``CONSTANTS``) come from the joint's fields.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..math.rotations import frame_from_axis
-from .primitives import BodyState, body_vector, dot, atan2, linear, half_square
+from .forms import constants_of, scalar
+from .primitives import BodyState, ScalarOps, body_vector
 
-_SPH = [("dot", "d", "ex", 0.0), ("dot", "d", "ey", 0.0), ("dot", "d", "ez", 0.0)]
-_PAR = [("dot", "xi", "zj", 0.0), ("dot", "yi", "zj", 0.0)]           # z_j ∥ z_i
-_ON_AXIS = [("dot", "xi", "d", 0.0), ("dot", "yi", "d", 0.0)]         # P_j on the z_i axis line
-_NO_SPIN = [("dot", "xi", "yj", 0.0)]                                  # no rotation about z
-
-EQUATIONS = {
-    "spherical": _SPH,
-    "revolute": _SPH + _PAR,
-    "fixed": _SPH + _PAR + _NO_SPIN,
-    "universal": _SPH + [("dot", "zi", "xj", 0.0)],
-    "cylindrical": _PAR + _ON_AXIS,
-    "prismatic": _PAR + _ON_AXIS + _NO_SPIN,
-    "planar": _PAR + [("dot", "zi", "d", 0.0)],
-    "screw": _PAR + _ON_AXIS + [("screw",)],
-    "distance": [("half_square", "d", "length")],
-    "revolute_spherical": [("dot", "zi", "d", "axial"), ("half_square", "d", "radius")],
+# The named constants of the equation forms, from the joint's fields (frame C, d0 = origin2 − origin).
+CONSTANTS = {
+    "length": lambda joint, C, d0: joint.length if joint.length is not None else float(np.linalg.norm(d0)),
+    "axial": lambda joint, C, d0: float(C[:, 2] @ d0),
+    "radius": lambda joint, C, d0: float(np.linalg.norm(d0)),           # |P_j − O| stays constant
+    "pitch": lambda joint, C, d0: joint.pitch / (2.0 * np.pi),          # m per rad
 }
-EQUATION_COUNT = {k: len(v) for k, v in EQUATIONS.items()}
 
 COORDINATES = {
     "rotation": ("angle",),
@@ -59,7 +42,7 @@ _GLOBAL_AXES = {"ex": 0, "ey": 1, "ez": 2}
 
 def joint_frame(joint):
     """Global joint frame at the initial configuration (columns x, y, z)."""
-    if joint.type == "universal":
+    if "axis2" in joint.kind.fields:
         # z along the first axis (on body i); x along the second axis (on body j)
         return frame_from_axis(joint.axis, joint.axis2)
     return frame_from_axis(joint.axis)
@@ -80,16 +63,10 @@ class CartesianJoint:
         self.C_j = Aj.T @ C
         self.s_i = Ai.T @ (O - ri)
         P2 = np.asarray(joint.origin2, dtype=float)
-        self.s_j = Aj.T @ ((P2 if joint.type in ("distance", "revolute_spherical") else O) - rj)
-        d0 = P2 - O
-        self.constants = {0.0: 0.0}
-        if joint.type == "distance":
-            self.constants["length"] = joint.length if joint.length is not None else float(np.linalg.norm(d0))
-        elif joint.type == "revolute_spherical":
-            self.constants["axial"] = float(C[:, 2] @ d0)
-            self.constants["radius"] = float(np.linalg.norm(d0))       # |P_j − O| stays constant
+        self.specs = joint.kind.equations
+        self.s_j = Aj.T @ ((P2 if joint.kind.second_point else O) - rj)
+        self.constants = {key: CONSTANTS[key](joint, C, P2 - O) for spec in self.specs for key in constants_of(spec)}
         self.angle = 0.0        # last rotation angle, for continuous unwrapping
-        self.specs = EQUATIONS[joint.type]
         self.n_eq = len(self.specs)
 
     # ---- public API -----------------------------------------------------------------------------
@@ -106,11 +83,11 @@ class CartesianJoint:
     def equations(self, Si: BodyState, Sj: BodyState, level):
         """The joint's scalar constraint functions (list of Scalar) at the given states."""
         v = self._vectors(Si, Sj, level)
-        return [self._scalar(spec, v) for spec in self.specs]
+        return [scalar(spec, v, ScalarOps(self), self.constant) for spec in self.specs]
 
     def coordinate(self, name, Si, Sj, level):
         """Joint coordinate as a Scalar: 'rotation' about z, 'translation' along z, planar 'x'/'y'."""
-        return self._scalar(COORDINATES[name], self._vectors(Si, Sj, level))
+        return scalar(COORDINATES[name], self._vectors(Si, Sj, level), ScalarOps(self), self.constant)
 
     def reset(self):
         """Forget the last angle (a new run starts at the model's configuration, angle 0)."""
@@ -139,19 +116,3 @@ class CartesianJoint:
         for name, k in _GLOBAL_AXES.items():
             v[name] = body_vector(ground, 0, np.eye(3)[k], False, level)
         return v
-
-    def _scalar(self, spec, v):
-        kind = spec[0]
-        if kind == "dot":
-            s = dot(v[spec[1]], v[spec[2]])
-            c = self.constant(spec[3])
-            return s if c == 0.0 else linear([(1.0, s)], -c)
-        if kind == "half_square":
-            return half_square(v[spec[1]], self.constant(spec[2]))
-        if kind == "angle":
-            theta = atan2(dot(v["yi"], v["xj"]), dot(v["xi"], v["xj"]), self.angle)
-            self.angle = theta.val
-            return theta
-        if kind == "screw":
-            return linear([(1.0, dot(v["zi"], v["d"])), (-self.pitch, self._scalar(("angle",), v))])
-        raise ValueError(f"unknown equation form {kind}")

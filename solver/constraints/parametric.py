@@ -52,42 +52,16 @@ joints with the same rotation sequence).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from ..math.rotations import skew
+from ..model.joint_kinds import JOINT_KINDS
 
 # ---- public API ---------------------------------------------------------------------------------
 
-_X, _Y, _Z = 0, 1, 2
-
-
-@dataclass(frozen=True)
-class JointForm:
-    """Parametric form of one joint type.
-
-    coordinates: names of the joint's α (in order); the driver coordinates of the model map here.
-    trn: (row axis, α index, factor) entries of T in d'' = T α ('pitch' = the screw's m/rad).
-    rot: (axis, α index) of the factors of H'' = R_axis(α) ⋯, left to right.
-    trn_kind, rot_kind: the paper's names (Table 3)."""
-    coordinates: tuple
-    trn: tuple
-    rot: tuple
-    trn_kind: str
-    rot_kind: str
-
-
-PARAMETRIC_FORMS = {
-    "fixed": JointForm((), (), (), "trn0", "rot0"),
-    "revolute": JointForm(("rotation",), (), ((_Z, 0),), "trn0", "rot1"),
-    "prismatic": JointForm(("translation",), ((_Z, 0, 1.0),), (), "trn1", "rot0"),
-    "cylindrical": JointForm(("translation", "rotation"), ((_Z, 0, 1.0),), ((_Z, 1),), "trn1", "rot1"),
-    "screw": JointForm(("rotation",), ((_Z, 0, "pitch"),), ((_Z, 0),), "trn1", "rot1"),
-    "universal": JointForm(("angle1", "angle2"), (), ((_Z, 0), (_X, 1)), "trn0", "rot2"),
-    "planar": JointForm(("x", "y", "rotation"), ((_X, 0, 1.0), (_Y, 1, 1.0)), ((_Z, 2),), "trn2", "rot1"),
-    "spherical": JointForm(("angle_z", "angle_y", "angle_x"), (), ((_Z, 0), (_Y, 1), (_X, 2)), "trn0", "rot3"),
-}
+# the parametric form of each joint kind that has one (the entry's ``parametric``; the others keep
+# their conventional rows)
+PARAMETRIC_FORMS = {name: kind.parametric for name, kind in JOINT_KINDS.items() if kind.parametric is not None}
 N_EQ = 6
 AXIS_NAMES = "xyz"
 

@@ -23,6 +23,7 @@ import math
 import numpy as np
 
 from ..math.rotations import B_matrix, B_hessian, rotation_matrix
+from .forms import atan2_chain, atan2_quad
 
 NLOC = 14          # local coordinates [q_i (7), q_j (7)]
 
@@ -133,15 +134,13 @@ def atan2(y: Scalar, x: Scalar, reference: float) -> Scalar:
     """θ = atan2(y, x), unwrapped to the branch nearest ``reference`` (continuous joint angles)."""
     raw = math.atan2(y.val, x.val)
     val = raw + 2.0 * math.pi * round((reference - raw) / (2.0 * math.pi))
-    r2 = x.val * x.val + y.val * y.val
-    gy, gx = x.val / r2, -y.val / r2
-    hyy, hxx, hxy = -2 * x.val * y.val / r2**2, 2 * x.val * y.val / r2**2, (y.val**2 - x.val**2) / r2**2
+    chain = gy, gx, hyy, hxx, hxy = atan2_chain(y.val, x.val)
     grad = gy * y.grad + gx * x.grad
     d = quad = None
     if y.dot is not None:
         d = gy * y.dot + gx * x.dot
     if y.quad is not None:
-        quad = (gy * y.quad + gx * x.quad + hyy * y.dot**2 + 2 * hxy * x.dot * y.dot + hxx * x.dot**2)
+        quad = atan2_quad(chain, y.dot, x.dot, y.quad, x.quad)
 
     def hess(lam):
         H = y.hess(lam * gy) + x.hess(lam * gx)
@@ -166,3 +165,28 @@ def half_square(u: Vec, constant=0.0) -> Scalar:
     return Scalar(0.5 * (s.val - constant * constant), 0.5 * s.grad,
                   None if s.dot is None else 0.5 * s.dot, None if s.quad is None else 0.5 * s.quad,
                   lambda lam: s.hess(0.5 * lam))
+
+
+class ScalarOps:
+    """The operations of :func:`solver.constraints.forms.scalar` on Scalars of one joint (value,
+    Jacobian, rates, Hessian); ``holder.angle`` is the joint's last angle, followed by atan2
+    (continuous unwrapping)."""
+
+    def __init__(self, holder):
+        self.holder = holder
+
+    dot = staticmethod(dot)
+    half_square = staticmethod(half_square)
+
+    @staticmethod
+    def shift(s, c):
+        return s if c == 0.0 else linear([(1.0, s)], -c)
+
+    @staticmethod
+    def combine(a, f, b):
+        return linear([(1.0, a), (f, b)])
+
+    def atan2(self, y, x):
+        theta = atan2(y, x, self.holder.angle)
+        self.holder.angle = theta.val
+        return theta

@@ -1,6 +1,6 @@
 """Batched Φ, Φ_q, ν, γ of every joint and driver of a Cartesian system with flexible bodies.
 
-The batched evaluator of :mod:`solver.constraints.batch` (equations read from ``joints.EQUATIONS``)
+The batched evaluator of :mod:`solver.constraints.batch` (equations read from the joint kinds' ``equations``)
 with the slots of joints on flexible bodies moving with their node, as in
 :mod:`solver.flexible.joints` (Kim & Yoo (1997) §2): the body-frame vector of a slot is linear in
 the body's modal coordinates, ℓ_s(a) = ℓ₀_s + D_s a (D_s = Φ_node for a point, −c̃' Ψ_node for a

@@ -12,12 +12,11 @@ Haug eq. 6.3.9)
     v̇ = B(p, ℓ) ṗ + A D ȧ (+ ṙ),     v̈ = ∂v/∂q q̈ + B(ṗ, ℓ) ṗ + 2 B(p, D ȧ) ṗ.
 
 A rigid side is the same with D = 0.  The scalar equations are the conventional ones
-(``joints.EQUATIONS``), built with :func:`solver.constraints.primitives.dot` and ``half_square`` on
-local coordinates [q_i, a_i, q_j, a_j].  A driver on the joint adds the row θ(q) − f(t) = 0 with
+(the joint kinds' ``equations``), read by :func:`solver.constraints.forms.scalar` with the
+Scalars of :mod:`solver.constraints.primitives` on local coordinates [q_i, a_i, q_j, a_j].  A driver on the joint adds the row θ(q) − f(t) = 0 with
 the joint coordinate of ``joints.COORDINATES`` measured between the node frames (rotation
 θ = atan2(y_iᵀx_j, x_iᵀx_j), translation z_iᵀd, …), ν = ḟ and γ = −θ_quad + f̈ (a rheonomic
-constraint as for rigid bodies, :mod:`solver.formulations.cartesian`).  Screw joints are not
-offered on flexible bodies (ModelError at compile time).
+constraint as for rigid bodies, :mod:`solver.formulations.cartesian`).
 
 The runs evaluate all joints at once (:mod:`solver.flexible.batch`, built from this class's node
 slots); ``evaluate`` and ``drive`` here are the per-joint reference it is tested against, and the
@@ -27,8 +26,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..constraints.forms import scalar
 from ..constraints.joints import COORDINATES, CartesianJoint
-from ..constraints.primitives import Vec, atan2, dot, half_square, linear
+from ..constraints.primitives import ScalarOps, Vec
 from ..math.rotations import B_matrix, rotation_matrix, skew
 
 
@@ -64,7 +64,7 @@ class FlexibleJoint:
         """Fill this joint's rows of phi, jac (and gamma when not None; level ≥ 2 needs qd)."""
         v = self._vectors(q, qd, level)
         for row, spec in zip(self.rows, self.cj.specs):
-            s = self._scalar(spec, v)
+            s = scalar(spec, v, ScalarOps(self), self.cj.constant)
             phi[row] = s.val
             jac[row, self.cols] = s.grad
             if gamma is not None:
@@ -73,7 +73,7 @@ class FlexibleJoint:
     def drive(self, coordinate, fn, row, q, qd, t, level, phi, jac, nu, gamma):
         """Fill the row of a driver θ(q) − f(t) of ``coordinate`` (module docstring); ν when
         level ≥ 1 and γ when level ≥ 2 (needs qd)."""
-        s = self._scalar(COORDINATES[coordinate], self._vectors(q, qd, level))
+        s = scalar(COORDINATES[coordinate], self._vectors(q, qd, level), ScalarOps(self), self.cj.constant)
         phi[row] = s.val - fn.value(t)
         jac[row, self.cols] = s.grad
         if nu is not None:
@@ -90,18 +90,6 @@ class FlexibleJoint:
         return np.column_stack([self._value(name, q) for name in ("xi", "yi", "zi")])
 
     # ---- helpers --------------------------------------------------------------------------------
-    def _scalar(self, spec, v):
-        """One scalar of ``joints.EQUATIONS`` / ``COORDINATES`` (its constant subtracted)."""
-        if spec[0] == "dot":
-            s = dot(v[spec[1]], v[spec[2]])
-            c = self.cj.constant(spec[3])
-            return s if c == 0.0 else linear([(1.0, s)], -c)
-        if spec[0] == "half_square":
-            return half_square(v[spec[1]], self.cj.constant(spec[2]))
-        theta = atan2(dot(v["yi"], v["xj"]), dot(v["xi"], v["xj"]), self.angle)      # "angle"
-        self.angle = theta.val
-        return theta
-
     def _local(self, name, q):
         """Body-frame vector ℓ(a) = ℓ₀ + D a of a slot (ℓ₀ on ground and rigid sides)."""
         side, l0, D, _ = self.slots[name]

@@ -462,8 +462,7 @@ class CartesianSystem(MechanicalSystem):
         for name, node in self.attachments.nodes():
             interface[name].add(node)
         for j in model.joints.values():
-            for body, point in ((j.body_i, j.origin), (j.body_j, j.origin2 if j.type in (
-                    "distance", "revolute_spherical") else j.origin)):
+            for body, point in ((j.body_i, j.origin), (j.body_j, j.origin2 if j.kind.second_point else j.origin)):
                 if body in interface:
                     interface[body].add(flexc.nearest_node(model.flexible_bodies[body], self._meshes[body], point))
         self.flex = []
@@ -482,11 +481,8 @@ class CartesianSystem(MechanicalSystem):
 
     def _flexible_joint(self, j, cj, bi, bj, row0):
         """Compile a joint with a side on a flexible body (:mod:`solver.flexible.joints`)."""
-        if cj.type == "screw":
-            raise ModelError(f"joint '{j.name}'.type: screw joints cannot attach to flexible bodies")
         sides, nodes = [], []
-        for b, point in ((bi, j.origin), (bj, j.origin2 if j.type in ("distance", "revolute_spherical")
-                                          else j.origin)):
+        for b, point in ((bi, j.origin), (bj, j.origin2 if j.kind.second_point else j.origin)):
             if b < 0:
                 sides.append((None, np.zeros(0, int), None))
                 nodes.append(None)

@@ -17,6 +17,10 @@ the same in both formulations; all zero / identity at the model's initial config
     universal (θ1 about z_i, θ2 about the rotated second axis x_j): R = R_z(θ1) R_x(θ2);
     planar (x, y, θ); spherical p (4 Euler parameters); free (x, y, z, p).
 
+Each kind's kinematics is one function registered in ``MOBILIZERS`` with ``@mobilizer(kind, n,
+euler)``; a joint kind (:data:`solver.model.joint_kinds.JOINT_KINDS`) without one is always a cut
+joint of the relative formulation (:mod:`solver.formulations.topology`).
+
 Euler parameters are used normalized, ``R = A(p/|p|)``, so that the pose depends on the
 direction of p only and ``ω = 2 G(p) ṗ / |p|²`` holds exactly for any p ≠ 0 (no gimbal lock;
 the normalization pᵀp = 1 is a constraint of the formulation, as in the Cartesian one).
@@ -34,13 +38,33 @@ Dq' = −Rᵀ (Dq + d̃ H), a_w' = −Rᵀ a_w, a_d' = Rᵀ (2 ω × ḋ + ω ×
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Callable
+
 import numpy as np
 
 from ..math.rotations import G_matrices, cross, matvec, quat_multiply, rotation_matrices, skew
 
-NCOORD = {"fixed": 0, "revolute": 1, "prismatic": 1, "cylindrical": 2, "screw": 1, "universal": 2,
-          "planar": 3, "spherical": 4, "free": 7}
-EULER_OFFSET = {"spherical": 0, "free": 3}      # where p starts within the joint's coordinates
+
+
+@dataclass(frozen=True)
+class MobilizerKind:
+    """A registered mobilizer: n coordinates, Euler parameters from coordinate ``euler`` (or None),
+    ``pose(m, x, xd, ops)`` filling the :class:`Pose` ``m`` (identity on entry) in the model's sense."""
+    n: int
+    euler: int | None
+    pose: Callable
+
+
+MOBILIZERS: dict[str, MobilizerKind] = {}
+
+
+def mobilizer(kind, n, euler=None):
+    """Register the kinematics of joint kind ``kind`` (a function of (Pose, x, ẋ, ops))."""
+    def register(fn):
+        MOBILIZERS[kind] = MobilizerKind(n, euler, fn)
+        return fn
+    return register
 
 
 class Floats:
@@ -98,15 +122,117 @@ def _half_angle(ops, t, axis):
     return p
 
 
+class Pose:
+    """The pieces of :meth:`Mobilizer.kinematics` a kind's function fills (module docstring): R, d,
+    H, Dq, a_w, a_d (None without ẋ) and p_R (None unless asked for); ``pitch`` in m per rad."""
+
+    def __init__(self, n, xd, ops, quaternion, pitch):
+        self.R = _rotation(ops, 1, 0, (0, 1))       # identity
+        self.d, self.H, self.Dq = ops.zeros(3), ops.zeros(3, n), ops.zeros(3, n)
+        self.aw = ops.zeros(3) if xd is not None else None
+        self.ad = ops.zeros(3) if xd is not None else None
+        self.pR = None
+        if quaternion:
+            self.pR = ops.zeros(4)
+            self.pR[..., 0] = 1
+        self.pitch = pitch
+
+    def turn_z(self, th, column, ops):
+        """Rotation by θ (coordinate ``column``) about the marker z axis."""
+        self.R = rot_z(th, ops)
+        self.H[..., 2, column] = 1
+        if self.pR is not None:
+            self.pR = _half_angle(ops, th, 2)
+
+    def slide(self, axis, value, column, factor=1):
+        """Translation ``factor`` · x_column along marker axis ``axis``."""
+        self.d[..., axis] = factor * value
+        self.Dq[..., axis, column] = factor
+
+
+@mobilizer("fixed", 0)
+def _fixed(m, x, xd, ops):
+    """No relative motion."""
+
+
+@mobilizer("revolute", 1)
+def _revolute(m, x, xd, ops):
+    m.turn_z(x[..., 0], 0, ops)
+
+
+@mobilizer("prismatic", 1)
+def _prismatic(m, x, xd, ops):
+    m.slide(2, x[..., 0], 0)
+
+
+@mobilizer("cylindrical", 2)
+def _cylindrical(m, x, xd, ops):
+    m.turn_z(x[..., 0], 0, ops)
+    m.slide(2, x[..., 1], 1)
+
+
+@mobilizer("screw", 1)
+def _screw(m, x, xd, ops):
+    m.turn_z(x[..., 0], 0, ops)
+    m.slide(2, x[..., 0], 0, ops.number(m.pitch))
+
+
+@mobilizer("planar", 3)
+def _planar(m, x, xd, ops):
+    m.turn_z(x[..., 2], 2, ops)
+    m.slide(0, x[..., 0], 0)
+    m.slide(1, x[..., 1], 1)
+
+
+@mobilizer("universal", 2)
+def _universal(m, x, xd, ops):
+    Rz = rot_z(x[..., 0], ops)
+    m.R = ops.bind(Rz @ rot_x(x[..., 1], ops))
+    m.H[..., 2, 0] = 1
+    m.H[..., :, 1] = Rz[..., :, 0]
+    if xd is not None:
+        m.aw = np.expand_dims(xd[..., 0] * xd[..., 1], -1) * Rz[..., :, 1]   # d/dt(R_z e_x) = θ̇1 e_z × R_z e_x
+    if m.pR is not None:
+        m.pR = ops.bind(quat_multiply(_half_angle(ops, x[..., 0], 2).T, _half_angle(ops, x[..., 1], 0).T).T)
+
+
+def _euler_parameters(m, x, xd, ops, o):
+    """The rotation of (normalized) Euler parameters p = x[o:o+4] (module docstring)."""
+    p = x[..., o:o + 4]
+    nn = ops.bind(np.sum(p * p, axis=-1))
+    unit = ops.bind(p * np.expand_dims(ops.rsqrt(nn), -1))
+    m.R = ops.bind(rotation_matrices(unit))
+    m.H[..., :, o:o + 4] = ops.bind(2 * G_matrices(p) / np.expand_dims(nn, (-1, -2)))
+    if m.pR is not None:
+        m.pR = unit
+    if xd is not None:
+        pd = xd[..., o:o + 4]
+        m.aw = ops.bind(np.expand_dims(-2 * np.sum(p * pd, axis=-1) / nn, -1) * matvec(m.H[..., :, o:o + 4], pd))
+
+
+@mobilizer("spherical", 4, euler=0)
+def _spherical(m, x, xd, ops):
+    _euler_parameters(m, x, xd, ops, 0)
+
+
+@mobilizer("free", 7, euler=3)
+def _free(m, x, xd, ops):
+    """A floating base's 6-DOF joint to ground (not a model joint kind)."""
+    _euler_parameters(m, x, xd, ops, 3)
+    m.d = x[..., :3].copy()
+    m.Dq[..., 0, 0] = m.Dq[..., 1, 1] = m.Dq[..., 2, 2] = 1
+
+
 class Mobilizer:
     """Joint-space kinematics of one tree joint (see module docstring)."""
 
     def __init__(self, kind, pitch=0.0, inverted=False):
         self.kind = kind
-        self.n = NCOORD[kind]
+        self.spec = MOBILIZERS[kind]
+        self.n = self.spec.n
         self.pitch = pitch                  # m per rad (screw)
         self.inverted = inverted
-        self.euler = EULER_OFFSET.get(kind)
+        self.euler = self.spec.euler
 
     def initial(self):
         """Coordinates at the initial configuration (identity)."""
@@ -123,68 +249,14 @@ class Mobilizer:
     def kinematics(self, x, xd, ops, quaternion=False):
         """(R, d, H, Dq, a_w, a_d, p_R) with the operations ``ops`` (:class:`Floats` or symbols);
         p_R (Euler parameters of R) only with ``quaternion=True``, else None."""
-        out = self._model_sense(x, xd, ops, quaternion)
+        m = Pose(self.n, xd, ops, quaternion, self.pitch)
+        self.spec.pose(m, x, xd, ops)          # body_j's marker relative to body_i's, as the model joint defines it
+        out = (m.R, m.d, m.H, m.Dq, m.aw, m.ad, m.pR)
         if not self.inverted:
             return out
         pR = out[6]
         return (*self._invert(*out[:6], xd),
                 None if pR is None else pR * np.array([1, -1, -1, -1]))
-
-    # ---- helpers --------------------------------------------------------------------------------
-    def _model_sense(self, x, xd, ops, quaternion):
-        """Body_j's marker relative to body_i's marker, as the model joint defines it."""
-        k, n = self.kind, self.n
-        H, Dq, d = ops.zeros(3, n), ops.zeros(3, n), ops.zeros(3)
-        R = _rotation(ops, 1, 0, (0, 1))       # identity
-        aw = ops.zeros(3) if xd is not None else None
-        ad = ops.zeros(3) if xd is not None else None
-        pR = None
-        if quaternion:
-            pR = ops.zeros(4)
-            pR[..., 0] = 1
-        if k in ("revolute", "cylindrical", "screw", "planar"):
-            th = x[..., 2] if k == "planar" else x[..., 0]
-            R = rot_z(th, ops)
-            H[..., 2, 2 if k == "planar" else 0] = 1
-            if quaternion:
-                pR = _half_angle(ops, th, 2)
-            if k == "cylindrical":
-                d[..., 2] = x[..., 1]
-                Dq[..., 2, 1] = 1
-            elif k == "screw":
-                d[..., 2] = ops.number(self.pitch) * x[..., 0]
-                Dq[..., 2, 0] = ops.number(self.pitch)
-            elif k == "planar":
-                d[..., 0], d[..., 1] = x[..., 0], x[..., 1]
-                Dq[..., 0, 0] = Dq[..., 1, 1] = 1
-        elif k == "prismatic":
-            d[..., 2] = x[..., 0]
-            Dq[..., 2, 0] = 1
-        elif k == "universal":
-            Rz = rot_z(x[..., 0], ops)
-            R = ops.bind(Rz @ rot_x(x[..., 1], ops))
-            H[..., 2, 0] = 1
-            H[..., :, 1] = Rz[..., :, 0]
-            if xd is not None:
-                aw = np.expand_dims(xd[..., 0] * xd[..., 1], -1) * Rz[..., :, 1]   # d/dt(R_z e_x) = θ̇1 e_z × R_z e_x
-            if quaternion:
-                pR = ops.bind(quat_multiply(_half_angle(ops, x[..., 0], 2).T, _half_angle(ops, x[..., 1], 0).T).T)
-        elif k in ("spherical", "free"):
-            o = self.euler
-            p = x[..., o:o + 4]
-            nn = ops.bind(np.sum(p * p, axis=-1))
-            unit = ops.bind(p * np.expand_dims(ops.rsqrt(nn), -1))
-            R = ops.bind(rotation_matrices(unit))
-            H[..., :, o:o + 4] = ops.bind(2 * G_matrices(p) / np.expand_dims(nn, (-1, -2)))
-            if quaternion:
-                pR = unit
-            if k == "free":
-                d = x[..., :3].copy()
-                Dq[..., 0, 0] = Dq[..., 1, 1] = Dq[..., 2, 2] = 1
-            if xd is not None:
-                pd = xd[..., o:o + 4]
-                aw = ops.bind(np.expand_dims(-2 * np.sum(p * pd, axis=-1) / nn, -1) * matvec(H[..., :, o:o + 4], pd))
-        return R, d, H, Dq, aw, ad, pR
 
     @staticmethod
     def _invert(R, d, H, Dq, aw, ad, xd):

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..constraints.forms import atan2_chain, scalar
 from ..constraints.joints import COORDINATES, CartesianJoint
 from ..constraints.planar import PlanarJoint
 from ..constraints.primitives import BodyState
@@ -601,7 +602,7 @@ class RelativeSystem(MechanicalSystem):
     def _cut_wrenches(self, kin, lam):
         """Constraint wrenches −Φ_qᵀλ of the cut joints (and drivers on them) on body_i and body_j,
         spatial form [f ; n about the origin]: −Σ_rows λ_row c_b with c_b the spatial gradients of
-        the joint's constraint functions (:func:`_spec_gradient`); one or N stacked states."""
+        the joint's constraint functions (:class:`_Gradients`); one or N stacked states."""
         drivers_on = {}
         for d in self.drivers:
             if d.column is None:
@@ -610,9 +611,11 @@ class RelativeSystem(MechanicalSystem):
         for k, rows in self.cut:
             cj = self.cjoints[k]
             v = self._joint_vectors(kin, k)
+            ops = _Gradients(v)
+            named = {name: (name, value) for name, value in v.items()}
             W = np.zeros(kin.r.shape[:-2] + (2, 6))
             for row, spec in list(zip(rows, cj.specs)) + drivers_on.get(k, []):
-                W -= _spec_gradient(cj, spec, v) * lam[..., row, None, None]
+                W -= scalar(spec, named, ops, cj.constant)[1] * lam[..., row, None, None]
             for side, b in enumerate(self.joint_ends[k]):
                 if b < 0:
                     W[..., side, :] = 0.0
@@ -650,19 +653,32 @@ def _vector_gradient(v, name, c):
     return g
 
 
-def _spec_gradient(cj, spec, v):
-    """Spatial gradients (…, 2, 6) on body_i and body_j of one constraint function or joint
-    coordinate in the declared forms of :mod:`solver.constraints.joints` (dot, half_square, screw,
-    angle θ = atan2(y_iᵀx_j, x_iᵀx_j): ∇θ = (x ∇y − y ∇x)/(x² + y²))."""
-    kind = spec[0]
-    if kind == "dot":
-        return _vector_gradient(v, spec[1], v[spec[2]]) + _vector_gradient(v, spec[2], v[spec[1]])
-    if kind == "half_square":
-        return _vector_gradient(v, spec[1], v[spec[1]])
-    if kind == "angle":
-        y, x = (np.einsum("...i,...i->...", v[a], v["xj"])[..., None, None] for a in ("yi", "xi"))
-        gy, gx = (_spec_gradient(cj, ("dot", a, "xj"), v) for a in ("yi", "xi"))
-        return (x * gy - y * gx) / (x * x + y * y)
-    if kind == "screw":
-        return _spec_gradient(cj, ("dot", "zi", "d"), v) - cj.pitch * _spec_gradient(cj, ("angle",), v)
-    raise ValueError(f"unknown equation form {kind}")
+class _Gradients:
+    """The operations of :func:`solver.constraints.forms.scalar` giving spatial gradients: a vector
+    is (name, value (…, 3)), a scalar is (value (…), gradient (…, 2, 6) on body_i and body_j);
+    ``v``: the joint's named vectors (:meth:`RelativeSystem._joint_vectors`)."""
+
+    def __init__(self, v):
+        self.v = v
+
+    def dot(self, u, w):
+        (a, ua), (b, wb) = u, w
+        return (np.einsum("...i,...i->...", ua, wb),
+                _vector_gradient(self.v, a, wb) + _vector_gradient(self.v, b, ua))
+
+    def half_square(self, u, c):
+        a, ua = u
+        return 0.5 * (np.einsum("...i,...i->...", ua, ua) - c * c), _vector_gradient(self.v, a, ua)
+
+    @staticmethod
+    def shift(s, c):
+        return s[0] - c, s[1]
+
+    @staticmethod
+    def combine(a, f, b):
+        return a[0] + f * b[0], a[1] + f * b[1]
+
+    @staticmethod
+    def atan2(y, x):
+        gy, gx, *_ = atan2_chain(y[0], x[0])
+        return np.arctan2(y[0], x[0]), gy[..., None, None] * y[1] + gx[..., None, None] * x[1]

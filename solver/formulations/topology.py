@@ -4,7 +4,8 @@ A pure topology step (no kinematics): bodies are nodes, ground is the root, ever
 edge.  The spanning tree is grown breadth-first from ground; among the joints that could attach a
 new body at the same depth the one with more constraint equations (fewer DOFs) is preferred, then
 model order, so e.g. a revolute is put in the tree rather than a spherical joint of the same loop.
-Massless links (``distance``, ``revolute_spherical``) are never tree joints.  A body (or group of
+Joints of a kind without a mobilizer (:data:`solver.formulations.mobilizers.MOBILIZERS`: massless
+links such as ``distance``, joint primitives such as ``inplane``) are never tree joints.  A body (or group of
 bodies) not connected to ground gets a 6-DOF ``free`` joint to ground (its first body in model
 order is the floating base).  Every joint not in the tree is a cut joint, closed by constraints.
 
@@ -17,10 +18,8 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass
 
-from ..constraints.joints import EQUATION_COUNT
 from ..model.model import GROUND
-
-LINK_TYPES = ("distance", "revolute_spherical")
+from .mobilizers import MOBILIZERS
 
 
 @dataclass
@@ -55,7 +54,7 @@ def build_topology(body_names, joints):
              index.get(j.body_j, -1) if j.body_j != GROUND else -1) for j in joints]
     adjacency = {b: [] for b in range(-1, len(body_names))}
     for k, (bi, bj) in enumerate(ends):
-        if joints[k].type in LINK_TYPES or bi == bj:
+        if joints[k].type not in MOBILIZERS or bi == bj:
             continue
         adjacency[bi].append(k)
         adjacency[bj].append(k)
@@ -70,7 +69,7 @@ def build_topology(body_names, joints):
             if k not in used:
                 other = ends[k][1] if ends[k][0] == b else ends[k][0]
                 if other not in depth:
-                    heapq.heappush(heap, (depth[b] + 1, -EQUATION_COUNT[joints[k].type], k, b, other))
+                    heapq.heappush(heap, (depth[b] + 1, -len(joints[k].kind.equations), k, b, other))
 
     def grow():
         while heap:

@@ -11,28 +11,8 @@ import os
 
 from ..errors import ModelError, Problem
 from .fields import Field, FieldProblem, show_value
+from .joint_kinds import JOINT_KINDS, JOINT_TYPES, LIMIT_FIELDS
 
-JOINT_TYPES = ("fixed", "revolute", "prismatic", "cylindrical", "spherical", "universal", "planar",
-               "screw", "distance", "revolute_spherical")
-
-# Limits of a joint's coordinate, kept as data (from URDF <limit>); the solver does not enforce them.
-LIMIT_FIELDS = ("lower_limit", "upper_limit", "effort_limit", "velocity_limit")
-
-# Which optional joint fields each type uses (the GUI shows only these).
-JOINT_TYPE_FIELDS = {
-    "fixed": (), "revolute": ("axis",) + LIMIT_FIELDS, "prismatic": ("axis",) + LIMIT_FIELDS,
-    "cylindrical": ("axis",),
-    "spherical": (), "universal": ("axis", "axis2"), "planar": ("axis",),
-    "screw": ("axis", "pitch"), "distance": ("origin2", "length"),
-    "revolute_spherical": ("axis", "origin2"),
-}
-
-# Joint coordinates a driver can prescribe (first is the default).
-JOINT_COORDINATES = {
-    "revolute": ("rotation",), "prismatic": ("translation",), "cylindrical": ("rotation", "translation"),
-    "screw": ("rotation",), "universal": (), "planar": ("x", "y", "rotation"),
-    "distance": (), "fixed": (), "spherical": (), "revolute_spherical": (),
-}
 DRIVER_COORDINATES = ("default", "rotation", "translation", "x", "y")
 
 # Obstacle profiles of a Road along x (their equations and the numeric surface: solver.vehicle.road).
@@ -201,29 +181,30 @@ class Joint(Element):
     )
 
     def check(self):
-        import numpy as np
         if self.body_i == self.body_j:
             raise ModelError(self.problem("body_j", f"must differ from body_i ('{self.body_i}')", self.name))
         if self.lower_limit is not None and self.upper_limit is not None and self.lower_limit > self.upper_limit:
             raise ModelError(self.problem("upper_limit", "must be >= lower_limit "
                              f"({self.upper_limit:g} < {self.lower_limit:g})", self.name))
-        if self.type == "universal" and abs(float(np.dot(self.axis, self.axis2))) > 1e-6:
-            raise ModelError(self.problem("axis2", "must be perpendicular to axis for a universal joint", self.name))
-        if self.type == "distance":
-            d = np.subtract(self.origin2, self.origin)
-            if self.length is None and np.linalg.norm(d) < 1e-9:
-                raise ModelError(self.problem("origin2", "a distance link needs two distinct points "
-                                 "(or a length)", self.name))
+        kind = JOINT_KINDS[self.type]
+        found = kind.check(self) if kind.check else None
+        if found:
+            raise ModelError(self.problem(found[0], found[1], self.name))
+
+    @property
+    def kind(self):
+        """The joint's :class:`~solver.model.joint_kinds.JointKind` (``JOINT_KINDS[type]``)."""
+        return JOINT_KINDS[self.type]
 
     def used_fields(self):
-        return ("name", "type", "body_i", "body_j", "origin") + JOINT_TYPE_FIELDS[self.type]
+        return ("name", "type", "body_i", "body_j", "origin") + self.kind.fields
 
     def to_dict(self) -> dict:
         """The file form; limits only when set (files without limits stay as they were)."""
         return {k: v for k, v in super().to_dict().items() if not (k in LIMIT_FIELDS and v is None)}
 
     def coordinates(self):
-        return JOINT_COORDINATES[self.type]
+        return self.kind.coordinates
 
 
 # the two attachment points of an element acting along a line (spring-damper, linear actuator)

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import ModelError, Problem
 from .elements import (Body, Marker, Joint, Driver, Settings, FORCE_CLASSES, ELEMENT_CLASSES,
-                       JOINT_COORDINATES, Element, FlexibleBody, Measure, ModelInput, ModelOutput)
+                       Element, FlexibleBody, Measure, ModelInput, ModelOutput)
 from .fields import Field, FieldProblem, show_names, show_value
 from .sections import Material, Section
 
@@ -431,9 +431,9 @@ class Model:
                     problems.append(e.problem(f.name, f"no joint named '{ref}' "
                                                       f"(joints: {show_names(self._collections['joints'])})", e.name))
         if e.KIND == "rotational_spring_damper" and not problems:
-            jt = self._collections["joints"][e.joint].type
-            if "rotation" not in JOINT_COORDINATES[jt]:
-                problems.append(e.problem("joint", f"joint '{e.joint}' is {jt}, which has no rotation coordinate",
+            joint = self._collections["joints"][e.joint]
+            if "rotation" not in joint.coordinates():
+                problems.append(e.problem("joint", f"joint '{e.joint}' is {joint.type}, which has no rotation coordinate",
                                           e.name))
         return problems
 
@@ -441,14 +441,14 @@ class Model:
         joint = self._collections["joints"].get(d.joint)
         if joint is None:
             return d.coordinate
-        coords = JOINT_COORDINATES[joint.type]
+        coords = joint.coordinates()
         return coords[0] if d.coordinate == "default" and coords else d.coordinate
 
     def _check_driver(self, d: Driver):
         joint = self._collections["joints"].get(d.joint)
         if joint is None:
             return []
-        coords = JOINT_COORDINATES[joint.type]
+        coords = joint.coordinates()
         if not coords:
             return [d.problem("joint", f"a {joint.type} joint has no coordinate that can be driven", d.name)]
         c = self._driver_coordinate(d)

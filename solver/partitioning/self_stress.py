@@ -152,7 +152,7 @@ def plane_normal(system, q, modes):
         return None
     _, V, W = (a.reshape(-1, 3) for a in mode_velocities(system, q, modes))
     _, sw, axes = np.linalg.svd(W)
-    if sw[0] == 0 or sw[1] > 1e-6 * sw[0]:
+    if sw[0] == 0 or np.any(sw[1:] > 1e-6 * sw[0]):          # one body, one mode: W has one row
         return None
     normal = axes[0]
     if np.max(np.abs(V @ normal), initial=0.0) > 1e-6 * max(np.max(np.abs(V), initial=0.0), 1e-300):

@@ -1,5 +1,5 @@
 """The batched evaluator of joints on flexible bodies (solver.flexible.batch) against the per-joint one
-(solver.flexible.joints.FlexibleJoint, which reads joints.EQUATIONS directly) and against finite
+(solver.flexible.joints.FlexibleJoint, the per-joint reading of the joint kinds' equations) and against finite
 differences, on the flexible four-bar of Kim & Yoo (1997) and on a model with every joint type and
 driven coordinate on a flexible body."""
 import os
@@ -19,7 +19,7 @@ import make_samples  # noqa: E402
 SOFT = {"density": 2000.0, "youngs": 5e8, "poisson": 0.3}
 SECTION = {"height": 0.02, "width": 0.03}
 JOINT_TYPES = ["spherical", "revolute", "fixed", "universal", "cylindrical", "prismatic", "planar", "distance",
-               "revolute_spherical"]
+               "revolute_spherical", "screw", "inplane"]
 
 
 def every_joint_model():

@@ -205,12 +205,12 @@ def m_driver(data, d):
     if kind == "twice":
         # the same coordinate twice: "default" is the joint's first coordinate (a cylindrical joint's
         # rotation, so its translation would be a second, valid driver)
-        same = ["default"] + list(solver.JOINT_COORDINATES[joint["type"]][:1])
+        same = ["default"] + list(solver.JOINT_KINDS[joint["type"]].coordinates[:1])
         drivers += [new, dict(new, name="fuzz_driver2", coordinate=data.draw(st.sampled_from(same)))]
         return d, [f"model.drivers[{len(drivers) - 1}].joint"] + [
             f"model.drivers[{i}].joint" for i, dr in enumerate(drivers) if dr["joint"] == joint["name"]]
     if kind == "coordinate":
-        valid = solver.JOINT_COORDINATES[joint["type"]]
+        valid = solver.JOINT_KINDS[joint["type"]].coordinates
         new["coordinate"] = data.draw(st.sampled_from([c for c in ("rotation", "translation", "x", "y") if c not in valid]
                                                       + ["sideways"]))
         drivers.append(new)
