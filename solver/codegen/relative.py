@@ -11,7 +11,6 @@ forces by eq. 36) is the generic relative one.
 """
 from __future__ import annotations
 
-
 from ..constraints.forms import angle_coefficient
 from ..formulations.cartesian import CartesianSystem
 from ..forces import BodyFrames, Wrenches

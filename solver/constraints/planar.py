@@ -44,28 +44,19 @@ def in_plane_axes(plane):
     return tuple(_AXES[k] for k in range(3) if k != c)
 
 
-def planar_equations(joint_type, frame, plane):
-    """The planar form (module docstring) of a joint of ``joint_type`` whose marker axes are the
-    columns of ``frame`` (global, at the initial configuration), as ``EQUATIONS``-style specs."""
+def planar_equations(kind, frame, plane):
+    """The planar form (module docstring) of a joint of ``kind`` (a
+    :class:`solver.model.joint_kinds.JointKind`, its ``planar`` rows) whose marker axes are the
+    columns of ``frame`` (global, at the initial configuration), as equation-form specs."""
+    if kind.planar is None:
+        raise ValueError(f"no planar form for a {kind.name} joint")
     ea, eb = in_plane_axes(plane)
     normal = np.eye(3)[PLANES[plane]]
     along = int(np.argmax(np.abs(frame.T @ normal)))          # the marker axis most nearly along n
-    no_spin = ("dot", *_NO_SPIN_PAIRS[along], 0.0)
-    coincide = [("dot", "d", ea, 0.0), ("dot", "d", eb, 0.0)]
-    if joint_type == "revolute":
-        return coincide
-    if joint_type == "fixed":
-        return coincide + [no_spin]
-    if joint_type == "prismatic":
-        across = "yi" if along == 0 else "xi"                 # the marker axis in the plane, ⊥ the slide
-        return [("dot", across, "d", 0.0), no_spin]
-    if joint_type == "planar":
-        return []
-    if joint_type == "distance":
-        return [("half_square", "d", "length")]
-    if joint_type == "revolute_spherical":
-        return [("half_square", "d", "radius")]
-    raise ValueError(f"no planar form for a {joint_type} joint")
+    rows = {"coincide": [("dot", "d", ea, 0.0), ("dot", "d", eb, 0.0)],
+            "across": [("dot", "yi" if along == 0 else "xi", "d", 0.0)],   # marker axis in the plane ⊥ the slide
+            "no_spin": [("dot", *_NO_SPIN_PAIRS[along], 0.0)]}
+    return [spec for row in kind.planar for spec in (rows[row] if isinstance(row, str) else [row])]
 
 
 class PlanarJoint(CartesianJoint):
@@ -75,5 +66,5 @@ class PlanarJoint(CartesianJoint):
 
     def __init__(self, joint, init_i, init_j, plane):
         super().__init__(joint, init_i, init_j)
-        self.specs = planar_equations(joint.type, joint_frame(joint), plane)
+        self.specs = planar_equations(joint.kind, joint_frame(joint), plane)
         self.n_eq = len(self.specs)

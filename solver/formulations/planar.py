@@ -38,11 +38,9 @@ from ..constraints.planar import PLANES, planar_equations
 from ..errors import ModelError, Problem
 from ..model.elements import Joint, Settings
 from ..model.model import GROUND
-from .topology import LINK_TYPES
+from .mobilizers import MOBILIZERS
 
 AXIS_TOL = 1e-9                    # |a·n| or |a × n| below this: in the plane / along the normal
-_ALONG_N = ("revolute", "cylindrical", "planar", "revolute_spherical")
-_REVOLUTE_IN_PLANE = ("spherical", "cylindrical", "universal")
 
 
 def normal_of(plane):
@@ -63,19 +61,21 @@ def planar_problems(model, plane, settings) -> list[Problem]:
         return abs(float(np.dot(v, n))) <= AXIS_TOL * max(1.0, np.linalg.norm(v))
 
     for j in model.joints.values():
-        if j.type == "screw":
-            problems.append(j.problem("type", f"a screw joint moves out of the {plane} plane", j.name))
-        elif j.type in _ALONG_N and not along(j.axis):
+        kind = j.kind
+        if kind.planar is None and not kind.planar_revolute:
+            problems.append(j.problem("type", f"a {j.type} joint moves out of the {plane} plane", j.name))
+        elif kind.planar_axis == "along" and not along(j.axis):
             problems.append(j.problem("axis", f"must be along the normal of the {plane} plane "
                                               f"{tuple(n)} for a planar model", j.name))
-        elif j.type == "universal" and not (along(j.axis) or along(j.axis2)):
+        elif kind.planar_axis == "one_along" and not (along(j.axis) or along(j.axis2)):
             problems.append(j.problem("axis", f"axis or axis2 must be along the normal of the {plane} plane "
                                               f"{tuple(n)} for a planar model", j.name))
-        elif j.type == "prismatic" and not across(j.axis):
+        elif kind.planar_axis == "across" and not across(j.axis):
             problems.append(j.problem("axis", f"must lie in the {plane} plane for a planar model", j.name))
     for d in model.drivers.values():
         joint = model.joints.get(d.joint)
-        if joint is not None and joint.type == "cylindrical" and model.driver_coordinate(d.name) == "translation":
+        if (joint is not None and joint.kind.planar_axis == "along"
+                and model.driver_coordinate(d.name) == "translation"):
             problems.append(d.problem("coordinate", f"drives a translation along the normal of the {plane} plane",
                                       d.name))
     for b in model.bodies.values():
@@ -120,10 +120,10 @@ def planar_model(model, plane):
     n = normal_of(plane)
     out = model.copy()
     for j in list(out.joints.values()):
-        if j.type not in _REVOLUTE_IN_PLANE:
+        if not j.kind.planar_revolute:
             continue
         axis = n
-        for a in ((j.axis, j.axis2) if j.type == "universal" else (j.axis,)):
+        for a in ((j.axis, j.axis2) if j.kind.planar_axis == "one_along" else (j.axis,)):
             if np.linalg.norm(np.cross(a, n)) <= AXIS_TOL:
                 axis = tuple(a)
                 break
@@ -142,7 +142,7 @@ def plane_joints(model, plane):
 
 def planar_equation_counts(model, plane) -> dict:
     """{joint: number of equations of its planar form} (for Grübler's planar count)."""
-    return {name: len(planar_equations(j.type, joint_frame(j), plane))
+    return {name: len(planar_equations(j.kind, joint_frame(j), plane))
             for name, j in planar_model(model, plane).joints.items()}
 
 
@@ -179,7 +179,7 @@ def _loose_bodies(model) -> list[Problem]:
     while grown:
         grown = False
         for j in model.joints.values():
-            if j.type not in LINK_TYPES and (j.body_i in reach) != (j.body_j in reach):
+            if j.type in MOBILIZERS and (j.body_i in reach) != (j.body_j in reach):
                 reach |= {j.body_i, j.body_j}
                 grown = True
     return [b.problem(None, "is not connected to ground by joints; in the relative formulation its free joint is "

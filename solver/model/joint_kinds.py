@@ -15,7 +15,14 @@
 * ``label``, ``glyph`` (the viewport's parts, drawn in this order: barrel, slide, helix, ball, cross,
   cube, disc, link, ball_i), ``icon`` (resources/icons/<icon>.svg) and ``color`` (RGB, None:
   the viewport's joint colour) for the GUI;
-* ``check``: cross-field checks of a joint of this kind → (field, message) or None.
+* ``check``: cross-field checks of a joint of this kind → (field, message) or None;
+* the planar model option (:mod:`solver.formulations.planar`): ``planar_axis`` says how the kind's
+  axis must lie for planar motion ("along" the plane's normal, "across" it (in the plane),
+  "one_along" (``axis`` or ``axis2``), "" any); ``planar`` its rows in a planar model
+  (:func:`solver.constraints.planar.planar_equations`: "coincide" the two in-plane components of
+  P_j − P_i, "across" no in-plane offset across the axis, "no_spin" no rotation about the normal,
+  or an equation form), None when the kind has no planar form; ``planar_revolute``: the kind is a
+  revolute about the normal in a planar model.
 
 A kind's relative kinematics (its mobilizer) is registered beside the others in
 :mod:`solver.formulations.mobilizers` (``@mobilizer(kind, ncoord)``); a kind without one is always
@@ -62,6 +69,9 @@ class JointKind:
     icon: str = "joint"
     color: tuple | None = None
     check: Callable | None = None
+    planar: tuple | None = None
+    planar_axis: str = ""
+    planar_revolute: bool = False
 
     @property
     def second_point(self) -> bool:
@@ -91,33 +101,37 @@ _LIMITED = ("axis",) + LIMIT_FIELDS
 JOINT_KINDS = {k.name: k for k in (
     JointKind("fixed", "fixed", _SPH + _PAR + _NO_SPIN,
               parametric=ParametricForm((), (), (), "trn0", "rot0"),
-              glyph=("cube",), icon="joint_fixed", color=(0.45, 0.50, 0.55)),
+              glyph=("cube",), icon="joint_fixed", color=(0.45, 0.50, 0.55), planar=("coincide", "no_spin")),
     JointKind("revolute", "revolute", _SPH + _PAR, _LIMITED, ("rotation",),
               ParametricForm(("rotation",), (), ((_Z, 0),), "trn0", "rot1"),
-              glyph=("barrel",), icon="joint_revolute"),
+              glyph=("barrel",), icon="joint_revolute", planar=("coincide",), planar_axis="along"),
     JointKind("prismatic", "prismatic", _PAR + _ON_AXIS + _NO_SPIN, _LIMITED, ("translation",),
               ParametricForm(("translation",), ((_Z, 0, 1.0),), (), "trn1", "rot0"),
-              glyph=("slide",), icon="joint_prismatic", color=(0.95, 0.55, 0.10)),
+              glyph=("slide",), icon="joint_prismatic", color=(0.95, 0.55, 0.10), planar=("across", "no_spin"),
+              planar_axis="across"),
     JointKind("cylindrical", "cylindrical", _PAR + _ON_AXIS, ("axis",), ("rotation", "translation"),
               ParametricForm(("translation", "rotation"), ((_Z, 0, 1.0),), ((_Z, 1),), "trn1", "rot1"),
-              glyph=("barrel", "slide"), icon="joint_revolute"),
+              glyph=("barrel", "slide"), icon="joint_revolute", planar_axis="along", planar_revolute=True),
     JointKind("spherical", "spherical", _SPH,
               parametric=ParametricForm(("angle_z", "angle_y", "angle_x"), (), ((_Z, 0), (_Y, 1), (_X, 2)),
                                         "trn0", "rot3"),
-              glyph=("ball",), icon="joint_spherical", color=(0.85, 0.25, 0.25)),
+              glyph=("ball",), icon="joint_spherical", color=(0.85, 0.25, 0.25), planar_revolute=True),
     JointKind("universal", "universal", _SPH + (("dot", "zi", "xj", 0.0),), ("axis", "axis2"),
               parametric=ParametricForm(("angle1", "angle2"), (), ((_Z, 0), (_X, 1)), "trn0", "rot2"),
-              glyph=("cross",), check=_perpendicular_axes),
+              glyph=("cross",), check=_perpendicular_axes, planar_axis="one_along", planar_revolute=True),
     JointKind("planar", "planar", _PAR + (("dot", "zi", "d", 0.0),), ("axis",), ("x", "y", "rotation"),
               ParametricForm(("x", "y", "rotation"), ((_X, 0, 1.0), (_Y, 1, 1.0)), ((_Z, 2),), "trn2", "rot1"),
-              glyph=("disc",)),
+              glyph=("disc",), planar=(), planar_axis="along"),
     JointKind("screw", "screw", _PAR + _ON_AXIS + (("screw",),), ("axis", "pitch"), ("rotation",),
               ParametricForm(("rotation",), ((_Z, 0, "pitch"),), ((_Z, 0),), "trn1", "rot1"),
               glyph=("barrel", "helix"), icon="joint_revolute"),
     JointKind("distance", "distance", (("half_square", "d", "length"),), ("origin2", "length"),
-              glyph=("link", "ball_i"), color=(0.55, 0.55, 0.60), check=_two_points),
+              glyph=("link", "ball_i"), color=(0.55, 0.55, 0.60), check=_two_points,
+              planar=(("half_square", "d", "length"),)),
     JointKind("revolute_spherical", "revolute-spherical", (("dot", "zi", "d", "axial"), ("half_square", "d", "radius")),
-              ("axis", "origin2"), glyph=("barrel", "link")),
-    JointKind("inplane", "in-plane", (("dot", "zi", "d", 0.0),), ("axis",), glyph=("disc", "ball_i")),
+              ("axis", "origin2"), glyph=("barrel", "link"), planar=(("half_square", "d", "radius"),),
+              planar_axis="along"),
+    JointKind("inplane", "in-plane", (("dot", "zi", "d", 0.0),), ("axis",), glyph=("disc", "ball_i"),
+              planar=(), planar_axis="along"),
 )}
 JOINT_TYPES = tuple(JOINT_KINDS)

@@ -1,4 +1,4 @@
-"""Every joint kind of ``solver.JOINT_KINDS`` is in Model ▸ Add Joint (and Add Joint by Picking) with
+"""Every joint kind of ``solver.JOINT_KINDS`` is in Model ▸ Add Joint (which places it by picking) with
 its label and icon, and is drawn by the parts its ``glyph`` names."""
 from __future__ import annotations
 
@@ -25,14 +25,14 @@ def test_every_kind_has_a_glyph_and_an_icon_file(kind):
 def test_menus_list_every_kind_by_its_label(window):
     for kind, entry in solver.JOINT_KINDS.items():
         assert window.actions[f"add_joint_{kind}"].text() == entry.label
-        assert window.actions[f"pick_joint_{kind}"].text() == entry.label
 
 
 def test_inplane_joint_from_the_menu_is_drawn_runs_and_undoes(window, qtbot, pendulum):
     window.document.set_model(pendulum)
     assert window.actions["add_joint_inplane"].text() == "in-plane"
     window.document.select("bob")
-    window.actions["add_joint_inplane"].trigger()
+    window.actions["add_joint_inplane"].trigger()                      # picking, with bob picked first …
+    window.actions["place_typed"].trigger()                            # … Enter: added at bob's CM
     model = window.document.model
     [name] = [n for n, j in model.joints.items() if j.type == "inplane"]
     joint = model.joints[name]
