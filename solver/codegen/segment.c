@@ -46,7 +46,7 @@ typedef struct {
     double *step_t, *step_h;
     long rhs_count;                 /* right-hand sides of this call */
     int cg_status;                  /* status of the failed cg_reduced (SEG_STAGE, SEG_OUTPUT) */
-    double fail_t;                  /* and its time */
+    double fail_t, *fail_y;         /* and its time and state (2 dof) */
 } cg_segment_t;
 
 enum { SEG_END = 0, SEG_BUDGET = 1, SEG_STAGE = 2, SEG_OUTPUT = 3, SEG_QUALITY = 4, SEG_STALL = 5,
@@ -66,6 +66,7 @@ static int segment_solve(cg_segment_t *g, double t, const double *y, int level)
     } else {
         g->cg_status = status;
         g->fail_t = t;
+        memcpy(g->fail_y, y, sizeof(double) * 2 * s->dof);
     }
     return status;
 }
