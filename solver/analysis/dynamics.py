@@ -209,7 +209,7 @@ class Run:
             self._check_cancel(t)
 
     def _dynamic(self, part, q, qd, times):
-        integrator, time_fn, note = step_loop(self)     # time_fn False: the step loop runs in Python
+        integrator, compiled, note = step_loop(self)     # compiled None: every step in Python
         if note is not None:
             self.rec.event(times[0], "codegen", note)
         solver_cls = INTEGRATORS[integrator]
@@ -225,8 +225,8 @@ class Run:
         ring = [np.zeros(STALL_STEPS), 0, 0]  # the same for the compiled loop: (times, count, position)
         while next_out < len(times):
             self._remember(t, q, qd)
-            if time_fn is not False and self._compiled is not None:
-                restart, t, q, qd, next_out, stepped = run_segments(self, part, time_fn, t, q, qd, times,
+            if compiled is not None and self._compiled is not None:
+                restart, t, q, qd, next_out, stepped = run_segments(self, part, compiled, t, q, qd, times,
                                                                     next_out, ring)
                 clean += stepped
                 if clean >= CLEAN_STRETCH:

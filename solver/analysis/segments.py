@@ -2,12 +2,13 @@
 
 When the model runs on generated kernels and nothing in its right-hand side needs Python (no
 interpreted force elements; driver motions and force inputs compiled as C), the integrators
-``"rk45"`` and ``"auto"`` step with the compiled Dormand–Prince 5(4) (dopri.c: Hairer's PI step-size
-control and 4th-order dense output) inside C: one call advances the active partition over many
-steps and output points.  Python only stores the rows, records the steps, reports progress,
-checks cancel between calls and acts on what stopped a call exactly as ``Run._dynamic`` does in its
-own loop: a failed solve re-partitions (or is diagnosed by the generic path), a dependent block
-whose quality dropped re-partitions (``Partition.degraded``), a stalled step size stops the run.
+``"auto"`` (Dormand–Prince 8(5,3), DOP853) and ``"rk45"`` (Dormand–Prince 5(4)) step inside C
+(dopri.c: Hairer's step-size control and dense output): one call advances the active partition
+over many steps and output points.  Python only stores the rows, records the steps, reports
+progress, checks cancel between calls and acts on what stopped a call exactly as ``Run._dynamic``
+does in its own loop: a failed solve re-partitions (or is diagnosed by the generic path), a
+dependent block whose quality dropped re-partitions (``Partition.degraded``), a stalled step size
+stops the run.
 
 Where the compiled loop does not apply, ``"rk45"`` is scipy's RK45 (the same method) in the Python
 loop and ``"auto"`` is LSODA (``"adams"``); ``partitioning="hybrid"`` (its switch looks at every
@@ -20,20 +21,22 @@ import numpy as np
 from ..errors import SolverError
 from ..partitioning.partition import PartitionError
 
-COMPILED = ("auto", "rk45")      # integrator settings that step in C where they can
-FALLBACK = {"auto": "adams", "rk45": "rk45"}
+COMPILED = {"auto": "dop853", "rk45": "dopri5"}     # integrator settings that step in C where they can …
+FALLBACK = {"auto": "adams", "rk45": "rk45"}         # … and what they are in the Python loop
+NAMES = {"dop853": "Dormand–Prince 8(5,3)", "dopri5": "Dormand–Prince 5(4)"}
 
 
 def step_loop(run):
-    """(integrator to use in Python, address of the compiled time functions or False when the run
-    steps in Python, an event message or None) for the run's settings and system."""
+    """(integrator to use in the Python loop, (compiled method, address of the compiled time
+    functions or None) or None when every step is in Python, an event message or None) for the
+    run's settings and system."""
     name = run.s.integrator
     if name not in COMPILED:
-        return name, False, None
+        return name, None, None
     system = run.system
     kernels = getattr(system, "kernels", None)
     if kernels is None or getattr(kernels.lib, "cg_segment", None) is None:
-        return FALLBACK[name], False, None          # the generic path (the codegen event says why)
+        return FALLBACK[name], None, None           # the generic path (the codegen event says why)
     from ..codegen.derive import CodegenUnavailable      # (sympy: only for runs on generated kernels)
     from ..codegen.segment import time_library
     why = None
@@ -47,20 +50,24 @@ def step_loop(run):
         except (TypeError, CodegenUnavailable) as exc:
             why = f"the time functions are not compiled ({exc})"
     if why is not None:
-        return FALLBACK[name], False, f"step loop in Python ({FALLBACK[name]}): {why}"
-    return FALLBACK[name], time_fn, "step loop in C (Dormand–Prince 5(4))"
+        return FALLBACK[name], None, f"step loop in Python ({FALLBACK[name]}): {why}"
+    method = COMPILED[name]
+    return FALLBACK[name], (method, time_fn), f"step loop in C ({NAMES[method]})"
 
 
-def run_segments(run, part, time_fn, t, q, qd, times, next_out, window):
-    """Integrate the active partition in C from the consistent state (t, q, q̇) with output points
-    ``times[next_out:]``.  Returns (restart reason or None when the run is done, t, q, q̇ to
+def run_segments(run, part, compiled, t, q, qd, times, next_out, window):
+    """Integrate the active partition in C (``compiled``: (method, time functions) of
+    :func:`step_loop`) from the consistent state (t, q, q̇) with output points ``times[next_out:]``.
+    Returns (restart reason or None when the run is done, t, q, q̇ to
     re-partition at, next_out, steps taken)."""
-    from ..codegen.segment import BUDGET, END, NOT_FINITE, OUTPUT, QUALITY, STAGE, STALL, TOO_SMALL, CompiledSegments
+    from ..codegen.segment import (BUDGET, DENSE, END, NOT_FINITE, OUTPUT, QUALITY, STAGE, STALL, TOO_SMALL,
+                                   CompiledSegments)
     from .dynamics import REPARTITION_RATIO, STALL_FRACTION, stall_error
     s, c = run.s, run._compiled
     bound = REPARTITION_RATIO * part.quality_ref if len(part.rows) else 0.0
-    seg = CompiledSegments(c, time_fn, times, next_out, s.rtol, s.atol, s.max_step, bound, STALL_FRACTION * s.t_end,
-                           window)
+    method, time_fn = compiled
+    seg = CompiledSegments(c, method, time_fn, times, next_out, s.rtol, s.atol, s.max_step, bound,
+                           STALL_FRACTION * s.t_end, window)
     seg.start(t, np.concatenate([part.z_of(q), part.V.T @ qd]), q, qd)
     start, steps = (t, q, qd), 0
     while True:
@@ -80,7 +87,7 @@ def run_segments(run, part, time_fn, t, q, qd, times, next_out, window):
             if status == END:
                 return None, t_acc, q_acc, qd_acc, done, steps
             continue
-        if status == STAGE:
+        if status in (STAGE, DENSE):
             problem = c.failure(seg.seg.cg_status)
             if problem is None:            # the generic path diagnoses what the compiled one could not
                 try:
@@ -88,7 +95,10 @@ def run_segments(run, part, time_fn, t, q, qd, times, next_out, window):
                     problem = "the compiled accelerations are not finite"
                 except PartitionError as exc:
                     problem = exc
-            return str(problem), t_acc, q_acc, qd_acc, done, steps
+            if status == STAGE:
+                return str(problem), t_acc, q_acc, qd_acc, done, steps
+            t0, q0, qd0 = seg.step_start()     # the step's output points: redo it from its start
+            return f"in the dense output of the step to t = {t_acc:.6g} s: {problem}", t0, q0, qd0, done, steps
         if status == OUTPUT:
             tout, y = seg.failed()
             try:

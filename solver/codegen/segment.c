@@ -1,7 +1,7 @@
 /* The step loop of `simulate` in compiled code (MBS Studio, solver.codegen.segment).
  *
  * cg_segment advances the independent state y = [z, ż] of one partition (reduced.c, Kim & Yoo (1997)
- * eqs. 7, 8, 13) with dp_step (dopri.c) from the last accepted step towards the end time and, at
+ * eqs. 7, 8, 13) with dp_step (dopri.c, DOP853 or DOPRI5) from the last accepted step towards the end time and, at
  * every output time a step passes, writes the consistent state there: y from the dense output, then
  * one cg_reduced solve (q, q̇, q̈, λ, max |Φ|, and Φ_q[rows] when asked).  Each step's (t, h) goes
  * into a buffer.  Every solve starts Newton from the last solved q moved along its q̇ (the predictor
@@ -11,6 +11,8 @@
  *   SEG_BUDGET     max_steps steps or max_out output points in this call (Python stores the rows,
  *                  reports progress, checks cancel and calls again: nothing is lost or redone)
  *   SEG_STAGE      a right-hand side of a step failed (cg_status; the accepted state is unchanged)
+ *   SEG_DENSE      a right-hand side of the dense output (DOP853's extra stages) failed (cg_status;
+ *                  the step stays accepted, none of its output points is written)
  *   SEG_OUTPUT     the solve at an output point failed (cg_status; the step stays accepted, the
  *                  point is not written: Python solves it itself or re-partitions from the step's start)
  *   SEG_QUALITY    σ_min(Φ_q U) < bound · (smallest row norm of Φ_q[rows]) after a step: the cheap
@@ -50,7 +52,13 @@ typedef struct {
 } cg_segment_t;
 
 enum { SEG_END = 0, SEG_BUDGET = 1, SEG_STAGE = 2, SEG_OUTPUT = 3, SEG_QUALITY = 4, SEG_STALL = 5,
-       SEG_TOO_SMALL = 6, SEG_NOT_FINITE = 7 };
+       SEG_TOO_SMALL = 6, SEG_NOT_FINITE = 7, SEG_DENSE = 8 };
+
+/* The integrator of a segment: method DP_DOP853 or DP_DOPRI5, memory DP_MEMORY(2 dof) doubles. */
+void cg_segment_init(cg_segment_t *g, int method, double *memory, double rtol, double atol, double hmax)
+{
+    dp_init(&g->dp, method, 2 * g->s->dof, memory, rtol, atol, hmax);
+}
 
 static int segment_solve(cg_segment_t *g, double t, const double *y, int level)
 {
@@ -153,6 +161,8 @@ int cg_segment(cg_segment_t *g)
             g->phase = 1;
         }
         const double reached = d->t + 1e-12 * fmax(1.0, fabs(d->t));
+        if (g->next_out < g->n_times && g->times[g->next_out] <= reached && dp_prepare_dense(d, segment_rhs, g))
+            return SEG_DENSE;
         while (g->next_out < g->n_times && g->times[g->next_out] <= reached) {
             if (g->n_out >= g->max_out) return SEG_BUDGET;
             const double tout = g->times[g->next_out];

@@ -23,7 +23,8 @@ from .build import _run_compilers, cache_dir, compiler
 from .derive import CodegenUnavailable
 from .timefunctions import PRELUDE, c_time_function
 
-END, BUDGET, STAGE, OUTPUT, QUALITY, STALL, TOO_SMALL, NOT_FINITE = range(8)    # segment.c's SEG_*
+END, BUDGET, STAGE, OUTPUT, QUALITY, STALL, TOO_SMALL, NOT_FINITE, DENSE = range(9)    # segment.c's SEG_*
+METHODS = {"dop853": 8, "dopri5": 5}      # dopri.c's DP_DOP853, DP_DOPRI5
 _D, _I, _L, _P = ctypes.c_double, ctypes.c_int, ctypes.c_long, ctypes.c_void_p
 TIME_FLAGS = ("-O1", "-shared", "-fPIC")
 _LIBRARIES = {}              # time-function libraries loaded in this process, by key
@@ -31,9 +32,9 @@ _LIBRARIES = {}              # time-function libraries loaded in this process, b
 
 class _Dopri(ctypes.Structure):
     """``dp_t`` of dopri.c (same fields, same order)."""
-    _fields_ = [("n", _I), ("rtol", _D), ("atol", _D), ("hmax", _D), ("t", _D), ("h", _D), ("y", _P), ("f", _P),
-                ("k", _P), ("rcont", _P), ("t_old", _D), ("h_old", _D), ("err_old", _D), ("rejected_last", _I),
-                ("nfev", _L), ("accepted", _L), ("rejected", _L)]
+    _fields_ = [("n", _I), ("method", _I), ("rtol", _D), ("atol", _D), ("hmax", _D), ("t", _D), ("h", _D),
+                ("y", _P), ("f", _P), ("k", _P), ("rcont", _P), ("t_old", _D), ("h_old", _D), ("err_old", _D),
+                ("rejected_last", _I), ("dense_ready", _I), ("nfev", _L), ("accepted", _L), ("rejected", _L)]
 
 
 class _Segment(ctypes.Structure):
@@ -101,7 +102,7 @@ class CompiledSegments:
     quality_ref of Partition.degraded (0: no dependent rows); ``window``: the stall watchdog's
     ring of step times, (array, count, position), shared by the partitions of a run."""
 
-    def __init__(self, reduction, time_fn, times, next_out, rtol, atol, max_step, bound, stall, window,
+    def __init__(self, reduction, method, time_fn, times, next_out, rtol, atol, max_step, bound, stall, window,
                  max_steps=200, max_out=100):
         self.reduction = reduction
         s = reduction.problem
@@ -112,29 +113,28 @@ class CompiledSegments:
         self.window = window
         n = 2 * f
         self.arrays = {
-            "dp_memory": np.zeros(max(1, 15 * n)), "q_last": np.zeros(nq), "qd_last": np.zeros(nq),
+            "dp_memory": np.zeros(max(1, 28 * n)), "q_last": np.zeros(nq), "qd_last": np.zeros(nq),
             "q_acc": np.zeros(nq), "qd_acc": np.zeros(nq), "q_prev": np.zeros(nq), "qd_prev": np.zeros(nq),
             "y_out": np.zeros(max(1, n)), "fail_y": np.zeros(max(1, n)), "out_t": np.zeros(max_out), "out_q": np.zeros((max_out, nq)),
             "out_qd": np.zeros((max_out, nq)), "out_qdd": np.zeros((max_out, nq)),
             "out_lam": np.zeros((max_out, max(1, m))), "out_viol": np.zeros(max_out),
             "out_jac": np.zeros((max_out if self.store_jac else 1, max(1, r), nq)),
             "step_t": np.zeros(max_steps), "step_h": np.zeros(max_steps)}
-        a, mem = self.arrays, self.arrays["dp_memory"]
-        ptr = {name: v.ctypes.data for name, v in a.items()}
-        dp = _Dopri(n=n, rtol=rtol, atol=atol, hmax=max_step or np.inf, err_old=1e-4,
-                    y=mem.ctypes.data, f=mem.ctypes.data + 8 * n, k=mem.ctypes.data + 16 * n,
-                    rcont=mem.ctypes.data + 80 * n)
-        self.y = mem[:n]
+        ptr = {name: v.ctypes.data for name, v in self.arrays.items()}
+        self.y = self.arrays["dp_memory"][:n]
         self.seg = _Segment(s=ctypes.addressof(s), time_fn=time_fn, times=self.times.ctypes.data,
                             n_times=len(self.times), next_out=next_out, bound=bound, max_steps=max_steps,
                             max_out=max_out, stall_steps=len(window[0]), stall_span=stall, window=window[0].ctypes.data,
-                            window_n=window[1], window_pos=window[2], dp=dp, store_jac=int(self.store_jac),
+                            window_n=window[1], window_pos=window[2], store_jac=int(self.store_jac),
                             **{name: ptr[name] for name in ("q_last", "qd_last", "q_acc", "qd_acc", "q_prev", "qd_prev",
                                                             "y_out", "fail_y", "out_t", "out_q", "out_qd", "out_qdd", "out_lam",
                                                             "out_viol", "out_jac", "step_t", "step_h")})
-        fn = reduction.system.kernels.lib.cg_segment
+        lib = reduction.system.kernels.lib
+        fn, init = lib.cg_segment, lib.cg_segment_init
         fn.argtypes, fn.restype = [ctypes.c_void_p], ctypes.c_int
+        init.argtypes, init.restype = [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p] + [ctypes.c_double] * 3, None
         self._fn, self._ptr = fn, ctypes.cast(ctypes.pointer(self.seg), ctypes.c_void_p)
+        init(self._ptr, METHODS[method], ptr["dp_memory"], rtol, atol, max_step or np.inf)
 
     def start(self, t, y, q, qd):
         """Start at the consistent state (t, y = [z, ż], q, q̇)."""

@@ -5,7 +5,8 @@
  * layout written by solver/fmu/source.py (sizes, tables, time functions, the variable table).
  *
  * Integrator: Dormand–Prince 5(4) of dopri.c (in the kernels' source, shared with simulate's compiled
- * step loop: Hairer's error estimate and PI step-size control) on the
+ * step loop: Hairer's error estimate and PI step-size control; the FMU steps to the communication
+ * points and needs no dense output) on the
  * independent coordinates y = [z, ż] of a tangent-space partition (Kim & Yoo (1997) QR partition:
  * Φ_q[rows]ᵀ = [U V] R, q = q_ref + V z + U w).  The partition is refreshed at the start of every
  * internal step at the current consistent state (q_ref = q, z = 0, ż = Vᵀq̇, z̈ = Vᵀq̈ since
@@ -314,7 +315,7 @@ static void reset_instance(Instance *I)
     I->rtol = MBS_RTOL;
     I->atol = MBS_ATOL;
     I->h = 1e-4;
-    dp_init(&I->dp, 2 * DOF, I->dp_memory, I->rtol, I->atol, INFINITY);
+    dp_init(&I->dp, DP_DOPRI5, 2 * DOF, I->dp_memory, I->rtol, I->atol, INFINITY);
     I->steps = I->rejected = I->failed = I->rhs_calls = 0;
     I->dirty = 1;
     I->phase = PHASE_INSTANTIATED;

@@ -535,7 +535,7 @@ class Settings(Element):
               doc="auto: relative (recursive joint coordinates) unless the model has flexible bodies or uses "
                   "the parametric joint form or generalized-α, which need the Cartesian formulation"),
         Field("partitioning", "enum", choices=PARTITIONINGS, default="qr"),
-        Field("integrator", "enum", choices=INTEGRATORS, default="adams",
+        Field("integrator", "enum", choices=INTEGRATORS, default="auto",
               doc="auto: Dormand–Prince 5(4) stepped in C when the run uses generated kernels and nothing in "
                   "its right-hand side needs Python, else adams (LSODA); rk45: Dormand–Prince 5(4), in C "
                   "where it can (docs/codegen.md)"),

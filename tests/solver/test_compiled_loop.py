@@ -1,9 +1,10 @@
 """The compiled step loop (solver.codegen.dopri.c, segment.c; solver.analysis.segments).
 
-The integrator alone on the harmonic oscillator y'' = −ω² y (closed form y = cos ωt): error at the
-end and of the dense output between steps within the tolerance's reach, order 5 of the steps and 4
-of the dense output at fixed steps.  Then runs whose step loop is in C against the same models
-stepped by scipy's RK45 in the Python loop (the generic path): a pendulum, a driven double pendulum
+The integrators alone on the harmonic oscillator y'' = −ω² y (closed form y = cos ωt): error at the
+end and of the dense output between steps within the tolerance's reach; at fixed steps order 5 of
+DOPRI5's steps and 4 of its dense output, order 8 of DOP853's steps and 7 of its dense output.  Then
+runs whose step loop is in C against the same models stepped by scipy's RK45 / DOP853 in the Python
+loop (the generic path): a pendulum, a driven double pendulum
 and a slider–crank with a time-dependent load (compiled time functions), a four-bar through its
 singular horizontal passes (re-partitions) against its exact motion; cancel and progress in the C
 loop.
@@ -20,6 +21,7 @@ import pytest
 
 import solver
 from solver.codegen.build import compiler_path
+from solver.codegen.segment import METHODS
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
 from tools.fourbar_row import exact_angle, position_error  # noqa: E402
@@ -42,21 +44,27 @@ static int oscillator(void *ctx, double t, const double *y, double *dy)
 }
 
 /* y(0) = [1, 0] to t_end; fixed > 0: steps of exactly `fixed` (tolerances that accept every step).
- * Dense output at the n_out times (ascending) into y_out (2 each); stats: accepted, rejected, nfev. */
-int run(double rtol, double atol, double fixed, double t_end, int n_out, const double *t_out, double *y_out,
-        double *y_end, long *stats)
+ * Dense output at the n_out times (ascending) into y_out (2 each); stats: accepted, rejected, nfev,
+ * steps holding output points. */
+int run(int method, double rtol, double atol, double fixed, double t_end, int n_out, const double *t_out,
+        double *y_out, double *y_end, long *stats)
 {
     double memory[DP_MEMORY(2)];
     dp_t s;
-    dp_init(&s, 2, memory, rtol, atol, fixed > 0 ? fixed : INFINITY);
+    dp_init(&s, method, 2, memory, rtol, atol, fixed > 0 ? fixed : INFINITY);
     s.y[0] = 1.0; s.y[1] = 0.0;
     oscillator(0, 0.0, s.y, s.f);
     if (fixed > 0) s.h = fixed;
     else if (dp_initial_step(&s, oscillator, 0, t_end)) return -1;
     int k = 0;
+    stats[3] = 0;
     while (s.t < t_end) {
         const int code = dp_step(&s, oscillator, 0, t_end);
         if (code) return code;
+        if (k < n_out && t_out[k] <= s.t) {
+            if (dp_prepare_dense(&s, oscillator, 0)) return -3;
+            ++stats[3];
+        }
         for (; k < n_out && t_out[k] <= s.t; ++k) dp_dense(&s, t_out[k], y_out + 2 * k);
     }
     y_end[0] = s.y[0]; y_end[1] = s.y[1];
@@ -74,12 +82,12 @@ def oscillator(tmp_path_factory):
     subprocess.run([os.environ.get("CC") or "cc", "-O2", "-shared", "-fPIC", "-o", str(so), str(c), "-lm"], check=True)
     lib = ctypes.CDLL(str(so))
     lib.run.restype = ctypes.c_int
-    lib.run.argtypes = [ctypes.c_double] * 4 + [ctypes.c_int] + [ctypes.c_void_p] * 4
+    lib.run.argtypes = [ctypes.c_int] + [ctypes.c_double] * 4 + [ctypes.c_int] + [ctypes.c_void_p] * 4
 
-    def run(rtol=1e-8, atol=1e-10, fixed=0.0, t_end=10.0, t_out=()):
+    def run(method, rtol=1e-8, atol=1e-10, fixed=0.0, t_end=10.0, t_out=()):
         t_out = np.ascontiguousarray(t_out, dtype=float)
-        y_out, y_end, stats = np.zeros((max(1, len(t_out)), 2)), np.zeros(2), np.zeros(3, dtype=np.int_)
-        code = lib.run(rtol, atol, fixed, t_end, len(t_out), t_out.ctypes.data, y_out.ctypes.data,
+        y_out, y_end, stats = np.zeros((max(1, len(t_out)), 2)), np.zeros(2), np.zeros(4, dtype=np.int_)
+        code = lib.run(METHODS[method], rtol, atol, fixed, t_end, len(t_out), t_out.ctypes.data, y_out.ctypes.data,
                        y_end.ctypes.data, stats.ctypes.data)
         assert code == 0
         return y_end, y_out[:len(t_out)], stats
@@ -92,36 +100,41 @@ def exact(t):
 
 
 @needs_compiler
-def test_adaptive_steps_hold_the_tolerance_and_dense_output_between_steps(oscillator):
+@pytest.mark.parametrize("method, stages, dense_stages", [("dopri5", 6, 0), ("dop853", 12, 3)])
+def test_adaptive_steps_hold_the_tolerance_and_dense_output_between_steps(oscillator, method, stages, dense_stages):
     t_out = np.linspace(0.0, 10.0, 1001)[1:]
     errors = []
     for rtol in (1e-6, 1e-8, 1e-10):
-        y_end, y_out, stats = oscillator(rtol, rtol * 1e-2, t_out=t_out)
+        y_end, y_out, stats = oscillator(method, rtol, rtol * 1e-2, t_out=t_out)
         end_error = np.max(np.abs(y_end - exact(10.0)))
         dense_error = np.max(np.abs(y_out - exact(t_out)))
-        assert stats[0] < len(t_out)               # the output points lie between the steps
-        assert stats[2] == 1 + 6 * (stats[0] + stats[1])    # FSAL: six evaluations per attempted step, + HINIT
+        accepted, rejected, nfev, with_outputs = stats
+        assert accepted < len(t_out)               # the output points lie between the steps
+        # FSAL: `stages` evaluations per attempted step, + HINIT; DOP853's dense output: 3 per step
+        # holding output points
+        assert nfev == 1 + stages * (accepted + rejected) + dense_stages * with_outputs
         assert end_error < 200 * rtol              # ten periods of global error growth
         assert dense_error < 400 * rtol
-        errors.append((end_error, stats[0]))
-    # a hundred times tighter: the error falls with it, the steps grow like tol^(−1/5)
-    assert errors[2][0] < 0.05 * errors[0][0]
-    assert 100 ** 0.2 * 0.7 < errors[1][1] / errors[0][1] < 100 ** 0.2 * 1.5
+        errors.append((end_error, accepted))
+    assert errors[2][0] < 0.05 * errors[0][0]      # a hundred times tighter: the error falls with it …
+    order = {"dopri5": 5, "dop853": 8}[method]     # … and the steps grow like tol^(−1/order)
+    assert 100 ** (1 / order) * 0.7 < errors[1][1] / errors[0][1] < 100 ** (1 / order) * 1.5
 
 
 @needs_compiler
-def test_order_five_of_the_steps_and_four_of_the_dense_output(oscillator):
+@pytest.mark.parametrize("method, h, order, dense_order", [("dopri5", 0.1, 5, 4), ("dop853", 0.5, 8, 7)])
+def test_order_of_the_steps_and_of_the_dense_output(oscillator, method, h, order, dense_order):
     """Fixed steps h and h/2 (tolerances that accept every step): the error at the end falls by
-    2⁵ (the 5th-order solution), the dense output's at mid-steps by at least 2⁴."""
+    2^order, the dense output's at points inside the steps by at least 2^dense_order."""
     end, dense = [], []
-    for h in (0.1, 0.05):
-        t_mid = np.arange(0.5 * h, 5.0, h)[::4] + 0.0 * h
-        y_end, y_out, stats = oscillator(1.0, 1e12, fixed=h, t_end=5.0, t_out=t_mid)
-        assert stats[1] == 0 and stats[0] == round(5.0 / h)
+    for step in (h, h / 2):
+        t_mid = np.arange(0.37 * step, 5.0, step)[::2]
+        y_end, y_out, stats = oscillator(method, 1.0, 1e12, fixed=step, t_end=5.0, t_out=t_mid)
+        assert stats[1] == 0 and stats[0] == round(5.0 / step)
         end.append(np.max(np.abs(y_end - exact(5.0))))
         dense.append(np.max(np.abs(y_out - exact(t_mid))))
-    assert 2 ** 5 * 0.8 < end[0] / end[1] < 2 ** 5 * 1.25
-    assert dense[0] / dense[1] > 2 ** 4 * 0.9
+    assert 2 ** order * 0.8 < end[0] / end[1] < 2 ** order * 1.3
+    assert dense[0] / dense[1] > 2 ** dense_order * 0.9
 
 
 # ---- runs: the compiled loop against the Python loop -----------------------------------------------
@@ -149,25 +162,31 @@ def loaded_slider_crank():
     return m
 
 
-def run_both(model, **options):
-    """The same model and settings stepped in C (generated kernels) and by scipy's RK45 in Python
-    (generic path); returns (compiled-loop results, Python-loop results, the C run's events)."""
+PAIRS = {"auto": ("rk", "step loop in C (Dormand–Prince 8(5,3))"),       # C DOP853 vs scipy's DOP853
+         "rk45": ("rk45", "step loop in C (Dormand–Prince 5(4))")}       # C DOPRI5 vs scipy's RK45
+
+
+def run_both(model, integrator="auto", **options):
+    """The same model and settings stepped in C (generated kernels) and by scipy's implementation of
+    the same method in Python (generic path); returns (compiled-loop results, Python-loop results,
+    the C run's events)."""
+    python_integrator, message = PAIRS[integrator]
     events = []
-    c_loop = solver.simulate(model, integrator="rk45", codegen="on", on_event=events.append, **options)
-    python = solver.simulate(model, integrator="rk45", codegen="off", **options)
-    assert "step loop in C (Dormand–Prince 5(4))" in [e["message"] for e in events]
+    c_loop = solver.simulate(model, integrator=integrator, codegen="on", on_event=events.append, **options)
+    python = solver.simulate(model, integrator=python_integrator, codegen="off", **options)
+    assert message in [e["message"] for e in events]
     return c_loop, python, events
 
 
 @pytest.mark.slow
 @needs_compiler
-@pytest.mark.parametrize("build, formulation", [(pendulum, "relative"), (pendulum, "cartesian"),
-                                                (driven_double_pendulum, "cartesian"),
-                                                (driven_double_pendulum, "relative"),
-                                                (loaded_slider_crank, "cartesian")])
-def test_the_compiled_loop_equals_the_python_loop(build, formulation):
+@pytest.mark.parametrize("build, formulation, integrator", [
+    (pendulum, "relative", "auto"), (pendulum, "cartesian", "rk45"), (driven_double_pendulum, "cartesian", "auto"),
+    (driven_double_pendulum, "relative", "rk45"), (loaded_slider_crank, "cartesian", "auto"),
+    (loaded_slider_crank, "relative", "rk45")])
+def test_the_compiled_loop_equals_the_python_loop(build, formulation, integrator):
     rtol = 1e-9
-    c_loop, python, _ = run_both(build(), t_end=2.0, output_step=0.01, rtol=rtol, atol=1e-11,
+    c_loop, python, _ = run_both(build(), integrator, t_end=2.0, output_step=0.01, rtol=rtol, atol=1e-11,
                                  formulation=formulation)
     assert c_loop.status == python.status == "ok"
     np.testing.assert_array_equal(c_loop.t, python.t)
@@ -182,6 +201,7 @@ def test_the_compiled_loop_equals_the_python_loop(build, formulation):
     s = c_loop.summary()
     step_t, step_h = c_loop.step_sizes
     assert s["steps"] == len(step_t) > 10 and s["rhs_evaluations"] >= 6 * s["steps"]
+    assert s["steps"] < 1.5 * python.summary()["steps"]
     assert np.all(np.diff(step_t) > 0) and step_t[-1] == 2.0
     np.testing.assert_allclose(np.sum(step_h), 2.0, rtol=1e-12)
 
@@ -194,7 +214,7 @@ def test_four_bar_through_singular_passes_re_partitions_in_the_compiled_loop():
     motion to 2e-5 m."""
     theta, _ = exact_angle(1, np.array([0.0, 3.0]))
     assert theta[1] - theta[0] > np.pi
-    c_loop, python, events = run_both(fourbar_row(1), t_end=3.0, output_step=0.01, partitioning="qr",
+    c_loop, python, events = run_both(fourbar_row(1), "rk45", t_end=3.0, output_step=0.01, partitioning="qr",
                                       rtol=1e-10, atol=1e-11, formulation="cartesian")
     partitions = [e["time"] for e in events if e["kind"] == "partition"]
     assert len(partitions) >= 5                     # the start and at least two per singular pass
@@ -215,13 +235,12 @@ def test_cancel_and_progress_in_the_compiled_loop():
     def progress(t, t_end):
         seen.append(t)
 
-    res = solver.simulate(pendulum(), t_end=20.0, output_step=0.001, integrator="rk45", codegen="on",
-                          progress=progress)
+    res = solver.simulate(pendulum(), t_end=20.0, output_step=0.001, codegen="on", progress=progress)
     assert res.status == "ok" and len(res.t) == 20001
     assert len(seen) > 100 and seen[-1] == pytest.approx(20.0) and seen == sorted(seen)
     with pytest.raises(solver.Cancelled) as info:
-        solver.simulate(pendulum(), t_end=20.0, output_step=0.001, integrator="rk45", codegen="on",
-                        cancel=lambda: len(seen) > 150, progress=progress)
+        solver.simulate(pendulum(), t_end=20.0, output_step=0.001, codegen="on", cancel=lambda: len(seen) > 150,
+                        progress=progress)
     partial = info.value.results
     assert partial.status == "cancelled"
     assert 0.0 < partial.t[-1] < 20.0 and len(partial.t) < 20001
