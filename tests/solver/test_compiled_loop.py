@@ -244,3 +244,27 @@ def test_cancel_and_progress_in_the_compiled_loop():
     partial = info.value.results
     assert partial.status == "cancelled"
     assert 0.0 < partial.t[-1] < 20.0 and len(partial.t) < 20001
+
+
+@pytest.mark.slow
+@needs_compiler
+def test_streamed_results_of_the_compiled_loop_equal_those_in_memory(tmp_path):
+    memory = solver.simulate(driven_double_pendulum(), t_end=1.0, codegen="on")
+    streamed = solver.simulate(driven_double_pendulum(), t_end=1.0, codegen="on", results_path=tmp_path / "run.h5")
+    assert streamed.path == str(tmp_path / "run.h5")
+    for name in ("t", "q", "qd", "qdd", "lam", "r", "reaction_force", "conditioning", "step_t", "step_h"):
+        np.testing.assert_array_equal(streamed._full(name), memory._full(name))
+
+
+@pytest.mark.slow
+@needs_compiler
+def test_auto_steps_in_python_when_a_force_needs_python():
+    """A rotational spring-damper is evaluated in Python: "auto" runs LSODA in the Python loop (and
+    says so), with the same motion as the compiled loop of the same model without it at zero stiffness."""
+    m = pendulum()
+    m.add_rotational_spring_damper("spring", "pin", stiffness=0.0, damping=0.0)
+    events = []
+    res = solver.simulate(m, t_end=1.0, codegen="on", on_event=events.append)
+    assert "step loop in Python (adams): force elements evaluated in Python: spring" in [e["message"] for e in events]
+    compiled_loop = solver.simulate(pendulum(), t_end=1.0, codegen="on")
+    assert np.max(np.abs(res.body_position("bob") - compiled_loop.body_position("bob"))) < 1e-6
