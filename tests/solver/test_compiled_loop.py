@@ -258,9 +258,10 @@ def test_streamed_results_of_the_compiled_loop_equal_those_in_memory(tmp_path):
 
 @pytest.mark.slow
 @needs_compiler
-def test_auto_steps_in_python_when_a_force_needs_python():
-    """A rotational spring-damper is evaluated in Python: "auto" runs LSODA in the Python loop (and
-    says so), with the same motion as the compiled loop of the same model without it at zero stiffness."""
+def test_auto_steps_in_python_when_a_force_needs_python_or_hybrid_partitioning():
+    """A rotational spring-damper is evaluated in Python, hybrid partitioning looks at every step:
+    "auto" then runs LSODA in the Python loop (and says so), with the same motion as the compiled
+    loop of the pendulum alone (the spring has zero stiffness)."""
     m = pendulum()
     m.add_rotational_spring_damper("spring", "pin", stiffness=0.0, damping=0.0)
     events = []
@@ -268,3 +269,7 @@ def test_auto_steps_in_python_when_a_force_needs_python():
     assert "step loop in Python (adams): force elements evaluated in Python: spring" in [e["message"] for e in events]
     compiled_loop = solver.simulate(pendulum(), t_end=1.0, codegen="on")
     assert np.max(np.abs(res.body_position("bob") - compiled_loop.body_position("bob"))) < 1e-6
+    events = []
+    hybrid = solver.simulate(pendulum(), t_end=1.0, codegen="on", partitioning="hybrid", on_event=events.append)
+    assert "step loop in Python (adams): hybrid partitioning checks every step" in [e["message"] for e in events]
+    assert np.max(np.abs(hybrid.body_position("bob") - compiled_loop.body_position("bob"))) < 1e-6
