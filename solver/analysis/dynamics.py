@@ -15,6 +15,10 @@ with LU and switches to QR when the LU independent set changes repeatedly, the e
 conservative model drifts or the step size collapses, and returns to LU after consecutive steady
 QR steps (:mod:`solver.analysis.hybrid` decides); each switch is a logged event (time, from, to,
 reason), and the integrator restarts after a switch with a step size it suggests.
+
+Integrators: scipy's (``INTEGRATORS``) step in this module's loop; with generated kernels the
+default ``"auto"`` (DOP853) and ``"rk45"`` (DOPRI5) step in C over run segments instead
+(:mod:`solver.analysis.segments`), with the same re-partitioning, stall and cancel rules.
 """
 from __future__ import annotations
 
