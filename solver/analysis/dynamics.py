@@ -215,7 +215,7 @@ class Run:
     def _dynamic(self, part, q, qd, times):
         integrator, compiled, note = step_loop(self)     # compiled None: every step in Python
         if note is not None:
-            self.rec.event(times[0], "codegen", note)
+            self.rec.event(times[0], "integrator", note)
         solver_cls = INTEGRATORS[integrator]
         max_step = self.s.max_step or np.inf
         t = times[0]
