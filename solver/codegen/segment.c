@@ -4,8 +4,9 @@
  * eqs. 7, 8, 13) with dp_step (dopri.c, DOP853 or DOPRI5) from the last accepted step towards the end time and, at
  * every output time a step passes, writes the consistent state there: y from the dense output, then
  * one cg_reduced solve (q, q̇, q̈, λ, max |Φ|, and Φ_q[rows] when asked).  Each step's (t, h) goes
- * into a buffer.  Every solve starts Newton from the last solved q moved along its q̇ (the predictor
- * of Run._guess).  It returns to Python (solver/analysis/segments.py), which mirrors Run._dynamic:
+ * into a buffer.  Every solve starts Newton from the last accepted state moved along its q̇ (not from
+ * the last solve: a stage of a long step that will be rejected may converge to the other assembly
+ * branch of a loop, and the steps after it would follow that branch).  It returns to Python (solver/analysis/segments.py), which mirrors Run._dynamic:
  *
  *   SEG_END        every output time is written
  *   SEG_BUDGET     max_steps steps or max_out output points in this call (Python stores the rows,
@@ -36,9 +37,9 @@ typedef struct {
     int window_n, window_pos;
     dp_t dp;
     int started, phase;             /* phase 1: the accepted step's output points are being written */
-    double t_last;                  /* Newton predictor: q_last, qd_last solved at t_last */
+    double t_last;                  /* the last solve: q_last, qd_last at t_last */
     double *q_last, *qd_last;
-    double *q_acc, *qd_acc;         /* consistent state at dp.t (the last accepted step) … */
+    double *q_acc, *qd_acc;         /* consistent state at dp.t (the last accepted step; Newton's start) … */
     double *q_prev, *qd_prev, t_prev;   /* … and at the start of that step */
     double sigma_acc, row_norm_acc; /* σ_min(Φ_q U) and the smallest row norm of Φ_q[rows] at dp.t */
     double *y_out;                  /* 2 dof: y at the output point being solved */
@@ -65,7 +66,7 @@ static int segment_solve(cg_segment_t *g, double t, const double *y, int level)
     cg_reduced_t *s = g->s;
     const int nq = s->nq;
     if (g->time_fn) g->time_fn(t, s->f, s->fd, s->fdd, s->u);
-    for (int k = 0; k < nq; ++k) s->q[k] = g->q_last[k] + (t - g->t_last) * g->qd_last[k];
+    for (int k = 0; k < nq; ++k) s->q[k] = g->q_acc[k] + (t - g->dp.t) * g->qd_acc[k];
     const int status = cg_reduced(s, y, level);
     if (status == CG_OK) {
         memcpy(g->q_last, s->q, sizeof(double) * nq);
@@ -129,7 +130,7 @@ static void write_row(cg_segment_t *g, double t)
 }
 
 /* Advance (module comment).  On the first call of a partition the caller has set dp.t, dp.y,
- * q_last/qd_last/t_last (the consistent start) and started = 0. */
+ * q_acc/qd_acc (the consistent start) and started = 0. */
 int cg_segment(cg_segment_t *g)
 {
     dp_t *d = &g->dp;

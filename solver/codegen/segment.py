@@ -138,10 +138,10 @@ class CompiledSegments:
 
     def start(self, t, y, q, qd):
         """Start at the consistent state (t, y = [z, ż], q, q̇)."""
-        self.seg.dp.t = self.seg.t_last = t
+        self.seg.dp.t = t
         self.y[:] = y
-        self.arrays["q_last"][:] = q
-        self.arrays["qd_last"][:] = qd
+        self.arrays["q_acc"][:] = q
+        self.arrays["qd_acc"][:] = qd
         self.seg.started = 0
 
     def advance(self):
