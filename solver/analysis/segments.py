@@ -83,7 +83,7 @@ def run_segments(run, part, compiled, t, q, qd, times, next_out, window):
         run._remember(t_acc, q_acc, qd_acc)
         done = seg.seg.next_out
         if status in (END, BUDGET):
-            run._check_cancel(times[done - 1] if done and times[done - 1] > t_acc else t_acc)
+            run._check_cancel(t_acc)
             if status == END:
                 return None, t_acc, q_acc, qd_acc, done, steps
             continue
