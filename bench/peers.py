@@ -3,7 +3,8 @@ Studio and in MuJoCo (optional ``bench`` extra), at equal tip accuracy.
 
 The arm: ``tools/make_samples.py`` :func:`rrc_arm` bent 0.3 rad at the pitch joints 2, 4, 6, no
 drivers, gravity, 5 s, with the solver settings saved in ``sample_models/rrc_arm_case1.mbs.json``
-(what a user of the arm runs: relative formulation, codegen "auto", its integrator and tolerances).
+(what a user of the arm runs: relative formulation, codegen "auto", its integrator and tolerances),
+and with the solver settings a new model has (``Settings`` defaults).
 It swings in the vertical xy plane (the roll joints 1, 3, 5, 7 feel no torque and stay at 0);
 tests/solver/test_peers_mujoco.py adds joint rates for a 3-D check of the same comparison.
 
@@ -55,6 +56,8 @@ SETTINGS_FROM = ROOT / "sample_models" / "rrc_arm_case1.mbs.json"
 STEPS = (5e-2, 2e-2, 1e-2, 1e-3, 1e-4, 1e-5)   # MuJoCo RK4 steps (multiples or divisors of the output step)
 RTOLS = (1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10)
 REFERENCE = dict(integrator="rk", rtol=1e-12, atol=1e-14)
+DEFAULTS = ("formulation", "partitioning", "integrator", "constraints", "reactions", "rtol", "atol", "max_step",
+            "codegen")              # the solver settings a new model has (the "default settings" rows)
 
 
 # ---- the model ------------------------------------------------------------------------------------
@@ -254,12 +257,21 @@ def study(repeat=3):
             return our_tip(res, model, tip), 1, wall, None, note
         return "MBS Studio", setting, run, 1
 
+    default_model, _ = free_falling_arm()
+    for f in solver.Settings.FIELDS:
+        if f.name in DEFAULTS:
+            default_model.settings.set(f.name, f.default)
+    d = default_model.settings.values
+    default_compiled = solver.compile_model(default_model)
     cases = [mujoco_case(dt) for dt in STEPS]
+    cases.append(our_case(f"default settings ({d['integrator']}, rtol {d['rtol']:g}, atol {d['atol']:g}), "
+                          "simulate(compiled)", target=default_compiled))
+    cases.append(our_case("the same, simulate(model): its compile step (a cache hit) included", target=default_model))
     cases.append(our_case(f"saved settings ({s['integrator']}, rtol {s['rtol']:g}, atol {s['atol']:g}), "
                           "simulate(compiled)"))
     cases.append(our_case("the same, simulate(model): its compile step (a cache hit) included", target=model))
     cases += [our_case(f"{integrator}, rtol {rtol:g}", integrator=integrator, rtol=rtol, atol=rtol / 100)
-              for integrator in dict.fromkeys((s["integrator"], "rk")) for rtol in RTOLS]
+              for integrator in dict.fromkeys((d["integrator"], s["integrator"], "rk")) for rtol in RTOLS]
     best = {}
     for r in range(repeat):
         for k, (_, _, run, calls) in enumerate(cases):

@@ -15,6 +15,10 @@ with LU and switches to QR when the LU independent set changes repeatedly, the e
 conservative model drifts or the step size collapses, and returns to LU after consecutive steady
 QR steps (:mod:`solver.analysis.hybrid` decides); each switch is a logged event (time, from, to,
 reason), and the integrator restarts after a switch with a step size it suggests.
+
+Integrators: scipy's (``INTEGRATORS``) step in this module's loop; with generated kernels the
+default ``"auto"`` (DOP853) and ``"rk45"`` (DOPRI5) step in C over run segments instead
+(:mod:`solver.analysis.segments`), with the same re-partitioning, stall and cancel rules.
 """
 from __future__ import annotations
 
@@ -38,6 +42,7 @@ from .assembly import assemble_positions, consistent_velocities, holding_model
 from .equilibrium import starting_at_equilibrium
 from .hybrid import HybridSwitch
 from .recording import Recorder
+from .segments import run_segments, step_loop
 from .threads import single_threaded_blas
 
 REPARTITION_RATIO = 0.2      # re-partition when the partition quality drops below this fraction
@@ -55,6 +60,14 @@ def output_times(t_end, step):
     if t_end - times[-1] > 1e-9 * max(1.0, t_end):
         times = np.append(times, t_end)
     return times
+
+
+def stall_error(run, t, span):
+    """The SolverError of a collapsed step size: STALL_STEPS steps advanced only ``span`` up to t."""
+    return SolverError(f"the step size collapsed ({STALL_STEPS} steps advanced only {span:.3g} s); the mechanism "
+                       "is probably at a singular configuration or the model is too stiff for this integrator — "
+                       "try partitioning='qr', 'hybrid' or integrator='bdf'", time=t, kind="step_collapse",
+                       elements=run._worst_owners(run.q_last, t))
 
 
 def simulate(model: Model | CompiledModel, t_end: float | None = None, output_step: float | None = None,
@@ -201,7 +214,10 @@ class Run:
             self._check_cancel(t)
 
     def _dynamic(self, part, q, qd, times):
-        solver_cls = INTEGRATORS[self.s.integrator]
+        integrator, compiled, note = step_loop(self)     # compiled None: every step in Python
+        if note is not None:
+            self.rec.event(times[0], "integrator", note)
+        solver_cls = INTEGRATORS[integrator]
         max_step = self.s.max_step or np.inf
         t = times[0]
         self._record(part, t, q, qd, part.method)
@@ -211,10 +227,22 @@ class Run:
         restarts = 0             # restarts since the last clean stretch of CLEAN_STRETCH steps
         clean = 0
         window = deque(maxlen=STALL_STEPS)   # times of the last accepted steps (stall watchdog)
+        ring = [np.zeros(STALL_STEPS), 0, 0]  # the same for the compiled loop: (times, count, position)
         while next_out < len(times):
             self._remember(t, q, qd)
+            if compiled is not None and self._compiled is not None:
+                restart, t, q, qd, next_out, stepped = run_segments(self, part, compiled, t, q, qd, times,
+                                                                    next_out, ring)
+                clean += stepped
+                if clean >= CLEAN_STRETCH:
+                    restarts = 0
+                if restart is None:
+                    break
+                restarts, clean = self._restarted(part, hybrid, restarts, restart, q, t)
+                part = self._partition(part.method, q, t, restart)
+                continue
             y0 = np.concatenate([part.z_of(q), part.V.T @ qd])
-            jacobian = {"jac": lambda tt, y: self._jacobian(part, tt, y)} if self.s.integrator in IMPLICIT else {}
+            jacobian = {"jac": lambda tt, y: self._jacobian(part, tt, y)} if integrator in IMPLICIT else {}
             ode = solver_cls(lambda tt, y: self._rhs(part, tt, y), t, y0, times[-1], rtol=self.s.rtol,
                              atol=self.s.atol, max_step=max_step, first_step=first_step, **jacobian)
             restart = None
@@ -251,12 +279,7 @@ class Run:
                 window.append(t)
                 if len(window) == STALL_STEPS and t - window[0] < STALL_FRACTION * self.s.t_end:
                     if not (hybrid is not None and part.method == "lu"):
-                        raise SolverError(f"the step size collapsed ({STALL_STEPS} steps advanced only "
-                                          f"{t - window[0]:.3g} s); the mechanism is probably at a singular "
-                                          "configuration or the model is too stiff for this integrator — try "
-                                          "partitioning='qr', 'hybrid' or integrator='bdf'",
-                                          time=t, kind="step_collapse",
-                                          elements=self._worst_owners(self.q_last, t))
+                        raise stall_error(self, t, t - window[0])
                     window.clear()
                     self._switch = hybrid.collapsed("the step size collapsed")
                     restart = "hybrid switch"
@@ -272,17 +295,7 @@ class Run:
                         first_step = min(hybrid.restart_step, times[-1] - t) if times[-1] > t else None
             if restart is None:
                 break
-            restarts += 1
-            clean = 0
-            if restarts > STUCK_RESTARTS:
-                if not (hybrid is not None and part.method == "lu"):
-                    raise SolverError(f"{part.method.upper()} partitioning cannot get past this configuration "
-                                      f"({STUCK_RESTARTS} re-partitions in a row; last: {restart}); the mechanism "
-                                      "is probably at a singular (e.g. flattened) position — try "
-                                      "partitioning='qr' or 'hybrid'", time=t, kind="singular",
-                                      elements=self._worst_owners(q, t))
-                self._switch = hybrid.collapsed("repeated re-partitions near a singular configuration")
-                restarts = 0
+            restarts, clean = self._restarted(part, hybrid, restarts, restart, q, t)
             method = part.method
             switch = self._switch
             if switch is not None:
@@ -292,6 +305,21 @@ class Run:
             part = self._partition(method, q, t, restart)
             if hybrid is not None:
                 hybrid.started(method, switch is not None)
+
+    def _restarted(self, part, hybrid, restarts, reason, q, t):
+        """(restarts, clean steps) after one more restart; too many in a row stop the run (or, hybrid
+        on LU, ask for the switch to QR)."""
+        restarts += 1
+        if restarts > STUCK_RESTARTS:
+            if not (hybrid is not None and part.method == "lu"):
+                raise SolverError(f"{part.method.upper()} partitioning cannot get past this configuration "
+                                  f"({STUCK_RESTARTS} re-partitions in a row; last: {reason}); the mechanism "
+                                  "is probably at a singular (e.g. flattened) position — try "
+                                  "partitioning='qr' or 'hybrid'", time=t, kind="singular",
+                                  elements=self._worst_owners(q, t))
+            self._switch = hybrid.collapsed("repeated re-partitions near a singular configuration")
+            restarts = 0
+        return restarts, 0
 
     def _dynamic_index3(self, part, q, qd, times):
         """Generalized-α on the full index-3 DAE (no partitioned ODE); outputs as usual."""

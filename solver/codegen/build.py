@@ -48,13 +48,15 @@ COMPILE_TIMEOUT = 600.0      # s
 CANCEL_POLL = 0.05           # s between looks at the cancel flag while the compiler runs
 _BUILD = contextvars.ContextVar("codegen_build", default=(None, None))    # (on_event, cancel) of the build
 REDUCED_C = Path(__file__).with_name("reduced.c")      # the compiled reduced right-hand side, in every library
+# after it, in every library too: the Dormand–Prince integrator (shared with the FMU) and simulate's step loop
+LOOP_C = (Path(__file__).with_name("dopri.c"), Path(__file__).with_name("segment.c"))
 RELATIVE_C = Path(__file__).with_name("relative.c")    # relative kernels from the Cartesian ones
 ARTICULATED_C = Path(__file__).with_name("articulated.c")    # open-tree dynamics in O(n)
 # the modules whose code the generated C comes from (the joint kinematics and the bushing are written
 # once, in mobilizers and forces, for numbers and for sympy): editing any of them invalidates the cache
 _SOURCES = hashlib.sha256(b"".join([Path(m.__file__).read_bytes() for m in (derive, emit, tree, rotations, mobilizers,
                                                                              forces)]
-                                   + [p.read_bytes() for p in (REDUCED_C, RELATIVE_C, ARTICULATED_C)])).hexdigest()
+                                   + [p.read_bytes() for p in (REDUCED_C, *LOOP_C, RELATIVE_C, ARTICULATED_C)])).hexdigest()
 
 
 class Buffers:
@@ -203,7 +205,7 @@ def _generate(desc, folder, key) -> dict:
     t0 = time.perf_counter()
     generated, fixed, n_sub = {"articulated": _articulated_source, "relative": _relative_source}.get(
         desc.get("formulation"), _cartesian_source)(desc)
-    fixed += "\n" + REDUCED_C.read_text()
+    fixed += "".join("\n" + p.read_text() for p in (REDUCED_C, *LOOP_C))
     source = generated + "\n" + fixed
     t1 = time.perf_counter()
     _check_cancel()

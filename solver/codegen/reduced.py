@@ -107,15 +107,31 @@ class CompiledReduction:
         """Estimate of σ_min(Φ_q U) over the independent rows at the last solved state (level ≥ 1)."""
         return float(self.arrays["sigma_min"][0])
 
-    def _call(self, level):
-        a = self.arrays
-        state = a["ang_state"]
+    def failure(self, status):
+        """The PartitionError of a cg_reduced status that means the partition cannot represent the
+        configuration, else None."""
+        if status not in _PROBLEMS:
+            return None
+        detail = f" (max |Φ| = {self.arrays['err'][0]:.3g})" if status == NO_CONVERGENCE else ""
+        return PartitionError(_PROBLEMS[status] + detail)
+
+    def load_angles(self):
+        """The joints' unwrapped angles into the C unwrapping state (before a C call) …"""
+        state = self.arrays["ang_state"]
         for n, (_, cj, _) in enumerate(self._angle_rows):
             state[n] = cj.angle
-        status = self._fn(self._problem_ptr, self._y_ptr, level)
+
+    def store_angles(self):
+        """… and back (after it)."""
+        state = self.arrays["ang_state"]
         for n, (_, cj, _) in enumerate(self._angle_rows):
             cj.angle = float(state[n])
-        if status in _PROBLEMS:
-            detail = f" (max |Φ| = {a['err'][0]:.3g})" if status == NO_CONVERGENCE else ""
-            raise PartitionError(_PROBLEMS[status] + detail)
+
+    def _call(self, level):
+        self.load_angles()
+        status = self._fn(self._problem_ptr, self._y_ptr, level)
+        self.store_angles()
+        problem = self.failure(status)
+        if problem is not None:
+            raise problem
         return status == OK

@@ -4,8 +4,9 @@
  * Newton on the dependent coordinates, q̇, q̈, λ — Kim & Yoo (1997) eqs. 7, 8, 13) and the model's
  * layout written by solver/fmu/source.py (sizes, tables, time functions, the variable table).
  *
- * Integrator: Dormand–Prince 5(4) (Dormand & Prince 1980; Hairer, Nørsett & Wanner, Solving ODE I,
- * §II.4–5: coefficients, error estimate, step-size control fac = 0.9 err^(-1/5) in [0.2, 5]) on the
+ * Integrator: Dormand–Prince 5(4) of dopri.c (in the kernels' source, shared with simulate's compiled
+ * step loop: Hairer's error estimate and PI step-size control; the FMU steps to the communication
+ * points and needs no dense output) on the
  * independent coordinates y = [z, ż] of a tangent-space partition (Kim & Yoo (1997) QR partition:
  * Φ_q[rows]ᵀ = [U V] R, q = q_ref + V z + U w).  The partition is refreshed at the start of every
  * internal step at the current consistent state (q_ref = q, z = 0, ż = Vᵀq̇, z̈ = Vᵀq̈ since
@@ -47,6 +48,8 @@ typedef struct {
     double qr_A[NQ1 * NR1], qr_Q[NQ1 * NQ1], qr_beta[NR1];   /* repartition() work space */
     double par[NPAR1], in[NIN1], din[NIN1], d2in[NIN1], t_in;   /* inputs: value, 1st, 2nd derivative at t_in */
     double rtol, atol, h;
+    dp_t dp;
+    double dp_memory[DP_MEMORY(NY1)];
     long steps, rejected, failed, rhs_calls;   /* statistics, logged by fmi2Terminate when logging is on */
     int phase, dirty;          /* dirty: a parameter or input was set since the last step */
     fmi2CallbackFunctions cb;
@@ -232,59 +235,38 @@ static int settle(Instance *I)
     return 0;
 }
 
-/* Dormand–Prince 5(4) from I->t to t_end (module comment); fresh: partition at the accepted state first. */
+static int fmu_rhs(void *I, double t, const double *y, double *dy) { return rhs((Instance *)I, t, y, dy); }
+
+/* I->t to t_end by dp_step (module comment); fresh: partition at the accepted state first. */
 static int integrate(Instance *I, double t_end, int fresh)
 {
-    static const double c2 = 1.0 / 5, c3 = 3.0 / 10, c4 = 4.0 / 5, c5 = 8.0 / 9;
-    static const double a21 = 1.0 / 5, a31 = 3.0 / 40, a32 = 9.0 / 40, a41 = 44.0 / 45, a42 = -56.0 / 15,
-        a43 = 32.0 / 9, a51 = 19372.0 / 6561, a52 = -25360.0 / 2187, a53 = 64448.0 / 6561, a54 = -212.0 / 729,
-        a61 = 9017.0 / 3168, a62 = -355.0 / 33, a63 = 46732.0 / 5247, a64 = 49.0 / 176, a65 = -5103.0 / 18656,
-        b1 = 35.0 / 384, b3 = 500.0 / 1113, b4 = 125.0 / 192, b5 = -2187.0 / 6784, b6 = 11.0 / 84;
-    static const double e1 = 71.0 / 57600, e3 = -71.0 / 16695, e4 = 71.0 / 1920, e5 = -17253.0 / 339200,
-        e6 = 22.0 / 525, e7 = -1.0 / 40;
-    double y[NY1], k1[NY1], k2[NY1], k3[NY1], k4[NY1], k5[NY1], k6[NY1], k7[NY1], w[NY1];
-    const int n = 2 * DOF;
+    dp_t *d = &I->dp;
     int rejects = 0;
+    d->rtol = I->rtol;
+    d->atol = I->atol;
     while (t_end - I->t > 1e-14 * (1.0 + fabs(t_end))) {
         if (DOF == 0) {                      /* kinematic: the state follows the drivers */
+            double none[NY1];
             restore(I);
-            if (rhs(I, t_end, y, k1)) { log_error(I, "the drivers cannot be followed at t = %g", t_end); return 0; }
+            if (rhs(I, t_end, none, none)) { log_error(I, "the drivers cannot be followed at t = %g", t_end); return 0; }
             accept(I, t_end);
             break;
         }
-        if (fresh) repartition(I);         /* after a rejection the partition is still the step's */
+        if (fresh) repartition(I);         /* after a failure the partition is still the step's */
         fresh = 0;
-        project(I, y, k1);
-        double h = I->h < t_end - I->t ? I->h : t_end - I->t;
-        if (t_end - I->t - h < 1e-3 * h) h = t_end - I->t;    /* no sliver before the communication point */
-        const double t = I->t;
-        int failed = 0;
-#define STAGE(K, C, EXPR) do { for (int i = 0; i < n; ++i) w[i] = y[i] + h * (EXPR); \
-            if (!failed && rhs(I, t + (C) * h, w, K)) failed = 1; } while (0)
-        STAGE(k2, c2, a21 * k1[i]);
-        STAGE(k3, c3, a31 * k1[i] + a32 * k2[i]);
-        STAGE(k4, c4, a41 * k1[i] + a42 * k2[i] + a43 * k3[i]);
-        STAGE(k5, c5, a51 * k1[i] + a52 * k2[i] + a53 * k3[i] + a54 * k4[i]);
-        STAGE(k6, 1.0, a61 * k1[i] + a62 * k2[i] + a63 * k3[i] + a64 * k4[i] + a65 * k5[i]);
-        STAGE(k7, 1.0, b1 * k1[i] + b3 * k3[i] + b4 * k4[i] + b5 * k5[i] + b6 * k6[i]);
-#undef STAGE
-        double err = 0.0;
-        if (!failed) {
-            for (int i = 0; i < n; ++i) {
-                const double e = h * (e1 * k1[i] + e3 * k3[i] + e4 * k4[i] + e5 * k5[i] + e6 * k6[i] + e7 * k7[i]);
-                const double scale = I->atol + I->rtol * fmax(fabs(y[i]), fabs(w[i]));
-                err += (e / scale) * (e / scale);
-            }
-            err = sqrt(err / n);
-            if (!isfinite(err)) failed = 1;
-        }
-        if (failed || err > 1.0) {
-            ++*(failed ? &I->failed : &I->rejected);
+        project(I, d->y, d->f);
+        d->t = I->t;
+        d->h = I->h;
+        const long rejected = d->rejected;
+        const int code = dp_step(d, fmu_rhs, I, t_end);
+        I->rejected += d->rejected - rejected;
+        if (code != DP_OK) {                 /* the constraints cannot be solved in a stage: a quarter of the step */
+            ++I->failed;
             restore(I);
-            I->h = h * (failed ? 0.25 : fmax(0.2, 0.9 * pow(err, -0.2)));
+            I->h = d->h * 0.25;
             if (++rejects > MAX_REJECTS || I->h < MIN_STEP) {
-                log_error(I, "step size %.3g too small at t = %.9g (%s)", I->h, t,
-                          failed ? "constraints cannot be solved" : "error test failed");
+                log_error(I, "step size %.3g too small at t = %.9g (%s)", I->h, I->t,
+                          code > 0 ? "constraints cannot be solved" : "error test failed");
                 return 0;
             }
             continue;
@@ -292,9 +274,9 @@ static int integrate(Instance *I, double t_end, int fresh)
         rejects = 0;
         fresh = 1;
         ++I->steps;
-        accept(I, t + h);                   /* k7 was evaluated at the new state */
-        const double grow = err > 0.0 ? fmin(5.0, fmax(0.2, 0.9 * pow(err, -0.2))) : 5.0;
-        if (h == I->h || grow < 1.0) I->h = h * grow;
+        accept(I, d->t);                    /* k7 was evaluated at the new state */
+        /* a step cut short to end on the communication point does not set the next step, unless it shrinks it */
+        I->h = d->h_old < I->h && d->h >= d->h_old ? I->h : d->h;
     }
     I->t = t_end;
     return 1;
@@ -333,6 +315,7 @@ static void reset_instance(Instance *I)
     I->rtol = MBS_RTOL;
     I->atol = MBS_ATOL;
     I->h = 1e-4;
+    dp_init(&I->dp, DP_DOPRI5, 2 * DOF, I->dp_memory, I->rtol, I->atol, INFINITY);
     I->steps = I->rejected = I->failed = I->rhs_calls = 0;
     I->dirty = 1;
     I->phase = PHASE_INSTANTIATED;

@@ -493,7 +493,7 @@ class FlexibleBody(Element):
             raise ModelError(self.problem("z_axis", "must not be parallel to the beam", self.name))
 
 
-INTEGRATORS = ("adams", "rk", "rk45", "dop853", "bdf", "radau", "galpha")
+INTEGRATORS = ("auto", "adams", "rk", "rk45", "dop853", "bdf", "radau", "galpha")
 FORMULATIONS = ("auto", "cartesian", "relative")
 PARTITIONINGS = ("lu", "qr", "svd", "hybrid")
 CONSTRAINT_FORMS = ("conventional", "parametric")
@@ -517,7 +517,10 @@ class Settings(Element):
               doc="auto: relative (recursive joint coordinates) unless the model has flexible bodies or uses "
                   "the parametric joint form or generalized-α, which need the Cartesian formulation"),
         Field("partitioning", "enum", choices=PARTITIONINGS, default="qr"),
-        Field("integrator", "enum", choices=INTEGRATORS, default="adams"),
+        Field("integrator", "enum", choices=INTEGRATORS, default="auto",
+              doc="auto: Dormand–Prince 5(4) stepped in C when the run uses generated kernels and nothing in "
+                  "its right-hand side needs Python, else adams (LSODA); rk45: Dormand–Prince 5(4), in C "
+                  "where it can (docs/codegen.md)"),
         Field("constraints", "enum", choices=CONSTRAINT_FORMS, default="conventional",
               doc="constraint form of the Cartesian formulation"),
         Field("reactions", "enum", choices=REACTION_METHODS, default="nonrecursive",

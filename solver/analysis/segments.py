@@ -1,0 +1,142 @@
+"""Run segments of a dynamic analysis in compiled code (:mod:`solver.codegen.segment`).
+
+When the model runs on generated kernels and nothing in its right-hand side needs Python (no
+interpreted force elements; driver motions and force inputs compiled as C), the integrators
+``"auto"`` (Dormand–Prince 8(5,3), DOP853) and ``"rk45"`` (Dormand–Prince 5(4)) step inside C
+(dopri.c: Hairer's step-size control and dense output): one call advances the active partition
+over many steps and output points.  Python only stores the rows, records the steps, reports
+progress, checks cancel between calls and acts on what stopped a call exactly as ``Run._dynamic``
+does in its own loop: a failed solve re-partitions (or is diagnosed by the generic path), a
+dependent block whose quality dropped re-partitions (``Partition.degraded``), a stalled step size
+stops the run.
+
+Where the compiled loop does not apply, ``"rk45"`` is scipy's RK45 (the same method) in the Python
+loop and ``"auto"`` is LSODA (``"adams"``); ``partitioning="hybrid"`` (its switch looks at every
+step) and sparse partitions (no compiled reduction) use the Python loop.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import SolverError
+from ..partitioning.partition import PartitionError
+
+COMPILED = {"auto": "dop853", "rk45": "dopri5"}     # integrator settings that step in C where they can …
+FALLBACK = {"auto": "adams", "rk45": "rk45"}         # … and what they are in the Python loop
+NAMES = {"dop853": "Dormand–Prince 8(5,3)", "dopri5": "Dormand–Prince 5(4)"}
+
+
+def step_loop(run):
+    """(integrator to use in the Python loop, (compiled method, address of the compiled time
+    functions or None) or None when every step is in Python, an event message or None) for the
+    run's settings and system."""
+    name = run.s.integrator
+    if name not in COMPILED:
+        return name, None, None
+    system = run.system
+    kernels = getattr(system, "kernels", None)
+    if kernels is None or getattr(kernels.lib, "cg_segment", None) is None:
+        return FALLBACK[name], None, None           # the generic path (the codegen event says why)
+    from ..codegen.derive import CodegenUnavailable      # (sympy: only for runs on generated kernels)
+    from ..codegen.segment import time_library
+    why = None
+    if getattr(system, "interpreted", None):
+        why = "force elements evaluated in Python: " + ", ".join(f.name for f in system.interpreted)
+    elif run.s.partitioning == "hybrid":
+        why = "hybrid partitioning checks every step"
+    else:
+        try:
+            time_fn = time_library(system)
+        except (TypeError, CodegenUnavailable) as exc:
+            why = f"the time functions are not compiled ({exc})"
+    if why is not None:
+        return FALLBACK[name], None, f"step loop in Python ({FALLBACK[name]}): {why}"
+    method = COMPILED[name]
+    return FALLBACK[name], (method, time_fn), f"step loop in C ({NAMES[method]})"
+
+
+def run_segments(run, part, compiled, t, q, qd, times, next_out, window):
+    """Integrate the active partition in C (``compiled``: (method, time functions) of
+    :func:`step_loop`) from the consistent state (t, q, q̇) with output points ``times[next_out:]``.
+    Returns (restart reason or None when the run is done, t, q, q̇ to
+    re-partition at, next_out, steps taken)."""
+    from ..codegen.segment import (BUDGET, DENSE, END, NOT_FINITE, OUTPUT, QUALITY, STAGE, STALL, TOO_SMALL,
+                                   CompiledSegments)
+    from .dynamics import REPARTITION_RATIO, STALL_FRACTION, stall_error
+    s, c = run.s, run._compiled
+    bound = REPARTITION_RATIO * part.quality_ref if len(part.rows) else 0.0
+    method, time_fn = compiled
+    seg = CompiledSegments(c, method, time_fn, times, next_out, s.rtol, s.atol, s.max_step, bound,
+                           STALL_FRACTION * s.t_end, window)
+    seg.start(t, np.concatenate([part.z_of(q), part.V.T @ qd]), q, qd)
+    start, steps = (t, q, qd), 0
+    while True:
+        status = seg.advance()
+        run.rhs_count += seg.seg.rhs_count
+        _store_rows(run, part, seg)
+        step_t, step_h = seg.steps()
+        for tk, hk in zip(step_t.tolist(), step_h.tolist()):
+            run.rec.step(tk, hk)
+        steps += len(step_t)
+        run.steps += len(step_t)
+        t_acc, q_acc, qd_acc = seg.accepted() if seg.seg.started else start
+        run._remember(t_acc, q_acc, qd_acc)
+        done = seg.seg.next_out
+        if status in (END, BUDGET):
+            run._check_cancel(t_acc)
+            if status == END:
+                return None, t_acc, q_acc, qd_acc, done, steps
+            continue
+        if status in (STAGE, DENSE):
+            problem = c.failure(seg.seg.cg_status)
+            if problem is None:            # the generic path diagnoses what the compiled one could not
+                try:
+                    run._rhs(part, *seg.failed())
+                    problem = "the compiled accelerations are not finite"
+                except PartitionError as exc:
+                    problem = exc
+            if status == STAGE:
+                return str(problem), t_acc, q_acc, qd_acc, done, steps
+            t0, q0, qd0 = seg.step_start()     # the step's output points: redo it from its start
+            return f"in the dense output of the step to t = {t_acc:.6g} s: {problem}", t0, q0, qd0, done, steps
+        if status == OUTPUT:
+            tout, y = seg.failed()
+            try:
+                run._record_output(part, tout, y)
+            except PartitionError as exc:      # the step's output points: redo it from the last state
+                t0, q0, qd0 = seg.step_start()
+                return f"at the output point t = {tout:.6g} s: {exc}", t0, q0, qd0, done, steps
+            seg.seg.next_out += 1
+            run._check_cancel(tout)
+            continue
+        if status == QUALITY:
+            _, _, jac = run._state(part, t_acc, seg.y.copy())
+            ratio = part.degraded(jac, REPARTITION_RATIO, seg.seg.sigma_acc)
+            if ratio is None:
+                continue
+            return (f"dependent block quality dropped to {ratio:.2g} of its value at partition time",
+                    t_acc, q_acc, qd_acc, done, steps)
+        if status == STALL:
+            raise stall_error(run, t_acc, t_acc - window[0][window[2]])
+        message = {TOO_SMALL: "the step size fell to the round-off of t",
+                   NOT_FINITE: "the error estimate is not finite (the state blew up)"}[status]
+        raise SolverError(f"integration failed: {message}", time=t_acc, kind="integration",
+                          elements=run._worst_owners(q_acc, t_acc))
+
+
+def _store_rows(run, part, seg):
+    """Hand the output points of the last call to the recorder (as Run._store does one by one)."""
+    t, q, qd, qdd, lam, violation, jac = seg.rows()
+    if not len(t):
+        return
+    if jac is None:
+        conditioning = np.ones(len(t))
+    else:                                   # Partition.singularity of each row, in one batched SVD
+        sv = np.linalg.svd(jac, compute_uv=False)
+        high = sv[:, 0]
+        conditioning = np.divide(sv[:, -1], high, out=np.zeros(len(t)), where=high > 0)
+    add = run.rec.add
+    for k in range(len(t)):
+        add(float(t[k]), q[k], qd[k], qdd[k], lam[k], float(violation[k]), float(conditioning[k]), part.method)
+    if run.progress is not None:
+        run.progress(float(t[-1]), run.s.t_end)

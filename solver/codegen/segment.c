@@ -1,0 +1,185 @@
+/* The step loop of `simulate` in compiled code (MBS Studio, solver.codegen.segment).
+ *
+ * cg_segment advances the independent state y = [z, ż] of one partition (reduced.c, Kim & Yoo (1997)
+ * eqs. 7, 8, 13) with dp_step (dopri.c, DOP853 or DOPRI5) from the last accepted step towards the end time and, at
+ * every output time a step passes, writes the consistent state there: y from the dense output, then
+ * one cg_reduced solve (q, q̇, q̈, λ, max |Φ|, and Φ_q[rows] when asked).  Each step's (t, h) goes
+ * into a buffer.  Every solve starts Newton from the last accepted state moved along its q̇ (not from
+ * the last solve: a stage of a long step that will be rejected may converge to the other assembly
+ * branch of a loop, and the steps after it would follow that branch).  It returns to Python (solver/analysis/segments.py), which mirrors Run._dynamic:
+ *
+ *   SEG_END        every output time is written
+ *   SEG_BUDGET     max_steps steps or max_out output points in this call (Python stores the rows,
+ *                  reports progress, checks cancel and calls again: nothing is lost or redone)
+ *   SEG_STAGE      a right-hand side of a step failed (cg_status; the accepted state is unchanged)
+ *   SEG_DENSE      a right-hand side of the dense output (DOP853's extra stages) failed (cg_status;
+ *                  the step stays accepted, none of its output points is written)
+ *   SEG_OUTPUT     the solve at an output point failed (cg_status; the step stays accepted, the
+ *                  point is not written: Python solves it itself or re-partitions from the step's start)
+ *   SEG_QUALITY    σ_min(Φ_q U) < bound · (smallest row norm of Φ_q[rows]) after a step: the cheap
+ *                  test of Partition.degraded failed, Python decides with the exact one
+ *   SEG_STALL      stall_steps accepted steps advanced less than stall_span (the STALL watchdog)
+ *   SEG_TOO_SMALL  the step size fell to round-off of t;  SEG_NOT_FINITE  the error estimate is not finite
+ */
+
+typedef void (*cg_time_t)(double t, double *f, double *fd, double *fdd, double *u);
+
+typedef struct {
+    cg_reduced_t *s;
+    cg_time_t time_fn;              /* driver f, ḟ, f̈ and force inputs u at t; NULL: the model has none */
+    const double *times;            /* output times, ascending; the last is the end time */
+    int n_times, next_out;          /* the next output time to write */
+    double bound;                   /* SEG_QUALITY threshold (0: never) */
+    int max_steps, max_out;         /* budget of one call */
+    int stall_steps;                /* watchdog: window of accepted step times (a ring, kept by the caller) */
+    double stall_span;
+    double *window;
+    int window_n, window_pos;
+    dp_t dp;
+    int started, phase;             /* phase 1: the accepted step's output points are being written */
+    double t_last;                  /* the last solve: q_last, qd_last at t_last */
+    double *q_last, *qd_last;
+    double *q_acc, *qd_acc;         /* consistent state at dp.t (the last accepted step; Newton's start) … */
+    double *q_prev, *qd_prev, t_prev;   /* … and at the start of that step */
+    double sigma_acc, row_norm_acc; /* σ_min(Φ_q U) and the smallest row norm of Φ_q[rows] at dp.t */
+    double *y_out;                  /* 2 dof: y at the output point being solved */
+    int n_out, store_jac;           /* rows written in this call; 1: also Φ_q[rows] of each row */
+    double *out_t, *out_q, *out_qd, *out_qdd, *out_lam, *out_viol, *out_jac;
+    int n_steps;                    /* steps of this call */
+    double *step_t, *step_h;
+    long rhs_count;                 /* right-hand sides of this call */
+    int cg_status;                  /* status of the failed cg_reduced (SEG_STAGE, SEG_OUTPUT) */
+    double fail_t, *fail_y;         /* and its time and state (2 dof) */
+} cg_segment_t;
+
+enum { SEG_END = 0, SEG_BUDGET = 1, SEG_STAGE = 2, SEG_OUTPUT = 3, SEG_QUALITY = 4, SEG_STALL = 5,
+       SEG_TOO_SMALL = 6, SEG_NOT_FINITE = 7, SEG_DENSE = 8 };
+
+/* The integrator of a segment: method DP_DOP853 or DP_DOPRI5, memory DP_MEMORY(2 dof) doubles. */
+void cg_segment_init(cg_segment_t *g, int method, double *memory, double rtol, double atol, double hmax)
+{
+    dp_init(&g->dp, method, 2 * g->s->dof, memory, rtol, atol, hmax);
+}
+
+static int segment_solve(cg_segment_t *g, double t, const double *y, int level)
+{
+    cg_reduced_t *s = g->s;
+    const int nq = s->nq;
+    if (g->time_fn) g->time_fn(t, s->f, s->fd, s->fdd, s->u);
+    for (int k = 0; k < nq; ++k) s->q[k] = g->q_acc[k] + (t - g->dp.t) * g->qd_acc[k];
+    const int status = cg_reduced(s, y, level);
+    if (status == CG_OK) {
+        memcpy(g->q_last, s->q, sizeof(double) * nq);
+        memcpy(g->qd_last, s->qd, sizeof(double) * nq);
+        g->t_last = t;
+    } else {
+        g->cg_status = status;
+        g->fail_t = t;
+        memcpy(g->fail_y, y, sizeof(double) * 2 * s->dof);
+    }
+    return status;
+}
+
+static int segment_rhs(void *ctx, double t, const double *y, double *dy)
+{
+    cg_segment_t *g = ctx;
+    const int f = g->s->dof;
+    ++g->rhs_count;
+    const int status = segment_solve(g, t, y, 2);
+    if (status) return status;
+    for (int c = 0; c < f; ++c) { dy[c] = y[f + c]; dy[f + c] = g->s->zdd[c]; }
+    return 0;
+}
+
+static double smallest_row_norm(const cg_reduced_t *s)
+{
+    double low = INFINITY;
+    for (int i = 0; i < s->r; ++i) {
+        const double *row = s->jac + (size_t)s->rows[i] * s->nq;
+        double sum = 0.0;
+        for (int k = 0; k < s->nq; ++k) sum += row[k] * row[k];
+        if (sum < low) low = sum;
+    }
+    return sqrt(low);
+}
+
+static void remember_accepted(cg_segment_t *g)
+{
+    const size_t bytes = sizeof(double) * g->s->nq;
+    memcpy(g->q_acc, g->q_last, bytes);
+    memcpy(g->qd_acc, g->qd_last, bytes);
+}
+
+/* Write the output point at t (its solve just succeeded) as row n_out. */
+static void write_row(cg_segment_t *g, double t)
+{
+    const cg_reduced_t *s = g->s;
+    const int nq = s->nq, m = s->m, row = g->n_out++;
+    const size_t at = (size_t)row * nq;
+    g->out_t[row] = t;
+    memcpy(g->out_q + at, s->q, sizeof(double) * nq);
+    memcpy(g->out_qd + at, s->qd, sizeof(double) * nq);
+    memcpy(g->out_qdd + at, s->qdd, sizeof(double) * nq);
+    memcpy(g->out_lam + (size_t)row * m, s->lam, sizeof(double) * m);
+    double viol = 0.0;
+    for (int i = 0; i < m; ++i) viol = fmax(viol, fabs(s->phi[i]));
+    g->out_viol[row] = viol;
+    if (g->store_jac)
+        for (int i = 0; i < s->r; ++i)
+            memcpy(g->out_jac + ((size_t)row * s->r + i) * nq, s->jac + (size_t)s->rows[i] * nq, sizeof(double) * nq);
+}
+
+/* Advance (module comment).  On the first call of a partition the caller has set dp.t, dp.y,
+ * q_acc/qd_acc (the consistent start) and started = 0. */
+int cg_segment(cg_segment_t *g)
+{
+    dp_t *d = &g->dp;
+    const int nq = g->s->nq;
+    g->n_out = g->n_steps = 0;
+    g->rhs_count = 0;
+    if (!g->started) {
+        if (segment_rhs(g, d->t, d->y, d->f)) return SEG_STAGE;
+        const int code = dp_initial_step(d, segment_rhs, g, g->times[g->n_times - 1]);
+        if (code) return SEG_STAGE;
+        remember_accepted(g);
+        g->started = 1;
+        g->phase = 0;
+    }
+    for (;;) {
+        if (g->phase == 0) {
+            if (g->next_out >= g->n_times) return SEG_END;
+            if (g->n_steps >= g->max_steps || g->n_out >= g->max_out) return SEG_BUDGET;
+            memcpy(g->q_prev, g->q_acc, sizeof(double) * nq);
+            memcpy(g->qd_prev, g->qd_acc, sizeof(double) * nq);
+            g->t_prev = d->t;
+            const int code = dp_step(d, segment_rhs, g, g->times[g->n_times - 1]);
+            if (code == DP_TOO_SMALL) return SEG_TOO_SMALL;
+            if (code == DP_NOT_FINITE) return SEG_NOT_FINITE;
+            if (code) return SEG_STAGE;
+            remember_accepted(g);                 /* k7 was solved at (dp.t, dp.y) */
+            g->sigma_acc = *g->s->sigma_min;
+            g->row_norm_acc = smallest_row_norm(g->s);
+            g->phase = 1;
+        }
+        const double reached = d->t + 1e-12 * fmax(1.0, fabs(d->t));
+        if (g->next_out < g->n_times && g->times[g->next_out] <= reached && dp_prepare_dense(d, segment_rhs, g))
+            return SEG_DENSE;
+        while (g->next_out < g->n_times && g->times[g->next_out] <= reached) {
+            if (g->n_out >= g->max_out) return SEG_BUDGET;
+            const double tout = g->times[g->next_out];
+            dp_dense(d, tout, g->y_out);
+            if (segment_solve(g, tout, g->y_out, 2)) return SEG_OUTPUT;
+            write_row(g, tout);
+            ++g->next_out;
+        }
+        g->phase = 0;
+        g->step_t[g->n_steps] = d->t;
+        g->step_h[g->n_steps] = d->t - d->t_old;
+        ++g->n_steps;
+        g->window[g->window_pos] = d->t;
+        g->window_pos = (g->window_pos + 1) % g->stall_steps;
+        if (g->window_n < g->stall_steps) ++g->window_n;
+        if (g->window_n == g->stall_steps && d->t - g->window[g->window_pos] < g->stall_span) return SEG_STALL;
+        if (g->bound > 0.0 && g->sigma_acc < g->bound * g->row_norm_acc) return SEG_QUALITY;
+    }
+}

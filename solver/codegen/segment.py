@@ -1,0 +1,184 @@
+"""``simulate``'s step loop in compiled code: ``cg_segment`` of segment.c, driving the Dormand–Prince
+5(4) of dopri.c on the compiled reduced right-hand side (``cg_reduced`` of reduced.c).
+
+:class:`CompiledSegments` holds the buffers of one partition's loop: the integrator state, the
+output rows and the steps written by one call, the Newton predictor.  A call (:meth:`advance`)
+runs until the end time, a budget of steps or output points, or a condition Python decides
+(segment.c's comment lists them; :mod:`solver.analysis.segments` acts on them as ``Run._dynamic``
+does).  The time functions the kernels read (driver f, ḟ, f̈; force inputs u) are compiled too
+(:func:`time_library`: :mod:`solver.codegen.timefunctions` written as C, one small library cached
+by its text), so no Python runs inside a call.
+"""
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from .build import _run_compilers, cache_dir, compiler
+from .derive import CodegenUnavailable
+from .timefunctions import PRELUDE, c_time_function
+
+END, BUDGET, STAGE, OUTPUT, QUALITY, STALL, TOO_SMALL, NOT_FINITE, DENSE = range(9)    # segment.c's SEG_*
+METHODS = {"dop853": 8, "dopri5": 5}      # dopri.c's DP_DOP853, DP_DOPRI5
+_D, _I, _L, _P = ctypes.c_double, ctypes.c_int, ctypes.c_long, ctypes.c_void_p
+TIME_FLAGS = ("-O1", "-shared", "-fPIC")
+_LIBRARIES = {}              # time-function libraries loaded in this process, by key
+
+
+class _Dopri(ctypes.Structure):
+    """``dp_t`` of dopri.c (same fields, same order)."""
+    _fields_ = [("n", _I), ("method", _I), ("rtol", _D), ("atol", _D), ("hmax", _D), ("t", _D), ("h", _D),
+                ("y", _P), ("f", _P), ("k", _P), ("rcont", _P), ("t_old", _D), ("h_old", _D), ("err_old", _D),
+                ("rejected_last", _I), ("dense_ready", _I), ("nfev", _L), ("accepted", _L), ("rejected", _L)]
+
+
+class _Segment(ctypes.Structure):
+    """``cg_segment_t`` of segment.c (same fields, same order)."""
+    _fields_ = [("s", _P), ("time_fn", _P), ("times", _P), ("n_times", _I), ("next_out", _I), ("bound", _D),
+                ("max_steps", _I), ("max_out", _I), ("stall_steps", _I), ("stall_span", _D), ("window", _P),
+                ("window_n", _I), ("window_pos", _I), ("dp", _Dopri), ("started", _I), ("phase", _I),
+                ("t_last", _D), ("q_last", _P), ("qd_last", _P), ("q_acc", _P), ("qd_acc", _P), ("q_prev", _P),
+                ("qd_prev", _P), ("t_prev", _D), ("sigma_acc", _D), ("row_norm_acc", _D), ("y_out", _P),
+                ("n_out", _I), ("store_jac", _I), ("out_t", _P), ("out_q", _P), ("out_qd", _P), ("out_qdd", _P),
+                ("out_lam", _P), ("out_viol", _P), ("out_jac", _P), ("n_steps", _I), ("step_t", _P), ("step_h", _P),
+                ("rhs_count", _L), ("cg_status", _I), ("fail_t", _D), ("fail_y", _P)]
+
+
+def time_source(driver_fns, input_fns) -> str:
+    """C text of ``void mbs_time(double t, double *f, double *fd, double *fdd, double *u)``: the
+    drivers' f, ḟ, f̈ and the inputs' u at t.  Raises TypeError for a function that is not an
+    expression or a table (e.g. a Python callable given as an input)."""
+    lines = ["#include <math.h>", PRELUDE]
+    lines += [c_time_function(fn, f"mbs_driver_{k}") for k, fn in enumerate(driver_fns)]
+    lines += [c_time_function(fn, f"mbs_u_{k}") for k, fn in enumerate(input_fns)]
+    body = "".join(f"    mbs_driver_{k}(t, v); f[{k}] = v[0]; fd[{k}] = v[1]; fdd[{k}] = v[2];\n"
+                   for k in range(len(driver_fns)))
+    body += "".join(f"    mbs_u_{k}(t, v); u[{k}] = v[0];\n" for k in range(len(input_fns)))
+    lines.append("void mbs_time(double t, double *f, double *fd, double *fdd, double *u)\n{\n    double v[3];\n"
+                 f"{body}    (void)v; (void)f; (void)fd; (void)fdd; (void)u;\n}}\n")
+    return "\n".join(lines)
+
+
+def time_library(system):
+    """Address of the compiled ``mbs_time`` of the system's drivers and force inputs (None when it
+    has none), from the codegen cache or compiled now (well under a second: a few functions).
+    Raises TypeError when a function cannot be written as C, CodegenUnavailable when it does not compile."""
+    drivers, inputs = list(system._driver_fns), list(system._inputs)
+    if not drivers and not inputs:
+        return None
+    source = time_source(drivers, inputs)
+    key = "time-" + hashlib.sha256("\n".join([source, compiler(), *TIME_FLAGS]).encode()).hexdigest()[:32]
+    lib = _LIBRARIES.get(key)
+    if lib is None:
+        folder = cache_dir()
+        so = folder / f"{key}.so"
+        if not so.exists():
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise CodegenUnavailable(f"cannot create the codegen cache folder {folder}: {exc}") from None
+            with tempfile.TemporaryDirectory(dir=folder) as tmp:
+                c_path, so_tmp = Path(tmp) / f"{key}.c", Path(tmp) / f"{key}.so"
+                c_path.write_text(source)
+                _run_compilers([[compiler(), *TIME_FLAGS, "-o", str(so_tmp), str(c_path), "-lm"]])
+                os.replace(so_tmp, so)
+        try:
+            lib = _LIBRARIES[key] = ctypes.CDLL(str(so))
+        except OSError as exc:
+            raise CodegenUnavailable(f"cannot load the compiled time functions {so}: {exc}") from None
+    return ctypes.cast(lib.mbs_time, ctypes.c_void_p).value
+
+
+class CompiledSegments:
+    """The compiled step loop of one partition (module docstring).
+
+    ``reduction``: the partition's :class:`solver.codegen.reduced.CompiledReduction`; ``times``: the
+    output times (all of the run; ``next_out`` the first still to write); ``bound``: fraction ·
+    quality_ref of Partition.degraded (0: no dependent rows); ``window``: the stall watchdog's
+    ring of step times, (array, count, position), shared by the partitions of a run."""
+
+    def __init__(self, reduction, method, time_fn, times, next_out, rtol, atol, max_step, bound, stall, window,
+                 max_steps=200, max_out=100):
+        self.reduction = reduction
+        s = reduction.problem
+        nq, m, f, r = s.nq, s.m, s.dof, s.r
+        self.store_jac = r > 0
+        max_out = max(1, min(max_out, 2_000_000 // max(1, r * nq)))     # Φ_q[rows] of each row: bounded memory
+        self.times = np.ascontiguousarray(times, dtype=float)
+        self.window = window
+        n = 2 * f
+        self.arrays = {
+            "dp_memory": np.zeros(max(1, 28 * n)), "q_last": np.zeros(nq), "qd_last": np.zeros(nq),
+            "q_acc": np.zeros(nq), "qd_acc": np.zeros(nq), "q_prev": np.zeros(nq), "qd_prev": np.zeros(nq),
+            "y_out": np.zeros(max(1, n)), "fail_y": np.zeros(max(1, n)), "out_t": np.zeros(max_out), "out_q": np.zeros((max_out, nq)),
+            "out_qd": np.zeros((max_out, nq)), "out_qdd": np.zeros((max_out, nq)),
+            "out_lam": np.zeros((max_out, max(1, m))), "out_viol": np.zeros(max_out),
+            "out_jac": np.zeros((max_out if self.store_jac else 1, max(1, r), nq)),
+            "step_t": np.zeros(max_steps), "step_h": np.zeros(max_steps)}
+        ptr = {name: v.ctypes.data for name, v in self.arrays.items()}
+        self.y = self.arrays["dp_memory"][:n]
+        self.seg = _Segment(s=ctypes.addressof(s), time_fn=time_fn, times=self.times.ctypes.data,
+                            n_times=len(self.times), next_out=next_out, bound=bound, max_steps=max_steps,
+                            max_out=max_out, stall_steps=len(window[0]), stall_span=stall, window=window[0].ctypes.data,
+                            window_n=window[1], window_pos=window[2], store_jac=int(self.store_jac),
+                            **{name: ptr[name] for name in ("q_last", "qd_last", "q_acc", "qd_acc", "q_prev", "qd_prev",
+                                                            "y_out", "fail_y", "out_t", "out_q", "out_qd", "out_qdd", "out_lam",
+                                                            "out_viol", "out_jac", "step_t", "step_h")})
+        lib = reduction.system.kernels.lib
+        fn, init = lib.cg_segment, lib.cg_segment_init
+        fn.argtypes, fn.restype = [ctypes.c_void_p], ctypes.c_int
+        init.argtypes, init.restype = [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p] + [ctypes.c_double] * 3, None
+        self._fn, self._ptr = fn, ctypes.cast(ctypes.pointer(self.seg), ctypes.c_void_p)
+        init(self._ptr, METHODS[method], ptr["dp_memory"], rtol, atol, max_step or np.inf)
+
+    def start(self, t, y, q, qd):
+        """Start at the consistent state (t, y = [z, ż], q, q̇)."""
+        self.seg.dp.t = t
+        self.y[:] = y
+        self.arrays["q_acc"][:] = q
+        self.arrays["qd_acc"][:] = qd
+        self.seg.started = 0
+
+    def advance(self):
+        """One call of cg_segment; returns its status (END, BUDGET, …).  The joint angles' unwrapping
+        state is handed over as CompiledReduction does it."""
+        r = self.reduction
+        r.load_angles()
+        status = self._fn(self._ptr)
+        r.store_angles()
+        self.window[1:] = self.seg.window_n, self.seg.window_pos
+        return status
+
+    # ---- what a call wrote ------------------------------------------------------------------------
+    @property
+    def t(self):
+        """Time of the last accepted step."""
+        return self.seg.dp.t
+
+    def rows(self):
+        """(t, q, q̇, q̈, λ, max |Φ|, Φ_q[rows] or None) of the output points of the last call (views)."""
+        a, n, m = self.arrays, self.seg.n_out, self.reduction.problem.m
+        return (a["out_t"][:n], a["out_q"][:n], a["out_qd"][:n], a["out_qdd"][:n], a["out_lam"][:n, :m],
+                a["out_viol"][:n], a["out_jac"][:n] if self.store_jac else None)
+
+    def steps(self):
+        """(t, h) of the steps of the last call (views)."""
+        n = self.seg.n_steps
+        return self.arrays["step_t"][:n], self.arrays["step_h"][:n]
+
+    def accepted(self):
+        """(t, q, q̇) of the last accepted step."""
+        return self.seg.dp.t, self.arrays["q_acc"].copy(), self.arrays["qd_acc"].copy()
+
+    def failed(self):
+        """(t, y) of the failed cg_reduced solve (STAGE, OUTPUT)."""
+        return self.seg.fail_t, self.arrays["fail_y"].copy()
+
+    def step_start(self):
+        """(t, q, q̇) at the start of the last step."""
+        return self.seg.t_prev, self.arrays["q_prev"].copy(), self.arrays["qd_prev"].copy()
