@@ -275,6 +275,13 @@ def _table(name, values):
     return f"static const int {name}[] = {{{', '.join(str(v) for v in values) or '0'}}};"
 
 
+def _csr(name, lists):
+    """Tables ``<name>_start`` (len(lists) + 1 offsets) and ``<name>`` (the lists' items, concatenated)
+    of a list of integer lists: item i's entries are ``name[name_start[i] .. name_start[i+1])``."""
+    starts = np.cumsum([0] + [len(x) for x in lists]).tolist()
+    return _table(f"{name}_start", starts), _table(name, [v for x in lists for v in x])
+
+
 def _articulated_source(desc):
     """(generated C, fixed C, subexpressions) of an open tree: the Cartesian ``cgc_loads`` and the tree
     map's ``cgt_edges`` (:func:`solver.codegen.tree.articulated_source`); the layout of
@@ -298,9 +305,11 @@ def _relative_source(desc):
     cdesc = desc["cartesian"]
     cartesian, _, n_sub = _cartesian_source(cdesc, prefix="cgc_")
     rows = desc["rows"]
+    columns = tree.body_columns(desc["tree"])
     layout = [f"#define NB {cdesc['nb']}", "#define NC (7 * NB)", f"#define NQ {desc['nq']}",
               f"#define MC1 {max(1, cdesc['m'])}", f"#define MR {len(rows)}",
               f"#define NAC1 {max(1, len(cdesc['angles']))}", f"#define NAR {len(desc['angles'])}",
               _table("row_kind", [r[0] for r in rows]), _table("row_a", [r[1] for r in rows]),
-              _table("row_b", [r[2] for r in rows]), _table("ang_src", [a[3] for a in desc["angles"]])]
+              _table("row_b", [r[2] for r in rows]), _table("ang_src", [a[3] for a in desc["angles"]]),
+              *_csr("body_col", columns), *_csr("row_body", desc["row_bodies"])]
     return "\n".join([cartesian, tree.tree_source(desc["tree"])]), "\n".join([*layout, RELATIVE_C.read_text()]), n_sub

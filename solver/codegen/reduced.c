@@ -202,19 +202,29 @@ static double evaluate_position(cg_reduced_t *s)
 }
 
 /* Make s->lam (zero on the redundant rows) the minimum-norm multipliers; A = Φ_q[rows] U factorized.
+ * A redundant row whose Φ_q row is zero (the out-of-plane equations of a planar loop) has X = 0: it
+ * only adds an identity block to SᵀS and a zero to Sᵀλ, so only the other rows enter the solve.
  * Returns 0 if SᵀS is not positive definite (cannot happen for finite input). */
 static int minimum_norm(cg_reduced_t *s, const double *A, const int *piv)
 {
-    const int r = s->r, d = s->nred, nq = s->nq;
+    const int r = s->r, nq = s->nq;
+    int *live = malloc(sizeof(int) * ((size_t)s->nred + 1));
+    int d = 0;
+    for (int k = 0; k < s->nred; ++k) {       /* the redundant rows with a non-zero Φ_q row */
+        const double *jk = s->jac + (size_t)s->red_rows[k] * nq;
+        int c = 0;
+        while (c < nq && jk[c] == 0.0) ++c;
+        if (c < nq) live[d++] = s->red_rows[k];
+    }
     double *X = malloc(sizeof(double) * ((size_t)d * r + (size_t)d * d + d + 1));
     double *StS = X + (size_t)d * r, *y = StS + (size_t)d * d;
     for (int k = 0; k < d; ++k) {             /* X[k] = A⁻ᵀ (J_red[k] U)ᵀ */
-        const double *jk = s->jac + (size_t)s->red_rows[k] * nq;
+        const double *jk = s->jac + (size_t)live[k] * nq;
         double *x = X + (size_t)k * r;
-        for (int i = 0; i < r; ++i) {
-            double v = 0.0;
-            for (int c = 0; c < nq; ++c) v += jk[c] * s->U[c * r + i];
-            x[i] = v;
+        for (int i = 0; i < r; ++i) x[i] = 0.0;
+        for (int c = 0; c < nq; ++c) {
+            const double a = jk[c];
+            if (a != 0.0) for (int i = 0; i < r; ++i) x[i] += a * s->U[c * r + i];
         }
         lu_solve_transposed(A, piv, r, x);
     }
@@ -235,9 +245,10 @@ static int minimum_norm(cg_reduced_t *s, const double *A, const int *piv)
             for (int k = 0; k < d; ++k) v += X[k * r + i] * y[k];
             s->lam[s->rows[i]] += v;
         }
-        for (int k = 0; k < d; ++k) s->lam[s->red_rows[k]] -= y[k];
+        for (int k = 0; k < d; ++k) s->lam[live[k]] -= y[k];
     }
     free(X);
+    free(live);
     return ok;
 }
 

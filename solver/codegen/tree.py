@@ -55,6 +55,14 @@ def describe_tree(system) -> dict:
             "parent_edge": [int(system.topology.parent_edge[b]) for b in range(system.nb)]}
 
 
+def body_columns(tree) -> list:
+    """Per body, the tree coordinates its T rows can depend on (the columns of the edges on its path
+    from the root, ascending): T[7b:7b+7, c] is zero for every other column c."""
+    parent_edge = {ed["child"]: e for e, ed in enumerate(tree["edges"])}
+    return [sorted(tree["edges"][a]["col"] + j for a in tree["paths"][parent_edge[b]]
+                   for j in range(tree["edges"][a]["n"])) for b in range(tree["nb"])]
+
+
 def tree_source(tree) -> str:
     """C source of ``cgt_position``, ``cgt_velocity`` and ``cgt_frames`` for :func:`describe_tree`'s
     description (relative.c's inputs)."""
