@@ -348,9 +348,13 @@ int cg_reduced(cg_reduced_t *s, const double *y, int level)
     if (level < 2) goto done;
 
     /* ---- accelerations ---- */
+#ifdef CG_RELATIVE_DYNAMICS                  /* relative.c: the three in one pass over the tree map */
+    cg_dynamics(s->q, s->qd, s->par, s->f, s->fdd, s->u, s->gamma, s->M, s->Q);
+#else
     cg_gamma(s->q, s->qd, s->par, s->fdd, s->u, s->gamma);
     cg_mass(s->q, s->qd, s->par, s->f, s->u, s->M);
     cg_forces(s->q, s->qd, s->par, s->f, s->u, s->Q);
+#endif
     for (int k = 0; k < nq; ++k) s->Q[k] += s->Qx[k];
     /* B = A⁻¹ [Φ_q V | γ] : columns 0..f-1 and f */
     double *JV = malloc(sizeof(double) * ((size_t)r * f + 1));

@@ -79,24 +79,6 @@ void cg_position(const double *q, const double *qd, const double *par, const dou
     for (int n = 0; n < NAR; ++n) ang[n] = ws.ang[ang_src[n]];
 }
 
-void cg_gamma(const double *q, const double *qd, const double *par, const double *f, const double *u,
-              double *gamma)
-{
-    cgt_velocity(q, qd, ws.qc, ws.T, ws.qdc, ws.tdqd);
-    cgc_gamma(ws.qc, ws.qdc, par, f, u, ws.gamma);
-    cgc_position(ws.qc, ws.qdc, par, f, u, ws.phi, ws.jac, ws.ang);     /* Φ_c,q for −Φ_c,q Ṫq̇ */
-    for (int i = 0; i < MR; ++i) {
-        const int a = row_a[i];
-        if (row_kind[i] == ROW_CARTESIAN) {
-            gamma[i] = ws.gamma[a] - row_dot(i, ws.jac + a * NC, ws.tdqd);
-        } else if (row_kind[i] == ROW_COORDINATE) {
-            gamma[i] = f[row_b[i]];
-        } else {
-            gamma[i] = -2.0 * (qd[a] * qd[a] + qd[a + 1] * qd[a + 1] + qd[a + 2] * qd[a + 2] + qd[a + 3] * qd[a + 3]);
-        }
-    }
-}
-
 /* M += Tᵀ M_c T over the 7 × 7 block of every body and the columns of its path. */
 static void add_reduced_mass(double *M)
 {
@@ -120,19 +102,31 @@ static void add_reduced_mass(double *M)
     }
 }
 
-void cg_mass(const double *q, const double *qd, const double *par, const double *f, const double *u, double *M)
+/* γ of the relative rows from ws (cgc_gamma and cgc_position at q_c, Ṫq̇ of cgt_velocity); f: f̈. */
+static void relative_gamma(const double *q, const double *qd, const double *f, double *gamma)
 {
-    cgt_position(q, ws.qc, ws.T);
-    cgc_mass(ws.qc, ws.qc, par, f, u, ws.M);
+    for (int i = 0; i < MR; ++i) {
+        const int a = row_a[i];
+        if (row_kind[i] == ROW_CARTESIAN) {
+            gamma[i] = ws.gamma[a] - row_dot(i, ws.jac + a * NC, ws.tdqd);
+        } else if (row_kind[i] == ROW_COORDINATE) {
+            gamma[i] = f[row_b[i]];
+        } else {
+            gamma[i] = -2.0 * (qd[a] * qd[a] + qd[a + 1] * qd[a + 1] + qd[a + 2] * qd[a + 2] + qd[a + 3] * qd[a + 3]);
+        }
+    }
+}
+
+/* M = Tᵀ M_c T from ws (cgc_mass, T). */
+static void relative_mass(double *M)
+{
     memset(M, 0, sizeof(double) * NQ * NQ);
     add_reduced_mass(M);
 }
 
-void cg_forces(const double *q, const double *qd, const double *par, const double *f, const double *u, double *Q)
+/* Q = Tᵀ (Q_c − M_c Ṫq̇) from ws (cgc_forces, cgc_mass, T and Ṫq̇ of cgt_velocity). */
+static void relative_forces(double *Q)
 {
-    cgt_velocity(q, qd, ws.qc, ws.T, ws.qdc, ws.tdqd);
-    cgc_forces(ws.qc, ws.qdc, par, f, u, ws.Q);
-    cgc_mass(ws.qc, ws.qdc, par, f, u, ws.M);
     for (int b = 0; b < NB; ++b) {
         const int o = 7 * b;
         for (int i = 0; i < 7; ++i) {
@@ -149,4 +143,44 @@ void cg_forces(const double *q, const double *qd, const double *par, const doubl
             const double *t = ws.T + k * NQ;
             for (int c = body_col_start[b]; c < body_col_start[b + 1]; ++c) Q[body_col[c]] += a * t[body_col[c]];
         }
+}
+
+void cg_gamma(const double *q, const double *qd, const double *par, const double *f, const double *u,
+              double *gamma)
+{
+    cgt_velocity(q, qd, ws.qc, ws.T, ws.qdc, ws.tdqd);
+    cgc_gamma(ws.qc, ws.qdc, par, f, u, ws.gamma);
+    cgc_position(ws.qc, ws.qdc, par, f, u, ws.phi, ws.jac, ws.ang);     /* Φ_c,q for −Φ_c,q Ṫq̇ */
+    relative_gamma(q, qd, f, gamma);
+}
+
+void cg_mass(const double *q, const double *qd, const double *par, const double *f, const double *u, double *M)
+{
+    cgt_position(q, ws.qc, ws.T);
+    cgc_mass(ws.qc, ws.qc, par, f, u, ws.M);
+    relative_mass(M);
+}
+
+void cg_forces(const double *q, const double *qd, const double *par, const double *f, const double *u, double *Q)
+{
+    cgt_velocity(q, qd, ws.qc, ws.T, ws.qdc, ws.tdqd);
+    cgc_forces(ws.qc, ws.qdc, par, f, u, ws.Q);
+    cgc_mass(ws.qc, ws.qdc, par, f, u, ws.M);
+    relative_forces(Q);
+}
+
+/* cg_gamma (with the drivers' f̈ as fdd), cg_mass and cg_forces at one state with one evaluation of
+ * the tree map and of each Cartesian kernel: what reduced.c's accelerations need (same numbers). */
+#define CG_RELATIVE_DYNAMICS
+static void cg_dynamics(const double *q, const double *qd, const double *par, const double *f, const double *fdd,
+                        const double *u, double *gamma, double *M, double *Q)
+{
+    cgt_velocity(q, qd, ws.qc, ws.T, ws.qdc, ws.tdqd);
+    cgc_gamma(ws.qc, ws.qdc, par, fdd, u, ws.gamma);
+    cgc_position(ws.qc, ws.qdc, par, f, u, ws.phi, ws.jac, ws.ang);
+    cgc_mass(ws.qc, ws.qdc, par, f, u, ws.M);
+    cgc_forces(ws.qc, ws.qdc, par, f, u, ws.Q);
+    relative_gamma(q, qd, fdd, gamma);
+    relative_mass(M);
+    relative_forces(Q);
 }
