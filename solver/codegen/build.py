@@ -34,11 +34,17 @@ from .derive import CodegenUnavailable
 # long straight-line kernels compile 5× faster at -O0 than at -O1 (car 0.3 s vs 1.9 s per unit, chain
 # 11 s vs 24 s in all) and their runs are within the noise (car) or 20 % slower (chain), since the
 # loops that matter (reduced.c, relative.c, articulated.c) are in the fixed code, which keeps -O2
-# (articulated.c asks for O3 itself).  Short kernels keep -O1: they compile in a fraction of a second.
+# (articulated.c asks for O3 itself).  Short kernels keep -O1: they compile in a fraction of a second
+# (the 7-DOF arm's ~950-line unit took 0.35 s of CPU at -O1 against 0.1 s at -O0, the longest compile
+# of its cold build, hence LONG_UNIT 500).
 KERNEL_FLAGS = ("-O1", "-fPIC")           # units of generated kernels up to LONG_UNIT lines
 LONG_KERNEL_FLAGS = ("-O0", "-fPIC")      # longer units
-LONG_UNIT = 1000
+LONG_UNIT = 500
 FIXED_FLAGS = ("-O2", "-fPIC")            # the fixed C and its layout
+# compile time per line by optimisation level, relative to -O0 (measured with gcc 12 on the arm's units:
+# -O0 0.06 ms, -O1 0.25 ms, -O2 0.7 ms per line): units start most expensive first
+COMPILE_COST = {"-O0": 1, "-O1": 4, "-O2": 12}
+_HOOK = re.compile(r"^#define (CG_\w+_DYNAMICS)\b", re.M)    # faster paths the fixed code offers reduced.c
 CFLAGS = (*KERNEL_FLAGS, *LONG_KERNEL_FLAGS, str(LONG_UNIT), *FIXED_FLAGS)    # in the cache key
 JOBS = max(1, os.cpu_count() or 1)        # compilers run at once
 HEADER = "#include <math.h>\n#include <string.h>\n"
@@ -178,8 +184,8 @@ def _generate(desc, folder, key) -> dict:
     t0 = time.perf_counter()
     generated, fixed, n_sub = {"articulated": _articulated_source, "relative": _relative_source}.get(
         desc.get("formulation"), _cartesian_source)(desc)
-    fixed += "\n" + REDUCED_C.read_text()
-    source = generated + "\n" + fixed
+    reduced = REDUCED_C.read_text()
+    source = "\n".join([generated, fixed, reduced])
     t1 = time.perf_counter()
     _check_cancel()
     try:
@@ -189,7 +195,7 @@ def _generate(desc, folder, key) -> dict:
     with tempfile.TemporaryDirectory(dir=folder) as tmp:
         c_path, so_tmp = Path(tmp) / f"{key}.c", Path(tmp) / f"{key}.so"
         c_path.write_text(source)
-        _compile_units(_units(generated, fixed), Path(tmp), so_tmp)
+        _compile_units(_units(generated, fixed, reduced), Path(tmp), so_tmp)
         t2 = time.perf_counter()
         info = {"key": key, "derive_s": t1 - t0, "compile_s": t2 - t1, "subexpressions": n_sub,
                 "c_lines": source.count("\n"), "path": str(folder / f"{key}.so"), "so_sha256": _digest(so_tmp)}
@@ -201,24 +207,29 @@ def _generate(desc, folder, key) -> dict:
     return info
 
 
-def _units(generated, fixed) -> list:
+def _units(generated, fixed, reduced) -> list:
     """[(C text, flags)]: the generated kernels (straight-line functions) in at most JOBS units of
-    about equal length, compiled with KERNEL_FLAGS (LONG_KERNEL_FLAGS beyond LONG_UNIT lines), and
-    the fixed code with their prototypes (FIXED_FLAGS).  Units compile in parallel."""
+    about equal length, compiled with KERNEL_FLAGS (LONG_KERNEL_FLAGS beyond LONG_UNIT lines); the
+    formulation's fixed code (relative.c, articulated.c with their layout) and reduced.c, each in its
+    own unit with the kernels' prototypes (FIXED_FLAGS).  reduced.c gets the CG_*_DYNAMICS macros
+    the fixed code defines (its faster paths).  Units compile in parallel."""
     functions = [m.group(0) for m in _FUNCTION.finditer(generated)]
     prototypes = "".join(f"void {m.group(1)}({m.group(2)});\n" for m in _FUNCTION.finditer(generated))
     buckets = [[] for _ in range(min(JOBS, max(1, len(functions))))]
     for text in sorted(functions, key=len, reverse=True):          # longest first onto the lightest unit
         min(buckets, key=lambda b: sum(map(len, b))).append(text)
     units = [HEADER + "\n".join(b) for b in buckets if b]
+    hooks = "".join(f"#define {name} 1\n" for name in _HOOK.findall(fixed))
     return ([(u, LONG_KERNEL_FLAGS if u.count("\n") > LONG_UNIT else KERNEL_FLAGS) for u in units]
-            + [(HEADER + prototypes + fixed, FIXED_FLAGS)])
+            + [(HEADER + prototypes + text, FIXED_FLAGS) for text in (fixed, hooks + reduced) if text.strip()])
 
 
 def _compile_units(units, folder, so_path):
-    """Compile the units to objects, JOBS compilers at a time, then link them into ``so_path``."""
+    """Compile the units to objects, JOBS compilers at a time, the most expensive first (lines ×
+    COMPILE_COST of their optimisation level), then link them into ``so_path``."""
     objects, commands = [], []
-    for k, (text, flags) in enumerate(sorted(units, key=lambda u: -len(u[0]))):    # longest first
+    cost = lambda u: -u[0].count("\n") * COMPILE_COST.get(u[1][0], 1)      # noqa: E731
+    for k, (text, flags) in enumerate(sorted(units, key=cost)):
         c_path, o_path = folder / f"unit{k}.c", folder / f"unit{k}.o"
         c_path.write_text(text)
         commands.append([compiler(), *flags, "-c", "-o", str(o_path), str(c_path)])
@@ -242,7 +253,10 @@ def _run_compilers(commands):
                 except FileNotFoundError:
                     raise CodegenUnavailable(f"no C compiler: '{compiler()}' was not found (set CC to a C "
                                              "compiler)") from None
-            time.sleep(CANCEL_POLL)
+            try:                     # until the oldest compiler ends, CANCEL_POLL at most
+                running[0][1].wait(timeout=CANCEL_POLL)
+            except subprocess.TimeoutExpired:
+                pass
             _check_cancel()
             if time.monotonic() > deadline:
                 raise CodegenUnavailable(f"'{compiler()}' took more than {COMPILE_TIMEOUT:.0f} s")

@@ -2,7 +2,9 @@
  * applied to the whole right-hand side, not only to the equation kernels.
  *
  * Compiled into every model's library next to the generated kernels cg_position, cg_gamma, cg_mass,
- * cg_forces (compiled as its own translation unit with their prototypes; see build._units).
+ * cg_forces (compiled as its own translation unit with their prototypes; see build._units).  The
+ * formulation's fixed code may provide faster paths, announced by the macros CG_TREE_DYNAMICS
+ * (articulated.c) and CG_RELATIVE_DYNAMICS (relative.c), which build._units defines here too.
  * With a coordinate partition q = q_ref + V z + U w (Kim & Yoo (1997) §2, solver.partitioning.partition):
  *
  *   positions      Φ(q_ref + V z + U w, t) = 0 by Newton–Raphson on w            (Kim & Yoo (1997) eq. 7)
@@ -29,6 +31,14 @@ void cg_gamma(const double *q, const double *qd, const double *par, const double
               double *gamma);
 void cg_mass(const double *q, const double *qd, const double *par, const double *f, const double *u, double *M);
 void cg_forces(const double *q, const double *qd, const double *par, const double *f, const double *u, double *Q);
+#ifdef CG_TREE_DYNAMICS          /* articulated.c: open-tree accelerations in O(n) */
+int cg_tree_accelerations(const double *q, const double *qd, const double *par, const double *f, const double *u,
+                          const double *tau, double *qdd);
+#endif
+#ifdef CG_RELATIVE_DYNAMICS      /* relative.c: γ, M and Q in one pass */
+void cg_dynamics(const double *q, const double *qd, const double *par, const double *f, const double *fdd,
+                 const double *u, double *gamma, double *M, double *Q);
+#endif
 
 /* Problem description and buffers, shared with Python (solver/codegen/reduced.py, ReducedLayout). */
 typedef struct {

@@ -171,8 +171,8 @@ void cg_forces(const double *q, const double *qd, const double *par, const doubl
 
 /* cg_gamma (with the drivers' f̈ as fdd), cg_mass and cg_forces at one state with one evaluation of
  * the tree map and of each Cartesian kernel: what reduced.c's accelerations need (same numbers). */
-#define CG_RELATIVE_DYNAMICS
-static void cg_dynamics(const double *q, const double *qd, const double *par, const double *f, const double *fdd,
+#define CG_RELATIVE_DYNAMICS 1
+void cg_dynamics(const double *q, const double *qd, const double *par, const double *f, const double *fdd,
                         const double *u, double *gamma, double *M, double *Q)
 {
     cgt_velocity(q, qd, ws.qc, ws.T, ws.qdc, ws.tdqd);

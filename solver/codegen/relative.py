@@ -50,6 +50,7 @@ def describe_relative(system, cartesian) -> dict:
     for row, col in system.norm_rows:
         rows[row] = [ROW_NORM, int(col), 0]
     relative_of = {c: r for r, (kind, c, _) in enumerate(rows) if kind == ROW_CARTESIAN}
+    cdesc = dict(cdesc, used_rows=sorted(relative_of))     # only these Cartesian rows are derived
     angles = [[relative_of[c], jk, kind, n] for n, (c, jk, kind) in enumerate(cdesc["angles"]) if c in relative_of]
     return {"formulation": "relative", "cartesian": cdesc, "tree": describe_tree(system), "nq": system.nq,
             "m": system.m, "rows": rows, "row_bodies": _row_bodies(rows, cartesian), "angles": angles,

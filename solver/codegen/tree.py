@@ -219,6 +219,8 @@ class _Program:
     def __init__(self):
         self.values = {}                 # symbol → expression (in inputs and earlier symbols)
         self._printer = _Printer({"order": "none"})
+        self._text = {}                  # symbol → its expression's C (kernels share intermediates)
+        self._reads = {}                 # symbol → the symbols its expression reads
 
     def let(self, expr):
         expr = sp.sympify(expr)
@@ -245,12 +247,19 @@ class _Program:
             if sym not in needed:
                 needed.add(sym)
                 if sym in self.values:
-                    stack.extend(self.values[sym].free_symbols)
+                    if sym not in self._reads:
+                        self._reads[sym] = self.values[sym].free_symbols
+                    stack.extend(self._reads[sym])
         lines = [f"void {name}({args})", "{"]
         lines += [f"    memset({out}, 0, sizeof(double) * {size});" for out, size in zeroed.items()]
         lines += [f"    const double {sym.name} = {text};" for sym, text in inputs.items() if sym in needed]
-        lines += [f"    const double {sym.name} = {self._printer.doprint(expr)};"
-                  for sym, expr in self.values.items() if sym in needed]
+        lines += [f"    const double {sym.name} = {self._c(sym)};" for sym in self.values if sym in needed]
         lines += [f"    {out}[{index}] = {self._printer.doprint(e)};" for out, index, e in writes]
         lines.append("}")
         return "\n".join(lines)
+
+    def _c(self, sym):
+        """C of the expression bound to ``sym``, printed once for all kernels."""
+        if sym not in self._text:
+            self._text[sym] = self._printer.doprint(self.values[sym])
+        return self._text[sym]
