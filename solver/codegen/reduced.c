@@ -94,6 +94,19 @@ static void lu_solve(const double *a, const int *piv, int n, double *b, int nrhs
     for (int k = 0; k < n; ++k)
         if (piv[k] != k)
             for (int c = 0; c < nrhs; ++c) { double t = b[k * nrhs + c]; b[k * nrhs + c] = b[piv[k] * nrhs + c]; b[piv[k] * nrhs + c] = t; }
+    if (nrhs == 1) {        /* the same sums as below, in the same order, as contiguous dot products */
+        for (int i = 0; i < n; ++i) {
+            double v = b[i];
+            for (int k = 0; k < i; ++k) v -= a[i * n + k] * b[k];
+            b[i] = v;
+        }
+        for (int i = n - 1; i >= 0; --i) {
+            double v = b[i];
+            for (int k = i + 1; k < n; ++k) v -= a[i * n + k] * b[k];
+            b[i] = v * (1.0 / a[i * n + i]);
+        }
+        return;
+    }
     for (int i = 0; i < n; ++i)
         for (int k = 0; k < i; ++k) {
             const double l = a[i * n + k];
