@@ -276,12 +276,13 @@ def _failure(cmd, proc) -> CodegenUnavailable:
     return CodegenUnavailable(f"'{' '.join(cmd[:4])} …' failed (exit {proc.returncode}): {tail}")
 
 
-def _cartesian_source(desc, prefix="cg_"):
+def _cartesian_source(desc, prefix="cg_", zeroed=emit.ZEROED):
     """(generated C: the Cartesian kernels ``<prefix>position`` … of a description, fixed C: none,
-    subexpressions)."""
+    subexpressions); ``zeroed``: :func:`emit.c_source`'s."""
     kernels, definitions = derive.derive(desc)
     sizes = {"m": desc["m"], "nq": desc["nq"], "na": len(desc["angles"])}
-    source, n_sub = emit.c_source(kernels, definitions, derive.symbol_arrays(desc), sizes, prefix=prefix)
+    source, n_sub = emit.c_source(kernels, definitions, derive.symbol_arrays(desc), sizes, prefix=prefix,
+                                  zeroed=zeroed)
     return source, "", n_sub
 
 
@@ -317,7 +318,7 @@ def _relative_source(desc):
     and the tree map (:mod:`solver.codegen.tree`); the layout of ``relative.c`` and that file.
     ``desc``: :func:`solver.codegen.relative.describe_relative`."""
     cdesc = desc["cartesian"]
-    cartesian, _, n_sub = _cartesian_source(cdesc, prefix="cgc_")
+    cartesian, _, n_sub = _cartesian_source(cdesc, prefix="cgc_", zeroed=())     # into relative.c's zeroed ws
     rows = desc["rows"]
     columns = tree.body_columns(desc["tree"])
     layout = [f"#define NB {cdesc['nb']}", "#define NC (7 * NB)", f"#define NQ {desc['nq']}",

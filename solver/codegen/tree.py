@@ -65,7 +65,8 @@ def body_columns(tree) -> list:
 
 def tree_source(tree) -> str:
     """C source of ``cgt_position``, ``cgt_velocity`` and ``cgt_frames`` for :func:`describe_tree`'s
-    description (relative.c's inputs)."""
+    description (relative.c's inputs).  T's entries off the body paths (:func:`body_columns`) are
+    never written: T's buffer starts zeroed (relative.c's work arrays, the system's numpy buffer)."""
     prog, inputs, body, B, _ = _tree_map(tree)
     nq, nb = tree["nq"], tree["nb"]
     pos = {"qc": {}, "T": {}}
@@ -87,11 +88,9 @@ def tree_source(tree) -> str:
         pdd = G_matrix(pd).T.dot(w) / 2 + Gt.dot(Yd0[3:]) / 2
         _write(vel["qdc"], 7 * b, np.concatenate([vb, pd]))
         _write(vel["tdqd"], 7 * b, np.concatenate([rdd, pdd]))
-    nc = 7 * nb
-    return "\n".join([prog.kernel("cgt_position", "const double *q, double *qc, double *T", pos, inputs,
-                                   {"T": nc * nq}),
+    return "\n".join([prog.kernel("cgt_position", "const double *q, double *qc, double *T", pos, inputs, {}),
                       prog.kernel("cgt_velocity", "const double *q, const double *qd, double *qc, double *T, "
-                                                  "double *qdc, double *tdqd", {**pos, **vel}, inputs, {"T": nc * nq}),
+                                                  "double *qdc, double *tdqd", {**pos, **vel}, inputs, {}),
                       _frames_kernel(prog, inputs, body, nb)])
 
 
