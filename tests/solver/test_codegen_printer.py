@@ -31,7 +31,7 @@ def random_expression(rng, depth):
 def test_printed_c_evaluates_to_the_expression():
     printer, rng = _Printer({"order": "none"}), np.random.default_rng(7)
     checked = 0
-    for _ in range(250):
+    for _ in range(150):
         e = random_expression(rng, int(rng.integers(1, 4)))
         try:
             exact = float(sp.lambdify((X, Y, Z), e, "math")(*VALUES.values()))
@@ -43,7 +43,7 @@ def test_printed_c_evaluates_to_the_expression():
         assert "**" not in text and not re.search(r"(?<![\w.])\d+/\d", text), text      # no integer quotient
         assert eval(text, dict(C_NAMES), dict(VALUES)) == pytest.approx(exact, rel=1e-12, abs=1e-12), text
         checked += 1
-    assert checked > 180
+    assert checked > 100
 
 
 def test_examples_and_fallback():
