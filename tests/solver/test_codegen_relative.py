@@ -13,6 +13,7 @@ import pytest
 import relative_models as rm
 import solver
 from solver.codegen import CodegenRelativeSystem
+from solver.formulations.cartesian import CartesianSystem
 from solver.formulations.relative import RelativeSystem
 from solver.math.rotations import G_matrix, rotation_matrix
 import test_codegen
@@ -151,7 +152,7 @@ def test_tree_structured_products_equal_the_dense_ones(name):
     Φ_c,q, γ_c at q_c (to 1e-12 relative)."""
     from solver.codegen.relative import describe_relative, ROW_CARTESIAN
     generic, generated = systems(name, STRUCTURED)
-    cartesian = generated._cartesian
+    cartesian = CartesianSystem(STRUCTURED[name](), form="conventional")
     rows = describe_relative(generated, cartesian)["rows"]
     cut = [(i, a) for i, (kind, a, _) in enumerate(rows) if kind == ROW_CARTESIAN]
     for q, qd, t in random_states(generic, 3):
