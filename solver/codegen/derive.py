@@ -531,7 +531,7 @@ def _force_outputs(desc, s, out):
         p, pd = s.q[o + 3:o + 7], s.v[o + 3:o + 7]
         _, J = _inertia(s, b)
         L, Ld = L_matrix(p), L_matrix(pd)
-        Qp = 2 * L.T.dot(frames[b][2].T.dot(T[b])) + 8 * Ld.T.dot(J).dot(Ld).dot(np.array(p, dtype=object))
+        Qp = 2 * L.T.dot(frames[b][2].T.dot(T[b])) + 8 * Ld.T.dot(J.dot(Ld.dot(np.array(p, dtype=object))))
         for k in range(3):
             out["forces"].append(("Q", o + k, F[b][k]))
         for k in range(4):
