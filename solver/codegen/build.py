@@ -35,12 +35,21 @@ from .derive import CodegenUnavailable
 # long straight-line kernels compile 5× faster at -O0 than at -O1 (car 0.3 s vs 1.9 s per unit, chain
 # 11 s vs 24 s in all) and their runs are within the noise (car) or 20 % slower (chain), since the
 # loops that matter (reduced.c, relative.c, articulated.c) are in the fixed code, which keeps -O2
-# (articulated.c asks for O3 itself).  Short kernels keep -O1: they compile in a fraction of a second.
+# (articulated.c asks for O3 itself).  Short kernels keep -O1: they compile in a fraction of a second
+# (the 7-DOF arm's ~950-line unit took 0.35 s of CPU at -O1 against 0.1 s at -O0, the longest compile
+# of its cold build, hence LONG_UNIT 500).
 KERNEL_FLAGS = ("-O1", "-fPIC")           # units of generated kernels up to LONG_UNIT lines
 LONG_KERNEL_FLAGS = ("-O0", "-fPIC")      # longer units
-LONG_UNIT = 1000
-FIXED_FLAGS = ("-O2", "-fPIC")            # the fixed C and its layout
-CFLAGS = (*KERNEL_FLAGS, *LONG_KERNEL_FLAGS, str(LONG_UNIT), *FIXED_FLAGS)    # in the cache key
+LONG_UNIT = 500
+FIXED_FLAGS = ("-O2", "-fPIC")            # the formulation's fixed C and its layout
+# reduced.c: -O1 compiles in half the time of -O2 (0.16 s against 0.3 s of CPU, on every cold build's
+# critical path) and runs as fast (a level-2 cg_reduced of loops_50 263 / 263 µs, of the 14-body car 25 / 25 µs)
+REDUCED_FLAGS = ("-O1", "-fPIC")
+# compile time per line by optimisation level, relative to -O0 (measured with gcc 12 on the arm's units:
+# -O0 0.06 ms, -O1 0.25 ms, -O2 0.7 ms per line): units start most expensive first
+COMPILE_COST = {"-O0": 1, "-O1": 4, "-O2": 12}
+_HOOK = re.compile(r"^#define (CG_\w+_DYNAMICS)\b", re.M)    # faster paths the fixed code offers reduced.c
+CFLAGS = (*KERNEL_FLAGS, *LONG_KERNEL_FLAGS, str(LONG_UNIT), *FIXED_FLAGS, *REDUCED_FLAGS)    # in the cache key
 JOBS = max(1, os.cpu_count() or 1)        # compilers run at once
 HEADER = "#include <math.h>\n#include <string.h>\n"
 _FUNCTION = re.compile(r"^void (\w+)\((.*?)\)\n\{\n.*?^\}$", re.S | re.M)
@@ -205,8 +214,8 @@ def _generate(desc, folder, key) -> dict:
     t0 = time.perf_counter()
     generated, fixed, n_sub = {"articulated": _articulated_source, "relative": _relative_source}.get(
         desc.get("formulation"), _cartesian_source)(desc)
-    fixed += "".join("\n" + p.read_text() for p in (REDUCED_C, *LOOP_C))
-    source = generated + "\n" + fixed
+    reduced = "".join(p.read_text() + "\n" for p in (REDUCED_C, *LOOP_C))
+    source = "\n".join([generated, fixed, reduced])
     t1 = time.perf_counter()
     _check_cancel()
     try:
@@ -216,7 +225,7 @@ def _generate(desc, folder, key) -> dict:
     with tempfile.TemporaryDirectory(dir=folder) as tmp:
         c_path, so_tmp = Path(tmp) / f"{key}.c", Path(tmp) / f"{key}.so"
         c_path.write_text(source)
-        _compile_units(_units(generated, fixed), Path(tmp), so_tmp)
+        _compile_units(_units(generated, fixed, reduced), Path(tmp), so_tmp)
         t2 = time.perf_counter()
         info = {"key": key, "derive_s": t1 - t0, "compile_s": t2 - t1, "subexpressions": n_sub,
                 "c_lines": source.count("\n"), "path": str(folder / f"{key}.so"), "so_sha256": _digest(so_tmp)}
@@ -228,24 +237,30 @@ def _generate(desc, folder, key) -> dict:
     return info
 
 
-def _units(generated, fixed) -> list:
+def _units(generated, fixed, reduced) -> list:
     """[(C text, flags)]: the generated kernels (straight-line functions) in at most JOBS units of
-    about equal length, compiled with KERNEL_FLAGS (LONG_KERNEL_FLAGS beyond LONG_UNIT lines), and
-    the fixed code with their prototypes (FIXED_FLAGS).  Units compile in parallel."""
+    about equal length, compiled with KERNEL_FLAGS (LONG_KERNEL_FLAGS beyond LONG_UNIT lines); the
+    formulation's fixed code (relative.c, articulated.c with their layout; FIXED_FLAGS) and reduced.c
+    (REDUCED_FLAGS), each in its own unit with the kernels' prototypes.  reduced.c gets the
+    CG_*_DYNAMICS macros the fixed code defines (its faster paths).  Units compile in parallel."""
     functions = [m.group(0) for m in _FUNCTION.finditer(generated)]
     prototypes = "".join(f"void {m.group(1)}({m.group(2)});\n" for m in _FUNCTION.finditer(generated))
     buckets = [[] for _ in range(min(JOBS, max(1, len(functions))))]
     for text in sorted(functions, key=len, reverse=True):          # longest first onto the lightest unit
         min(buckets, key=lambda b: sum(map(len, b))).append(text)
     units = [HEADER + "\n".join(b) for b in buckets if b]
+    hooks = "".join(f"#define {name} 1\n" for name in _HOOK.findall(fixed))
     return ([(u, LONG_KERNEL_FLAGS if u.count("\n") > LONG_UNIT else KERNEL_FLAGS) for u in units]
-            + [(HEADER + prototypes + fixed, FIXED_FLAGS)])
+            + [(HEADER + prototypes + text, flags) for text, flags in ((fixed, FIXED_FLAGS), (hooks + reduced, REDUCED_FLAGS))
+               if text.strip()])
 
 
 def _compile_units(units, folder, so_path):
-    """Compile the units to objects, JOBS compilers at a time, then link them into ``so_path``."""
+    """Compile the units to objects, JOBS compilers at a time, the most expensive first (lines ×
+    COMPILE_COST of their optimisation level), then link them into ``so_path``."""
     objects, commands = [], []
-    for k, (text, flags) in enumerate(sorted(units, key=lambda u: -len(u[0]))):    # longest first
+    cost = lambda u: -u[0].count("\n") * COMPILE_COST.get(u[1][0], 1)      # noqa: E731
+    for k, (text, flags) in enumerate(sorted(units, key=cost)):
         c_path, o_path = folder / f"unit{k}.c", folder / f"unit{k}.o"
         c_path.write_text(text)
         commands.append([compiler(), *flags, "-c", "-o", str(o_path), str(c_path)])
@@ -269,7 +284,10 @@ def _run_compilers(commands):
                 except FileNotFoundError:
                     raise CodegenUnavailable(f"no C compiler: '{compiler()}' was not found (set CC to a C "
                                              "compiler)") from None
-            time.sleep(CANCEL_POLL)
+            try:                     # until the oldest compiler ends, CANCEL_POLL at most
+                running[0][1].wait(timeout=CANCEL_POLL)
+            except subprocess.TimeoutExpired:
+                pass
             _check_cancel()
             if time.monotonic() > deadline:
                 raise CodegenUnavailable(f"'{compiler()}' took more than {COMPILE_TIMEOUT:.0f} s")
@@ -289,17 +307,25 @@ def _failure(cmd, proc) -> CodegenUnavailable:
     return CodegenUnavailable(f"'{' '.join(cmd[:4])} …' failed (exit {proc.returncode}): {tail}")
 
 
-def _cartesian_source(desc, prefix="cg_"):
+def _cartesian_source(desc, prefix="cg_", zeroed=emit.ZEROED):
     """(generated C: the Cartesian kernels ``<prefix>position`` … of a description, fixed C: none,
-    subexpressions)."""
+    subexpressions); ``zeroed``: :func:`emit.c_source`'s."""
     kernels, definitions = derive.derive(desc)
     sizes = {"m": desc["m"], "nq": desc["nq"], "na": len(desc["angles"])}
-    source, n_sub = emit.c_source(kernels, definitions, derive.symbol_arrays(desc), sizes, prefix=prefix)
+    source, n_sub = emit.c_source(kernels, definitions, derive.symbol_arrays(desc), sizes, prefix=prefix,
+                                  zeroed=zeroed)
     return source, "", n_sub
 
 
 def _table(name, values):
     return f"static const int {name}[] = {{{', '.join(str(v) for v in values) or '0'}}};"
+
+
+def _csr(name, lists):
+    """Tables ``<name>_start`` (len(lists) + 1 offsets) and ``<name>`` (the lists' items, concatenated)
+    of a list of integer lists: item i's entries are ``name[name_start[i] .. name_start[i+1])``."""
+    starts = np.cumsum([0] + [len(x) for x in lists]).tolist()
+    return _table(f"{name}_start", starts), _table(name, [v for x in lists for v in x])
 
 
 def _articulated_source(desc):
@@ -323,11 +349,13 @@ def _relative_source(desc):
     and the tree map (:mod:`solver.codegen.tree`); the layout of ``relative.c`` and that file.
     ``desc``: :func:`solver.codegen.relative.describe_relative`."""
     cdesc = desc["cartesian"]
-    cartesian, _, n_sub = _cartesian_source(cdesc, prefix="cgc_")
+    cartesian, _, n_sub = _cartesian_source(cdesc, prefix="cgc_", zeroed=())     # into relative.c's zeroed ws
     rows = desc["rows"]
+    columns = tree.body_columns(desc["tree"])
     layout = [f"#define NB {cdesc['nb']}", "#define NC (7 * NB)", f"#define NQ {desc['nq']}",
               f"#define MC1 {max(1, cdesc['m'])}", f"#define MR {len(rows)}",
               f"#define NAC1 {max(1, len(cdesc['angles']))}", f"#define NAR {len(desc['angles'])}",
               _table("row_kind", [r[0] for r in rows]), _table("row_a", [r[1] for r in rows]),
-              _table("row_b", [r[2] for r in rows]), _table("ang_src", [a[3] for a in desc["angles"]])]
+              _table("row_b", [r[2] for r in rows]), _table("ang_src", [a[3] for a in desc["angles"]]),
+              *_csr("body_col", columns), *_csr("row_body", desc["row_bodies"])]
     return "\n".join([cartesian, tree.tree_source(desc["tree"])]), "\n".join([*layout, RELATIVE_C.read_text()]), n_sub

@@ -413,15 +413,25 @@ def _constraint_outputs(desc, s, out):
     nq = desc["nq"]
     q_index = {sym: k for k, sym in enumerate(s.q)}
     rows = {}                            # row → (scalar, raw angle, driver index or None)
+    used = desc.get("used_rows")         # the rows the caller reads (relative.c: cut joints); None: all
+    wanted = (lambda row: True) if used is None else set(used).__contains__
     vectors = {}
+
+    def joint_vectors(jk):
+        if jk not in vectors:
+            vectors[jk] = _joint_vectors(desc["joints"][jk], s)
+        return vectors[jk]
     for jk, jd in enumerate(desc["joints"]):
-        vectors[jk] = _joint_vectors(jd, s)
         for row, spec in zip(jd["rows"], jd["specs"]):
-            rows[row] = (*_scalar(spec, vectors[jk], jd, s), None)
+            if wanted(row):
+                rows[row] = (*_scalar(spec, joint_vectors(jk), jd, s), None)
     for dk, dd in enumerate(desc["drivers"]):
-        jd = desc["joints"][dd["joint"]]
-        rows[dd["row"]] = (*_scalar(dd["coordinate"], vectors[dd["joint"]], jd, s), dk)
+        if wanted(dd["row"]):
+            jd = desc["joints"][dd["joint"]]
+            rows[dd["row"]] = (*_scalar(dd["coordinate"], joint_vectors(dd["joint"]), jd, s), dk)
     for b, row in enumerate(desc["norm_rows"]):
+        if not wanted(row):
+            continue
         p = s.q[7 * b + 3:7 * b + 7]
         pd = s.v[7 * b + 3:7 * b + 7]
         rows[row] = (_Scalar(sum(x * x for x in p) - 1, {x: 2 * x for x in p}, 0, 2 * sum(x * x for x in pd)),
@@ -533,7 +543,7 @@ def _force_outputs(desc, s, out):
         p, pd = s.q[o + 3:o + 7], s.v[o + 3:o + 7]
         _, J = _inertia(s, b)
         L, Ld = L_matrix(p), L_matrix(pd)
-        Qp = 2 * L.T.dot(frames[b][2].T.dot(T[b])) + 8 * Ld.T.dot(J).dot(Ld).dot(np.array(p, dtype=object))
+        Qp = 2 * L.T.dot(frames[b][2].T.dot(T[b])) + 8 * Ld.T.dot(J.dot(Ld.dot(np.array(p, dtype=object))))
         for k in range(3):
             out["forces"].append(("Q", o + k, F[b][k]))
         for k in range(4):

@@ -2,7 +2,9 @@
  * applied to the whole right-hand side, not only to the equation kernels.
  *
  * Compiled into every model's library next to the generated kernels cg_position, cg_gamma, cg_mass,
- * cg_forces (compiled as its own translation unit with their prototypes; see build._units).
+ * cg_forces (compiled as its own translation unit with their prototypes; see build._units).  The
+ * formulation's fixed code may provide faster paths, announced by the macros CG_TREE_DYNAMICS
+ * (articulated.c) and CG_RELATIVE_DYNAMICS (relative.c), which build._units defines here too.
  * With a coordinate partition q = q_ref + V z + U w (Kim & Yoo (1997) §2, solver.partitioning.partition):
  *
  *   positions      Φ(q_ref + V z + U w, t) = 0 by Newton–Raphson on w            (Kim & Yoo (1997) eq. 7)
@@ -29,6 +31,14 @@ void cg_gamma(const double *q, const double *qd, const double *par, const double
               double *gamma);
 void cg_mass(const double *q, const double *qd, const double *par, const double *f, const double *u, double *M);
 void cg_forces(const double *q, const double *qd, const double *par, const double *f, const double *u, double *Q);
+#ifdef CG_TREE_DYNAMICS          /* articulated.c: open-tree accelerations in O(n) */
+int cg_tree_accelerations(const double *q, const double *qd, const double *par, const double *f, const double *u,
+                          const double *tau, double *qdd);
+#endif
+#ifdef CG_RELATIVE_DYNAMICS      /* relative.c: γ, M and Q in one pass */
+void cg_dynamics(const double *q, const double *qd, const double *par, const double *f, const double *fdd,
+                 const double *u, double *gamma, double *M, double *Q);
+#endif
 
 /* Problem description and buffers, shared with Python (solver/codegen/reduced.py, ReducedLayout). */
 typedef struct {
@@ -84,6 +94,19 @@ static void lu_solve(const double *a, const int *piv, int n, double *b, int nrhs
     for (int k = 0; k < n; ++k)
         if (piv[k] != k)
             for (int c = 0; c < nrhs; ++c) { double t = b[k * nrhs + c]; b[k * nrhs + c] = b[piv[k] * nrhs + c]; b[piv[k] * nrhs + c] = t; }
+    if (nrhs == 1) {        /* the same sums as below, in the same order, as contiguous dot products */
+        for (int i = 0; i < n; ++i) {
+            double v = b[i];
+            for (int k = 0; k < i; ++k) v -= a[i * n + k] * b[k];
+            b[i] = v;
+        }
+        for (int i = n - 1; i >= 0; --i) {
+            double v = b[i];
+            for (int k = i + 1; k < n; ++k) v -= a[i * n + k] * b[k];
+            b[i] = v * (1.0 / a[i * n + i]);
+        }
+        return;
+    }
     for (int i = 0; i < n; ++i)
         for (int k = 0; k < i; ++k) {
             const double l = a[i * n + k];
@@ -202,19 +225,29 @@ static double evaluate_position(cg_reduced_t *s)
 }
 
 /* Make s->lam (zero on the redundant rows) the minimum-norm multipliers; A = Φ_q[rows] U factorized.
+ * A redundant row whose Φ_q row is zero (the out-of-plane equations of a planar loop) has X = 0: it
+ * only adds an identity block to SᵀS and a zero to Sᵀλ, so only the other rows enter the solve.
  * Returns 0 if SᵀS is not positive definite (cannot happen for finite input). */
 static int minimum_norm(cg_reduced_t *s, const double *A, const int *piv)
 {
-    const int r = s->r, d = s->nred, nq = s->nq;
+    const int r = s->r, nq = s->nq;
+    int *live = malloc(sizeof(int) * ((size_t)s->nred + 1));
+    int d = 0;
+    for (int k = 0; k < s->nred; ++k) {       /* the redundant rows with a non-zero Φ_q row */
+        const double *jk = s->jac + (size_t)s->red_rows[k] * nq;
+        int c = 0;
+        while (c < nq && jk[c] == 0.0) ++c;
+        if (c < nq) live[d++] = s->red_rows[k];
+    }
     double *X = malloc(sizeof(double) * ((size_t)d * r + (size_t)d * d + d + 1));
     double *StS = X + (size_t)d * r, *y = StS + (size_t)d * d;
     for (int k = 0; k < d; ++k) {             /* X[k] = A⁻ᵀ (J_red[k] U)ᵀ */
-        const double *jk = s->jac + (size_t)s->red_rows[k] * nq;
+        const double *jk = s->jac + (size_t)live[k] * nq;
         double *x = X + (size_t)k * r;
-        for (int i = 0; i < r; ++i) {
-            double v = 0.0;
-            for (int c = 0; c < nq; ++c) v += jk[c] * s->U[c * r + i];
-            x[i] = v;
+        for (int i = 0; i < r; ++i) x[i] = 0.0;
+        for (int c = 0; c < nq; ++c) {
+            const double a = jk[c];
+            if (a != 0.0) for (int i = 0; i < r; ++i) x[i] += a * s->U[c * r + i];
         }
         lu_solve_transposed(A, piv, r, x);
     }
@@ -235,9 +268,10 @@ static int minimum_norm(cg_reduced_t *s, const double *A, const int *piv)
             for (int k = 0; k < d; ++k) v += X[k * r + i] * y[k];
             s->lam[s->rows[i]] += v;
         }
-        for (int k = 0; k < d; ++k) s->lam[s->red_rows[k]] -= y[k];
+        for (int k = 0; k < d; ++k) s->lam[live[k]] -= y[k];
     }
     free(X);
+    free(live);
     return ok;
 }
 
@@ -337,9 +371,13 @@ int cg_reduced(cg_reduced_t *s, const double *y, int level)
     if (level < 2) goto done;
 
     /* ---- accelerations ---- */
+#ifdef CG_RELATIVE_DYNAMICS                  /* relative.c: the three in one pass over the tree map */
+    cg_dynamics(s->q, s->qd, s->par, s->f, s->fdd, s->u, s->gamma, s->M, s->Q);
+#else
     cg_gamma(s->q, s->qd, s->par, s->fdd, s->u, s->gamma);
     cg_mass(s->q, s->qd, s->par, s->f, s->u, s->M);
     cg_forces(s->q, s->qd, s->par, s->f, s->u, s->Q);
+#endif
     for (int k = 0; k < nq; ++k) s->Q[k] += s->Qx[k];
     /* B = A⁻¹ [Φ_q V | γ] : columns 0..f-1 and f */
     double *JV = malloc(sizeof(double) * ((size_t)r * f + 1));

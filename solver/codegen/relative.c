@@ -13,6 +13,12 @@
  *   ROW_NORM       Euler parameters of a tree joint at column a:  Φ = pᵀp − 1, γ = −2 ṗᵀṗ
  * and the equations of motion are
  *   M = Tᵀ M_c T,   Q = Tᵀ (Q_c − M_c Ṫq̇)          (M_c block diagonal: 7 × 7 per body)
+ * T is sparse along the tree: body b's 7 rows are non-zero only in the columns of the joints on its
+ * path from the root (table body_col), and a Cartesian row only in the 7 columns of each of its
+ * bodies (table row_body, from the Cartesian Φ_q pattern).  So M = Σ_b T_bᵀ M_c,b T_b adds a
+ * p_b × p_b block per body (p_b the path length), a cut-joint row Φ_c,q[a] T costs 7 p_b per body of
+ * the row, and nothing is O(NC · NQ): the cost grows with Σ_b p_b², not with the model's size squared.
+ * Sums run over the same terms in the same order as the dense products, skipping only exact zeros.
  * The kernels have the signatures of the Cartesian ones, so reduced.c (appended next) and
  * solver.codegen.build.Kernels use them unchanged.  Work arrays are thread-local: one library may
  * serve runs in several threads.
@@ -24,17 +30,28 @@ static _Thread_local struct {
     double phi[MC1], jac[MC1 * NC], ang[NAC1], gamma[MC1], M[NC * NC], Q[NC];
 } ws;
 
-/* out (NQ) = Σ_k row[k] T[k, :] over a Cartesian row of length NC (most entries are 0). */
-static void row_times_T(const double *row, double *out)
+/* out (NQ) = Φ_c,q[a] T for the Cartesian row a (row: its NC entries), over the blocks of its bodies. */
+static void row_times_T(int i, const double *row, double *out)
 {
     for (int j = 0; j < NQ; ++j) out[j] = 0.0;
-    for (int k = 0; k < NC; ++k) {
-        const double a = row[k];
-        if (a != 0.0) {
+    for (int n = row_body_start[i]; n < row_body_start[i + 1]; ++n) {
+        const int b = row_body[n];
+        for (int k = 7 * b; k < 7 * b + 7; ++k) {
+            const double a = row[k];
+            if (a == 0.0) continue;
             const double *t = ws.T + k * NQ;
-            for (int j = 0; j < NQ; ++j) out[j] += a * t[j];
+            for (int c = body_col_start[b]; c < body_col_start[b + 1]; ++c) out[body_col[c]] += a * t[body_col[c]];
         }
     }
+}
+
+/* Φ_c,q[a] v for the Cartesian row a (row: its NC entries) and a Cartesian vector v. */
+static double row_dot(int i, const double *row, const double *v)
+{
+    double s = 0.0;
+    for (int n = row_body_start[i]; n < row_body_start[i + 1]; ++n)
+        for (int k = 7 * row_body[n]; k < 7 * row_body[n] + 7; ++k) s += row[k] * v[k];
+    return s;
 }
 
 void cg_position(const double *q, const double *qd, const double *par, const double *f, const double *u,
@@ -47,7 +64,7 @@ void cg_position(const double *q, const double *qd, const double *par, const dou
         const int a = row_a[i];
         if (row_kind[i] == ROW_CARTESIAN) {
             phi[i] = ws.phi[a];
-            row_times_T(ws.jac + a * NC, J);
+            row_times_T(i, ws.jac + a * NC, J);
             continue;
         }
         for (int j = 0; j < NQ; ++j) J[j] = 0.0;
@@ -62,19 +79,36 @@ void cg_position(const double *q, const double *qd, const double *par, const dou
     for (int n = 0; n < NAR; ++n) ang[n] = ws.ang[ang_src[n]];
 }
 
-void cg_gamma(const double *q, const double *qd, const double *par, const double *f, const double *u,
-              double *gamma)
+/* M += Tᵀ M_c T over the 7 × 7 block of every body and the columns of its path. */
+static void add_reduced_mass(double *M)
 {
-    cgt_velocity(q, qd, ws.qc, ws.T, ws.qdc, ws.tdqd);
-    cgc_gamma(ws.qc, ws.qdc, par, f, u, ws.gamma);
-    cgc_position(ws.qc, ws.qdc, par, f, u, ws.phi, ws.jac, ws.ang);     /* Φ_c,q for −Φ_c,q Ṫq̇ */
+    for (int b = 0; b < NB; ++b) {
+        const int o = 7 * b, *col = body_col + body_col_start[b], p = body_col_start[b + 1] - body_col_start[b];
+        double MT[7 * NQ];                 /* M_c[block] T[block rows, path columns] (7 × p) */
+        for (int i = 0; i < 7; ++i)
+            for (int j = 0; j < p; ++j) {
+                double s = 0.0;
+                for (int k = 0; k < 7; ++k) s += ws.M[(o + i) * NC + o + k] * ws.T[(o + k) * NQ + col[j]];
+                MT[i * p + j] = s;
+            }
+        for (int i = 0; i < 7; ++i) {
+            const double *t = ws.T + (o + i) * NQ;
+            for (int r = 0; r < p; ++r) {
+                const double a = t[col[r]];
+                if (a != 0.0)
+                    for (int c = 0; c < p; ++c) M[col[r] * NQ + col[c]] += a * MT[i * p + c];
+            }
+        }
+    }
+}
+
+/* γ of the relative rows from ws (cgc_gamma and cgc_position at q_c, Ṫq̇ of cgt_velocity); f: f̈. */
+static void relative_gamma(const double *q, const double *qd, const double *f, double *gamma)
+{
     for (int i = 0; i < MR; ++i) {
         const int a = row_a[i];
         if (row_kind[i] == ROW_CARTESIAN) {
-            double s = ws.gamma[a];
-            const double *row = ws.jac + a * NC;
-            for (int k = 0; k < NC; ++k) s -= row[k] * ws.tdqd[k];
-            gamma[i] = s;
+            gamma[i] = ws.gamma[a] - row_dot(i, ws.jac + a * NC, ws.tdqd);
         } else if (row_kind[i] == ROW_COORDINATE) {
             gamma[i] = f[row_b[i]];
         } else {
@@ -83,42 +117,16 @@ void cg_gamma(const double *q, const double *qd, const double *par, const double
     }
 }
 
-/* M += Tᵀ M_c T over the 7 × 7 block of every body. */
-static void add_reduced_mass(double *M)
+/* M = Tᵀ M_c T from ws (cgc_mass, T). */
+static void relative_mass(double *M)
 {
-    for (int b = 0; b < NB; ++b) {
-        const int o = 7 * b;
-        double MT[7 * NQ];                 /* M_c[block] T[block rows] */
-        for (int i = 0; i < 7; ++i)
-            for (int j = 0; j < NQ; ++j) {
-                double s = 0.0;
-                for (int k = 0; k < 7; ++k) s += ws.M[(o + i) * NC + o + k] * ws.T[(o + k) * NQ + j];
-                MT[i * NQ + j] = s;
-            }
-        for (int i = 0; i < 7; ++i) {
-            const double *t = ws.T + (o + i) * NQ;
-            for (int r = 0; r < NQ; ++r) {
-                const double a = t[r];
-                if (a != 0.0)
-                    for (int c = 0; c < NQ; ++c) M[r * NQ + c] += a * MT[i * NQ + c];
-            }
-        }
-    }
-}
-
-void cg_mass(const double *q, const double *qd, const double *par, const double *f, const double *u, double *M)
-{
-    cgt_position(q, ws.qc, ws.T);
-    cgc_mass(ws.qc, ws.qc, par, f, u, ws.M);
     memset(M, 0, sizeof(double) * NQ * NQ);
     add_reduced_mass(M);
 }
 
-void cg_forces(const double *q, const double *qd, const double *par, const double *f, const double *u, double *Q)
+/* Q = Tᵀ (Q_c − M_c Ṫq̇) from ws (cgc_forces, cgc_mass, T and Ṫq̇ of cgt_velocity). */
+static void relative_forces(double *Q)
 {
-    cgt_velocity(q, qd, ws.qc, ws.T, ws.qdc, ws.tdqd);
-    cgc_forces(ws.qc, ws.qdc, par, f, u, ws.Q);
-    cgc_mass(ws.qc, ws.qdc, par, f, u, ws.M);
     for (int b = 0; b < NB; ++b) {
         const int o = 7 * b;
         for (int i = 0; i < 7; ++i) {
@@ -128,11 +136,51 @@ void cg_forces(const double *q, const double *qd, const double *par, const doubl
         }
     }
     for (int j = 0; j < NQ; ++j) Q[j] = 0.0;
-    for (int k = 0; k < NC; ++k) {
-        const double a = ws.Q[k];
-        if (a != 0.0) {
+    for (int b = 0; b < NB; ++b)
+        for (int k = 7 * b; k < 7 * b + 7; ++k) {
+            const double a = ws.Q[k];
+            if (a == 0.0) continue;
             const double *t = ws.T + k * NQ;
-            for (int j = 0; j < NQ; ++j) Q[j] += a * t[j];
+            for (int c = body_col_start[b]; c < body_col_start[b + 1]; ++c) Q[body_col[c]] += a * t[body_col[c]];
         }
-    }
+}
+
+void cg_gamma(const double *q, const double *qd, const double *par, const double *f, const double *u,
+              double *gamma)
+{
+    cgt_velocity(q, qd, ws.qc, ws.T, ws.qdc, ws.tdqd);
+    cgc_gamma(ws.qc, ws.qdc, par, f, u, ws.gamma);
+    cgc_position(ws.qc, ws.qdc, par, f, u, ws.phi, ws.jac, ws.ang);     /* Φ_c,q for −Φ_c,q Ṫq̇ */
+    relative_gamma(q, qd, f, gamma);
+}
+
+void cg_mass(const double *q, const double *qd, const double *par, const double *f, const double *u, double *M)
+{
+    cgt_position(q, ws.qc, ws.T);
+    cgc_mass(ws.qc, ws.qc, par, f, u, ws.M);
+    relative_mass(M);
+}
+
+void cg_forces(const double *q, const double *qd, const double *par, const double *f, const double *u, double *Q)
+{
+    cgt_velocity(q, qd, ws.qc, ws.T, ws.qdc, ws.tdqd);
+    cgc_forces(ws.qc, ws.qdc, par, f, u, ws.Q);
+    cgc_mass(ws.qc, ws.qdc, par, f, u, ws.M);
+    relative_forces(Q);
+}
+
+/* cg_gamma (with the drivers' f̈ as fdd), cg_mass and cg_forces at one state with one evaluation of
+ * the tree map and of each Cartesian kernel: what reduced.c's accelerations need (same numbers). */
+#define CG_RELATIVE_DYNAMICS 1
+void cg_dynamics(const double *q, const double *qd, const double *par, const double *f, const double *fdd,
+                        const double *u, double *gamma, double *M, double *Q)
+{
+    cgt_velocity(q, qd, ws.qc, ws.T, ws.qdc, ws.tdqd);
+    cgc_gamma(ws.qc, ws.qdc, par, fdd, u, ws.gamma);
+    cgc_position(ws.qc, ws.qdc, par, f, u, ws.phi, ws.jac, ws.ang);
+    cgc_mass(ws.qc, ws.qdc, par, f, u, ws.M);
+    cgc_forces(ws.qc, ws.qdc, par, f, u, ws.Q);
+    relative_gamma(q, qd, fdd, gamma);
+    relative_mass(M);
+    relative_forces(Q);
 }

@@ -47,10 +47,24 @@ def describe_relative(system, cartesian) -> dict:
     for row, col in system.norm_rows:
         rows[row] = [ROW_NORM, int(col), 0]
     relative_of = {c: r for r, (kind, c, _) in enumerate(rows) if kind == ROW_CARTESIAN}
+    cdesc = dict(cdesc, used_rows=sorted(relative_of))     # only these Cartesian rows are derived
     angles = [[relative_of[c], jk, spec, n] for n, (c, jk, spec) in enumerate(cdesc["angles"]) if c in relative_of]
     return {"formulation": "relative", "cartesian": cdesc, "tree": describe_tree(system), "nq": system.nq,
-            "m": system.m, "rows": rows, "angles": angles, "drivers": cdesc["drivers"],
-            "n_parameters": cdesc["n_parameters"], "n_inputs": cdesc["n_inputs"]}
+            "m": system.m, "rows": rows, "row_bodies": _row_bodies(rows, cartesian), "angles": angles,
+            "drivers": cdesc["drivers"], "n_parameters": cdesc["n_parameters"], "n_inputs": cdesc["n_inputs"]}
+
+
+def _row_bodies(rows, cartesian) -> list:
+    """Per relative row, the bodies whose 7 Cartesian columns its Cartesian row a can touch (from the
+    Φ_q pattern of the Cartesian system, ascending; [] for the other row kinds): relative.c reads
+    only those blocks of Φ_c,q (every body when the system has no pattern)."""
+    pattern = cartesian.jacobian_pattern()
+    if pattern is None:
+        return [list(range(cartesian.nb)) if kind == ROW_CARTESIAN else [] for kind, _, _ in rows]
+    bodies = {}
+    for r, c in zip(*(p.tolist() for p in pattern)):
+        bodies.setdefault(r, set()).add(c // 7)
+    return [sorted(bodies.get(a, ())) if kind == ROW_CARTESIAN else [] for kind, a, _ in rows]
 
 
 class CodegenRelativeSystem(KernelEquations, RelativeSystem):

@@ -55,9 +55,18 @@ def describe_tree(system) -> dict:
             "parent_edge": [int(system.topology.parent_edge[b]) for b in range(system.nb)]}
 
 
+def body_columns(tree) -> list:
+    """Per body, the tree coordinates its T rows can depend on (the columns of the edges on its path
+    from the root, ascending): T[7b:7b+7, c] is zero for every other column c."""
+    parent_edge = {ed["child"]: e for e, ed in enumerate(tree["edges"])}
+    return [sorted(tree["edges"][a]["col"] + j for a in tree["paths"][parent_edge[b]]
+                   for j in range(tree["edges"][a]["n"])) for b in range(tree["nb"])]
+
+
 def tree_source(tree) -> str:
     """C source of ``cgt_position``, ``cgt_velocity`` and ``cgt_frames`` for :func:`describe_tree`'s
-    description (relative.c's inputs)."""
+    description (relative.c's inputs).  T's entries off the body paths (:func:`body_columns`) are
+    never written: T's buffer starts zeroed (relative.c's work arrays, the system's numpy buffer)."""
     prog, inputs, body, B, _ = _tree_map(tree)
     nq, nb = tree["nq"], tree["nb"]
     pos = {"qc": {}, "T": {}}
@@ -79,11 +88,9 @@ def tree_source(tree) -> str:
         pdd = G_matrix(pd).T.dot(w) / 2 + Gt.dot(Yd0[3:]) / 2
         _write(vel["qdc"], 7 * b, np.concatenate([vb, pd]))
         _write(vel["tdqd"], 7 * b, np.concatenate([rdd, pdd]))
-    nc = 7 * nb
-    return "\n".join([prog.kernel("cgt_position", "const double *q, double *qc, double *T", pos, inputs,
-                                   {"T": nc * nq}),
+    return "\n".join([prog.kernel("cgt_position", "const double *q, double *qc, double *T", pos, inputs, {}),
                       prog.kernel("cgt_velocity", "const double *q, const double *qd, double *qc, double *T, "
-                                                  "double *qdc, double *tdqd", {**pos, **vel}, inputs, {"T": nc * nq}),
+                                                  "double *qdc, double *tdqd", {**pos, **vel}, inputs, {}),
                       _frames_kernel(prog, inputs, body, nb)])
 
 
@@ -211,6 +218,8 @@ class _Program:
     def __init__(self):
         self.values = {}                 # symbol → expression (in inputs and earlier symbols)
         self._printer = _Printer({"order": "none"})
+        self._text = {}                  # symbol → its expression's C (kernels share intermediates)
+        self._reads = {}                 # symbol → the symbols its expression reads
 
     def let(self, expr):
         expr = sp.sympify(expr)
@@ -237,12 +246,19 @@ class _Program:
             if sym not in needed:
                 needed.add(sym)
                 if sym in self.values:
-                    stack.extend(self.values[sym].free_symbols)
+                    if sym not in self._reads:
+                        self._reads[sym] = self.values[sym].free_symbols
+                    stack.extend(self._reads[sym])
         lines = [f"void {name}({args})", "{"]
         lines += [f"    memset({out}, 0, sizeof(double) * {size});" for out, size in zeroed.items()]
         lines += [f"    const double {sym.name} = {text};" for sym, text in inputs.items() if sym in needed]
-        lines += [f"    const double {sym.name} = {self._printer.doprint(expr)};"
-                  for sym, expr in self.values.items() if sym in needed]
+        lines += [f"    const double {sym.name} = {self._c(sym)};" for sym in self.values if sym in needed]
         lines += [f"    {out}[{index}] = {self._printer.doprint(e)};" for out, index, e in writes]
         lines.append("}")
         return "\n".join(lines)
+
+    def _c(self, sym):
+        """C of the expression bound to ``sym``, printed once for all kernels."""
+        if sym not in self._text:
+            self._text[sym] = self._printer.doprint(self.values[sym])
+        return self._text[sym]

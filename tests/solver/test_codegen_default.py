@@ -128,17 +128,22 @@ def test_a_failing_compiler_falls_back_with_its_message(monkeypatch, auto_builds
 
 def test_generated_kernels_compile_as_parallel_units():
     """Long straight-line kernels are split over the compilers (build.JOBS) with lighter optimisation;
-    the fixed code gets their prototypes."""
+    the formulation's fixed code and reduced.c are units of their own with the kernels' prototypes,
+    reduced.c with the CG_*_DYNAMICS macros the fixed code defines (and only those)."""
     from solver.codegen import build
     generated = "\n".join(f"void cg_k{k}(const double *q, double *out)\n{{\n" + "    out[0] = q[0];\n" * n + "}"
                           for k, n in enumerate((1500, 10, 700)))
-    units = build._units(generated, "/* fixed */")
-    kernels, fixed = units[:-1], units[-1]
+    units = build._units(generated, "#define CG_RELATIVE_DYNAMICS 1\n#define NB 3\n/* fixed */", "/* reduced */")
+    kernels, (fixed, reduced) = units[:-2], units[-2:]
     assert len(kernels) == min(build.JOBS, 3)
-    assert fixed[1] == build.FIXED_FLAGS and fixed[0].count("void cg_k") == 3 and fixed[0].endswith("/* fixed */")
+    assert (fixed[1], reduced[1]) == (build.FIXED_FLAGS, build.REDUCED_FLAGS)
+    assert fixed[0].count("void cg_k") == 3 and reduced[0].count("void cg_k") == 3
+    assert fixed[0].endswith("/* fixed */") and reduced[0].endswith("#define CG_RELATIVE_DYNAMICS 1\n/* reduced */")
+    assert "NB" not in reduced[0]
     assert all(text.count("{") == text.count("}") for text, _ in kernels)
     longest = max(kernels, key=lambda u: len(u[0]))
     assert longest[1] == build.LONG_KERNEL_FLAGS
+    assert len(build._units(generated, "", "/* reduced */")) == len(kernels) + 1     # Cartesian: no fixed code
 
 
 def test_a_generator_bug_never_stops_an_auto_run(monkeypatch):

@@ -13,6 +13,7 @@ import pytest
 import relative_models as rm
 import solver
 from solver.codegen import CodegenRelativeSystem
+from solver.formulations.cartesian import CartesianSystem
 from solver.formulations.relative import RelativeSystem
 from solver.math.rotations import G_matrix, rotation_matrix
 import test_codegen
@@ -126,3 +127,72 @@ def test_free_falling_rrc_arm_conserves_energy_and_matches_the_generic_run():
     res = solver.simulate(model, formulation="relative", t_end=5.0, output_step=0.1, rtol=1e-6, atol=1e-8,
                           codegen=True)
     assert res.summary()["energy_drift"] < 1e-4
+
+
+# ---- the tree-structured algebra of relative.c and reduced.c against the dense one ----------------
+def planar_loops(n):
+    """tools/scale_models.planar_loops(n): n four-bars in a row, each closed by a cut revolute joint
+    whose three out-of-plane equations are redundant with zero rows of Φ_q (planar motion)."""
+    import sys
+    sys.path.insert(0, str(SAMPLES.parent))
+    from tools.scale_models import planar_loops as loops
+    return loops(n, omega=0.7)
+
+
+STRUCTURED = {"all features": all_features_model, "planar loops": lambda: planar_loops(4),
+              "car (tires)": MODELS["car (tires)"]}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(STRUCTURED))
+def test_tree_structured_products_equal_the_dense_ones(name):
+    """relative.c forms M = Tᵀ M_c T, Q = Tᵀ (Q_c − M_c Ṫq̇), the cut-joint rows Φ_c,q T and
+    γ_c − Φ_c,q Ṫq̇ over the columns of each body's path and the blocks of each row's bodies only:
+    they equal the dense products of the generated T and Ṫq̇ with the generic Cartesian M_c, Q_c,
+    Φ_c,q, γ_c at q_c (to 1e-12 relative)."""
+    from solver.codegen.relative import describe_relative, ROW_CARTESIAN
+    generic, generated = systems(name, STRUCTURED)
+    cartesian = CartesianSystem(STRUCTURED[name](), form="conventional")
+    rows = describe_relative(generated, cartesian)["rows"]
+    cut = [(i, a) for i, (kind, a, _) in enumerate(rows) if kind == ROW_CARTESIAN]
+    for q, qd, t in random_states(generic, 3):
+        qc, T, qdc, tdqd = (np.array(a) for a in generated.cartesian_state(q, qd))
+        Mc = cartesian.mass(qc)
+        assert rel_err(generated.mass(q), T.T @ Mc @ T) < 1e-12
+        Qc = cartesian.forces(qc, qdc, t) - Mc @ tdqd
+        Q = generated.forces(q, qd, t) - (generated.interpreted_forces(q, qd, t) if generated.interpreted else 0.0)
+        assert rel_err(Q, T.T @ Qc) < 1e-12
+        if cut:
+            ours, dense = generated.constraints(q, t, qd, level=2), cartesian.constraints(qc, t, qdc, level=2)
+            i, a = (np.array(x) for x in zip(*cut))
+            assert rel_err(ours.jac[i], dense.jac[a] @ T) < 1e-12
+            assert rel_err(ours.gamma[i], dense.gamma[a] - dense.jac[a] @ tdqd) < 1e-12
+
+
+@pytest.mark.slow
+def test_compiled_reduction_of_planar_loops_equals_the_python_partition():
+    """cg_reduced on the relative planar loops (redundant rows with zero Φ_q rows, which the
+    minimum-norm step leaves out): q, q̇, q̈ equal the generic partition's to 1e-10 and λ the
+    least-squares (minimum-norm) multipliers to 1e-9."""
+    from solver.analysis.assembly import assemble_positions
+    from solver.partitioning.choose import build_partition
+    from solver.partitioning.partition import multipliers
+    generic, generated = systems("planar loops", STRUCTURED)
+    q0, _, t0 = generic.initial_state()
+    q0 = assemble_positions(generic, q0, t0)
+    part = build_partition("qr", generic, q0, t0)
+    assert len(part.redundant) == 12 and part.dof == 1
+    assert np.all(generic.constraints(q0, t0).jac[part.redundant] == 0.0)
+    compiled = generated.compiled_reduction(part)
+    rng = np.random.default_rng(5)
+    for _ in range(3):
+        y = np.concatenate([0.05 * rng.standard_normal(1), rng.standard_normal(1)])
+        assert compiled.solve(t0, y, q0, level=2)
+        q, ev = part.positions(generic, y[:1], t0, q0)
+        qd = part.velocities(ev.jac, ev.nu, y[1:])
+        ev2 = generic.constraints(q, t0, qd, level=2)
+        M, Q = generic.mass(q), generic.forces(q, qd, t0)
+        qdd, _, _ = part.accelerations(M, Q, ev2.jac, ev2.gamma)
+        for a, b in ((compiled.q, q), (compiled.qd, qd), (compiled.qdd, qdd)):
+            assert rel_err(a, b) <= KERNEL_RTOL
+        assert rel_err(compiled.lam, multipliers(ev2.jac, M, qdd, Q)) <= 1e-9
