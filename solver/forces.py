@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .constraints.joints import joint_frame
+from .constraints.forms import Values, scalar
+from .constraints.joints import COORDINATES, joint_frame
 from .errors import ModelError
 from .expressions import time_function
+from .math.namespace import NUMPY_MATH, along
 from .math.rotations import cross, matvec, tmatvec
 from .model.model import GROUND
 
@@ -102,9 +104,27 @@ def _local(index, name, init, point):
     return b, A0.T @ (np.asarray(point, dtype=float) - r0)
 
 
+APART = 1e-12      # m: a line element whose ends are closer has no line of action (and no force)
+
+
+def spring_damper_tension(length, rate, k, c, l0, preload, f):
+    """Tension T = k (L − l0) + c L̇ + preload + f(t) of a line element of length L (rate L̇)."""
+    return k * (length - l0) + c * rate + preload + f
+
+
+def spring_damper_force(d, dv, k, c, l0, preload, f, m=NUMPY_MATH):
+    """Force T d/L on end i (−T d/L on end j) of a spring-damper between points P_i and P_j,
+    d = P_j − P_i, dv = V_j − V_i, L = |d|, L̇ = dᵀdv/L, T by :func:`spring_damper_tension`; zero
+    when L < APART.  Written once for numbers (stacked states (…, 3); coincident ends give a 0/0 that
+    the gate drops) and for the code generator's sympy vectors (``m``: :mod:`solver.math.namespace`)."""
+    length = m.sqrt(np.sum(d * d, axis=-1))
+    tension = spring_damper_tension(length, np.sum(d * dv, axis=-1) / length, k, c, l0, preload, f)
+    return along(m.gate(length >= APART, tension / length), d)
+
+
 class SpringDamperForce:
-    """Tension T = k (l − l0) + c l̇ + preload + f(t) along the line from point_i to point_j;
-    potential ½ k (l − l0)² + preload (l − l0).  Stacked states: yes."""
+    """Tension T = k (l − l0) + c l̇ + preload + f(t) along the line from point_i to point_j
+    (:func:`spring_damper_force`); potential ½ k (l − l0)² + preload (l − l0).  Stacked states: yes."""
 
     stacked = True
 
@@ -118,26 +138,24 @@ class SpringDamperForce:
         self.f = time_function(e.force)
         self.l0 = float(np.linalg.norm(np.subtract(e.point_j, e.point_i))) if free_length is None else free_length
 
-    def _geometry(self, frames):
+    def _ends(self, frames):
+        """(P_i, P_j, V_j − V_i): the end points and their relative velocity."""
         ri, Ai, vi, wi = frames.get(self.bi)
         rj, Aj, vj, wj = frames.get(self.bj)
         Pi, Pj = ri + Ai @ self.si, rj + Aj @ self.sj
         Vi, Vj = vi + cross(wi, Pi - ri), vj + cross(wj, Pj - rj)
-        d = Pj - Pi
-        length = np.sqrt(np.sum(d * d, axis=-1))
-        return Pi, Pj, d, length, Vj - Vi
+        return Pi, Pj, Vj - Vi
 
     def apply(self, t, frames, out: Wrenches):
-        Pi, Pj, d, length, dv = self._geometry(frames)
-        apart = length >= 1e-12                 # coincident points: no line of action, no force
-        u = d / np.where(apart, length, 1.0)[..., None]
-        tension = self.k * (length - self.l0) + self.c * np.sum(u * dv, axis=-1) + self.preload + _values(self.f, t)
-        force = np.where(apart, tension, 0.0)[..., None] * u
+        Pi, Pj, dv = self._ends(frames)
+        with np.errstate(divide="ignore", invalid="ignore"):       # coincident ends: gated out
+            force = spring_damper_force(Pj - Pi, dv, self.k, self.c, self.l0, self.preload, _values(self.f, t))
         out.at_point(self.bj, -force, Pj, frames)
         out.at_point(self.bi, force, Pi, frames)
 
     def potential(self, frames):
-        x = self._geometry(frames)[3] - self.l0
+        Pi, Pj, _ = self._ends(frames)
+        x = np.linalg.norm(Pj - Pi, axis=-1) - self.l0
         return 0.5 * self.k * x * x + self.preload * x
 
     def conserves_energy(self):
@@ -147,7 +165,8 @@ class SpringDamperForce:
 
 class RotationalSpringDamperForce:
     """Torque on body_j about the joint axis τ = −k (θ − θ0) − c θ̇ − preload (−τ on body_i);
-    potential ½ k (θ − θ0)² + preload θ.  θ is the joint's rotation coordinate (continuous)."""
+    potential ½ k (θ − θ0)² + preload θ.  θ is the joint's rotation coordinate (``COORDINATES``,
+    atan2(y_iᵀx_j, x_iᵀx_j)), unwrapped to be continuous."""
 
     def __init__(self, e, joint, index, init):
         self.name = e.name
@@ -167,7 +186,7 @@ class RotationalSpringDamperForce:
     def angle(self, frames):
         Ai, Aj = frames.get(self.bi)[1], frames.get(self.bj)[1]
         Fi, xj = Ai @ self.Ci, Aj @ self.Cj[:, 0]
-        raw = np.arctan2(Fi[:, 1] @ xj, Fi[:, 0] @ xj)
+        raw = scalar(COORDINATES["rotation"], {"xi": Fi[:, 0], "yi": Fi[:, 1], "xj": xj}, Values, None)
         self.theta = raw + 2 * np.pi * round((self.theta - raw) / (2 * np.pi))
         return self.theta, Fi[:, 2]
 

@@ -26,8 +26,10 @@ import numpy as np
 
 from ..errors import Cancelled
 from .. import forces
+from ..constraints import forms
 from ..formulations import mobilizers
-from ..math import rotations
+from ..math import namespace, rotations
+from ..vehicle import road, tire
 from . import derive, emit, tree
 from .derive import CodegenUnavailable
 
@@ -61,10 +63,11 @@ REDUCED_C = Path(__file__).with_name("reduced.c")      # the compiled reduced ri
 LOOP_C = (Path(__file__).with_name("dopri.c"), Path(__file__).with_name("segment.c"))
 RELATIVE_C = Path(__file__).with_name("relative.c")    # relative kernels from the Cartesian ones
 ARTICULATED_C = Path(__file__).with_name("articulated.c")    # open-tree dynamics in O(n)
-# the modules whose code the generated C comes from (the joint kinematics and the bushing are written
-# once, in mobilizers and forces, for numbers and for sympy): editing any of them invalidates the cache
+# the modules whose code the generated C comes from (the joint kinematics, the equation forms, the bushing,
+# the spring-damper, the tire and the road profiles are written once, in mobilizers, forms, forces and
+# vehicle, for numbers and for sympy): editing any of them invalidates the cache
 _SOURCES = hashlib.sha256(b"".join([Path(m.__file__).read_bytes() for m in (derive, emit, tree, rotations, mobilizers,
-                                                                             forces)]
+                                                                             forces, forms, namespace, tire, road)]
                                    + [p.read_bytes() for p in (REDUCED_C, *LOOP_C, RELATIVE_C, ARTICULATED_C)])).hexdigest()
 
 

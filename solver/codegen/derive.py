@@ -42,17 +42,19 @@ import sympy as sp
 
 from ..constraints.forms import atan2_chain, atan2_quad, constants_of, scalar, uses_angle
 from ..constraints.joints import COORDINATES
-from ..forces import AppliedLoad, BushingForce, SpringDamperForce, bushing_loads
+from ..forces import AppliedLoad, BushingForce, SpringDamperForce, bushing_loads, spring_damper_force
 from ..expressions import time_function
 from ..vehicle import SpeedControlForce, TireForce, TireParameters
-from ..vehicle.tire import combined_slip_forces, tire_moments
+from ..vehicle.road import road_profile
+from ..vehicle.tire import tire_contact
 from ..math.rotations import B_matrix, L_matrix, cross, rotation_matrix
 
 SNAP = 1e-14            # geometry entries below this (m or unit-vector components) are exact zeros
 BODY_PARAMETERS = 7     # m, J'00, J'11, J'22, J'01, J'12, J'20
 SPRING_PARAMETERS = 4   # k, c, l0, preload
 BUSHING_PARAMETERS = 12  # K (translation x y z, rotation x y z), D (the same)
-SYMPY_MATH = SimpleNamespace(sin=sp.sin, cos=sp.cos, atan=sp.atan, sqrt=sp.sqrt)   # the tire's formulas on symbols
+# solver.math.namespace's functions on symbols (the tire, the road profiles, the spring-damper)
+SYMPY_MATH = SimpleNamespace(sin=sp.sin, cos=sp.cos, atan=sp.atan, sqrt=sp.sqrt, pi=sp.pi, piecewise=sp.Piecewise)
 TIRE_FIELDS = tuple(TireParameters.__dataclass_fields__)   # radius, stiffness, …, low_speed
 ROAD_PARAMETERS = 4      # z0, start x0, obstacle height H, length L
 GENERATED_ROADS = ("flat", "half_sine", "step")           # table profiles stay interpreted
@@ -495,6 +497,7 @@ def _body_loads(desc, s):
     frames = [_frame(s, b) for b in range(nb)]
     F = [_inertia(s, b)[0] * g for b in range(nb)]
     T = [_zeros3() for _ in range(nb)]
+    m = _math(s)
 
     def at_point(b, force, point):
         if b >= 0:
@@ -504,13 +507,9 @@ def _body_loads(desc, s):
         k, c, l0, preload = s.c[sd["par"]:sd["par"] + SPRING_PARAMETERS]
         Pi, Vi = _point(s, frames[sd["bi"]] if sd["bi"] >= 0 else None, sd["si"])
         Pj, Vj = _point(s, frames[sd["bj"]] if sd["bj"] >= 0 else None, sd["sj"])
-        d = Pj - Pi
-        length = sp.sqrt(sum(x * x for x in d))
-        rate = sum(d[i] * (Vj[i] - Vi[i]) for i in range(3)) / length
-        tension = k * (length - l0) + c * rate + preload + s.u[sd["input"]]
-        per_length = sp.Piecewise((tension / length, length >= 1e-12), (0, True))
-        at_point(sd["bj"], -per_length * d, Pj)
-        at_point(sd["bi"], per_length * d, Pi)
+        force = spring_damper_force(Pj - Pi, Vj - Vi, k, c, l0, preload, s.u[sd["input"]], m)
+        at_point(sd["bj"], -force, Pj)
+        at_point(sd["bi"], force, Pi)
     for bd in desc["bushings"]:
         f, n, Pj = _bushing(s, bd, frames)
         at_point(bd["bj"], f, Pj)
@@ -519,7 +518,7 @@ def _body_loads(desc, s):
             if b >= 0:
                 T[b] = T[b] + sign * n
     for td in desc["tires"]:
-        force, point, torque = _tire(s, td, frames[td["body"]])
+        force, point, torque = _tire(s, td, frames[td["body"]], m)
         at_point(td["body"], force, point)
         T[td["body"]] = T[td["body"]] + torque
     for cd in desc["controls"]:
@@ -575,52 +574,30 @@ def _bushing(s, bd, frames):
     return f, n, Pj
 
 
-def _road_profile(kind, z0, x0, H, L, x):
-    """(height z0 + h(x), slope h′(x)) of a road profile (:class:`solver.vehicle.road.RoadSurface`)."""
-    if kind == "flat":
-        return z0, sp.Integer(0)
-    xi = (x - x0) / L
-    if kind == "half_sine":
-        inside = sp.And(xi >= 0, xi <= 1)
-        return (z0 + sp.Piecewise((H * sp.sin(sp.pi * xi), inside), (0, True)),
-                sp.Piecewise((H * sp.pi / L * sp.cos(sp.pi * xi), inside), (0, True)))
-    return (z0 + sp.Piecewise((0, xi <= 0), (H, xi >= 1), (H * xi * xi * (3 - 2 * xi), True)),
-            sp.Piecewise((0, xi <= 0), (0, xi >= 1), (6 * H * xi * (1 - xi) / L, True)))
+def _math(s):
+    """The namespace of :mod:`solver.math.namespace` on symbols, intermediates named by ``s``
+    (:meth:`_Symbols.let`); a gate is a Piecewise (each component of a vector named)."""
+    def gate(condition, x):
+        if isinstance(x, np.ndarray):
+            return s.vector([gate(condition, e) for e in x])
+        return sp.Piecewise((x, condition), (0, True))
+    return SimpleNamespace(**vars(SYMPY_MATH), let=s.let, vector=s.vector, gate=gate)
 
 
-def _tire(s, td, frame):
-    """(force, contact point, torque) of a tire on a road profile, as :class:`solver.vehicle.tire.TireForce`
-    (its module docstring has the equations); zero force and torque out of contact (Piecewise: the
-    C code takes the contact branch only when δ > 0, k δ + c δ̇ > 0 and the disc is not flat).
-    Every intermediate is a named symbol (:meth:`_Symbols.let`)."""
+def _tire(s, td, frame, m):
+    """(force, contact point, torque) of a tire on a road profile: :func:`solver.vehicle.tire.tire_contact`
+    on the wheel's symbols (zero force and torque out of contact: Piecewise; the C code takes the
+    contact branch only when the disc is not flat, δ > 0 and k δ + c δ̇ > 0)."""
     c = s.c[td["par"]:td["par"] + len(TIRE_FIELDS) + ROAD_PARAMETERS]
-    p = dict(zip(TIRE_FIELDS, c))
     z0, x0, H, L = c[len(TIRE_FIELDS):]
     r, _, A, v, w = frame
     a = s.vector(A.dot(np.array([_number(x) for x in td["axis"]], dtype=object)))
-    _, slope = _road_profile(td["road"], z0, x0, H, L, r[0])
-    slope = s.let(slope)
-    n = s.vector(np.array([-slope, 0, 1], dtype=object) / sp.sqrt(1 + slope * slope))
-    radial = s.vector(n - s.let(n.dot(a)) * a)
-    size = s.let(sp.sqrt(radial.dot(radial)))
-    P = s.vector(r - p["radius"] * radial / size)
-    height = s.let(_road_profile(td["road"], z0, x0, H, L, P[0])[0])
-    delta = s.let((height - P[2]) * n[2])
-    P = s.vector(P + delta * n)
-    V = s.vector(v + cross(w - s.let(w.dot(a)) * a, P - r))
-    ex = s.vector(cross(a, n))
-    ex = s.vector(ex / sp.sqrt(ex.dot(ex)))
-    ey = s.vector(cross(n, ex))
-    Fz = s.let(p["stiffness"] * delta - p["damping"] * n.dot(V))
-    vx, vy, spin = s.let(ex.dot(V)), s.let(ey.dot(V)), s.let(w.dot(a) * p["radius"])
-    vt = s.let(sp.sqrt(vx * vx + p["low_speed"] ** 2))
-    kappa, alpha = s.let((spin - vx) / vt), s.let(sp.atan(-vy / vt))
-    pars = TireParameters(**p)
-    Fx, Fy = (s.let(F) for F in combined_slip_forces(kappa, alpha, Fz, pars, SYMPY_MATH))
-    rolling, Mz = tire_moments(Fz, Fy, spin, alpha, pars, SYMPY_MATH)
-    contact = sp.And(sp.Ge(size, 1e-9, evaluate=False), sp.Gt(delta, 0, evaluate=False), sp.Gt(Fz, 0, evaluate=False))
-    gate = np.vectorize(lambda e: s.let(sp.Piecewise((e, contact), (0, True))), otypes=[object])
-    return gate(Fx * ex + Fy * ey + Fz * n), P, gate(rolling * a + Mz * n)
+
+    def surface(x):
+        h, slope = road_profile(td["road"], x, x0, H, L, m)
+        return z0 + h, slope
+    state = tire_contact(r, a, v, w, TireParameters(**dict(zip(TIRE_FIELDS, c))), surface, m)
+    return state.force, state.point, state.torque
 
 
 def _speed_control(s, cd, frames):

@@ -22,8 +22,9 @@ c is a number or the name of a joint constant (:data:`solver.constraints.joints.
 The backends: :class:`solver.constraints.primitives.ScalarOps` (value, Jacobian, rates and Hessian of
 one joint; rigid and flexible joints), :mod:`solver.constraints.batch` (compiles the rows of all
 joints into index arrays), :mod:`solver.formulations.relative` (spatial gradients of cut joints),
-:mod:`solver.codegen.derive` (sympy) and :class:`_Probe` here (which constants a form reads,
-whether it holds an angle and with what coefficient).  A new form is one case of :func:`scalar`.
+:mod:`solver.codegen.derive` (sympy), :class:`Values` here (plain numbers: a force element that reads
+a joint coordinate) and :class:`_Probe` here (which constants a form reads, whether it holds an angle
+and with what coefficient).  A new form is one case of :func:`scalar`.
 
 The chain rule of θ = atan2(y, x), used by every backend (:func:`atan2_chain`), with r² = x² + y²:
     ∂θ/∂y = x/r²,  ∂θ/∂x = −y/r²,  ∂²θ/∂y² = −2xy/r⁴,  ∂²θ/∂x² = 2xy/r⁴,  ∂²θ/∂x∂y = (y² − x²)/r⁴,
@@ -31,6 +32,7 @@ The chain rule of θ = atan2(y, x), used by every backend (:func:`atan2_chain`),
 """
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 
 
@@ -79,6 +81,29 @@ def uses_angle(spec) -> bool:
 def angle_coefficient(spec, constant) -> float:
     """The coefficient of θ in the form (1 for the angle, −pitch for the screw relation)."""
     return scalar(spec, _ANY, _Probe(), constant)
+
+
+class Values:
+    """The backend of plain numbers: the joint vectors are global numpy 3-vectors, θ = atan2(y, x) in
+    (−π, π] (the caller unwraps it) — e.g. the rotational spring-damper's angle (solver/forces.py)."""
+
+    @staticmethod
+    def dot(u, w):
+        return float(u @ w)
+
+    @staticmethod
+    def half_square(u, c):
+        return 0.5 * (float(u @ u) - c * c)
+
+    @staticmethod
+    def shift(s, c):
+        return s - c
+
+    @staticmethod
+    def combine(a, f, b):
+        return a + f * b
+
+    atan2 = staticmethod(math.atan2)
 
 
 class _Probe:

@@ -15,14 +15,32 @@ ends; the step is a C¹ ramp so that an integrator never meets a jump in height.
 """
 from __future__ import annotations
 
-import math
-
-import numpy as np
-
 from ..expressions import time_function
+from ..math.namespace import NUMPY_MATH
 from ..model.elements import ROAD_PROFILES as PROFILES       # the model layer declares them
 
-__all__ = ["PROFILES", "RoadSurface"]
+__all__ = ["PROFILES", "RoadSurface", "road_normal", "road_profile"]
+
+
+def road_profile(kind, x, x0, H, L, m=NUMPY_MATH):
+    """(h, h′) at x of the profiles flat, half_sine and step (module docstring), written once for
+    numbers (:class:`RoadSurface`) and for the code generator's sympy Piecewise (``m``:
+    :mod:`solver.math.namespace`).  The table profile is numeric only."""
+    if kind == "flat":
+        return 0, 0
+    xi = (x - x0) / L
+    if kind == "half_sine":
+        inside = (xi >= 0) & (xi <= 1)
+        return (m.piecewise((H * m.sin(m.pi * xi), inside), (0, True)),
+                m.piecewise((H * m.pi / L * m.cos(m.pi * xi), inside), (0, True)))
+    return (m.piecewise((0, xi <= 0), (H, xi >= 1), (H * xi * xi * (3 - 2 * xi), True)),
+            m.piecewise((0, xi <= 0), (0, xi >= 1), (6 * H * xi * (1 - xi) / L, True)))
+
+
+def road_normal(slope, m=NUMPY_MATH):
+    """Upward unit normal n = (−h′, 0, 1)/√(1 + h′²) of a road of slope h′ (numbers or sympy)."""
+    norm = m.sqrt(1 + slope * slope)
+    return m.vector([-slope / norm, 0, 1 / norm])
 
 
 class RoadSurface:
@@ -38,24 +56,17 @@ class RoadSurface:
         """(h, dh/dx) of the obstacle profile at x (m, dimensionless)."""
         if self.kind == "table":
             return float(self.table.value(x)), float(self.table.d1(x))
-        if self.kind == "flat":
-            return 0.0, 0.0
-        xi = (x - self.x0) / self.L
-        if self.kind == "half_sine":
-            if 0.0 <= xi <= 1.0:
-                return self.H * math.sin(math.pi * xi), self.H * math.pi / self.L * math.cos(math.pi * xi)
-            return 0.0, 0.0
-        if xi <= 0.0:
-            return 0.0, 0.0
-        if xi >= 1.0:
-            return self.H, 0.0
-        return self.H * xi * xi * (3.0 - 2.0 * xi), self.H * 6.0 * xi * (1.0 - xi) / self.L
+        return road_profile(self.kind, x, self.x0, self.H, self.L)
+
+    def surface(self, x, y=0.0):
+        """(road height z, slope dh/dx) at (x, y), global (m, dimensionless)."""
+        h, slope = self.profile(x)
+        return self.z0 + h, slope
 
     def height(self, x, y=0.0):
         """Road height z at (x, y), global (m)."""
-        return self.z0 + self.profile(x)[0]
+        return self.surface(x, y)[0]
 
     def normal(self, x, y=0.0):
         """Upward unit normal at (x, y)."""
-        slope = self.profile(x)[1]
-        return np.array([-slope, 0.0, 1.0]) / math.sqrt(1.0 + slope * slope)
+        return road_normal(self.profile(x)[1])

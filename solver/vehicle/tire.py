@@ -34,20 +34,19 @@ Potential energy of the tire spring: ½ k δ² while in contact.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
-from types import SimpleNamespace
 
 import numpy as np
 
+from ..math.namespace import NUMPY_MATH
 from ..math.rotations import cross
+from .road import road_normal
 
-ZERO3 = np.zeros(3)
+FLAT = 1e-9        # |n − (n·a)a| below this: the wheel lies flat on the road, no rolling contact
 
 
 # The tire's formulas are written once, for numbers (NUMPY_MATH) and for the code generator's sympy
-# expressions (solver.codegen.derive passes sympy's functions in the same namespace).
-NUMPY_MATH = SimpleNamespace(sin=np.sin, cos=np.cos, atan=np.arctan, sqrt=np.sqrt)
+# expressions (solver.codegen.derive passes its namespace, solver.math.namespace).
 
 
 def magic_formula(x, B, C, D, E, m=NUMPY_MATH):
@@ -110,17 +109,52 @@ class TireParameters:
 
 @dataclass
 class TireState:
-    """Contact quantities of one tire at one instant (global vectors)."""
+    """Contact quantities of one tire at one instant (global vectors); numbers, or the code
+    generator's sympy expressions."""
+    touching: bool         # the disc penetrates the road: δ > 0 and the wheel does not lie flat
+    contact: bool          # touching and pressed, k δ + c δ̇ > 0: the forces act
     delta: float           # penetration (m), ≤ 0 when airborne
     delta_dot: float       # penetration rate (m/s)
     kappa: float           # slip ratio
     alpha: float           # slip angle (rad)
-    Fx: float
+    Fx: float              # forces in the contact axes, 0 out of contact
     Fy: float
     Fz: float
-    point: np.ndarray      # contact point on the road surface (the disc's lowest point when airborne)
-    force: np.ndarray      # F_x e_x + F_y e_y + F_z n
-    torque: np.ndarray     # rolling-resistance + aligning torque
+    point: np.ndarray      # contact point on the road surface
+    force: np.ndarray      # F_x e_x + F_y e_y + F_z n, 0 out of contact
+    torque: np.ndarray     # rolling-resistance + aligning torque, 0 out of contact
+
+
+def tire_contact(c, a, v, w, p, surface, m=NUMPY_MATH) -> TireState:
+    """The tire of the module docstring on a wheel with centre c, spin axis a, CM velocity v and
+    angular velocity ω (global); ``p`` its :class:`TireParameters`, ``surface(x)`` the road's
+    (height, slope) at x.  Written once for numbers (``m`` = NUMPY_MATH, one state) and for the
+    code generator's sympy expressions (``m`` names every intermediate, :mod:`solver.math.namespace`).
+    Out of contact (the wheel lies flat, |n − (n·a)a| < 1e-9, or δ ≤ 0, or k δ + c δ̇ ≤ 0) the
+    forces and torques are 0: gated, not branched, so the generated code computes every quantity
+    (those of a flat wheel are not finite) and selects."""
+    n = road_normal(m.let(surface(c[0])[1]), m)
+    radial = m.vector(n - m.let(n.dot(a)) * a)
+    size = m.let(m.sqrt(radial.dot(radial)))
+    P = m.vector(c - p.radius * radial / size)
+    height = m.let(surface(P[0])[0])
+    delta = m.let((height - P[2]) * n[2])
+    P = m.vector(P + delta * n)                  # the contact point on the road surface
+    V = m.vector(v + cross(w - m.let(w.dot(a)) * a, P - c))
+    ex = m.vector(cross(a, n))
+    ex = m.vector(ex / m.sqrt(ex.dot(ex)))
+    ey = m.vector(cross(n, ex))
+    Fz = m.let(p.stiffness * delta - p.damping * n.dot(V))     # k δ + c δ̇, δ̇ = −n·V
+    vx, vy, spin = m.let(ex.dot(V)), m.let(ey.dot(V)), m.let(w.dot(a) * p.radius)
+    vt = m.let(m.sqrt(vx * vx + p.low_speed ** 2))
+    kappa, alpha = m.let((spin - vx) / vt), m.let(m.atan(-vy / vt))
+    Fx, Fy = (m.let(F) for F in combined_slip_forces(kappa, alpha, Fz, p, m))
+    rolling, Mz = tire_moments(Fz, Fy, spin, alpha, p, m)
+    touching = (size >= FLAT) & (delta > 0)
+    contact = touching & (Fz > 0)
+    return TireState(touching, contact, delta, -n.dot(V), kappa, alpha,
+                     *(m.gate(contact, F) for F in (Fx, Fy, Fz)), P,
+                     m.gate(contact, Fx * ex + Fy * ey + Fz * n), m.gate(contact, rolling * a + Mz * n))
 
 
 class TireForce:
@@ -134,45 +168,20 @@ class TireForce:
         self.p = TireParameters.of(e)
 
     def state(self, frames) -> TireState:
-        p = self.p
         c, A, v, w = frames.get(self.b)
-        a = A @ self.axis_b
-        n = self.road.normal(c[0], c[1])
-        radial = n - (n @ a) * a
-        size = math.sqrt(radial @ radial)
-        if size < 1e-9:                         # wheel lying flat on the road: no rolling contact
-            return TireState(-math.inf, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, c, ZERO3, ZERO3)
-        P = c - p.radius * radial / size
-        delta = (self.road.height(P[0], P[1]) - P[2]) * n[2]
-        if delta <= 0.0:
-            return TireState(delta, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, P, ZERO3, ZERO3)
-        P = P + delta * n                       # the contact point on the road surface
-        V = v + cross(w - (w @ a) * a, P - c)
-        ex = cross(a, n)
-        ex /= math.sqrt(ex @ ex)
-        ey = cross(n, ex)
-        delta_dot = -float(n @ V)
-        Fz = max(0.0, p.stiffness * delta + p.damping * delta_dot)
-        vx, vy, spin = float(ex @ V), float(ey @ V), float(w @ a) * p.radius
-        vt = math.sqrt(vx * vx + p.low_speed ** 2)
-        kappa, alpha = (spin - vx) / vt, math.atan(-vy / vt)
-        Fx, Fy = combined_slip_forces(kappa, alpha, Fz, p)
-        Fx, Fy = float(Fx), float(Fy)
-        rolling, Mz = tire_moments(Fz, Fy, spin, alpha, p)
-        return TireState(delta, delta_dot, kappa, alpha, Fx, Fy, Fz, P,
-                         Fx * ex + Fy * ey + Fz * n, rolling * a + Mz * n)
+        with np.errstate(divide="ignore", invalid="ignore"):        # a flat wheel: gated out
+            return tire_contact(c, A @ self.axis_b, v, w, self.p, self.road.surface)
 
     def apply(self, t, frames, out):
         s = self.state(frames)
-        if s.Fz > 0.0:
+        if s.contact:
             out.at_point(self.b, s.force, s.point, frames)
             out.torque(self.b, s.torque)
 
     def potential(self, frames):
-        delta = self.state(frames).delta
-        return 0.5 * self.p.stiffness * delta * delta if delta > 0.0 else 0.0
+        s = self.state(frames)
+        return 0.5 * self.p.stiffness * s.delta * s.delta if s.touching else 0.0
 
     def conserves_energy(self):
         """Rolling contact with slip does work that is not in V."""
         return False
-
