@@ -25,9 +25,10 @@ import numpy as np
 
 from ..errors import Cancelled
 from .. import forces
+from ..flexible import floating, joints as flexible_joints, modal
 from ..formulations import mobilizers
 from ..math import rotations
-from . import derive, emit, tree
+from . import derive, emit, flexible, tree
 from .derive import CodegenUnavailable
 
 # Optimisation by what is compiled (measured on the 14-body car, 8,800 lines, and the 200-link chain):
@@ -49,10 +50,12 @@ _BUILD = contextvars.ContextVar("codegen_build", default=(None, None))    # (on_
 REDUCED_C = Path(__file__).with_name("reduced.c")      # the compiled reduced right-hand side, in every library
 RELATIVE_C = Path(__file__).with_name("relative.c")    # relative kernels from the Cartesian ones
 ARTICULATED_C = Path(__file__).with_name("articulated.c")    # open-tree dynamics in O(n)
-# the modules whose code the generated C comes from (the joint kinematics and the bushing are written
-# once, in mobilizers and forces, for numbers and for sympy): editing any of them invalidates the cache
+# the modules whose code the generated C comes from (the joint kinematics, the bushing and the flexible
+# bodies' terms are written once, in mobilizers, forces and solver.flexible, for numbers and for sympy):
+# editing any of them invalidates the cache
 _SOURCES = hashlib.sha256(b"".join([Path(m.__file__).read_bytes() for m in (derive, emit, tree, rotations, mobilizers,
-                                                                             forces)]
+                                                                             forces, flexible, floating,
+                                                                             flexible_joints, modal)]
                                    + [p.read_bytes() for p in (REDUCED_C, RELATIVE_C, ARTICULATED_C)])).hexdigest()
 
 

@@ -1,0 +1,174 @@
+"""Generated kernels for flexible bodies (Kim & Yoo (1997): floating frame of reference, modal
+coordinates) — the flexible part of :mod:`solver.codegen.derive`.
+
+A flexible body adds to the Cartesian kernels, on its columns [r, p] (7-column block) and a (k modal
+coordinates):
+
+    M block = Tᵀ M̂(a) T,   Q = gravity + quadratic velocity − K_aa a − C_aa ȧ
+                          (:func:`solver.flexible.floating.mass_block`, ``generalized_forces``)
+
+evaluated here on sympy symbols by the same functions the numeric path calls, with the body's
+shape integrals (:class:`solver.flexible.modal.ShapeIntegrals`: m, S₀, S_Φ, E0, E1, E2, J_sec, Z,
+M_aa, K_aa, C_aa) as kernel *parameters*.  A joint slot on a flexible body is the body-frame vector
+ℓ(a) = ℓ₀ + D a of its node (D = Φ_node for a point, −c̃' Ψ_node for a direction c';
+:mod:`solver.flexible.joints`), and its value, gradient, rate and quadratic term come from
+:func:`solver.flexible.joints.slot_kinematics`, with the node's mode shapes Φ_node, Ψ_node as
+parameters too.  So the cache key (the description) holds the structure — bodies, mode counts,
+nodes, node positions ℓ₀ and marker directions c' (geometry, as for rigid bodies) — and editing a
+material, a section or the damping ratio reuses the library.  Force elements attached to flexible
+bodies are not generated (:func:`unsupported`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..flexible.floating import configuration_terms, generalized_forces, mass_block
+from ..flexible.joints import slot_kinematics
+from ..flexible.modal import ShapeIntegrals
+from ..math.rotations import L_matrix, skew
+
+
+def unsupported(system):
+    """Why the flexible bodies of ``system`` cannot be generated, or None."""
+    if system.attachments.items:
+        names = sorted({name for name, _, _ in system.attachments.items})
+        return f"force elements attached to flexible bodies are not generated yet ({', '.join(names)})"
+    return None
+
+
+def field_sizes(k):
+    """{field of ShapeIntegrals: shape} of a body with k modes, in parameter order."""
+    return {"mass": (), "S0": (3,), "S_phi": (3, k), "E0": (3, 3), "E1": (3, 3, k), "E2": (3, 3, k, k),
+            "J_sec": (3, 3), "Z": (3, k, k), "M_aa": (k, k), "K_aa": (k, k), "C_aa": (k, k)}
+
+
+def describe(system, joints, npar, gravity, snap):
+    """(description of the flexible bodies, new parameter count).  ``joints``: derive's joint
+    descriptions, whose slots on flexible bodies get the node position or marker direction ℓ₀
+    (``snap``-ped: tiny entries are zeros) and a 4th entry {"par": offset of the node's shape
+    (3 × k), "k", "ao": first modal column, "direction"}; ``gravity``: offset of g in the parameters."""
+    bodies = []
+    for fb in system.flex:
+        bodies.append({"block": fb.o // 7, "ao": int(fb.ao), "k": int(fb.k), "par": npar})
+        npar += sum(int(np.prod(shape)) for shape in field_sizes(fb.k).values())
+    nodes = {}                      # "body:node" → parameter offset of [Φ_node, Ψ_node] (6 × k)
+    for jk, fj in system.flex_joints.items():
+        for name, (side, _, D, point) in fj.slots.items():
+            if D is None:
+                continue
+            f = fj.sides[side][0] // 7 - system.nb
+            key = f"{f}:{fj.nodes[side]}"
+            if key not in nodes:
+                nodes[key] = npar
+                npar += 6 * system.flex[f].k
+            k = system.flex[f].k
+            joints[jk]["vectors"][name] = [side, _exact(snap(fj.slots[name][1])), bool(point),
+                                           {"par": nodes[key] + (0 if point else 3 * k), "k": k,
+                                            "ao": int(system.flex[f].ao), "direction": not point}]
+    return {"bodies": bodies, "nodes": nodes, "gravity": gravity}, npar
+
+
+def parameters(system, desc, par):
+    """Write the flexible bodies' shape integrals and node shapes into ``par`` (describe's layout)."""
+    flex = desc.get("flexible")
+    if not flex:
+        return
+    for fb, bd in zip(system.flex, flex["bodies"]):
+        o = bd["par"]
+        for name, shape in field_sizes(fb.k).items():
+            n = int(np.prod(shape))
+            par[o:o + n] = np.ravel(getattr(fb.body, name))
+            o += n
+    for key, o in flex["nodes"].items():
+        f, node = (int(x) for x in key.split(":"))
+        body, k = system.flex[f].body, system.flex[f].k
+        par[o:o + 6 * k] = np.concatenate([np.ravel(body.node_phi[node]), np.ravel(body.node_psi[node])])
+
+
+def node_vector(s, b, local, point, slot):
+    """(value, {q symbol: ∂/∂q}, rate, quad) of a joint slot of body b carried by a flexible node
+    (module docstring), on derive's symbols ``s``."""
+    r, p, rd, pd, A = s.body(b)
+    k, ao = slot["k"], slot["ao"]
+    shape = np.array(s.c[slot["par"]:slot["par"] + 3 * k], dtype=object).reshape(3, k)
+    c = np.array(local, dtype=object)
+    D = -skew(c) @ shape if slot["direction"] else shape
+    a, ad = np.array(s.q[ao:ao + k], dtype=object), np.array(s.v[ao:ao + k], dtype=object)
+    ell = s.vector(c + D @ a)
+    val, B, AD, rate, quad = slot_kinematics(A, np.array(p, dtype=object), ell, D, np.array(pd, dtype=object), ad,
+                                             _named(s))
+    grad = {s.q[7 * b + 3 + j]: s.vector(B[:, j]) for j in range(4)}
+    grad.update({s.q[ao + m]: s.vector(AD[:, m]) for m in range(k)})
+    if point:
+        val, rate = val + r, rate + rd
+        grad.update({s.q[7 * b + j]: np.eye(3, dtype=int)[j].astype(object) for j in range(3)})
+    return s.vector(val), grad, s.vector(rate), s.vector(quad)
+
+
+def mass_outputs(desc, s, out):
+    """The flexible bodies' blocks of M (upper triangle, mirrored)."""
+    nq = desc["nq"]
+    for bd, body, cols in _bodies(desc, s):
+        p, a = _configuration(s, bd)
+        S, _, J, G = _terms(s, bd, body, a)
+        M = mass_block(body, _rotation(s, bd), L_matrix(p), S, J, G)
+        for i, ci in enumerate(cols):
+            for j in range(i, len(cols)):
+                if M[i, j] != 0:
+                    out["mass"].append(("M", ci * nq + cols[j], M[i, j]))
+                    if j != i:
+                        out["mass"].append(("M", cols[j] * nq + ci, M[i, j]))
+
+
+def force_outputs(desc, s, out):
+    """The flexible bodies' generalized forces (gravity, quadratic velocity, elastic, damping)."""
+    for bd, body, cols in _bodies(desc, s):
+        g = np.array(s.c[desc["flexible"]["gravity"]:desc["flexible"]["gravity"] + 3], dtype=object)
+        p, a = _configuration(s, bd)
+        o, ao, k = 7 * bd["block"], bd["ao"], bd["k"]
+        S, Y, J, _ = _terms(s, bd, body, a)
+        Q = generalized_forces(body, _rotation(s, bd), L_matrix(p), S, Y, J, a,
+                               np.array(s.v[o + 3:o + 7], dtype=object), np.array(s.v[ao:ao + k], dtype=object), g)
+        out["forces"] += [("Q", col, value) for col, value in zip(cols, Q)]
+
+
+# ---- helpers --------------------------------------------------------------------------------------
+def _bodies(desc, s):
+    """(body description, ShapeIntegrals of parameter symbols, q columns) of every flexible body."""
+    for bd in (desc.get("flexible") or {}).get("bodies", []):
+        o, k = bd["par"], bd["k"]
+        arrays = {}
+        for name, shape in field_sizes(k).items():
+            n = int(np.prod(shape))
+            arrays[name] = s.c[o] if not shape else np.array(s.c[o:o + n], dtype=object).reshape(shape)
+            o += n
+        block, ao = 7 * bd["block"], bd["ao"]
+        yield bd, ShapeIntegrals.of(**arrays), list(range(block, block + 7)) + list(range(ao, ao + k))
+
+
+def _terms(s, bd, body, a):
+    """:func:`configuration_terms` of a body as named symbols, once per derivation (the mass and
+    force kernels share them)."""
+    cache = s.__dict__.setdefault("flexible_terms", {})
+    if bd["block"] not in cache:
+        cache[bd["block"]] = configuration_terms(body, a, _named(s))
+    return cache[bd["block"]]
+
+
+def _named(s):
+    """Array → the same array of named symbols (derive's ``let``: one C variable per entry)."""
+    return np.vectorize(s.let, otypes=[object])
+
+
+def _configuration(s, bd):
+    o, ao = 7 * bd["block"], bd["ao"]
+    return np.array(s.q[o + 3:o + 7], dtype=object), np.array(s.q[ao:ao + bd["k"]], dtype=object)
+
+
+def _rotation(s, bd):
+    return s.body(bd["block"])[4]
+
+
+def _exact(v):
+    """0 and ±1 as integers (they fold away in sympy products; JSON keeps them integers)."""
+    return [int(x) if x in (0.0, 1.0, -1.0) else float(x) for x in v]
