@@ -154,3 +154,15 @@ def test_material_edit_reuses_the_library_with_the_new_values():
     edited = cantilever_pendulum(youngs=2e11, damping=0.03)
     second = check_kernels(edited, seed=4, states=2)
     assert second.codegen_info["cache_hit"] and second.codegen_info["path"] == first.codegen_info["path"]
+
+
+@pytest.mark.parametrize("make", [lambda: solver.load_model(SAMPLE), driven_beam], ids=["fourbar", "driven_beam"])
+def test_energy_of_one_state_equals_the_postprocessed_energy(make):
+    """CartesianSystem.energy (the hybrid partitioning's energy test) is postprocess_batch's energy
+    columns, without the reactions."""
+    system = CartesianSystem(make())
+    rng = np.random.default_rng(2)
+    q, qd = rng.normal(size=system.nq), rng.normal(size=system.nq)
+    post = system.postprocess_batch(np.array([0.3]), q[None], qd[None], np.zeros((1, system.nq)),
+                                    np.zeros((1, system.m)))
+    assert np.array_equal(system.energy(q, qd, 0.3), post["energy"][0])
