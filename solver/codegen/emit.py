@@ -89,5 +89,5 @@ def _definition(terms, printer):
     """(C text, symbols it reads) of a definition: a sympy expression, or polynomial terms."""
     if isinstance(terms, sp.Basic):
         return printer.doprint(terms), terms.free_symbols
-    return (" + ".join(f"{c!r}*{'*'.join(x.name for x in f)}" for c, f in terms),
+    return (" + ".join("*".join([repr(c), *(x.name for x in f)]) for c, f in terms),
             {x for _, f in terms for x in f})

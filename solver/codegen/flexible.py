@@ -7,7 +7,8 @@ coordinates):
     M block = Tᵀ M̂(a) T,   Q = gravity + quadratic velocity − K_aa a − C_aa ȧ
                           (:func:`solver.flexible.floating.mass_block`, ``generalized_forces``)
 
-evaluated here on sympy symbols by the same functions the numeric path calls, with the body's
+evaluated here on polynomials of the kernel inputs (:mod:`solver.codegen.poly`) by the same
+functions the numeric path calls, with the body's
 shape integrals (:class:`solver.flexible.modal.ShapeIntegrals`: m, S₀, S_Φ, E0, E1, E2, J_sec, Z,
 M_aa, K_aa, C_aa) as kernel *parameters*.  A joint slot on a flexible body is the body-frame vector
 ℓ(a) = ℓ₀ + D a of its node (D = Φ_node for a point, −c̃' Ψ_node for a direction c';
@@ -25,7 +26,8 @@ import numpy as np
 from ..flexible.floating import configuration_terms, generalized_forces, mass_block
 from ..flexible.joints import slot_kinematics
 from ..flexible.modal import ShapeIntegrals
-from ..math.rotations import L_matrix, skew
+from ..math.rotations import L_matrix, rotation_matrix, skew
+from .poly import Poly, defined, named, polys
 
 
 def unsupported(system):
@@ -62,7 +64,7 @@ def describe(system, joints, npar, gravity, snap):
                 nodes[key] = npar
                 npar += 6 * system.flex[f].k
             k = system.flex[f].k
-            joints[jk]["vectors"][name] = [side, _exact(snap(fj.slots[name][1])), bool(point),
+            joints[jk]["vectors"][name] = [side, snap(fj.slots[name][1]), bool(point),
                                            {"par": nodes[key] + (0 if point else 3 * k), "k": k,
                                             "ao": int(system.flex[f].ao), "direction": not point}]
     return {"bodies": bodies, "nodes": nodes, "gravity": gravity}, npar
@@ -87,22 +89,24 @@ def parameters(system, desc, par):
 
 def node_vector(s, b, local, point, slot):
     """(value, {q symbol: ∂/∂q}, rate, quad) of a joint slot of body b carried by a flexible node
-    (module docstring), on derive's symbols ``s``."""
-    r, p, rd, pd, A = s.body(b)
-    k, ao = slot["k"], slot["ao"]
-    shape = np.array(s.c[slot["par"]:slot["par"] + 3 * k], dtype=object).reshape(3, k)
-    c = np.array(local, dtype=object)
-    D = -skew(c) @ shape if slot["direction"] else shape
-    a, ad = np.array(s.q[ao:ao + k], dtype=object), np.array(s.v[ao:ao + k], dtype=object)
-    ell = s.vector(c + D @ a)
-    val, B, AD, rate, quad = slot_kinematics(A, np.array(p, dtype=object), ell, D, np.array(pd, dtype=object), ad,
-                                             _named(s))
-    grad = {s.q[7 * b + 3 + j]: s.vector(B[:, j]) for j in range(4)}
-    grad.update({s.q[ao + m]: s.vector(AD[:, m]) for m in range(k)})
+    (module docstring), as derive's symbols ``s`` (one definition per entry)."""
+    o, k, ao = 7 * b, slot["k"], slot["ao"]
+    r, p, rd, pd = (polys(x) for x in (s.q[o:o + 3], s.q[o + 3:o + 7], s.v[o:o + 3], s.v[o + 3:o + 7]))
+    shape = polys(s.c[slot["par"]:slot["par"] + 3 * k]).reshape(3, k)
+    c = np.asarray(local, dtype=float)
+    D = named(s)(-skew(c) @ shape) if slot["direction"] else shape
+    a, ad = polys(s.q[ao:ao + k]), polys(s.v[ao:ao + k])
+    val, B, AD, rate, quad = slot_kinematics(_rotation(s, b), p, named(s)(c + D @ a), D, pd, ad, named(s))
     if point:
         val, rate = val + r, rate + rd
-        grad.update({s.q[7 * b + j]: np.eye(3, dtype=int)[j].astype(object) for j in range(3)})
-    return s.vector(val), grad, s.vector(rate), s.vector(quad)
+
+    def symbols(x):
+        return np.array([defined(s, e) for e in x], dtype=object)
+    grad = {s.q[o + 3 + j]: symbols(B[:, j]) for j in range(4)}
+    grad.update({s.q[ao + m]: symbols(AD[:, m]) for m in range(k)})
+    if point:
+        grad.update({s.q[o + j]: np.eye(3, dtype=int)[j].astype(object) for j in range(3)})
+    return symbols(val), grad, symbols(rate), symbols(quad)
 
 
 def mass_outputs(desc, s, out):
@@ -111,64 +115,59 @@ def mass_outputs(desc, s, out):
     for bd, body, cols in _bodies(desc, s):
         p, a = _configuration(s, bd)
         S, _, J, G = _terms(s, bd, body, a)
-        M = mass_block(body, _rotation(s, bd), L_matrix(p), S, J, G)
+        M = mass_block(body, _rotation(s, bd["block"]), L_matrix(p), S, J, G)
         for i, ci in enumerate(cols):
             for j in range(i, len(cols)):
-                if M[i, j] != 0:
-                    out["mass"].append(("M", ci * nq + cols[j], M[i, j]))
+                x = defined(s, M[i, j])
+                if x != 0:
+                    out["mass"].append(("M", ci * nq + cols[j], x))
                     if j != i:
-                        out["mass"].append(("M", cols[j] * nq + ci, M[i, j]))
+                        out["mass"].append(("M", cols[j] * nq + ci, x))
 
 
 def force_outputs(desc, s, out):
     """The flexible bodies' generalized forces (gravity, quadratic velocity, elastic, damping)."""
     for bd, body, cols in _bodies(desc, s):
-        g = np.array(s.c[desc["flexible"]["gravity"]:desc["flexible"]["gravity"] + 3], dtype=object)
+        g = polys(s.c[desc["flexible"]["gravity"]:desc["flexible"]["gravity"] + 3])
         p, a = _configuration(s, bd)
         o, ao, k = 7 * bd["block"], bd["ao"], bd["k"]
         S, Y, J, _ = _terms(s, bd, body, a)
-        Q = generalized_forces(body, _rotation(s, bd), L_matrix(p), S, Y, J, a,
-                               np.array(s.v[o + 3:o + 7], dtype=object), np.array(s.v[ao:ao + k], dtype=object), g)
-        out["forces"] += [("Q", col, value) for col, value in zip(cols, Q)]
+        Q = generalized_forces(body, _rotation(s, bd["block"]), L_matrix(p), S, Y, J, a, polys(s.v[o + 3:o + 7]),
+                               polys(s.v[ao:ao + k]), g, named(s))
+        out["forces"] += [("Q", col, defined(s, x)) for col, x in zip(cols, Q)]
 
 
 # ---- helpers --------------------------------------------------------------------------------------
 def _bodies(desc, s):
-    """(body description, ShapeIntegrals of parameter symbols, q columns) of every flexible body."""
+    """(body description, ShapeIntegrals of parameter polynomials, q columns) of every flexible body."""
     for bd in (desc.get("flexible") or {}).get("bodies", []):
         o, k = bd["par"], bd["k"]
         arrays = {}
         for name, shape in field_sizes(k).items():
             n = int(np.prod(shape))
-            arrays[name] = s.c[o] if not shape else np.array(s.c[o:o + n], dtype=object).reshape(shape)
+            arrays[name] = Poly.of(s.c[o]) if not shape else polys(s.c[o:o + n]).reshape(shape)
             o += n
         block, ao = 7 * bd["block"], bd["ao"]
         yield bd, ShapeIntegrals.of(**arrays), list(range(block, block + 7)) + list(range(ao, ao + k))
 
 
 def _terms(s, bd, body, a):
-    """:func:`configuration_terms` of a body as named symbols, once per derivation (the mass and
-    force kernels share them)."""
+    """:func:`configuration_terms` of a body, named, once per derivation (the mass and force kernels
+    share them)."""
     cache = s.__dict__.setdefault("flexible_terms", {})
     if bd["block"] not in cache:
-        cache[bd["block"]] = configuration_terms(body, a, _named(s))
+        cache[bd["block"]] = configuration_terms(body, a, named(s))
     return cache[bd["block"]]
-
-
-def _named(s):
-    """Array → the same array of named symbols (derive's ``let``: one C variable per entry)."""
-    return np.vectorize(s.let, otypes=[object])
 
 
 def _configuration(s, bd):
     o, ao = 7 * bd["block"], bd["ao"]
-    return np.array(s.q[o + 3:o + 7], dtype=object), np.array(s.q[ao:ao + bd["k"]], dtype=object)
+    return polys(s.q[o + 3:o + 7]), polys(s.q[ao:ao + bd["k"]])
 
 
-def _rotation(s, bd):
-    return s.body(bd["block"])[4]
-
-
-def _exact(v):
-    """0 and ±1 as integers (they fold away in sympy products; JSON keeps them integers)."""
-    return [int(x) if x in (0.0, 1.0, -1.0) else float(x) for x in v]
+def _rotation(s, block):
+    """A(p) of a block, named, once per derivation."""
+    cache = s.__dict__.setdefault("flexible_rotations", {})
+    if block not in cache:
+        cache[block] = named(s)(rotation_matrix(polys(s.q[7 * block + 3:7 * block + 7])))
+    return cache[block]

@@ -29,7 +29,7 @@ from .modal import ModalBody
 
 def configuration_terms(body, a, named=None):
     """(S(a), Y(a), J(a), Γ(a)) of a body (:class:`solver.flexible.modal.ShapeIntegrals`, numbers or
-    sympy symbols).  ``named``: applied to each array as it is computed (the code generator names
+    symbolic: :class:`solver.codegen.poly.Poly`).  ``named``: applied to each array as it is computed (the code generator names
     the entries, so that the expressions built on them stay small)."""
     named = named or (lambda x: x)
     S = named(body.first_moment(a))
@@ -43,7 +43,7 @@ def mass_block(body, A, L, S, J, G):
 
         [[m I, −2 A S̃ L, A S_Φ], [·, 4 Lᵀ J L, 2 Lᵀ Γ], [·, ·, M_aa]]   (symmetric)
 
-    with S, J, Γ of :func:`configuration_terms`; A = A(p), L = L(p).  Numbers or sympy."""
+    with S, J, Γ of :func:`configuration_terms`; A = A(p), L = L(p).  Numbers or symbolic."""
     Mrp = -2 * A @ skew(S) @ L
     Mra = A @ body.S_phi
     Mpa = 2 * L.T @ G
@@ -51,16 +51,18 @@ def mass_block(body, A, L, S, J, G):
                      [Mra.T, Mpa.T, body.M_aa]])
 
 
-def generalized_forces(body, A, L, S, Y, J, a, pd, ad, g):
+def generalized_forces(body, A, L, S, Y, J, a, pd, ad, g, named=None):
     """Q of the body's columns [r, p, a]: gravity, quadratic-velocity, elastic and damping forces
     (module docstring; Euler-parameter rows 2Lᵀ Q_π), ω' = 2 L ṗ, with S, Y, J of
-    :func:`configuration_terms`.  Numbers or sympy, as :func:`mass_block`."""
-    w = 2 * L @ pd
+    :func:`configuration_terms`.  Numbers or symbolic, as :func:`mass_block` (``named``: as for
+    :func:`configuration_terms`, applied to ω' and Q_π)."""
+    named = named or (lambda x: x)
+    w = named(2 * L @ pd)
     gb = A.T @ g
     W = skew(w)
     Qr = body.mass * g - A @ (W @ W @ S + 2 * W @ (body.S_phi @ ad))
     P = Y @ ad
-    Qpi = skew(S) @ gb - W @ J @ w - 2 * (w * np.trace(P) - P.T @ w)
+    Qpi = named(skew(S) @ gb - W @ J @ w - 2 * (w * np.trace(P) - P.T @ w))
     Qa = (body.S_phi.T @ gb - (np.einsum("a,abl,b->l", w, Y, w) - (w @ w) * np.einsum("aal->l", Y))
           - 2 * np.einsum("m,c,cml->l", ad, w, body.Z) - body.K_aa @ a - body.C_aa @ ad)
     return np.concatenate([Qr, 2 * L.T @ Qpi, Qa])

@@ -35,7 +35,7 @@ from ..math.rotations import B_matrix, rotation_matrix, skew
 def slot_kinematics(A, p, ell, D, pd=None, ad=None, named=None):
     """(A ℓ, ∂(A ℓ)/∂p = B(p, ℓ), ∂(A ℓ)/∂a = A D, rate B(p, ℓ) ṗ + A D ȧ, quad B(ṗ, ℓ) ṗ + 2 B(p, D ȧ) ṗ)
     of a slot's body-frame vector ℓ = ℓ(a) (module docstring; a point adds r, ṙ).  D None: a rigid
-    slot (the modal terms None, 0).  Rates None without ṗ.  Numbers, or sympy objects
+    slot (the modal terms None, 0).  Rates None without ṗ.  Numbers, or polynomials
     (:mod:`solver.codegen.flexible`, whose ``named`` names the intermediate D ȧ)."""
     B = B_matrix(p, ell)
     AD = None if D is None else A @ D

@@ -40,7 +40,7 @@ STRESS_KEYS = ("axial", "bending_y", "bending_z", "torsion")
 class ShapeIntegrals:
     """The inertia shape integrals of a reduced body and the terms built from them (module
     docstring): attributes mass, S0, S_phi, E0, E1, E2, J_sec, Z, M_aa, K_aa, C_aa.  Arrays of
-    numbers (:class:`ModalBody`) or of sympy symbols (:mod:`solver.codegen.flexible`, where they are
+    numbers (:class:`ModalBody`) or of polynomials (:mod:`solver.codegen.flexible`, where they are
     kernel parameters): the methods below serve both, so the generated kernels and the numeric path
     evaluate the same formulas."""
 
