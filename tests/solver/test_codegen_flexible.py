@@ -188,3 +188,19 @@ def test_polynomials_expand_as_sympy_does():
     for got, want in zip(R, expected):
         diff = sp.expand(sum(c * sp.Mul(*m) for m, c in got.terms.items()) - want)
         assert all(abs(float(c)) < 1e-12 for c in sp.Poly(diff, *x).coeffs()) if diff != 0 else True
+
+
+def test_force_elements_on_flexible_bodies_fall_back_with_a_notice(monkeypatch):
+    """A spring attached to a flexible body is not generated: the generic path runs, and the
+    notice names the body ("on" is a ModelError saying why)."""
+    model = cantilever_pendulum()
+    model.add_spring_damper("tip_spring", "ground", "beam", point_i=(0.8, 0.0, 0.0), point_j=(0.51, -0.61, 0.0),
+                            stiffness=10.0)
+    monkeypatch.delenv("MBS_CODEGEN", raising=False)
+    compiled = solver.compile_model(model, codegen="auto")
+    assert not compiled.generated
+    assert compiled.notices == ("codegen unavailable, generic path used: force elements attached to flexible "
+                                "bodies are not generated yet (beam)",)
+    with pytest.raises(solver.ModelError, match="force elements attached to flexible bodies are not generated "
+                                                "yet \\(beam\\)"):
+        solver.compile_model(model, codegen="on")
