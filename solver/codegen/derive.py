@@ -476,9 +476,9 @@ def _body_loads(desc, s):
     axes, of every generated force element."""
     nb = desc["nb"]
     g = np.array(s.c[BODY_PARAMETERS * nb:BODY_PARAMETERS * nb + 3], dtype=object)
-    frames = [_frame(s, b) for b in range(nb)]
-    F = [_inertia(s, b)[0] * g for b in range(nb)]
-    T = [_zeros3() for _ in range(nb)]
+    frames = [_frame(s, b) for b in range(nb)] + flexible.attachment_frames(desc, s)
+    F = [_inertia(s, b)[0] * g for b in range(nb)] + [_zeros3() for _ in frames[nb:]]
+    T = [_zeros3() for _ in frames]
 
     def at_point(b, force, point):
         if b >= 0:
@@ -532,7 +532,7 @@ def _force_outputs(desc, s, out):
             out["forces"].append(("Q", o + k, F[b][k]))
         for k in range(4):
             out["forces"].append(("Q", o + 3 + k, Qp[k]))
-    flexible.force_outputs(desc, s, out)
+    flexible.force_outputs(desc, s, out, F[desc["nb"]:], T[desc["nb"]:])
 
 
 def _load_outputs(desc, s, out):
