@@ -33,6 +33,7 @@ Applied loads, tires and controllers are not conservative here (their work is no
 """
 from __future__ import annotations
 
+import statistics
 from collections import deque
 
 import numpy as np
@@ -61,12 +62,10 @@ def energy_conserved(system) -> bool:
     return not any(np.any(fb.body.C_aa) for fb in getattr(system, "flex", ()))
 
 
-def total_energy(system, q, qd, t, m):
+def total_energy(system, q, qd, t):
     """(E, Σ|terms|) of a consistent state: kinetic + gravity + spring + strain energy, from the
-    formulation's own energy account (``postprocess_batch``, the numbers the results report);
-    m: the number of constraint equations."""
-    zeros = np.zeros((1, len(q)))
-    e = system.postprocess_batch(np.array([t]), q[None], qd[None], zeros, np.zeros((1, m)))["energy"][0]
+    formulation's own energy account (``system.energy``, the numbers the results report)."""
+    e = system.energy(q, qd, t)
     return float(np.sum(e)), float(np.sum(np.abs(e)))
 
 
@@ -131,9 +130,9 @@ class HybridSwitch:
             self.changes.popleft()
         if repartition and self.changes:
             return self._to_qr("the LU independent set keeps changing", slow=False)
-        shrank = bool(self.h) and h < 0.5 * float(np.median(self.h))
+        shrank = bool(self.h) and h < 0.5 * statistics.median(self.h)
         if self.conservative and (shrank or self.e_ref is None or self.stretch_steps % ENERGY_STRIDE == 0):
-            E, scale = total_energy(self.system, q, qd, t, len(jac))
+            E, scale = total_energy(self.system, q, qd, t)
             self.energy_scale = max(self.energy_scale, scale)
             if self.e_ref is None:
                 self.e_ref = E
@@ -141,7 +140,7 @@ class HybridSwitch:
             if change > self.energy_tol:
                 return self._to_qr(f"total energy changed by {change:.2g} (relative) during LU", slow=False)
         if len(self.h) == WINDOW:
-            median = float(np.median(self.h))
+            median = statistics.median(self.h)
             if h < COLLAPSE * median:
                 return self._to_qr(f"step size collapsed to {h:.2g} s", slow=False)
             if self.since_restart >= GRACE:

@@ -27,10 +27,11 @@ import numpy as np
 from ..errors import Cancelled
 from .. import forces
 from ..constraints import forms
+from ..flexible import floating, joints as flexible_joints, loads as flexible_loads, modal
 from ..formulations import mobilizers
 from ..math import namespace, rotations
 from ..vehicle import road, tire
-from . import derive, emit, tree
+from . import derive, emit, flexible, poly, tree
 from .derive import CodegenUnavailable
 
 # Optimisation by what is compiled (measured on the 14-body car, 8,800 lines, and the 200-link chain):
@@ -64,10 +65,13 @@ LOOP_C = (Path(__file__).with_name("dopri.c"), Path(__file__).with_name("segment
 RELATIVE_C = Path(__file__).with_name("relative.c")    # relative kernels from the Cartesian ones
 ARTICULATED_C = Path(__file__).with_name("articulated.c")    # open-tree dynamics in O(n)
 # the modules whose code the generated C comes from (the joint kinematics, the equation forms, the bushing,
-# the spring-damper, the tire and the road profiles are written once, in mobilizers, forms, forces and
-# vehicle, for numbers and for sympy): editing any of them invalidates the cache
+# the spring-damper, the tire, the road profiles and the flexible bodies' terms are written once, in
+# mobilizers, forms, forces, vehicle and solver.flexible, for numbers and for sympy): editing any of them
+# invalidates the cache
 _SOURCES = hashlib.sha256(b"".join([Path(m.__file__).read_bytes() for m in (derive, emit, tree, rotations, mobilizers,
-                                                                             forces, forms, namespace, tire, road)]
+                                                                             forces, forms, namespace, tire, road,
+                                                                             flexible, poly, floating, flexible_joints,
+                                                                             flexible_loads, modal)]
                                    + [p.read_bytes() for p in (REDUCED_C, *LOOP_C, RELATIVE_C, ARTICULATED_C)])).hexdigest()
 
 

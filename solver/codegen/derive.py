@@ -30,8 +30,9 @@ a scalar s = uᵀw has quad(s) = wᵀquad(u) + uᵀquad(w) + 2 u̇ᵀẇ and γ 
 Joint angles θ = atan2(y, x) come out in (−π, π] (output ``ang``); the caller unwraps them.
 Generated force elements: spring-dampers, bushings, applied loads, speed controllers and tires on a
 flat, half-sine or step road.  The others (rotational spring-dampers, tires on table roads) are
-evaluated in Python and added to Q (:func:`interpreted_forces`).  Flexible bodies are not
-generated: :class:`CodegenUnavailable`.
+evaluated in Python and added to Q (:func:`interpreted_forces`).  Flexible bodies (floating frame,
+modal coordinates after the body blocks) add their mass blocks, forces and node-carried joint slots
+through :mod:`solver.codegen.flexible`.
 """
 from __future__ import annotations
 
@@ -47,6 +48,7 @@ from ..expressions import time_function
 from ..vehicle import SpeedControlForce, TireForce, TireParameters
 from ..vehicle.road import road_profile
 from ..vehicle.tire import tire_contact
+from . import flexible
 from ..math.rotations import B_matrix, L_matrix, cross, rotation_matrix
 
 SNAP = 1e-14            # geometry entries below this (m or unit-vector components) are exact zeros
@@ -74,9 +76,8 @@ def describe(system) -> dict:
     if system.form != "conventional":
         raise CodegenUnavailable("only the conventional joint form is generated "
                                  f"(this model uses settings.constraints = {system.form!r})")
-    flexible = getattr(system, "flex_names", [])      # flexible bodies (solver.flexible), if any
-    if flexible:
-        raise CodegenUnavailable(f"flexible bodies are not generated yet ({', '.join(flexible)})")
+    if system.flex and flexible.unsupported(system):
+        raise CodegenUnavailable(flexible.unsupported(system))
     nb = system.nb
     npar = BODY_PARAMETERS * nb + 3
     joints, angles = [], []
@@ -121,7 +122,9 @@ def describe(system) -> dict:
         elif _generated(f):
             tires.append({"body": f.b, "axis": _snap(f.axis_b), "road": f.road.kind, "par": npar})
             npar += len(TIRE_FIELDS) + ROAD_PARAMETERS
-    return {"nb": nb, "nq": system.nq, "m": system.m, "joints": joints, "drivers": drivers,
+    flex, npar = (flexible.describe(system, joints, npar, BODY_PARAMETERS * nb, _snap) if system.flex
+                  else (None, npar))
+    return {"nb": nb, "nq": system.nq, "m": system.m, "joints": joints, "drivers": drivers, "flexible": flex,
             "angles": angles, "norm_rows": list(system.norm_rows), "springs": springs, "loads": loads, "bushings": bushings, "tires": tires, "controls": controls,
             "n_parameters": npar, "n_inputs": nload}
 
@@ -152,6 +155,7 @@ def parameters(system, desc) -> np.ndarray:
     controls = [f for f in system.force_elements if isinstance(f, SpeedControlForce)]
     for f, cd in zip(controls, desc["controls"]):
         par[cd["par"]:cd["par"] + CONTROL_PARAMETERS] = (f.v_target, f.kp, f.ki, f.t_max, f.radius)
+    flexible.parameters(system, desc, par)
     return par
 
 
@@ -396,7 +400,8 @@ class _SymbolOps:
 
 def _joint_vectors(jd, s):
     bodies = (jd["bi"], jd["bj"])
-    v = {name: _vector(s, bodies[side], local, point) for name, (side, local, point) in jd["vectors"].items()}
+    v = {name: _Vec(*flexible.node_vector(s, bodies[slot[0]], *slot[1:])) if len(slot) > 3
+         else _vector(s, bodies[slot[0]], *slot[1:]) for name, slot in jd["vectors"].items()}
     v["d"] = v["Pj"] - v["Pi"]
     for k, name in enumerate(("ex", "ey", "ez")):
         v[name] = _vector(s, -1, np.eye(3)[k], False)
@@ -469,6 +474,7 @@ def _mass_outputs(desc, s, out):
                 out["mass"].append(("M", (o + 3 + i) * nq + o + 3 + k, Mpp[i, k]))
                 if k != i:
                     out["mass"].append(("M", (o + 3 + k) * nq + o + 3 + i, Mpp[i, k]))
+    flexible.mass_outputs(desc, s, out)
 
 
 def _frame(s, b):
@@ -494,9 +500,9 @@ def _body_loads(desc, s):
     axes, of every generated force element."""
     nb = desc["nb"]
     g = np.array(s.c[BODY_PARAMETERS * nb:BODY_PARAMETERS * nb + 3], dtype=object)
-    frames = [_frame(s, b) for b in range(nb)]
-    F = [_inertia(s, b)[0] * g for b in range(nb)]
-    T = [_zeros3() for _ in range(nb)]
+    frames = [_frame(s, b) for b in range(nb)] + flexible.attachment_frames(desc, s)
+    F = [_inertia(s, b)[0] * g for b in range(nb)] + [_zeros3() for _ in frames[nb:]]
+    T = [_zeros3() for _ in frames]
     m = _math(s)
 
     def at_point(b, force, point):
@@ -547,6 +553,7 @@ def _force_outputs(desc, s, out):
             out["forces"].append(("Q", o + k, F[b][k]))
         for k in range(4):
             out["forces"].append(("Q", o + 3 + k, Qp[k]))
+    flexible.force_outputs(desc, s, out, F[desc["nb"]:], T[desc["nb"]:])
 
 
 def _load_outputs(desc, s, out):

@@ -27,6 +27,47 @@ from ..math.rotations import L_matrix, rotation_matrix, skew
 from .modal import ModalBody
 
 
+def configuration_terms(body, a, named=None):
+    """(S(a), Y(a), J(a), Γ(a)) of a body (:class:`solver.flexible.modal.ShapeIntegrals`, numbers or
+    symbolic: :class:`solver.codegen.poly.Poly`).  ``named``: applied to each array as it is computed (the code generator names
+    the entries, so that the expressions built on them stay small)."""
+    named = named or (lambda x: x)
+    S = named(body.first_moment(a))
+    Y = named(body.y_integrals(a))
+    return S, Y, named(body.inertia(a)), named(body.coupling(Y))
+
+
+def mass_block(body, A, L, S, J, G):
+    """The body's block of M(q) in its columns [r, p, a]: M = Tᵀ M̂ T with T = diag(I, 2L, I) the map
+    [ṙ, ṗ, ȧ] → [ṙ, ω', ȧ] (module docstring), written by blocks:
+
+        [[m I, −2 A S̃ L, A S_Φ], [·, 4 Lᵀ J L, 2 Lᵀ Γ], [·, ·, M_aa]]   (symmetric)
+
+    with S, J, Γ of :func:`configuration_terms`; A = A(p), L = L(p).  Numbers or symbolic."""
+    Mrp = -2 * A @ skew(S) @ L
+    Mra = A @ body.S_phi
+    Mpa = 2 * L.T @ G
+    return np.block([[body.mass * np.eye(3, dtype=int), Mrp, Mra], [Mrp.T, 4 * L.T @ J @ L, Mpa],
+                     [Mra.T, Mpa.T, body.M_aa]])
+
+
+def generalized_forces(body, A, L, S, Y, J, a, pd, ad, g, named=None):
+    """Q of the body's columns [r, p, a]: gravity, quadratic-velocity, elastic and damping forces
+    (module docstring; Euler-parameter rows 2Lᵀ Q_π), ω' = 2 L ṗ, with S, Y, J of
+    :func:`configuration_terms`.  Numbers or symbolic, as :func:`mass_block` (``named``: as for
+    :func:`configuration_terms`, applied to ω' and Q_π)."""
+    named = named or (lambda x: x)
+    w = named(2 * L @ pd)
+    gb = A.T @ g
+    W = skew(w)
+    Qr = body.mass * g - A @ (W @ W @ S + 2 * W @ (body.S_phi @ ad))
+    P = Y @ ad
+    Qpi = named(skew(S) @ gb - W @ J @ w - 2 * (w * np.trace(P) - P.T @ w))
+    Qa = (body.S_phi.T @ gb - (np.einsum("a,abl,b->l", w, Y, w) - (w @ w) * np.einsum("aal->l", Y))
+          - 2 * np.einsum("m,c,cml->l", ad, w, body.Z) - body.K_aa @ a - body.C_aa @ ad)
+    return np.concatenate([Qr, 2 * L.T @ Qpi, Qa])
+
+
 class FloatingBody:
     """One flexible body's terms at its coordinate columns: r, p at ``o`` … ``o+7``, a at ``ao``."""
 
@@ -46,71 +87,38 @@ class FloatingBody:
         o, ao = self.o, self.ao
         return x[o:o + 3], x[o + 3:o + 7], x[ao:ao + self.k]
 
-    def quasi_mass(self, A, a):
-        """M̂(a) in the quasi-velocities [ṙ, ω', ȧ] (module docstring), with Γ(a) and Y(a)."""
-        b, k = self.body, self.k
-        S = b.first_moment(a)
-        Y = b.y_integrals(a)
-        G = b.coupling(Y)
-        Mh = np.zeros((6 + k, 6 + k))
-        Mh[:3, :3] = b.mass * np.eye(3)
-        Mh[:3, 3:6] = -A @ skew(S)
-        Mh[3:6, :3] = Mh[:3, 3:6].T
-        Mh[:3, 6:] = A @ b.S_phi
-        Mh[6:, :3] = Mh[:3, 6:].T
-        Mh[3:6, 3:6] = b.inertia(a)
-        Mh[3:6, 6:] = G
-        Mh[6:, 3:6] = G.T
-        Mh[6:, 6:] = b.M_aa
-        return Mh, S, Y
-
     def mass(self, q, M):
-        """Add this body's block of M(q) (Euler-parameter rows/columns mapped by 2L)."""
+        """Add this body's block of M(q) (:func:`mass_block`)."""
         M[self._block] += self._terms(q)["M"]
 
     def forces(self, q, qd, g, Q):
-        """Add gravity, quadratic-velocity, elastic and damping forces (module docstring)."""
-        b = self.body
-        _, p, a = self.split(q)
+        """Add gravity, quadratic-velocity, elastic and damping forces (:func:`generalized_forces`)."""
+        _, _, a = self.split(q)
         _, pd, ad = self.split(qd)
         c = self._terms(q)
-        A, L, S, Y, J = c["A"], c["L"], c["S"], c["Y"], c["J"]
-        w = 2.0 * L @ pd
-        gb = A.T @ g
-        W = skew(w)
-        Qr = b.mass * g - A @ (W @ W @ S + 2.0 * W @ (b.S_phi @ ad))
-        P = Y @ ad
-        Qpi = skew(S) @ gb - W @ J @ w - 2.0 * (w * np.trace(P) - P.T @ w)
-        Qa = (b.S_phi.T @ gb - (np.einsum("a,abl,b->l", w, Y, w) - (w @ w) * np.einsum("aal->l", Y))
-              - 2.0 * np.einsum("m,c,cml->l", ad, w, b.Z) - b.K_aa @ a - b.C_aa @ ad)
-        Q[self.cols] += np.concatenate([Qr, 2.0 * L.T @ Qpi, Qa])
+        Q[self.cols] += generalized_forces(self.body, c["A"], c["L"], c["S"], c["Y"], c["J"], a, pd, ad,
+                                           np.asarray(g, dtype=float))
 
     def energies(self, q, qd, g):
-        """(kinetic, gravity potential, strain) of this body."""
-        r, p, a = self.split(q)
-        _, pd, ad = self.split(qd)
-        A = rotation_matrix(p)
-        Mh, S, _ = self.quasi_mass(A, a)
-        x = np.concatenate([qd[self.o:self.o + 3], 2.0 * L_matrix(p) @ pd, ad])
-        return 0.5 * x @ Mh @ x, -g @ (self.body.mass * r + A @ S), self.body.strain_energy(a)
+        """(kinetic, gravity potential, strain) of this body: T = ½ q̇ᵀ M q̇ over its columns."""
+        r, _, a = self.split(q)
+        c = self._terms(q)
+        x = qd[self.cols]
+        return 0.5 * x @ c["M"] @ x, -g @ (self.body.mass * r + c["A"] @ c["S"]), self.body.strain_energy(a)
 
     # ---- helpers --------------------------------------------------------------------------------
     def _terms(self, q):
-        """A(p), L(p), S(a), Y(a), J(a) and the mass block Tᵀ M̂ T at q, with T the map
-        [ṙ, ω', ȧ] = T [ṙ, ṗ, ȧ]; cached for the last [p, a] (a right-hand side asks for the mass
-        matrix and the forces at the same configuration)."""
+        """A(p), L(p), S, Y, J (:func:`configuration_terms`) and the mass block M at q; cached for the last [p, a] (a
+        right-hand side asks for the mass matrix and the forces at the same configuration)."""
         key = np.concatenate([q[self.o + 3:self.o + 7], q[self.ao:self.ao + self.k]])
         if self._at is not None and np.array_equal(key, self._at):
             return self._cached
-        p, a, k = key[:4], key[4:], self.k
+        p, a = key[:4], key[4:]
         A, L = rotation_matrix(p), L_matrix(p)
-        Mh, S, Y = self.quasi_mass(A, a)
-        T = np.zeros((6 + k, 7 + k))
-        T[:3, :3] = np.eye(3)
-        T[3:6, 3:7] = 2.0 * L
-        T[6:, 7:] = np.eye(k)
+        S, Y, J, G = configuration_terms(self.body, a)
+        M = mass_block(self.body, A, L, S, J, G)
         self._at = key
-        self._cached = {"A": A, "L": L, "S": S, "Y": Y, "J": Mh[3:6, 3:6], "M": T.T @ Mh @ T}
+        self._cached = {"A": A, "L": L, "S": S, "Y": Y, "J": J, "M": M}
         return self._cached
 
 

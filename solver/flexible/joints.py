@@ -32,6 +32,24 @@ from ..constraints.primitives import ScalarOps, Vec
 from ..math.rotations import B_matrix, rotation_matrix, skew
 
 
+def slot_kinematics(A, p, ell, D, pd=None, ad=None, named=None):
+    """(A ℓ, ∂(A ℓ)/∂p = B(p, ℓ), ∂(A ℓ)/∂a = A D, rate B(p, ℓ) ṗ + A D ȧ, quad B(ṗ, ℓ) ṗ + 2 B(p, D ȧ) ṗ)
+    of a slot's body-frame vector ℓ = ℓ(a) (module docstring; a point adds r, ṙ).  D None: a rigid
+    slot (the modal terms None, 0).  Rates None without ṗ.  Numbers, or polynomials
+    (:mod:`solver.codegen.flexible`, whose ``named`` names the intermediate D ȧ)."""
+    B = B_matrix(p, ell)
+    AD = None if D is None else A @ D
+    if pd is None:
+        return A @ ell, B, AD, None, None
+    rate = B @ pd
+    quad = B_matrix(pd, ell) @ pd
+    if D is not None:
+        Dad = (named or (lambda x: x))(D @ ad)
+        rate = rate + AD @ ad
+        quad = quad + 2 * B_matrix(p, Dad) @ pd
+    return A @ ell, B, AD, rate, quad
+
+
 class FlexibleJoint:
     """One joint with at least one side on a flexible body.
 
@@ -126,22 +144,15 @@ class FlexibleJoint:
                               np.zeros(3) if level >= 2 else None)
                 continue
             c = st["c"]
-            ell = self._local(name, q)
-            val = st["A"] @ ell + (st["r"] if point else 0.0)
+            val, B, AD, dv, quad = slot_kinematics(st["A"], st["p"], self._local(name, q), D,
+                                                    st.get("pd"), st.get("ad"))
             if point:
                 J[:, c:c + 3] = np.eye(3)
-            B = B_matrix(st["p"], ell)
+                val = val + st["r"]
+                dv = None if dv is None else dv + st["rd"]
             J[:, c + 3:c + 7] = B
             if D is not None:
-                J[:, c + 7:c + 7 + D.shape[1]] = st["A"] @ D
-            dv = quad = None
-            if level >= 1:
-                dv = B @ st["pd"] + (st["rd"] if point else 0.0)
-                quad = B_matrix(st["pd"], ell) @ st["pd"]
-                if D is not None:
-                    Dad = D @ st["ad"]
-                    dv = dv + st["A"] @ Dad
-                    quad = quad + 2.0 * B_matrix(st["p"], Dad) @ st["pd"]
+                J[:, c + 7:c + 7 + D.shape[1]] = AD
             v[name] = Vec(val, J, dv, quad if level >= 2 else None)
         v["d"] = v["Pj"] - v["Pi"]
         for name, k in (("ex", 0), ("ey", 1), ("ez", 2)):

@@ -31,8 +31,22 @@ import numpy as np
 from scipy.spatial.transform import Rotation
 
 from ..forces import BodyFrames
-from ..math.rotations import L_matrix, rotation_matrix
+from ..math.rotations import L_matrix, cross, rotation_matrix
 from .compile import reference_frame
+
+
+def attachment_motion(r, A, u, phi, psi, rd, w, ad):
+    """(r_P, ṙ_P, ω_P) of an attachment point at ū_P = ``u`` (module docstring): r + A ū_P,
+    ṙ + A (ω' × ū_P + Φ_n ȧ), A (ω' + Ψ_n ȧ), with ω' = ``w`` = 2 L(p) ṗ.  Numbers or symbolic
+    (:mod:`solver.codegen.flexible`)."""
+    return r + A @ u, rd + A @ (cross(w, u) + phi @ ad), A @ (w + psi @ ad)
+
+
+def attachment_forces(A, L, u, phi, psi, f, t):
+    """(Q_r, Q_p, Q_a) of a force f at P and a torque t (global) on the body's coordinates
+    (module docstring): f, 2 Lᵀ (ũ_P Aᵀ f + Aᵀ t), Φ_nᵀ Aᵀ f + Ψ_nᵀ Aᵀ t.  Numbers or symbolic."""
+    fl, tl = A.T @ f, A.T @ t
+    return f, 2 * L.T @ (cross(u, fl) + tl), phi.T @ fl + psi.T @ tl
 
 
 class FlexibleAttachments:
@@ -76,13 +90,9 @@ class FlexibleAttachments:
             rb, p, a = fb.split(q)
             rd, pd, ad = fb.split(qd)
             Ab = rotation_matrix(p)
-            wb = 2.0 * L_matrix(p) @ pd
             phi, psi = fb.body.node_phi[node], fb.body.node_psi[node]
-            u = u0 + phi @ a
-            r[k] = rb + Ab @ u
+            r[k], v[k], w[k] = attachment_motion(rb, Ab, u0 + phi @ a, phi, psi, rd, 2.0 * L_matrix(p) @ pd, ad)
             A[k] = Ab @ Rotation.from_rotvec(psi @ a).as_matrix()
-            v[k] = rd + Ab @ (np.cross(wb, u) + phi @ ad)
-            w[k] = Ab @ (wb + psi @ ad)
         return r, A, v, w
 
     def extend(self, frames: BodyFrames, q, qd):
@@ -97,12 +107,11 @@ class FlexibleAttachments:
         """Add the generalized forces of the attachment wrenches F, T (n, 3) to Q (module docstring)."""
         for (fb, node, u0), f, t in zip(self._bound(), F, T):
             _, p, a = fb.split(q)
-            Ab = rotation_matrix(p)
-            fl, tl = Ab.T @ f, Ab.T @ t
             phi, psi = fb.body.node_phi[node], fb.body.node_psi[node]
-            Q[fb.o:fb.o + 3] += f
-            Q[fb.o + 3:fb.o + 7] += 2.0 * L_matrix(p).T @ (np.cross(u0 + phi @ a, fl) + tl)
-            Q[fb.ao:fb.ao + fb.k] += phi.T @ fl + psi.T @ tl
+            Qr, Qp, Qa = attachment_forces(rotation_matrix(p), L_matrix(p), u0 + phi @ a, phi, psi, f, t)
+            Q[fb.o:fb.o + 3] += Qr
+            Q[fb.o + 3:fb.o + 7] += Qp
+            Q[fb.ao:fb.ao + fb.k] += Qa
 
     # ---- helpers --------------------------------------------------------------------------------
     def _attach(self, name, point):

@@ -37,7 +37,48 @@ _EPS[0, 2, 1] = _EPS[2, 1, 0] = _EPS[1, 0, 2] = -1.0
 STRESS_KEYS = ("axial", "bending_y", "bending_z", "torsion")
 
 
-class ModalBody:
+class ShapeIntegrals:
+    """The inertia shape integrals of a reduced body and the terms built from them (module
+    docstring): attributes mass, S0, S_phi, E0, E1, E2, J_sec, Z, M_aa, K_aa, C_aa.  Arrays of
+    numbers (:class:`ModalBody`) or of polynomials (:mod:`solver.codegen.flexible`, where they are
+    kernel parameters): the methods below serve both, so the generated kernels and the numeric path
+    evaluate the same formulas."""
+
+    FIELDS = ("mass", "S0", "S_phi", "E0", "E1", "E2", "J_sec", "Z", "M_aa", "K_aa", "C_aa")
+
+    @classmethod
+    def of(cls, **arrays):
+        """Shape integrals from arrays named as :attr:`FIELDS` (all of them)."""
+        self = cls.__new__(cls)
+        for name in cls.FIELDS:
+            setattr(self, name, arrays[name])
+        return self
+
+    # ---- public API --------------------------------------------------------------------------------
+    def first_moment(self, a):
+        """S(a) = ∫ρ ū dV (3,)."""
+        return self.S0 + self.S_phi @ a
+
+    def inertia(self, a):
+        """J(a) about the frame origin, body axes (3×3)."""
+        W = self.E0 + self.E1 @ a
+        W = W + W.T - self.E0 + (self.E2 @ a) @ a
+        return np.trace(W) * np.eye(3) - W + self.J_sec
+
+    def y_integrals(self, a):
+        """Y_ab,l(a) = ∫ρ ū_a φ_l,b (3, 3, k)."""
+        return self.E1 + a @ self.E2
+
+    def coupling(self, Y):
+        """Γ = ∫ρ ũ Φ dV (3×k) from Y."""
+        return np.einsum("cab,abl->cl", _EPS, Y)
+
+    def strain_energy(self, a):
+        """U = ½ aᵀ K_aa a."""
+        return 0.5 * a @ self.K_aa @ a
+
+
+class ModalBody(ShapeIntegrals):
     """Reduced flexible body (see module docstring).
 
     Attributes: mesh, k (modes), modes (ndof, k) nodal shapes, omega (k,) rad/s, mass, S0, S_phi,
@@ -102,29 +143,6 @@ class ModalBody:
         self.node_phi, self.node_psi = modes[:, :3, :], modes[:, 3:, :]
         self.stress_shapes = stress_shapes
         return self
-
-    # ---- public API: inertia terms --------------------------------------------------------------
-    def first_moment(self, a):
-        """S(a) = ∫ρ ū dV (3,)."""
-        return self.S0 + self.S_phi @ a
-
-    def inertia(self, a):
-        """J(a) about the frame origin, body axes (3×3)."""
-        W = self.E0 + self.E1 @ a
-        W = W + W.T - self.E0 + (self.E2 @ a) @ a
-        return np.trace(W) * np.eye(3) - W + self.J_sec
-
-    def y_integrals(self, a):
-        """Y_ab,l(a) = ∫ρ ū_a φ_l,b (3, 3, k)."""
-        return self.E1 + a @ self.E2
-
-    def coupling(self, Y):
-        """Γ = ∫ρ ũ Φ dV (3×k) from Y."""
-        return np.einsum("cab,abl->cl", _EPS, Y)
-
-    def strain_energy(self, a):
-        """U = ½ aᵀ K_aa a."""
-        return 0.5 * a @ self.K_aa @ a
 
     def node_displacement(self, node, a):
         """Elastic displacement Φ_node a of a node, body frame (3,)."""

@@ -45,6 +45,9 @@ def export_fmu(model, path, step=None, inputs=None, rtol=None, atol=None, on_eve
     (:mod:`solver.fmu.variables`); default: the model's declared inputs (``model.inputs``).  ``on_event``/``cancel`` as for :func:`solver.compile_model`.
     Raises ModelError for what cannot be exported (naming the element) and SolverError when the
     model cannot be assembled or the library does not compile."""
+    if model.flexible_bodies:
+        raise ModelError([f"flexible_bodies.{name}: flexible bodies are not exported to FMUs yet (the FMU's "
+                          "variables are the rigid bodies')" for name in model.flexible_bodies])
     s = model.settings
     step, rtol, atol = (_positive(name, getattr(s, key) if value is None else value) for name, key, value in
                         (("step", "output_step", step), ("rtol", "rtol", rtol), ("atol", "atol", atol)))

@@ -347,6 +347,11 @@ class CartesianSystem(MechanicalSystem):
         self.attachments.generalized(q, w.F[self.nb:], w.T[self.nb:], Q)
         return Q
 
+    def energy(self, q, qd, t):
+        """(kinetic, gravity, spring, strain) energy of one state: :meth:`postprocess_batch`'s energy
+        columns without its reactions (the hybrid partitioning's energy test asks every few steps)."""
+        return self._energies(np.array([t]), q[None], qd[None], *self._body_kinematics(q[None], qd[None]))[0]
+
     def force_frames(self, q, qd):
         """The rigid bodies' frames followed by those of the force attachment nodes of flexible bodies."""
         return self.attachments.extend(self.frames(q, qd), q, qd)
@@ -386,14 +391,8 @@ class CartesianSystem(MechanicalSystem):
                                             lam[i:i + step]) for i in range(0, len(t), step)]
             return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
         n, nb = len(t), self.nb
-        blocks = q[:, :7 * nb].reshape(n, nb, 7)
-        rates = qd[:, :7 * nb].reshape(n, nb, 7)
         accels = qdd[:, :7 * nb].reshape(n, nb, 7)
-        r, v = blocks[..., :3], rates[..., :3]
-        A = rotation_matrices(blocks[..., 3:])
-        L2 = 2.0 * L_matrices(blocks[..., 3:])
-        w_body = np.einsum("nbij,nbj->nbi", L2, rates[..., 3:])                 # ω' = 2 L ṗ
-        w = np.einsum("nbij,nbj->nbi", A, w_body)
+        r, v, A, L2, w_body, w = self._body_kinematics(q, qd)
         alpha = np.einsum("nbij,nbj->nbi", A, np.einsum("nbij,nbj->nbi", L2, accels[..., 3:]))   # L̇ṗ = 0
         if jac is None:
             jac = np.array([self.constraints(qk, tk).jac for qk, tk in zip(q, t)]).reshape(n, self.m, self.nq)
@@ -417,6 +416,33 @@ class CartesianSystem(MechanicalSystem):
             Fr = A[:, bi] @ cj.C_i if bi >= 0 else np.broadcast_to(cj.C_i, (n, 3, 3))
             RFj[:, k] = np.einsum("nji,nj->ni", Fr, RF[:, k])
             RTj[:, k] = np.einsum("nji,nj->ni", Fr, RT[:, k])
+        energy = self._energies(t, q, qd, r, v, A, L2, w_body, w)
+        post = {"r": np.ascontiguousarray(r), "A": A, "v": np.ascontiguousarray(v), "w": w,
+                "a": np.ascontiguousarray(accels[..., :3]), "alpha": alpha,
+                "reaction_force": RF, "reaction_torque": RT, "reaction_force_joint": RFj,
+                "reaction_torque_joint": RTj, "driver_force": -lam[:, [d.row for d in self.drivers]],
+                "energy": energy}
+        if self.flex:
+            per_point = [flexible_outputs(self.flex, qx) for qx in q]
+            post.update({key: np.array([o[key] for o in per_point]) for key in per_point[0]})
+        return post
+
+    # ---- helpers --------------------------------------------------------------------------------
+    def _body_kinematics(self, q, qd):
+        """(r, v, A, 2L, ω', ω) of the rigid bodies at N states q, q̇ (N, nq): arrays (N, nb, …)."""
+        n, nb = len(q), self.nb
+        blocks = q[:, :7 * nb].reshape(n, nb, 7)
+        rates = qd[:, :7 * nb].reshape(n, nb, 7)
+        A = rotation_matrices(blocks[..., 3:])
+        L2 = 2.0 * L_matrices(blocks[..., 3:])
+        w_body = np.einsum("nbij,nbj->nbi", L2, rates[..., 3:])                 # ω' = 2 L ṗ
+        return blocks[..., :3], rates[..., :3], A, L2, w_body, np.einsum("nbij,nbj->nbi", A, w_body)
+
+    def _energies(self, t, q, qd, r, v, A, L2, w_body, w):
+        """(N, 4) energies (kinetic, gravity, spring, strain) at N states, from the rigid bodies'
+        kinematics (:meth:`_body_kinematics`), the force elements' potentials and the flexible
+        bodies' energies (:meth:`solver.flexible.floating.FloatingBody.energies`)."""
+        n, nb = len(t), self.nb
         energy = np.zeros((n, 4))
         energy[:, 0] = 0.5 * (np.einsum("b,nbi,nbi->n", self.mass_values, v, v)
                               + np.einsum("nbi,bij,nbj->n", w_body, self.inertia.reshape(nb, 3, 3), w_body))
@@ -429,17 +455,8 @@ class CartesianSystem(MechanicalSystem):
                     energy[x, [0, 1, 3]] += fb.energies(q[x], qd[x], self.gravity)
         else:
             energy[:, 2] = element_loads(self.force_elements, t, BodyFrames(r, A, v, w), nb, potential=True)[1]
-        post = {"r": np.ascontiguousarray(r), "A": A, "v": np.ascontiguousarray(v), "w": w,
-                "a": np.ascontiguousarray(accels[..., :3]), "alpha": alpha,
-                "reaction_force": RF, "reaction_torque": RT, "reaction_force_joint": RFj,
-                "reaction_torque_joint": RTj, "driver_force": -lam[:, [d.row for d in self.drivers]],
-                "energy": energy}
-        if self.flex:
-            per_point = [flexible_outputs(self.flex, qx) for qx in q]
-            post.update({key: np.array([o[key] for o in per_point]) for key in per_point[0]})
-        return post
+        return energy
 
-    # ---- helpers --------------------------------------------------------------------------------
     def _setup_flexible(self, model):
         """Floating frames (blocks nb … nb+F−1, in self.init) and modal columns of the flexible
         bodies; the reduced bodies are built once the joints (Craig–Bampton interface) are known."""

@@ -90,6 +90,12 @@ class MechanicalSystem:
         posts = [self.postprocess(*point) for point in zip(q, qd, qdd, lam, t)]
         return {key: np.array([p[key] for p in posts]) for key in (posts[0] if posts else {})}
 
+    def energy(self, q, qd, t) -> np.ndarray:
+        """(kinetic, gravity, spring, strain) energy of one consistent state: the energy columns of
+        :meth:`postprocess_batch` (formulations may override it with a cheaper evaluation)."""
+        zeros = np.zeros((1, len(q)))
+        return self.postprocess_batch(np.array([t]), q[None], qd[None], zeros, np.zeros((1, self.m)))["energy"][0]
+
     def force_frames(self, q, qd):
         """The body states force elements act on (:class:`solver.forces.BodyFrames`): the bodies'
         frames, plus whatever extra points a formulation attaches forces to."""

@@ -364,7 +364,7 @@ def test_every_sample_exports_and_runs_or_is_refused_by_name(sample, tmp_path):
     naming its flexible body."""
     model = solver.load_model(SAMPLES / sample)
     if model.flexible_bodies:
-        with pytest.raises(solver.ModelError, match="flexible bodies are not generated yet"):
+        with pytest.raises(solver.ModelError, match="flexible bodies are not exported to FMUs yet"):
             export_fmu(model, tmp_path / "x.fmu")
         return
     path = export_fmu(model, tmp_path / "x.fmu")

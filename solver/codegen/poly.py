@@ -1,0 +1,95 @@
+"""Expanded polynomials in the kernels' input symbols with float coefficients, Σ c · Π symbols —
+the form of :meth:`solver.codegen.derive._Symbols.define`, built by plain Python arithmetic.
+
+numpy object arrays of :class:`Poly` go through the same numeric code as floats (``@``, einsum,
+trace, the rotation helpers), so a formula written once for numbers gives its kernel expression
+without sympy's arithmetic (about a thousand times slower per operation on these sizes); each
+result becomes one named definition (:func:`defined`), printed to C directly.
+"""
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+
+def _key(symbol):
+    return symbol.name
+
+
+class Poly:
+    """Σ c · Π symbols: ``terms`` {tuple of sympy symbols sorted by name (a monomial): float c}."""
+
+    __slots__ = ("terms",)
+
+    def __init__(self, terms):
+        self.terms = terms
+
+    @classmethod
+    def of(cls, x):
+        """A Poly from a number, a sympy symbol (or number) or a Poly."""
+        if isinstance(x, Poly):
+            return x
+        if isinstance(x, sp.Symbol):
+            return cls({(x,): 1.0})
+        c = float(x)
+        return cls({(): c} if c != 0.0 else {})
+
+    def __add__(self, other):
+        if isinstance(other, np.ndarray):
+            return NotImplemented
+        terms = dict(self.terms)
+        for m, c in Poly.of(other).terms.items():
+            total = terms.get(m, 0.0) + c
+            if total == 0.0:
+                terms.pop(m, None)
+            else:
+                terms[m] = total
+        return Poly(terms)
+
+    __radd__ = __add__
+
+    def __neg__(self):
+        return Poly({m: -c for m, c in self.terms.items()})
+
+    def __sub__(self, other):
+        if isinstance(other, np.ndarray):
+            return NotImplemented
+        return self + (-Poly.of(other))
+
+    def __rsub__(self, other):
+        return Poly.of(other) + (-self)
+
+    def __mul__(self, other):
+        if isinstance(other, np.ndarray):
+            return NotImplemented
+        if not isinstance(other, (Poly, sp.Symbol)):
+            c = float(other)
+            return Poly({m: c * v for m, v in self.terms.items()} if c != 0.0 else {})
+        terms = {}
+        for m2, c2 in Poly.of(other).terms.items():
+            for m1, c1 in self.terms.items():
+                m = tuple(sorted(m1 + m2, key=_key))
+                total = terms.get(m, 0.0) + c1 * c2
+                if total == 0.0:
+                    terms.pop(m, None)
+                else:
+                    terms[m] = total
+        return Poly(terms)
+
+    __rmul__ = __mul__
+
+
+def polys(symbols):
+    """Object array of Polys of sympy symbols (any shape)."""
+    return np.vectorize(Poly.of, otypes=[object])(np.asarray(symbols, dtype=object))
+
+
+def defined(s, x):
+    """The sympy symbol standing for Poly (or number) ``x`` (derive's ``s.define``; 0 for zero)."""
+    return s.define([(c, m) for m, c in Poly.of(x).terms.items()])
+
+
+def named(s):
+    """Array of Polys → the same array, each entry one named definition (as a Poly of one symbol),
+    so that products built on it stay short."""
+    return np.vectorize(lambda x: Poly.of(defined(s, x)), otypes=[object])
