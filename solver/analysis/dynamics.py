@@ -43,13 +43,9 @@ from .equilibrium import starting_at_equilibrium
 from .hybrid import HybridSwitch
 from .recording import Recorder
 from .segments import run_segments, step_loop
+from .step_rules import CLEAN_STRETCH, REPARTITION_RATIO, STALL_FRACTION, STALL_STEPS, STUCK_RESTARTS, stall_error
 from .threads import single_threaded_blas
 
-REPARTITION_RATIO = 0.2      # re-partition when the partition quality drops below this fraction
-STUCK_RESTARTS = 25          # restarts without 20 clean steps in between: the partition cannot go on
-CLEAN_STRETCH = 20
-STALL_STEPS = 300            # this many steps advancing less than STALL_FRACTION·t_end: stalled
-STALL_FRACTION = 1e-6
 JACOBIAN_STEP = 1e-7          # relative forward-difference step of the implicit integrators' Jacobian
 IMPLICIT = ("adams", "bdf", "radau")   # integrators that take a Jacobian (LSODA in its stiff mode)
 
@@ -60,14 +56,6 @@ def output_times(t_end, step):
     if t_end - times[-1] > 1e-9 * max(1.0, t_end):
         times = np.append(times, t_end)
     return times
-
-
-def stall_error(run, t, span):
-    """The SolverError of a collapsed step size: STALL_STEPS steps advanced only ``span`` up to t."""
-    return SolverError(f"the step size collapsed ({STALL_STEPS} steps advanced only {span:.3g} s); the mechanism "
-                       "is probably at a singular configuration or the model is too stiff for this integrator — "
-                       "try partitioning='qr', 'hybrid' or integrator='bdf'", time=t, kind="step_collapse",
-                       elements=run._worst_owners(run.q_last, t))
 
 
 def simulate(model: Model | CompiledModel, t_end: float | None = None, output_step: float | None = None,

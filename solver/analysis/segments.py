@@ -20,6 +20,7 @@ import numpy as np
 
 from ..errors import SolverError
 from ..partitioning.partition import PartitionError
+from .step_rules import REPARTITION_RATIO, STALL_FRACTION, stall_error
 
 COMPILED = {"auto": "dop853", "rk45": "dopri5"}     # integrator settings that step in C where they can …
 FALLBACK = {"auto": "adams", "rk45": "rk45"}         # … and what they are in the Python loop
@@ -62,7 +63,6 @@ def run_segments(run, part, compiled, t, q, qd, times, next_out, window):
     re-partition at, next_out, steps taken)."""
     from ..codegen.segment import (BUDGET, DENSE, END, NOT_FINITE, OUTPUT, QUALITY, STAGE, STALL, TOO_SMALL,
                                    CompiledSegments)
-    from .dynamics import REPARTITION_RATIO, STALL_FRACTION, stall_error
     s, c = run.s, run._compiled
     bound = REPARTITION_RATIO * part.quality_ref if len(part.rows) else 0.0
     method, time_fn = compiled

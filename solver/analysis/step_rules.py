@@ -1,0 +1,20 @@
+"""The rules both step loops of a dynamic run follow — the Python loop of
+:class:`solver.analysis.dynamics.Run` and the compiled one of :mod:`solver.analysis.segments`:
+when to re-partition, when a partition is stuck, when the step size has collapsed."""
+from __future__ import annotations
+
+from ..errors import SolverError
+
+REPARTITION_RATIO = 0.2      # re-partition when the partition quality drops below this fraction
+STUCK_RESTARTS = 25          # restarts without 20 clean steps in between: the partition cannot go on
+CLEAN_STRETCH = 20
+STALL_STEPS = 300            # this many steps advancing less than STALL_FRACTION·t_end: stalled
+STALL_FRACTION = 1e-6
+
+
+def stall_error(run, t, span):
+    """The SolverError of a collapsed step size: STALL_STEPS steps advanced only ``span`` up to t."""
+    return SolverError(f"the step size collapsed ({STALL_STEPS} steps advanced only {span:.3g} s); the mechanism "
+                       "is probably at a singular configuration or the model is too stiff for this integrator — "
+                       "try partitioning='qr', 'hybrid' or integrator='bdf'", time=t, kind="step_collapse",
+                       elements=run._worst_owners(run.q_last, t))
