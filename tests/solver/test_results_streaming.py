@@ -122,25 +122,33 @@ def test_a_failed_run_keeps_its_file_and_an_empty_one_keeps_the_earlier_file(tmp
 def test_a_killed_process_leaves_a_readable_part_file(tmp_path):
     """The process dies (os._exit) mid-run: the rows flushed so far are readable, status
     'incomplete', equal to the start of a complete run; the target path never appears."""
-    script = textwrap.dedent(f"""
-        import os, solver
-        from solver.analysis import recording
-        recording.CHUNK_BYTES = {SMALL_CHUNK}
-        calls = []
-        def progress(t, t_end):
-            calls.append(t)
-            if len(calls) == 45:
-                os._exit(0)
-        solver.simulate(solver.load_model({os.path.join(SAMPLE_DIR, 'double_pendulum.mbs.json')!r}),
-                        t_end=1.0, progress=progress, results_path={str(tmp_path / 'out.h5')!r})
-    """)
-    subprocess.run([sys.executable, "-c", script], check=True, cwd=ROOT, timeout=120)
-    (part,) = os.listdir(tmp_path)
+    def run(folder, kill):
+        """The sample's run in a fresh process (so both runs start from the same process state),
+        streamed into folder/out.h5; kill: os._exit after 45 progress reports."""
+        folder.mkdir()
+        script = textwrap.dedent(f"""
+            import os, solver
+            from solver.analysis import recording
+            recording.CHUNK_BYTES = {SMALL_CHUNK}
+            calls = []
+            def progress(t, t_end):
+                calls.append(t)
+                if {kill} and len(calls) == 45:
+                    os._exit(0)
+            solver.simulate(solver.load_model({os.path.join(SAMPLE_DIR, 'double_pendulum.mbs.json')!r}),
+                            t_end=1.0, progress=progress, results_path={str(folder / 'out.h5')!r})
+        """)
+        subprocess.run([sys.executable, "-c", script], check=True, cwd=ROOT, timeout=120)
+
+    run(tmp_path / "killed", True)
+    (part,) = os.listdir(tmp_path / "killed")
     assert part.startswith("out.h5.") and part.endswith(".part")
-    left = load_results(tmp_path / part, lazy=True)
+    left = load_results(tmp_path / "killed" / part, lazy=True)
     chunk = left._a["t"].chunks[0]
     assert left.status == INCOMPLETE and len(left) == 45 // chunk * chunk > 0   # the flushed chunks
-    complete = solver.simulate(sample("double_pendulum"), t_end=1.0)
+    run(tmp_path / "complete", False)
+    complete = load_results(tmp_path / "complete" / "out.h5", lazy=True)
+    assert complete.status == "ok" and len(complete) > len(left)
     n = len(left)
     for key in ("t", "q", "r", "A", "reaction_force", "energy_table", "method_code"):
         assert np.array_equal(left._a[key], complete._a[key][:n]), key
