@@ -201,7 +201,7 @@ def test_speed_control_torque_is_pi_with_the_rolled_distance():
     t = 2.0
     for theta_l, theta_r in ((66.6, 66.7), (0.2, -3.0), (66.6 + 2 * math.pi, 66.7 - 4 * math.pi), (5.0, 60.0)):
         e = 0.5 * 0.3 * (math.sin((10.0 * t - 0.3 * theta_l) / 0.3) + math.sin((10.0 * t - 0.3 * theta_r) / 0.3))
-        assert sc.integral_error(t, frames(theta_l, theta_r)) == pytest.approx(e, abs=1e-12)
+        assert sc.state(t, frames(theta_l, theta_r)).error == pytest.approx(e, abs=1e-12)
         u = 200.0 * (10.0 - 9.0) + 50.0 * e
         w = Wrenches(3)
         sc.apply(t, frames(theta_l, theta_r), w)
@@ -210,7 +210,7 @@ def test_speed_control_torque_is_pi_with_the_rolled_distance():
         assert w.T[0] == pytest.approx([0, -T, 0]) and not w.F.any()
     s = 0.3 * (66.6 + 66.7) / 2               # rolled distance 19.995 m at t = 2; wheel errors 2, −1 cm
     linear = 10.0 * t - s
-    assert abs(sc.integral_error(t, frames(66.6, 66.7)) - linear) <= 0.02 ** 3 / (6 * 0.3 ** 2)   # sin x − x
+    assert abs(sc.state(t, frames(66.6, 66.7)).error - linear) <= 0.02 ** 3 / (6 * 0.3 ** 2)   # sin x − x
 
 
 # ---- model, validation, files ------------------------------------------------------------------
