@@ -56,8 +56,9 @@ SNAP = 1e-14            # geometry entries below this (m or unit-vector componen
 BODY_PARAMETERS = 7     # m, J'00, J'11, J'22, J'01, J'12, J'20
 SPRING_PARAMETERS = 4   # k, c, l0, preload
 BUSHING_PARAMETERS = 12  # K (translation x y z, rotation x y z), D (the same)
-# solver.math.namespace's functions on symbols (the tire, the road profiles, the spring-damper)
-SYMPY_MATH = SimpleNamespace(sin=sp.sin, cos=sp.cos, atan=sp.atan, tanh=sp.tanh, sqrt=sp.sqrt, pi=sp.pi, piecewise=sp.Piecewise)
+# solver.math.namespace's functions on symbols (the tire, the road profiles, the spring-damper, the speed control)
+SYMPY_MATH = SimpleNamespace(sin=sp.sin, cos=sp.cos, atan=sp.atan, tanh=sp.tanh, sqrt=sp.sqrt, pi=sp.pi,
+                             piecewise=sp.Piecewise)
 TIRE_FIELDS = tuple(TireParameters.__dataclass_fields__)   # radius, stiffness, …, low_speed
 ROAD_PARAMETERS = 4      # z0, start x0, obstacle height H, length L
 GENERATED_ROADS = ("flat", "half_sine", "step")           # table profiles stay interpreted
