@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import solver
-from solver.forces import BodyFrames, Wrenches, compile_forces
+from solver.forces import BodyFrames, Wrenches, compile_forces, element_loads
 from solver.math.rotations import rotation_matrix
 from solver.vehicle import RoadSurface, TireForce, TireParameters, combined_slip_forces
 
@@ -208,6 +208,16 @@ def test_speed_control_torque_is_pi_with_the_rolled_distance():
         T = 1000.0 * math.tanh(u / 1000.0)
         assert w.T[1] == pytest.approx([0, T / 2, 0]) and w.T[2] == pytest.approx([0, T / 2, 0])
         assert w.T[0] == pytest.approx([0, -T, 0]) and not w.F.any()
+    # all output points at once (stacked states) give the wrenches of one state at a time
+    cases = [(66.6, 66.7), (0.2, -3.0), (5.0, 60.0)]
+    stacked = [frames(*c) for c in cases]
+    stacked = BodyFrames(*(np.array([getattr(f, k) for f in stacked]) for k in "rAvw"))
+    times = np.array([2.0, 0.7, 9.1])
+    assert sc.stacked
+    together = element_loads([sc], times, stacked, 3)[0]
+    for n, case in enumerate(cases):
+        one = element_loads([sc], float(times[n]), frames(*case), 3)[0]
+        assert np.array_equal(together.T[n], one.T) and np.array_equal(together.F[n], one.F)
     s = 0.3 * (66.6 + 66.7) / 2               # rolled distance 19.995 m at t = 2; wheel errors 2, −1 cm
     linear = 10.0 * t - s
     assert abs(sc.state(t, frames(66.6, 66.7)).error - linear) <= 0.02 ** 3 / (6 * 0.3 ** 2)   # sin x − x
