@@ -104,7 +104,7 @@ class SpeedControlForce:
     def state(self, t, frames) -> ControlState:
         """The controller at time t (a number, or stacked times) on ``frames``."""
         _, A, v, _ = frames.get(self.c)
-        phase = self.v_target * np.asarray(t) / self.radius
+        phase = self.v_target * t / self.radius
         wheels = [(frames.get(w.carrier)[1], frames.get(w.wheel)[1], w) for w in self.wheels]
         return speed_control(A, v, self.forward_b, wheels, np.sin(phase), np.cos(phase),
                              self.v_target, self.kp, self.ki, self.t_max, self.radius)
