@@ -19,7 +19,7 @@ from .constraints.forms import Values, scalar
 from .constraints.joints import COORDINATES, joint_frame
 from .errors import ModelError
 from .expressions import time_function
-from .math.namespace import NUMPY_MATH, along
+from .math.namespace import NUMPY_MATH, along, dot
 from .math.rotations import cross, matvec, tmatvec
 from .model.model import GROUND
 
@@ -112,13 +112,19 @@ def spring_damper_tension(length, rate, k, c, l0, preload, f):
     return k * (length - l0) + c * rate + preload + f
 
 
+def line_length(d, m=NUMPY_MATH):
+    """L = |d| = √(dᵀd) of the line d = P_j − P_i of a line element (numbers, stacked, or sympy)."""
+    return m.sqrt(dot(d, d))
+
+
 def spring_damper_force(d, dv, k, c, l0, preload, f, m=NUMPY_MATH):
     """Force T d/L on end i (−T d/L on end j) of a spring-damper between points P_i and P_j,
-    d = P_j − P_i, dv = V_j − V_i, L = |d|, L̇ = dᵀdv/L, T by :func:`spring_damper_tension`; zero
-    when L < APART.  Written once for numbers (stacked states (…, 3); coincident ends give a 0/0 that
-    the gate drops) and for the code generator's sympy vectors (``m``: :mod:`solver.math.namespace`)."""
-    length = m.sqrt(np.sum(d * d, axis=-1))
-    tension = spring_damper_tension(length, np.sum(d * dv, axis=-1) / length, k, c, l0, preload, f)
+    d = P_j − P_i, dv = V_j − V_i, L = :func:`line_length`, L̇ = dᵀdv/L, T by
+    :func:`spring_damper_tension`; zero when L < APART.  Written once for numbers (stacked states
+    (…, 3); coincident ends give a 0/0 that the gate drops) and for the code generator's sympy
+    vectors (``m``: :mod:`solver.math.namespace`)."""
+    length = line_length(d, m)
+    tension = spring_damper_tension(length, dot(d, dv) / length, k, c, l0, preload, f)
     return along(m.gate(length >= APART, tension / length), d)
 
 
@@ -136,7 +142,7 @@ class SpringDamperForce:
         self.bj, self.sj = _local(index, e.body_j, init, e.point_j)
         self.k, self.c, self.preload = stiffness, damping, preload
         self.f = time_function(e.force)
-        self.l0 = float(np.linalg.norm(np.subtract(e.point_j, e.point_i))) if free_length is None else free_length
+        self.l0 = float(line_length(np.subtract(e.point_j, e.point_i))) if free_length is None else free_length
 
     def _ends(self, frames):
         """(P_i, P_j, V_j − V_i): the end points and their relative velocity."""
@@ -155,7 +161,7 @@ class SpringDamperForce:
 
     def potential(self, frames):
         Pi, Pj, _ = self._ends(frames)
-        x = np.linalg.norm(Pj - Pi, axis=-1) - self.l0
+        x = line_length(Pj - Pi) - self.l0
         return 0.5 * self.k * x * x + self.preload * x
 
     def conserves_energy(self):

@@ -30,7 +30,7 @@ from ..constraints import forms
 from ..flexible import floating, joints as flexible_joints, loads as flexible_loads, modal
 from ..formulations import mobilizers
 from ..math import namespace, rotations
-from ..vehicle import road, tire
+from ..vehicle import road, speed_control, tire
 from . import derive, emit, flexible, poly, tree
 from .derive import CodegenUnavailable
 
@@ -69,7 +69,7 @@ ARTICULATED_C = Path(__file__).with_name("articulated.c")    # open-tree dynamic
 # mobilizers, forms, forces, vehicle and solver.flexible, for numbers and for sympy): editing any of them
 # invalidates the cache
 _SOURCES = hashlib.sha256(b"".join([Path(m.__file__).read_bytes() for m in (derive, emit, tree, rotations, mobilizers,
-                                                                             forces, forms, namespace, tire, road,
+                                                                             forces, forms, namespace, tire, road, speed_control,
                                                                              flexible, poly, floating, flexible_joints,
                                                                              flexible_loads, modal)]
                                    + [p.read_bytes() for p in (REDUCED_C, *LOOP_C, RELATIVE_C, ARTICULATED_C)])).hexdigest()

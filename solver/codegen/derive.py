@@ -47,6 +47,7 @@ from ..forces import AppliedLoad, BushingForce, SpringDamperForce, bushing_loads
 from ..expressions import time_function
 from ..vehicle import SpeedControlForce, TireForce, TireParameters
 from ..vehicle.road import road_profile
+from ..vehicle.speed_control import DrivenWheel, speed_control
 from ..vehicle.tire import tire_contact
 from . import flexible
 from ..math.rotations import B_matrix, L_matrix, cross, rotation_matrix
@@ -55,8 +56,9 @@ SNAP = 1e-14            # geometry entries below this (m or unit-vector componen
 BODY_PARAMETERS = 7     # m, J'00, J'11, J'22, J'01, J'12, J'20
 SPRING_PARAMETERS = 4   # k, c, l0, preload
 BUSHING_PARAMETERS = 12  # K (translation x y z, rotation x y z), D (the same)
-# solver.math.namespace's functions on symbols (the tire, the road profiles, the spring-damper)
-SYMPY_MATH = SimpleNamespace(sin=sp.sin, cos=sp.cos, atan=sp.atan, sqrt=sp.sqrt, pi=sp.pi, piecewise=sp.Piecewise)
+# solver.math.namespace's functions on symbols (the tire, the road profiles, the spring-damper, the speed control)
+SYMPY_MATH = SimpleNamespace(sin=sp.sin, cos=sp.cos, atan=sp.atan, tanh=sp.tanh, sqrt=sp.sqrt, pi=sp.pi,
+                             piecewise=sp.Piecewise)
 TIRE_FIELDS = tuple(TireParameters.__dataclass_fields__)   # radius, stiffness, …, low_speed
 ROAD_PARAMETERS = 4      # z0, start x0, obstacle height H, length L
 GENERATED_ROADS = ("flat", "half_sine", "step")           # table profiles stay interpreted
@@ -528,7 +530,7 @@ def _body_loads(desc, s):
         at_point(td["body"], force, point)
         T[td["body"]] = T[td["body"]] + torque
     for cd in desc["controls"]:
-        for b, torque in _speed_control(s, cd, frames):
+        for b, torque in _speed_control(s, cd, frames, m):
             T[b] = T[b] + torque
     for ld in desc["loads"]:
         value = np.array(s.u[ld["input"]:ld["input"] + 3], dtype=object)
@@ -607,30 +609,19 @@ def _tire(s, td, frame, m):
     return state.force, state.point, state.torque
 
 
-def _speed_control(s, cd, frames):
-    """[(body, torque)] of a speed controller, as :class:`solver.vehicle.speed_control.SpeedControlForce`:
-    T = T_max tanh(u/T_max), u = k_p (v* − v) + k_i ½ Σ_w R sin(φ − θ_w), φ = v* t/R (inputs sin φ,
-    cos φ), θ_w = atan2(y_w, x_w) the wheel's spin angle, so sin(φ − θ_w) = (x_w sin φ − y_w cos φ)/ρ_w
-    with ρ_w = √(x_w² + y_w²); T/2 on each wheel about its axis, −T/2 on its carrier."""
-    v_target, kp, ki, t_max, radius = s.c[cd["par"]:cd["par"] + CONTROL_PARAMETERS]
-    sin_phase, cos_phase = s.u[cd["input"]:cd["input"] + 2]
-
+def _speed_control(s, cd, frames, m):
+    """[(body, torque)] of a speed controller: :func:`solver.vehicle.speed_control.speed_control` on
+    the symbols, sin φ and cos φ of its target phase φ = v* t/R the inputs; T/2 on each wheel about
+    its axis, −T/2 on its carrier."""
     def rotation(b):
         return frames[b][2] if b >= 0 else np.eye(3, dtype=int).astype(object)
 
     def local(v):
         return np.array([_number(x) for x in v], dtype=object)
     _, _, A, v, _ = frames[cd["chassis"]]
-    speed = s.let(A.dot(local(cd["forward"])).dot(v))
-    error = 0
-    for wd in cd["wheels"]:
-        Ac = rotation(wd["carrier"])
-        uw = s.vector(rotation(wd["wheel"]).dot(local(wd["u_w"])))
-        x, y = s.let(Ac.dot(local(wd["u_c"])).dot(uw)), s.let(Ac.dot(local(wd["v_c"])).dot(uw))
-        error = error + radius / 2 * (x * sin_phase - y * cos_phase) / sp.sqrt(x * x + y * y)
-    half = s.let(t_max * sp.tanh((kp * (v_target - speed) + ki * error) / t_max) / 2)
-    out = []
-    for wd in cd["wheels"]:
-        axis = s.vector(rotation(wd["carrier"]).dot(local(wd["axis"])))
-        out += [(wd["wheel"], half * axis), (wd["carrier"], -half * axis)]
+    wheels = [DrivenWheel(wd["wheel"], wd["carrier"], *(local(wd[k]) for k in ("axis", "u_c", "v_c", "u_w")))
+              for wd in cd["wheels"]]
+    state = speed_control(A, v, local(cd["forward"]), [(rotation(w.carrier), rotation(w.wheel), w) for w in wheels],
+                          *s.u[cd["input"]:cd["input"] + 2], *s.c[cd["par"]:cd["par"] + CONTROL_PARAMETERS], m)
+    out = [pair for w, torque in zip(wheels, state.wheel_torques) for pair in ((w.wheel, torque), (w.carrier, -torque))]
     return [(b, torque) for b, torque in out if b >= 0]

@@ -1,6 +1,7 @@
 """Formulas written once for numbers and for the code generator (solver.math.namespace): the tire's
-contact (solver.vehicle.tire.tire_contact), the road profiles (solver.vehicle.road.road_profile) and
-the spring-damper (solver.forces.spring_damper_force) give the same values on numbers (NUMPY_MATH)
+contact (solver.vehicle.tire.tire_contact), the road profiles (solver.vehicle.road.road_profile), the
+spring-damper (solver.forces.spring_damper_force) and the speed controller
+(solver.vehicle.speed_control.speed_control) give the same values on numbers (NUMPY_MATH)
 and on symbols (the generator's namespace, solver.codegen.derive, evaluated let by let with
 sympy.lambdify) at random states, to 1e-12."""
 import math
@@ -15,6 +16,7 @@ from solver.forces import spring_damper_force
 from solver.math.rotations import rotation_matrix
 from solver.vehicle import RoadSurface, TireParameters
 from solver.vehicle.road import road_profile
+from solver.vehicle.speed_control import DrivenWheel, speed_control
 from solver.vehicle.tire import tire_contact
 
 TOL = 1e-12
@@ -152,6 +154,70 @@ def test_spring_damper_force_on_numbers_equals_the_generated_expressions_stacked
     k, c, l0, preload, f = values[2:].T
     T = k * (L - l0) + c * np.sum(D[2:] * DV[2:], axis=1) / L + preload + f
     assert stacked[2:] == pytest.approx(T[:, None] * D[2:] / L[:, None], rel=1e-12)
+
+
+def symbols(name, shape):
+    """An object array of fresh symbols ``name0``, ``name1``, … of the given shape."""
+    return np.array(sp.symbols(f"{name}0:{int(np.prod(shape))}"), dtype=object).reshape(shape)
+
+
+def test_speed_control_on_numbers_equals_the_generated_expressions_stacked_and_single():
+    """speed_control on symbols (lambdified let by let) and on numbers, one state and 30 stacked, at
+    random rotations, velocities near the target speed and phases (most torques below saturation, one
+    carrier the ground); and against the law written with the spin angles
+    θ_w = atan2(y_w, x_w): T = T_max tanh((k_p (v* − v) + k_i ½ Σ R sin(φ − θ_w))/T_max)."""
+    s, m = generator_namespace()
+    A, v, forward = symbols("A", (3, 3)), symbols("v", 3), symbols("f", 3)
+    rotations = [(symbols(f"C{k}_", (3, 3)), symbols(f"W{k}_", (3, 3))) for k in range(2)]
+    geometry = [[symbols(f"{n}{k}_", 3) for n in ("a", "u", "w", "x")] for k in range(2)]
+    phase, gains = sp.symbols("sphi cphi"), sp.symbols("vt kp ki tmax R")
+    wheels = [(Ac, Aw, DrivenWheel(0, 1, *g)) for (Ac, Aw), g in zip(rotations, geometry)]
+    state = speed_control(A, v, forward, wheels, *phase, *gains, m)
+    outputs = [state.speed, state.error, state.torque, *np.concatenate(state.wheel_torques)]
+    inputs = [*A.ravel(), *v, *forward, *(x for Ac, Aw in rotations for x in (*Ac.ravel(), *Aw.ravel())),
+              *(x for g in geometry for vec in g for x in vec), *phase, *gains]
+    evaluate = evaluator(s, outputs, inputs)
+
+    rng = np.random.default_rng(5)
+    N = 30
+
+    def rot():
+        q = rng.normal(size=4)
+        return rotation_matrix(q / np.linalg.norm(q))
+    A_n, Rc, Rw = (np.array([rot() for _ in range(N)]) for _ in range(3))
+    Rw2, Rc2 = np.array([rot() for _ in range(N)]), np.eye(3)              # the right wheel's carrier: ground
+    forward_n = rot()[:, 0]
+    v_n = np.einsum("nij,j->ni", A_n, forward_n) * rng.uniform(12.0, 16.0, (N, 1)) + rng.normal(size=(N, 3))
+    axis = rot() @ np.array([0.0, 1.0, 0.0])
+    init = {0: (None, rot()), 1: (None, rot()), 2: (None, rot()), -1: (None, np.eye(3))}
+    geo = [DrivenWheel.at(0, 1, axis, init), DrivenWheel.at(2, -1, axis, init)]
+    t = rng.uniform(0.0, 30.0, N)
+    v_t, kp, ki, t_max, radius = 14.0, 900.0, 450.0, 2500.0, 0.31
+    phi = v_t * t / radius
+    unsaturated = 0
+    args = (forward_n, np.sin(phi), np.cos(phi), v_t, kp, ki, t_max, radius)
+    stacked = speed_control(A_n, v_n, args[0], [(Rc, Rw, geo[0]), (Rc2, Rw2, geo[1])], *args[1:])
+    for n in range(N):
+        one = speed_control(A_n[n], v_n[n], args[0], [(Rc[n], Rw[n], geo[0]), (Rc2, Rw2[n], geo[1])],
+                            args[1][n], args[2][n], *args[3:])
+        number = np.array([one.speed, one.error, one.torque, *np.concatenate(one.wheel_torques)])
+        assert np.array_equal(number, [stacked.speed[n], stacked.error[n], stacked.torque[n],
+                                       *np.concatenate([x[n] for x in stacked.wheel_torques])])
+        symbol = evaluate([*A_n[n].ravel(), *v_n[n], *forward_n,
+                           *Rc[n].ravel(), *Rw[n].ravel(), *Rc2.ravel(), *Rw2[n].ravel(),
+                           *(x for w in geo for vec in (w.axis_c, w.u_c, w.v_c, w.u_w) for x in vec),
+                           args[1][n], args[2][n], *args[3:]])
+        assert np.max(np.abs(symbol - number)) <= TOL * max(1.0, np.max(np.abs(number)))
+        # the law with the spin angles, θ_w = atan2(y_w, x_w) in the carrier's reference axes
+        angles = [math.atan2((Ac @ w.v_c) @ (Aw @ w.u_w), (Ac @ w.u_c) @ (Aw @ w.u_w))
+                  for Ac, Aw, w in ((Rc[n], Rw[n], geo[0]), (Rc2, Rw2[n], geo[1]))]
+        speed = (A_n[n] @ forward_n) @ v_n[n]
+        error = 0.5 * radius * sum(math.sin(phi[n] - theta) for theta in angles)
+        T = t_max * math.tanh((kp * (v_t - speed) + ki * error) / t_max)
+        assert (one.speed, one.error, one.torque) == pytest.approx((speed, error, T), rel=1e-12, abs=1e-12)
+        assert one.wheel_torques[1] == pytest.approx(T / 2 * (Rc2 @ geo[1].axis_c), rel=1e-12, abs=1e-12)
+        unsaturated += abs(T) < 0.9 * t_max
+    assert unsaturated > N / 2
 
 
 def test_rotational_spring_reads_the_joint_rotation_coordinate():

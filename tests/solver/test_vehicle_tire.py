@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import solver
-from solver.forces import BodyFrames, Wrenches, compile_forces
+from solver.forces import BodyFrames, Wrenches, compile_forces, element_loads
 from solver.math.rotations import rotation_matrix
 from solver.vehicle import RoadSurface, TireForce, TireParameters, combined_slip_forces
 
@@ -201,16 +201,26 @@ def test_speed_control_torque_is_pi_with_the_rolled_distance():
     t = 2.0
     for theta_l, theta_r in ((66.6, 66.7), (0.2, -3.0), (66.6 + 2 * math.pi, 66.7 - 4 * math.pi), (5.0, 60.0)):
         e = 0.5 * 0.3 * (math.sin((10.0 * t - 0.3 * theta_l) / 0.3) + math.sin((10.0 * t - 0.3 * theta_r) / 0.3))
-        assert sc.integral_error(t, frames(theta_l, theta_r)) == pytest.approx(e, abs=1e-12)
+        assert sc.state(t, frames(theta_l, theta_r)).error == pytest.approx(e, abs=1e-12)
         u = 200.0 * (10.0 - 9.0) + 50.0 * e
         w = Wrenches(3)
         sc.apply(t, frames(theta_l, theta_r), w)
         T = 1000.0 * math.tanh(u / 1000.0)
         assert w.T[1] == pytest.approx([0, T / 2, 0]) and w.T[2] == pytest.approx([0, T / 2, 0])
         assert w.T[0] == pytest.approx([0, -T, 0]) and not w.F.any()
+    # all output points at once (stacked states) give the wrenches of one state at a time
+    cases = [(66.6, 66.7), (0.2, -3.0), (5.0, 60.0)]
+    stacked = [frames(*c) for c in cases]
+    stacked = BodyFrames(*(np.array([getattr(f, k) for f in stacked]) for k in "rAvw"))
+    times = np.array([2.0, 0.7, 9.1])
+    assert sc.stacked
+    together = element_loads([sc], times, stacked, 3)[0]
+    for n, case in enumerate(cases):
+        one = element_loads([sc], float(times[n]), frames(*case), 3)[0]
+        assert np.array_equal(together.T[n], one.T) and np.array_equal(together.F[n], one.F)
     s = 0.3 * (66.6 + 66.7) / 2               # rolled distance 19.995 m at t = 2; wheel errors 2, −1 cm
     linear = 10.0 * t - s
-    assert abs(sc.integral_error(t, frames(66.6, 66.7)) - linear) <= 0.02 ** 3 / (6 * 0.3 ** 2)   # sin x − x
+    assert abs(sc.state(t, frames(66.6, 66.7)).error - linear) <= 0.02 ** 3 / (6 * 0.3 ** 2)   # sin x − x
 
 
 # ---- model, validation, files ------------------------------------------------------------------
