@@ -26,7 +26,6 @@
  * and Q (eq. 15) for the callers that need them (linearization, diagnosis): cg_mass, cg_forces.
  * Work arrays are thread-local: one library may serve runs in several threads.
  */
-#define CG_TREE_DYNAMICS 1
 #pragma GCC optimize("O3")               /* the fixed 6 × 6 loops below: unrolled and vectorized, 2× faster
                                             than -O2 (the long generated kernels above stay at -O2) */
 enum { NJ = 6 };                         /* most coordinates of one tree joint */

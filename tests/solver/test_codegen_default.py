@@ -12,6 +12,7 @@ import pytest
 
 import solver
 from solver.cli import main
+from solver.codegen.build import MODEL_LIBRARIES
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_models"
 
@@ -71,7 +72,7 @@ def test_parameter_edits_reuse_the_build(auto_builds):
     events = []
     again = solver.compile_model(model, on_event=events.append)
     assert events == [] and "loaded from the cache" in again.notices[0]
-    assert len(list(auto_builds.glob("*.so"))) == 1
+    assert len(list(auto_builds.glob(MODEL_LIBRARIES))) == 1
 
 
 @pytest.mark.slow
@@ -84,7 +85,7 @@ def test_cancel_stops_a_build_and_leaves_no_library(auto_builds):
 
     with pytest.raises(solver.Cancelled):
         solver.simulate(solver.load_model(str(SAMPLES / "rrc_arm_case2.mbs.json")), t_end=0.1, cancel=cancel)
-    assert not list(auto_builds.glob("*.so"))
+    assert not list(auto_builds.glob(MODEL_LIBRARIES))      # (the model-independent runtime may be built)
 
 
 def test_on_means_required():
@@ -128,22 +129,21 @@ def test_a_failing_compiler_falls_back_with_its_message(monkeypatch, auto_builds
 
 def test_generated_kernels_compile_as_parallel_units():
     """Long straight-line kernels are split over the compilers (build.JOBS) with lighter optimisation;
-    the formulation's fixed code and reduced.c are units of their own with the kernels' prototypes,
-    reduced.c with the CG_*_DYNAMICS macros the fixed code defines (and only those)."""
+    the formulation's fixed code is a unit of its own with the kernels' prototypes (the model-independent
+    C is in the runtime library, not in any unit)."""
     from solver.codegen import build
     generated = "\n".join(f"void cg_k{k}(const double *q, double *out)\n{{\n" + "    out[0] = q[0];\n" * n + "}"
                           for k, n in enumerate((1500, 10, 700)))
-    units = build._units(generated, "#define CG_RELATIVE_DYNAMICS 1\n#define NB 3\n/* fixed */", "/* reduced */")
-    kernels, (fixed, reduced) = units[:-2], units[-2:]
+    units = build._units(generated, "#define NB 3\n/* fixed */")
+    kernels, fixed = units[:-1], units[-1]
     assert len(kernels) == min(build.JOBS, 3)
-    assert (fixed[1], reduced[1]) == (build.FIXED_FLAGS, build.REDUCED_FLAGS)
-    assert fixed[0].count("void cg_k") == 3 and reduced[0].count("void cg_k") == 3
-    assert fixed[0].endswith("/* fixed */") and reduced[0].endswith("#define CG_RELATIVE_DYNAMICS 1\n/* reduced */")
-    assert "NB" not in reduced[0]
+    assert fixed[1] == build.FIXED_FLAGS
+    assert fixed[0].count("void cg_k") == 3 and fixed[0].endswith("/* fixed */")
     assert all(text.count("{") == text.count("}") for text, _ in kernels)
     longest = max(kernels, key=lambda u: len(u[0]))
     assert longest[1] == build.LONG_KERNEL_FLAGS
-    assert len(build._units(generated, "", "/* reduced */")) == len(kernels) + 1     # Cartesian: no fixed code
+    assert len(build._units(generated, "")) == len(kernels)     # Cartesian: no fixed code
+    assert not any("cg_reduced" in text for text, _ in units)
 
 
 def test_a_generator_bug_never_stops_an_auto_run(monkeypatch):
