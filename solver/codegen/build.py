@@ -25,6 +25,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -50,8 +51,10 @@ KERNEL_FLAGS = ("-O1", "-fPIC")           # units of generated kernels up to LON
 LONG_KERNEL_FLAGS = ("-O0", "-fPIC")      # longer units
 LONG_UNIT = 500
 FIXED_FLAGS = ("-O2", "-fPIC")            # the formulation's fixed C and its layout
-# the runtime library (reduced.c, dopri.c, segment.c): -O1 compiles in half the time of -O2 and runs as fast
-# (a level-2 cg_reduced of loops_50 263 / 263 µs, of the 14-body car 25 / 25 µs)
+# the runtime library (reduced.c, dopri.c, segment.c), compiled once per cache folder, beside the first model's
+# derivation: -O1 compiles in 0.30 s of CPU (-O2 0.43 s) and runs as fast.  Its calls of the kernels through
+# pointers cost nothing measurable: a level-2 cg_reduced of loops_50 247–261 µs (-O1 and -O2) against 254–271 µs
+# with direct calls inside each model's library, of the 14-body car 21.2–22.0 against 21.2–22.1 µs
 RUNTIME_FLAGS = ("-O1", "-fPIC", "-shared")
 # compile time per line by optimisation level, relative to -O0 (measured with gcc 12 on the arm's units:
 # -O0 0.06 ms, -O1 0.25 ms, -O2 0.7 ms per line): units start most expensive first
@@ -300,15 +303,20 @@ def _generate(desc, folder, key) -> dict:
         on_event({"time": 0.0, "kind": "codegen", "message": "compiling the model…"})
     _check_cancel()
     t0 = time.perf_counter()
-    generated, fixed, n_sub = {"articulated": _articulated_source, "relative": _relative_source}.get(
-        desc.get("formulation"), _cartesian_source)(desc)
-    source = "\n".join([generated, fixed])
-    t1 = time.perf_counter()
-    _check_cancel()
-    with _scratch(folder) as tmp:
+    formulation = desc.get("formulation")
+    fixed = {"articulated": _articulated_layout, "relative": _relative_layout}.get(formulation, lambda d: "")(desc)
+    with _scratch(folder) as tmp, ThreadPoolExecutor(max_workers=1) as pool:
+        # the fixed unit (its layout is known from the description) compiles while the kernels are derived
+        early = pool.submit(contextvars.copy_context().run, _objects, _fixed_units(fixed), tmp, "fixed")
+        generated, n_sub = {"articulated": _articulated_kernels, "relative": _relative_kernels}.get(
+            formulation, _cartesian_kernels)(desc)
+        source = "\n".join([generated, fixed])
+        t1 = time.perf_counter()
+        _check_cancel()
         so_tmp = tmp / f"{key}.so"
         (tmp / f"{key}.c").write_text(source)
-        _compile_units(_units(generated, fixed), tmp, so_tmp)
+        objects = _objects(_units(generated), tmp, "unit") + early.result()
+        _run_compilers([[compiler(), "-shared", "-o", str(so_tmp), *objects, "-lm"]])
         t2 = time.perf_counter()
         info = {"key": key, "derive_s": t1 - t0, "compile_s": t2 - t1, "subexpressions": n_sub,
                 "c_lines": source.count("\n"), "path": str(folder / f"{key}.so"), "so_sha256": _digest(so_tmp)}
@@ -316,33 +324,35 @@ def _generate(desc, folder, key) -> dict:
     return info
 
 
-def _units(generated, fixed) -> list:
+def _fixed_units(fixed) -> list:
+    """[(C text, flags)]: the formulation's fixed code (relative.c, articulated.c with their layout,
+    which declare the generated functions they call; FIXED_FLAGS), none for the Cartesian formulation."""
+    return [(HEADER + fixed, FIXED_FLAGS)] if fixed.strip() else []
+
+
+def _units(generated) -> list:
     """[(C text, flags)]: the generated kernels (straight-line functions) in at most JOBS units of
-    about equal length, compiled with KERNEL_FLAGS (LONG_KERNEL_FLAGS beyond LONG_UNIT lines), and the
-    formulation's fixed code (relative.c, articulated.c with their layout; FIXED_FLAGS) in its own
-    unit with the kernels' prototypes.  Units compile in parallel."""
+    about equal length, compiled with KERNEL_FLAGS (LONG_KERNEL_FLAGS beyond LONG_UNIT lines)."""
     functions = [m.group(0) for m in _FUNCTION.finditer(generated)]
-    prototypes = "".join(f"void {m.group(1)}({m.group(2)});\n" for m in _FUNCTION.finditer(generated))
     buckets = [[] for _ in range(min(JOBS, max(1, len(functions))))]
     for text in sorted(functions, key=len, reverse=True):          # longest first onto the lightest unit
         min(buckets, key=lambda b: sum(map(len, b))).append(text)
     units = [HEADER + "\n".join(b) for b in buckets if b]
-    return ([(u, LONG_KERNEL_FLAGS if u.count("\n") > LONG_UNIT else KERNEL_FLAGS) for u in units]
-            + ([(HEADER + prototypes + fixed, FIXED_FLAGS)] if fixed.strip() else []))
+    return [(u, LONG_KERNEL_FLAGS if u.count("\n") > LONG_UNIT else KERNEL_FLAGS) for u in units]
 
 
-def _compile_units(units, folder, so_path):
-    """Compile the units to objects, JOBS compilers at a time, the most expensive first (lines ×
-    COMPILE_COST of their optimisation level), then link them into ``so_path``."""
+def _objects(units, folder, name) -> list:
+    """Compile the units to objects ``<name><k>.o`` in ``folder``, JOBS compilers at a time, the most
+    expensive first (lines × COMPILE_COST of their optimisation level); their paths."""
     objects, commands = [], []
     cost = lambda u: -u[0].count("\n") * COMPILE_COST.get(u[1][0], 1)      # noqa: E731
     for k, (text, flags) in enumerate(sorted(units, key=cost)):
-        c_path, o_path = folder / f"unit{k}.c", folder / f"unit{k}.o"
+        c_path, o_path = folder / f"{name}{k}.c", folder / f"{name}{k}.o"
         c_path.write_text(text)
         commands.append([compiler(), *flags, "-c", "-o", str(o_path), str(c_path)])
         objects.append(str(o_path))
     _run_compilers(commands)
-    _run_compilers([[compiler(), "-shared", "-o", str(so_path), *objects, "-lm"]])
+    return objects
 
 
 def _run_compilers(commands):
@@ -383,14 +393,12 @@ def _failure(cmd, proc) -> CodegenUnavailable:
     return CodegenUnavailable(f"'{' '.join(cmd[:4])} …' failed (exit {proc.returncode}): {tail}")
 
 
-def _cartesian_source(desc, prefix="cg_", zeroed=emit.ZEROED):
-    """(generated C: the Cartesian kernels ``<prefix>position`` … of a description, fixed C: none,
-    subexpressions); ``zeroed``: :func:`emit.c_source`'s."""
+def _cartesian_kernels(desc, prefix="cg_", zeroed=emit.ZEROED):
+    """(C of the Cartesian kernels ``<prefix>position`` … of a description, subexpressions);
+    ``zeroed``: :func:`emit.c_source`'s."""
     kernels, definitions = derive.derive(desc)
     sizes = {"m": desc["m"], "nq": desc["nq"], "na": len(desc["angles"])}
-    source, n_sub = emit.c_source(kernels, definitions, derive.symbol_arrays(desc), sizes, prefix=prefix,
-                                  zeroed=zeroed)
-    return source, "", n_sub
+    return emit.c_source(kernels, definitions, derive.symbol_arrays(desc), sizes, prefix=prefix, zeroed=zeroed)
 
 
 def _table(name, values):
@@ -404,28 +412,37 @@ def _csr(name, lists):
     return _table(f"{name}_start", starts), _table(name, [v for x in lists for v in x])
 
 
-def _articulated_source(desc):
-    """(generated C, fixed C, subexpressions) of an open tree: the Cartesian ``cgc_loads`` and the tree
-    map's ``cgt_edges`` (:func:`solver.codegen.tree.articulated_source`); the layout of
-    ``articulated.c`` and that file.  ``desc``: :func:`solver.codegen.relative.describe_relative`."""
-    cdesc, edges = desc["cartesian"], desc["tree"]["edges"]
+def _articulated_kernels(desc):
+    """(generated C, subexpressions) of an open tree: the Cartesian ``cgc_loads`` and the tree map's
+    ``cgt_edges`` (:func:`solver.codegen.tree.articulated_source`).
+    ``desc``: :func:`solver.codegen.relative.describe_relative`."""
+    cdesc = desc["cartesian"]
     kernels, definitions = derive.derive(cdesc, kernels=("loads",))
     loads, n_sub = emit.c_source(kernels, definitions, derive.symbol_arrays(cdesc), {}, prefix="cgc_")
+    return "\n".join([loads, tree.articulated_source(desc["tree"])]), n_sub
+
+
+def _articulated_layout(desc):
+    """The fixed C of an open tree: the layout of ``articulated.c`` and that file."""
+    cdesc, edges = desc["cartesian"], desc["tree"]["edges"]
     layout = [f"#define NB {cdesc['nb']}", f"#define NQ {desc['nq']}", f"#define NQ1 {max(1, desc['nq'])}",
               _table("edge_parent", [desc["tree"]["parent_edge"][ed["parent"]] if ed["parent"] >= 0 else -1
                                      for ed in edges]),
               _table("edge_child", [ed["child"] for ed in edges]), _table("edge_col", [ed["col"] for ed in edges]),
               _table("edge_n", [ed["n"] for ed in edges])]
-    return ("\n".join([loads, tree.articulated_source(desc["tree"])]),
-            "\n".join([*layout, ARTICULATED_C.read_text()]), n_sub)
+    return "\n".join([*layout, ARTICULATED_C.read_text()])
 
 
-def _relative_source(desc):
-    """(generated C, fixed C, subexpressions) of a relative system: the Cartesian kernels as ``cgc_*``
-    and the tree map (:mod:`solver.codegen.tree`); the layout of ``relative.c`` and that file.
-    ``desc``: :func:`solver.codegen.relative.describe_relative`."""
+def _relative_kernels(desc):
+    """(generated C, subexpressions) of a relative system: the Cartesian kernels as ``cgc_*`` and the
+    tree map (:mod:`solver.codegen.tree`).  ``desc``: :func:`solver.codegen.relative.describe_relative`."""
+    cartesian, n_sub = _cartesian_kernels(desc["cartesian"], prefix="cgc_", zeroed=())    # into relative.c's zeroed ws
+    return "\n".join([cartesian, tree.tree_source(desc["tree"])]), n_sub
+
+
+def _relative_layout(desc):
+    """The fixed C of a relative system: the layout of ``relative.c`` and that file."""
     cdesc = desc["cartesian"]
-    cartesian, _, n_sub = _cartesian_source(cdesc, prefix="cgc_", zeroed=())     # into relative.c's zeroed ws
     rows = desc["rows"]
     columns = tree.body_columns(desc["tree"])
     layout = [f"#define NB {cdesc['nb']}", "#define NC (7 * NB)", f"#define NQ {desc['nq']}",
@@ -434,4 +451,4 @@ def _relative_source(desc):
               _table("row_kind", [r[0] for r in rows]), _table("row_a", [r[1] for r in rows]),
               _table("row_b", [r[2] for r in rows]), _table("ang_src", [a[3] for a in desc["angles"]]),
               *_csr("body_col", columns), *_csr("row_body", desc["row_bodies"])]
-    return "\n".join([cartesian, tree.tree_source(desc["tree"])]), "\n".join([*layout, RELATIVE_C.read_text()]), n_sub
+    return "\n".join([*layout, RELATIVE_C.read_text()])

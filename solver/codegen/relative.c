@@ -23,6 +23,15 @@
  * solver.codegen.build.Kernels use them unchanged.  Work arrays are thread-local: one library may
  * serve runs in several threads.
  */
+/* the generated code (compiled in units of its own, while this one compiles beside the derivation) */
+void cgt_position(const double *q, double *qc, double *T);
+void cgt_velocity(const double *q, const double *qd, double *qc, double *T, double *qdc, double *tdqd);
+void cgc_position(const double *q, const double *qd, const double *par, const double *f, const double *u,
+                  double *phi, double *jac, double *ang);
+void cgc_gamma(const double *q, const double *qd, const double *par, const double *f, const double *u, double *gamma);
+void cgc_mass(const double *q, const double *qd, const double *par, const double *f, const double *u, double *M);
+void cgc_forces(const double *q, const double *qd, const double *par, const double *f, const double *u, double *Q);
+
 enum { ROW_CARTESIAN = 0, ROW_COORDINATE = 1, ROW_NORM = 2 };
 
 static _Thread_local struct {

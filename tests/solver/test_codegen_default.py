@@ -5,6 +5,7 @@ one-shot analyses accept a CompiledModel.  Here "auto" really builds: ``MBS_CODE
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 
 import numpy as np
@@ -129,21 +130,25 @@ def test_a_failing_compiler_falls_back_with_its_message(monkeypatch, auto_builds
 
 def test_generated_kernels_compile_as_parallel_units():
     """Long straight-line kernels are split over the compilers (build.JOBS) with lighter optimisation;
-    the formulation's fixed code is a unit of its own with the kernels' prototypes (the model-independent
-    C is in the runtime library, not in any unit)."""
+    the formulation's fixed code is a unit of its own (compiled while the kernels are derived: it
+    declares the generated functions it calls itself), the model-independent C is in no unit."""
     from solver.codegen import build
     generated = "\n".join(f"void cg_k{k}(const double *q, double *out)\n{{\n" + "    out[0] = q[0];\n" * n + "}"
                           for k, n in enumerate((1500, 10, 700)))
-    units = build._units(generated, "#define NB 3\n/* fixed */")
-    kernels, fixed = units[:-1], units[-1]
+    kernels = build._units(generated)
     assert len(kernels) == min(build.JOBS, 3)
-    assert fixed[1] == build.FIXED_FLAGS
-    assert fixed[0].count("void cg_k") == 3 and fixed[0].endswith("/* fixed */")
     assert all(text.count("{") == text.count("}") for text, _ in kernels)
+    assert sum(text.count("void cg_k") for text, _ in kernels) == 3
     longest = max(kernels, key=lambda u: len(u[0]))
     assert longest[1] == build.LONG_KERNEL_FLAGS
-    assert len(build._units(generated, "")) == len(kernels)     # Cartesian: no fixed code
-    assert not any("cg_reduced" in text for text, _ in units)
+    [(fixed, flags)] = build._fixed_units("#define NB 3\n/* fixed */")
+    assert flags == build.FIXED_FLAGS and fixed.endswith("#define NB 3\n/* fixed */")
+    assert build._fixed_units("") == []                  # Cartesian: no fixed code
+    assert not any("cg_reduced" in text for text, _ in kernels)
+    for source in (build.RELATIVE_C, build.ARTICULATED_C):     # every generated function it calls, declared
+        text = source.read_text()
+        called = set(re.findall(r"\b(cg[ct]_\w+)\(", text))
+        assert called and all(re.search(rf"^void {name}\(", text, re.M) for name in called)
 
 
 def test_a_generator_bug_never_stops_an_auto_run(monkeypatch):
