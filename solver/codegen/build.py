@@ -305,17 +305,22 @@ def _generate(desc, folder, key) -> dict:
     t0 = time.perf_counter()
     formulation = desc.get("formulation")
     fixed = {"articulated": _articulated_layout, "relative": _relative_layout}.get(formulation, lambda d: "")(desc)
-    with _scratch(folder) as tmp, ThreadPoolExecutor(max_workers=1) as pool:
-        # the fixed unit (its layout is known from the description) compiles while the kernels are derived
-        early = pool.submit(contextvars.copy_context().run, _objects, _fixed_units(fixed), tmp, "fixed")
-        generated, n_sub = {"articulated": _articulated_kernels, "relative": _relative_kernels}.get(
-            formulation, _cartesian_kernels)(desc)
-        source = "\n".join([generated, fixed])
+    with _scratch(folder) as tmp, ThreadPoolExecutor(max_workers=4) as pool:
+        # the fixed unit (its layout is known from the description) compiles while the kernels are
+        # derived, and each part of the kernels while the next part is derived
+        compiling = [pool.submit(contextvars.copy_context().run, _objects, _fixed_units(fixed), tmp, "fixed")]
+        parts, n_sub = [], 0
+        for k, (text, n) in enumerate({"articulated": _articulated_kernels, "relative": _relative_kernels}.get(
+                formulation, lambda d: [_cartesian_kernels(d)])(desc)):
+            _check_cancel()
+            parts.append(text)
+            n_sub += n
+            compiling.append(pool.submit(contextvars.copy_context().run, _objects, _units(text), tmp, f"part{k}_"))
+        source = "\n".join([*parts, fixed])
         t1 = time.perf_counter()
-        _check_cancel()
         so_tmp = tmp / f"{key}.so"
         (tmp / f"{key}.c").write_text(source)
-        objects = _objects(_units(generated), tmp, "unit") + early.result()
+        objects = [o for job in compiling for o in job.result()]
         _run_compilers([[compiler(), "-shared", "-o", str(so_tmp), *objects, "-lm"]])
         t2 = time.perf_counter()
         info = {"key": key, "derive_s": t1 - t0, "compile_s": t2 - t1, "subexpressions": n_sub,
@@ -413,13 +418,13 @@ def _csr(name, lists):
 
 
 def _articulated_kernels(desc):
-    """(generated C, subexpressions) of an open tree: the Cartesian ``cgc_loads`` and the tree map's
-    ``cgt_edges`` (:func:`solver.codegen.tree.articulated_source`).
+    """Yields the parts (generated C, subexpressions) of an open tree, each as soon as it is derived:
+    the Cartesian ``cgc_loads``, the tree map's ``cgt_edges`` (:func:`solver.codegen.tree.articulated_source`).
     ``desc``: :func:`solver.codegen.relative.describe_relative`."""
     cdesc = desc["cartesian"]
     kernels, definitions = derive.derive(cdesc, kernels=("loads",))
-    loads, n_sub = emit.c_source(kernels, definitions, derive.symbol_arrays(cdesc), {}, prefix="cgc_")
-    return "\n".join([loads, tree.articulated_source(desc["tree"])]), n_sub
+    yield emit.c_source(kernels, definitions, derive.symbol_arrays(cdesc), {}, prefix="cgc_")
+    yield tree.articulated_source(desc["tree"]), 0
 
 
 def _articulated_layout(desc):
@@ -434,10 +439,11 @@ def _articulated_layout(desc):
 
 
 def _relative_kernels(desc):
-    """(generated C, subexpressions) of a relative system: the Cartesian kernels as ``cgc_*`` and the
-    tree map (:mod:`solver.codegen.tree`).  ``desc``: :func:`solver.codegen.relative.describe_relative`."""
-    cartesian, n_sub = _cartesian_kernels(desc["cartesian"], prefix="cgc_", zeroed=())    # into relative.c's zeroed ws
-    return "\n".join([cartesian, tree.tree_source(desc["tree"])]), n_sub
+    """Yields the parts (generated C, subexpressions) of a relative system, each as soon as it is
+    derived: the Cartesian kernels as ``cgc_*``, the tree map (:mod:`solver.codegen.tree`).
+    ``desc``: :func:`solver.codegen.relative.describe_relative`."""
+    yield _cartesian_kernels(desc["cartesian"], prefix="cgc_", zeroed=())    # into relative.c's zeroed ws
+    yield tree.tree_source(desc["tree"]), 0
 
 
 def _relative_layout(desc):
