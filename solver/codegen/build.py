@@ -201,7 +201,7 @@ def load_kernels(desc) -> Kernels:
     meta = folder / f"{key}.json"
     kernels = _cached(so, meta, desc)
     if kernels is None:              # not in the cache, or a damaged entry (truncated .so or .json)
-        threading.Thread(target=_prepare_runtime, daemon=True).start()
+        threading.Thread(target=_prepare_runtime).start()     # (a run that ends first waits for it)
         info = _generate(desc, folder, key)
         info.update(cache_hit=False)
         try:
