@@ -36,7 +36,7 @@ def step_loop(run):
         return name, None, None
     system = run.system
     kernels = getattr(system, "kernels", None)
-    if kernels is None or getattr(kernels.lib, "cg_segment", None) is None:
+    if kernels is None:
         return FALLBACK[name], None, None           # the generic path (the codegen event says why)
     from ..codegen.derive import CodegenUnavailable      # (sympy: only for runs on generated kernels)
     from ..codegen.segment import time_library

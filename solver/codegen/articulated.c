@@ -26,9 +26,12 @@
  * and Q (eq. 15) for the callers that need them (linearization, diagnosis): cg_mass, cg_forces.
  * Work arrays are thread-local: one library may serve runs in several threads.
  */
-#define CG_TREE_DYNAMICS 1
 #pragma GCC optimize("O3")               /* the fixed 6 × 6 loops below: unrolled and vectorized, 2× faster
                                             than -O2 (the long generated kernels above stay at -O2) */
+/* the generated code (compiled in units of its own, while this one compiles beside the derivation) */
+void cgt_edges(const double *q, const double *qd, double *qc, double *qdc, double *A, double *w, double *B, double *D);
+void cgc_loads(const double *q, const double *qd, const double *par, const double *f, const double *u, double *F,
+               double *T);
 enum { NJ = 6 };                         /* most coordinates of one tree joint */
 
 static _Thread_local struct {

@@ -3,8 +3,12 @@
 Cache: ``$MBS_CODEGEN_CACHE`` or ``~/.cache/mbs-studio/codegen``; one ``<key>.so`` (with its
 ``<key>.c`` and ``<key>.json``: derivation and compile times) per key, the SHA-256 of the model
 description (:func:`solver.codegen.derive.describe`: structure and geometry, not the parameters),
-the source of the derivation modules and the compiler command.  Files are written under temporary
-names and renamed, so concurrent runs compiling the same model never see a half-written library.
+the source of the derivation modules and the compiler command.  The model-independent C (the reduced
+right-hand side, the integrator and the step loop: reduced.c, dopri.c, segment.c) is compiled once into
+``runtime-<key>.so`` (:func:`runtime_library`, keyed by that source and the compiler command), which every
+model's library shares: it calls the model's kernels through the pointers of its problem struct
+(:mod:`solver.codegen.reduced`).  Files are written under temporary names and renamed, so concurrent runs
+compiling the same library never see a half-written one.
 """
 from __future__ import annotations
 
@@ -19,7 +23,9 @@ import re
 import shutil
 import subprocess
 import tempfile
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -37,7 +43,7 @@ from .derive import CodegenUnavailable
 # Optimisation by what is compiled (measured on the 14-body car, 8,800 lines, and the 200-link chain):
 # long straight-line kernels compile 5× faster at -O0 than at -O1 (car 0.3 s vs 1.9 s per unit, chain
 # 11 s vs 24 s in all) and their runs are within the noise (car) or 20 % slower (chain), since the
-# loops that matter (reduced.c, relative.c, articulated.c) are in the fixed code, which keeps -O2
+# loops that matter (relative.c, articulated.c; reduced.c in the runtime library) are in fixed code, which keeps -O2
 # (articulated.c asks for O3 itself).  Short kernels keep -O1: they compile in a fraction of a second
 # (the 7-DOF arm's ~950-line unit took 0.35 s of CPU at -O1 against 0.1 s at -O0, the longest compile
 # of its cold build, hence LONG_UNIT 500).
@@ -45,34 +51,39 @@ KERNEL_FLAGS = ("-O1", "-fPIC")           # units of generated kernels up to LON
 LONG_KERNEL_FLAGS = ("-O0", "-fPIC")      # longer units
 LONG_UNIT = 500
 FIXED_FLAGS = ("-O2", "-fPIC")            # the formulation's fixed C and its layout
-# reduced.c: -O1 compiles in half the time of -O2 (0.16 s against 0.3 s of CPU, on every cold build's
-# critical path) and runs as fast (a level-2 cg_reduced of loops_50 263 / 263 µs, of the 14-body car 25 / 25 µs)
-REDUCED_FLAGS = ("-O1", "-fPIC")
+# the runtime library (reduced.c, dopri.c, segment.c), compiled once per cache folder, beside the first model's
+# derivation: -O1 compiles in 0.30 s of CPU (-O2 0.43 s) and runs as fast.  Its calls of the kernels through
+# pointers cost nothing measurable: a level-2 cg_reduced of loops_50 247–261 µs (-O1 and -O2) against 254–271 µs
+# with direct calls inside each model's library, of the 14-body car 21.2–22.0 against 21.2–22.1 µs
+RUNTIME_FLAGS = ("-O1", "-fPIC", "-shared")
 # compile time per line by optimisation level, relative to -O0 (measured with gcc 12 on the arm's units:
 # -O0 0.06 ms, -O1 0.25 ms, -O2 0.7 ms per line): units start most expensive first
 COMPILE_COST = {"-O0": 1, "-O1": 4, "-O2": 12}
-_HOOK = re.compile(r"^#define (CG_\w+_DYNAMICS)\b", re.M)    # faster paths the fixed code offers reduced.c
-CFLAGS = (*KERNEL_FLAGS, *LONG_KERNEL_FLAGS, str(LONG_UNIT), *FIXED_FLAGS, *REDUCED_FLAGS)    # in the cache key
+CFLAGS = (*KERNEL_FLAGS, *LONG_KERNEL_FLAGS, str(LONG_UNIT), *FIXED_FLAGS)    # in the cache key
 JOBS = max(1, os.cpu_count() or 1)        # compilers run at once
 HEADER = "#include <math.h>\n#include <string.h>\n"
 _FUNCTION = re.compile(r"^void (\w+)\((.*?)\)\n\{\n.*?^\}$", re.S | re.M)
 COMPILE_TIMEOUT = 600.0      # s
 CANCEL_POLL = 0.05           # s between looks at the cancel flag while the compiler runs
 _BUILD = contextvars.ContextVar("codegen_build", default=(None, None))    # (on_event, cancel) of the build
-REDUCED_C = Path(__file__).with_name("reduced.c")      # the compiled reduced right-hand side, in every library
-# after it, in every library too: the Dormand–Prince integrator (shared with the FMU) and simulate's step loop
-LOOP_C = (Path(__file__).with_name("dopri.c"), Path(__file__).with_name("segment.c"))
+# the runtime library, in this order: the compiled reduced right-hand side, the Dormand–Prince integrator
+# (shared with the FMU) and simulate's step loop
+RUNTIME_C = tuple(Path(__file__).with_name(name) for name in ("reduced.c", "dopri.c", "segment.c"))
 RELATIVE_C = Path(__file__).with_name("relative.c")    # relative kernels from the Cartesian ones
 ARTICULATED_C = Path(__file__).with_name("articulated.c")    # open-tree dynamics in O(n)
+PRINTER = Path(__file__).with_name("printer.py")       # the C printer (not imported: it imports sympy)
 # the modules whose code the generated C comes from (the joint kinematics, the equation forms, the bushing,
 # the spring-damper, the tire, the road profiles and the flexible bodies' terms are written once, in
-# mobilizers, forms, forces, vehicle and solver.flexible, for numbers and for sympy): editing any of them
-# invalidates the cache
+# mobilizers, forms, forces, vehicle and solver.flexible, for numbers and for sympy) and the C printer: editing
+# any of them invalidates the cache
 _SOURCES = hashlib.sha256(b"".join([Path(m.__file__).read_bytes() for m in (derive, emit, tree, rotations, mobilizers,
                                                                              forces, forms, namespace, tire, road, speed_control,
                                                                              flexible, poly, floating, flexible_joints,
                                                                              flexible_loads, modal)]
-                                   + [p.read_bytes() for p in (REDUCED_C, *LOOP_C, RELATIVE_C, ARTICULATED_C)])).hexdigest()
+                                   + [p.read_bytes() for p in (RELATIVE_C, ARTICULATED_C, PRINTER)])).hexdigest()
+MODEL_LIBRARIES = "[0-9a-f]" * 32 + ".so"    # glob of a cache folder's model libraries (not runtime-*, time-*)
+_RUNTIME = {}                    # runtime libraries loaded in this process, by path
+_RUNTIME_LOCK = threading.Lock()
 
 
 class Buffers:
@@ -117,7 +128,8 @@ class Kernels(Buffers):
     """The model's kernels: ``call(name)`` runs ``cg_<name>`` on the buffers ``q qd par f u``
     (inputs, written by the caller) and the kernel's outputs (``phi jac ang``, ``gamma``, ``M``,
     ``Q``, read by the caller; ``jac`` and ``M`` also as matrices).
-    ``info``: key, path, cache_hit, derive_s, compile_s, load_s, subexpressions, c_lines."""
+    ``info``: key, path, cache_hit, derive_s, compile_s, load_s, subexpressions, c_lines.
+    ``runtime``: the runtime library (:func:`runtime_library`) that runs them."""
 
     def __init__(self, path, info, desc):
         self.info = info
@@ -127,6 +139,12 @@ class Kernels(Buffers):
                  "M": nq * nq, "Q": nq}
         calls = {name: (f"cg_{name}", emit.INPUTS + tuple(o for o, _ in emit.OUTPUTS[name])) for name in derive.KERNELS}
         super().__init__(ctypes.CDLL(str(path)), sizes, calls)
+        self.runtime = runtime_library()
+
+    def pointer(self, symbol):
+        """Address of the library's function ``symbol``; None when the library has none."""
+        fn = getattr(self.lib, symbol, None)
+        return None if fn is None else ctypes.cast(fn, ctypes.c_void_p).value
 
     def _bind(self, buffers):
         super()._bind(buffers)
@@ -173,7 +191,8 @@ def cache_key(desc) -> str:
 
 
 def load_kernels(desc) -> Kernels:
-    """The compiled kernels of a description, from the cache or derived and compiled now.
+    """The compiled kernels of a description, from the cache or derived and compiled now (the runtime
+    library, when it is not in the cache either, compiles meanwhile in a thread of its own).
     Raises CodegenUnavailable when there is no compiler or compilation fails."""
     t0 = time.perf_counter()
     folder = cache_dir()
@@ -182,6 +201,7 @@ def load_kernels(desc) -> Kernels:
     meta = folder / f"{key}.json"
     kernels = _cached(so, meta, desc)
     if kernels is None:              # not in the cache, or a damaged entry (truncated .so or .json)
+        threading.Thread(target=_prepare_runtime).start()     # (a run that ends first waits for it)
         info = _generate(desc, folder, key)
         info.update(cache_hit=False)
         try:
@@ -194,6 +214,70 @@ def load_kernels(desc) -> Kernels:
 
 
 # ---- helpers --------------------------------------------------------------------------------------
+def runtime_source() -> str:
+    """The C text of the runtime library: reduced.c, dopri.c and segment.c (the FMU compiles it too)."""
+    return "".join(p.read_text() + "\n" for p in RUNTIME_C)
+
+
+def runtime_library():
+    """The runtime library (``cg_reduced``, ``cg_segment``), loaded once per process, from the cache
+    (``runtime-<key>.so``, the key the SHA-256 of its source and the compiler command) or compiled
+    now.  Raises CodegenUnavailable when it does not compile or load."""
+    source = runtime_source()
+    key = "runtime-" + hashlib.sha256(json.dumps([source, compiler(), *RUNTIME_FLAGS]).encode()).hexdigest()[:32]
+    folder = cache_dir()
+    with _RUNTIME_LOCK:
+        lib = _RUNTIME.get(folder / key)
+        if lib is None:
+            lib = _RUNTIME[folder / key] = _load_runtime(source, folder, key)
+        return lib
+
+
+def _prepare_runtime():
+    """runtime_library() for its side effect (in a thread, beside a model's build); a failure is
+    raised again, to the caller, when the kernels ask for the library."""
+    with contextlib.suppress(CodegenUnavailable):
+        runtime_library()
+
+
+def _load_runtime(source, folder, key):
+    so, meta = folder / f"{key}.so", folder / f"{key}.json"
+    with contextlib.suppress(OSError, ValueError, TypeError, AttributeError):
+        if json.loads(meta.read_text()).get("so_sha256") == _digest(so):
+            return ctypes.CDLL(str(so))
+    with _scratch(folder) as tmp:
+        c_path, so_tmp = tmp / f"{key}.c", tmp / f"{key}.so"
+        c_path.write_text(source)
+        _run_compilers([[compiler(), *RUNTIME_FLAGS, "-o", str(so_tmp), str(c_path), "-lm"]])
+        _publish(tmp, folder, key, {"so_sha256": _digest(so_tmp)})
+    try:
+        return ctypes.CDLL(str(so))
+    except OSError as exc:
+        raise CodegenUnavailable(f"cannot load the compiled runtime library {so}: {exc}") from None
+
+
+@contextlib.contextmanager
+def _scratch(folder):
+    """A temporary folder inside the cache folder (created if needed), for files renamed into it."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CodegenUnavailable(f"cannot create the codegen cache folder {folder}: {exc}") from None
+    with tempfile.TemporaryDirectory(dir=folder) as tmp:
+        yield Path(tmp)
+
+
+def _publish(tmp, folder, key, info):
+    """Move ``<key>.c`` and ``<key>.so`` from ``tmp`` into the cache ``folder``, then write ``<key>.json``
+    (``info``): each by a rename, the metadata last (an entry counts once its metadata names the
+    library's SHA-256)."""
+    for suffix in (".c", ".so"):
+        os.replace(tmp / f"{key}{suffix}", folder / f"{key}{suffix}")
+    meta_tmp = tmp / f"{key}.json"
+    meta_tmp.write_text(json.dumps(info))
+    os.replace(meta_tmp, folder / f"{key}.json")
+
+
 def _cached(so, meta, desc):
     """The kernels of a cache entry, or None when it is missing or damaged (a truncated library or
     metadata file after a full disk or a killed run): the caller then rebuilds the entry in place.
@@ -219,61 +303,61 @@ def _generate(desc, folder, key) -> dict:
         on_event({"time": 0.0, "kind": "codegen", "message": "compiling the model…"})
     _check_cancel()
     t0 = time.perf_counter()
-    generated, fixed, n_sub = {"articulated": _articulated_source, "relative": _relative_source}.get(
-        desc.get("formulation"), _cartesian_source)(desc)
-    reduced = "".join(p.read_text() + "\n" for p in (REDUCED_C, *LOOP_C))
-    source = "\n".join([generated, fixed, reduced])
-    t1 = time.perf_counter()
-    _check_cancel()
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise CodegenUnavailable(f"cannot create the codegen cache folder {folder}: {exc}") from None
-    with tempfile.TemporaryDirectory(dir=folder) as tmp:
-        c_path, so_tmp = Path(tmp) / f"{key}.c", Path(tmp) / f"{key}.so"
-        c_path.write_text(source)
-        _compile_units(_units(generated, fixed, reduced), Path(tmp), so_tmp)
+    formulation = desc.get("formulation")
+    fixed = {"articulated": _articulated_layout, "relative": _relative_layout}.get(formulation, lambda d: "")(desc)
+    with _scratch(folder) as tmp, ThreadPoolExecutor(max_workers=4) as pool:
+        # the fixed unit (its layout is known from the description) compiles while the kernels are
+        # derived, and each part of the kernels while the next part is derived
+        compiling = [pool.submit(contextvars.copy_context().run, _objects, _fixed_units(fixed), tmp, "fixed")]
+        parts, n_sub = [], 0
+        for k, (text, n) in enumerate({"articulated": _articulated_kernels, "relative": _relative_kernels}.get(
+                formulation, lambda d: [_cartesian_kernels(d)])(desc)):
+            _check_cancel()
+            parts.append(text)
+            n_sub += n
+            compiling.append(pool.submit(contextvars.copy_context().run, _objects, _units(text), tmp, f"part{k}_"))
+        source = "\n".join([*parts, fixed])
+        t1 = time.perf_counter()
+        so_tmp = tmp / f"{key}.so"
+        (tmp / f"{key}.c").write_text(source)
+        objects = [o for job in compiling for o in job.result()]
+        _run_compilers([[compiler(), "-shared", "-o", str(so_tmp), *objects, "-lm"]])
         t2 = time.perf_counter()
         info = {"key": key, "derive_s": t1 - t0, "compile_s": t2 - t1, "subexpressions": n_sub,
                 "c_lines": source.count("\n"), "path": str(folder / f"{key}.so"), "so_sha256": _digest(so_tmp)}
-        os.replace(c_path, folder / f"{key}.c")
-        os.replace(so_tmp, folder / f"{key}.so")
-        meta_tmp = Path(tmp) / f"{key}.json"
-        meta_tmp.write_text(json.dumps(info))
-        os.replace(meta_tmp, folder / f"{key}.json")
+        _publish(tmp, folder, key, info)
     return info
 
 
-def _units(generated, fixed, reduced) -> list:
+def _fixed_units(fixed) -> list:
+    """[(C text, flags)]: the formulation's fixed code (relative.c, articulated.c with their layout,
+    which declare the generated functions they call; FIXED_FLAGS), none for the Cartesian formulation."""
+    return [(HEADER + fixed, FIXED_FLAGS)] if fixed.strip() else []
+
+
+def _units(generated) -> list:
     """[(C text, flags)]: the generated kernels (straight-line functions) in at most JOBS units of
-    about equal length, compiled with KERNEL_FLAGS (LONG_KERNEL_FLAGS beyond LONG_UNIT lines); the
-    formulation's fixed code (relative.c, articulated.c with their layout; FIXED_FLAGS) and reduced.c
-    (REDUCED_FLAGS), each in its own unit with the kernels' prototypes.  reduced.c gets the
-    CG_*_DYNAMICS macros the fixed code defines (its faster paths).  Units compile in parallel."""
+    about equal length, compiled with KERNEL_FLAGS (LONG_KERNEL_FLAGS beyond LONG_UNIT lines)."""
     functions = [m.group(0) for m in _FUNCTION.finditer(generated)]
-    prototypes = "".join(f"void {m.group(1)}({m.group(2)});\n" for m in _FUNCTION.finditer(generated))
     buckets = [[] for _ in range(min(JOBS, max(1, len(functions))))]
     for text in sorted(functions, key=len, reverse=True):          # longest first onto the lightest unit
         min(buckets, key=lambda b: sum(map(len, b))).append(text)
     units = [HEADER + "\n".join(b) for b in buckets if b]
-    hooks = "".join(f"#define {name} 1\n" for name in _HOOK.findall(fixed))
-    return ([(u, LONG_KERNEL_FLAGS if u.count("\n") > LONG_UNIT else KERNEL_FLAGS) for u in units]
-            + [(HEADER + prototypes + text, flags) for text, flags in ((fixed, FIXED_FLAGS), (hooks + reduced, REDUCED_FLAGS))
-               if text.strip()])
+    return [(u, LONG_KERNEL_FLAGS if u.count("\n") > LONG_UNIT else KERNEL_FLAGS) for u in units]
 
 
-def _compile_units(units, folder, so_path):
-    """Compile the units to objects, JOBS compilers at a time, the most expensive first (lines ×
-    COMPILE_COST of their optimisation level), then link them into ``so_path``."""
+def _objects(units, folder, name) -> list:
+    """Compile the units to objects ``<name><k>.o`` in ``folder``, JOBS compilers at a time, the most
+    expensive first (lines × COMPILE_COST of their optimisation level); their paths."""
     objects, commands = [], []
     cost = lambda u: -u[0].count("\n") * COMPILE_COST.get(u[1][0], 1)      # noqa: E731
     for k, (text, flags) in enumerate(sorted(units, key=cost)):
-        c_path, o_path = folder / f"unit{k}.c", folder / f"unit{k}.o"
+        c_path, o_path = folder / f"{name}{k}.c", folder / f"{name}{k}.o"
         c_path.write_text(text)
         commands.append([compiler(), *flags, "-c", "-o", str(o_path), str(c_path)])
         objects.append(str(o_path))
     _run_compilers(commands)
-    _run_compilers([[compiler(), "-shared", "-o", str(so_path), *objects, "-lm"]])
+    return objects
 
 
 def _run_compilers(commands):
@@ -314,14 +398,12 @@ def _failure(cmd, proc) -> CodegenUnavailable:
     return CodegenUnavailable(f"'{' '.join(cmd[:4])} …' failed (exit {proc.returncode}): {tail}")
 
 
-def _cartesian_source(desc, prefix="cg_", zeroed=emit.ZEROED):
-    """(generated C: the Cartesian kernels ``<prefix>position`` … of a description, fixed C: none,
-    subexpressions); ``zeroed``: :func:`emit.c_source`'s."""
+def _cartesian_kernels(desc, prefix="cg_", zeroed=emit.ZEROED):
+    """(C of the Cartesian kernels ``<prefix>position`` … of a description, subexpressions);
+    ``zeroed``: :func:`emit.c_source`'s."""
     kernels, definitions = derive.derive(desc)
     sizes = {"m": desc["m"], "nq": desc["nq"], "na": len(desc["angles"])}
-    source, n_sub = emit.c_source(kernels, definitions, derive.symbol_arrays(desc), sizes, prefix=prefix,
-                                  zeroed=zeroed)
-    return source, "", n_sub
+    return emit.c_source(kernels, definitions, derive.symbol_arrays(desc), sizes, prefix=prefix, zeroed=zeroed)
 
 
 def _table(name, values):
@@ -335,28 +417,38 @@ def _csr(name, lists):
     return _table(f"{name}_start", starts), _table(name, [v for x in lists for v in x])
 
 
-def _articulated_source(desc):
-    """(generated C, fixed C, subexpressions) of an open tree: the Cartesian ``cgc_loads`` and the tree
-    map's ``cgt_edges`` (:func:`solver.codegen.tree.articulated_source`); the layout of
-    ``articulated.c`` and that file.  ``desc``: :func:`solver.codegen.relative.describe_relative`."""
-    cdesc, edges = desc["cartesian"], desc["tree"]["edges"]
+def _articulated_kernels(desc):
+    """Yields the parts (generated C, subexpressions) of an open tree, each as soon as it is derived:
+    the Cartesian ``cgc_loads``, the tree map's ``cgt_edges`` (:func:`solver.codegen.tree.articulated_source`).
+    ``desc``: :func:`solver.codegen.relative.describe_relative`."""
+    cdesc = desc["cartesian"]
     kernels, definitions = derive.derive(cdesc, kernels=("loads",))
-    loads, n_sub = emit.c_source(kernels, definitions, derive.symbol_arrays(cdesc), {}, prefix="cgc_")
+    yield emit.c_source(kernels, definitions, derive.symbol_arrays(cdesc), {}, prefix="cgc_")
+    yield tree.articulated_source(desc["tree"]), 0
+
+
+def _articulated_layout(desc):
+    """The fixed C of an open tree: the layout of ``articulated.c`` and that file."""
+    cdesc, edges = desc["cartesian"], desc["tree"]["edges"]
     layout = [f"#define NB {cdesc['nb']}", f"#define NQ {desc['nq']}", f"#define NQ1 {max(1, desc['nq'])}",
               _table("edge_parent", [desc["tree"]["parent_edge"][ed["parent"]] if ed["parent"] >= 0 else -1
                                      for ed in edges]),
               _table("edge_child", [ed["child"] for ed in edges]), _table("edge_col", [ed["col"] for ed in edges]),
               _table("edge_n", [ed["n"] for ed in edges])]
-    return ("\n".join([loads, tree.articulated_source(desc["tree"])]),
-            "\n".join([*layout, ARTICULATED_C.read_text()]), n_sub)
+    return "\n".join([*layout, ARTICULATED_C.read_text()])
 
 
-def _relative_source(desc):
-    """(generated C, fixed C, subexpressions) of a relative system: the Cartesian kernels as ``cgc_*``
-    and the tree map (:mod:`solver.codegen.tree`); the layout of ``relative.c`` and that file.
+def _relative_kernels(desc):
+    """Yields the parts (generated C, subexpressions) of a relative system, each as soon as it is
+    derived: the Cartesian kernels as ``cgc_*``, the tree map (:mod:`solver.codegen.tree`).
     ``desc``: :func:`solver.codegen.relative.describe_relative`."""
+    yield _cartesian_kernels(desc["cartesian"], prefix="cgc_", zeroed=())    # into relative.c's zeroed ws
+    yield tree.tree_source(desc["tree"]), 0
+
+
+def _relative_layout(desc):
+    """The fixed C of a relative system: the layout of ``relative.c`` and that file."""
     cdesc = desc["cartesian"]
-    cartesian, _, n_sub = _cartesian_source(cdesc, prefix="cgc_", zeroed=())     # into relative.c's zeroed ws
     rows = desc["rows"]
     columns = tree.body_columns(desc["tree"])
     layout = [f"#define NB {cdesc['nb']}", "#define NC (7 * NB)", f"#define NQ {desc['nq']}",
@@ -365,4 +457,4 @@ def _relative_source(desc):
               _table("row_kind", [r[0] for r in rows]), _table("row_a", [r[1] for r in rows]),
               _table("row_b", [r[2] for r in rows]), _table("ang_src", [a[3] for a in desc["angles"]]),
               *_csr("body_col", columns), *_csr("row_body", desc["row_bodies"])]
-    return "\n".join([cartesian, tree.tree_source(desc["tree"])]), "\n".join([*layout, RELATIVE_C.read_text()]), n_sub
+    return "\n".join([*layout, RELATIVE_C.read_text()])

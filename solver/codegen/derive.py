@@ -39,7 +39,6 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import numpy as np
-import sympy as sp
 
 from ..constraints.forms import atan2_chain, atan2_quad, constants_of, scalar, uses_angle
 from ..constraints.joints import COORDINATES
@@ -51,14 +50,16 @@ from ..vehicle.speed_control import DrivenWheel, speed_control
 from ..vehicle.tire import tire_contact
 from . import flexible
 from ..math.rotations import B_matrix, L_matrix, cross, rotation_matrix
+from .symbolic import sp
 
 SNAP = 1e-14            # geometry entries below this (m or unit-vector components) are exact zeros
 BODY_PARAMETERS = 7     # m, J'00, J'11, J'22, J'01, J'12, J'20
 SPRING_PARAMETERS = 4   # k, c, l0, preload
 BUSHING_PARAMETERS = 12  # K (translation x y z, rotation x y z), D (the same)
-# solver.math.namespace's functions on symbols (the tire, the road profiles, the spring-damper, the speed control)
-SYMPY_MATH = SimpleNamespace(sin=sp.sin, cos=sp.cos, atan=sp.atan, tanh=sp.tanh, sqrt=sp.sqrt, pi=sp.pi,
-                             piecewise=sp.Piecewise)
+# solver.math.namespace's functions on symbols (the tire, the road profiles, the spring-damper, the speed
+# control): their sympy names
+SYMPY_MATH = {"sin": "sin", "cos": "cos", "atan": "atan", "tanh": "tanh", "sqrt": "sqrt", "pi": "pi",
+              "piecewise": "Piecewise"}
 TIRE_FIELDS = tuple(TireParameters.__dataclass_fields__)   # radius, stiffness, …, low_speed
 ROAD_PARAMETERS = 4      # z0, start x0, obstacle height H, length L
 GENERATED_ROADS = ("flat", "half_sine", "step")           # table profiles stay interpreted
@@ -590,7 +591,8 @@ def _math(s):
         if isinstance(x, np.ndarray):
             return s.vector([gate(condition, e) for e in x])
         return sp.Piecewise((x, condition), (0, True))
-    return SimpleNamespace(**vars(SYMPY_MATH), let=s.let, vector=s.vector, gate=gate)
+    return SimpleNamespace(**{name: getattr(sp, of) for name, of in SYMPY_MATH.items()}, let=s.let, vector=s.vector,
+                           gate=gate)
 
 
 def _tire(s, td, frame, m):

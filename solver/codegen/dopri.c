@@ -1,8 +1,8 @@
 /* Explicit Runge–Kutta pairs with step-size control and dense output (MBS Studio, solver.codegen).
  *
  * The one explicit integrator of the compiled code: the FMU (solver/fmu/fmu.c) and the step loop of
- * `simulate` (segment.c) both step with it.  It is in every kernels library's source, after
- * reduced.c (solver/codegen/build.py), so the FMU, which compiles that source, gets the same text.
+ * `simulate` (segment.c) both step with it.  It is in the runtime library's source, after reduced.c
+ * (solver/codegen/build.py, runtime_source), which the FMU compiles too: both get the same text.
  * Two tableaus behind one interface (dp_init chooses):
  *
  *   DP_DOPRI5   Dormand–Prince 5(4) (Dormand & Prince 1980; Hairer, Nørsett & Wanner, Solving ODE I

@@ -9,7 +9,8 @@ result becomes one named definition (:func:`defined`), printed to C directly.
 from __future__ import annotations
 
 import numpy as np
-import sympy as sp
+
+from .symbolic import sp
 
 
 def _key(symbol):

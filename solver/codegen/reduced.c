@@ -1,10 +1,12 @@
 /* Reduced equations of motion in compiled code (MBS Studio, solver.codegen) — Choi & Yoo (2000) §4
  * applied to the whole right-hand side, not only to the equation kernels.
  *
- * Compiled into every model's library next to the generated kernels cg_position, cg_gamma, cg_mass,
- * cg_forces (compiled as its own translation unit with their prototypes; see build._units).  The
- * formulation's fixed code may provide faster paths, announced by the macros CG_TREE_DYNAMICS
- * (articulated.c) and CG_RELATIVE_DYNAMICS (relative.c), which build._units defines here too.
+ * Compiled once, with dopri.c and segment.c, into the runtime library every model shares (cached by
+ * its source; see build.runtime_library).  The model's library provides the kernels cg_position,
+ * cg_gamma, cg_mass, cg_forces; cg_reduced calls them through the pointers of its problem struct, set
+ * when a partition is bound (solver/codegen/reduced.py).  The formulation's fixed code may provide
+ * faster paths, called when their pointers are set: k_tree (cg_tree_accelerations of articulated.c)
+ * and k_dynamics (cg_dynamics of relative.c).
  * With a coordinate partition q = q_ref + V z + U w (Kim & Yoo (1997) §2, solver.partitioning.partition):
  *
  *   positions      Φ(q_ref + V z + U w, t) = 0 by Newton–Raphson on w            (Kim & Yoo (1997) eq. 7)
@@ -25,20 +27,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-void cg_position(const double *q, const double *qd, const double *par, const double *f, const double *u,
-                 double *phi, double *jac, double *ang);
-void cg_gamma(const double *q, const double *qd, const double *par, const double *f, const double *u,
-              double *gamma);
-void cg_mass(const double *q, const double *qd, const double *par, const double *f, const double *u, double *M);
-void cg_forces(const double *q, const double *qd, const double *par, const double *f, const double *u, double *Q);
-#ifdef CG_TREE_DYNAMICS          /* articulated.c: open-tree accelerations in O(n) */
-int cg_tree_accelerations(const double *q, const double *qd, const double *par, const double *f, const double *u,
+/* The model's kernels (signatures of the generated cg_position, cg_gamma, cg_mass, cg_forces) and the
+ * fixed code's faster paths: relative.c's cg_dynamics (γ, M and Q in one pass), articulated.c's
+ * cg_tree_accelerations (open-tree accelerations in O(n)); returns 0 when the mass matrix is singular). */
+typedef void (*cg_position_fn)(const double *q, const double *qd, const double *par, const double *f,
+                               const double *u, double *phi, double *jac, double *ang);
+typedef void (*cg_kernel_fn)(const double *q, const double *qd, const double *par, const double *f,
+                             const double *u, double *out);
+typedef void (*cg_dynamics_fn)(const double *q, const double *qd, const double *par, const double *f,
+                               const double *fdd, const double *u, double *gamma, double *M, double *Q);
+typedef int (*cg_tree_fn)(const double *q, const double *qd, const double *par, const double *f, const double *u,
                           const double *tau, double *qdd);
-#endif
-#ifdef CG_RELATIVE_DYNAMICS      /* relative.c: γ, M and Q in one pass */
-void cg_dynamics(const double *q, const double *qd, const double *par, const double *f, const double *fdd,
-                 const double *u, double *gamma, double *M, double *Q);
-#endif
 
 /* Problem description and buffers, shared with Python (solver/codegen/reduced.py, ReducedLayout). */
 typedef struct {
@@ -62,6 +61,11 @@ typedef struct {
     double *phi, *jac, *ang, *gamma, *M, *Q;   /* kernel outputs at the solution */
     double *err;              /* max |Φ| at the solution */
     double *sigma_min;        /* estimate of σ_min(Φ_q[rows] U) at the solution (level ≥ 1) */
+    /* the kernels (model library) */
+    cg_position_fn k_position;
+    cg_kernel_fn k_gamma, k_mass, k_forces;
+    cg_dynamics_fn k_dynamics;  /* NULL: k_gamma, k_mass, k_forces */
+    cg_tree_fn k_tree;          /* NULL: not an open tree */
 } cg_reduced_t;
 
 enum { CG_OK = 0, CG_NO_CONVERGENCE = 1, CG_SINGULAR = 2, CG_NOT_FINITE = 3, CG_MASS_SINGULAR = 4 };
@@ -207,7 +211,7 @@ static void rows_times(const cg_reduced_t *s, const double *B, int ncol, double 
 /* Evaluate Φ, Φ_q and the raw angles at s->q; unwrap the angles into Φ; return max |Φ| (NaN if not finite). */
 static double evaluate_position(cg_reduced_t *s)
 {
-    cg_position(s->q, s->qd, s->par, s->f, s->u, s->phi, s->jac, s->ang);
+    s->k_position(s->q, s->qd, s->par, s->f, s->u, s->phi, s->jac, s->ang);
     const double two_pi = 6.283185307179586;
     for (int n = 0; n < s->na; ++n) {
         const double raw = s->ang[n];
@@ -275,7 +279,6 @@ static int minimum_norm(cg_reduced_t *s, const double *A, const int *piv)
     return ok;
 }
 
-#ifdef CG_TREE_DYNAMICS
 /* An open tree (articulated.c: no constraint rows).  Every partition of it has V = I (U empty), so
  * q = q_ref + z, q̇ = ż, and q̈ = z̈ comes from the articulated-body recursion in O(n) instead of
  * factoring NᵀMN = M; the generalized forces Qx of the elements not generated enter as τ. */
@@ -288,19 +291,16 @@ static int tree_reduced(cg_reduced_t *s, const double *y, int level)
     if (level < 1) return CG_OK;
     for (int k = 0; k < nq; ++k) s->qd[k] = y[nq + k];
     if (level < 2) return CG_OK;
-    if (!cg_tree_accelerations(s->q, s->qd, s->par, s->f, s->u, s->Qx, s->qdd)) return CG_MASS_SINGULAR;
+    if (!s->k_tree(s->q, s->qd, s->par, s->f, s->u, s->Qx, s->qdd)) return CG_MASS_SINGULAR;
     for (int k = 0; k < nq; ++k) s->zdd[k] = s->qdd[k];
     return CG_OK;
 }
-#endif
 
 /* level 0: positions (q, Φ, Φ_q); 1: + velocities q̇; 2: + accelerations q̈, z̈ (needs y[dof:]).
  * y = [z, ż].  Returns a CG_* status. */
 int cg_reduced(cg_reduced_t *s, const double *y, int level)
 {
-#ifdef CG_TREE_DYNAMICS
-    return tree_reduced(s, y, level);
-#endif
+    if (s->k_tree) return tree_reduced(s, y, level);
     const int nq = s->nq, r = s->r, f = s->dof;
     int status = CG_OK;
     double *work = malloc(sizeof(double) * ((size_t)r * r + (size_t)r * (f + 1) + 3 * (size_t)nq
@@ -371,13 +371,13 @@ int cg_reduced(cg_reduced_t *s, const double *y, int level)
     if (level < 2) goto done;
 
     /* ---- accelerations ---- */
-#ifdef CG_RELATIVE_DYNAMICS                  /* relative.c: the three in one pass over the tree map */
-    cg_dynamics(s->q, s->qd, s->par, s->f, s->fdd, s->u, s->gamma, s->M, s->Q);
-#else
-    cg_gamma(s->q, s->qd, s->par, s->fdd, s->u, s->gamma);
-    cg_mass(s->q, s->qd, s->par, s->f, s->u, s->M);
-    cg_forces(s->q, s->qd, s->par, s->f, s->u, s->Q);
-#endif
+    if (s->k_dynamics) {                      /* relative.c: the three in one pass over the tree map */
+        s->k_dynamics(s->q, s->qd, s->par, s->f, s->fdd, s->u, s->gamma, s->M, s->Q);
+    } else {
+        s->k_gamma(s->q, s->qd, s->par, s->fdd, s->u, s->gamma);
+        s->k_mass(s->q, s->qd, s->par, s->f, s->u, s->M);
+        s->k_forces(s->q, s->qd, s->par, s->f, s->u, s->Q);
+    }
     for (int k = 0; k < nq; ++k) s->Q[k] += s->Qx[k];
     /* B = A⁻¹ [Φ_q V | γ] : columns 0..f-1 and f */
     double *JV = malloc(sizeof(double) * ((size_t)r * f + 1));

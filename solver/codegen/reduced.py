@@ -1,5 +1,7 @@
 """The whole reduced right-hand side in compiled code: ``cg_reduced`` of ``reduced.c``.
 
+``cg_reduced`` is in the runtime library every model shares (:func:`solver.codegen.build.runtime_library`)
+and calls the model library's kernels through the pointers of its problem struct (KERNEL_POINTERS).
 For a :class:`solver.partitioning.partition.Partition` of a :class:`CodegenCartesianSystem`,
 :class:`CompiledReduction` solves positions (Newton, Kim & Yoo (1997) eq. 7), velocities (eq. 8) and the
 tangent-space accelerations (eq. 13) in one C call, with the same arithmetic as the Python path
@@ -21,6 +23,12 @@ _PROBLEMS = {NO_CONVERGENCE: "position Newton did not converge", SINGULAR: "depe
 _INT, _PTR = ctypes.c_int, ctypes.c_void_p
 
 
+# the struct's kernel pointers and the model library's functions they point to (k_dynamics, k_tree: the
+# fixed code's faster paths, NULL when the library has none)
+KERNEL_POINTERS = {"k_position": "cg_position", "k_gamma": "cg_gamma", "k_mass": "cg_mass", "k_forces": "cg_forces",
+                   "k_dynamics": "cg_dynamics", "k_tree": "cg_tree_accelerations"}
+
+
 class _Problem(ctypes.Structure):
     """``cg_reduced_t`` of reduced.c (same fields, same order)."""
     _fields_ = ([(name, _INT) for name in ("nq", "m", "r", "dof", "na", "ndrv")]
@@ -29,7 +37,8 @@ class _Problem(ctypes.Structure):
                                              "drv_row", "par", "f", "fd", "fdd", "u", "Qx")]
                 + [("tol", ctypes.c_double), ("max_iter", _INT)]
                 + [(name, _PTR) for name in ("q", "qd", "qdd", "zdd", "lam", "phi", "jac", "ang", "gamma", "M", "Q",
-                                             "err", "sigma_min")])
+                                             "err", "sigma_min")]
+                + [(field, _PTR) for field in KERNEL_POINTERS])
 
 
 class CompiledReduction:
@@ -66,8 +75,9 @@ class CompiledReduction:
         self.problem = _Problem(nq=nq, m=m, r=len(part.rows), dof=f, na=len(self._angle_rows), ndrv=self._drivers,
                                 nred=len(part.redundant),
                                 tol=tol, max_iter=max_iter,
-                                **{name: a.ctypes.data for name, a in self.arrays.items()})
-        self._fn = k.lib.cg_reduced
+                                **{name: a.ctypes.data for name, a in self.arrays.items()},
+                                **{field: k.pointer(symbol) for field, symbol in KERNEL_POINTERS.items()})
+        self._fn = k.runtime.cg_reduced
         self._fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
         self._fn.restype = ctypes.c_int
         self._problem_ptr = ctypes.cast(ctypes.pointer(self.problem), ctypes.c_void_p)

@@ -19,10 +19,19 @@
  * p_b × p_b block per body (p_b the path length), a cut-joint row Φ_c,q[a] T costs 7 p_b per body of
  * the row, and nothing is O(NC · NQ): the cost grows with Σ_b p_b², not with the model's size squared.
  * Sums run over the same terms in the same order as the dense products, skipping only exact zeros.
- * The kernels have the signatures of the Cartesian ones, so reduced.c (appended next) and
+ * The kernels have the signatures of the Cartesian ones, so reduced.c (through its kernel pointers) and
  * solver.codegen.build.Kernels use them unchanged.  Work arrays are thread-local: one library may
  * serve runs in several threads.
  */
+/* the generated code (compiled in units of its own, while this one compiles beside the derivation) */
+void cgt_position(const double *q, double *qc, double *T);
+void cgt_velocity(const double *q, const double *qd, double *qc, double *T, double *qdc, double *tdqd);
+void cgc_position(const double *q, const double *qd, const double *par, const double *f, const double *u,
+                  double *phi, double *jac, double *ang);
+void cgc_gamma(const double *q, const double *qd, const double *par, const double *f, const double *u, double *gamma);
+void cgc_mass(const double *q, const double *qd, const double *par, const double *f, const double *u, double *M);
+void cgc_forces(const double *q, const double *qd, const double *par, const double *f, const double *u, double *Q);
+
 enum { ROW_CARTESIAN = 0, ROW_COORDINATE = 1, ROW_NORM = 2 };
 
 static _Thread_local struct {
@@ -171,7 +180,6 @@ void cg_forces(const double *q, const double *qd, const double *par, const doubl
 
 /* cg_gamma (with the drivers' f̈ as fdd), cg_mass and cg_forces at one state with one evaluation of
  * the tree map and of each Cartesian kernel: what reduced.c's accelerations need (same numbers). */
-#define CG_RELATIVE_DYNAMICS 1
 void cg_dynamics(const double *q, const double *qd, const double *par, const double *f, const double *fdd,
                         const double *u, double *gamma, double *M, double *Q)
 {

@@ -31,12 +31,11 @@ Every quantity is a named intermediate (``t{n}``), so expressions stay small how
 from __future__ import annotations
 
 import numpy as np
-import sympy as sp
 
 from ..formulations.mobilizers import Mobilizer
 from ..math.rotations import G_matrix, cross, quat_from_matrix, quat_multiply, rotation_matrix, skew
 from .derive import _number, _snap
-from .emit import _Printer
+from .symbolic import sp
 
 
 
@@ -216,8 +215,9 @@ class _Program:
     """Straight-line program: every non-trivial expression is bound to a fresh symbol ``t{n}``."""
 
     def __init__(self):
+        from .printer import Printer         # (sympy: imported by a build only, symbolic.py)
         self.values = {}                 # symbol → expression (in inputs and earlier symbols)
-        self._printer = _Printer({"order": "none"})
+        self._printer = Printer({"order": "none"})
         self._text = {}                  # symbol → its expression's C (kernels share intermediates)
         self._reads = {}                 # symbol → the symbols its expression reads
 

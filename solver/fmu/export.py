@@ -1,8 +1,8 @@
 """``export_fmu``: a model → an FMI 2.0 Co-Simulation FMU for Linux x86-64 (docs/fmu.md).
 
-The shared library holds the model's generated kernels and ``reduced.c`` (:mod:`solver.codegen`,
-Cartesian formulation, conventional joints), the layout of :mod:`solver.fmu.source` and ``fmu.c``
-(integrator and FMI API), compiled in one translation unit against the FMI 2.0 headers shipped in
+The shared library holds the model's generated kernels (Cartesian formulation, conventional joints),
+the runtime C (``reduced.c``, ``dopri.c``: :func:`solver.codegen.build.runtime_source`), the layout of
+:mod:`solver.fmu.source` and ``fmu.c`` (integrator and FMI API), compiled in one translation unit against the FMI 2.0 headers shipped in
 ``solver/fmu/fmi2`` (2-clause BSD, Modelica Association).  The start state is the model's state
 assembled here at t = 0 (positions by Newton, velocities projected as ``simulate`` does) and the
 independent constraint rows are chosen here (rank-revealing QR, as ``simulate``).
@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from ..analysis.assembly import assemble_positions, consistent_velocities
-from ..codegen.build import CodegenUnavailable, _run_compilers, building, compiler
+from ..codegen.build import CodegenUnavailable, _run_compilers, building, compiler, runtime_source
 from ..io.files import atomic_write
 from ..compile import compile_model
 from ..errors import ModelError, SolverError
@@ -64,7 +64,7 @@ def export_fmu(model, path, step=None, inputs=None, rtol=None, atol=None, on_eve
         inputs = {name: e.target for name, e in model.inputs.items()}
     variables = fmu_variables(model, system, dict(inputs))
     start = _start_state(system)
-    kernels_c = Path(system.kernels.info["path"]).with_suffix(".c").read_text()
+    kernels_c = Path(system.kernels.info["path"]).with_suffix(".c").read_text() + runtime_source()
     identifier = _identifier(model.name)
     body = layout_source(model, system, start, variables, "", rtol, atol) + kernels_c + FMU_C.read_text()
     guid = "{" + str(uuid.UUID(hashlib.sha256(body.encode()).hexdigest()[:32])) + "}"

@@ -1,10 +1,10 @@
 /* FMI 2.0 Co-Simulation slave of one MBS Studio model (solver.fmu) — fixed part.
  *
  * Compiled in one translation unit after the model's generated kernels, reduced.c (cg_reduced:
- * Newton on the dependent coordinates, q̇, q̈, λ — Kim & Yoo (1997) eqs. 7, 8, 13) and the model's
- * layout written by solver/fmu/source.py (sizes, tables, time functions, the variable table).
+ * Newton on the dependent coordinates, q̇, q̈, λ — Kim & Yoo (1997) eqs. 7, 8, 13; its kernel
+ * pointers set to the kernels here, reset_instance), dopri.c, segment.c and the model's layout written by solver/fmu/source.py (sizes, tables, time functions, the variable table).
  *
- * Integrator: Dormand–Prince 5(4) of dopri.c (in the kernels' source, shared with simulate's compiled
+ * Integrator: Dormand–Prince 5(4) of dopri.c (in the runtime source, shared with simulate's compiled
  * step loop: Hairer's error estimate and PI step-size control; the FMU steps to the communication
  * points and needs no dense output) on the
  * independent coordinates y = [z, ż] of a tangent-space partition (Kim & Yoo (1997) QR partition:
@@ -299,6 +299,7 @@ static void reset_instance(Instance *I)
     s->q = I->q; s->qd = I->qd; s->qdd = I->qdd; s->zdd = I->zdd; s->lam = I->lam; s->phi = I->phi;
     s->jac = I->jac; s->ang = I->ang; s->gamma = I->gamma; s->M = I->Mass; s->Q = I->Q;
     s->err = &I->err; s->sigma_min = &I->sigma;
+    s->k_position = cg_position; s->k_gamma = cg_gamma; s->k_mass = cg_mass; s->k_forces = cg_forces;
     memset(I->Qx, 0, sizeof I->Qx);
     memcpy(I->xq, mbs_q0, sizeof I->xq);
     memcpy(I->xqd, mbs_qd0, sizeof I->xqd);

@@ -5,6 +5,7 @@ one-shot analyses accept a CompiledModel.  Here "auto" really builds: ``MBS_CODE
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +13,7 @@ import pytest
 
 import solver
 from solver.cli import main
+from solver.codegen.build import MODEL_LIBRARIES
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_models"
 
@@ -71,7 +73,7 @@ def test_parameter_edits_reuse_the_build(auto_builds):
     events = []
     again = solver.compile_model(model, on_event=events.append)
     assert events == [] and "loaded from the cache" in again.notices[0]
-    assert len(list(auto_builds.glob("*.so"))) == 1
+    assert len(list(auto_builds.glob(MODEL_LIBRARIES))) == 1
 
 
 @pytest.mark.slow
@@ -84,7 +86,7 @@ def test_cancel_stops_a_build_and_leaves_no_library(auto_builds):
 
     with pytest.raises(solver.Cancelled):
         solver.simulate(solver.load_model(str(SAMPLES / "rrc_arm_case2.mbs.json")), t_end=0.1, cancel=cancel)
-    assert not list(auto_builds.glob("*.so"))
+    assert not list(auto_builds.glob(MODEL_LIBRARIES))      # (the model-independent runtime may be built)
 
 
 def test_on_means_required():
@@ -128,22 +130,25 @@ def test_a_failing_compiler_falls_back_with_its_message(monkeypatch, auto_builds
 
 def test_generated_kernels_compile_as_parallel_units():
     """Long straight-line kernels are split over the compilers (build.JOBS) with lighter optimisation;
-    the formulation's fixed code and reduced.c are units of their own with the kernels' prototypes,
-    reduced.c with the CG_*_DYNAMICS macros the fixed code defines (and only those)."""
+    the formulation's fixed code is a unit of its own (compiled while the kernels are derived: it
+    declares the generated functions it calls itself), the model-independent C is in no unit."""
     from solver.codegen import build
     generated = "\n".join(f"void cg_k{k}(const double *q, double *out)\n{{\n" + "    out[0] = q[0];\n" * n + "}"
                           for k, n in enumerate((1500, 10, 700)))
-    units = build._units(generated, "#define CG_RELATIVE_DYNAMICS 1\n#define NB 3\n/* fixed */", "/* reduced */")
-    kernels, (fixed, reduced) = units[:-2], units[-2:]
+    kernels = build._units(generated)
     assert len(kernels) == min(build.JOBS, 3)
-    assert (fixed[1], reduced[1]) == (build.FIXED_FLAGS, build.REDUCED_FLAGS)
-    assert fixed[0].count("void cg_k") == 3 and reduced[0].count("void cg_k") == 3
-    assert fixed[0].endswith("/* fixed */") and reduced[0].endswith("#define CG_RELATIVE_DYNAMICS 1\n/* reduced */")
-    assert "NB" not in reduced[0]
     assert all(text.count("{") == text.count("}") for text, _ in kernels)
+    assert sum(text.count("void cg_k") for text, _ in kernels) == 3
     longest = max(kernels, key=lambda u: len(u[0]))
     assert longest[1] == build.LONG_KERNEL_FLAGS
-    assert len(build._units(generated, "", "/* reduced */")) == len(kernels) + 1     # Cartesian: no fixed code
+    [(fixed, flags)] = build._fixed_units("#define NB 3\n/* fixed */")
+    assert flags == build.FIXED_FLAGS and fixed.endswith("#define NB 3\n/* fixed */")
+    assert build._fixed_units("") == []                  # Cartesian: no fixed code
+    assert not any("cg_reduced" in text for text, _ in kernels)
+    for source in (build.RELATIVE_C, build.ARTICULATED_C):     # every generated function it calls, declared
+        text = source.read_text()
+        called = set(re.findall(r"\b(cg[ct]_\w+)\(", text))
+        assert called and all(re.search(rf"^void {name}\(", text, re.M) for name in called)
 
 
 def test_a_generator_bug_never_stops_an_auto_run(monkeypatch):

@@ -1,4 +1,4 @@
-"""The C printer of the generated kernels (solver.codegen.emit._Printer): its direct walk over the
+"""The C printer of the generated kernels (solver.codegen.printer.Printer): its direct walk over the
 expression tree prints C that evaluates to the sympy expression's value (checked by evaluating the
 C text, whose operators are Python's, against sympy's own lambdify), never divides integers, and
 hands nodes it does not know to sympy's C printer."""
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from solver.codegen.emit import _Printer
+from solver.codegen.printer import Printer
 
 X, Y, Z = sp.symbols("x y z")
 VALUES = {"x": 0.7, "y": -1.3, "z": 2.1}
@@ -29,7 +29,7 @@ def random_expression(rng, depth):
 
 
 def test_printed_c_evaluates_to_the_expression():
-    printer, rng = _Printer({"order": "none"}), np.random.default_rng(7)
+    printer, rng = Printer({"order": "none"}), np.random.default_rng(7)
     checked = 0
     for _ in range(150):
         e = random_expression(rng, int(rng.integers(1, 4)))
@@ -47,7 +47,7 @@ def test_printed_c_evaluates_to_the_expression():
 
 
 def test_examples_and_fallback():
-    p = _Printer({"order": "none"})
+    p = Printer({"order": "none"})
     assert p.doprint(X / (Y * Z ** 2)) == "x/(y*(z*z))"
     assert p.doprint(sp.Rational(1, 2) * X) == "(1.0/2.0)*x"
     assert p.doprint(1 / X) == "(1.0/x)"

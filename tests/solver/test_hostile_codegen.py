@@ -10,7 +10,7 @@ import sys
 import pytest
 
 import solver
-from solver.codegen.build import compiler_path
+from solver.codegen.build import MODEL_LIBRARIES, compiler_path
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -40,8 +40,8 @@ def test_a_truncated_cache_entry_is_rebuilt(tmp_path):
     cache = tmp_path / "cache"
     first = run_codegen(project, cache)
     assert first.returncode == 0, first.stderr
-    [so] = cache.glob("*.so")
-    [meta] = cache.glob("*.json")
+    [so] = cache.glob(MODEL_LIBRARIES)
+    [meta] = cache.glob(MODEL_LIBRARIES.replace(".so", ".json"))
     whole = so.read_bytes()
     damage(so, len(whole) // 3)
     again = run_codegen(project, cache)
