@@ -15,6 +15,10 @@ $(STAMP): pyproject.toml tools/system-libs.sh
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test]'
+	@# the model-independent compiled code (solver.codegen.build.runtime_library) built once now, so that a
+	@# model's first run compiles only its own kernels
+	$(PY) -c "from solver.codegen.build import runtime_library; runtime_library()" \
+	    || echo "generated kernels unavailable (no C compiler?): runs use the generic path"
 	touch $(STAMP)
 
 setup: $(STAMP)
