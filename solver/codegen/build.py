@@ -31,7 +31,7 @@ from ..flexible import floating, joints as flexible_joints, loads as flexible_lo
 from ..formulations import mobilizers
 from ..math import namespace, rotations
 from ..vehicle import road, tire
-from . import derive, emit, flexible, poly, tree
+from . import derive, emit, flexible, force_hooks, poly, tree
 from .derive import CodegenUnavailable
 
 # Optimisation by what is compiled (measured on the 14-body car, 8,800 lines, and the 200-link chain):
@@ -66,10 +66,10 @@ RELATIVE_C = Path(__file__).with_name("relative.c")    # relative kernels from t
 ARTICULATED_C = Path(__file__).with_name("articulated.c")    # open-tree dynamics in O(n)
 # the modules whose code the generated C comes from (the joint kinematics, the equation forms, the bushing,
 # the spring-damper, the tire, the road profiles and the flexible bodies' terms are written once, in
-# mobilizers, forms, forces, vehicle and solver.flexible, for numbers and for sympy): editing any of them
-# invalidates the cache
+# mobilizers, forms, forces, vehicle and solver.flexible, for numbers and for sympy; force_hooks lays out
+# the generated force kinds): editing any of them invalidates the cache
 _SOURCES = hashlib.sha256(b"".join([Path(m.__file__).read_bytes() for m in (derive, emit, tree, rotations, mobilizers,
-                                                                             forces, forms, namespace, tire, road,
+                                                                             force_hooks, forces, forms, namespace, tire, road,
                                                                              flexible, poly, floating, flexible_joints,
                                                                              flexible_loads, modal)]
                                    + [p.read_bytes() for p in (REDUCED_C, *LOOP_C, RELATIVE_C, ARTICULATED_C)])).hexdigest()

@@ -43,29 +43,85 @@ import sympy as sp
 
 from ..constraints.forms import atan2_chain, atan2_quad, constants_of, scalar, uses_angle
 from ..constraints.joints import COORDINATES
-from ..forces import AppliedLoad, BushingForce, SpringDamperForce, bushing_loads, spring_damper_force
-from ..expressions import time_function
-from ..vehicle import SpeedControlForce, TireForce, TireParameters
-from ..vehicle.road import road_profile
-from ..vehicle.tire import tire_contact
 from . import flexible
 from ..math.rotations import B_matrix, L_matrix, cross, rotation_matrix
 
 SNAP = 1e-14            # geometry entries below this (m or unit-vector components) are exact zeros
 BODY_PARAMETERS = 7     # m, J'00, J'11, J'22, J'01, J'12, J'20
-SPRING_PARAMETERS = 4   # k, c, l0, preload
-BUSHING_PARAMETERS = 12  # K (translation x y z, rotation x y z), D (the same)
 # solver.math.namespace's functions on symbols (the tire, the road profiles, the spring-damper)
 SYMPY_MATH = SimpleNamespace(sin=sp.sin, cos=sp.cos, atan=sp.atan, sqrt=sp.sqrt, pi=sp.pi, piecewise=sp.Piecewise)
-TIRE_FIELDS = tuple(TireParameters.__dataclass_fields__)   # radius, stiffness, …, low_speed
-ROAD_PARAMETERS = 4      # z0, start x0, obstacle height H, length L
-GENERATED_ROADS = ("flat", "half_sine", "step")           # table profiles stay interpreted
-CONTROL_PARAMETERS = 5   # speed control: target speed, kp, ki, max torque, wheel radius
 KERNELS = ("position", "gamma", "mass", "forces")
 
 
 class CodegenUnavailable(Exception):
     """Generated kernels cannot be used for this model or on this machine (the message says why)."""
+
+
+# ---- Force element hooks --------------------------------------------------------------------------
+class ForceHook:
+    """How the kernels contain the force elements of one evaluator class (:data:`HOOKS`): their
+    entries in the description's list ``key``, the parameters and time inputs they take, and the
+    wrench they add.  An evaluator class without a hook is evaluated in Python
+    (:func:`interpreted_forces`)."""
+
+    key = ""                        # the description's list of these elements' entries
+
+    def accepts(self, f) -> bool:
+        """Whether the kernels contain element f (e.g. a tire only on a generated road kind)."""
+        return True
+
+    def describe(self, f, layout: Layout) -> dict:
+        """f's JSON-able entry (geometry, structure), its parameters and inputs allocated from
+        ``layout`` in :meth:`parameters` and :meth:`inputs` order."""
+        raise NotImplementedError
+
+    def parameters(self, f) -> tuple:
+        """f's parameter values (kernel inputs: editing them reuses the library), at its entry's "par"."""
+        return ()
+
+    def inputs(self, f) -> list:
+        """f's time functions, evaluated numerically and passed in as u at its entry's "input"."""
+        return []
+
+    def loads(self, entry, w: SymbolicWrenches):
+        """Add the element's wrench, from its description ``entry``, to ``w``."""
+        raise NotImplementedError
+
+
+#: evaluator class (exactly: a subclass evaluates differently) → its hook; the order of the entries
+#: is the order of the kinds' loads in the kernels.  Filled by :mod:`solver.codegen.force_hooks`.
+HOOKS: dict[type, ForceHook] = {}
+
+
+def force_hook(cls):
+    """Register the decorated ForceHook class as the hook of evaluator class ``cls``."""
+    def register(hook_class):
+        HOOKS[cls] = hook_class()
+        return hook_class
+    return register
+
+
+def hook_of(f):
+    """The hook that generates force element f, or None (f is evaluated in Python)."""
+    hook = HOOKS.get(type(f))
+    return hook if hook is not None and hook.accepts(f) else None
+
+
+class Layout:
+    """Allocates the parameter and time-input vectors' entries, in order."""
+
+    def __init__(self, n_parameters, n_inputs=0):
+        self.n_parameters, self.n_inputs = n_parameters, n_inputs
+
+    def parameters(self, n):
+        """The offset of n new parameters."""
+        self.n_parameters += n
+        return self.n_parameters - n
+
+    def inputs(self, n):
+        """The offset of n new time inputs."""
+        self.n_inputs += n
+        return self.n_inputs - n
 
 
 # ---- Public API -----------------------------------------------------------------------------------
@@ -98,35 +154,18 @@ def describe(system) -> dict:
                    if d.joint == jk and uses_angle(COORDINATES[d.coordinate])]
     drivers = [{"joint": d.joint, "coordinate": list(COORDINATES[d.coordinate]), "row": d.row}
                for d in system.drivers]
-    springs, loads, bushings, tires, controls, nload = [], [], [], [], [], 0
+    layout = Layout(npar)
+    forces = {hook.key: [] for hook in HOOKS.values()}
     for f in system.force_elements:
-        if isinstance(f, SpringDamperForce):
-            springs.append({"bi": f.bi, "bj": f.bj, "si": _snap(f.si), "sj": _snap(f.sj),
-                            "par": npar, "input": nload})
-            npar += SPRING_PARAMETERS
-            nload += 1
-        elif isinstance(f, AppliedLoad):
-            loads.append({"body": f.b, "torque": f.is_torque, "s": _snap(f.s), "input": nload})
-            nload += 3
-        elif isinstance(f, BushingForce):
-            bushings.append({"bi": f.bi, "bj": f.bj, "si": _snap(f.si), "sj": _snap(f.sj),
-                             "Ci": [_snap(row) for row in f.Ci], "Cj": [_snap(row) for row in f.Cj], "par": npar})
-            npar += BUSHING_PARAMETERS
-        elif isinstance(f, SpeedControlForce):
-            controls.append({"chassis": f.c, "forward": _snap(f.forward_b), "par": npar, "input": nload,
-                             "wheels": [{"wheel": w.wheel, "carrier": w.carrier, "axis": _snap(w.axis_c),
-                                         "u_c": _snap(w.u_c), "v_c": _snap(w.v_c), "u_w": _snap(w.u_w)}
-                                        for w in f.wheels]})
-            npar += CONTROL_PARAMETERS
-            nload += 2
-        elif _generated(f):
-            tires.append({"body": f.b, "axis": _snap(f.axis_b), "road": f.road.kind, "par": npar})
-            npar += len(TIRE_FIELDS) + ROAD_PARAMETERS
+        hook = hook_of(f)
+        if hook is not None:
+            forces[hook.key].append(hook.describe(f, layout))
+    npar = layout.n_parameters
     flex, npar = (flexible.describe(system, joints, npar, BODY_PARAMETERS * nb, _snap) if system.flex
                   else (None, npar))
     return {"nb": nb, "nq": system.nq, "m": system.m, "joints": joints, "drivers": drivers, "flexible": flex,
-            "angles": angles, "norm_rows": list(system.norm_rows), "springs": springs, "loads": loads, "bushings": bushings, "tires": tires, "controls": controls,
-            "n_parameters": npar, "n_inputs": nload}
+            "angles": angles, "norm_rows": list(system.norm_rows), **forces,
+            "n_parameters": npar, "n_inputs": layout.n_inputs}
 
 
 def parameters(system, desc) -> np.ndarray:
@@ -141,44 +180,29 @@ def parameters(system, desc) -> np.ndarray:
         cj = jr.joint
         for key, index in jd["constants"].items():
             par[index] = cj.constant(key)
-    springs = [f for f in system.force_elements if isinstance(f, SpringDamperForce)]
-    for f, sd in zip(springs, desc["springs"]):
-        par[sd["par"]:sd["par"] + SPRING_PARAMETERS] = (f.k, f.c, f.l0, f.preload)
-    bushings = [f for f in system.force_elements if isinstance(f, BushingForce)]
-    for f, bd in zip(bushings, desc["bushings"]):
-        par[bd["par"]:bd["par"] + BUSHING_PARAMETERS] = np.concatenate([f.K, f.D])
-    tires = [f for f in system.force_elements if isinstance(f, TireForce) and _generated(f)]
-    for f, td in zip(tires, desc["tires"]):
-        road = f.road
-        par[td["par"]:td["par"] + len(TIRE_FIELDS) + ROAD_PARAMETERS] = (
-            [getattr(f.p, name) for name in TIRE_FIELDS] + [road.z0, road.x0, road.H, road.L])
-    controls = [f for f in system.force_elements if isinstance(f, SpeedControlForce)]
-    for f, cd in zip(controls, desc["controls"]):
-        par[cd["par"]:cd["par"] + CONTROL_PARAMETERS] = (f.v_target, f.kp, f.ki, f.t_max, f.radius)
+    entries = {key: iter(desc[key]) for key in {hook.key for hook in HOOKS.values()}}
+    for f in system.force_elements:
+        hook = hook_of(f)
+        if hook is not None:
+            values = hook.parameters(f)
+            entry = next(entries[hook.key])
+            if len(values):
+                par[entry["par"]:entry["par"] + len(values)] = values
     flexible.parameters(system, desc, par)
     return par
 
 
 def input_functions(system):
     """Time functions whose values form the kernels' input vector u (in :func:`describe`'s order):
-    each spring-damper's force(t), each applied load's three components, each speed controller's
-    sin φ and cos φ of its target phase φ = v* t / R."""
-    fns = []
-    for f in system.force_elements:
-        if isinstance(f, SpringDamperForce):
-            fns.append(f.f)
-        elif isinstance(f, AppliedLoad):
-            fns += list(f.f)
-        elif isinstance(f, SpeedControlForce):
-            phase = f"{f.v_target!r}*t/{f.radius!r}"
-            fns += [time_function(f"sin({phase})"), time_function(f"cos({phase})")]
-    return fns
+    each generated force element's :meth:`ForceHook.inputs` (a spring-damper's force(t), an applied
+    load's three components, a speed controller's sin φ and cos φ of its target phase φ = v* t / R)."""
+    return [fn for f in system.force_elements for hook in [hook_of(f)] if hook is not None for fn in hook.inputs(f)]
 
 
 def interpreted_forces(system):
-    """The force elements the kernels leave out (rotational spring-dampers, tires, …):
-    evaluated in Python and added to the generated Q."""
-    return [f for f in system.force_elements if not _generated(f)]
+    """The force elements the kernels leave out (those without a hook: rotational spring-dampers,
+    tires on table roads, …): evaluated in Python and added to the generated Q."""
+    return [f for f in system.force_elements if hook_of(f) is None]
 
 
 def derive(desc, kernels=KERNELS):
@@ -214,13 +238,6 @@ def symbol_arrays(desc):
 
 
 # ---- helpers --------------------------------------------------------------------------------------
-def _generated(f):
-    """Whether the kernels contain force element f (else it is evaluated in Python)."""
-    if isinstance(f, TireForce):
-        return f.road.kind in GENERATED_ROADS
-    return isinstance(f, (SpringDamperForce, AppliedLoad, BushingForce, SpeedControlForce))
-
-
 def _snap(v):
     return [0.0 if abs(x) < SNAP else float(x) for x in np.asarray(v, dtype=float)]
 
@@ -486,6 +503,30 @@ def _frame(s, b):
     return r, p, A, rd, A.dot(2 * L_matrix(p).dot(pd))
 
 
+class SymbolicWrenches:
+    """Per-body force at the CM and torque, global axes, on the kernel symbols ``s`` — what
+    :class:`solver.forces.Wrenches` is for numbers; ``frames``: :func:`_frame` of every body and
+    attachment frame; ``m``: the :mod:`solver.math.namespace` functions on symbols."""
+
+    def __init__(self, s, frames, F, T):
+        self.s, self.frames, self.F, self.T = s, frames, F, T
+        self.m = _math(s)
+
+    def at_point(self, b, force, point):
+        """Add ``force`` acting at global ``point`` of body b (nothing for ground, b < 0)."""
+        if b >= 0:
+            self.F[b] = self.F[b] + force
+            self.T[b] = self.T[b] + cross(point - self.frames[b][0], force)
+
+    def torque(self, b, torque):
+        if b >= 0:
+            self.T[b] = self.T[b] + torque
+
+    def point(self, b, local):
+        """Global position and velocity of body b's point ``local`` (:func:`_point`)."""
+        return _point(self.s, self.frames[b] if b >= 0 else None, local)
+
+
 def _point(s, frame, local):
     """Global position and velocity of a body point (ground: the constant point, at rest)."""
     if frame is None:
@@ -497,46 +538,18 @@ def _point(s, frame, local):
 
 def _body_loads(desc, s):
     """(frames, F, T): per body the applied force at the CM (gravity included) and torque, global
-    axes, of every generated force element."""
+    axes, of every generated force element (:meth:`ForceHook.loads`, kind by kind in :data:`HOOKS`
+    order)."""
     nb = desc["nb"]
     g = np.array(s.c[BODY_PARAMETERS * nb:BODY_PARAMETERS * nb + 3], dtype=object)
     frames = [_frame(s, b) for b in range(nb)] + flexible.attachment_frames(desc, s)
     F = [_inertia(s, b)[0] * g for b in range(nb)] + [_zeros3() for _ in frames[nb:]]
     T = [_zeros3() for _ in frames]
-    m = _math(s)
 
-    def at_point(b, force, point):
-        if b >= 0:
-            F[b] = F[b] + force
-            T[b] = T[b] + cross(point - frames[b][0], force)
-    for sd in desc["springs"]:
-        k, c, l0, preload = s.c[sd["par"]:sd["par"] + SPRING_PARAMETERS]
-        Pi, Vi = _point(s, frames[sd["bi"]] if sd["bi"] >= 0 else None, sd["si"])
-        Pj, Vj = _point(s, frames[sd["bj"]] if sd["bj"] >= 0 else None, sd["sj"])
-        force = spring_damper_force(Pj - Pi, Vj - Vi, k, c, l0, preload, s.u[sd["input"]], m)
-        at_point(sd["bj"], -force, Pj)
-        at_point(sd["bi"], force, Pi)
-    for bd in desc["bushings"]:
-        f, n, Pj = _bushing(s, bd, frames)
-        at_point(bd["bj"], f, Pj)
-        at_point(bd["bi"], -f, Pj)
-        for b, sign in ((bd["bj"], 1), (bd["bi"], -1)):
-            if b >= 0:
-                T[b] = T[b] + sign * n
-    for td in desc["tires"]:
-        force, point, torque = _tire(s, td, frames[td["body"]], m)
-        at_point(td["body"], force, point)
-        T[td["body"]] = T[td["body"]] + torque
-    for cd in desc["controls"]:
-        for b, torque in _speed_control(s, cd, frames):
-            T[b] = T[b] + torque
-    for ld in desc["loads"]:
-        value = np.array(s.u[ld["input"]:ld["input"] + 3], dtype=object)
-        b = ld["body"]
-        if ld["torque"]:
-            T[b] = T[b] + value
-        else:
-            at_point(b, value, _point(s, frames[b], ld["s"])[0])
+    w = SymbolicWrenches(s, frames, F, T)
+    for hook in HOOKS.values():
+        for entry in desc[hook.key]:
+            hook.loads(entry, w)
     return frames, F, T
 
 
@@ -564,23 +577,6 @@ def _load_outputs(desc, s, out):
             out["loads"] += [("F", 3 * b + k, F[b][k]), ("T", 3 * b + k, T[b][k])]
 
 
-def _bushing(s, bd, frames):
-    """(force f on body j at P_j, torque n on body j, P_j) of a linear bushing:
-    :func:`solver.forces.bushing_loads` on the ends' sympy arrays."""
-    K = np.array(s.c[bd["par"]:bd["par"] + 6], dtype=object)
-    D = np.array(s.c[bd["par"] + 6:bd["par"] + 12], dtype=object)
-    ends = []
-    for b, local, C in ((bd["bi"], bd["si"], bd["Ci"]), (bd["bj"], bd["sj"], bd["Cj"])):
-        frame = frames[b] if b >= 0 else None
-        P, V = _point(s, frame, local)
-        A = frame[2] if frame is not None else np.eye(3, dtype=int).astype(object)
-        w = frame[4] if frame is not None else _zeros3()
-        ends.append((P, V, A.dot(np.array([[_number(x) for x in row] for row in C], dtype=object)), w))
-    (Pi, Vi, Fi, wi), (Pj, Vj, Fj, wj) = ends
-    f, n = bushing_loads(Pi, Vi, Fi, wi, Pj, Vj, Fj, wj, K, D)
-    return f, n, Pj
-
-
 def _math(s):
     """The namespace of :mod:`solver.math.namespace` on symbols, intermediates named by ``s``
     (:meth:`_Symbols.let`); a gate is a Piecewise (each component of a vector named)."""
@@ -589,48 +585,3 @@ def _math(s):
             return s.vector([gate(condition, e) for e in x])
         return sp.Piecewise((x, condition), (0, True))
     return SimpleNamespace(**vars(SYMPY_MATH), let=s.let, vector=s.vector, gate=gate)
-
-
-def _tire(s, td, frame, m):
-    """(force, contact point, torque) of a tire on a road profile: :func:`solver.vehicle.tire.tire_contact`
-    on the wheel's symbols (zero force and torque out of contact: Piecewise; the C code takes the
-    contact branch only when the disc is not flat, δ > 0 and k δ + c δ̇ > 0)."""
-    c = s.c[td["par"]:td["par"] + len(TIRE_FIELDS) + ROAD_PARAMETERS]
-    z0, x0, H, L = c[len(TIRE_FIELDS):]
-    r, _, A, v, w = frame
-    a = s.vector(A.dot(np.array([_number(x) for x in td["axis"]], dtype=object)))
-
-    def surface(x):
-        h, slope = road_profile(td["road"], x, x0, H, L, m)
-        return z0 + h, slope
-    state = tire_contact(r, a, v, w, TireParameters(**dict(zip(TIRE_FIELDS, c))), surface, m)
-    return state.force, state.point, state.torque
-
-
-def _speed_control(s, cd, frames):
-    """[(body, torque)] of a speed controller, as :class:`solver.vehicle.speed_control.SpeedControlForce`:
-    T = T_max tanh(u/T_max), u = k_p (v* − v) + k_i ½ Σ_w R sin(φ − θ_w), φ = v* t/R (inputs sin φ,
-    cos φ), θ_w = atan2(y_w, x_w) the wheel's spin angle, so sin(φ − θ_w) = (x_w sin φ − y_w cos φ)/ρ_w
-    with ρ_w = √(x_w² + y_w²); T/2 on each wheel about its axis, −T/2 on its carrier."""
-    v_target, kp, ki, t_max, radius = s.c[cd["par"]:cd["par"] + CONTROL_PARAMETERS]
-    sin_phase, cos_phase = s.u[cd["input"]:cd["input"] + 2]
-
-    def rotation(b):
-        return frames[b][2] if b >= 0 else np.eye(3, dtype=int).astype(object)
-
-    def local(v):
-        return np.array([_number(x) for x in v], dtype=object)
-    _, _, A, v, _ = frames[cd["chassis"]]
-    speed = s.let(A.dot(local(cd["forward"])).dot(v))
-    error = 0
-    for wd in cd["wheels"]:
-        Ac = rotation(wd["carrier"])
-        uw = s.vector(rotation(wd["wheel"]).dot(local(wd["u_w"])))
-        x, y = s.let(Ac.dot(local(wd["u_c"])).dot(uw)), s.let(Ac.dot(local(wd["v_c"])).dot(uw))
-        error = error + radius / 2 * (x * sin_phase - y * cos_phase) / sp.sqrt(x * x + y * y)
-    half = s.let(t_max * sp.tanh((kp * (v_target - speed) + ki * error) / t_max) / 2)
-    out = []
-    for wd in cd["wheels"]:
-        axis = s.vector(rotation(wd["carrier"]).dot(local(wd["axis"])))
-        out += [(wd["wheel"], half * axis), (wd["carrier"], -half * axis)]
-    return [(b, torque) for b, torque in out if b >= 0]

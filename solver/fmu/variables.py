@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..codegen.derive import BODY_PARAMETERS, TIRE_FIELDS, input_functions
+from ..codegen.derive import BODY_PARAMETERS, input_functions
+from ..codegen.force_hooks import TIRE_FIELDS
 from ..errors import ModelError
 from ..forces import AppliedLoad, SpringDamperForce
 from ..outputs import output_paths
