@@ -65,6 +65,9 @@ class ForceHook:
     (:func:`interpreted_forces`)."""
 
     key = ""                        # the description's list of these elements' entries
+    #: parameters an exported FMU offers as tunable: (field, unit, index in :meth:`parameters`, must be
+    #: > 0, description); the FMI name is ``forces.NAME.field`` (:mod:`solver.fmu.variables`)
+    tunable = ()
 
     def accepts(self, f) -> bool:
         """Whether the kernels contain element f (e.g. a tire only on a generated road kind)."""
@@ -83,6 +86,11 @@ class ForceHook:
         """f's time functions, evaluated numerically and passed in as u at its entry's "input"."""
         return []
 
+    def input_slots(self, f) -> list:
+        """(path, unit) of each of :meth:`inputs` as an FMU input replaces it; "" for one that
+        cannot be an FMU input."""
+        return [("", "")] * len(self.inputs(f))
+
     def loads(self, entry, w: SymbolicWrenches):
         """Add the element's wrench, from its description ``entry``, to ``w``."""
         raise NotImplementedError
@@ -99,6 +107,16 @@ def force_hook(cls):
         HOOKS[cls] = hook_class()
         return hook_class
     return register
+
+
+def generated_elements(system, desc):
+    """[(hook, element, its description entry)] of the generated force elements of ``system``, kind
+    by kind in :data:`HOOKS` order (a kind's elements in the model's order)."""
+    out = []
+    for hook in HOOKS.values():
+        elements = [f for f in system.force_elements if hook_of(f) is hook]
+        out += [(hook, f, entry) for f, entry in zip(elements, desc[hook.key], strict=True)]
+    return out
 
 
 def hook_of(f):
@@ -180,14 +198,10 @@ def parameters(system, desc) -> np.ndarray:
         cj = jr.joint
         for key, index in jd["constants"].items():
             par[index] = cj.constant(key)
-    entries = {key: iter(desc[key]) for key in {hook.key for hook in HOOKS.values()}}
-    for f in system.force_elements:
-        hook = hook_of(f)
-        if hook is not None:
-            values = hook.parameters(f)
-            entry = next(entries[hook.key])
-            if len(values):
-                par[entry["par"]:entry["par"] + len(values)] = values
+    for hook, f, entry in generated_elements(system, desc):
+        values = hook.parameters(f)
+        if len(values):
+            par[entry["par"]:entry["par"] + len(values)] = values
     flexible.parameters(system, desc, par)
     return par
 

@@ -44,6 +44,8 @@ class SpringDamperHook(ForceHook):
     """Tension k (L − l0) + c L̇ + preload + f(t) along the line (:func:`solver.forces.spring_damper_force`)."""
 
     key = "springs"
+    tunable = (("stiffness", "N/m", 0, False, "spring-damper stiffness k"),
+               ("damping", "N·s/m", 1, False, "spring-damper damping c"))
 
     def describe(self, f, layout):
         return {"bi": f.bi, "bj": f.bj, "si": _snap(f.si), "sj": _snap(f.sj),
@@ -54,6 +56,9 @@ class SpringDamperHook(ForceHook):
 
     def inputs(self, f):
         return [f.f]
+
+    def input_slots(self, f):
+        return [(f"forces.{f.name}.force", "N")]
 
     def loads(self, sd, w):
         k, c, l0, preload = w.s.c[sd["par"]:sd["par"] + SPRING_PARAMETERS]
@@ -92,6 +97,8 @@ class TireHook(ForceHook):
     table road it is evaluated in Python."""
 
     key = "tires"
+    tunable = (("stiffness", "N/m", TIRE_FIELDS.index("stiffness"), True, "tire vertical stiffness"),
+               ("damping", "N·s/m", TIRE_FIELDS.index("damping"), False, "tire vertical damping"))
 
     def accepts(self, f):
         return f.road.kind in GENERATED_ROADS
@@ -145,6 +152,10 @@ class AppliedLoadHook(ForceHook):
 
     def inputs(self, f):
         return list(f.f)
+
+    def input_slots(self, f):
+        what, unit = ("torque", "N·m") if f.is_torque else ("force", "N")
+        return [(f"forces.{f.name}.{what}.{axis}", unit) for axis in "xyz"]
 
     def loads(self, ld, w):
         value = np.array(w.s.u[ld["input"]:ld["input"] + 3], dtype=object)
