@@ -311,8 +311,8 @@ def evaluator(kind):
     """Register the decorated builder as the evaluator of force elements of ``kind`` (a key of
     ``solver.FORCE_CLASSES``).  An evaluator has ``apply(t, frames, out)``, ``potential(frames)``
     and ``conserves_energy()`` (its work is all in the potential: hybrid partitioning's energy test);
-    the code generator knows the evaluator classes it generates (solver/codegen/derive.py) and leaves
-    the others to Python."""
+    the code generator generates the evaluator classes that have a hook (solver/codegen/force_hooks.py)
+    and leaves the others to Python."""
     def register(build):
         EVALUATORS[kind] = build
         return build

@@ -8,6 +8,7 @@ relative), else None, with a one-line message for the run's events (kind ``"code
 from __future__ import annotations
 
 from ..errors import MBSError
+from . import force_hooks  # noqa: F401  (registers the generated force kinds with derive.HOOKS)
 from .build import building
 from .derive import CodegenUnavailable
 from .relative import CodegenRelativeSystem

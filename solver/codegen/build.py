@@ -37,7 +37,7 @@ from ..flexible import floating, joints as flexible_joints, loads as flexible_lo
 from ..formulations import mobilizers
 from ..math import namespace, rotations
 from ..vehicle import road, speed_control, tire
-from . import derive, emit, flexible, poly, tree
+from . import derive, emit, flexible, force_hooks, poly, tree
 from .derive import CodegenUnavailable
 
 # Optimisation by what is compiled (measured on the 14-body car, 8,800 lines, and the 200-link chain):
@@ -74,10 +74,11 @@ ARTICULATED_C = Path(__file__).with_name("articulated.c")    # open-tree dynamic
 PRINTER = Path(__file__).with_name("printer.py")       # the C printer (not imported: it imports sympy)
 # the modules whose code the generated C comes from (the joint kinematics, the equation forms, the bushing,
 # the spring-damper, the tire, the road profiles and the flexible bodies' terms are written once, in
-# mobilizers, forms, forces, vehicle and solver.flexible, for numbers and for sympy) and the C printer: editing
-# any of them invalidates the cache
+# mobilizers, forms, forces, vehicle and solver.flexible, for numbers and for sympy; force_hooks lays out
+# the generated force kinds) and the C printer: editing any of them invalidates the cache
 _SOURCES = hashlib.sha256(b"".join([Path(m.__file__).read_bytes() for m in (derive, emit, tree, rotations, mobilizers,
-                                                                             forces, forms, namespace, tire, road, speed_control,
+                                                                             force_hooks, forces, forms, namespace, tire, road,
+                                                                             speed_control,
                                                                              flexible, poly, floating, flexible_joints,
                                                                              flexible_loads, modal)]
                                    + [p.read_bytes() for p in (RELATIVE_C, ARTICULATED_C, PRINTER)])).hexdigest()

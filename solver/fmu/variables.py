@@ -7,7 +7,8 @@ global axes) and ``drivers.NAME.force``.  Joint coordinates and angular accelera
 offered by the FMU.
 
 Parameters (FMI ``causality="parameter" variability="tunable"``) are entries of the kernels'
-parameter vector (:func:`solver.codegen.derive.parameters`): ``bodies.NAME.mass``,
+parameter vector (:func:`solver.codegen.derive.parameters`): ``bodies.NAME.mass`` and the
+generated force kinds' ``tunable`` entries (:class:`solver.codegen.derive.ForceHook`):
 ``forces.NAME.stiffness`` and ``forces.NAME.damping`` of spring-dampers and tires.
 
 Inputs replace a time function by a value set through FMI: ``forces.NAME.force`` (a spring-damper's
@@ -19,11 +20,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..codegen.derive import BODY_PARAMETERS, TIRE_FIELDS, input_functions
+from ..codegen.derive import BODY_PARAMETERS, generated_elements, hook_of, input_functions
 from ..errors import ModelError
-from ..forces import AppliedLoad, SpringDamperForce
 from ..outputs import output_paths
-from ..vehicle import SpeedControlForce, TireForce
 
 #: C codes of the output kinds (fmu.c ``output_value``); parameters and inputs have their own codes
 OUTPUT_KINDS = {"position": 1, "velocity": 2, "acceleration": 3, "angular_velocity": 4, "reaction_force": 5,
@@ -55,16 +54,10 @@ class Variable:
 def input_slots(system) -> list[tuple[str, str]]:
     """(path, unit) of every entry of the kernels' time-input vector u, in its order
     (:func:`solver.codegen.derive.input_functions`); "" for entries that cannot be an FMI input
-    (a speed controller's target phase)."""
-    slots = []
-    for f in system.force_elements:
-        if isinstance(f, SpringDamperForce):
-            slots.append((f"forces.{f.name}.force", "N"))
-        elif isinstance(f, AppliedLoad):
-            what, unit = ("torque", "N·m") if f.is_torque else ("force", "N")
-            slots += [(f"forces.{f.name}.{what}.{axis}", unit) for axis in "xyz"]
-        elif isinstance(f, SpeedControlForce):
-            slots += [("", ""), ("", "")]
+    (a speed controller's target phase): each generated force element's
+    :meth:`solver.codegen.derive.ForceHook.input_slots`."""
+    slots = [slot for f in system.force_elements for hook in [hook_of(f)] if hook is not None
+             for slot in hook.input_slots(f)]
     assert len(slots) == len(input_functions(system))
     return slots
 
@@ -105,19 +98,10 @@ def _parameters(system):
     for k, name in enumerate(system.body_names):
         par.append(Variable(f"bodies.{name}.mass", "parameter", "kg", VR_PARAMETER, BODY_PARAMETERS * k, 1,
                             float(system.mass_values[k]), "mass"))
-    springs = [f for f in system.force_elements if isinstance(f, SpringDamperForce)]
-    for f, sd in zip(springs, desc["springs"]):
-        par += [Variable(f"forces.{f.name}.stiffness", "parameter", "N/m", VR_PARAMETER, sd["par"], 0, float(f.k),
-                         "spring-damper stiffness k"),
-                Variable(f"forces.{f.name}.damping", "parameter", "N·s/m", VR_PARAMETER, sd["par"] + 1, 0,
-                         float(f.c), "spring-damper damping c")]
-    tires = [f for f in system.force_elements if isinstance(f, TireForce)]
-    for f, td in zip(tires, desc["tires"]):
-        par += [Variable(f"forces.{f.name}.stiffness", "parameter", "N/m", VR_PARAMETER,
-                         td["par"] + TIRE_FIELDS.index("stiffness"), 1, float(f.p.stiffness),
-                         "tire vertical stiffness"),
-                Variable(f"forces.{f.name}.damping", "parameter", "N·s/m", VR_PARAMETER,
-                         td["par"] + TIRE_FIELDS.index("damping"), 0, float(f.p.damping), "tire vertical damping")]
+    for hook, f, entry in generated_elements(system, desc):
+        values = hook.parameters(f)
+        par += [Variable(f"forces.{f.name}.{field}", "parameter", unit, VR_PARAMETER, entry["par"] + k, int(positive),
+                         float(values[k]), description) for field, unit, k, positive, description in hook.tunable]
     return par
 
 
