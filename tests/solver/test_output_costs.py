@@ -1,0 +1,71 @@
+"""The cheaper ways of computing a run's outputs give the numbers of the plain computations they
+replace: the non-unique reaction components found with the output rows' post-processing batch
+(against a fresh :func:`reaction_uniqueness` at the same state), the output rows of that shared batch
+(against post-processing them alone), the joint frames recovered for all joints at once (against one
+least-squares solve per joint) and the B(e_k, a') tensor of all slots at once (against one slot at a
+time)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import solver
+from solver.constraints.batch import b_tensor
+from solver.math.rotations import B_matrix
+from solver.partitioning.self_stress import (joint_frames, null_spaces, probe_directions, reaction_responses,
+                                             reaction_uniqueness)
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_models"
+
+
+def slider_crank():
+    return solver.load_model(str(SAMPLES / "slider_crank.mbs.json"))
+
+
+@pytest.mark.parametrize("formulation", ["cartesian", "relative"])
+def test_flags_found_with_the_output_batch_equal_a_fresh_computation(formulation):
+    model = slider_crank()
+    res = solver.simulate(model, t_end=0.01, output_step=0.005, formulation=formulation)
+    system = solver.compile_model(model, formulation=formulation).system.workspace()
+    fresh = reaction_uniqueness(system, res.t[0], res.coordinates[0], res.velocities[0], res.accelerations[0])
+    assert fresh.components                                     # the planar loop of 3D joints: some flags
+    assert res.meta["nonunique_components"] == fresh.components
+    assert res.meta["nonunique_components_global"] == fresh.global_components
+    assert res.meta["nonunique_messages"] == fresh.messages
+    warnings = [e for e in res.meta["events"] if e["kind"] == "warning"]
+    assert len(warnings) == 1 and warnings[0]["time"] == 0.0
+    times = [e["time"] for e in res.meta["events"]]
+    assert times == sorted(times)                               # listed at its own time
+    # the output rows of the shared batch are those of the rows alone
+    post = system.postprocess_batch(res.t, res.coordinates, res.velocities, res.accelerations, res.multipliers)
+    for name in ("reaction_force", "reaction_torque", "reaction_force_joint", "reaction_torque_joint"):
+        np.testing.assert_allclose(res._a[name], post[name], rtol=1e-12, atol=1e-12 * np.max(np.abs(post[name])))
+    np.testing.assert_allclose(res._a["r"], post["r"], rtol=1e-13, atol=1e-15)
+
+
+def test_joint_frames_equal_one_least_squares_solve_per_joint():
+    model = slider_crank()
+    res = solver.simulate(model, t_end=0.01, output_step=0.01, formulation="relative")
+    system = solver.compile_model(model, formulation="relative").system.workspace()
+    q, qd, qdd = res.coordinates[-1], res.velocities[-1], res.accelerations[-1]
+    P, G = probe_directions(null_spaces(system.constraints(q, res.t[-1]).jac).stress)
+    resp = reaction_responses(system, res.t[-1], q, qd, qdd, np.vstack([P, G]))
+    frames = joint_frames(resp)
+    assert len(frames) == len(system.joint_names) and any(f is not None for f in frames)
+    for k, frame in enumerate(frames):
+        g = np.concatenate([resp["global"][:, k, :3], resp["global"][:, k, 3:]])
+        j = np.concatenate([resp["joint"][:, k, :3], resp["joint"][:, k, 3:]])
+        expected, _, rank, _ = np.linalg.lstsq(g, j, rcond=None)
+        assert (frame is not None) == (rank == 3)
+        if frame is not None:
+            np.testing.assert_allclose(frame, expected, rtol=0, atol=1e-12)
+
+
+def test_b_tensor_of_all_slots_equals_one_slot_at_a_time():
+    vectors = np.random.default_rng(3).standard_normal((40, 3))
+    unit = np.eye(4)
+    expected = np.array([[B_matrix(unit[k], a) for k in range(4)] for a in vectors])
+    assert np.array_equal(b_tensor(vectors), expected)
+    assert b_tensor(np.zeros((0, 3))).shape == (0, 4, 3, 4)
