@@ -3,9 +3,11 @@ replace: the non-unique reaction components found with the output rows' post-pro
 (against a fresh :func:`reaction_uniqueness` at the same state), the output rows of that shared batch
 (against post-processing them alone), the joint frames recovered for all joints at once (against one
 least-squares solve per joint) and the B(e_k, a') tensor of all slots at once (against one slot at a
-time)."""
+time), and the re-partition test with Weyl's bound decides as the one with the row-norm bound
+(the same partitions, bit-identical results) while its bound stays above the exact σ_min."""
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -14,10 +16,19 @@ import pytest
 import solver
 from solver.constraints.batch import b_tensor
 from solver.math.rotations import B_matrix
+from solver.partitioning.partition import Partition
 from solver.partitioning.self_stress import (joint_frames, null_spaces, probe_directions, reaction_responses,
                                              reaction_uniqueness)
 
-SAMPLES = Path(__file__).resolve().parents[2] / "sample_models"
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = ROOT / "sample_models"
+
+
+def fourbar_row(n):
+    spec = importlib.util.spec_from_file_location("scale_models", ROOT / "tools" / "scale_models.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.fourbar_row(n)
 
 
 def slider_crank():
@@ -69,3 +80,29 @@ def test_b_tensor_of_all_slots_equals_one_slot_at_a_time():
     expected = np.array([[B_matrix(unit[k], a) for k in range(4)] for a in vectors])
     assert np.array_equal(b_tensor(vectors), expected)
     assert b_tensor(np.zeros((0, 3))).shape == (0, 4, 3, 4)
+
+
+def test_weyl_bound_makes_the_same_repartition_decisions(monkeypatch):
+    """The four-bar row through its singular passes (Cartesian, dense QR partitions: it re-partitions)."""
+    model = fourbar_row(3)
+    runs = {}
+    for bound in ("weyl", "row norms"):
+        if bound == "row norms":
+            monkeypatch.setattr(Partition, "_sigma_min_bound", Partition._smallest_row_norm)
+        runs[bound] = solver.simulate(model, t_end=2.0, formulation="cartesian", codegen=False)
+    a, b = runs["weyl"], runs["row norms"]
+    partitions = [[(e["time"], e["message"]) for e in r.meta["events"] if e["kind"] == "partition"] for r in (a, b)]
+    assert len(partitions[0]) > 1 and partitions[0] == partitions[1]
+    assert np.array_equal(a.coordinates, b.coordinates) and np.array_equal(a.conditioning, b.conditioning)
+
+
+def test_weyl_bound_is_above_the_exact_sigma_min():
+    rng = np.random.default_rng(5)
+    jac = rng.standard_normal((6, 9))
+    part = Partition("qr", np.zeros(9), jac, np.arange(6), np.zeros(0, dtype=int))
+    part._row_singular_values(jac)                              # J₀ for the bound
+    for scale in (0.0, 1e-9, 1e-3, 0.1, 1.0):
+        moved = jac + scale * rng.standard_normal(jac.shape)
+        exact = np.linalg.svd(moved, compute_uv=False)[-1]
+        assert exact <= part._sigma_min_bound(moved) <= part._smallest_row_norm(moved)
+    assert part._sigma_min_bound(jac) == pytest.approx(np.linalg.svd(jac, compute_uv=False)[-1], rel=1e-9)
