@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..constraints.forms import atan2_chain, scalar
+from ..constraints.forms import atan2_chain, constants_of, scalar
 from ..constraints.joints import COORDINATES, CartesianJoint
 from ..constraints.planar import PlanarJoint
 from ..constraints.primitives import BodyState
@@ -155,6 +155,8 @@ class RelativeSystem(MechanicalSystem):
                 self.equations.append(Equation(name, "normalization", "Euler parameter normalization"))
         self.m = len(self.equations)
         self._cut_bodies = sorted({b for k, _ in self.cut for b in self.joint_ends[k] if b >= 0})
+        self._joint_ends_array = np.array(self.joint_ends, dtype=int).reshape(-1, 2)
+        self._cut_groups = self._group_cut_joints()
         self._needs_kinematics = bool(self.cut) or any(d.column is None for d in self.drivers)
         self.force_elements = compile_forces(model, self.index, self.init)
         self._cache = KinematicsCache()
@@ -413,6 +415,11 @@ class RelativeSystem(MechanicalSystem):
             self.paths.append((self.paths[topo.parent_edge[parent]] if parent >= 0 else []) + [e])
         self.subtree = [[a for a in range(len(topo.edges)) if e in self.paths[a]] for e in range(len(topo.edges))]
         self.path_cols = [np.concatenate([self.cols[a] for a in path]).astype(int) for path in self.paths]
+        # (tree edges, their joints, ±1: the reaction on body_j is −R̂_e for an inverted joint)
+        tree = [(e, edge.joint, -1.0 if edge.inverted else 1.0) for e, edge in enumerate(topo.edges)
+                if edge.joint is not None]
+        self._tree_joints = (np.array([t[0] for t in tree], dtype=int), np.array([t[1] for t in tree], dtype=int),
+                             np.array([t[2] for t in tree]).reshape(-1, 1))
 
     def _init_of(self, b):
         return self.init[b] if b >= 0 else (np.zeros(3), np.eye(3))
@@ -530,20 +537,21 @@ class RelativeSystem(MechanicalSystem):
         (on the child: −R̂_e for an inverted joint), cut joints from their constraint wrenches."""
         lead, nj = kin.r.shape[:-2], len(self.cjoints)
         W = np.zeros(lead + (nj, 6))                        # spatial wrench on body_j
-        for e, edge in enumerate(self.topology.edges):
-            if edge.joint is not None:
-                W[..., edge.joint, :] = -Rhat[..., e, :] if edge.inverted else Rhat[..., e, :]
+        edges, joints, signs = self._tree_joints
+        W[..., joints, :] = signs * Rhat[..., edges, :]
         for k, (Wi, Wj) in cut_wrench.items():
             W[..., k, :] = Wj if self.joint_ends[k][1] >= 0 else -Wi
-        RF, RT, RFj, RTj = (np.zeros(lead + (nj, 3)) for _ in range(4))
-        for k, cj in enumerate(self.cjoints):
-            bi, bj = self.joint_ends[k]
-            P = kin.r[..., bj, :] + kin.A[..., bj, :, :] @ cj.s_j if bj >= 0 else cj.s_j
-            RF[..., k, :] = W[..., k, :3]
-            RT[..., k, :] = W[..., k, 3:] - cross(P, W[..., k, :3])
-            Fr = kin.A[..., bi, :, :] @ cj.C_i if bi >= 0 else cj.C_i
-            RFj[..., k, :], RTj[..., k, :] = tmatvec(Fr, RF[..., k, :]), tmatvec(Fr, RT[..., k, :])
-        return RF, RT, RFj, RTj
+        # every joint at once: body arrays with ground appended (index −1: r = 0, A = I)
+        r = np.concatenate([kin.r, np.zeros(lead + (1, 3))], axis=-2)
+        A = np.concatenate([kin.A, np.broadcast_to(np.eye(3), lead + (1, 3, 3))], axis=-3)
+        ends = self._joint_ends_array
+        s_j = np.array([cj.s_j for cj in self.cjoints]).reshape(nj, 3)
+        C_i = np.array([cj.C_i for cj in self.cjoints]).reshape(nj, 3, 3)
+        P = r[..., ends[:, 1], :] + matvec(A[..., ends[:, 1], :, :], s_j)
+        RF = W[..., :3]
+        RT = W[..., 3:] - cross(P, RF)
+        Fr = A[..., ends[:, 0], :, :] @ C_i
+        return RF, RT, tmatvec(Fr, RF), tmatvec(Fr, RT)
 
     # ---- helpers: cut joints (Cartesian constraint functions + chain rule) -----------------------
     def _states(self, kin, bodies=None):
@@ -602,40 +610,57 @@ class RelativeSystem(MechanicalSystem):
     def _cut_wrenches(self, kin, lam):
         """Constraint wrenches −Φ_qᵀλ of the cut joints (and drivers on them) on body_i and body_j,
         spatial form [f ; n about the origin]: −Σ_rows λ_row c_b with c_b the spatial gradients of
-        the joint's constraint functions (:class:`_Gradients`); one or N stacked states."""
+        the joint's constraint functions (:class:`_Gradients`); one or N stacked states.  Cut joints
+        with the same equation forms (:meth:`_cut_groups`) are done together, along an extra axis."""
+        out = {}
+        for joints, rows, specs, constant in self._cut_groups:
+            v = self._joint_vectors(kin, joints)
+            named = {name: (name, value) for name, value in v.items()}
+            ops = _Gradients(v)
+            W = np.zeros(kin.r.shape[:-2] + (len(joints), 2, 6))
+            for k, spec in enumerate(specs):
+                W -= scalar(spec, named, ops, constant)[1] * lam[..., rows[:, k], None, None]
+            W = np.where(self._joint_ends_array[joints][:, :, None] >= 0, W, 0.0)
+            for g, k in enumerate(joints):
+                out[k] = (W[..., g, 0, :], W[..., g, 1, :])
+        return {k: out[k] for k, _ in self.cut}
+
+    def _group_cut_joints(self):
+        """[(joint indices, rows (G × n), equation forms, constant)]: the cut joints by their forms
+        (joint rows, then the rows of drivers on them) and the constants the forms read."""
         drivers_on = {}
         for d in self.drivers:
             if d.column is None:
                 drivers_on.setdefault(d.joint, []).append((d.row, COORDINATES[d.coordinate]))
-        out = {}
+        groups = {}
         for k, rows in self.cut:
             cj = self.cjoints[k]
-            v = self._joint_vectors(kin, k)
-            ops = _Gradients(v)
-            named = {name: (name, value) for name, value in v.items()}
-            W = np.zeros(kin.r.shape[:-2] + (2, 6))
-            for row, spec in list(zip(rows, cj.specs)) + drivers_on.get(k, []):
-                W -= scalar(spec, named, ops, cj.constant)[1] * lam[..., row, None, None]
-            for side, b in enumerate(self.joint_ends[k]):
-                if b < 0:
-                    W[..., side, :] = 0.0
-            out[k] = (W[..., 0, :], W[..., 1, :])
-        return out
+            pairs = list(zip(rows, cj.specs)) + drivers_on.get(k, [])
+            specs = tuple(spec for _, spec in pairs)
+            constants = tuple((name, float(cj.constant(name))) for spec in specs for name in constants_of(spec))
+            groups.setdefault((specs, constants), (cj.constant, []))[1].append((k, [row for row, _ in pairs]))
+        return [(np.array([k for k, _ in members]), np.array([r for _, r in members], dtype=int).reshape(len(members), -1),
+                 specs, constant) for (specs, _), (constant, members) in groups.items()]
 
-    def _joint_vectors(self, kin, k):
-        """The named vectors of joint k's equations (:mod:`solver.constraints.joints`), global:
-        marker axes xi…zj, points Pi, Pj, d = Pj − Pi and the global axes, as (…, 3) arrays."""
-        cj, lead = self.cjoints[k], kin.r.shape[:-2]
+    def _joint_vectors(self, kin, joints):
+        """The named vectors of the equations (:mod:`solver.constraints.joints`) of the joints
+        ``joints`` (an index array of G joints), global: marker axes xi…zj, points Pi, Pj, d = Pj − Pi
+        and the global axes, as (…, G, 3) arrays."""
+        lead, G = kin.r.shape[:-2], len(joints)
+        r = np.concatenate([kin.r, np.zeros(lead + (1, 3))], axis=-2)          # ground appended (index −1)
+        A = np.concatenate([kin.A, np.broadcast_to(np.eye(3), lead + (1, 3, 3))], axis=-3)
         v = {}
-        for tag, b, C, s in zip("ij", self.joint_ends[k], (cj.C_i, cj.C_j), (cj.s_i, cj.s_j)):
-            A, r = (kin.A[..., b, :, :], kin.r[..., b, :]) if b >= 0 else (np.eye(3), np.zeros(3))
-            axes = np.broadcast_to(A @ C, lead + (3, 3))
+        for tag, side in (("i", 0), ("j", 1)):
+            b = self._joint_ends_array[joints, side]
+            C = np.array([(self.cjoints[k].C_i, self.cjoints[k].C_j)[side] for k in joints]).reshape(G, 3, 3)
+            s = np.array([(self.cjoints[k].s_i, self.cjoints[k].s_j)[side] for k in joints]).reshape(G, 3)
+            axes = A[..., b, :, :] @ C
             for n, name in enumerate("xyz"):
                 v[name + tag] = axes[..., n]
-            v["P" + tag] = np.broadcast_to(r + A @ s, lead + (3,))
+            v["P" + tag] = r[..., b, :] + matvec(A[..., b, :, :], s)
         v["d"] = v["Pj"] - v["Pi"]
         for n, name in enumerate(("ex", "ey", "ez")):
-            v[name] = np.broadcast_to(np.eye(3)[n], lead + (3,))
+            v[name] = np.broadcast_to(np.eye(3)[n], lead + (G, 3))
         return v
 
 
