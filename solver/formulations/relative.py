@@ -415,6 +415,7 @@ class RelativeSystem(MechanicalSystem):
             self.paths.append((self.paths[topo.parent_edge[parent]] if parent >= 0 else []) + [e])
         self.subtree = [[a for a in range(len(topo.edges)) if e in self.paths[a]] for e in range(len(topo.edges))]
         self.path_cols = [np.concatenate([self.cols[a] for a in path]).astype(int) for path in self.paths]
+        self._levels = self._tree_levels()
         # (tree edges, their joints, ±1: the reaction on body_j is −R̂_e for an inverted joint)
         tree = [(e, edge.joint, -1.0 if edge.inverted else 1.0) for e, edge in enumerate(topo.edges)
                 if edge.joint is not None]
@@ -426,35 +427,61 @@ class RelativeSystem(MechanicalSystem):
 
     def _recursion(self, q, qd):
         """Forward recursion (Kim & You (1997) eqs. 1–8, module docstring) of one state (q: (nq,)) or of N
-        stacked states (q: (N, nq))."""
-        kin = Kinematics(self.nb, len(self.mobs), q.shape[:-1])
-        for e, edge in enumerate(self.topology.edges):
-            P, ch, c = edge.parent, edge.child, self.cols[e]
-            A_P, r_P = (kin.A[..., P, :, :], kin.r[..., P, :]) if P >= 0 else (np.eye(3), np.zeros(3))
-            xd = None if qd is None else qd[..., c]
-            R, d, H, Dq, aw, ad = self.mobs[e].relative(q[..., c], xd)
-            E = A_P @ self.C_in[e]
-            A = E @ R @ self.C_out[e].T
-            kin.A[..., ch, :, :] = A
-            o = r_P + A_P @ self.s_in[e] + matvec(E, d)
-            kin.o[..., e, :] = o
-            kin.r[..., ch, :] = o - A @ self.s_out[e]
+        stacked states (q: (N, nq)), a level of the tree at a time: the edges of one depth and one
+        mobilizer kind (:meth:`_tree_levels`) along an extra axis G (their parents are done)."""
+        lead = q.shape[:-1]
+        kin = Kinematics(self.nb, len(self.mobs), lead)
+        for edges, parents, children, cols, mob, C_in, s_in, C_out, s_out in self._levels:
+            grounded = (parents < 0)[:, None]                                   # (G, 1)
+            A_P = np.where(grounded[:, :, None], np.eye(3), kin.A[..., parents, :, :])
+            r_P = np.where(grounded, 0.0, kin.r[..., parents, :])
+            xd = None if qd is None else qd[..., cols]
+            R, d, H, Dq, aw, ad = mob.relative(q[..., cols], xd)
+            E = A_P @ C_in
+            A = E @ R @ np.swapaxes(C_out, -1, -2)
+            kin.A[..., children, :, :] = A
+            o = r_P + matvec(A_P, s_in) + matvec(E, d)
+            kin.o[..., edges, :] = o
+            kin.r[..., children, :] = o - matvec(A, s_out)
             Hg = E @ H
             B = np.concatenate([E @ Dq + skew(o) @ Hg, Hg], axis=-2)
-            kin.B[e] = B
+            for g, e in enumerate(edges):
+                kin.B[e] = B[..., g, :, :]
             if qd is None:
                 continue
-            YP = kin.Y[..., P, :] if P >= 0 else np.zeros(6)
+            YP = np.where(grounded, 0.0, kin.Y[..., parents, :])
             wP = YP[..., 3:]
-            kin.Y[..., ch, :] = YP + matvec(B, xd)
+            kin.Y[..., children, :] = YP + matvec(B, xd)
             Ed, Ew = matvec(E, matvec(Dq, xd)), matvec(E, matvec(H, xd))
             v_o = YP[..., :3] + cross(wP, o) + Ed
             Dbot = cross(wP, Ew) + matvec(E, aw)
             Dtop = cross(wP, Ed) + matvec(E, ad) + cross(v_o, Ew) + cross(o, Dbot)
-            kin.D[..., e, :] = np.concatenate([Dtop, Dbot], axis=-1)
-            kin.Yd0[..., ch, :] = (kin.Yd0[..., P, :] if P >= 0 else 0.0) + kin.D[..., e, :]
+            D = np.concatenate([Dtop, Dbot], axis=-1)
+            kin.D[..., edges, :] = D
+            kin.Yd0[..., children, :] = np.where(grounded, 0.0, kin.Yd0[..., parents, :]) + D
         kin.has_velocity = qd is not None
         return kin
+
+    def _tree_levels(self):
+        """The tree edges in groups for :meth:`_recursion`: [(edges, parent bodies, child bodies,
+        coordinate columns (G × n), the mobilizer, C_in, s_in, C_out, s_out stacked)], one group per
+        (depth, mobilizer kind, pitch, inversion), shallower depths first."""
+        topo, depth, groups = self.topology, {}, {}
+        for e, edge in enumerate(topo.edges):
+            P = edge.parent
+            depth[e] = depth[topo.parent_edge[P]] + 1 if P >= 0 else 0
+            mob = self.mobs[e]
+            groups.setdefault((depth[e], mob.kind, mob.pitch, mob.inverted), []).append(e)
+        levels = []
+        for key in sorted(groups, key=lambda k: k[0]):
+            edges = np.array(groups[key], dtype=int)
+            mob = self.mobs[edges[0]]
+            levels.append((edges, np.array([topo.edges[e].parent for e in edges], dtype=int),
+                           np.array([topo.edges[e].child for e in edges], dtype=int),
+                           np.array([self.cols[e] for e in edges], dtype=int).reshape(len(edges), mob.n), mob,
+                           *(np.array([lst[e] for e in edges], dtype=float) for lst in
+                             (self.C_in, self.s_in, self.C_out, self.s_out))))
+        return levels
 
     def _frames(self, kin):
         """BodyFrames (CM position, rotation, CM velocity ṙ = v_O + ω × r, ω) of a recursion's states."""
