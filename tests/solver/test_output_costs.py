@@ -106,3 +106,20 @@ def test_weyl_bound_is_above_the_exact_sigma_min():
         exact = np.linalg.svd(moved, compute_uv=False)[-1]
         assert exact <= part._sigma_min_bound(moved) <= part._smallest_row_norm(moved)
     assert part._sigma_min_bound(jac) == pytest.approx(np.linalg.svd(jac, compute_uv=False)[-1], rel=1e-9)
+
+
+def test_plain_copy_is_a_deep_copy():
+    import copy
+    from collections import namedtuple
+    from solver.model.elements import plain_copy
+    Pair = namedtuple("Pair", "a b")
+    values = {"name": "b", "position": [0.1, 0.2, 0.3], "nested": {"t": [0.0, 1.0], "k": (1, [2, 3])},
+              "none": None, "flag": True, "pair": Pair([1.0], 2.0)}
+    copied = plain_copy(values)
+    assert copied == copy.deepcopy(values) and type(copied["pair"]) is Pair
+    copied["position"][0] = 9.0
+    copied["nested"]["k"][1].append(4)
+    copied["pair"].a.append(5.0)
+    assert values["position"][0] == 0.1 and values["nested"]["k"][1] == [2, 3] and values["pair"].a == [1.0]
+    body = slider_crank().bodies["crank"]
+    assert body.copy().values == body.values and body.copy().values is not body.values
