@@ -29,11 +29,14 @@ bodies like applied loads; with them in Q̂ the reaction on the child of tree jo
 and the driving force of a driven tree coordinate is τ_e = B_eᵀ R̂_e (eq. 36).  The recursive
 Newton–Euler alternative sweeps R̂_e = M̂_C Ẏ̂_C − Q̂_C + Σ_c R̂_c (eq. 28) from the leaves.
 
-Every recursion here loops over the tree edges and works on one state (arrays indexed [body, …])
-or on N stacked states (a leading axis N: rotations (N, nb, 3, 3), B_e (N, 6, n_e), …) with the
-same code, so ``postprocess_batch`` post-processes a chunk of output points with numpy over the
-points and ``postprocess`` is its batch of one.  Only the force elements (they take one state's
-BodyFrames) are evaluated point by point.
+Every recursion here works on one state (arrays indexed [body, …]) or on N stacked states (a
+leading axis N: rotations (N, nb, 3, 3), B_e (N, 6, n_e), …) with the same code, so
+``postprocess_batch`` post-processes a chunk of output points with numpy over the points and
+``postprocess`` is its batch of one.  The forward recursion takes the tree edges of one depth and
+mobilizer kind at once, the joint reactions (31) every joint at once and the cut-joint wrenches the
+cut joints of the same equation forms at once (an extra axis), so a model of many equal loops costs
+a few numpy operations per level, not per body; the backward sums still loop over the edges.  Only
+the force elements (they take one state's BodyFrames) are evaluated point by point.
 """
 from __future__ import annotations
 
