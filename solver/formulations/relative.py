@@ -185,9 +185,11 @@ class RelativeSystem(MechanicalSystem):
             weights += [np.full(3, 1e6 if np.any(body.velocity) else 1.0),
                         np.full(3, 0.25e6 if np.any(body.angular_velocity) else 0.25)]
         A, y, w = np.vstack(rows), np.concatenate(target), np.concatenate(weights)
+        ev = self.constraints(q, 0.0, level=1)
+        if not (np.any(y) or np.any(ev.nu)) and np.all(np.isfinite(A)) and np.all(np.isfinite(ev.jac)):
+            return q, np.zeros(self.nq), 0.0          # at rest: the fit is q̇ = 0 (lstsq's answer, exactly)
         H = A.T @ (w[:, None] * A)
         g = A.T @ (w * y)
-        ev = self.constraints(q, 0.0, level=1)
         m = self.m
         kkt = np.block([[H + 1e-12 * np.eye(self.nq), ev.jac.T], [ev.jac, np.zeros((m, m))]])
         sol, *_ = np.linalg.lstsq(kkt, np.concatenate([g, ev.nu]), rcond=None)

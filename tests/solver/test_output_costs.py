@@ -24,11 +24,15 @@ ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_models"
 
 
-def fourbar_row(n):
+def scale_models():
     spec = importlib.util.spec_from_file_location("scale_models", ROOT / "tools" / "scale_models.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.fourbar_row(n)
+    return module
+
+
+def fourbar_row(n):
+    return scale_models().fourbar_row(n)
 
 
 def slider_crank():
@@ -138,3 +142,18 @@ def test_a_model_run_on_its_own_system_equals_a_run_on_a_workspace(formulation):
     assert own.status == copy.status == "ok"
     for name in ("q", "qd", "lam", "reaction_force", "energy_table", "conditioning"):
         assert np.array_equal(own._a[name], copy._a[name]), name
+
+
+def test_initial_velocities_at_rest_are_the_least_squares_answer():
+    """RelativeSystem.initial_state skips the KKT least-squares solve when nothing moves (no body
+    velocity, ν = 0): lstsq's answer there is q̇ = 0 exactly; a model given a velocity still solves."""
+    from solver.formulations.relative import RelativeSystem
+    at_rest = scale_models().planar_loops(3)                    # loops_50's kind, starting at rest
+    system = RelativeSystem(at_rest)
+    q, qd, _ = system.initial_state()
+    ev = system.constraints(q, 0.0, level=1)
+    kkt = np.block([[1e-12 * np.eye(system.nq), ev.jac.T], [ev.jac, np.zeros((system.m, system.m))]])
+    assert np.array_equal(qd, np.linalg.lstsq(kkt, np.zeros(system.nq + system.m), rcond=None)[0][:system.nq])
+    assert not np.any(qd)
+    for moving in (slider_crank(), fourbar_row(3)):             # their cranks start turning
+        assert np.any(RelativeSystem(moving).initial_state()[1])
