@@ -157,3 +157,20 @@ def test_initial_velocities_at_rest_are_the_least_squares_answer():
     assert not np.any(qd)
     for moving in (slider_crank(), fourbar_row(3)):             # their cranks start turning
         assert np.any(RelativeSystem(moving).initial_state()[1])
+
+
+def test_consistent_velocities_skip_the_projection_only_when_it_is_zero():
+    from solver.analysis.assembly import consistent_velocities
+    from solver.formulations.relative import RelativeSystem
+    system = RelativeSystem(scale_models().planar_loops(3))
+    q, qd, t = system.initial_state()
+    ev = system.constraints(q, t, level=1)
+    JW = ev.jac / system.velocity_weights()
+
+    def projected(v):                                            # the weighted least-change projection
+        y = np.linalg.lstsq(JW @ ev.jac.T, ev.nu - ev.jac @ v, rcond=None)[0]
+        return v + JW.T @ y
+    assert np.array_equal(consistent_velocities(system, q, qd, t), projected(qd))          # at rest: q̇ = 0
+    off = np.random.default_rng(2).standard_normal(system.nq)
+    assert np.array_equal(consistent_velocities(system, q, off, t), projected(off))
+    assert np.max(np.abs(ev.jac @ consistent_velocities(system, q, off, t))) < 1e-10
