@@ -174,3 +174,23 @@ def test_consistent_velocities_skip_the_projection_only_when_it_is_zero():
     off = np.random.default_rng(2).standard_normal(system.nq)
     assert np.array_equal(consistent_velocities(system, q, off, t), projected(off))
     assert np.max(np.abs(ev.jac @ consistent_velocities(system, q, off, t))) < 1e-10
+
+
+def test_cached_joint_frames_and_constants_equal_fresh_ones():
+    """joint_frame caches frame_from_axis per (axis, axis2) and constants_of per form: the same
+    numbers as computed afresh, and a caller changing its frame does not change the cache."""
+    from solver.constraints.forms import constants_of
+    from solver.constraints.joints import joint_frame
+    from solver.math.rotations import frame_from_axis
+    model = solver.load_model(str(SAMPLES / "vehicle_23body.mbs.json"))
+    for joint in model.joints.values():
+        fresh = (frame_from_axis(joint.axis, joint.axis2) if "axis2" in joint.kind.fields
+                 else frame_from_axis(joint.axis))
+        frame = joint_frame(joint)
+        assert np.array_equal(frame, fresh)
+        frame[:] = 0.0
+        assert np.array_equal(joint_frame(joint), fresh)
+        for spec in joint.kind.equations:
+            constants_of.cache_clear()
+            first = constants_of(spec)
+            assert constants_of(spec) == first
