@@ -313,7 +313,7 @@ class RelativeSystem(MechanicalSystem):
         cut-joint wrenches from their multipliers), driver forces (eq. 36 on tree joints, −λ on cut
         joints), energies (kinetic ½ m vᵀv + ½ ω'ᵀJ'ω', gravity −m gᵀr, force elements)."""
         lead = q.shape[:-1]
-        kin = self._recursion(q, qd)
+        kin = self._recursion(q, qd) if q.ndim == 1 else self._distinct_recursion(q, qd)
         frames = self._frames(kin)
         Ydd = self._accelerations(kin, qdd)
         K = self._K(kin)
@@ -487,6 +487,22 @@ class RelativeSystem(MechanicalSystem):
                            *(np.array([lst[e] for e in edges], dtype=float) for lst in
                              (self.C_in, self.s_in, self.C_out, self.s_out))))
         return levels
+
+    def _distinct_recursion(self, q, qd):
+        """:meth:`_recursion` of N stacked states, done once per distinct (q, q̇) (byte for byte) and
+        gathered back to the N rows — the probe rows of the non-unique reaction components
+        (:mod:`solver.partitioning.self_stress`) repeat one state with different λ."""
+        both = np.ascontiguousarray(np.concatenate([q, qd], axis=-1))
+        keys = both.view(np.dtype((np.void, both.itemsize * both.shape[-1]))).reshape(-1)
+        _, first, back = np.unique(keys, return_index=True, return_inverse=True)
+        if len(first) == len(keys):
+            return self._recursion(q, qd)
+        kin = self._recursion(q[first], qd[first])
+        back = back.reshape(-1)
+        for name in ("A", "r", "o", "Y", "Yd0", "D"):
+            setattr(kin, name, getattr(kin, name)[back])
+        kin.B = [B[back] for B in kin.B]
+        return kin
 
     def _frames(self, kin):
         """BodyFrames (CM position, rotation, CM velocity ṙ = v_O + ω × r, ω) of a recursion's states."""
