@@ -42,9 +42,12 @@ def consistent_velocities(system, q, qd, t):
     ev = system.constraints(q, t, level=1)
     if ev.phi.size == 0:
         return qd
+    residual = ev.nu - ev.jac @ qd
+    if not np.any(residual) and np.all(np.isfinite(ev.jac)):
+        return qd                 # already consistent (e.g. at rest): the projection's correction is 0
     winv = 1.0 / system.velocity_weights()
     JW = ev.jac * winv
-    y, *_ = np.linalg.lstsq(JW @ ev.jac.T, ev.nu - ev.jac @ qd, rcond=None)
+    y, *_ = np.linalg.lstsq(JW @ ev.jac.T, residual, rcond=None)
     return qd + JW.T @ y
 
 

@@ -103,7 +103,8 @@ def simulate(model: Model | CompiledModel, t_end: float | None = None, output_st
     overrides: dict[str, Any] = dict(
         t_end=t_end, output_step=output_step, formulation=formulation, partitioning=partitioning,
         integrator=integrator, rtol=rtol, atol=atol, max_step=max_step, constraints=constraints, reactions=reactions)
-    if isinstance(model, CompiledModel):
+    owned = not isinstance(model, CompiledModel)     # compiled here for this run: no other caller has it
+    if not owned:
         compiled, settings = model, model.run_settings(codegen=codegen, **overrides)
     else:
         compiled = compile_model(model, codegen=codegen, on_event=on_event, cancel=cancel, **overrides)
@@ -114,7 +115,7 @@ def simulate(model: Model | CompiledModel, t_end: float | None = None, output_st
         equilibrium_note = (f"started at the static equilibrium ({eq.method}, {eq.iterations} iterations, "
                             f"max |NᵀQ| = {eq.residual:.3g})")
     holding = generic_system(holding_model(model, hold), settings) if hold else None
-    run = Run(system, settings, progress, cancel, holding, on_event, results_path, start=start)
+    run = Run(system, settings, progress, cancel, holding, on_event, results_path, start=start, owned=owned)
     for message in compiled.notices:
         run.rec.event(0.0, "codegen", message)
     if start is not None:
@@ -128,14 +129,16 @@ class Run:
     integrator."""
 
     def __init__(self, system, settings, progress=None, cancel=None, holding=None, on_event=None,
-                 results_path=None, start=None):
+                 results_path=None, start=None, owned=False):
         """system: a compiled system; the run evaluates its own workspace of it
         (:meth:`~solver.formulations.system.MechanicalSystem.workspace`), so it starts from the
-        model's configuration and never changes ``system``; holding: the same system with held
+        model's configuration and never changes ``system`` — unless ``owned`` (the caller compiled
+        it for this run alone): then the system itself, its run state reset (``own_workspace``);
+        holding: the same system with held
         joints prescribed, used only to assemble (a workspace of it too); results_path: the HDF5
         file the recorder streams into (None: results in memory); start: the initial state
         (q, q̇, t) when it is not the system's own (``initial_state()``)."""
-        self.system = system = system.workspace()
+        self.system = system = system.own_workspace() if owned else system.workspace()
         self.start = start
         self.holding = None if holding is None else holding.workspace()
         self.s = settings

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..partitioning.self_stress import reaction_uniqueness
+from ..partitioning.self_stress import uniqueness_of, uniqueness_probes
 from ..results import FLEX_ARRAYS, INCOMPLETE, METHOD_CODES, Results, ResultsWriter, load_results
 
 CHUNK_BYTES = 4 * 2**20       # one buffer of rows (per table: outputs, steps)
@@ -38,6 +38,7 @@ class Recorder:
         self.steps = _Buffer(STEP_COLUMNS, chunk_bytes)
         self.chunks = {}             # in memory: name -> list of full buffers
         self.writer = None
+        self._probes = None          # the state whose non-unique reaction components are still to find
         if path is not None:
             columns = {name: (shape, dtype, buf.rows) for buf in (self.outputs, self.steps)
                        for name, (shape, dtype) in buf.columns.items()}
@@ -45,9 +46,11 @@ class Recorder:
 
     def add(self, t, q, qd, qdd, lam, violation, conditioning, method):
         """Store a consistent state; its body, joint, driver and energy values are post-processed
-        with the rest of its chunk (``MechanicalSystem.postprocess_batch``) when the chunk is taken."""
-        if self.meta.get("redundant") and "nonunique_components" not in self.meta:
-            self._nonunique(t, q, qd, qdd)
+        with the rest of its chunk (``MechanicalSystem.postprocess_batch``) when the chunk is taken.
+        The first state after the partition found redundant rows is also the one whose non-unique
+        reaction components are found (:meth:`_nonunique`, with the same batch)."""
+        if self.meta.get("redundant") and "nonunique_components" not in self.meta and self._probes is None:
+            self._probes = uniqueness_probes(self.system, t, q, qd, qdd)
         row = {"t": t, "q": q, "qd": qd, "qdd": qdd, "lam": lam, "constraint_violation": violation,
                "conditioning": conditioning, "method_code": METHOD_CODES.index(method)}
         if self.outputs.add(row):
@@ -91,11 +94,13 @@ class Recorder:
             self.writer.discard()
 
     # ---- helpers --------------------------------------------------------------------------------
-    def _nonunique(self, t, q, qd, qdd):
+    def _nonunique(self, probes, post):
         """At the first output point after the partition found redundant rows: which reaction
-        components the self-stress states leave undetermined (:mod:`solver.partitioning.self_stress`);
+        components the self-stress states leave undetermined (:mod:`solver.partitioning.self_stress`;
+        ``post``: the post-processing of ``probes.rows()``, done with the chunk of that output point);
         ``nonunique_reactions`` then lists only the joints with at least one such component."""
-        u = reaction_uniqueness(self.system, t, q, qd, qdd)
+        t = probes.t
+        u = uniqueness_of(self.system, probes, post)
         self.meta["nonunique_components"] = u.components
         self.meta["nonunique_components_global"] = u.global_components
         self.meta["nonunique_messages"] = u.messages
@@ -103,12 +108,24 @@ class Recorder:
         if u.messages:
             self.event(t, "warning", "; ".join(u.messages.values()) + " (self-stress of the redundant "
                        "constraints; every other reaction component is unique)")
+            # found when its chunk was taken: listed among the run's events at its own time
+            at = next((k for k, e in enumerate(self.events) if e["time"] > t), len(self.events) - 1)
+            self.events.insert(at, self.events.pop())
 
     def _take(self, buf):
-        """The rows of ``buf`` so far, output rows completed by the batched post-processing."""
+        """The rows of ``buf`` so far, output rows completed by the batched post-processing (in
+        the same batch: the rows of the pending non-unique components' probes, if any)."""
         block = buf.take()
         if buf is self.outputs and len(block["t"]):
-            post = self.system.postprocess_batch(block["t"], block["q"], block["qd"], block["qdd"], block["lam"])
+            args = [block[name] for name in ("t", "q", "qd", "qdd", "lam")]
+            n, probes, self._probes = len(args[0]), self._probes, None
+            extra = None if probes is None else probes.rows()
+            if extra is not None:
+                args = [np.concatenate([a, b]) for a, b in zip(args, extra)]
+            post = self.system.postprocess_batch(*args)
+            if probes is not None:
+                self._nonunique(probes, None if extra is None else {key: v[n:] for key, v in post.items()})
+                post = {key: v[:n] for key, v in post.items()}
             kinetic, gravity, spring, strain = post.pop("energy").T
             block["energy_table"][:] = np.column_stack([kinetic, gravity + spring, gravity, spring, strain,
                                                         kinetic + gravity + spring + strain])

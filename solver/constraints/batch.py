@@ -219,8 +219,10 @@ class BatchConstraints:
 
 def b_tensor(vectors):
     """B(e_k, a') for k = 0..3 of a stack of body-frame vectors a' (n, 3) → (n, 4, 3, 4): B(p, a') =
-    Σ_k p_k B(e_k, a') since B is linear in p (Haug eq. 6.3.9)."""
-    return np.array([[B_matrix(_UNIT4[k], a) for k in range(4)] for a in vectors]).reshape(len(vectors), 4, 3, 4)
+    Σ_k p_k B(e_k, a') since B is linear in p (Haug eq. 6.3.9).  B_matrix is element-wise in the
+    components of a', so all vectors go through it at once (the same operations as one at a time)."""
+    columns = np.asarray(vectors, dtype=float).reshape(-1, 3).T                 # (3, n): a'_x, a'_y, a'_z
+    return np.moveaxis(np.array([B_matrix(_UNIT4[k], columns) for k in range(4)]), -1, 0)
 
 
 class _Rows:

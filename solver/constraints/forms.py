@@ -32,6 +32,7 @@ The chain rule of θ = atan2(y, x), used by every backend (:func:`atan2_chain`),
 """
 from __future__ import annotations
 
+import functools
 import math
 from collections import defaultdict
 
@@ -64,8 +65,10 @@ def atan2_quad(chain, yd, xd, yq, xq):
     return gy * yq + gx * xq + hyy * yd * yd + 2 * hxy * xd * yd + hxx * xd * xd
 
 
+@functools.lru_cache(maxsize=None)
 def constants_of(spec) -> tuple:
-    """Names of the joint constants the form reads."""
+    """Names of the joint constants the form reads (a spec is a tuple; the few forms there are
+    are probed once each)."""
     names = []
     scalar(spec, _ANY, _Probe(), lambda c: names.append(c) or 0.0)
     return tuple(c for c in names if isinstance(c, str))

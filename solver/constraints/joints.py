@@ -16,6 +16,8 @@ x_iᵀd and y_iᵀd.  Named constants (``CONSTANTS``) come from the joint's fiel
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..math.rotations import frame_from_axis
@@ -44,8 +46,14 @@ def joint_frame(joint):
     """Global joint frame at the initial configuration (columns x, y, z)."""
     if "axis2" in joint.kind.fields:
         # z along the first axis (on body i); x along the second axis (on body j)
-        return frame_from_axis(joint.axis, joint.axis2)
-    return frame_from_axis(joint.axis)
+        return _frame(tuple(joint.axis), tuple(joint.axis2)).copy()
+    return _frame(tuple(joint.axis), None).copy()
+
+
+@functools.lru_cache(maxsize=1024)
+def _frame(axis, axis2):
+    """frame_from_axis of one (axis, second axis) — joints of a large model repeat a few."""
+    return frame_from_axis(axis, axis2)
 
 
 class CartesianJoint:

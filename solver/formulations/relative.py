@@ -29,17 +29,20 @@ bodies like applied loads; with them in Q̂ the reaction on the child of tree jo
 and the driving force of a driven tree coordinate is τ_e = B_eᵀ R̂_e (eq. 36).  The recursive
 Newton–Euler alternative sweeps R̂_e = M̂_C Ẏ̂_C − Q̂_C + Σ_c R̂_c (eq. 28) from the leaves.
 
-Every recursion here loops over the tree edges and works on one state (arrays indexed [body, …])
-or on N stacked states (a leading axis N: rotations (N, nb, 3, 3), B_e (N, 6, n_e), …) with the
-same code, so ``postprocess_batch`` post-processes a chunk of output points with numpy over the
-points and ``postprocess`` is its batch of one.  Only the force elements (they take one state's
-BodyFrames) are evaluated point by point.
+Every recursion here works on one state (arrays indexed [body, …]) or on N stacked states (a
+leading axis N: rotations (N, nb, 3, 3), B_e (N, 6, n_e), …) with the same code, so
+``postprocess_batch`` post-processes a chunk of output points with numpy over the points and
+``postprocess`` is its batch of one.  The forward recursion takes the tree edges of one depth and
+mobilizer kind at once, the joint reactions (31) every joint at once and the cut-joint wrenches the
+cut joints of the same equation forms at once (an extra axis), so a model of many equal loops costs
+a few numpy operations per level, not per body; the backward sums still loop over the edges.  Only
+the force elements (they take one state's BodyFrames) are evaluated point by point.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..constraints.forms import atan2_chain, scalar
+from ..constraints.forms import atan2_chain, constants_of, scalar
 from ..constraints.joints import COORDINATES, CartesianJoint
 from ..constraints.planar import PlanarJoint
 from ..constraints.primitives import BodyState
@@ -155,6 +158,8 @@ class RelativeSystem(MechanicalSystem):
                 self.equations.append(Equation(name, "normalization", "Euler parameter normalization"))
         self.m = len(self.equations)
         self._cut_bodies = sorted({b for k, _ in self.cut for b in self.joint_ends[k] if b >= 0})
+        self._joint_ends_array = np.array(self.joint_ends, dtype=int).reshape(-1, 2)
+        self._cut_groups = self._group_cut_joints()
         self._needs_kinematics = bool(self.cut) or any(d.column is None for d in self.drivers)
         self.force_elements = compile_forces(model, self.index, self.init)
         self._cache = KinematicsCache()
@@ -180,9 +185,11 @@ class RelativeSystem(MechanicalSystem):
             weights += [np.full(3, 1e6 if np.any(body.velocity) else 1.0),
                         np.full(3, 0.25e6 if np.any(body.angular_velocity) else 0.25)]
         A, y, w = np.vstack(rows), np.concatenate(target), np.concatenate(weights)
+        ev = self.constraints(q, 0.0, level=1)
+        if not (np.any(y) or np.any(ev.nu)) and np.all(np.isfinite(A)) and np.all(np.isfinite(ev.jac)):
+            return q, np.zeros(self.nq), 0.0          # at rest: the fit is q̇ = 0 (lstsq's answer, exactly)
         H = A.T @ (w[:, None] * A)
         g = A.T @ (w * y)
-        ev = self.constraints(q, 0.0, level=1)
         m = self.m
         kkt = np.block([[H + 1e-12 * np.eye(self.nq), ev.jac.T], [ev.jac, np.zeros((m, m))]])
         sol, *_ = np.linalg.lstsq(kkt, np.concatenate([g, ev.nu]), rcond=None)
@@ -306,7 +313,7 @@ class RelativeSystem(MechanicalSystem):
         cut-joint wrenches from their multipliers), driver forces (eq. 36 on tree joints, −λ on cut
         joints), energies (kinetic ½ m vᵀv + ½ ω'ᵀJ'ω', gravity −m gᵀr, force elements)."""
         lead = q.shape[:-1]
-        kin = self._recursion(q, qd)
+        kin = self._recursion(q, qd) if q.ndim == 1 else self._distinct_recursion(q, qd)
         frames = self._frames(kin)
         Ydd = self._accelerations(kin, qdd)
         K = self._K(kin)
@@ -413,40 +420,88 @@ class RelativeSystem(MechanicalSystem):
             self.paths.append((self.paths[topo.parent_edge[parent]] if parent >= 0 else []) + [e])
         self.subtree = [[a for a in range(len(topo.edges)) if e in self.paths[a]] for e in range(len(topo.edges))]
         self.path_cols = [np.concatenate([self.cols[a] for a in path]).astype(int) for path in self.paths]
+        self._levels = self._tree_levels()
+        # (tree edges, their joints, ±1: the reaction on body_j is −R̂_e for an inverted joint)
+        tree = [(e, edge.joint, -1.0 if edge.inverted else 1.0) for e, edge in enumerate(topo.edges)
+                if edge.joint is not None]
+        self._tree_joints = (np.array([t[0] for t in tree], dtype=int), np.array([t[1] for t in tree], dtype=int),
+                             np.array([t[2] for t in tree]).reshape(-1, 1))
 
     def _init_of(self, b):
         return self.init[b] if b >= 0 else (np.zeros(3), np.eye(3))
 
     def _recursion(self, q, qd):
         """Forward recursion (Kim & You (1997) eqs. 1–8, module docstring) of one state (q: (nq,)) or of N
-        stacked states (q: (N, nq))."""
-        kin = Kinematics(self.nb, len(self.mobs), q.shape[:-1])
-        for e, edge in enumerate(self.topology.edges):
-            P, ch, c = edge.parent, edge.child, self.cols[e]
-            A_P, r_P = (kin.A[..., P, :, :], kin.r[..., P, :]) if P >= 0 else (np.eye(3), np.zeros(3))
-            xd = None if qd is None else qd[..., c]
-            R, d, H, Dq, aw, ad = self.mobs[e].relative(q[..., c], xd)
-            E = A_P @ self.C_in[e]
-            A = E @ R @ self.C_out[e].T
-            kin.A[..., ch, :, :] = A
-            o = r_P + A_P @ self.s_in[e] + matvec(E, d)
-            kin.o[..., e, :] = o
-            kin.r[..., ch, :] = o - A @ self.s_out[e]
+        stacked states (q: (N, nq)), a level of the tree at a time: the edges of one depth and one
+        mobilizer kind (:meth:`_tree_levels`) along an extra axis G (their parents are done)."""
+        lead = q.shape[:-1]
+        kin = Kinematics(self.nb, len(self.mobs), lead)
+        for edges, parents, children, cols, mob, C_in, s_in, C_out, s_out in self._levels:
+            grounded = (parents < 0)[:, None]                                   # (G, 1)
+            A_P = np.where(grounded[:, :, None], np.eye(3), kin.A[..., parents, :, :])
+            r_P = np.where(grounded, 0.0, kin.r[..., parents, :])
+            xd = None if qd is None else qd[..., cols]
+            R, d, H, Dq, aw, ad = mob.relative(q[..., cols], xd)
+            E = A_P @ C_in
+            A = E @ R @ np.swapaxes(C_out, -1, -2)
+            kin.A[..., children, :, :] = A
+            o = r_P + matvec(A_P, s_in) + matvec(E, d)
+            kin.o[..., edges, :] = o
+            kin.r[..., children, :] = o - matvec(A, s_out)
             Hg = E @ H
             B = np.concatenate([E @ Dq + skew(o) @ Hg, Hg], axis=-2)
-            kin.B[e] = B
+            for g, e in enumerate(edges):
+                kin.B[e] = B[..., g, :, :]
             if qd is None:
                 continue
-            YP = kin.Y[..., P, :] if P >= 0 else np.zeros(6)
+            YP = np.where(grounded, 0.0, kin.Y[..., parents, :])
             wP = YP[..., 3:]
-            kin.Y[..., ch, :] = YP + matvec(B, xd)
+            kin.Y[..., children, :] = YP + matvec(B, xd)
             Ed, Ew = matvec(E, matvec(Dq, xd)), matvec(E, matvec(H, xd))
             v_o = YP[..., :3] + cross(wP, o) + Ed
             Dbot = cross(wP, Ew) + matvec(E, aw)
             Dtop = cross(wP, Ed) + matvec(E, ad) + cross(v_o, Ew) + cross(o, Dbot)
-            kin.D[..., e, :] = np.concatenate([Dtop, Dbot], axis=-1)
-            kin.Yd0[..., ch, :] = (kin.Yd0[..., P, :] if P >= 0 else 0.0) + kin.D[..., e, :]
+            D = np.concatenate([Dtop, Dbot], axis=-1)
+            kin.D[..., edges, :] = D
+            kin.Yd0[..., children, :] = np.where(grounded, 0.0, kin.Yd0[..., parents, :]) + D
         kin.has_velocity = qd is not None
+        return kin
+
+    def _tree_levels(self):
+        """The tree edges in groups for :meth:`_recursion`: [(edges, parent bodies, child bodies,
+        coordinate columns (G × n), the mobilizer, C_in, s_in, C_out, s_out stacked)], one group per
+        (depth, mobilizer kind, pitch, inversion), shallower depths first."""
+        topo, depth, groups = self.topology, {}, {}
+        for e, edge in enumerate(topo.edges):
+            P = edge.parent
+            depth[e] = depth[topo.parent_edge[P]] + 1 if P >= 0 else 0
+            mob = self.mobs[e]
+            groups.setdefault((depth[e], mob.kind, mob.pitch, mob.inverted), []).append(e)
+        levels = []
+        for key in sorted(groups, key=lambda k: k[0]):
+            edges = np.array(groups[key], dtype=int)
+            mob = self.mobs[edges[0]]
+            levels.append((edges, np.array([topo.edges[e].parent for e in edges], dtype=int),
+                           np.array([topo.edges[e].child for e in edges], dtype=int),
+                           np.array([self.cols[e] for e in edges], dtype=int).reshape(len(edges), mob.n), mob,
+                           *(np.array([lst[e] for e in edges], dtype=float) for lst in
+                             (self.C_in, self.s_in, self.C_out, self.s_out))))
+        return levels
+
+    def _distinct_recursion(self, q, qd):
+        """:meth:`_recursion` of N stacked states, done once per distinct (q, q̇) (byte for byte) and
+        gathered back to the N rows — the probe rows of the non-unique reaction components
+        (:mod:`solver.partitioning.self_stress`) repeat one state with different λ."""
+        both = np.ascontiguousarray(np.concatenate([q, qd], axis=-1))
+        keys = both.view(np.dtype((np.void, both.itemsize * both.shape[-1]))).reshape(-1)
+        _, first, back = np.unique(keys, return_index=True, return_inverse=True)
+        if len(first) == len(keys):
+            return self._recursion(q, qd)
+        kin = self._recursion(q[first], qd[first])
+        back = back.reshape(-1)
+        for name in ("A", "r", "o", "Y", "Yd0", "D"):
+            setattr(kin, name, getattr(kin, name)[back])
+        kin.B = [B[back] for B in kin.B]
         return kin
 
     def _frames(self, kin):
@@ -530,20 +585,21 @@ class RelativeSystem(MechanicalSystem):
         (on the child: −R̂_e for an inverted joint), cut joints from their constraint wrenches."""
         lead, nj = kin.r.shape[:-2], len(self.cjoints)
         W = np.zeros(lead + (nj, 6))                        # spatial wrench on body_j
-        for e, edge in enumerate(self.topology.edges):
-            if edge.joint is not None:
-                W[..., edge.joint, :] = -Rhat[..., e, :] if edge.inverted else Rhat[..., e, :]
+        edges, joints, signs = self._tree_joints
+        W[..., joints, :] = signs * Rhat[..., edges, :]
         for k, (Wi, Wj) in cut_wrench.items():
             W[..., k, :] = Wj if self.joint_ends[k][1] >= 0 else -Wi
-        RF, RT, RFj, RTj = (np.zeros(lead + (nj, 3)) for _ in range(4))
-        for k, cj in enumerate(self.cjoints):
-            bi, bj = self.joint_ends[k]
-            P = kin.r[..., bj, :] + kin.A[..., bj, :, :] @ cj.s_j if bj >= 0 else cj.s_j
-            RF[..., k, :] = W[..., k, :3]
-            RT[..., k, :] = W[..., k, 3:] - cross(P, W[..., k, :3])
-            Fr = kin.A[..., bi, :, :] @ cj.C_i if bi >= 0 else cj.C_i
-            RFj[..., k, :], RTj[..., k, :] = tmatvec(Fr, RF[..., k, :]), tmatvec(Fr, RT[..., k, :])
-        return RF, RT, RFj, RTj
+        # every joint at once: body arrays with ground appended (index −1: r = 0, A = I)
+        r = np.concatenate([kin.r, np.zeros(lead + (1, 3))], axis=-2)
+        A = np.concatenate([kin.A, np.broadcast_to(np.eye(3), lead + (1, 3, 3))], axis=-3)
+        ends = self._joint_ends_array
+        s_j = np.array([cj.s_j for cj in self.cjoints]).reshape(nj, 3)
+        C_i = np.array([cj.C_i for cj in self.cjoints]).reshape(nj, 3, 3)
+        P = r[..., ends[:, 1], :] + matvec(A[..., ends[:, 1], :, :], s_j)
+        RF = W[..., :3]
+        RT = W[..., 3:] - cross(P, RF)
+        Fr = A[..., ends[:, 0], :, :] @ C_i
+        return RF, RT, tmatvec(Fr, RF), tmatvec(Fr, RT)
 
     # ---- helpers: cut joints (Cartesian constraint functions + chain rule) -----------------------
     def _states(self, kin, bodies=None):
@@ -602,40 +658,57 @@ class RelativeSystem(MechanicalSystem):
     def _cut_wrenches(self, kin, lam):
         """Constraint wrenches −Φ_qᵀλ of the cut joints (and drivers on them) on body_i and body_j,
         spatial form [f ; n about the origin]: −Σ_rows λ_row c_b with c_b the spatial gradients of
-        the joint's constraint functions (:class:`_Gradients`); one or N stacked states."""
+        the joint's constraint functions (:class:`_Gradients`); one or N stacked states.  Cut joints
+        with the same equation forms (:meth:`_cut_groups`) are done together, along an extra axis."""
+        out = {}
+        for joints, rows, specs, constant in self._cut_groups:
+            v = self._joint_vectors(kin, joints)
+            named = {name: (name, value) for name, value in v.items()}
+            ops = _Gradients(v)
+            W = np.zeros(kin.r.shape[:-2] + (len(joints), 2, 6))
+            for k, spec in enumerate(specs):
+                W -= scalar(spec, named, ops, constant)[1] * lam[..., rows[:, k], None, None]
+            W = np.where(self._joint_ends_array[joints][:, :, None] >= 0, W, 0.0)
+            for g, k in enumerate(joints):
+                out[k] = (W[..., g, 0, :], W[..., g, 1, :])
+        return {k: out[k] for k, _ in self.cut}
+
+    def _group_cut_joints(self):
+        """[(joint indices, rows (G × n), equation forms, constant)]: the cut joints by their forms
+        (joint rows, then the rows of drivers on them) and the constants the forms read."""
         drivers_on = {}
         for d in self.drivers:
             if d.column is None:
                 drivers_on.setdefault(d.joint, []).append((d.row, COORDINATES[d.coordinate]))
-        out = {}
+        groups = {}
         for k, rows in self.cut:
             cj = self.cjoints[k]
-            v = self._joint_vectors(kin, k)
-            ops = _Gradients(v)
-            named = {name: (name, value) for name, value in v.items()}
-            W = np.zeros(kin.r.shape[:-2] + (2, 6))
-            for row, spec in list(zip(rows, cj.specs)) + drivers_on.get(k, []):
-                W -= scalar(spec, named, ops, cj.constant)[1] * lam[..., row, None, None]
-            for side, b in enumerate(self.joint_ends[k]):
-                if b < 0:
-                    W[..., side, :] = 0.0
-            out[k] = (W[..., 0, :], W[..., 1, :])
-        return out
+            pairs = list(zip(rows, cj.specs)) + drivers_on.get(k, [])
+            specs = tuple(spec for _, spec in pairs)
+            constants = tuple((name, float(cj.constant(name))) for spec in specs for name in constants_of(spec))
+            groups.setdefault((specs, constants), (cj.constant, []))[1].append((k, [row for row, _ in pairs]))
+        return [(np.array([k for k, _ in members]), np.array([r for _, r in members], dtype=int).reshape(len(members), -1),
+                 specs, constant) for (specs, _), (constant, members) in groups.items()]
 
-    def _joint_vectors(self, kin, k):
-        """The named vectors of joint k's equations (:mod:`solver.constraints.joints`), global:
-        marker axes xi…zj, points Pi, Pj, d = Pj − Pi and the global axes, as (…, 3) arrays."""
-        cj, lead = self.cjoints[k], kin.r.shape[:-2]
+    def _joint_vectors(self, kin, joints):
+        """The named vectors of the equations (:mod:`solver.constraints.joints`) of the joints
+        ``joints`` (an index array of G joints), global: marker axes xi…zj, points Pi, Pj, d = Pj − Pi
+        and the global axes, as (…, G, 3) arrays."""
+        lead, G = kin.r.shape[:-2], len(joints)
+        r = np.concatenate([kin.r, np.zeros(lead + (1, 3))], axis=-2)          # ground appended (index −1)
+        A = np.concatenate([kin.A, np.broadcast_to(np.eye(3), lead + (1, 3, 3))], axis=-3)
         v = {}
-        for tag, b, C, s in zip("ij", self.joint_ends[k], (cj.C_i, cj.C_j), (cj.s_i, cj.s_j)):
-            A, r = (kin.A[..., b, :, :], kin.r[..., b, :]) if b >= 0 else (np.eye(3), np.zeros(3))
-            axes = np.broadcast_to(A @ C, lead + (3, 3))
+        for tag, side in (("i", 0), ("j", 1)):
+            b = self._joint_ends_array[joints, side]
+            C = np.array([(self.cjoints[k].C_i, self.cjoints[k].C_j)[side] for k in joints]).reshape(G, 3, 3)
+            s = np.array([(self.cjoints[k].s_i, self.cjoints[k].s_j)[side] for k in joints]).reshape(G, 3)
+            axes = A[..., b, :, :] @ C
             for n, name in enumerate("xyz"):
                 v[name + tag] = axes[..., n]
-            v["P" + tag] = np.broadcast_to(r + A @ s, lead + (3,))
+            v["P" + tag] = r[..., b, :] + matvec(A[..., b, :, :], s)
         v["d"] = v["Pj"] - v["Pi"]
         for n, name in enumerate(("ex", "ey", "ez")):
-            v[name] = np.broadcast_to(np.eye(3)[n], lead + (3,))
+            v[name] = np.broadcast_to(np.eye(3)[n], lead + (G, 3))
         return v
 
 

@@ -64,6 +64,16 @@ class MechanicalSystem:
         system may go on at the same time and each starts from the model's configuration."""
         return workspace(self, self.run_state())
 
+    def own_workspace(self) -> "MechanicalSystem":
+        """This system itself, its run state reset in place as :meth:`workspace` resets the copies:
+        the workspace of a caller that owns the system (``simulate`` of a Model compiles it for that
+        one run, and nothing else can reach it).  The same evaluations without finding what to
+        share — a plan made once per system, which a system compiled for one run never reuses."""
+        for obj in self.run_state():
+            if hasattr(obj, "reset"):
+                obj.reset()
+        return self
+
     def constraints(self, q, t, qd=None, level=0) -> ConstraintEval:
         """Φ and Φ_q; with level ≥ 1 also ν; level ≥ 2 (needs q̇) also γ."""
         raise NotImplementedError

@@ -182,4 +182,4 @@ def frame_from_axis(z, x_hint=None):
         ref = np.eye(3)[int(np.argmin(np.abs(z)))]
         x = ref - np.dot(ref, z) * z
     x = x / np.linalg.norm(x)
-    return np.column_stack([x, np.cross(z, x), z])
+    return np.column_stack([x, cross(z, x), z])

@@ -70,6 +70,7 @@ class Partition:
         else:
             raise ValueError(f"partitioning must be one of {', '.join(METHODS)}")
         self.dof = nq - r
+        self._last_rows = None     # (Φ_q[rows], σ_min, σ_max) of the last exact _row_singular_values
         self._prepare(jac)
         self.quality_ref = self.quality(jac)
 
@@ -139,15 +140,15 @@ class Partition:
         """quality(jac) / quality_ref when that is below ``fraction`` (time to re-partition), else None.
 
         One SVD in the common case (none when ``dependent``, σ_min(Φ_q U), is given, e.g. estimated
-        by the compiled reduction): σ_min(Φ_q) is at most the smallest row norm, so
-        σ_min(Φ_q U) / (smallest row norm) is a lower bound of quality(jac); when the bound already
-        clears ``fraction · quality_ref`` the exact value is not needed."""
+        by the compiled reduction): with an upper bound b ≥ σ_min(Φ_q) (:meth:`_sigma_min_bound`),
+        σ_min(Φ_q U) / b is a lower bound of quality(jac); when the bound already clears
+        ``fraction · quality_ref`` the exact value is not needed."""
         if not len(self.rows):
             return None
         exact = dependent is None
         if exact:
             dependent = self._dependent_sigma_min(jac)
-        if dependent >= fraction * self.quality_ref * self._smallest_row_norm(jac):
+        if dependent >= fraction * self.quality_ref * self._sigma_min_bound(jac):
             return None
         ratio = self.quality(jac, dependent if exact else None) / self.quality_ref
         return ratio if ratio < fraction else None
@@ -163,10 +164,24 @@ class Partition:
         """λ from Φ_qᵀ λ = Q − M q̈ (:func:`multipliers`)."""
         return multipliers(jac, M, qdd, Q)
 
+    def _sigma_min_bound(self, jac):
+        """An upper bound of σ_min(Φ_q[rows]) without an SVD: the smallest row norm (σ_min is at most
+        that of any one row), and, after an exact SVD of J₀ = Φ_q[rows] at an earlier state (the last
+        output point or step), Weyl's inequality σ_min(J) ≤ σ_min(J₀) + ‖J − J₀‖₂ ≤ σ_min(J₀) +
+        ‖J − J₀‖_F, plus 1e-12 σ_max(J₀) for the round-off of that SVD — far tighter near the
+        states the run has just been through."""
+        bound = self._smallest_row_norm(jac)
+        if self._last_rows is not None:
+            J0, low, high = self._last_rows
+            bound = min(bound, low + np.linalg.norm(jac[self.rows] - J0) + 1e-12 * high)
+        return bound
+
     # ---- the dense algebra (SparsePartition overrides these) -------------------------------------
     def _row_singular_values(self, jac):
-        """(σ_min, σ_max) of the independent rows Φ_q[rows]."""
-        sv = np.linalg.svd(jac[self.rows], compute_uv=False)
+        """(σ_min, σ_max) of the independent rows Φ_q[rows] (kept for :meth:`_sigma_min_bound`)."""
+        J = jac[self.rows]
+        sv = np.linalg.svd(J, compute_uv=False)
+        self._last_rows = (J, sv[-1], sv[0])
         return sv[-1], sv[0]
 
     def _dependent_sigma_min(self, jac):

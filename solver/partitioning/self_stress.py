@@ -91,20 +91,28 @@ def null_spaces(jac, tol=1e-9) -> NullSpaces:
     return NullSpaces(r, np.sort(piv[:r]), np.sort(piv[r:]), S, Q[:, r:])
 
 
-def reaction_responses(system, t, q, qd, qdd, directions):
-    """How the reaction outputs change when λ moves along each row d of ``directions`` (p × m) at
-    one state: {"joint": (p, nj, 6) force and moment in the joint frame, "global": (p, nj, 6) the
-    same in global axes, "driver": (p, nd)} — differences of ``postprocess_batch`` at λ = d and
-    λ = 0 (exact for outputs affine in λ), all in one batch."""
-    m = len(system.equations)
+def response_rows(t, q, qd, qdd, directions):
+    """The ``postprocess_batch`` arguments (t, q, q̇, q̈, λ; each with a leading axis p + 1) whose
+    rows are the state at λ = 0 and at λ = each row d of ``directions`` (p × m)."""
     n = len(directions) + 1
-    lam = np.vstack([np.zeros(m), directions])
-    post = system.postprocess_batch(np.full(n, float(t)), np.tile(q, (n, 1)), np.tile(qd, (n, 1)),
-                                    np.tile(qdd, (n, 1)), lam)
+    lam = np.vstack([np.zeros(directions.shape[1]), directions])
+    return np.full(n, float(t)), np.tile(q, (n, 1)), np.tile(qd, (n, 1)), np.tile(qdd, (n, 1)), lam
+
+
+def responses_of(post):
+    """The reaction responses from the post-processed :func:`response_rows`: {"joint": (p, nj, 6)
+    force and moment in the joint frame, "global": (p, nj, 6) the same in global axes, "driver":
+    (p, nd)} — differences of the rows at λ = d and at λ = 0 (exact for outputs affine in λ)."""
     joint = np.concatenate([post["reaction_force_joint"], post["reaction_torque_joint"]], axis=2)
     glob = np.concatenate([post["reaction_force"], post["reaction_torque"]], axis=2)
     return {"joint": joint[1:] - joint[0], "global": glob[1:] - glob[0],
             "driver": post["driver_force"][1:] - post["driver_force"][0]}
+
+
+def reaction_responses(system, t, q, qd, qdd, directions):
+    """How the reaction outputs change when λ moves along each row d of ``directions`` (p × m) at
+    one state (:func:`responses_of`), all in one batch of ``postprocess_batch``."""
+    return responses_of(system.postprocess_batch(*response_rows(t, q, qd, qdd, directions)))
 
 
 def probe_directions(S, rng=None):
@@ -160,14 +168,21 @@ def plane_normal(system, q, modes):
     return normal
 
 
-def joint_frame(responses, k):
-    """Global axes of joint k's frame (3 × 3, columns x, y, z) recovered from reaction responses:
-    joint-frame components = Frᵀ · global ones, solved by least squares; None when the joint's
-    responses span fewer than 3 directions (its axes are not determined by them)."""
-    G = np.concatenate([responses["global"][:, k, :3], responses["global"][:, k, 3:]])      # (2p, 3)
-    J = np.concatenate([responses["joint"][:, k, :3], responses["joint"][:, k, 3:]])
-    Fr, _, rank, _ = np.linalg.lstsq(G, J, rcond=None)         # J = G Fr
-    return Fr if rank == 3 else None
+def joint_frames(responses):
+    """Global axes of every joint's frame (a list of 3 × 3, columns x, y, z) recovered from reaction
+    responses: joint-frame components = Frᵀ · global ones, J = G Fr solved by least squares for all
+    joints at once (Fr = V Σ⁻¹ Uᵀ J from the SVDs G = U Σ Vᵀ, the rank rule of ``np.linalg.lstsq``:
+    σ > ε · max(2p, 3) · σ_max); None for a joint whose responses span fewer than 3 directions (its
+    axes are not determined by them)."""
+    def stacked(key):                                                              # (nj, 2p, 3)
+        r = np.moveaxis(responses[key], 1, 0)
+        return np.concatenate([r[..., :3], r[..., 3:]], axis=1)
+    G, J = stacked("global"), stacked("joint")
+    U, sv, Vt = np.linalg.svd(G, full_matrices=False)
+    full = np.sum(sv > np.finfo(float).eps * max(G.shape[1:]) * sv[:, :1], axis=1) == 3
+    inv = np.divide(1.0, sv, out=np.zeros_like(sv), where=sv > 0)
+    Fr = np.swapaxes(Vt, 1, 2) @ (inv[..., None] * (np.swapaxes(U, 1, 2) @ J))
+    return [F if ok else None for F, ok in zip(Fr, full)]
 
 
 def component_words(component, axis, normal):
@@ -197,22 +212,61 @@ def sentence(name, phrases):
     return f"{text} of {name} {verb} not unique"
 
 
+@dataclass
+class UniquenessProbes:
+    """What decides the non-unique components at one state (t, q, q̇, q̈): the null spaces of Φ_q
+    (``spaces``) and of its non-driver rows (``free``), and the λ directions P, G
+    (:func:`probe_directions`; None without self-stress states).  ``rows()``: the
+    ``postprocess_batch`` arguments of their responses, None without self-stress states."""
+    t: float
+    q: np.ndarray
+    qd: np.ndarray
+    qdd: np.ndarray
+    spaces: NullSpaces
+    free: NullSpaces
+    P: np.ndarray | None = None
+    G: np.ndarray | None = None
+
+    def rows(self):
+        if self.P is None:
+            return None
+        return response_rows(self.t, self.q, self.qd, self.qdd, np.vstack([self.P, self.G]))
+
+
+def uniqueness_probes(system, t, q, qd, qdd, spaces=None, free=None) -> UniquenessProbes:
+    """The :class:`UniquenessProbes` at (t, q, q̇, q̈) (copies of them); ``spaces``, ``free``: :func:`null_spaces` of Φ_q
+    and of its non-driver rows, if known (the same when there are no driver rows)."""
+    if spaces is None or free is None:
+        jac = system.constraints(q, t).jac
+        spaces = null_spaces(jac) if spaces is None else spaces
+        if free is None:
+            other = [k for k, e in enumerate(system.equations) if e.kind != "driver"]
+            free = spaces if len(other) == len(system.equations) else null_spaces(jac[other])
+    probes = UniquenessProbes(float(t), *(np.array(x, dtype=float) for x in (q, qd, qdd)), spaces, free)
+    if spaces.stress.shape[1]:
+        probes.P, probes.G = probe_directions(spaces.stress)
+    return probes
+
+
 def reaction_uniqueness(system, t, q, qd=None, qdd=None, spaces=None, free=None) -> ReactionUniqueness:
     """The non-unique reaction components at the state (t, q, q̇, q̈) (module docstring).
     ``spaces``, ``free``: :func:`null_spaces` of Φ_q and of its non-driver rows, if known."""
     qd = np.zeros_like(q) if qd is None else qd
     qdd = np.zeros_like(q) if qdd is None else qdd
-    if spaces is None or free is None:
-        jac = system.constraints(q, t).jac
-        spaces = null_spaces(jac) if spaces is None else spaces
-        if free is None:
-            free = null_spaces(jac[[k for k, e in enumerate(system.equations) if e.kind != "driver"]])
-    S = spaces.stress
+    probes = uniqueness_probes(system, t, q, qd, qdd, spaces, free)
+    rows = probes.rows()
+    return uniqueness_of(system, probes, None if rows is None else system.postprocess_batch(*rows))
+
+
+def uniqueness_of(system, probes, post) -> ReactionUniqueness:
+    """The non-unique reaction components from ``probes`` (:func:`uniqueness_probes`) and the
+    post-processing ``post`` of their rows (``probes.rows``; None without self-stress states)."""
+    S = probes.spaces.stress
     out = ReactionUniqueness(basis=S)
     if S.shape[1] == 0:
         return out
-    P, G = probe_directions(S)
-    resp = reaction_responses(system, t, q, qd, qdd, np.vstack([P, G]))
+    P, G, free, q = probes.P, probes.G, probes.free, probes.q
+    resp = responses_of(post)
     stress = {key: r[:len(P)] for key, r in resp.items()}
     norms = {key: r[len(P):] for key, r in resp.items()}
     nj = resp["joint"].shape[1]
@@ -221,13 +275,14 @@ def reaction_uniqueness(system, t, q, qd=None, qdd=None, spaces=None, free=None)
                              for key in ("joint", "global"))
     driver_bad = nonunique_mask(stress["driver"][..., None], norms["driver"][..., None])[:, 0]
     out.normal = plane_normal(system, q, free.modes)
+    frames = joint_frames(resp) if out.normal is not None and joint_bad.any() else None
     for k, name in enumerate(system.joint_names):
         if global_bad[k].any():
             out.global_components[name] = [c for c, bad in zip(JOINT_COMPONENTS, global_bad[k]) if bad]
         comps = [c for c, bad in zip(JOINT_COMPONENTS, joint_bad[k]) if bad]
         if comps:
             out.components[name] = comps
-            frame = joint_frame(resp, k) if out.normal is not None else None
+            frame = None if frames is None else frames[k]
             out.messages[name] = sentence(name, [
                 component_words(c, None if frame is None else frame[:, JOINT_COMPONENTS.index(c) % 3], out.normal)
                 for c in comps])
