@@ -27,15 +27,17 @@ run: $(STAMP)
 	bash tools/system-libs.sh --desktop
 	$(VENV)/bin/mbs-studio $(SAMPLE)
 
+# --dist worksteal: a worker that runs out of tests takes queued ones from the other (the slow tests
+# no longer leave one core idle at the end)
 test: $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider -n 2
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider -n 2 --dist worksteal
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/ruff check solver app tests bench tools
 	$(VENV)/bin/mypy solver/__init__.py solver/compile.py solver/errors.py solver/analysis/dynamics.py \
 	    solver/analysis/linearize.py solver/analysis/equilibrium.py
 
 test-fast: $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -x -n 2 -m "not slow" -p no:cacheprovider
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -x -n 2 --dist worksteal -m "not slow" -p no:cacheprovider
 
 bench: $(STAMP)
 	for f in bench/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
