@@ -104,7 +104,7 @@ def simulate(model: Model | CompiledModel, t_end: float | None = None, output_st
         t_end=t_end, output_step=output_step, formulation=formulation, partitioning=partitioning,
         integrator=integrator, rtol=rtol, atol=atol, max_step=max_step, constraints=constraints, reactions=reactions)
     owned = not isinstance(model, CompiledModel)     # compiled here for this run: no other caller has it
-    if not owned:
+    if isinstance(model, CompiledModel):
         compiled, settings = model, model.run_settings(codegen=codegen, **overrides)
     else:
         compiled = compile_model(model, codegen=codegen, on_event=on_event, cancel=cancel, **overrides)
