@@ -17,6 +17,15 @@ def _key(symbol):
     return symbol.name
 
 
+def _accumulate(terms, monomial, c):
+    """terms[monomial] += c, the monomial dropped when its coefficient cancels to 0."""
+    total = terms.get(monomial, 0.0) + c
+    if total == 0.0:
+        terms.pop(monomial, None)
+    else:
+        terms[monomial] = total
+
+
 class Poly:
     """Σ c · Π symbols: ``terms`` {tuple of sympy symbols sorted by name (a monomial): float c}."""
 
@@ -40,11 +49,7 @@ class Poly:
             return NotImplemented
         terms = dict(self.terms)
         for m, c in Poly.of(other).terms.items():
-            total = terms.get(m, 0.0) + c
-            if total == 0.0:
-                terms.pop(m, None)
-            else:
-                terms[m] = total
+            _accumulate(terms, m, c)
         return Poly(terms)
 
     __radd__ = __add__
@@ -69,12 +74,7 @@ class Poly:
         terms = {}
         for m2, c2 in Poly.of(other).terms.items():
             for m1, c1 in self.terms.items():
-                m = tuple(sorted(m1 + m2, key=_key))
-                total = terms.get(m, 0.0) + c1 * c2
-                if total == 0.0:
-                    terms.pop(m, None)
-                else:
-                    terms[m] = total
+                _accumulate(terms, tuple(sorted(m1 + m2, key=_key)), c1 * c2)
         return Poly(terms)
 
     __rmul__ = __mul__

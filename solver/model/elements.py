@@ -533,7 +533,7 @@ class Settings(Element):
                   "the parametric joint form or generalized-α, which need the Cartesian formulation"),
         Field("partitioning", "enum", choices=PARTITIONINGS, default="qr"),
         Field("integrator", "enum", choices=INTEGRATORS, default="auto",
-              doc="auto: Dormand–Prince 5(4) stepped in C when the run uses generated kernels and nothing in "
+              doc="auto: Dormand–Prince 8(5,3) (DOP853) stepped in C when the run uses generated kernels and nothing in "
                   "its right-hand side needs Python, else adams (LSODA); rk45: Dormand–Prince 5(4), in C "
                   "where it can (docs/codegen.md)"),
         Field("constraints", "enum", choices=CONSTRAINT_FORMS, default="conventional",

@@ -22,12 +22,7 @@ KERNEL_RTOL = 1e-10
 TRAJECTORY_RTOL = 1e-8
 
 
-@pytest.fixture(scope="module", autouse=True)
-def cache(tmp_path_factory):
-    path = tmp_path_factory.mktemp("codegen-cache")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("MBS_CODEGEN_CACHE", str(path))
-        yield path
+pytestmark = pytest.mark.usefixtures("module_codegen_cache")
 
 
 def rel_err(a, b):

@@ -15,13 +15,12 @@ import pytest
 import solver
 from solver.codegen import CodegenRelativeSystem
 from solver.partitioning.choose import build_partition
-import test_codegen
 from test_codegen import rel_err
 import test_codegen_relative
 from test_codegen_relative import compare_runs, random_states
 from tools.scale_models import chain
 
-cache = test_codegen.cache      # the module-wide codegen cache folder (autouse fixture)
+pytestmark = pytest.mark.usefixtures("module_codegen_cache")
 
 
 def open_tree():

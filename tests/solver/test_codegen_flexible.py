@@ -12,23 +12,14 @@ from solver.codegen import CodegenCartesianSystem
 from solver.codegen.build import cache_key
 from solver.codegen.derive import describe
 from solver.formulations.cartesian import CartesianSystem
+from test_codegen import rel_err
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_models" / "fourbar_singular_flexible.mbs.json"
 ALUMINIUM = {"density": 2700.0, "youngs": 7e10, "poisson": 0.33}
 KERNEL_RTOL = 1e-10
 
 
-@pytest.fixture(scope="module", autouse=True)
-def cache(tmp_path_factory):
-    path = tmp_path_factory.mktemp("codegen-cache")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("MBS_CODEGEN_CACHE", str(path))
-        yield path
-
-
-def rel_err(a, b):
-    scale = np.max(np.abs(b))
-    return np.max(np.abs(a - b)) / scale if scale > 0 else np.max(np.abs(a - b))
+pytestmark = pytest.mark.usefixtures("module_codegen_cache")
 
 
 def cantilever_pendulum(youngs=ALUMINIUM["youngs"], modes=3, damping=0.0):

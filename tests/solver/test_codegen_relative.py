@@ -16,13 +16,12 @@ from solver.codegen import CodegenRelativeSystem
 from solver.formulations.cartesian import CartesianSystem
 from solver.formulations.relative import RelativeSystem
 from solver.math.rotations import G_matrix, rotation_matrix
-import test_codegen
 from test_codegen import all_features_model, rel_err
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_models"
 KERNEL_RTOL = 1e-10
 TRAJECTORY_RTOL = 1e-8
-cache = test_codegen.cache      # the module-wide codegen cache folder (autouse fixture)
+pytestmark = pytest.mark.usefixtures("module_codegen_cache")
 _SYSTEMS = {}                # model name → (generic, generated), built once per test session
 
 

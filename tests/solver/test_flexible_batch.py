@@ -15,6 +15,7 @@ from solver.formulations.cartesian import CartesianSystem
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
 import make_samples  # noqa: E402
+from test_flexible_dynamics import random_state  # noqa: E402
 
 SOFT = {"density": 2000.0, "youngs": 5e8, "poisson": 0.3}
 SECTION = {"height": 0.02, "width": 0.03}
@@ -48,17 +49,6 @@ def every_joint_model():
 
 
 MODELS = {"fourbar_singular_flexible": make_samples.fourbar_singular_flexible, "every_joint": every_joint_model}
-
-
-def random_state(system, rng, scale=0.1):
-    q0, _, _ = system.initial_state()
-    q = q0 + scale * rng.standard_normal(system.nq)
-    qd = rng.standard_normal(system.nq)
-    for k in range(system.nblocks):                   # on the Euler-parameter manifold: |p| = 1, pᵀṗ = 0
-        p = q[7 * k + 3:7 * k + 7]
-        p /= np.linalg.norm(p)
-        qd[7 * k + 3:7 * k + 7] -= p * (p @ qd[7 * k + 3:7 * k + 7])
-    return q, qd
 
 
 def per_joint(s, rigid_batch, q, qd, t, level=2):
@@ -95,7 +85,7 @@ def test_batched_flexible_joints_equal_the_per_joint_evaluator(name):
     reference = rigid_only_batch(s)
     rng = np.random.default_rng(11)
     for k in range(5):
-        q, qd = random_state(s, rng)
+        q, qd = random_state(s, rng, scale=0.1)
         t = 0.1 + 0.37 * k
         ev = s.constraints(q, t, qd, level=2)
         for new, old in zip((ev.phi, ev.jac, ev.nu, ev.gamma), per_joint(s, reference, q, qd, t)):
@@ -113,7 +103,7 @@ def fd(f, x, h=1e-6):
 def test_every_flexible_joint_type_jacobian_nu_gamma_equal_finite_differences(seed):
     rng = np.random.default_rng(seed)
     s = CartesianSystem(every_joint_model())
-    q, qd = random_state(s, rng)
+    q, qd = random_state(s, rng, scale=0.1)
     t, h = 0.4, 1e-5
     ev = s.constraints(q, t, qd, level=2)
     J = fd(lambda x: s.constraints(x, t).phi, q, h)          # modal columns reach |Φ_q| ~ 1e3

@@ -29,12 +29,7 @@ FMU_TOL = 1e-10      # the FMU integrator's tolerance (fmi2SetupExperiment)
 REFERENCE = dict(rtol=1e-12, atol=1e-14, integrator="adams", formulation="cartesian", codegen=True)
 
 
-@pytest.fixture(scope="module", autouse=True)
-def cache(tmp_path_factory):
-    path = tmp_path_factory.mktemp("codegen-cache")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("MBS_CODEGEN_CACHE", str(path))
-        yield path
+pytestmark = pytest.mark.usefixtures("module_codegen_cache")
 
 
 def slider_crank():
