@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import SolverError
-from ..partitioning.partition import PartitionError
+from ..partitioning.partition import PartitionError, singular_value_ratio
 from .step_rules import REPARTITION_RATIO, STALL_FRACTION, stall_error
 
 COMPILED = {"auto": "dop853", "rk45": "dopri5"}     # integrator settings that step in C where they can …
@@ -133,8 +133,7 @@ def _store_rows(run, part, seg):
         conditioning = np.ones(len(t))
     else:                                   # Partition.singularity of each row, in one batched SVD
         sv = np.linalg.svd(jac, compute_uv=False)
-        high = sv[:, 0]
-        conditioning = np.divide(sv[:, -1], high, out=np.zeros(len(t)), where=high > 0)
+        conditioning = singular_value_ratio(sv[:, -1], sv[:, 0])
     add = run.rec.add
     for k in range(len(t)):
         add(float(t[k]), q[k], qd[k], qdd[k], lam[k], float(violation[k]), float(conditioning[k]), part.method)

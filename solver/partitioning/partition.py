@@ -25,6 +25,13 @@ import scipy.linalg as sla
 METHODS = ("lu", "qr", "svd")
 
 
+
+def singular_value_ratio(low, high):
+    """σ_min / σ_max (elementwise over stacked values), 0 where σ_max = 0: the conditioning of the
+    independent constraint rows that a run records at each output point."""
+    high = np.asarray(high, dtype=float)
+    return np.divide(low, high, out=np.zeros(high.shape), where=high > 0)
+
 class PartitionError(Exception):
     """The partition cannot represent the current configuration (Newton failed or the dependent
     block became singular); the caller re-partitions."""
@@ -158,7 +165,7 @@ class Partition:
         if not len(self.rows):
             return 1.0
         low, high = self._row_singular_values(jac)
-        return float(low / high) if high > 0 else 0.0
+        return float(singular_value_ratio(low, high))
 
     def multipliers(self, jac, M, qdd, Q):
         """λ from Φ_qᵀ λ = Q − M q̈ (:func:`multipliers`)."""
