@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .workspace import workspace
+from .workspace import reset, workspace
 
 
 @dataclass
@@ -69,9 +69,7 @@ class MechanicalSystem:
         the workspace of a caller that owns the system (``simulate`` of a Model compiles it for that
         one run, and nothing else can reach it).  The same evaluations without finding what to
         share — a plan made once per system, which a system compiled for one run never reuses."""
-        for obj in self.run_state():
-            if hasattr(obj, "reset"):
-                obj.reset()
+        reset(self.run_state())
         return self
 
     def constraints(self, q, t, qd=None, level=0) -> ConstraintEval:

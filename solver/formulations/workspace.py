@@ -38,11 +38,16 @@ def workspace(system, run_state):
         plan = _PLANS[system] = (_shared(system, run_state), state)
     memo = dict(plan[0])
     twin = copy.deepcopy(system, memo)
-    for key in state:
-        fresh = memo[key]
-        if hasattr(fresh, "reset"):
-            fresh.reset()
+    reset(memo[key] for key in state)
     return twin
+
+
+def reset(run_state):
+    """Reset the objects of a run state that have ``reset()`` (the others hold no memory to clear):
+    a new run starts at the model's configuration."""
+    for obj in run_state:
+        if hasattr(obj, "reset"):
+            obj.reset()
 
 
 def _shared(system, run_state) -> dict:
