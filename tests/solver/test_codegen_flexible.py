@@ -12,7 +12,7 @@ from solver.codegen import CodegenCartesianSystem
 from solver.codegen.build import cache_key
 from solver.codegen.derive import describe
 from solver.formulations.cartesian import CartesianSystem
-from test_codegen import rel_err
+from test_codegen import check_kernels as codegen_check_kernels, rel_err
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_models" / "fourbar_singular_flexible.mbs.json"
 ALUMINIUM = {"density": 2700.0, "youngs": 7e10, "poisson": 0.33}
@@ -54,21 +54,9 @@ def driven_beam():
 
 
 def check_kernels(model, seed, states=4):
-    generic, generated = CartesianSystem(model), CodegenCartesianSystem(model)
-    assert generic.flex
-    rng = np.random.default_rng(seed)
-    worst = {}
-    for _ in range(states):
-        q = rng.normal(size=generic.nq)            # off the constraint manifold, |p| ≠ 1, large a
-        qd = rng.normal(size=generic.nq)
-        t = rng.uniform(0.0, 3.0)
-        a, b = generated.constraints(q, t, qd, level=2), generic.constraints(q, t, qd, level=2)
-        pairs = {"phi": (a.phi, b.phi), "jac": (a.jac, b.jac), "nu": (a.nu, b.nu), "gamma": (a.gamma, b.gamma),
-                 "M": (generated.mass(q), generic.mass(q)), "Q": (generated.forces(q, qd, t), generic.forces(q, qd, t))}
-        for key, (x, y) in pairs.items():
-            worst[key] = max(worst.get(key, 0.0), rel_err(x, y))
-    assert max(worst.values()) <= KERNEL_RTOL, worst
-    return generated
+    """:func:`test_codegen.check_kernels` on a model with flexible bodies (generated, not skipped)."""
+    assert CartesianSystem(model).flex
+    return codegen_check_kernels(model, seed, states, required=True)
 
 
 @pytest.mark.slow
