@@ -16,7 +16,6 @@ from test_codegen import check_kernels as codegen_check_kernels, rel_err
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_models" / "fourbar_singular_flexible.mbs.json"
 ALUMINIUM = {"density": 2700.0, "youngs": 7e10, "poisson": 0.33}
-KERNEL_RTOL = 1e-10
 
 
 pytestmark = pytest.mark.usefixtures("module_codegen_cache")
