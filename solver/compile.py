@@ -20,14 +20,16 @@ cover the planar forms: "auto" takes the generic path with a notice, "on" is a M
 A build is a phase of its own: ``on_event`` receives ``{"kind": "codegen", "message":
 "compiling the model…"}`` before it starts, and ``cancel()`` returning True stops it
 (:class:`~solver.errors.Cancelled`), also while the C compiler runs.  Builds are cached by the
-model's structure (:mod:`solver.codegen.build`), so parameter edits never rebuild.
+model's structure (:mod:`solver.codegen.build`), so parameter edits never rebuild; a model compiled
+again unchanged reuses its recent compilation in this process (:mod:`solver.recent_compiles`).
 """
 from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from . import recent_compiles
 from .errors import ModelError
 from .model.elements import Settings
 from .formulations.planar import out_of_plane_loads, resolve_plane
@@ -93,6 +95,17 @@ def compile_model(model: Model | CompiledModel, settings: Settings | None = None
     if settings.values["formulation"] == "auto":
         settings.set("formulation", auto_formulation(model, settings))
     choice = codegen_choice(settings)
+    key = recent_compiles.key_of(model, settings, choice)
+    recent = recent_compiles.recall(key)
+    if recent is not None:
+        return replace(recent, settings=settings)
+    compiled = _compile(model, settings, choice, on_event, cancel)
+    recent_compiles.remember(key, compiled)
+    return compiled
+
+
+def _compile(model, settings, choice, on_event, cancel) -> CompiledModel:
+    """The compilation of ``model`` with resolved ``settings`` and codegen ``choice`` (compile_model)."""
     plane, notice = resolve_plane(model, settings)
     notices = [notice] if notice else []
     if plane is not None and choice != "off":
