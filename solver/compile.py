@@ -14,8 +14,8 @@ Generated kernels (:mod:`solver.codegen`, Choi & Yoo (2000) §4) are chosen by `
 
 ``settings.planar`` (:mod:`solver.formulations.planar`) is resolved here too: "off", or the plane
 ("xy"/"yz"/"zx", or the one "auto" finds) whose planar joint forms the system is built with; a
-notice says which, and names loads the bodies' plane constraints carry.  Generated kernels do not
-cover the planar forms: "auto" takes the generic path with a notice, "on" is a ModelError.
+notice says which, and names loads the bodies' plane constraints carry.  Generated kernels cover the
+planar forms (their equations are read from the same joint kinds).
 
 A build is a phase of its own: ``on_event`` receives ``{"kind": "codegen", "message":
 "compiling the model…"}`` before it starts, and ``cancel()`` returning True stops it
@@ -108,29 +108,24 @@ def _compile(model, settings, choice, on_event, cancel) -> CompiledModel:
     """The compilation of ``model`` with resolved ``settings`` and codegen ``choice`` (compile_model)."""
     plane, notice = resolve_plane(model, settings)
     notices = [notice] if notice else []
-    if plane is not None and choice != "off":
-        if choice == "on":
-            raise ModelError(f"settings.codegen: 'on' needs generated kernels, which do not cover the planar joint "
-                             f"forms (settings.planar = {settings.values['planar']!r})")
-        from .codegen import UNAVAILABLE
-        notices.append(f"{UNAVAILABLE}the planar joint forms are not generated")
-        choice = "off"
+    system, generated = None, False
     if choice != "off":
         from .codegen import UNAVAILABLE, codegen_system
-        system, message = codegen_system(model, settings, on_event=on_event, cancel=cancel, strict=choice == "on")
+        system, message = codegen_system(model, settings, plane, on_event=on_event, cancel=cancel,
+                                         strict=choice == "on")
         notices.append(message)
-        if system is not None:
-            return CompiledModel(system, settings, True, tuple(notices))
-        if choice == "on":
+        generated = system is not None
+        if system is None and choice == "on":
             raise ModelError(f"settings.codegen: 'on' needs generated kernels, which are unavailable: "
                              f"{message.removeprefix(UNAVAILABLE)}")
-    system = generic_system(model, settings)
+    if system is None:
+        system = generic_system(model, settings)
     if plane is not None:
         loads = out_of_plane_loads(system, plane)
         if loads:
             notices.append(f"planar: out-of-plane loads of {', '.join(loads)} are carried by the bodies' plane "
                            "constraints (not reported in the joint reactions)")
-    return CompiledModel(system, settings, False, tuple(notices))
+    return CompiledModel(system, settings, generated, tuple(notices))
 
 
 def auto_formulation(model, settings) -> str:

@@ -19,22 +19,23 @@ __all__ = ["CodegenCartesianSystem", "CodegenRelativeSystem", "CodegenUnavailabl
 UNAVAILABLE = "codegen unavailable, generic path used: "     # how a fallback message starts
 
 
-def codegen_system(model, settings, on_event=None, cancel=None, strict=False):
+def codegen_system(model, settings, plane=None, on_event=None, cancel=None, strict=False):
     """(CodegenCartesianSystem, CodegenRelativeSystem or None, message).  None means: use the
     generic path (the message says why).  A build that is not in the cache first sends
     ``{"kind": "codegen", "message": "compiling the model…"}`` to ``on_event``; ``cancel()``
     returning True stops it (Cancelled).  Model errors (ModelError) propagate; so does an
     unexpected error of the generator when ``strict``, else it is a fallback (generated kernels
-    are chosen automatically: a generator bug must not stop a run the generic path can do)."""
+    are chosen automatically: a generator bug must not stop a run the generic path can do).
+    ``plane``: the plane of the planar joint forms (:mod:`solver.formulations.planar`), or None."""
     if settings.formulation == "cartesian" and settings.constraints != "conventional":
         return None, (f"{UNAVAILABLE}only the conventional joint form is generated "
                       f"(constraints={settings.constraints!r})")
     try:
         with building(on_event, cancel):
             if settings.formulation == "relative":
-                system = CodegenRelativeSystem(model, reactions=settings.reactions)
+                system = CodegenRelativeSystem(model, reactions=settings.reactions, plane=plane)
             else:
-                system = CodegenCartesianSystem(model)
+                system = CodegenCartesianSystem(model, plane=plane)
     except CodegenUnavailable as exc:
         return None, f"{UNAVAILABLE}{exc}"
     except MBSError:

@@ -147,7 +147,8 @@ class Layout:
 # ---- Public API -----------------------------------------------------------------------------------
 def describe(system) -> dict:
     """JSON-able description of a CartesianSystem (conventional form): everything :func:`derive`
-    reads, and the layout of the parameter and time-input vectors.  Raises CodegenUnavailable for
+    reads, and the layout of the parameter and time-input vectors.  The joints are the model's and,
+    with the planar forms, the bodies' plane constraints (``plane_joints``) after them.  Raises CodegenUnavailable for
     the parametric form and for force elements that are not generated."""
     if system.form != "conventional":
         raise CodegenUnavailable("only the conventional joint form is generated "
@@ -157,7 +158,7 @@ def describe(system) -> dict:
     nb = system.nb
     npar = BODY_PARAMETERS * nb + 3
     joints, angles = [], []
-    for jk, jr in enumerate(system.joints):
+    for jk, jr in enumerate(system.joints + system.plane_joints):
         cj, rows = jr.joint, jr.rows
         constants = {}
         for spec in cj.specs:
@@ -196,7 +197,7 @@ def parameters(system, desc) -> np.ndarray:
         par[BODY_PARAMETERS * k:BODY_PARAMETERS * (k + 1)] = (system.mass_values[k], J[0, 0], J[1, 1], J[2, 2],
                                                               J[0, 1], J[1, 2], J[2, 0])
     par[BODY_PARAMETERS * system.nb:BODY_PARAMETERS * system.nb + 3] = system.gravity
-    for jr, jd in zip(system.joints, desc["joints"]):
+    for jr, jd in zip(system.joints + system.plane_joints, desc["joints"]):
         cj = jr.joint
         for key, index in jd["constants"].items():
             par[index] = cj.constant(key)

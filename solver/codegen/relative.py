@@ -71,9 +71,9 @@ class CodegenRelativeSystem(KernelEquations, RelativeSystem):
     """RelativeSystem with compiled kernels; raises :class:`CodegenUnavailable` when they cannot be
     had."""
 
-    def __init__(self, model, reactions="nonrecursive"):
-        super().__init__(model, reactions=reactions)
-        cartesian = CartesianSystem(model, form="conventional")
+    def __init__(self, model, reactions="nonrecursive", plane=None):
+        super().__init__(model, reactions=reactions, plane=plane)
+        cartesian = CartesianSystem(model, form="conventional", plane=plane)
         desc = describe_relative(self, cartesian)
         self.kernels = load_kernels(desc)
         self.codegen_info = self.kernels.info

@@ -133,8 +133,8 @@ class CodegenCartesianSystem(KernelEquations, CartesianSystem):
     """CartesianSystem (conventional form) with compiled kernels; raises
     :class:`solver.codegen.derive.CodegenUnavailable` when they cannot be had."""
 
-    def __init__(self, model):
-        super().__init__(model, form="conventional")
+    def __init__(self, model, plane=None):
+        super().__init__(model, form="conventional", plane=plane)
         desc = describe(self)
         self.kernels = load_kernels(desc)
         self.codegen_info = self.kernels.info
