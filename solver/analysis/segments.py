@@ -22,15 +22,13 @@ from ..errors import SolverError
 from ..partitioning.partition import PartitionError, singular_value_ratio
 from .step_rules import REPARTITION_RATIO, STALL_FRACTION, stall_error
 
-COMPILED = {"auto": "dop853", "rk45": "dopri5"}     # integrator settings that step in C where they can …
-FALLBACK = {"auto": "adams", "rk45": "rk45"}         # … and what they are in the Python loop
-NAMES = {"dop853": "Dormand–Prince 8(5,3)", "dopri5": "Dormand–Prince 5(4)"}
 
 
 def step_loop(run):
     """(integrator to use in the Python loop, (compiled method, address of the compiled time
     functions or None) or None when every step is in Python, an event message or None) for the
     run's settings and system."""
+    from ..codegen.segment import COMPILED, FALLBACK, NAMES, time_library
     name = run.s.integrator
     if name not in COMPILED:
         return name, None, None
@@ -38,8 +36,7 @@ def step_loop(run):
     kernels = getattr(system, "kernels", None)
     if kernels is None:
         return FALLBACK[name], None, None           # the generic path (the codegen event says why)
-    from ..codegen.derive import CodegenUnavailable      # (sympy: only for runs on generated kernels)
-    from ..codegen.segment import time_library
+    from ..codegen.derive import CodegenUnavailable
     why = None
     if getattr(system, "interpreted", None):
         why = "force elements evaluated in Python: " + ", ".join(f.name for f in system.interpreted)

@@ -12,6 +12,7 @@ from . import force_hooks  # noqa: F401  (registers the generated force kinds wi
 from .build import building
 from .derive import CodegenUnavailable
 from .relative import CodegenRelativeSystem
+from .segment import COMPILED, prepare_time_library
 from .system import CodegenCartesianSystem
 
 __all__ = ["CodegenCartesianSystem", "CodegenRelativeSystem", "CodegenUnavailable", "UNAVAILABLE", "codegen_system"]
@@ -23,7 +24,8 @@ def codegen_system(model, settings, plane=None, on_event=None, cancel=None, stri
     """(CodegenCartesianSystem, CodegenRelativeSystem or None, message).  None means: use the
     generic path (the message says why).  A build that is not in the cache first sends
     ``{"kind": "codegen", "message": "compiling the model…"}`` to ``on_event``; ``cancel()``
-    returning True stops it (Cancelled).  Model errors (ModelError) propagate; so does an
+    returning True stops it (Cancelled); the time functions of the compiled step loop (integrators
+    "auto" and "rk45") are compiled in the same build.  Model errors (ModelError) propagate; so does an
     unexpected error of the generator when ``strict``, else it is a fallback (generated kernels
     are chosen automatically: a generator bug must not stop a run the generic path can do).
     ``plane``: the plane of the planar joint forms (:mod:`solver.formulations.planar`), or None."""
@@ -36,6 +38,8 @@ def codegen_system(model, settings, plane=None, on_event=None, cancel=None, stri
                 system = CodegenRelativeSystem(model, reactions=settings.reactions, plane=plane)
             else:
                 system = CodegenCartesianSystem(model, plane=plane)
+            if settings.integrator in COMPILED:         # the compiled step loop's time functions
+                prepare_time_library(system)
     except CodegenUnavailable as exc:
         return None, f"{UNAVAILABLE}{exc}"
     except MBSError:

@@ -65,7 +65,7 @@ HEADER = "#include <math.h>\n#include <string.h>\n"
 _FUNCTION = re.compile(r"^void (\w+)\((.*?)\)\n\{\n.*?^\}$", re.S | re.M)
 COMPILE_TIMEOUT = 600.0      # s
 CANCEL_POLL = 0.05           # s between looks at the cancel flag while the compiler runs
-_BUILD = contextvars.ContextVar("codegen_build", default=(None, None))    # (on_event, cancel) of the build
+_BUILD = contextvars.ContextVar("codegen_build", default=(None, None, []))  # (on_event, cancel, announced?)
 # the runtime library, in this order: the compiled reduced right-hand side, the Dormand–Prince integrator
 # (shared with the FMU) and simulate's step loop
 RUNTIME_C = tuple(Path(__file__).with_name(name) for name in ("reduced.c", "dopri.c", "segment.c"))
@@ -169,11 +169,20 @@ def building(on_event=None, cancel=None):
     """Within this block, a build that is not in the cache tells ``on_event`` ("compiling the
     model…", kind "codegen") and stops with :class:`Cancelled` when ``cancel()`` returns True
     (checked before and after the derivation, and while the C compiler runs, which is then killed)."""
-    token = _BUILD.set((on_event, cancel))
+    token = _BUILD.set((on_event, cancel, []))
     try:
         yield
     finally:
         _BUILD.reset(token)
+
+
+def announce():
+    """Tell the build's ``on_event`` that compiling starts ("compiling the model…"), once per build
+    (the model's kernels and its time functions may both compile)."""
+    on_event, _, announced = _BUILD.get()
+    if on_event is not None and not announced:
+        announced.append(True)
+        on_event({"time": 0.0, "kind": "codegen", "message": "compiling the model…"})
 
 
 def _check_cancel():
@@ -299,9 +308,7 @@ def _digest(path) -> str:
 
 
 def _generate(desc, folder, key) -> dict:
-    on_event = _BUILD.get()[0]
-    if on_event is not None:
-        on_event({"time": 0.0, "kind": "codegen", "message": "compiling the model…"})
+    announce()
     _check_cancel()
     t0 = time.perf_counter()
     formulation = desc.get("formulation")

@@ -11,6 +11,7 @@ by its text), so no Python runs inside a call.
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import hashlib
 import os
@@ -19,10 +20,13 @@ from pathlib import Path
 
 import numpy as np
 
-from .build import _run_compilers, cache_dir, compiler
+from .build import _run_compilers, announce, cache_dir, compiler
 from .derive import CodegenUnavailable
 from .timefunctions import PRELUDE, c_time_function
 
+COMPILED = {"auto": "dop853", "rk45": "dopri5"}     # integrator settings that step in C where they can …
+FALLBACK = {"auto": "adams", "rk45": "rk45"}         # … and what they are in the Python loop
+NAMES = {"dop853": "Dormand–Prince 8(5,3)", "dopri5": "Dormand–Prince 5(4)"}
 END, BUDGET, STAGE, OUTPUT, QUALITY, STALL, TOO_SMALL, NOT_FINITE, DENSE = range(9)    # segment.c's SEG_*
 METHODS = {"dop853": 8, "dopri5": 5}      # dopri.c's DP_DOP853, DP_DOPRI5
 _D, _I, _L, _P = ctypes.c_double, ctypes.c_int, ctypes.c_long, ctypes.c_void_p
@@ -82,6 +86,7 @@ def time_library(system):
                 folder.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise CodegenUnavailable(f"cannot create the codegen cache folder {folder}: {exc}") from None
+            announce()
             with tempfile.TemporaryDirectory(dir=folder) as tmp:
                 c_path, so_tmp = Path(tmp) / f"{key}.c", Path(tmp) / f"{key}.so"
                 c_path.write_text(source)
@@ -92,6 +97,14 @@ def time_library(system):
         except OSError as exc:
             raise CodegenUnavailable(f"cannot load the compiled time functions {so}: {exc}") from None
     return ctypes.cast(lib.mbs_time, ctypes.c_void_p).value
+
+
+def prepare_time_library(system):
+    """Compile the system's time-function library now (in the compile step's visible, cancellable
+    build) rather than at the first run; a function without a C form or a failed compile is left
+    for the run, whose step loop then says why it runs in Python."""
+    with contextlib.suppress(TypeError, CodegenUnavailable):
+        time_library(system)
 
 
 class CompiledSegments:

@@ -166,3 +166,31 @@ def test_a_generator_bug_never_stops_an_auto_run(monkeypatch):
     assert "internal error of the code generator (KeyError: 'a bug')" in notes[0]
     with pytest.raises(KeyError):
         solver.simulate(model, t_end=0.05, codegen="on")
+
+
+@pytest.mark.slow
+def test_the_time_functions_compile_in_the_visible_build(auto_builds):
+    """With the compiled step loop (integrator "auto"), the drivers' time functions are compiled by the
+    compile step, inside its announced, cancellable build — not at the first run.  A driver edit
+    (kernels cached, time functions new) is announced again; a cancelled build leaves nothing."""
+    model = solver.load_model(str(SAMPLES / "double_pendulum.mbs.json"))
+    model.add_driver("swing", "shoulder", "0.5*sin(2*pi*t)")
+    events = []
+    compiled = solver.compile_model(model, integrator="auto", on_event=events.append)
+    assert compiled.generated and [e["message"] for e in events] == ["compiling the model…"]
+    assert len(list(auto_builds.glob("time-*.so"))) == 1
+    run_events = []
+    res = solver.simulate(compiled, t_end=0.2, on_event=run_events.append)
+    assert "compiling the model…" not in [e["message"] for e in run_events]
+    assert any(e["message"] == "step loop in C (Dormand–Prince 8(5,3))" for e in res.events)
+    generic = solver.simulate(model, t_end=0.2, codegen=False, integrator="rk", rtol=1e-10, atol=1e-12)
+    for body in generic.body_names:
+        assert np.abs(res.body_position(body) - generic.body_position(body)).max() < 1e-6
+    model.set_field("swing", "expression", "0.5*sin(3*pi*t)")
+    events.clear()
+    with pytest.raises(solver.Cancelled):
+        solver.compile_model(model, integrator="auto", on_event=events.append, cancel=lambda: bool(events))
+    assert len(list(auto_builds.glob("time-*.so"))) == 1
+    solver.compile_model(model, integrator="auto", on_event=events.append)
+    assert [e["message"] for e in events] == ["compiling the model…", "compiling the model…"]
+    assert len(list(auto_builds.glob("time-*.so"))) == 2
