@@ -409,7 +409,8 @@ def chain_200():
 @as_published
 def loops_50():
     """The row of 50 parallelogram four-bars of :func:`tools.scale_models.planar_loops` (101 bodies,
-    151 revolute joints, 1 DOF); relative formulation, 0.1 s with 2 ms outputs (≈ 25 s of wall time)."""
+    151 revolute joints, 1 DOF); relative formulation, 0.1 s with 2 ms outputs (docs/performance.md
+    has its wall time: bench/samples.py --scale)."""
     from tools.scale_models import planar_loops
     m = planar_loops(50)
     m.settings.set("formulation", "relative")
