@@ -2,10 +2,12 @@
 project's saved settings, generated kernels on "auto".
 
 For each ``sample_models/*.mbs.json`` (and ``sample_models/scale/`` with ``--scale``): the first run in a
-fresh codegen cache (cold: the build included), then a second run (warm: the build loaded from the
-cache).  Columns: simulated time, which path ran, cold build time, cold and warm wall time and the
-real-time factor (simulated / wall) of each.  ``--markdown`` prints the table for
-``docs/performance.md``; ``--t-end S`` caps the simulated time (for a quick look).
+fresh codegen cache (cold: the build included), then a second run (Run again: the process reuses
+its compilation, :mod:`solver.recent_compiles`), then a run after the process forgot it (a new
+``mbs run``: the compile step loads the build from the codegen cache).  Columns: simulated time,
+which path ran, cold build time, the wall time and real-time factor (simulated / wall) of each run.
+``--markdown`` prints the table for ``docs/performance.md``; ``--t-end S`` caps the simulated time
+(for a quick look).
 
     .venv/bin/python bench/samples.py [--markdown] [--scale] [--t-end S] [--only NAME ...]
 """
@@ -21,6 +23,7 @@ from pathlib import Path
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 import solver  # noqa: E402
+from solver import recent_compiles  # noqa: E402
 from solver.codegen.build import MODEL_LIBRARIES  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1] / "sample_models"
@@ -36,21 +39,24 @@ def build_seconds(compiled) -> float:
 
 
 def one_sample(path, t_end):
-    """Two runs of ``simulate(model)`` as ``mbs run`` and the GUI call it (compile step included):
-    the first in a fresh cache, the second loading the build from it."""
+    """Three runs of ``simulate(model)`` as ``mbs run`` and the GUI call it (compile step included):
+    the first in a fresh cache, the second reusing the compilation, the third loading the build
+    from the cache after the process forgot its compilations."""
     model = solver.load_model(str(path))
     t_sim = min(model.settings.t_end, t_end) if t_end else model.settings.t_end
     cache = Path(os.environ["MBS_CODEGEN_CACHE"])
     before = set(cache.glob(MODEL_LIBRARIES))
     walls = {}
-    for phase in ("cold", "warm"):
+    for phase in ("cold", "warm", "reload"):
+        if phase == "reload":
+            recent_compiles.forget()
         t0 = time.perf_counter()
         res = solver.simulate(model, t_end=t_sim)
         walls[phase] = time.perf_counter() - t0
     compiled = solver.compile_model(model)        # from the cache: which path ran, the cold build's times
     path_used = ("generated" if compiled.generated else "generic") + f" ({model.settings.formulation})"
     return {"name": path.name.removesuffix(".mbs.json"), "t": float(res.t[-1]), "path": path_used,
-            "build": build_seconds(compiled) if set(cache.glob(MODEL_LIBRARIES)) - before else 0.0, "cold": walls["cold"], "warm": walls["warm"],
+            "build": build_seconds(compiled) if set(cache.glob(MODEL_LIBRARIES)) - before else 0.0, **walls,
             "status": res.status, "notice": compiled.notices[0] if compiled.notices else ""}
 
 
@@ -67,14 +73,15 @@ def main(argv=None):
     if args.only:
         paths = [p for p in paths if any(p.name.startswith(o) for o in args.only)]
     header = ("sample", "simulated s", "path", "cold build s", "first run wall s", "first run × real time",
-              "next runs wall s", "next runs × real time")
+              "run again wall s", "run again × real time", "new process wall s", "new process × real time")
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     if not args.markdown:
         print("  ".join(header))
     for path in paths:
         r = one_sample(path, args.t_end)
         cells = (r["name"], f"{r['t']:g}", r["path"], f"{r['build']:.2f}", f"{r['cold']:.2f}",
-                 f"{r['t'] / r['cold']:.2f}", f"{r['warm']:.2f}", f"{r['t'] / r['warm']:.2f}")
+                 f"{r['t'] / r['cold']:.2f}", f"{r['warm']:.2f}", f"{r['t'] / r['warm']:.2f}",
+                 f"{r['reload']:.2f}", f"{r['t'] / r['reload']:.2f}")
         if args.markdown:
             lines.append("| " + " | ".join(cells) + " |")
         else:
