@@ -79,8 +79,12 @@ def _size(expr, sizes):
 
 
 def _definition(terms, printer):
-    """(C text, symbols it reads) of a definition: a sympy expression, or polynomial terms."""
+    """(C text, symbols it reads) of a definition: a sympy expression, or polynomial terms (written
+    c*x*y, the factor c left out when it is 1 and a negative c as a subtraction: the same numbers)."""
     if isinstance(terms, sp.Basic):
         return printer.doprint(terms), terms.free_symbols
-    return (" + ".join("*".join([repr(c), *(x.name for x in f)]) for c, f in terms),
-            {x for _, f in terms for x in f})
+    text = ""
+    for c, f in terms:
+        term = "*".join([repr(abs(c))] * (abs(c) != 1.0 or not f) + [x.name for x in f])
+        text += ("-" if c < 0 else "") + term if not text else (" - " if c < 0 else " + ") + term
+    return text, {x for _, f in terms for x in f}
