@@ -61,6 +61,10 @@ BODY_PARAMETERS = 7     # m, J'00, J'11, J'22, J'01, J'12, J'20
 SYMPY_MATH = {"sin": "sin", "cos": "cos", "atan": "atan", "tanh": "tanh", "sqrt": "sqrt", "pi": "pi",
               "piecewise": "Piecewise"}
 KERNELS = ("position", "gamma", "mass", "forces")
+# functions built without sympy's automatic evaluation (its checks ask the assumption system: half of
+# the tire's derivation); cos keeps it, for its rewrite cos(atan x) → 1/√(1 + x²) (the tire's
+# combined-slip weights: a square root and a division in the C instead of atan and cos)
+UNEVALUATED = ("sin", "atan", "tanh", "sqrt")
 
 
 class CodegenUnavailable(Exception):
@@ -604,12 +608,13 @@ class SymbolicWrenches:
 
 
 def _point(s, frame, local):
-    """Global position and velocity of a body point (ground: the constant point, at rest)."""
+    """Global position r + A a' and velocity v + ω × (A a') of a body point a' (ground: the constant
+    point, at rest); A a' and both results one definition per entry."""
     if frame is None:
         return np.array([_number(x) for x in local], dtype=object), _zeros3()
-    r, p, _, v, w = frame
-    arm = np.array([s.define(t) for t in _rotated(p, p, local)[0]], dtype=object)
-    return r + arm, v + cross(w, arm)
+    r, _, A, v, w = frame
+    arm = named(s)(polys(A) @ np.asarray(local, dtype=float))
+    return symbols(s, polys(r) + arm), symbols(s, polys(v) + cross(polys(w), arm))
 
 
 def _body_loads(desc, s):
@@ -663,5 +668,8 @@ def _math(s):
         if isinstance(x, np.ndarray):
             return s.vector([gate(condition, e) for e in x])
         return sp.Piecewise((x, condition), (0, True))
-    return SimpleNamespace(**{name: getattr(sp, of) for name, of in SYMPY_MATH.items()}, let=s.let, vector=s.vector,
-                           gate=gate)
+    def unevaluated(f):
+        return lambda *args: f(*args, evaluate=False)
+    functions = {name: unevaluated(getattr(sp, of)) if name in UNEVALUATED else getattr(sp, of)
+                 for name, of in SYMPY_MATH.items()}
+    return SimpleNamespace(**functions, let=s.let, vector=s.vector, gate=gate)
