@@ -290,9 +290,8 @@ class _Symbols:
     def define(self, terms):
         """A symbol standing for the polynomial Σ c·Π symbols (``terms``: [(float c, (symbols…))],
         like monomials already merged; a number or a symbol stands for itself); expressions built on
-        it stay small.  Definitions are
-        printed as C directly (:func:`solver.codegen.emit.c_source`): building such float-coefficient
-        polynomials in sympy costs about a millisecond per term."""
+        it stay small.  Definitions are printed as C directly (:func:`solver.codegen.emit.c_source`):
+        building such float-coefficient polynomials in sympy costs about a millisecond per term."""
         terms = tuple((c, f) for c, f in terms if c != 0.0)
         if not terms:
             return sp.Integer(0)
@@ -473,6 +472,9 @@ class _SymbolOps:
 
 
 def _joint_vectors(jd, s):
+    """The named vectors a joint's equations read (:mod:`solver.constraints.forms`): its marker
+    axes and points (:func:`_vector`, or :func:`solver.codegen.flexible.node_vector` at a flexible
+    node), d = P_j − P_i (named) and the global axes ex, ey, ez."""
     bodies = (jd["bi"], jd["bj"])
     v = {name: _Vec(*flexible.node_vector(s, bodies[slot[0]], *slot[1:])) if len(slot) > 3
          else _vector(s, bodies[slot[0]], *slot[1:]) for name, slot in jd["vectors"].items()}
@@ -532,6 +534,7 @@ def _constraint_outputs(desc, s, out):
 
 
 def _inertia(s, b):
+    """(m, J') of body b: its parameter symbols, J' the symmetric 3 × 3 of J'00 … J'20."""
     c = s.c[BODY_PARAMETERS * b:BODY_PARAMETERS * (b + 1)]
     return c[0], np.array([[c[1], c[4], c[6]], [c[4], c[2], c[5]], [c[6], c[5], c[3]]], dtype=object)
 
