@@ -21,7 +21,13 @@ Two steps, so that the cache key covers everything the derivation reads:
   length/axial/radius constants; per generated force element its hook's parameters
   (:meth:`ForceHook.parameters`).  Time functions are evaluated numerically and passed in: driver
   f (in Φ), f̈ (in γ) (ν = ḟ needs no kernel) and the force elements' :meth:`ForceHook.inputs`.
-* :func:`derive` builds the sympy expressions of the four kernels from the description alone.
+* :func:`derive` builds the four kernels' outputs from the description alone.  The polynomial
+  parts — joint vectors and the scalars of the joint equations (value, gradient, rate, quadratic
+  term), 4 Lᵀ J' L, 8 L̇ᵀ J' L̇ p, the body frames A(p) and ω — are expanded polynomials with float
+  coefficients (:class:`solver.codegen.poly.Poly`, plain Python arithmetic), each output and
+  intermediate one named definition printed to C directly; sympy is kept for what is not a
+  polynomial: the joint angle's atan2 chain rule (named intermediates of definitions) and the
+  force elements' hooks (sympy on definition symbols, then common subexpressions by ``tree_cse``).
 
 Joint vectors follow :mod:`solver.constraints.primitives`: a body vector A a' (direction) or
 r + A s' (point) has rate B(p, a') ṗ (+ ṙ) and velocity-quadratic term B(ṗ, a') ṗ (Haug eq. 6.3.9);
@@ -36,6 +42,7 @@ forces and node-carried joint slots through :mod:`solver.codegen.flexible`.
 """
 from __future__ import annotations
 
+import functools
 from types import SimpleNamespace
 
 import numpy as np
@@ -44,6 +51,7 @@ from ..constraints.forms import atan2_chain, atan2_quad, constants_of, scalar, u
 from ..constraints.joints import COORDINATES
 from . import flexible
 from ..math.rotations import B_matrix, L_matrix, cross, rotation_matrix
+from .poly import Poly, defined, named, polys, symbols
 from .symbolic import sp
 
 SNAP = 1e-14            # geometry entries below this (m or unit-vector components) are exact zeros
@@ -53,6 +61,10 @@ BODY_PARAMETERS = 7     # m, J'00, J'11, J'22, J'01, J'12, J'20
 SYMPY_MATH = {"sin": "sin", "cos": "cos", "atan": "atan", "tanh": "tanh", "sqrt": "sqrt", "pi": "pi",
               "piecewise": "Piecewise"}
 KERNELS = ("position", "gamma", "mass", "forces")
+# functions built without sympy's automatic evaluation (its checks ask the assumption system: half of
+# the tire's derivation); cos keeps it, for its rewrite cos(atan x) → 1/√(1 + x²) (the tire's
+# combined-slip weights: a square root and a division in the C instead of atan and cos)
+UNEVALUATED = ("sin", "atan", "tanh", "sqrt")
 
 
 class CodegenUnavailable(Exception):
@@ -224,10 +236,10 @@ def interpreted_forces(system):
 
 def derive(desc, kernels=KERNELS):
     """(kernels, definitions): kernel outputs as sympy expressions, {kernel: [(output array, flat
-    index, expression)]}, and the body-vector quantities they are built on, [(symbol d{n}, terms)]
-    (value, rate, quad and ∂/∂p columns of every joint vector and force point, polynomials of the
-    inputs; :meth:`_Symbols.define`) followed by the named intermediates [(symbol e{n}, expression)]
-    of :meth:`_Symbols.let`.
+    index, expression)]} (most of them one definition symbol or a number), and the definitions
+    they are built on, [(symbol d{n}, terms)] (polynomials of the inputs and of earlier definitions:
+    joint vectors, joint scalars, mass and gyroscopic terms, body frames; :meth:`_Symbols.define`)
+    followed by the named intermediates [(symbol e{n}, expression)] of :meth:`_Symbols.let`.
 
     Kernels and their inputs (symbols ``q{k}``, ``v{k}`` = q̇_k, ``c{k}`` parameters, ``f{k}`` driver
     values, ``u{k}`` time inputs):
@@ -272,18 +284,20 @@ class _Symbols:
         self.c = list(sp.symbols(f"c0:{max(1, desc['n_parameters'])}"))
         self.f = list(sp.symbols(f"f0:{max(1, len(desc['drivers']))}"))
         self.u = list(sp.symbols(f"u0:{max(1, desc['n_inputs'])}"))
-        self._A = {}
         self.definitions = {}        # polynomial terms → symbol d{n}
+        self.frames = {}             # body → its frame (:func:`_frame`)
         self.lets = []               # [(symbol e{n}, sympy expression)]: named intermediates
 
     def define(self, terms):
         """A symbol standing for the polynomial Σ c·Π symbols (``terms``: [(float c, (symbols…))],
-        like monomials already merged); expressions built on it stay small.  Definitions are
-        printed as C directly (:func:`solver.codegen.emit.c_source`): building such float-coefficient
-        polynomials in sympy costs about a millisecond per term."""
+        like monomials already merged; a number or a symbol stands for itself); expressions built on
+        it stay small.  Definitions are printed as C directly (:func:`solver.codegen.emit.c_source`):
+        building such float-coefficient polynomials in sympy costs about a millisecond per term."""
         terms = tuple((c, f) for c, f in terms if c != 0.0)
         if not terms:
             return sp.Integer(0)
+        if len(terms) == 1 and not terms[0][1]:             # a number
+            return _number(terms[0][0])
         if len(terms) == 1 and terms[0][0] == 1.0 and len(terms[0][1]) == 1:
             return terms[0][1][0]
         if terms not in self.definitions:
@@ -304,20 +318,17 @@ class _Symbols:
         return np.array([self.let(x) for x in v], dtype=object)
 
     def body(self, b):
-        """(r, p, ṙ, ṗ, A) of body b as object arrays of symbols; None for ground (b < 0)."""
+        """(r, p, ṙ, ṗ) of body b as object arrays of symbols; None for ground (b < 0)."""
         if b < 0:
             return None
         o = 7 * b
-        r, p = np.array(self.q[o:o + 3], dtype=object), np.array(self.q[o + 3:o + 7], dtype=object)
-        rd, pd = np.array(self.v[o:o + 3], dtype=object), np.array(self.v[o + 3:o + 7], dtype=object)
-        if b not in self._A:
-            self._A[b] = rotation_matrix(p)
-        return r, p, rd, pd, self._A[b]
+        return tuple(np.array(x[o + i:o + j], dtype=object) for x, i, j in ((self.q, 0, 3), (self.q, 3, 7),
+                                                                             (self.v, 0, 3), (self.v, 3, 7)))
 
 
 class _Vec:
     """A 3-vector: value, gradient {q symbol: ∂v/∂q_k (3)}, rate and velocity-quadratic part of
-    its second derivative."""
+    its second derivative, arrays of :class:`Poly`."""
 
     def __init__(self, val, grad, dot, quad):
         self.val, self.grad, self.dot, self.quad = val, grad, dot, quad
@@ -328,9 +339,15 @@ class _Vec:
             grad[sym] = grad[sym] - g if sym in grad else -g
         return _Vec(self.val - o.val, grad, self.dot - o.dot, self.quad - o.quad)
 
+    def named(self, s):
+        """The same vector, its value, rate and quadratic part one definition of ``s`` per entry
+        (products built on it stay short; the gradient is kept)."""
+        name = named(s)
+        return _Vec(name(self.val), self.grad, name(self.dot), name(self.quad))
+
 
 class _Scalar:
-    """A scalar: value, gradient {q symbol: ∂s/∂q_k}, rate, velocity-quadratic term."""
+    """A scalar: value, gradient {q symbol: ∂s/∂q_k}, rate, velocity-quadratic term (:class:`Poly`)."""
 
     def __init__(self, val, grad, dot, quad):
         self.val, self.grad, self.dot, self.quad = val, grad, dot, quad
@@ -353,44 +370,62 @@ def _zeros3():
 
 
 def _vector(s, b, local, point):
-    """A a' (direction) or r + A s' of body b (b < 0: ground, A = I, at rest); ∂(A a')/∂p = B(p, a')."""
+    """A a' (direction) or r + A s' of body b (b < 0: ground, A = I, at rest); ∂(A a')/∂p = B(p, a').
+    Every entry of the value, of ∂/∂p, of the rate and of the quadratic part is one definition."""
     state = s.body(b)
     if state is None:
-        return _Vec(np.array([_number(x) for x in local], dtype=object), {}, _zeros3(), _zeros3())
-    r, p, rd, pd, _ = state
+        return _Vec(polys(local), {}, polys(np.zeros(3)), polys(np.zeros(3)))
+    r, p, rd, pd = state
     val, columns, dot, quad = _rotated(p, pd, local)
-    grad = {s.q[7 * b + 3 + k]: np.array([s.define(t) for t in columns[k]], dtype=object) for k in range(4)}
+    grad = {s.q[7 * b + 3 + k]: _named_terms(s, columns[k]) for k in range(4)}
     if point:
         val = [t + [(1.0, (r[i],))] for i, t in enumerate(val)]
         dot = [t + [(1.0, (rd[i],))] for i, t in enumerate(dot)]
-        grad.update({s.q[7 * b + k]: np.eye(3, dtype=int)[k].astype(object) for k in range(3)})
-    val, dot, quad = (np.array([s.define(t) for t in x], dtype=object) for x in (val, dot, quad))
-    return _Vec(val, grad, dot, quad)
+        grad.update({s.q[7 * b + k]: polys(np.eye(3)[k]) for k in range(3)})
+    return _Vec(_named_terms(s, val), grad, _named_terms(s, dot), _named_terms(s, quad))
+
+
+def _named_terms(s, entries):
+    """Array of Polys, each the definition of one entry's polynomial terms (:meth:`_Symbols.define`)."""
+    return np.array([Poly.of(s.define(t)) for t in entries], dtype=object)
 
 
 def _rotated(p, pd, local):
     """Polynomial terms (see :meth:`_Symbols.define`) of A(p) a', of the columns of
-    B(p, a') = ∂(A a')/∂p, of B(p, a') ṗ and of B(ṗ, a') ṗ.  B is linear in p: B(p, a') = Σ_l p_l B_l
-    with B_l = B(e_l, a') (numbers, Haug eq. 6.3.9), and A a' = ½ B(p, a') p."""
+    B(p, a') = ∂(A a')/∂p, of B(p, a') ṗ and of B(ṗ, a') ṗ (:func:`_rotation_terms`, on the symbols
+    p and ṗ)."""
+    p, pd = list(p), list(pd)
+    val, columns, dot, quad = _rotation_terms(tuple(float(x) for x in local))
+    return ([[(c, (p[i], p[k])) for c, (i, k) in x] for x in val],
+            [[[(c, (p[i],)) for c, (i,) in x] for x in column] for column in columns],
+            [[(c, (p[i], pd[k])) for c, (i, k) in x] for x in dot],
+            [[(c, (pd[i], pd[k])) for c, (i, k) in x] for x in quad])
+
+
+@functools.lru_cache(maxsize=None)
+def _rotation_terms(local):
+    """The terms of :func:`_rotated` as [(c, (index, …))] into (p), (p, p), (p, ṗ) and (ṗ, ṗ), for one
+    a' (numbers: cached).  B is linear in p: B(p, a') = Σ_l p_l B_l with B_l = B(e_l, a') (Haug
+    eq. 6.3.9), and A a' = ½ B(p, a') p; monomials p_k p_l of the same symbols merged."""
     Bl = np.array([B_matrix(np.eye(4)[l], np.asarray(local, dtype=float)) for l in range(4)])   # (l, i, k)
-    val = [_terms({(k, l): 0.5 * Bl[l, i, k] for k in range(4) for l in range(4)}, p, p) for i in range(3)]
-    columns = [[_terms({(l,): Bl[l, i, k] for l in range(4)}, p) for i in range(3)] for k in range(4)]
-    dot = [_terms({(l, k): Bl[l, i, k] for k in range(4) for l in range(4)}, p, pd) for i in range(3)]
-    quad = [_terms({(l, k): Bl[l, i, k] for k in range(4) for l in range(4)}, pd, pd) for i in range(3)]
+    val = [_merged({(k, l): 0.5 * Bl[l, i, k] for k in range(4) for l in range(4)}, True) for i in range(3)]
+    columns = [[_merged({(l,): Bl[l, i, k] for l in range(4)}, False) for i in range(3)] for k in range(4)]
+    dot = [_merged({(l, k): Bl[l, i, k] for k in range(4) for l in range(4)}, False) for i in range(3)]
+    quad = [_merged({(l, k): Bl[l, i, k] for k in range(4) for l in range(4)}, True) for i in range(3)]
     return val, columns, dot, quad
 
 
-def _terms(coefficients, *factors):
-    """[(c, (factors[0][i0], factors[1][i1], …))] from {(i0, i1, …): c}, like monomials merged
-    (summed numerically) when the factors are the same symbols."""
+def _merged(coefficients, symmetric):
+    """((c, index), …) of {index: c}, the indices sorted (the monomial of the same symbols) and their
+    coefficients summed when ``symmetric``; zeros dropped."""
     merged = {}
     for index, c in coefficients.items():
-        key = tuple(sorted(index)) if len(factors) == 2 and factors[0] is factors[1] else index
+        key = tuple(sorted(index)) if symmetric else index
         merged[key] = merged.get(key, 0.0) + float(c)
-    return [(c, tuple(f[i] for f, i in zip(factors, key))) for key, c in merged.items() if c != 0.0]
+    return tuple((c, key) for key, c in merged.items() if c != 0.0)
 
 
-def _dot(u, w, factor=1):
+def _dot(u, w, factor=1.0):
     """s = factor · uᵀw: ∇s = factor (wᵀ∇u + uᵀ∇w), quad(s) = factor (wᵀquad(u) + uᵀquad(w) + 2 u̇ᵀẇ)."""
     val = sum(u.val[k] * w.val[k] for k in range(3))
     grad = {}
@@ -403,17 +438,19 @@ def _dot(u, w, factor=1):
 
 
 class _SymbolOps:
-    """The operations of :func:`solver.constraints.forms.scalar` on symbols (:class:`_Scalar`);
-    ``raw``: the angle θ = atan2(y, x) in (−π, π] of the form read, if it has one."""
+    """The operations of :func:`solver.constraints.forms.scalar` on :class:`_Scalar` (Polys of the
+    joint vectors' definitions); ``raw``: the angle θ = atan2(y, x) in (−π, π] of the form read, if
+    it has one.  The angle's chain rule is the one sympy expression here: θ and its partials are
+    named intermediates (:meth:`_Symbols.let`) of y's and x's definitions."""
 
-    def __init__(self):
-        self.raw = None
+    def __init__(self, s):
+        self.s, self.raw = s, None
 
     dot = staticmethod(_dot)
 
     @staticmethod
     def half_square(u, c):
-        return _dot(u, u, sp.Rational(1, 2)).minus(c ** 2 / 2)
+        return _dot(u, u, 0.5).minus(0.5 * c * c)
 
     @staticmethod
     def shift(s, c):
@@ -425,18 +462,24 @@ class _SymbolOps:
 
     def atan2(self, y, x):
         """θ with the chain rule of :func:`solver.constraints.forms.atan2_chain`."""
-        chain = gy, gx, *_ = atan2_chain(y.val, x.val)
-        quad = atan2_quad(chain, y.dot, x.dot, y.quad, x.quad)
+        s = self.s
+        yv, xv = defined(s, y.val), defined(s, x.val)
+        chain = [s.let(e) for e in atan2_chain(yv, xv)]
+        quad = atan2_quad(chain, *(defined(s, e) for e in (y.dot, x.dot, y.quad, x.quad)))
+        gy, gx = Poly.of(chain[0]), Poly.of(chain[1])
         grad = {sym: gy * y.grad.get(sym, 0) + gx * x.grad.get(sym, 0) for sym in {**y.grad, **x.grad}}
-        self.raw = sp.atan2(y.val, x.val)
-        return _Scalar(self.raw, grad, gy * y.dot + gx * x.dot, quad)
+        self.raw = s.let(sp.atan2(yv, xv))
+        return _Scalar(Poly.of(self.raw), grad, gy * y.dot + gx * x.dot, Poly.of(s.let(quad)))
 
 
 def _joint_vectors(jd, s):
+    """The named vectors a joint's equations read (:mod:`solver.constraints.forms`): its marker
+    axes and points (:func:`_vector`, or :func:`solver.codegen.flexible.node_vector` at a flexible
+    node), d = P_j − P_i (named) and the global axes ex, ey, ez."""
     bodies = (jd["bi"], jd["bj"])
     v = {name: _Vec(*flexible.node_vector(s, bodies[slot[0]], *slot[1:])) if len(slot) > 3
          else _vector(s, bodies[slot[0]], *slot[1:]) for name, slot in jd["vectors"].items()}
-    v["d"] = v["Pj"] - v["Pi"]
+    v["d"] = (v["Pj"] - v["Pi"]).named(s)
     for k, name in enumerate(("ex", "ey", "ez")):
         v[name] = _vector(s, -1, np.eye(3)[k], False)
     return v
@@ -445,12 +488,13 @@ def _joint_vectors(jd, s):
 def _scalar(spec, v, jd, s):
     """The equation or coordinate ``spec`` as (scalar, raw angle or None); constants are parameters."""
     def constant(key):
-        return s.c[jd["constants"][key]] if isinstance(key, str) else _number(key)
-    ops = _SymbolOps()
+        return Poly.of(s.c[jd["constants"][key]] if isinstance(key, str) else key)
+    ops = _SymbolOps(s)
     return scalar(spec, v, ops, constant), ops.raw
 
 
 def _constraint_outputs(desc, s, out):
+    """Φ, Φ_q, the raw angles and γ (module docstring), every output one definition."""
     nq = desc["nq"]
     q_index = {sym: k for k, sym in enumerate(s.q)}
     rows = {}                            # row → (scalar, raw angle, driver index or None)
@@ -473,36 +517,40 @@ def _constraint_outputs(desc, s, out):
     for b, row in enumerate(desc["norm_rows"]):
         if not wanted(row):
             continue
-        p = s.q[7 * b + 3:7 * b + 7]
-        pd = s.v[7 * b + 3:7 * b + 7]
-        rows[row] = (_Scalar(sum(x * x for x in p) - 1, {x: 2 * x for x in p}, 0, 2 * sum(x * x for x in pd)),
+        p, pd = polys(s.q[7 * b + 3:7 * b + 7]), polys(s.v[7 * b + 3:7 * b + 7])
+        rows[row] = (_Scalar(p @ p - 1.0, dict(zip(s.q[7 * b + 3:7 * b + 7], 2.0 * p)), 0, 2.0 * (pd @ pd)),
                      None, None)
     angle_of = {row: k for k, (row, _, _) in enumerate(desc["angles"])}
     for row in sorted(rows):
         x, raw, dk = rows[row]
-        out["position"].append(("phi", row, x.val - s.f[dk] if dk is not None else x.val))
-        out["gamma"].append(("gamma", row, -x.quad + s.f[dk] if dk is not None else -x.quad))
+        f = Poly.of(s.f[dk]) if dk is not None else 0.0
+        out["position"].append(("phi", row, defined(s, x.val - f)))
+        out["gamma"].append(("gamma", row, defined(s, f - x.quad)))
         for sym in sorted(x.grad, key=q_index.get):
-            if x.grad[sym] != 0:
-                out["position"].append(("jac", row * nq + q_index[sym], x.grad[sym]))
+            g = defined(s, x.grad[sym])
+            if g != 0:
+                out["position"].append(("jac", row * nq + q_index[sym], g))
         if row in angle_of:
             out["position"].append(("ang", angle_of[row], raw))
 
 
 def _inertia(s, b):
+    """(m, J') of body b: its parameter symbols, J' the symmetric 3 × 3 of J'00 … J'20."""
     c = s.c[BODY_PARAMETERS * b:BODY_PARAMETERS * (b + 1)]
     return c[0], np.array([[c[1], c[4], c[6]], [c[4], c[2], c[5]], [c[6], c[5], c[3]]], dtype=object)
 
 
 def _mass_outputs(desc, s, out):
+    """The rigid bodies' blocks of M: m I and M_pp = 4 Lᵀ J' L (upper triangle, mirrored), J' L
+    named and every entry of M_pp one definition."""
     nq = desc["nq"]
     for b in range(desc["nb"]):
         o = 7 * b
         m, J = _inertia(s, b)
         for k in range(3):
             out["mass"].append(("M", (o + k) * nq + o + k, m))
-        L = L_matrix(s.q[o + 3:o + 7])
-        Mpp = 4 * L.T.dot(J).dot(L)
+        L = L_matrix(polys(s.q[o + 3:o + 7]))
+        Mpp = symbols(s, 4.0 * L.T @ named(s)(polys(J) @ L))
         for i in range(4):
             for k in range(i, 4):
                 out["mass"].append(("M", (o + 3 + i) * nq + o + 3 + k, Mpp[i, k]))
@@ -512,12 +560,31 @@ def _mass_outputs(desc, s, out):
 
 
 def _frame(s, b):
-    """(r, p, A, v, ω) of a body, ω = A (2 L(p) ṗ) as in CartesianSystem.frames; None for ground."""
-    st = s.body(b)
-    if st is None:
+    """(r, p, A, v, ω) of body b, A = A(p) and ω = A (2 L(p) ṗ) as in CartesianSystem.frames, arrays
+    of symbols (A, 2 L(p) ṗ and ω one definition per entry), derived once; None for ground."""
+    if b < 0:
         return None
-    r, p, rd, pd, A = st
-    return r, p, A, rd, A.dot(2 * L_matrix(p).dot(pd))
+    if b not in s.frames:
+        r, p, rd, pd = s.body(b)
+        name = named(s)
+        A = name(rotation_matrix(polys(p)))
+        s.frames[b] = (r, p, symbols(s, A), rd, symbols(s, A @ name(2.0 * L_matrix(polys(p)) @ polys(pd))))
+    return s.frames[b]
+
+
+class _Frames:
+    """The frames the force elements act on, by index: bodies 0 … nb − 1 (:func:`_frame`, each
+    derived at its first use: a model without force elements needs none), then the flexible
+    bodies' attachment frames."""
+
+    def __init__(self, s, nb, attachments):
+        self.s, self.nb, self.attachments = s, nb, attachments
+
+    def __len__(self):
+        return self.nb + len(self.attachments)
+
+    def __getitem__(self, b):
+        return _frame(self.s, b) if b < self.nb else self.attachments[b - self.nb]
 
 
 class SymbolicWrenches:
@@ -545,12 +612,13 @@ class SymbolicWrenches:
 
 
 def _point(s, frame, local):
-    """Global position and velocity of a body point (ground: the constant point, at rest)."""
+    """Global position r + A a' and velocity v + ω × (A a') of a body point a' (ground: the constant
+    point, at rest); A a' and both results one definition per entry."""
     if frame is None:
         return np.array([_number(x) for x in local], dtype=object), _zeros3()
-    r, p, _, v, w = frame
-    arm = np.array([s.define(t) for t in _rotated(p, p, local)[0]], dtype=object)
-    return r + arm, v + cross(w, arm)
+    r, _, A, v, w = frame
+    arm = named(s)(polys(A) @ np.asarray(local, dtype=float))
+    return symbols(s, polys(r) + arm), symbols(s, polys(v) + cross(polys(w), arm))
 
 
 def _body_loads(desc, s):
@@ -559,9 +627,9 @@ def _body_loads(desc, s):
     order)."""
     nb = desc["nb"]
     g = np.array(s.c[BODY_PARAMETERS * nb:BODY_PARAMETERS * nb + 3], dtype=object)
-    frames = [_frame(s, b) for b in range(nb)] + flexible.attachment_frames(desc, s)
-    F = [_inertia(s, b)[0] * g for b in range(nb)] + [_zeros3() for _ in frames[nb:]]
-    T = [_zeros3() for _ in frames]
+    frames = _Frames(s, nb, flexible.attachment_frames(desc, s))
+    F = [_inertia(s, b)[0] * g for b in range(nb)] + [_zeros3() for _ in range(len(frames) - nb)]
+    T = [_zeros3() for _ in range(len(frames))]
 
     w = SymbolicWrenches(s, frames, F, T)
     for hook in HOOKS.values():
@@ -571,14 +639,17 @@ def _body_loads(desc, s):
 
 
 def _force_outputs(desc, s, out):
-    """Q by :meth:`CartesianSystem.forces`: [F ; 2 Lᵀ Aᵀ T + 8 L̇ᵀ J' L̇ p] per body."""
+    """Q by :meth:`CartesianSystem.forces`: [F ; 8 L̇ᵀ J' L̇ p + 2 Lᵀ Aᵀ T] per body.  The gyroscopic
+    term is a Poly (L̇ p and J' L̇ p named), one definition per entry; 2 Lᵀ Aᵀ T is added (sympy) only
+    for a body whose torque T is not structurally zero."""
     frames, F, T = _body_loads(desc, s)
     for b in range(desc["nb"]):
         o = 7 * b
-        p, pd = s.q[o + 3:o + 7], s.v[o + 3:o + 7]
         _, J = _inertia(s, b)
-        L, Ld = L_matrix(p), L_matrix(pd)
-        Qp = 2 * L.T.dot(frames[b][2].T.dot(T[b])) + 8 * Ld.T.dot(J.dot(Ld.dot(np.array(p, dtype=object))))
+        Ld = L_matrix(polys(s.v[o + 3:o + 7]))
+        Qp = symbols(s, 8.0 * Ld.T @ named(s)(polys(J) @ named(s)(Ld @ polys(s.q[o + 3:o + 7]))))
+        if any(x != 0 for x in T[b]):
+            Qp = Qp + 2 * L_matrix(s.q[o + 3:o + 7]).T.dot(frames[b][2].T.dot(T[b]))
         for k in range(3):
             out["forces"].append(("Q", o + k, F[b][k]))
         for k in range(4):
@@ -601,5 +672,8 @@ def _math(s):
         if isinstance(x, np.ndarray):
             return s.vector([gate(condition, e) for e in x])
         return sp.Piecewise((x, condition), (0, True))
-    return SimpleNamespace(**{name: getattr(sp, of) for name, of in SYMPY_MATH.items()}, let=s.let, vector=s.vector,
-                           gate=gate)
+    def unevaluated(f):
+        return lambda *args: f(*args, evaluate=False)
+    functions = {name: unevaluated(getattr(sp, of)) if name in UNEVALUATED else getattr(sp, of)
+                 for name, of in SYMPY_MATH.items()}
+    return SimpleNamespace(**functions, let=s.let, vector=s.vector, gate=gate)

@@ -9,6 +9,8 @@ Integer powers are written as products (``pow`` is not folded without ``-ffast-m
 """
 from __future__ import annotations
 
+from collections import Counter
+
 from .symbolic import sp
 
 INPUTS = ("q", "qd", "par", "f", "u")
@@ -28,7 +30,9 @@ def c_source(kernels, definitions, symbols, sizes, prefix="cg_", zeroed=ZEROED) 
     "nq", "na"} to size the zeroed outputs.  Per kernel, in the order the outputs need them: inputs,
     definitions (printed directly, coefficients as Python's shortest round-trip repr; products shared
     between them are left to the compiler's value numbering), the outputs' common subexpressions
-    (``x{n}``, sympy's ``tree_cse``), the outputs."""
+    (``x{n}``, sympy's ``tree_cse``), the outputs.  An output that is a definition nothing else
+    reads is assigned its text directly (no named temporary: the long kernels are compiled at -O0,
+    where each one is a store and a load)."""
     from sympy.simplify.cse_main import tree_cse    # (sympy: imported by a build only, symbolic.py)
 
     from .printer import Printer
@@ -39,6 +43,7 @@ def c_source(kernels, definitions, symbols, sizes, prefix="cg_", zeroed=ZEROED) 
     n_sub = 0
     defined = dict(definitions)
     printed = {}                        # definitions printed so far (shared by the kernels)
+    read = {x for value in defined.values() for x in _reads(value)}      # symbols some definition reads
     for name, outputs in kernels.items():
         subs, reduced = tree_cse([e for _, _, e in outputs], sp.numbered_symbols("x"), opt_subs={}, order="none")
         n_sub += len(subs)
@@ -63,9 +68,18 @@ def c_source(kernels, definitions, symbols, sizes, prefix="cg_", zeroed=ZEROED) 
                     text, deps = values[sym]
                     need(deps)
                     body.append(f"    const double {sym.name} = {text};")
+        once = Counter(e for e in reduced if e.is_Symbol)
+        shared = read.union(*(e.free_symbols for _, e in subs), *(e.free_symbols for e in reduced if not e.is_Symbol))
         for (out, index, _), e in zip(outputs, reduced):
-            need(e.free_symbols)
-            body.append(f"    {out}[{index}] = {printer.doprint(e)};")
+            if e in defined and once[e] == 1 and e not in shared:
+                if e not in printed:
+                    printed[e] = _definition(defined[e], printer)
+                text, deps = printed[e]
+                need(deps)
+            else:
+                need(e.free_symbols)
+                text = printer.doprint(e)
+            body.append(f"    {out}[{index}] = {text};")
         body.append("}")
         parts += body + [""]
     return "\n".join(parts), n_sub
@@ -78,9 +92,18 @@ def _size(expr, sizes):
     return value
 
 
+def _reads(value):
+    """The symbols a definition (polynomial terms or a sympy expression) reads."""
+    return value.free_symbols if isinstance(value, sp.Basic) else {x for _, f in value for x in f}
+
+
 def _definition(terms, printer):
-    """(C text, symbols it reads) of a definition: a sympy expression, or polynomial terms."""
+    """(C text, symbols it reads) of a definition: a sympy expression, or polynomial terms (written
+    c*x*y, the factor c left out when it is 1 and a negative c as a subtraction: the same numbers)."""
     if isinstance(terms, sp.Basic):
         return printer.doprint(terms), terms.free_symbols
-    return (" + ".join("*".join([repr(c), *(x.name for x in f)]) for c, f in terms),
-            {x for _, f in terms for x in f})
+    text = ""
+    for c, f in terms:
+        term = "*".join([repr(abs(c))] * (abs(c) != 1.0 or not f) + [x.name for x in f])
+        text += ("-" if c < 0 else "") + term if not text else (" - " if c < 0 else " + ") + term
+    return text, _reads(terms)

@@ -31,7 +31,7 @@ from ..flexible.loads import attachment_forces, attachment_motion
 from ..forces import BushingForce, RotationalSpringDamperForce
 from ..flexible.modal import ShapeIntegrals
 from ..math.rotations import L_matrix, rotation_matrix, skew
-from .poly import Poly, defined, named, polys
+from .poly import Poly, defined, named, polys, symbols
 
 
 def unsupported(system):
@@ -106,7 +106,7 @@ def parameters(system, desc, par):
 
 def node_vector(s, b, local, point, slot):
     """(value, {q symbol: ∂/∂q}, rate, quad) of a joint slot of body b carried by a flexible node
-    (module docstring), as derive's symbols ``s`` (one definition per entry)."""
+    (module docstring): 3-vectors of Polys, each entry one definition of derive's symbols ``s``."""
     o, k, ao = 7 * b, slot["k"], slot["ao"]
     r, p, rd, pd = (polys(x) for x in (s.q[o:o + 3], s.q[o + 3:o + 7], s.v[o:o + 3], s.v[o + 3:o + 7]))
     shape = polys(s.c[slot["par"]:slot["par"] + 3 * k]).reshape(3, k)
@@ -117,11 +117,11 @@ def node_vector(s, b, local, point, slot):
     if point:
         val, rate = val + r, rate + rd
 
-    grad = {s.q[o + 3 + j]: _symbols(s, B[:, j]) for j in range(4)}
-    grad.update({s.q[ao + m]: _symbols(s, AD[:, m]) for m in range(k)})
+    grad = {s.q[o + 3 + j]: named(s)(B[:, j]) for j in range(4)}
+    grad.update({s.q[ao + m]: named(s)(AD[:, m]) for m in range(k)})
     if point:
-        grad.update({s.q[o + j]: np.eye(3, dtype=int)[j].astype(object) for j in range(3)})
-    return _symbols(s, val), grad, _symbols(s, rate), _symbols(s, quad)
+        grad.update({s.q[o + j]: polys(np.eye(3)[j]) for j in range(3)})
+    return named(s)(val), grad, named(s)(rate), named(s)(quad)
 
 
 def mass_outputs(desc, s, out):
@@ -153,8 +153,8 @@ def attachment_frames(desc, s):
         u = _attachment_point(s, at, bd)
         w = named(s)(2 * L_matrix(p) @ pd)
         rP, vP, wP = attachment_motion(r, _rotation(s, bd["block"]), u, phi, psi, rd, w, polys(s.v[ao:ao + k]))
-        frames.append((_symbols(s, rP), np.array(s.q[o + 3:o + 7], dtype=object),
-                       _symbols(s, _rotation(s, bd["block"])), _symbols(s, vP), _symbols(s, wP)))
+        frames.append((symbols(s, rP), np.array(s.q[o + 3:o + 7], dtype=object),
+                       symbols(s, _rotation(s, bd["block"])), symbols(s, vP), symbols(s, wP)))
     return frames
 
 
@@ -169,13 +169,13 @@ def force_outputs(desc, s, out, F=(), T=()):
         S, Y, J, _ = _terms(s, bd, body, a)
         Q = generalized_forces(body, _rotation(s, bd["block"]), L_matrix(p), S, Y, J, a, polys(s.v[o + 3:o + 7]),
                                polys(s.v[ao:ao + k]), g, named(s))
-        Q = _symbols(s, Q)
+        Q = symbols(s, Q)
         for at, force, torque in zip(desc["flexible"]["attachments"], F, T):
             if at["body"] == f:
-                phi, psi = (_symbols(s, x) for x in _node_shapes(s, at, k))
+                phi, psi = (symbols(s, x) for x in _node_shapes(s, at, k))
                 L = L_matrix(np.array(s.q[o + 3:o + 7], dtype=object))
-                Q = Q + np.concatenate(attachment_forces(_symbols(s, _rotation(s, bd["block"])), L,
-                                                         _symbols(s, _attachment_point(s, at, bd)), phi, psi,
+                Q = Q + np.concatenate(attachment_forces(symbols(s, _rotation(s, bd["block"])), L,
+                                                         symbols(s, _attachment_point(s, at, bd)), phi, psi,
                                                          force, torque))
         out["forces"] += [("Q", col, x) for col, x in zip(cols, Q)]
 
@@ -208,11 +208,6 @@ def _attachment_point(s, at, bd):
         phi, _ = _node_shapes(s, at, bd["k"])
         cache[key] = named(s)(np.asarray(at["u0"], dtype=float) + phi @ polys(s.q[bd["ao"]:bd["ao"] + bd["k"]]))
     return cache[key]
-
-
-def _symbols(s, x):
-    """Array of Polys → array of sympy symbols (one definition each), same shape."""
-    return np.vectorize(lambda e: defined(s, e), otypes=[object])(x)
 
 
 def _terms(s, bd, body, a):

@@ -30,6 +30,7 @@ from ..vehicle.road import road_profile
 from ..vehicle.speed_control import DrivenWheel, speed_control
 from ..vehicle.tire import tire_contact
 from .derive import ForceHook, _number, _point, _snap, _zeros3, force_hook
+from .poly import polys, symbols
 
 SPRING_PARAMETERS = 4   # k, c, l0, preload
 BUSHING_PARAMETERS = 12  # K (translation x y z, rotation x y z), D (the same)
@@ -64,7 +65,8 @@ class SpringDamperHook(ForceHook):
         k, c, l0, preload = w.s.c[sd["par"]:sd["par"] + SPRING_PARAMETERS]
         Pi, Vi = w.point(sd["bi"], sd["si"])
         Pj, Vj = w.point(sd["bj"], sd["sj"])
-        force = spring_damper_force(Pj - Pi, Vj - Vi, k, c, l0, preload, w.s.u[sd["input"]], w.m)
+        d, dv = (symbols(w.s, polys(b) - polys(a)) for a, b in ((Pi, Pj), (Vi, Vj)))
+        force = spring_damper_force(d, dv, k, c, l0, preload, w.s.u[sd["input"]], w.m)
         w.at_point(sd["bj"], -force, Pj)
         w.at_point(sd["bi"], force, Pi)
 

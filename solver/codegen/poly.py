@@ -94,3 +94,8 @@ def named(s):
     """Array of Polys → the same array, each entry one named definition (as a Poly of one symbol),
     so that products built on it stay short."""
     return np.vectorize(lambda x: Poly.of(defined(s, x)), otypes=[object])
+
+
+def symbols(s, x):
+    """Array of Polys → the same shape of sympy symbols, one definition each (:func:`defined`)."""
+    return np.vectorize(lambda e: defined(s, e), otypes=[object])(x)

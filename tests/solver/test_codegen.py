@@ -3,6 +3,7 @@ M and Q at random states to 1e-10 relative for every sample model and a model wi
 and force element that is generated; trajectories to 1e-8; the on-disk cache; the fallback when
 there is no compiler.  Every test uses a fresh cache folder (module-wide, so each model compiles once).
 """
+import gc
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +12,7 @@ import pytest
 import solver
 from solver.cli import main
 from solver.codegen import CodegenCartesianSystem, CodegenUnavailable
+from solver.codegen import derive as codegen_derive
 from solver.codegen.build import MODEL_LIBRARIES
 from solver.analysis.assembly import assemble_positions
 from solver.formulations.cartesian import CartesianSystem
@@ -202,6 +204,23 @@ def test_cache_hit_and_parameter_change_reuse_the_library(tmp_path, monkeypatch)
     assert rel_err(changed.mass(q), generic.mass(q)) <= KERNEL_RTOL
     assert rel_err(changed.forces(q, qd, 0.1), generic.forces(q, qd, 0.1)) <= KERNEL_RTOL
     assert len(list(tmp_path.glob(MODEL_LIBRARIES))) == 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("enabled", [True, False])
+def test_a_build_leaves_the_garbage_collector_as_it_found_it(tmp_path, monkeypatch, enabled):
+    """The derivation pauses Python's cyclic collector (build._collection_paused) and restores it."""
+    monkeypatch.setenv("MBS_CODEGEN_CACHE", str(tmp_path))
+    model = solver.load_model(next(p for p in SAMPLES if p.name.startswith("pendulum.")))
+    during, derive = [], codegen_derive.derive
+    monkeypatch.setattr(codegen_derive, "derive", lambda *a, **k: during.append(gc.isenabled()) or derive(*a, **k))
+    was = gc.isenabled()
+    try:
+        (gc.enable if enabled else gc.disable)()
+        assert not CodegenCartesianSystem(model).codegen_info["cache_hit"]
+        assert during == [False] and gc.isenabled() == enabled
+    finally:
+        (gc.enable if was else gc.disable)()
 
 
 @pytest.mark.slow
