@@ -46,7 +46,8 @@ def test_two_models_share_one_runtime_library(cache):
                                                                             formulation=formulation)
     assert len(list(cache.glob(MODEL_LIBRARIES))) == 2
     [runtime] = cache.glob("runtime-*.so")
-    assert {Path(lib._name) for lib in build._RUNTIME.values()} == {runtime}
+    # (the process may hold runtime libraries of other cache folders, loaded by earlier tests)
+    assert {Path(lib._name) for lib in build._RUNTIME.values() if Path(lib._name).parent == cache} == {runtime}
     for fast, generic in runs.values():                # the runtime called each model's own kernels
         for body in generic.body_names:
             scale = max(1.0, np.abs(generic.body_position(body)).max())
