@@ -79,6 +79,13 @@ class Poly:
 
     __rmul__ = __mul__
 
+    def __truediv__(self, other):
+        """Division by a number (a Poly divisor is left to its own ``__rtruediv__``, if any)."""
+        if isinstance(other, (Poly, np.ndarray)):
+            return NotImplemented
+        d = float(other)
+        return Poly({m: c / d for m, c in self.terms.items()})
+
 
 def polys(symbols):
     """Object array of Polys of sympy symbols (any shape)."""
