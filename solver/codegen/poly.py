@@ -27,7 +27,8 @@ def _accumulate(terms, monomial, c):
 
 
 class Poly:
-    """Σ c · Π symbols: ``terms`` {tuple of sympy symbols sorted by name (a monomial): float c}."""
+    """Σ c · Π symbols: ``terms`` {tuple of symbols sorted by name (a monomial): float c}; the symbols
+    are sympy's, or any hashable objects with a ``name`` (:mod:`solver.codegen.tree`'s)."""
 
     __slots__ = ("terms",)
 

@@ -30,7 +30,7 @@ recursion on (T, with its O(n²) entries along the paths, is not formed).
 Every quantity is a named intermediate (``t{n}``), so expressions stay small however deep the tree.
 The arithmetic between them is that of expanded polynomials of the names (:mod:`solver.codegen.poly`,
 plain Python), each printed to C directly; cos, sin and 1/√ of a polynomial and 1/t of a name are
-named intermediates too: no sympy expression is built (sympy's arithmetic cost most of the build).
+named intermediates too: no sympy object is made (sympy's arithmetic cost most of the build).
 """
 from __future__ import annotations
 
@@ -40,8 +40,7 @@ from ..formulations.mobilizers import Mobilizer
 from ..math.rotations import G_matrix, cross, quat_from_matrix, quat_multiply, rotation_matrix, skew
 from .derive import _snap
 from .emit import _definition
-from .poly import Poly, polys
-from .symbolic import sp
+from .poly import Poly
 
 
 
@@ -122,8 +121,8 @@ def _tree_map(tree):
     """(program, kernel inputs, body states, B_e, D_e) of the tree map, edge by edge (module
     docstring).  Body states: p, A, r, Y (state velocity), Yd0 (Σ_path D), v = ṙ, pd = ṗ."""
     prog = _Program()
-    q_sym, v_sym = sp.symbols(f"q0:{max(1, tree['nq'])}"), sp.symbols(f"v0:{max(1, tree['nq'])}")
-    q, v = polys(q_sym), polys(v_sym)
+    q_sym, v_sym = ([_Symbol(f"{x}{k}") for k in range(max(1, tree["nq"]))] for x in "qv")
+    q, v = (np.array([Poly({(s,): 1.0}) for s in syms], dtype=object) for syms in (q_sym, v_sym))
     body = {}                                   # b → dict(p, A, r, Y, Yd0, v, pd)
     B, D = {}, {}                               # edge → 6 × n, 6 object arrays
     ground = {"p": np.array([1.0, 0, 0, 0]).astype(object), "A": np.eye(3).astype(object),
@@ -212,6 +211,16 @@ def _scalar(e):
     return e.item() if isinstance(e, np.ndarray) and e.ndim == 0 else e
 
 
+class _Symbol:
+    """A kernel input or named intermediate as a factor of Poly monomials (which sort their factors
+    by ``name``, as they do sympy symbols'): its C name only, no sympy object."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+
 class _Name(Poly):
     """The Poly of one named intermediate (1 · t{n}); dividing by it multiplies by its reciprocal,
     itself a named intermediate (e.g. 2 G(p) / |p|² of :func:`solver.formulations.mobilizers._euler_parameters`)."""
@@ -258,7 +267,7 @@ class _Program:
         key = (form, frozenset(x.terms.items()))
         sym = self._names.get(key)
         if sym is None:
-            sym = self._names[key] = sp.Symbol(f"t{len(self.values)}")
+            sym = self._names[key] = _Symbol(f"t{len(self.values)}")
             self.values[sym] = (form, x)
         return _Name(sym, self)
 
