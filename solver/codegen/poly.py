@@ -27,7 +27,8 @@ def _accumulate(terms, monomial, c):
 
 
 class Poly:
-    """Σ c · Π symbols: ``terms`` {tuple of sympy symbols sorted by name (a monomial): float c}."""
+    """Σ c · Π symbols: ``terms`` {tuple of symbols sorted by name (a monomial): float c}; the symbols
+    are sympy's, or any hashable objects with a ``name`` (:mod:`solver.codegen.tree`'s)."""
 
     __slots__ = ("terms",)
 
@@ -78,6 +79,13 @@ class Poly:
         return Poly(terms)
 
     __rmul__ = __mul__
+
+    def __truediv__(self, other):
+        """Division by a number (a Poly divisor is left to its own ``__rtruediv__``, if any)."""
+        if isinstance(other, (Poly, np.ndarray)):
+            return NotImplemented
+        d = float(other)
+        return Poly({m: c / d for m, c in self.terms.items()})
 
 
 def polys(symbols):

@@ -1,4 +1,5 @@
-"""Symbolic derivation (sympy) of a relative system's velocity transformation — Choi & Yoo (2000) §2–4.
+"""Symbolic derivation (polynomials of named intermediates, printed as C) of a relative system's velocity
+transformation — Choi & Yoo (2000) §2–4.
 
 Choi & Yoo (2000) writes the Cartesian velocities of the bodies as a linear map of the relative joint
 velocities, ``Ẏ = B q̇`` (eq. 5 there; Kim & You (1997) eq. 6 for the state velocities), and generates the
@@ -13,7 +14,7 @@ derived edge by edge along the spanning tree with the geometry baked in as numbe
     D_e = Ḃ_e ẋ (the velocity-product terms of :meth:`RelativeSystem.kinematics`)   (Kim & You (1997) eq. 8)
 
 with the joint pieces R, d, H, Dq, a_w, a_d of :meth:`solver.formulations.mobilizers.Mobilizer.kinematics`
-— the same code as the numeric recursion, run on sympy objects through :class:`Symbols` — and p_R the
+— the same code as the numeric recursion, run on :class:`Poly` objects through :class:`Symbols` — and p_R the
 Euler parameters of R (half angles for revolute-type joints, x/|x| for spherical and free joints).  From the body state velocity Ŷ_b = J_b q̇ (J_b: the B_e of b's path):
 
     ṙ_b = Ŷ_b,top − r_b × ω_b,   ṗ_b = ½ G(p_b)ᵀ ω_b            →  q̇_c = T(q) q̇
@@ -27,6 +28,9 @@ For an open tree without constraint rows one kernel replaces them, ``cgt_edges(q
 [r ; p], [ṙ ; ṗ], A, ω and per edge B_e, D_e, which ``articulated.c`` runs the O(n) articulated-body
 recursion on (T, with its O(n²) entries along the paths, is not formed).
 Every quantity is a named intermediate (``t{n}``), so expressions stay small however deep the tree.
+The arithmetic between them is that of expanded polynomials of the names (:mod:`solver.codegen.poly`,
+plain Python), each printed to C directly; cos, sin and 1/√ of a polynomial and 1/t of a name are
+named intermediates too: no sympy object is made (sympy's arithmetic cost most of the build).
 """
 from __future__ import annotations
 
@@ -34,8 +38,9 @@ import numpy as np
 
 from ..formulations.mobilizers import Mobilizer
 from ..math.rotations import G_matrix, cross, quat_from_matrix, quat_multiply, rotation_matrix, skew
-from .derive import _number, _snap
-from .symbolic import sp
+from .derive import _snap
+from .emit import _definition
+from .poly import Poly
 
 
 
@@ -87,9 +92,9 @@ def tree_source(tree) -> str:
         pdd = G_matrix(pd).T.dot(w) / 2 + Gt.dot(Yd0[3:]) / 2
         _write(vel["qdc"], 7 * b, np.concatenate([vb, pd]))
         _write(vel["tdqd"], 7 * b, np.concatenate([rdd, pdd]))
-    return "\n".join([prog.kernel("cgt_position", "const double *q, double *qc, double *T", pos, inputs, {}),
+    return "\n".join([prog.kernel("cgt_position", "const double *q, double *qc, double *T", pos, inputs),
                       prog.kernel("cgt_velocity", "const double *q, const double *qd, double *qc, double *T, "
-                                                  "double *qdc, double *tdqd", {**pos, **vel}, inputs, {}),
+                                                  "double *qdc, double *tdqd", {**pos, **vel}, inputs),
                       _frames_kernel(prog, inputs, body, nb)])
 
 
@@ -109,34 +114,32 @@ def articulated_source(tree) -> str:
         _write(out["B"], 6 * ed["col"], B[e].T.ravel())
         _write(out["D"], 6 * e, D[e])
     return prog.kernel("cgt_edges", "const double *q, const double *qd, double *qc, double *qdc, double *A, "
-                                    "double *w, double *B, double *D", out, inputs, {})
+                                    "double *w, double *B, double *D", out, inputs)
 
 
 def _tree_map(tree):
     """(program, kernel inputs, body states, B_e, D_e) of the tree map, edge by edge (module
     docstring).  Body states: p, A, r, Y (state velocity), Yd0 (Σ_path D), v = ṙ, pd = ṗ."""
     prog = _Program()
-    q = list(sp.symbols(f"q0:{max(1, tree['nq'])}"))
-    v = list(sp.symbols(f"v0:{max(1, tree['nq'])}"))
+    q_sym, v_sym = ([_Symbol(f"{x}{k}") for k in range(max(1, tree["nq"]))] for x in "qv")
+    q, v = (np.array([Poly({(s,): 1.0}) for s in syms], dtype=object) for syms in (q_sym, v_sym))
     body = {}                                   # b → dict(p, A, r, Y, Yd0, v, pd)
     B, D = {}, {}                               # edge → 6 × n, 6 object arrays
-    ground = {"p": np.array([1, 0, 0, 0], dtype=object), "A": np.eye(3, dtype=int).astype(object),
-              "r": np.zeros(3, dtype=int).astype(object), "Y": np.zeros(6, dtype=int).astype(object),
-              "Yd0": np.zeros(6, dtype=int).astype(object)}
+    ground = {"p": np.array([1.0, 0, 0, 0]).astype(object), "A": np.eye(3).astype(object),
+              "r": np.zeros(3).astype(object), "Y": np.zeros(6).astype(object), "Yd0": np.zeros(6).astype(object)}
     for e, ed in enumerate(tree["edges"]):
         P = body[ed["parent"]] if ed["parent"] >= 0 else ground
         mob = Mobilizer(ed["kind"], pitch=ed["pitch"], inverted=ed["inverted"])
-        x = np.array(q[ed["col"]:ed["col"] + mob.n], dtype=object)
-        xd = np.array(v[ed["col"]:ed["col"] + mob.n], dtype=object)
+        x, xd = q[ed["col"]:ed["col"] + mob.n], v[ed["col"]:ed["col"] + mob.n]
         R, d, H, Dq, aw, ad, pR = mob.kinematics(x, xd, Symbols(prog), quaternion=True)
         C_in, C_out = np.array(ed["C_in"], dtype=float), np.array(ed["C_out"], dtype=float)
-        E = prog.array(P["A"].dot(_numbers(C_in)))
-        p_in, p_out = _numbers(quat_from_matrix(C_in)), _numbers(quat_from_matrix(C_out))
-        p_out_conj = np.array([p_out[0], -p_out[1], -p_out[2], -p_out[3]], dtype=object)
+        E = prog.array(P["A"].dot(C_in))
+        p_in, p_out = quat_from_matrix(C_in), quat_from_matrix(C_out)
+        p_out_conj = np.array([p_out[0], -p_out[1], -p_out[2], -p_out[3]])
         pC = prog.array(quat_multiply(quat_multiply(quat_multiply(P["p"], p_in), pR), p_out_conj))
         AC = prog.array(rotation_matrix(pC))
-        o = prog.array(P["r"] + P["A"].dot(_numbers(ed["s_in"])) + E.dot(d))
-        rC = prog.array(o - AC.dot(_numbers(ed["s_out"])))
+        o = prog.array(P["r"] + P["A"].dot(np.array(ed["s_in"])) + E.dot(d))
+        rC = prog.array(o - AC.dot(np.array(ed["s_out"])))
         Hg = prog.array(E.dot(H))
         B[e] = prog.array(np.vstack([E.dot(Dq) + skew(o).dot(Hg), Hg]))
         child = {"p": pC, "A": AC, "r": rC}
@@ -152,7 +155,7 @@ def _tree_map(tree):
         child["v"] = prog.array(Y[:3] - cross(rC, Y[3:]))
         child["pd"] = prog.array(G_matrix(pC).T.dot(Y[3:]) / 2)
         body[ed["child"]] = child
-    inputs = {**{sym: f"q[{k}]" for k, sym in enumerate(q)}, **{sym: f"qd[{k}]" for k, sym in enumerate(v)}}
+    inputs = {**{sym: f"q[{k}]" for k, sym in enumerate(q_sym)}, **{sym: f"qd[{k}]" for k, sym in enumerate(v_sym)}}
     return prog, inputs, body, B, D
 
 
@@ -166,7 +169,7 @@ def _frames_kernel(prog, inputs, body, nb):
         _write(frames["w"], 3 * b, s["Y"][3:])
         _write(frames["A"], 9 * b, s["A"].ravel())
     return prog.kernel("cgt_frames", "const double *q, const double *qd, double *r, double *A, double *v, "
-                                     "double *w", frames, inputs, {})
+                                     "double *w", frames, inputs)
 
 
 def _write(entries, offset, values):
@@ -176,34 +179,31 @@ def _write(entries, offset, values):
 
 
 # ---- helpers --------------------------------------------------------------------------------------
-def _numbers(a):
-    return np.vectorize(_number, otypes=[object])(np.asarray(a, dtype=float))
-
-
 class Symbols:
-    """The operations of :meth:`Mobilizer.kinematics` on sympy object arrays: cos, sin, 1/√ and
-    every bound intermediate become named subexpressions of ``prog`` (shared by all kernels)."""
+    """The operations of :meth:`Mobilizer.kinematics` on object arrays of :class:`Poly` (polynomials
+    of named intermediates): cos, sin, 1/√ and every bound intermediate become named
+    subexpressions of ``prog`` (shared by all kernels)."""
 
     def __init__(self, prog):
         self.prog = prog
 
     @staticmethod
     def zeros(*shape):
-        return np.full(shape, sp.Integer(0), dtype=object)
+        return np.zeros(shape).astype(object)
 
     def cos(self, e):
-        return self.prog.let(sp.cos(_scalar(e)))
+        return self.prog.function("cos({})", _scalar(e))
 
     def sin(self, e):
-        return self.prog.let(sp.sin(_scalar(e)))
+        return self.prog.function("sin({})", _scalar(e))
 
     def rsqrt(self, v):
-        return self.prog.let(1 / sp.sqrt(_scalar(v)))
+        return self.prog.function("1.0/sqrt({})", _scalar(v))
 
     def bind(self, a):
         return self.prog.array(a) if np.ndim(a) else self.prog.let(_scalar(a))
 
-    number = staticmethod(_number)
+    number = staticmethod(float)
 
 
 def _scalar(e):
@@ -211,54 +211,105 @@ def _scalar(e):
     return e.item() if isinstance(e, np.ndarray) and e.ndim == 0 else e
 
 
+class _Symbol:
+    """A kernel input or named intermediate as a factor of Poly monomials (which sort their factors
+    by ``name``, as they do sympy symbols'): its C name only, no sympy object."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+
+class _Name(Poly):
+    """The Poly of one named intermediate (1 · t{n}); dividing by it multiplies by its reciprocal,
+    itself a named intermediate (e.g. 2 G(p) / |p|² of :func:`solver.formulations.mobilizers._euler_parameters`)."""
+
+    __slots__ = ("prog",)
+
+    def __init__(self, symbol, prog):
+        super().__init__({(symbol,): 1.0})
+        self.prog = prog
+
+    def __rtruediv__(self, other):
+        return other * self.prog.function("1.0/{}", self)
+
+
 class _Program:
-    """Straight-line program: every non-trivial expression is bound to a fresh symbol ``t{n}``."""
+    """Straight-line program: every non-trivial polynomial (:class:`Poly`) or function of one is
+    bound to a fresh symbol ``t{n}``, identical ones to the same symbol; each is printed as C
+    directly (no sympy expression is built)."""
 
     def __init__(self):
-        from .printer import Printer         # (sympy: imported by a build only, symbolic.py)
-        self.values = {}                 # symbol → expression (in inputs and earlier symbols)
-        self._printer = Printer({"order": "none"})
-        self._text = {}                  # symbol → its expression's C (kernels share intermediates)
-        self._reads = {}                 # symbol → the symbols its expression reads
+        self.values = {}                 # symbol → (C format, Poly of inputs and earlier symbols)
+        self._names = {}                 # (C format, frozen polynomial terms) → its symbol
+        self._text = {}                  # symbol → (its value's C, the symbols it reads): printed once
 
-    def let(self, expr):
-        expr = sp.sympify(expr)
-        if expr.is_Number or expr.is_Symbol or (expr.is_Mul and len(expr.args) == 2 and expr.args[0] == -1
-                                                 and expr.args[1].is_Symbol):
-            return expr
-        sym = sp.Symbol(f"t{len(self.values)}")
-        self.values[sym] = expr
-        return sym
+    def let(self, x):
+        """A number or a Poly (±1 · one symbol kept as it is) for Poly or number ``x``; otherwise a
+        :class:`_Name` standing for ``x``."""
+        if not isinstance(x, Poly):
+            return float(x)
+        terms = x.terms
+        if not terms:
+            return 0.0
+        if len(terms) == 1:
+            (m, c), = terms.items()
+            if not m:
+                return c
+            if len(m) == 1 and c in (1.0, -1.0):
+                return x
+        return self.function("{}", x)
+
+    def function(self, form, x):
+        """A :class:`_Name` standing for the C ``form`` (e.g. ``"cos({})"``) of Poly or number ``x``."""
+        x = Poly.of(x)
+        key = (form, frozenset(x.terms.items()))
+        sym = self._names.get(key)
+        if sym is None:
+            sym = self._names[key] = _Symbol(f"t{len(self.values)}")
+            self.values[sym] = (form, x)
+        return _Name(sym, self)
 
     def array(self, a):
         a = np.asarray(a, dtype=object)
         return np.vectorize(self.let, otypes=[object])(a) if a.size else a
 
-    def kernel(self, name, args, outputs, inputs, zeroed):
-        """C function ``name(args)`` writing outputs {array: {flat index: expression}}; arrays in
-        ``zeroed`` ({array: size}) are cleared first.  Only the inputs ({symbol: C text}) and
-        intermediates the outputs need are emitted, in the order they were made."""
-        writes = [(out, index, sp.sympify(expr)) for out, entries in outputs.items()
-                  for index, expr in entries.items() if not (out in zeroed and sp.sympify(expr) == 0)]
-        needed, stack = set(), [s for *_, e in writes for s in e.free_symbols]
+    def kernel(self, name, args, outputs, inputs):
+        """C function ``name(args)`` writing outputs {array: {flat index: Poly or number}}.  Only the
+        inputs ({symbol: C text}) and intermediates the outputs need are emitted, in the order they
+        were made."""
+        writes = [(out, index, self._definition(Poly.of(x))) for out, entries in outputs.items()
+                  for index, x in entries.items()]
+        needed, stack = set(), [sym for *_, (_, reads) in writes for sym in reads]
         while stack:
             sym = stack.pop()
             if sym not in needed:
                 needed.add(sym)
                 if sym in self.values:
-                    if sym not in self._reads:
-                        self._reads[sym] = self.values[sym].free_symbols
-                    stack.extend(self._reads[sym])
+                    stack.extend(self._c(sym)[1])
         lines = [f"void {name}({args})", "{"]
-        lines += [f"    memset({out}, 0, sizeof(double) * {size});" for out, size in zeroed.items()]
         lines += [f"    const double {sym.name} = {text};" for sym, text in inputs.items() if sym in needed]
-        lines += [f"    const double {sym.name} = {self._c(sym)};" for sym in self.values if sym in needed]
-        lines += [f"    {out}[{index}] = {self._printer.doprint(e)};" for out, index, e in writes]
+        lines += [f"    const double {sym.name} = {self._c(sym)[0]};" for sym in self.values if sym in needed]
+        lines += [f"    {out}[{index}] = {text};" for out, index, (text, _) in writes]
         lines.append("}")
         return "\n".join(lines)
 
     def _c(self, sym):
-        """C of the expression bound to ``sym``, printed once for all kernels."""
+        """(C, symbols read) of the value bound to ``sym``, printed once for all kernels."""
         if sym not in self._text:
-            self._text[sym] = self._printer.doprint(self.values[sym])
+            form, x = self.values[sym]
+            text, reads = self._definition(x)
+            self._text[sym] = form.format(text), reads
         return self._text[sym]
+
+    @staticmethod
+    def _definition(poly):
+        """(C, symbols read) of a Poly: the symbol itself for 1 · symbol, 0.0 for zero."""
+        if not poly.terms:
+            return "0.0", set()
+        if len(poly.terms) == 1:
+            (m, c), = poly.terms.items()
+            if c == 1.0 and len(m) == 1:
+                return m[0].name, {m[0]}
+        return _definition([(c, m) for m, c in poly.terms.items()], None)   # (no sympy: no printer)

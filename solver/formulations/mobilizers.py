@@ -28,8 +28,8 @@ the normalization pᵀp = 1 is a constraint of the formulation, as in the Cartes
 The kinematics are written once, for numbers and for symbols: :meth:`Mobilizer.kinematics` takes an
 ``ops`` object with the few operations whose form differs — :class:`Floats` (numpy, one state or
 stacked states; the numeric recursion of :mod:`solver.formulations.relative`) or
-:class:`solver.codegen.tree.Symbols` (sympy object arrays with every intermediate bound to a name;
-the generated tree map).  With ``quaternion=True`` it also gives the Euler parameters p_R of R
+:class:`solver.codegen.tree.Symbols` (object arrays of polynomials with every intermediate bound to
+a name; the generated tree map).  With ``quaternion=True`` it also gives the Euler parameters p_R of R
 (the generated tree map composes body orientations as quaternions).
 
 An *inverted* mobilizer (the model joint's body_i is the child) keeps the model joint's

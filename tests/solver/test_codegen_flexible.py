@@ -156,7 +156,8 @@ def test_energy_of_one_state_equals_the_postprocessed_energy(make):
 
 def test_polynomials_expand_as_sympy_does():
     """solver.codegen.poly: numpy object arithmetic on Polys (matmul, einsum, trace, broadcasting
-    with floats) equals sympy's expansion of the same products, coefficients exact to round-off."""
+    with floats, division by a number) equals sympy's expansion of the same products, coefficients
+    exact to round-off."""
     import sympy as sp
     from solver.codegen.poly import Poly, polys
     x = sp.symbols("x0:6")
@@ -164,7 +165,7 @@ def test_polynomials_expand_as_sympy_does():
     A, B = rng.normal(size=(3, 3)), rng.normal(size=(2, 2))
     P = polys(x[:3])
     R = np.einsum("i,ij,jk->k", P, A @ polys([[x[3], 1.0], [x[4], x[5]], [0.0, x[0]]]), B) - 2.5 * np.trace(
-        np.outer(P, P)) + Poly.of(x[1]) * 0.5
+        np.outer(P, P)) + Poly.of(x[1]) / 2.0
     expected = (sp.Matrix([x[:3]]) * sp.Matrix(A) * sp.Matrix([[x[3], 1.0], [x[4], x[5]], [0, x[0]]])
                 * sp.Matrix(B)) - sp.Matrix([[2.5 * sum(v * v for v in x[:3]) - 0.5 * x[1]] * 2])
     for got, want in zip(R, expected):
