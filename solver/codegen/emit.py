@@ -63,7 +63,7 @@ def c_source(kernels, definitions, symbols, sizes, prefix="cg_", zeroed=ZEROED) 
                     done.add(sym)
                     if sym not in values:                   # a definition, printed at its first use
                         if sym not in printed:
-                            printed[sym] = _definition(defined[sym], printer)
+                            printed[sym] = definition_c(defined[sym], printer)
                         values[sym] = printed[sym]
                     text, deps = values[sym]
                     need(deps)
@@ -73,7 +73,7 @@ def c_source(kernels, definitions, symbols, sizes, prefix="cg_", zeroed=ZEROED) 
         for (out, index, _), e in zip(outputs, reduced):
             if e in defined and once[e] == 1 and e not in shared:
                 if e not in printed:
-                    printed[e] = _definition(defined[e], printer)
+                    printed[e] = definition_c(defined[e], printer)
                 text, deps = printed[e]
                 need(deps)
             else:
@@ -97,7 +97,7 @@ def _reads(value):
     return value.free_symbols if isinstance(value, sp.Basic) else {x for _, f in value for x in f}
 
 
-def _definition(terms, printer):
+def definition_c(terms, printer):
     """(C text, symbols it reads) of a definition: a sympy expression, or polynomial terms (written
     c*x*y, the factor c left out when it is 1 and a negative c as a subtraction: the same numbers)."""
     if isinstance(terms, sp.Basic):

@@ -39,7 +39,7 @@ import numpy as np
 from ..formulations.mobilizers import Mobilizer
 from ..math.rotations import G_matrix, cross, quat_from_matrix, quat_multiply, rotation_matrix, skew
 from .derive import _snap
-from .emit import _definition
+from .emit import definition_c
 from .poly import Poly
 
 
@@ -312,4 +312,4 @@ class _Program:
             (m, c), = poly.terms.items()
             if c == 1.0 and len(m) == 1:
                 return m[0].name, {m[0]}
-        return _definition([(c, m) for m, c in poly.terms.items()], None)   # (no sympy: no printer)
+        return definition_c([(c, m) for m, c in poly.terms.items()], None)   # (no sympy: no printer)

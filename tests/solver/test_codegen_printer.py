@@ -60,9 +60,9 @@ def test_examples_and_fallback():
 
 def test_polynomial_definitions_print_the_same_numbers():
     """A definition's terms Σ c·Π x are printed without factors 1 and with negative c as a
-    subtraction (emit._definition): evaluated, the C text gives bit for bit the value of
+    subtraction (emit.definition_c): evaluated, the C text gives bit for bit the value of
     c₀·Π + c₁·Π + … as written term by term with every coefficient."""
-    from solver.codegen.emit import _definition
+    from solver.codegen.emit import definition_c
     printer, rng = Printer({"order": "none"}), np.random.default_rng(3)
     symbols = sp.symbols("a0:5")
     values = {x.name: float(v) for x, v in zip(symbols, rng.normal(size=5))}
@@ -70,9 +70,9 @@ def test_polynomial_definitions_print_the_same_numbers():
         terms = [(float(rng.choice([1.0, -1.0, 0.5, -4.0, rng.normal()])),
                   tuple(symbols[k] for k in sorted(rng.integers(0, 5, size=int(rng.integers(0, 3))))))
                  for _ in range(int(rng.integers(1, 5)))]
-        text, reads = _definition(terms, printer)
+        text, reads = definition_c(terms, printer)
         assert reads == {x for _, f in terms for x in f}
         written = " + ".join("*".join([f"({c!r})", *(x.name for x in f)]) for c, f in terms)
         assert eval(text, {}, dict(values)) == eval(written, {}, dict(values)), (text, written)
-    assert _definition([(1.0, symbols[:2]), (-1.0, symbols[2:3]), (-4.0, symbols[:1]), (1.0, ())], printer)[0] == \
+    assert definition_c([(1.0, symbols[:2]), (-1.0, symbols[2:3]), (-4.0, symbols[:1]), (1.0, ())], printer)[0] == \
         "a0*a1 - a2 - 4.0*a0 + 1.0"
