@@ -43,7 +43,8 @@ from .equilibrium import starting_at_equilibrium
 from .hybrid import HybridSwitch
 from .recording import Recorder
 from .segments import run_segments, step_loop
-from .step_rules import CLEAN_STRETCH, REPARTITION_RATIO, STALL_FRACTION, STALL_STEPS, STUCK_RESTARTS, stall_error
+from .step_rules import (AMPLIFICATION_GROWTH, CLEAN_STRETCH, REPARTITION_RATIO, STALL_FRACTION, STALL_STEPS,
+                         STUCK_RESTARTS, stall_error)
 from .threads import single_threaded_blas
 
 JACOBIAN_STEP = 1e-7          # relative forward-difference step of the implicit integrators' Jacobian
@@ -275,10 +276,10 @@ class Run:
                     self._switch = hybrid.collapsed("the step size collapsed")
                     restart = "hybrid switch"
                 q, qd, jac = self._state(part, t, ode.y)
-                ratio = part.degraded(jac, REPARTITION_RATIO,
+                renew = part.degraded(jac, REPARTITION_RATIO, AMPLIFICATION_GROWTH,
                                       None if self._compiled is None else self._compiled.sigma_min)
-                if ratio is not None:
-                    restart = f"dependent block quality dropped to {ratio:.2g} of its value at partition time"
+                if renew is not None:
+                    restart = renew
                 if hybrid is not None and self._switch is None:
                     switch = hybrid.check(part, t, h, q, qd, jac, restart is not None)
                     if switch is not None:

@@ -13,6 +13,7 @@
  *   velocities     (Φ_q U) ẇ = ν − Φ_q V ż,  q̇ = V ż + U ẇ                       (Kim & Yoo (1997) eq. 8)
  *   accelerations  N = V − U (Φ_q U)⁻¹ Φ_q V,  c = U (Φ_q U)⁻¹ γ,
  *                  (Nᵀ M N) z̈ = Nᵀ (Q − M c),  q̈ = N z̈ + c                     (Kim & Yoo (1997) eq. 13)
+ *                  and ‖N‖_F (Partition.amplification: when the partition should be renewed)
  *   multipliers    (Φ_q U)ᵀ λ_rows = Uᵀ (Q − M q̈)   (Φ_qᵀλ = Q − M q̈ projected on U, the redundant
  *                  rows' λ 0), then the minimum-norm λ (as least squares gives): λ − S (SᵀS)⁻¹ Sᵀ λ
  *                  with S = [−Xᵀ; I] on (independent; redundant rows) spanning {μ : Φ_qᵀμ = 0},
@@ -61,6 +62,7 @@ typedef struct {
     double *phi, *jac, *ang, *gamma, *M, *Q;   /* kernel outputs at the solution */
     double *err;              /* max |Φ| at the solution */
     double *sigma_min;        /* estimate of σ_min(Φ_q[rows] U) at the solution (level ≥ 1) */
+    double *amplification;    /* ‖N‖_F, N = ∂q/∂z, at the solution (level 2) */
     /* the kernels (model library) */
     cg_position_fn k_position;
     cg_kernel_fn k_gamma, k_mass, k_forces;
@@ -288,6 +290,7 @@ static int tree_reduced(cg_reduced_t *s, const double *y, int level)
     for (int k = 0; k < nq; ++k) s->q[k] = s->q_ref[k] + y[k];
     *s->err = 0.0;
     *s->sigma_min = 1.0;
+    *s->amplification = sqrt((double)nq);     /* N = I */
     if (level < 1) return CG_OK;
     for (int k = 0; k < nq; ++k) s->qd[k] = y[nq + k];
     if (level < 2) return CG_OK;
@@ -399,6 +402,9 @@ int cg_reduced(cg_reduced_t *s, const double *y, int level)
         }
         vec2[k] = c;
     }
+    double gain = 0.0;
+    for (size_t k = 0; k < (size_t)nq * f; ++k) gain += N[k] * N[k];
+    *s->amplification = sqrt(gain);
     for (int k = 0; k < nq; ++k) {                            /* vec = Q − M c */
         double v = s->Q[k];
         for (int l = 0; l < nq; ++l) v -= s->M[k * nq + l] * vec2[l];

@@ -154,9 +154,9 @@ def test_trajectories_equal_generic(name):
 @pytest.mark.parametrize("method", ["lu", "qr", "svd"])
 def test_compiled_reduction_equals_python_partition(name, method):
     """cg_reduced (reduced.c) against Partition.positions/velocities/accelerations on the generic
-    system: the same partition, states perturbed off the reference, to 1e-10 relative; its λ
-    satisfies Φ_qᵀλ = Q − M q̈ and is the minimum-norm one: it equals the least-squares λ (the
-    four-bar and the slider–crank have redundant rows)."""
+    system: the same partition, states perturbed off the reference, to 1e-10 relative (‖∂q/∂z‖ of
+    the re-partitioning rule too); its λ satisfies Φ_qᵀλ = Q − M q̈ and is the minimum-norm one: it
+    equals the least-squares λ (the four-bar and the slider–crank have redundant rows)."""
     model = solver.load_model(next(p for p in SAMPLES if p.name.startswith(name + ".")))
     generic, generated = CartesianSystem(model), CodegenCartesianSystem(model)
     q0, _, t0 = generic.initial_state()
@@ -178,6 +178,7 @@ def test_compiled_reduction_equals_python_partition(name, method):
         assert np.max(np.abs(residual)) <= KERNEL_RTOL * np.max(np.abs(generic.forces(q, qd, t)))
         exact = np.linalg.svd(ev2.jac[part.rows] @ part.U, compute_uv=False)[-1]
         assert exact <= compiled.sigma_min <= 1.05 * exact      # power-iteration estimate, from above
+        assert rel_err(compiled.amplification, part.amplification(ev2.jac)) <= KERNEL_RTOL
         least_squares = multipliers(ev2.jac, generic.mass(q), qdd, generic.forces(q, qd, t))
         assert rel_err(compiled.lam, least_squares) <= 1e-9
 

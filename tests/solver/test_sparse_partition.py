@@ -75,6 +75,7 @@ def test_sparse_solves_equal_the_dense_ones(state, method):
     (lo1, hi1), (lo2, hi2) = dense._row_singular_values(ev.jac), fast._row_singular_values(ev.jac)
     assert lo1 * (1 - 1e-9) <= lo2 < 1.1 * lo1 and 0.9 * hi1 < hi2 <= hi1 * (1 + 1e-9)
     assert fast._smallest_row_norm(ev.jac) == pytest.approx(dense._smallest_row_norm(ev.jac), rel=1e-14)
+    assert fast.amplification(ev.jac) == pytest.approx(dense.amplification(ev.jac), rel=1e-11)
 
 
 @pytest.mark.parametrize("name, t_end", [("slider_crank_x5", 0.1), ("fourbar_row_5", 0.3)])
