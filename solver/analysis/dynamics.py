@@ -276,8 +276,9 @@ class Run:
                     self._switch = hybrid.collapsed("the step size collapsed")
                     restart = "hybrid switch"
                 q, qd, jac = self._state(part, t, ode.y)
+                c = self._compiled
                 renew = part.degraded(jac, REPARTITION_RATIO, AMPLIFICATION_GROWTH,
-                                      None if self._compiled is None else self._compiled.sigma_min)
+                                      *((None, None) if c is None else (c.sigma_min, c.amplification)))
                 if renew is not None:
                     restart = renew
                 if hybrid is not None and self._switch is None:

@@ -113,7 +113,8 @@ def run_segments(run, part, compiled, t, q, qd, times, next_out, window):
             continue
         if status == QUALITY:
             _, _, jac = run._state(part, t_acc, seg.y.copy())
-            renew = part.degraded(jac, REPARTITION_RATIO, AMPLIFICATION_GROWTH, seg.seg.sigma_acc)
+            renew = part.degraded(jac, REPARTITION_RATIO, AMPLIFICATION_GROWTH, seg.seg.sigma_acc,
+                                  seg.seg.amplification_acc)
             if renew is None:
                 continue
             return renew, t_acc, q_acc, qd_acc, done, steps

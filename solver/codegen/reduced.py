@@ -119,7 +119,7 @@ class CompiledReduction:
 
     @property
     def amplification(self):
-        """‖N‖_F (N = ∂q/∂z, :meth:`Partition.amplification`) at the last level-2 solve."""
+        """‖N‖_F (N = ∂q/∂z, :meth:`Partition.amplification`) at the last solved state (level ≥ 1)."""
         return float(self.arrays["amplification"][0])
 
     def failure(self, status):

@@ -161,9 +161,10 @@ class Partition:
             return 0.0
         return float(np.linalg.norm(self.velocities(jac, np.zeros((jac.shape[0], self.dof)), np.eye(self.dof))))
 
-    def degraded(self, jac, fraction, growth, dependent=None):
+    def degraded(self, jac, fraction, growth, dependent=None, amplification=None):
         """Why the partition should be renewed at this Jacobian, or None: quality(jac) / quality_ref
-        below ``fraction``, or amplification(jac) above ``growth`` · amplification_ref (module docstring).
+        below ``fraction``, or amplification(jac) above ``growth`` · amplification_ref (module
+        docstring).  ``amplification``: ‖N‖_F if already computed (the compiled reduction's).
 
         One SVD for the quality in the common case (none when ``dependent``, σ_min(Φ_q U), is given,
         e.g. estimated by the compiled reduction): with an upper bound b ≥ σ_min(Φ_q)
@@ -178,7 +179,9 @@ class Partition:
             ratio = self.quality(jac, dependent if exact else None) / self.quality_ref
             if ratio < fraction:
                 return f"dependent block quality dropped to {ratio:.2g} of its value at partition time"
-        gain = self.amplification(jac) / self.amplification_ref if self.dof else 1.0
+        if amplification is None:
+            amplification = self.amplification(jac)
+        gain = amplification / self.amplification_ref if self.dof else 1.0
         if gain > growth:
             return (f"the independent coordinates lost the motion: ‖∂q/∂z‖ grew to {gain:.3g} × its value at "
                     "partition time")

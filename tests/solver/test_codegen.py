@@ -167,6 +167,8 @@ def test_compiled_reduction_equals_python_partition(name, method):
     for _ in range(3):
         t = t0 + rng.uniform(0.0, 0.3)
         y = np.concatenate([0.02 * rng.standard_normal(part.dof), rng.standard_normal(part.dof)])
+        assert compiled.solve(t, y, q0, level=1)
+        level1 = compiled.amplification
         assert compiled.solve(t, y, q0, level=2)
         q, ev = part.positions(generic, y[:part.dof], t, q0)
         qd = part.velocities(ev.jac, ev.nu, y[part.dof:])
@@ -179,6 +181,7 @@ def test_compiled_reduction_equals_python_partition(name, method):
         exact = np.linalg.svd(ev2.jac[part.rows] @ part.U, compute_uv=False)[-1]
         assert exact <= compiled.sigma_min <= 1.05 * exact      # power-iteration estimate, from above
         assert rel_err(compiled.amplification, part.amplification(ev2.jac)) <= KERNEL_RTOL
+        assert level1 == compiled.amplification
         least_squares = multipliers(ev2.jac, generic.mass(q), qdd, generic.forces(q, qd, t))
         assert rel_err(compiled.lam, least_squares) <= 1e-9
 
