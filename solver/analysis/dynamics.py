@@ -7,9 +7,10 @@ coordinates (Newton on Φ = 0), the velocities (Φ_q q̇ = ν) and the accelerat
 tangent-space equations, so constraints hold to the Newton tolerance at every output.
 
 Re-partitioning: when the dependent block Φ_q U becomes much worse than the best one possible at
-the current configuration (``Partition.quality`` below a fifth of its value at partition time) or
-Newton fails, a new partition is made at the last accepted state and the integrator restarts
-there; 25 restarts without a clean stretch of 20 steps in between stop the run with a message
+the current configuration (``Partition.quality`` below a fifth of its value at partition time), the
+independent coordinates stop describing the motion (‖∂q/∂z‖, ``Partition.amplification``, five
+times its value at partition time) or Newton fails, a new partition is made at the last accepted
+state and the integrator restarts there; 25 restarts without a clean stretch of 20 steps in between stop the run with a message
 (a singular configuration the method cannot pass).  ``partitioning="hybrid"`` (Kim & Yoo (1997), steps 1–14) integrates
 with LU and switches to QR when the LU independent set changes repeatedly, the energy of a
 conservative model drifts or the step size collapses, and returns to LU after consecutive steady
