@@ -10,8 +10,9 @@ Re-partitioning: when the dependent block Φ_q U becomes much worse than the bes
 the current configuration (``Partition.quality`` below a fifth of its value at partition time), the
 independent coordinates stop describing the motion (‖∂q/∂z‖, ``Partition.amplification``, five
 times its value at partition time) or Newton fails, a new partition is made at the last accepted
-state and the integrator restarts there; 25 restarts without a clean stretch of 20 steps in between stop the run with a message
-(a singular configuration the method cannot pass).  ``partitioning="hybrid"`` (Kim & Yoo (1997), steps 1–14) integrates
+state and the integrator restarts there; 25 restarts that are not such renewals (failed solves,
+hybrid switches) without a clean stretch of 20 steps in between stop the run with a message (a
+singular configuration the method cannot pass).  ``partitioning="hybrid"`` (Kim & Yoo (1997), steps 1–14) integrates
 with LU and switches to QR when the LU independent set changes repeatedly, the energy of a
 conservative model drifts or the step size collapses, and returns to LU after consecutive steady
 QR steps (:mod:`solver.analysis.hybrid` decides); each switch is a logged event (time, from, to,
@@ -37,7 +38,7 @@ from ..model.inputs import with_inputs
 from ..model.model import Model
 from ..results import Results
 from ..integrators import INTEGRATORS, GeneralizedAlpha
-from ..partitioning.partition import PartitionError, independent_rows
+from ..partitioning.partition import PartitionError, Renewal, independent_rows
 from ..partitioning.choose import build_partition
 from .assembly import assemble_positions, consistent_velocities, holding_model
 from .equilibrium import starting_at_equilibrium
@@ -217,7 +218,7 @@ class Run:
         next_out = 1
         hybrid = HybridSwitch(self.system, self.s.rtol) if self.s.partitioning == "hybrid" else None
         first_step = None        # after a hybrid switch: HybridSwitch.restart_step
-        restarts = 0             # restarts since the last clean stretch of CLEAN_STRETCH steps
+        restarts = 0             # restarts (not renewals) since the last clean stretch of CLEAN_STRETCH steps
         clean = 0
         window = deque(maxlen=STALL_STEPS)   # times of the last accepted steps (stall watchdog)
         ring = [np.zeros(STALL_STEPS), 0, 0]  # the same for the compiled loop: (times, count, position)
@@ -231,7 +232,7 @@ class Run:
                     restarts = 0
                 if restart is None:
                     break
-                restarts, clean = self._restarted(part, hybrid, restarts, restart, q, t)
+                restarts, clean = self._restarted(part, hybrid, restarts, clean, restart, q, t)
                 part = self._partition(part.method, q, t, restart)
                 continue
             y0 = np.concatenate([part.z_of(q), part.V.T @ qd])
@@ -289,7 +290,7 @@ class Run:
                         first_step = min(hybrid.restart_step, times[-1] - t) if times[-1] > t else None
             if restart is None:
                 break
-            restarts, clean = self._restarted(part, hybrid, restarts, restart, q, t)
+            restarts, clean = self._restarted(part, hybrid, restarts, clean, restart, q, t)
             method = part.method
             switch = self._switch
             if switch is not None:
@@ -300,9 +301,12 @@ class Run:
             if hybrid is not None:
                 hybrid.started(method, switch is not None)
 
-    def _restarted(self, part, hybrid, restarts, reason, q, t):
-        """(restarts, clean steps) after one more restart; too many in a row stop the run (or, hybrid
-        on LU, ask for the switch to QR)."""
+    def _restarted(self, part, hybrid, restarts, clean, reason, q, t):
+        """(restarts, clean steps) after one more restart for ``reason``; too many in a row stop the
+        run (or, hybrid on LU, ask for the switch to QR).  A :class:`Renewal` of a degraded
+        partition came after accepted steps: it changes neither count."""
+        if isinstance(reason, Renewal):
+            return restarts, clean
         restarts += 1
         if restarts > STUCK_RESTARTS:
             if not (hybrid is not None and part.method == "lu"):

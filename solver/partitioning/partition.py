@@ -41,6 +41,12 @@ def singular_value_ratio(low, high):
     high = np.asarray(high, dtype=float)
     return np.divide(low, high, out=np.zeros(high.shape), where=high > 0)
 
+class Renewal(str):
+    """Why a degraded partition is renewed (:meth:`Partition.degraded`): a restart after accepted
+    steps, progress rather than a failure (the step loops do not count it towards 'cannot get past
+    this configuration')."""
+
+
 class PartitionError(Exception):
     """The partition cannot represent the current configuration (Newton failed or the dependent
     block became singular); the caller re-partitions."""
@@ -178,13 +184,13 @@ class Partition:
         if dependent < fraction * self.quality_ref * self._sigma_min_bound(jac):
             ratio = self.quality(jac, dependent if exact else None) / self.quality_ref
             if ratio < fraction:
-                return f"dependent block quality dropped to {ratio:.2g} of its value at partition time"
+                return Renewal(f"dependent block quality dropped to {ratio:.2g} of its value at partition time")
         if amplification is None:
             amplification = self.amplification(jac)
         gain = amplification / self.amplification_ref if self.dof else 1.0
         if gain > growth:
-            return (f"the independent coordinates lost the motion: ‖∂q/∂z‖ grew to {gain:.3g} × its value at "
-                    "partition time")
+            return Renewal(f"the independent coordinates lost the motion: ‖∂q/∂z‖ grew to {gain:.3g} × its value "
+                           "at partition time")
         return None
 
     def singularity(self, jac):

@@ -2,7 +2,8 @@
 the amplification of the independent coordinates, against finite differences of the position
 solve and against a null-space basis from scipy; LU partitioning alone through the rigid singular
 four-bar's flattened passages in the Python step loop and in the compiled one, which renew the
-independent set where ‖∂q/∂z‖ grew fivefold instead of carrying it into the passage."""
+independent set where ‖∂q/∂z‖ grew fivefold instead of carrying it into the passage; renewals do
+not count as restarts that get nowhere."""
 from pathlib import Path
 
 import numpy as np
@@ -11,9 +12,12 @@ import scipy.linalg as sla
 
 import solver
 from solver.analysis.assembly import assemble_positions
+from solver.analysis.dynamics import Run
+from solver.analysis.step_rules import STUCK_RESTARTS
 from solver.codegen.build import compiler_path
 from solver.formulations.cartesian import CartesianSystem
 from solver.partitioning.choose import build_partition
+from solver.partitioning.partition import Renewal
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_models"
 FLEXIBLE, RIGID = SAMPLES / "fourbar_singular_flexible.mbs.json", SAMPLES / "fourbar_singular_rigid.mbs.json"
@@ -72,3 +76,22 @@ def test_lu_renews_its_set_before_the_singular_passage(integrator, codegen):
     assert renewed and 0.8 < renewed[0] < 0.9
     e = run.energy
     assert np.ptp(e["total"]) < 3e-5 * np.max(e["kinetic"])
+
+
+def test_renewals_are_progress_not_restarts_that_get_nowhere():
+    """Run._restarted: renewals of a degraded partition (Partition.degraded's Renewal reasons, after
+    accepted steps — the four-bar row on DOP853 renews its QR partition every few long steps near its
+    passes) change neither the count of restarts nor the clean stretch; 26 failed solves in a row
+    stop the run with 'cannot get past this configuration'."""
+    compiled = solver.compile_model(solver.load_model(RIGID), codegen="off", partitioning="qr")
+    run = Run(compiled.system, compiled.settings)
+    q, _, t = compiled.system.initial_state()
+    part = build_partition("qr", compiled.system, q, t)
+    renewal = Renewal("the independent coordinates lost the motion")
+    assert all(run._restarted(part, None, 7, 3, renewal, q, t) == (7, 3) for _ in range(40))
+    restarts = 0
+    for _ in range(STUCK_RESTARTS):
+        restarts, clean = run._restarted(part, None, restarts, 3, "position Newton did not converge", q, t)
+        assert clean == 0
+    with pytest.raises(solver.SolverError, match="cannot get past this configuration"):
+        run._restarted(part, None, restarts, 0, "position Newton did not converge", q, t)
