@@ -74,9 +74,11 @@ def test_flexible_fourbar_run_equals_the_generic_run():
     2.6e-3 (measured; asserted 1e-3 m and 5e-2 of the amplitude, room for other derivations of the
     same equations).  Energy through both singular passages: 7.3e-7 of the kinetic energy scale on
     the generic run, 4.5e-7 on the generated one; 1.6e-7 … 1.1e-6 over twelve runs with rtol 5e-7
-    or 2e-6, atol 1e-9, t_end 1.5 s or outputs every 5 ms on either path; asserted 5e-6.  That
-    holds because the LU partition is renewed when ‖∂q/∂z‖ grows fivefold (Partition.degraded)
-    (0.87 s), long before the second passage (0.973 s); before that rule LU kept its set into the
+    or 2e-6, atol 1e-9, t_end 1.5 s or outputs every 5 ms on either path, 2.0e-7 … 2.0e-6 over eight
+    with the crank drawn 1e-11 m off (round-off-sized differences, as another derivation makes;
+    before: 2.5e-6 … 5.5e-5); asserted 1e-5.  That holds because the LU partition is renewed when
+    ‖∂q/∂z‖ grows fivefold (Partition.degraded) at 0.87 s, long before the second passage
+    (0.973 s); before that rule LU kept its set into the
     passage, where its coordinates stop describing the motion (‖∂q/∂z‖ 1.8 at the start, 85 at
     0.94 s, 5.8e3 at 0.9726 s), and lost 1.2e-5 (generic) … 2.9e-4 (generated) of the kinetic scale
     there, the hybrid switch to QR (Kim & Yoo (1997)) coming only after LU's steps had collapsed."""
@@ -94,7 +96,7 @@ def test_flexible_fourbar_run_equals_the_generic_run():
     assert np.max(np.abs(a[early] - b[early])) <= 1e-8 * np.max(np.abs(b))
     assert np.max(np.abs(a - b)) <= 5e-2 * np.max(np.abs(b))
     for run in (generic, generated):
-        assert np.ptp(run.energy["total"]) <= 5e-6 * np.max(run.energy["kinetic"])
+        assert np.ptp(run.energy["total"]) <= 1e-5 * np.max(run.energy["kinetic"])
 
 
 @pytest.mark.slow
