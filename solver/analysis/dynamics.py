@@ -7,10 +7,12 @@ coordinates (Newton on Φ = 0), the velocities (Φ_q q̇ = ν) and the accelerat
 tangent-space equations, so constraints hold to the Newton tolerance at every output.
 
 Re-partitioning: when the dependent block Φ_q U becomes much worse than the best one possible at
-the current configuration (``Partition.quality`` below a fifth of its value at partition time) or
-Newton fails, a new partition is made at the last accepted state and the integrator restarts
-there; 25 restarts without a clean stretch of 20 steps in between stop the run with a message
-(a singular configuration the method cannot pass).  ``partitioning="hybrid"`` (Kim & Yoo (1997), steps 1–14) integrates
+the current configuration (``Partition.quality`` below a fifth of its value at partition time), the
+independent coordinates stop describing the motion (‖∂q/∂z‖, ``Partition.amplification``, five
+times its value at partition time) or Newton fails, a new partition is made at the last accepted
+state and the integrator restarts there; 25 restarts that are not such renewals (failed solves,
+hybrid switches) without a clean stretch of 20 steps in between stop the run with a message (a
+singular configuration the method cannot pass).  ``partitioning="hybrid"`` (Kim & Yoo (1997), steps 1–14) integrates
 with LU and switches to QR when the LU independent set changes repeatedly, the energy of a
 conservative model drifts or the step size collapses, and returns to LU after consecutive steady
 QR steps (:mod:`solver.analysis.hybrid` decides); each switch is a logged event (time, from, to,
@@ -36,14 +38,15 @@ from ..model.inputs import with_inputs
 from ..model.model import Model
 from ..results import Results
 from ..integrators import INTEGRATORS, GeneralizedAlpha
-from ..partitioning.partition import PartitionError, independent_rows
+from ..partitioning.partition import PartitionError, Renewal, independent_rows
 from ..partitioning.choose import build_partition
 from .assembly import assemble_positions, consistent_velocities, holding_model
 from .equilibrium import starting_at_equilibrium
 from .hybrid import HybridSwitch
 from .recording import Recorder
 from .segments import run_segments, step_loop
-from .step_rules import CLEAN_STRETCH, REPARTITION_RATIO, STALL_FRACTION, STALL_STEPS, STUCK_RESTARTS, stall_error
+from .step_rules import (AMPLIFICATION_GROWTH, CLEAN_STRETCH, REPARTITION_RATIO, STALL_FRACTION, STALL_STEPS,
+                         STUCK_RESTARTS, stall_error)
 from .threads import single_threaded_blas
 
 JACOBIAN_STEP = 1e-7          # relative forward-difference step of the implicit integrators' Jacobian
@@ -215,7 +218,7 @@ class Run:
         next_out = 1
         hybrid = HybridSwitch(self.system, self.s.rtol) if self.s.partitioning == "hybrid" else None
         first_step = None        # after a hybrid switch: HybridSwitch.restart_step
-        restarts = 0             # restarts since the last clean stretch of CLEAN_STRETCH steps
+        restarts = 0             # restarts (not renewals) since the last clean stretch of CLEAN_STRETCH steps
         clean = 0
         window = deque(maxlen=STALL_STEPS)   # times of the last accepted steps (stall watchdog)
         ring = [np.zeros(STALL_STEPS), 0, 0]  # the same for the compiled loop: (times, count, position)
@@ -229,7 +232,7 @@ class Run:
                     restarts = 0
                 if restart is None:
                     break
-                restarts, clean = self._restarted(part, hybrid, restarts, restart, q, t)
+                restarts, clean = self._restarted(part, hybrid, restarts, clean, restart, q, t)
                 part = self._partition(part.method, q, t, restart)
                 continue
             y0 = np.concatenate([part.z_of(q), part.V.T @ qd])
@@ -275,10 +278,11 @@ class Run:
                     self._switch = hybrid.collapsed("the step size collapsed")
                     restart = "hybrid switch"
                 q, qd, jac = self._state(part, t, ode.y)
-                ratio = part.degraded(jac, REPARTITION_RATIO,
-                                      None if self._compiled is None else self._compiled.sigma_min)
-                if ratio is not None:
-                    restart = f"dependent block quality dropped to {ratio:.2g} of its value at partition time"
+                c = self._compiled
+                renew = part.degraded(jac, REPARTITION_RATIO, AMPLIFICATION_GROWTH,
+                                      *((None, None) if c is None else (c.sigma_min, c.amplification)))
+                if renew is not None:
+                    restart = renew
                 if hybrid is not None and self._switch is None:
                     switch = hybrid.check(part, t, h, q, qd, jac, restart is not None)
                     if switch is not None:
@@ -286,7 +290,7 @@ class Run:
                         first_step = min(hybrid.restart_step, times[-1] - t) if times[-1] > t else None
             if restart is None:
                 break
-            restarts, clean = self._restarted(part, hybrid, restarts, restart, q, t)
+            restarts, clean = self._restarted(part, hybrid, restarts, clean, restart, q, t)
             method = part.method
             switch = self._switch
             if switch is not None:
@@ -297,9 +301,12 @@ class Run:
             if hybrid is not None:
                 hybrid.started(method, switch is not None)
 
-    def _restarted(self, part, hybrid, restarts, reason, q, t):
-        """(restarts, clean steps) after one more restart; too many in a row stop the run (or, hybrid
-        on LU, ask for the switch to QR)."""
+    def _restarted(self, part, hybrid, restarts, clean, reason, q, t):
+        """(restarts, clean steps) after one more restart for ``reason``; too many in a row stop the
+        run (or, hybrid on LU, ask for the switch to QR).  A :class:`Renewal` of a degraded
+        partition came after accepted steps: it changes neither count."""
+        if isinstance(reason, Renewal):
+            return restarts, clean
         restarts += 1
         if restarts > STUCK_RESTARTS:
             if not (hybrid is not None and part.method == "lu"):

@@ -110,7 +110,7 @@ class HybridSwitch:
 
     def check(self, part, t, h, q, qd, jac, repartition):
         """After an accepted step of size h to the consistent state (t, q, q̇) with Jacobian jac.
-        ``repartition``: the partition is about to be renewed (its quality dropped)."""
+        ``repartition``: the partition is about to be renewed (Partition.degraded)."""
         self.n += 1
         self.stretch_steps += 1
         self.since_restart += 1

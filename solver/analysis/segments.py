@@ -7,7 +7,7 @@ interpreted force elements; driver motions and force inputs compiled as C), the 
 over many steps and output points.  Python only stores the rows, records the steps, reports
 progress, checks cancel between calls and acts on what stopped a call exactly as ``Run._dynamic``
 does in its own loop: a failed solve re-partitions (or is diagnosed by the generic path), a
-dependent block whose quality dropped re-partitions (``Partition.degraded``), a stalled step size
+partition that degraded re-partitions (``Partition.degraded``), a stalled step size
 stops the run.
 
 Where the compiled loop does not apply, ``"rk45"`` is scipy's RK45 (the same method) in the Python
@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import SolverError
 from ..partitioning.partition import PartitionError, singular_value_ratio
-from .step_rules import REPARTITION_RATIO, STALL_FRACTION, stall_error
+from .step_rules import AMPLIFICATION_GROWTH, REPARTITION_RATIO, STALL_FRACTION, stall_error
 
 
 
@@ -61,9 +61,11 @@ def run_segments(run, part, compiled, t, q, qd, times, next_out, window):
     from ..codegen.segment import (BUDGET, DENSE, END, NOT_FINITE, OUTPUT, QUALITY, STAGE, STALL, TOO_SMALL,
                                    CompiledSegments)
     s, c = run.s, run._compiled
-    bound = REPARTITION_RATIO * part.quality_ref if len(part.rows) else 0.0
+    rows = len(part.rows) > 0
+    bound = REPARTITION_RATIO * part.quality_ref if rows else 0.0
+    growth_bound = AMPLIFICATION_GROWTH * part.amplification_ref if rows else np.inf
     method, time_fn = compiled
-    seg = CompiledSegments(c, method, time_fn, times, next_out, s.rtol, s.atol, s.max_step, bound,
+    seg = CompiledSegments(c, method, time_fn, times, next_out, s.rtol, s.atol, s.max_step, bound, growth_bound,
                            STALL_FRACTION * s.t_end, window)
     seg.start(t, np.concatenate([part.z_of(q), part.V.T @ qd]), q, qd)
     start, steps = (t, q, qd), 0
@@ -108,11 +110,11 @@ def run_segments(run, part, compiled, t, q, qd, times, next_out, window):
             continue
         if status == QUALITY:
             _, _, jac = run._state(part, t_acc, seg.y.copy())
-            ratio = part.degraded(jac, REPARTITION_RATIO, seg.seg.sigma_acc)
-            if ratio is None:
+            renew = part.degraded(jac, REPARTITION_RATIO, AMPLIFICATION_GROWTH, seg.seg.sigma_acc,
+                                  seg.seg.amplification_acc)
+            if renew is None:
                 continue
-            return (f"dependent block quality dropped to {ratio:.2g} of its value at partition time",
-                    t_acc, q_acc, qd_acc, done, steps)
+            return renew, t_acc, q_acc, qd_acc, done, steps
         if status == STALL:
             raise stall_error(run, t_acc, t_acc - window[0][window[2]])
         message = {TOO_SMALL: "the step size fell to the round-off of t",

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from ..errors import SolverError
 
-REPARTITION_RATIO = 0.2      # re-partition when the partition quality drops below this fraction
+REPARTITION_RATIO = 0.2      # re-partition when the partition quality drops below this fraction …
+AMPLIFICATION_GROWTH = 1 / REPARTITION_RATIO   # … or ‖∂q/∂z‖ grows by this factor (Partition.degraded)
 STUCK_RESTARTS = 25          # restarts without 20 clean steps in between: the partition cannot go on
 CLEAN_STRETCH = 20
 STALL_STEPS = 300            # this many steps advancing less than STALL_FRACTION·t_end: stalled

@@ -11,8 +11,9 @@
  *
  *   positions      Φ(q_ref + V z + U w, t) = 0 by Newton–Raphson on w            (Kim & Yoo (1997) eq. 7)
  *   velocities     (Φ_q U) ẇ = ν − Φ_q V ż,  q̇ = V ż + U ẇ                       (Kim & Yoo (1997) eq. 8)
- *   accelerations  N = V − U (Φ_q U)⁻¹ Φ_q V,  c = U (Φ_q U)⁻¹ γ,
- *                  (Nᵀ M N) z̈ = Nᵀ (Q − M c),  q̈ = N z̈ + c                     (Kim & Yoo (1997) eq. 13)
+ *   null space     N = V − U (Φ_q U)⁻¹ Φ_q V = ∂q/∂z and ‖N‖_F (Partition.amplification: when the
+ *                  partition should be renewed)
+ *   accelerations  c = U (Φ_q U)⁻¹ γ,  (Nᵀ M N) z̈ = Nᵀ (Q − M c),  q̈ = N z̈ + c  (Kim & Yoo (1997) eq. 13)
  *   multipliers    (Φ_q U)ᵀ λ_rows = Uᵀ (Q − M q̈)   (Φ_qᵀλ = Q − M q̈ projected on U, the redundant
  *                  rows' λ 0), then the minimum-norm λ (as least squares gives): λ − S (SᵀS)⁻¹ Sᵀ λ
  *                  with S = [−Xᵀ; I] on (independent; redundant rows) spanning {μ : Φ_qᵀμ = 0},
@@ -61,6 +62,7 @@ typedef struct {
     double *phi, *jac, *ang, *gamma, *M, *Q;   /* kernel outputs at the solution */
     double *err;              /* max |Φ| at the solution */
     double *sigma_min;        /* estimate of σ_min(Φ_q[rows] U) at the solution (level ≥ 1) */
+    double *amplification;    /* ‖N‖_F, N = ∂q/∂z, at the solution (level ≥ 1) */
     /* the kernels (model library) */
     cg_position_fn k_position;
     cg_kernel_fn k_gamma, k_mass, k_forces;
@@ -288,6 +290,7 @@ static int tree_reduced(cg_reduced_t *s, const double *y, int level)
     for (int k = 0; k < nq; ++k) s->q[k] = s->q_ref[k] + y[k];
     *s->err = 0.0;
     *s->sigma_min = 1.0;
+    *s->amplification = sqrt((double)nq);     /* N = I */
     if (level < 1) return CG_OK;
     for (int k = 0; k < nq; ++k) s->qd[k] = y[nq + k];
     if (level < 2) return CG_OK;
@@ -368,6 +371,21 @@ int cg_reduced(cg_reduced_t *s, const double *y, int level)
         for (int i = 0; i < r; ++i) v += s->U[k * r + i] * B[i];
         s->qd[k] = v;
     }
+    /* ---- null space: N = V − U A⁻¹ Φ_q V (B[:, :f]) ---- */
+    rows_times(s, s->V, f, B);
+    lu_solve(A, piv, r, B, f);
+    double gain = 0.0;
+    for (int k = 0; k < nq; ++k)
+        for (int col = 0; col < f; ++col) {
+            double v = s->V[k * f + col];
+            for (int i = 0; i < r; ++i) {
+                const double u_ki = s->U[k * r + i];
+                if (u_ki != 0.0) v -= u_ki * B[i * f + col];
+            }
+            N[k * f + col] = v;
+            gain += v * v;
+        }
+    *s->amplification = sqrt(gain);
     if (level < 2) goto done;
 
     /* ---- accelerations ---- */
@@ -379,23 +397,13 @@ int cg_reduced(cg_reduced_t *s, const double *y, int level)
         s->k_forces(s->q, s->qd, s->par, s->f, s->u, s->Q);
     }
     for (int k = 0; k < nq; ++k) s->Q[k] += s->Qx[k];
-    /* B = A⁻¹ [Φ_q V | γ] : columns 0..f-1 and f */
-    double *JV = malloc(sizeof(double) * ((size_t)r * f + 1));
-    rows_times(s, s->V, f, JV);
-    for (int i = 0; i < r; ++i) {
-        for (int c = 0; c < f; ++c) B[i * (f + 1) + c] = JV[i * f + c];
-        B[i * (f + 1) + f] = s->gamma[s->rows[i]];
-    }
-    free(JV);
-    lu_solve(A, piv, r, B, f + 1);
-    for (int k = 0; k < nq; ++k) {                            /* N = V − U B[:, :f],  c = U B[:, f] */
+    for (int i = 0; i < r; ++i) w[i] = s->gamma[s->rows[i]];
+    lu_solve(A, piv, r, w, 1);                                /* c = U A⁻¹ γ */
+    for (int k = 0; k < nq; ++k) {
         double c = 0.0;
-        for (int col = 0; col < f; ++col) N[k * f + col] = s->V[k * f + col];
         for (int i = 0; i < r; ++i) {
             const double u_ki = s->U[k * r + i];
-            if (u_ki == 0.0) continue;
-            for (int col = 0; col < f; ++col) N[k * f + col] -= u_ki * B[i * (f + 1) + col];
-            c += u_ki * B[i * (f + 1) + f];
+            if (u_ki != 0.0) c += u_ki * w[i];
         }
         vec2[k] = c;
     }

@@ -37,7 +37,7 @@ class _Problem(ctypes.Structure):
                                              "drv_row", "par", "f", "fd", "fdd", "u", "Qx")]
                 + [("tol", ctypes.c_double), ("max_iter", _INT)]
                 + [(name, _PTR) for name in ("q", "qd", "qdd", "zdd", "lam", "phi", "jac", "ang", "gamma", "M", "Q",
-                                             "err", "sigma_min")]
+                                             "err", "sigma_min", "amplification")]
                 + [(field, _PTR) for field in KERNEL_POINTERS])
 
 
@@ -70,7 +70,7 @@ class CompiledReduction:
             "q": np.zeros(nq), "qd": np.zeros(nq), "qdd": np.zeros(nq), "zdd": np.zeros(max(1, f)),
             "lam": np.zeros(max(1, m)),
             "phi": k["phi"], "jac": k["jac"], "ang": k["ang"], "gamma": k["gamma"], "M": k["M"], "Q": k["Q"],
-            "err": np.zeros(1), "sigma_min": np.zeros(1),
+            "err": np.zeros(1), "sigma_min": np.zeros(1), "amplification": np.zeros(1),
         }
         self.problem = _Problem(nq=nq, m=m, r=len(part.rows), dof=f, na=len(self._angle_rows), ndrv=self._drivers,
                                 nred=len(part.redundant),
@@ -116,6 +116,11 @@ class CompiledReduction:
     def sigma_min(self):
         """Estimate of σ_min(Φ_q U) over the independent rows at the last solved state (level ≥ 1)."""
         return float(self.arrays["sigma_min"][0])
+
+    @property
+    def amplification(self):
+        """‖N‖_F (N = ∂q/∂z, :meth:`Partition.amplification`) at the last solved state (level ≥ 1)."""
+        return float(self.arrays["amplification"][0])
 
     def failure(self, status):
         """The PartitionError of a cg_reduced status that means the partition cannot represent the

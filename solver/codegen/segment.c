@@ -16,8 +16,9 @@
  *                  the step stays accepted, none of its output points is written)
  *   SEG_OUTPUT     the solve at an output point failed (cg_status; the step stays accepted, the
  *                  point is not written: Python solves it itself or re-partitions from the step's start)
- *   SEG_QUALITY    σ_min(Φ_q U) < bound · (smallest row norm of Φ_q[rows]) after a step: the cheap
- *                  test of Partition.degraded failed, Python decides with the exact one
+ *   SEG_QUALITY    σ_min(Φ_q U) < bound · (smallest row norm of Φ_q[rows]) or ‖N‖_F > growth_bound
+ *                  after a step: the cheap tests of Partition.degraded failed, Python decides with
+ *                  the exact ones
  *   SEG_STALL      stall_steps accepted steps advanced less than stall_span (the STALL watchdog)
  *   SEG_TOO_SMALL  the step size fell to round-off of t;  SEG_NOT_FINITE  the error estimate is not finite
  */
@@ -29,7 +30,8 @@ typedef struct {
     cg_time_t time_fn;              /* driver f, ḟ, f̈ and force inputs u at t; NULL: the model has none */
     const double *times;            /* output times, ascending; the last is the end time */
     int n_times, next_out;          /* the next output time to write */
-    double bound;                   /* SEG_QUALITY threshold (0: never) */
+    double bound;                   /* SEG_QUALITY thresholds (bound 0, growth_bound inf: never) */
+    double growth_bound;
     int max_steps, max_out;         /* budget of one call */
     int stall_steps;                /* watchdog: window of accepted step times (a ring, kept by the caller) */
     double stall_span;
@@ -41,7 +43,8 @@ typedef struct {
     double *q_last, *qd_last;
     double *q_acc, *qd_acc;         /* consistent state at dp.t (the last accepted step; Newton's start) … */
     double *q_prev, *qd_prev, t_prev;   /* … and at the start of that step */
-    double sigma_acc, row_norm_acc; /* σ_min(Φ_q U) and the smallest row norm of Φ_q[rows] at dp.t */
+    double sigma_acc, row_norm_acc; /* σ_min(Φ_q U) and the smallest row norm of Φ_q[rows] at dp.t … */
+    double amplification_acc;       /* … and ‖N‖_F */
     double *y_out;                  /* 2 dof: y at the output point being solved */
     int n_out, store_jac;           /* rows written in this call; 1: also Φ_q[rows] of each row */
     double *out_t, *out_q, *out_qd, *out_qdd, *out_lam, *out_viol, *out_jac;
@@ -158,6 +161,7 @@ int cg_segment(cg_segment_t *g)
             if (code) return SEG_STAGE;
             remember_accepted(g);                 /* k7 was solved at (dp.t, dp.y) */
             g->sigma_acc = *g->s->sigma_min;
+            g->amplification_acc = *g->s->amplification;
             g->row_norm_acc = smallest_row_norm(g->s);
             g->phase = 1;
         }
@@ -181,5 +185,6 @@ int cg_segment(cg_segment_t *g)
         if (g->window_n < g->stall_steps) ++g->window_n;
         if (g->window_n == g->stall_steps && d->t - g->window[g->window_pos] < g->stall_span) return SEG_STALL;
         if (g->bound > 0.0 && g->sigma_acc < g->bound * g->row_norm_acc) return SEG_QUALITY;
+        if (g->amplification_acc > g->growth_bound) return SEG_QUALITY;
     }
 }

@@ -44,10 +44,12 @@ class _Dopri(ctypes.Structure):
 class _Segment(ctypes.Structure):
     """``cg_segment_t`` of segment.c (same fields, same order)."""
     _fields_ = [("s", _P), ("time_fn", _P), ("times", _P), ("n_times", _I), ("next_out", _I), ("bound", _D),
+                ("growth_bound", _D),
                 ("max_steps", _I), ("max_out", _I), ("stall_steps", _I), ("stall_span", _D), ("window", _P),
                 ("window_n", _I), ("window_pos", _I), ("dp", _Dopri), ("started", _I), ("phase", _I),
                 ("t_last", _D), ("q_last", _P), ("qd_last", _P), ("q_acc", _P), ("qd_acc", _P), ("q_prev", _P),
-                ("qd_prev", _P), ("t_prev", _D), ("sigma_acc", _D), ("row_norm_acc", _D), ("y_out", _P),
+                ("qd_prev", _P), ("t_prev", _D), ("sigma_acc", _D), ("row_norm_acc", _D),
+                ("amplification_acc", _D), ("y_out", _P),
                 ("n_out", _I), ("store_jac", _I), ("out_t", _P), ("out_q", _P), ("out_qd", _P), ("out_qdd", _P),
                 ("out_lam", _P), ("out_viol", _P), ("out_jac", _P), ("n_steps", _I), ("step_t", _P), ("step_h", _P),
                 ("rhs_count", _L), ("cg_status", _I), ("fail_t", _D), ("fail_y", _P)]
@@ -111,12 +113,13 @@ class CompiledSegments:
     """The compiled step loop of one partition (module docstring).
 
     ``reduction``: the partition's :class:`solver.codegen.reduced.CompiledReduction`; ``times``: the
-    output times (all of the run; ``next_out`` the first still to write); ``bound``: fraction ·
-    quality_ref of Partition.degraded (0: no dependent rows); ``window``: the stall watchdog's
+    output times (all of the run; ``next_out`` the first still to write); ``bound``, ``growth_bound``:
+    fraction · quality_ref and growth · amplification_ref of Partition.degraded (0 and inf: no
+    dependent rows); ``window``: the stall watchdog's
     ring of step times, (array, count, position), shared by the partitions of a run."""
 
-    def __init__(self, reduction, method, time_fn, times, next_out, rtol, atol, max_step, bound, stall, window,
-                 max_steps=200, max_out=100):
+    def __init__(self, reduction, method, time_fn, times, next_out, rtol, atol, max_step, bound, growth_bound,
+                 stall, window, max_steps=200, max_out=100):
         self.reduction = reduction
         s = reduction.problem
         nq, m, f, r = s.nq, s.m, s.dof, s.r
@@ -136,7 +139,8 @@ class CompiledSegments:
         ptr = {name: v.ctypes.data for name, v in self.arrays.items()}
         self.y = self.arrays["dp_memory"][:n]
         self.seg = _Segment(s=ctypes.addressof(s), time_fn=time_fn, times=self.times.ctypes.data,
-                            n_times=len(self.times), next_out=next_out, bound=bound, max_steps=max_steps,
+                            n_times=len(self.times), next_out=next_out, bound=bound, growth_bound=growth_bound,
+                            max_steps=max_steps,
                             max_out=max_out, stall_steps=len(window[0]), stall_span=stall, window=window[0].ctypes.data,
                             window_n=window[1], window_pos=window[2], store_jac=int(self.store_jac),
                             **{name: ptr[name] for name in ("q_last", "qd_last", "q_acc", "qd_acc", "q_prev", "qd_prev",

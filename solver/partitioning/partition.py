@@ -16,6 +16,15 @@ Redundant constraint equations (rank Φ_q < rows) are detected by a rank-reveali
 Velocities q̇ = V ż + U ẇ with (Φ_q U) ẇ = ν − Φ_q V ż (eq. 8).  Accelerations: with
 N = V − U (Φ_q U)⁻¹ Φ_q V (a null-space basis, Φ_q N = 0) and c = U (Φ_q U)⁻¹ γ,
 q̈ = N z̈ + c and (Nᵀ M N) z̈ = Nᵀ (Q − M c) (the tangent-space equations, eq. 13).
+
+When to renew a partition (:meth:`Partition.degraded`): its dependent block Φ_q U has become much
+worse conditioned than the best one possible at the configuration (``quality``), or N = ∂q/∂z has
+grown much larger than at partition time (``amplification``): the integrator controls the error of z
+only, and q carries it multiplied by ‖N‖.  Near a singular configuration both σ_min(Φ_q U) and
+σ_min(Φ_q) vanish, so the quality stays put while an LU set whose coordinates turn stationary
+along the motion lets ‖N‖ grow a hundredfold: the rigid singular four-bar's first LU set is the
+rocker's Euler parameter e₃ = sin(θ/2), stationary at θ = −180°, its second flattened passage —
+‖N‖ 2.8 at the start, 224 just before the passage, 1.4 for a fresh LU partition there.
 """
 from __future__ import annotations
 
@@ -31,6 +40,12 @@ def singular_value_ratio(low, high):
     independent constraint rows that a run records at each output point."""
     high = np.asarray(high, dtype=float)
     return np.divide(low, high, out=np.zeros(high.shape), where=high > 0)
+
+class Renewal(str):
+    """Why a degraded partition is renewed (:meth:`Partition.degraded`): a restart after accepted
+    steps, progress rather than a failure (the step loops do not count it towards 'cannot get past
+    this configuration')."""
+
 
 class PartitionError(Exception):
     """The partition cannot represent the current configuration (Newton failed or the dependent
@@ -80,6 +95,7 @@ class Partition:
         self._last_rows = None     # (Φ_q[rows], σ_min, σ_max) of the last exact _row_singular_values
         self._prepare(jac)
         self.quality_ref = self.quality(jac)
+        self.amplification_ref = self.amplification(jac)
 
     def _prepare(self, jac):
         """What a subclass computes once per partition before the solves (the dense path: nothing)."""
@@ -143,22 +159,39 @@ class Partition:
             dependent = self._dependent_sigma_min(jac)
         return float(dependent / best) if best > 0 else 0.0
 
-    def degraded(self, jac, fraction, dependent=None):
-        """quality(jac) / quality_ref when that is below ``fraction`` (time to re-partition), else None.
+    def amplification(self, jac):
+        """‖N‖_F of the null-space basis N = ∂q/∂z = V − U (Φ_q U)⁻¹ Φ_q V (q̇ = N ż where ν = 0): how
+        far the configuration moves per unit of the independent coordinates.  At least √dof (Vᵀ N = I
+        and [V U] is orthonormal), √dof exactly for a QR or SVD partition at q_ref (N = V)."""
+        if not self.dof:
+            return 0.0
+        return float(np.linalg.norm(self.velocities(jac, np.zeros((jac.shape[0], self.dof)), np.eye(self.dof))))
 
-        One SVD in the common case (none when ``dependent``, σ_min(Φ_q U), is given, e.g. estimated
-        by the compiled reduction): with an upper bound b ≥ σ_min(Φ_q) (:meth:`_sigma_min_bound`),
-        σ_min(Φ_q U) / b is a lower bound of quality(jac); when the bound already clears
-        ``fraction · quality_ref`` the exact value is not needed."""
+    def degraded(self, jac, fraction, growth, dependent=None, amplification=None):
+        """Why the partition should be renewed at this Jacobian, or None: quality(jac) / quality_ref
+        below ``fraction``, or amplification(jac) above ``growth`` · amplification_ref (module
+        docstring).  ``amplification``: ‖N‖_F if already computed (the compiled reduction's).
+
+        One SVD for the quality in the common case (none when ``dependent``, σ_min(Φ_q U), is given,
+        e.g. estimated by the compiled reduction): with an upper bound b ≥ σ_min(Φ_q)
+        (:meth:`_sigma_min_bound`), σ_min(Φ_q U) / b is a lower bound of quality(jac); when the bound
+        already clears ``fraction · quality_ref`` the exact value is not needed."""
         if not len(self.rows):
             return None
         exact = dependent is None
         if exact:
             dependent = self._dependent_sigma_min(jac)
-        if dependent >= fraction * self.quality_ref * self._sigma_min_bound(jac):
-            return None
-        ratio = self.quality(jac, dependent if exact else None) / self.quality_ref
-        return ratio if ratio < fraction else None
+        if dependent < fraction * self.quality_ref * self._sigma_min_bound(jac):
+            ratio = self.quality(jac, dependent if exact else None) / self.quality_ref
+            if ratio < fraction:
+                return Renewal(f"dependent block quality dropped to {ratio:.2g} of its value at partition time")
+        if amplification is None:
+            amplification = self.amplification(jac)
+        gain = amplification / self.amplification_ref if self.dof else 1.0
+        if gain > growth:
+            return Renewal(f"the independent coordinates lost the motion: ‖∂q/∂z‖ grew to {gain:.3g} × its value "
+                           "at partition time")
+        return None
 
     def singularity(self, jac):
         """σ_min / σ_max of the independent constraint rows: near 0 at singular configurations."""

@@ -42,6 +42,7 @@ from .partition import Partition, PartitionError
 SPARSE_MIN_ROWS = 120           # independent constraint rows from which the sparse algebra is used
 SIGMA_ITERATIONS = 4            # power iterations of the σ estimates (as reduced.c's σ_min(J U))
 ROUND_OFF = 1e-15              # entries of S = J B below this fraction of its largest are dropped
+NORMAL_CONDITION = 1e8          # minimum_norm_correction: normal equations up to this condition number
 
 
 def sparse_pattern(system, rows):
@@ -129,7 +130,7 @@ class SparsePartition(Partition):
         lam_rows = lu.solve(self.B.T @ (Q - M @ qdd), trans="T")
         if len(self.redundant):
             X = lu.solve((self._J_red.matrix(jac) @ self.B).T.toarray(), trans="T").T     # J_red B S⁻¹
-            y = np.linalg.solve(X @ X.T + np.eye(len(self.redundant)), -X @ lam_rows)
+            y = minimum_norm_correction(X, lam_rows)
             lam_rows = lam_rows + X.T @ y
             lam[self.redundant] = -y
         lam[self.rows] = lam_rows
@@ -174,6 +175,19 @@ class SparsePartition(Partition):
 
     def _smallest_row_norm(self, jac):
         return np.min(sp.linalg.norm(self._J.matrix(jac), axis=1))
+
+
+def minimum_norm_correction(X, lam_rows):
+    """y minimizing ‖λ_rows + Xᵀ y‖² + ‖y‖² (the minimum-norm multipliers: λ_rows + Xᵀ y on the
+    independent rows, −y on the redundant ones): the normal equations (X Xᵀ + I) y = −X λ_rows while
+    their condition number, at most 1 + ‖X‖_F², stays below NORMAL_CONDITION (round-off ≤ ε · that);
+    beyond, the least-squares problem [Xᵀ; I] y ≈ [−λ_rows; 0] (8× the time: near a singular
+    configuration X reaches 1e8 and X Xᵀ + I is singular in floating point — the 40-loop Cartesian
+    four-bar row)."""
+    n = X.shape[0]
+    if np.sum(X * X) < NORMAL_CONDITION:
+        return np.linalg.solve(X @ X.T + np.eye(n), -X @ lam_rows)
+    return np.linalg.lstsq(np.vstack([X.T, np.eye(n)]), np.concatenate([-lam_rows, np.zeros(n)]), rcond=None)[0]
 
 
 def _largest_gain(apply, n):

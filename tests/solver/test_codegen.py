@@ -156,9 +156,9 @@ def test_trajectories_equal_generic(name):
 @pytest.mark.parametrize("method", ["lu", "qr", "svd"])
 def test_compiled_reduction_equals_python_partition(name, method):
     """cg_reduced (reduced.c) against Partition.positions/velocities/accelerations on the generic
-    system: the same partition, states perturbed off the reference, to 1e-10 relative; its λ
-    satisfies Φ_qᵀλ = Q − M q̈ and is the minimum-norm one: it equals the least-squares λ (the
-    four-bar and the slider–crank have redundant rows)."""
+    system: the same partition, states perturbed off the reference, to 1e-10 relative (‖∂q/∂z‖ of
+    the re-partitioning rule too); its λ satisfies Φ_qᵀλ = Q − M q̈ and is the minimum-norm one: it
+    equals the least-squares λ (the four-bar and the slider–crank have redundant rows)."""
     model = solver.load_model(next(p for p in SAMPLES if p.name.startswith(name + ".")))
     generic, generated = CartesianSystem(model), CodegenCartesianSystem(model)
     q0, _, t0 = generic.initial_state()
@@ -169,6 +169,8 @@ def test_compiled_reduction_equals_python_partition(name, method):
     for _ in range(3):
         t = t0 + rng.uniform(0.0, 0.3)
         y = np.concatenate([0.02 * rng.standard_normal(part.dof), rng.standard_normal(part.dof)])
+        assert compiled.solve(t, y, q0, level=1)
+        level1 = compiled.amplification
         assert compiled.solve(t, y, q0, level=2)
         q, ev = part.positions(generic, y[:part.dof], t, q0)
         qd = part.velocities(ev.jac, ev.nu, y[part.dof:])
@@ -180,6 +182,8 @@ def test_compiled_reduction_equals_python_partition(name, method):
         assert np.max(np.abs(residual)) <= KERNEL_RTOL * np.max(np.abs(generic.forces(q, qd, t)))
         exact = np.linalg.svd(ev2.jac[part.rows] @ part.U, compute_uv=False)[-1]
         assert exact <= compiled.sigma_min <= 1.05 * exact      # power-iteration estimate, from above
+        assert rel_err(compiled.amplification, part.amplification(ev2.jac)) <= KERNEL_RTOL
+        assert level1 == compiled.amplification
         least_squares = multipliers(ev2.jac, generic.mass(q), qdd, generic.forces(q, qd, t))
         assert rel_err(compiled.lam, least_squares) <= 1e-9
 

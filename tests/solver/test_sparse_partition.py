@@ -75,6 +75,7 @@ def test_sparse_solves_equal_the_dense_ones(state, method):
     (lo1, hi1), (lo2, hi2) = dense._row_singular_values(ev.jac), fast._row_singular_values(ev.jac)
     assert lo1 * (1 - 1e-9) <= lo2 < 1.1 * lo1 and 0.9 * hi1 < hi2 <= hi1 * (1 + 1e-9)
     assert fast._smallest_row_norm(ev.jac) == pytest.approx(dense._smallest_row_norm(ev.jac), rel=1e-14)
+    assert fast.amplification(ev.jac) == pytest.approx(dense.amplification(ev.jac), rel=1e-11)
 
 
 @pytest.mark.parametrize("name, t_end", [("slider_crank_x5", 0.1), ("fourbar_row_5", 0.3)])
@@ -123,3 +124,22 @@ def test_the_sparse_path_is_chosen_by_size_and_pattern(monkeypatch):
     assert parametric.jacobian_pattern() is None
     q, _, t = parametric.initial_state()
     assert not build_partition("qr", parametric, q, t).sparse
+
+
+def test_minimum_norm_correction_holds_where_the_normal_equations_fail():
+    """sparse.minimum_norm_correction against the same minimization solved in 60-digit arithmetic
+    (mpmath) for an X of rank one scaled to 1e8 plus 1e-3 noise: X Xᵀ + I is singular in double (the
+    normal equations the multipliers used to solve raise LinAlgError), the least-squares form is
+    within 2.3e-5 of the exact y (asserted 1e-3; the noise is resolved only to 1e-5 in X itself)."""
+    import mpmath
+    rng = np.random.default_rng(2)
+    X = 1e8 * np.outer(rng.standard_normal(3), rng.standard_normal(6)) + 1e-3 * rng.standard_normal((3, 6))
+    lam_rows = rng.standard_normal(6)
+    with pytest.raises(np.linalg.LinAlgError):
+        np.linalg.solve(X @ X.T + np.eye(3), -X @ lam_rows)
+    with mpmath.workdps(60):
+        Xm = mpmath.matrix(X.tolist())
+        exact = mpmath.lu_solve(Xm * Xm.T + mpmath.eye(3), -(Xm * mpmath.matrix(lam_rows.tolist())))
+        exact = np.array([float(v) for v in exact])
+    y = sparse.minimum_norm_correction(X, lam_rows)
+    assert np.max(np.abs(y - exact)) <= 1e-3 * np.max(np.abs(exact))
