@@ -79,12 +79,12 @@ def layout_source(model, system, start, variables, guid, rtol, atol) -> str:
 
 
 def _reaction_point(system, k, j):
-    """(ℓ₀, Φ_node (3 × k_f, row-major), first modal column (0 without one)) of the point on body_j of joint k
-    where its reaction acts, P = r_j + A_j (ℓ₀ + Φ_node a) (fmu.c ``mbs_reactions``): on a flexible
+    """(ℓ₀, Φ_node (3 × k_f, row-major), first modal column (0 without one)) of the point on body_j
+    of joint k where its reaction acts, P = r_j + A_j (ℓ₀ + Φ_node a) (fmu.c ``mbs_reactions``): on a flexible
     body_j the deformed node of the joint (:meth:`solver.flexible.joints.FlexibleJoint.origin_j`),
     else s_j on the rigid body (or ground)."""
     fj = system.flex_joints.get(k)
     if fj is None or j.body_j < system.nb:
         return j.joint.s_j, np.zeros((3, 0)), 0
     _, local, shape, _ = fj.slots["Pj"]
-    return local, shape, int(fj.sides[1][1][0])
+    return local, shape, system.flex[j.body_j - system.nb].ao
