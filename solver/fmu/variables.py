@@ -7,9 +7,9 @@ global axes) and ``drivers.NAME.force``.  Joint coordinates and angular accelera
 offered by the FMU.  :mod:`solver.outputs` names no quantity of a flexible body, so a flexible
 body's outputs are named after the run's accessors (:meth:`solver.results.Results.flexible_frame`,
 :meth:`~solver.results.Results.modal_coordinates`): ``flexible_bodies.NAME.position.x|y|z`` (the
-floating frame's origin) and ``flexible_bodies.NAME.modal.K`` (column K = 0, 1, … of the modal
-coordinates; no unit: mass-normalized modes make them m·√kg, which FMI's integer base-unit
-exponents cannot state).
+floating frame's origin), ``.velocity.*`` and ``.angular_velocity.*`` of the frame (global axes),
+and ``flexible_bodies.NAME.modal.K`` (column K = 0, 1, … of the modal coordinates; no unit:
+mass-normalized modes make them m·√kg, which FMI's integer base-unit exponents cannot state).
 
 Parameters (FMI ``causality="parameter" variability="tunable"``) are entries of the kernels'
 parameter vector (:func:`solver.codegen.derive.parameters`): ``bodies.NAME.mass`` and the
@@ -98,13 +98,17 @@ def fmu_variables(model, system, inputs) -> list[Variable]:
 
 
 def _flexible_outputs(system):
-    """Floating-frame origins and modal coordinates of the flexible bodies (module docstring):
-    coordinate indices ``a`` of the frame's block and of its modal columns."""
+    """The floating frames' origins, velocities and angular velocities and the modal coordinates of
+    the flexible bodies (module docstring): ``a`` = coordinate index, or for angular velocities the
+    frame's block and ``b`` the component, as for rigid bodies."""
     out = []
     for fb in system.flex:
         stem = f"flexible_bodies.{fb.name}"
-        out += [Variable(f"{stem}.position.{axis}", "output", "m", OUTPUT_KINDS["position"], fb.o + c,
-                         description="origin of the floating frame") for c, axis in enumerate("xyz")]
+        for quantity, unit in (("position", "m"), ("velocity", "m/s"), ("angular_velocity", "rad/s")):
+            out += [Variable(f"{stem}.{quantity}.{axis}", "output", unit, OUTPUT_KINDS[quantity],
+                             *((fb.o // 7, c) if quantity == "angular_velocity" else (fb.o + c, 0)),
+                             description=f"{quantity.replace('_', ' ')} of the floating frame")
+                    for c, axis in enumerate("xyz")]
         out += [Variable(f"{stem}.modal.{k}", "output", "", OUTPUT_KINDS["position"], fb.ao + k,
                          description=f"modal coordinate {k} (mass-normalized mode)") for k in range(fb.k)]
     return out
