@@ -27,7 +27,8 @@ import solver  # noqa: E402
 from solver.fmu import export_fmu  # noqa: E402
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_models"
-MODELS = {"slider_crank": "slider_crank", "rrc_arm_case1": "rrc_arm_case1", "car_bump": "vehicle_cae_tc_bump"}
+MODELS = {"slider_crank": "slider_crank", "rrc_arm_case1": "rrc_arm_case1", "car_bump": "vehicle_cae_tc_bump",
+          "fourbar_flexible": "fourbar_singular_flexible"}
 STEP = 0.01
 
 

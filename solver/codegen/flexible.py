@@ -35,15 +35,20 @@ from .poly import Poly, defined, named, polys, symbols
 
 
 def unsupported(system):
-    """Why the flexible bodies of ``system`` cannot be generated, or None: rotational spring-dampers
-    and bushings on their nodes (they need the node frame's rotation exp(Ψ a)~; spring-dampers and
-    applied loads are generated)."""
-    names = [f.name for f in system.force_elements if isinstance(f, (RotationalSpringDamperForce, BushingForce))
-             and max(f.bi, f.bj) >= system.nb]
+    """Why the flexible bodies of ``system`` cannot be generated, or None (:func:`unsupported_forces`)."""
+    names = [f.name for f in unsupported_forces(system)]
     if names:
         return ("rotational spring-dampers and bushings on flexible bodies are not generated yet "
                 f"({', '.join(names)})")
     return None
+
+
+def unsupported_forces(system):
+    """The force elements that keep ``system``'s flexible bodies from being generated: rotational
+    spring-dampers and bushings on their nodes (they need the node frame's rotation exp(Ψ a)~;
+    spring-dampers and applied loads are generated)."""
+    return [f for f in system.force_elements if isinstance(f, (RotationalSpringDamperForce, BushingForce))
+            and max(f.bi, f.bj) >= system.nb]
 
 
 def field_sizes(k):

@@ -23,7 +23,7 @@ def model_description(*, model_name, identifier, guid, variables, t_end, step, t
         "canInterpolateInputs": "true", "maxOutputDerivativeOrder": "0", "canGetAndSetFMUstate": "false",
         "canSerializeFMUstate": "false", "providesDirectionalDerivative": "false"})
     units = ET.SubElement(root, "UnitDefinitions")
-    for name in sorted({v.unit for v in variables}):
+    for name in sorted({v.unit for v in variables if v.unit}):
         unit = ET.SubElement(units, "Unit", {"name": name})
         ET.SubElement(unit, "BaseUnit", {b: str(e) for b, e in zip(_BASE, UNITS[name]) if e})
     ET.SubElement(root, "DefaultExperiment", {"startTime": "0", "stopTime": repr(float(t_end)),
@@ -33,7 +33,7 @@ def model_description(*, model_name, identifier, guid, variables, t_end, step, t
         attrs = {"name": v.name, "valueReference": str(vr), "causality": v.causality}
         if v.description:
             attrs["description"] = v.description
-        real = {"unit": v.unit}
+        real = {"unit": v.unit} if v.unit else {}
         if v.causality == "output":
             attrs.update(variability="continuous", initial="calculated")
         elif v.causality == "parameter":

@@ -20,6 +20,8 @@ import numpy as np
 
 from ..analysis.assembly import assemble_positions, consistent_velocities
 from ..codegen.build import CodegenUnavailable, _run_compilers, building, compiler, runtime_source
+from ..codegen.flexible import unsupported_forces
+from ..formulations.cartesian import CartesianSystem
 from ..io.files import atomic_write
 from ..compile import compile_model
 from ..errors import ModelError, SolverError
@@ -45,14 +47,10 @@ def export_fmu(model, path, step=None, inputs=None, rtol=None, atol=None, on_eve
     (:mod:`solver.fmu.variables`); default: the model's declared inputs (``model.inputs``).  ``on_event``/``cancel`` as for :func:`solver.compile_model`.
     Raises ModelError for what cannot be exported (naming the element) and SolverError when the
     model cannot be assembled or the library does not compile."""
-    if model.flexible_bodies:
-        raise ModelError([f"flexible_bodies.{name}: flexible bodies are not exported to FMUs yet (the FMU's "
-                          "variables are the rigid bodies')" for name in model.flexible_bodies])
     s = model.settings
     step, rtol, atol = (_positive(name, getattr(s, key) if value is None else value) for name, key, value in
                         (("step", "output_step", step), ("rtol", "rtol", rtol), ("atol", "atol", atol)))
-    compiled = compile_model(model, formulation="cartesian", constraints="conventional", codegen="on",
-                             on_event=on_event, cancel=cancel)
+    compiled = _compile(model, on_event, cancel)
     system = compiled.system
     if system.interpreted:
         raise ModelError([f"forces.{f.name}: a {type(f).__name__} is not generated as C, so it cannot be in an FMU"
@@ -89,6 +87,22 @@ def export_fmu(model, path, step=None, inputs=None, rtol=None, atol=None, on_eve
             z.write(HEADERS / "LICENSE.txt", "documentation/licenses/fmi2-headers.txt")
         atomic_write(str(path), tmp_fmu.read_bytes(), keep_backup=False)    # never through a link
     return path
+
+
+def _compile(model, on_event, cancel):
+    """The model compiled with generated kernels (Cartesian, conventional joints).  A flexible model
+    the kernels do not cover is refused naming the force elements in the way
+    (:func:`solver.codegen.flexible.unsupported_forces`, looked up only then)."""
+    try:
+        return compile_model(model, formulation="cartesian", constraints="conventional", codegen="on",
+                             on_event=on_event, cancel=cancel)
+    except ModelError:
+        if model.flexible_bodies:
+            blocking = unsupported_forces(CartesianSystem(model))
+            if blocking:
+                raise ModelError([f"forces.{f.name}: a {type(f).__name__} on a flexible body is not generated as C, "
+                                  "so it cannot be in an FMU" for f in blocking]) from None
+        raise
 
 
 def _positive(name, value) -> float:

@@ -78,7 +78,9 @@ static void log_error(Instance *I, const char *fmt, ...)
 
 /* Reactions of every joint on body_j from body_i at the joint origin P (global axes), from the
  * body-block constraint forces g = −Φ_qᵀλ of one of its bodies (the joint's rows and its drivers'):
- * F = g_r, torque about the CM A ½L(p) g_p moved to P — CartesianSystem.postprocess_batch. */
+ * F = g_r, torque about the CM (a flexible body's frame origin) A ½L(p) g_p moved to P —
+ * CartesianSystem.postprocess_batch; on a flexible body_j P is the deformed node,
+ * r_j + A_j (ℓ₀ + Φ_node a) (CartesianSystem._flexible_reaction). */
 static void mbs_reactions(const double *q, const double *jac, const double *lam, double *RF, double *RT)
 {
     for (int j = 0; j < NJ; ++j) {
@@ -96,10 +98,14 @@ static void mbs_reactions(const double *q, const double *jac, const double *lam,
         Lg[1] = 0.5 * (-p[2] * g[3] - p[3] * g[4] + p[0] * g[5] + p[1] * g[6]);
         Lg[2] = 0.5 * (-p[3] * g[3] + p[2] * g[4] - p[1] * g[5] + p[0] * g[6]);
         if (bj >= 0) {
-            double Aj[9];
+            double Aj[9], l[3] = {sj[0], sj[1], sj[2]};
+            const int nk = (mbs_joint_phi0[j + 1] - mbs_joint_phi0[j]) / 3;
+            const double *phi = mbs_joint_phi + mbs_joint_phi0[j], *a = q + mbs_joint_ao[j];
+            for (int i = 0; i < 3; ++i)
+                for (int m = 0; m < nk; ++m) l[i] += phi[i * nk + m] * a[m];
             rotation(q + 7 * bj + 3, Aj);
             for (int i = 0; i < 3; ++i)
-                P[i] = q[7 * bj + i] + Aj[3 * i] * sj[0] + Aj[3 * i + 1] * sj[1] + Aj[3 * i + 2] * sj[2];
+                P[i] = q[7 * bj + i] + Aj[3 * i] * l[0] + Aj[3 * i + 1] * l[1] + Aj[3 * i + 2] * l[2];
         } else {
             for (int i = 0; i < 3; ++i) P[i] = sj[i];
         }

@@ -3,6 +3,8 @@ joint and variable tables that ``fmu.c`` reads, and the time functions (driver m
 inputs) written as C (:mod:`solver.codegen.timefunctions`), so that no Python runs in the FMU."""
 from __future__ import annotations
 
+import numpy as np
+
 from ..codegen.derive import input_functions
 from ..codegen.timefunctions import PRELUDE, c_time_function
 from .variables import OUTPUT_KINDS, VR_INPUT, VR_PARAMETER, driver_slots, input_slots
@@ -23,13 +25,17 @@ def layout_source(model, system, start, variables, guid, rtol, atol) -> str:
     inputs = [v for v in variables if v.kind == VR_INPUT]
     fns = input_functions(system)
     joint_rows, row0 = [], [0]
-    sides, bjs, sj = [], [], []
+    sides, bjs, sj, modal_col, phi0, phi = [], [], [], [], [0], []
     for k, j in enumerate(system.joints):
         joint_rows += list(j.rows) + system._driven_rows.get(k, [])
         row0.append(len(joint_rows))
         sides.append(j.body_j if j.body_j >= 0 else j.body_i)
         bjs.append(j.body_j)
-        sj += list(j.joint.s_j)
+        local, shape, column = _reaction_point(system, k, j)
+        sj += list(local)
+        modal_col.append(column)
+        phi += list(np.ravel(shape))
+        phi0.append(len(phi))
     lines = [f"#define {name} {value}" for name, value in (
         ("NQ", system.nq), ("NM", system.m), ("NR", len(rows)), ("NRED", len(redundant)),
         ("NA", len(system._angle_rows)), ("NDRV", len(system._driver_fns)), ("NU", len(fns)),
@@ -45,6 +51,8 @@ def layout_source(model, system, start, variables, guid, rtol, atol) -> str:
               _array("double", "mbs_in0", [v.start for v in inputs]),
               _array("int", "mbs_joint_side", sides), _array("int", "mbs_joint_bj", bjs),
               _array("double", "mbs_joint_sj", sj), _array("int", "mbs_joint_row0", row0),
+              _array("int", "mbs_joint_ao", modal_col), _array("int", "mbs_joint_phi0", phi0),
+              _array("double", "mbs_joint_phi", phi),
               _array("int", "mbs_joint_rows", joint_rows),
               _array("int", "mbs_vr_kind", [v.kind for v in variables]),
               _array("int", "mbs_vr_a", [v.a for v in variables]), _array("int", "mbs_vr_b", [v.b for v in variables]),
@@ -68,3 +76,15 @@ def layout_source(model, system, start, variables, guid, rtol, atol) -> str:
                  f"{drive}{unused} (void)f; (void)fd; (void)fdd;\n}}\n")
     lines.append(f"static void mbs_inputs{signature}double *u)\n{{\n    double v[3];\n{entries}{unused} (void)u;\n}}\n")
     return "\n".join(lines)
+
+
+def _reaction_point(system, k, j):
+    """(ℓ₀, Φ_node (3 × k_f, row-major), first modal column (0 without one)) of the point on body_j
+    of joint k where its reaction acts, P = r_j + A_j (ℓ₀ + Φ_node a) (fmu.c ``mbs_reactions``): on a flexible
+    body_j the deformed node of the joint (:meth:`solver.flexible.joints.FlexibleJoint.origin_j`),
+    else s_j on the rigid body (or ground)."""
+    fj = system.flex_joints.get(k)
+    if fj is None or j.body_j < system.nb:
+        return j.joint.s_j, np.zeros((3, 0)), 0
+    _, local, shape, _ = fj.slots["Pj"]
+    return local, shape, system.flex[j.body_j - system.nb].ao

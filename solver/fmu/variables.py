@@ -4,7 +4,12 @@ Outputs are named as :mod:`solver.outputs` names a run's scalars, and cover what
 gives directly: ``bodies.NAME.position|velocity|acceleration|angular_velocity.x|y|z``,
 ``joints.NAME.reaction_force|reaction_torque.x|y|z`` (on body_j from body_i at the joint origin,
 global axes) and ``drivers.NAME.force``.  Joint coordinates and angular accelerations are not
-offered by the FMU.
+offered by the FMU.  :mod:`solver.outputs` names no quantity of a flexible body, so a flexible
+body's outputs are named after the run's accessors (:meth:`solver.results.Results.flexible_frame`,
+:meth:`~solver.results.Results.modal_coordinates`): ``flexible_bodies.NAME.position.x|y|z`` (the
+floating frame's origin), ``.velocity.*`` and ``.angular_velocity.*`` of the frame (global axes),
+and ``flexible_bodies.NAME.modal.K`` (column K = 0, 1, … of the modal coordinates; no unit:
+mass-normalized modes make them m·√kg, which FMI's integer base-unit exponents cannot state).
 
 Parameters (FMI ``causality="parameter" variability="tunable"``) are entries of the kernels'
 parameter vector (:func:`solver.codegen.derive.parameters`): ``bodies.NAME.mass`` and the
@@ -86,8 +91,26 @@ def fmu_variables(model, system, inputs) -> list[Variable]:
         else:
             a, b = driver_row[o.element], 0
         out.append(Variable(o.path, "output", o.unit, kind, a, b))
+    out += _flexible_outputs(system)
     out += _parameters(system)
     out += _inputs(model, system, inputs, {v.name for v in out})
+    return out
+
+
+def _flexible_outputs(system):
+    """The floating frames' origins, velocities and angular velocities and the modal coordinates of
+    the flexible bodies (module docstring): ``a`` = coordinate index, or for angular velocities the
+    frame's block and ``b`` the component, as for rigid bodies."""
+    out = []
+    for fb in system.flex:
+        stem = f"flexible_bodies.{fb.name}"
+        for quantity, unit in (("position", "m"), ("velocity", "m/s"), ("angular_velocity", "rad/s")):
+            out += [Variable(f"{stem}.{quantity}.{axis}", "output", unit, OUTPUT_KINDS[quantity],
+                             *((fb.o // 7, c) if quantity == "angular_velocity" else (fb.o + c, 0)),
+                             description=f"{quantity.replace('_', ' ')} of the floating frame")
+                    for c, axis in enumerate("xyz")]
+        out += [Variable(f"{stem}.modal.{k}", "output", "", OUTPUT_KINDS["position"], fb.ao + k,
+                         description=f"modal coordinate {k} (mass-normalized mode)") for k in range(fb.k)]
     return out
 
 
