@@ -39,7 +39,7 @@ typedef struct {
     cg_reduced_t s;
     double U[NQ1 * NR1], V[NQ1 * DOF1], q_ref[NQ1], ang_state[NA1], f[NDRV1], fd[NDRV1], fdd[NDRV1];
     double u[NU1], Qx[NQ1], q[NQ1], qd[NQ1], qdd[NQ1], zdd[DOF1], lam[M1];
-    double phi[M1], jac[M1 * NQ1], ang[NA1], gamma[M1], Mass[NQ1 * NQ1], Q[NQ1], err, sigma;
+    double phi[M1], jac[M1 * NQ1], ang[NA1], gamma[M1], Mass[NQ1 * NQ1], Q[NQ1], err, sigma, amplification;
     int rows[NR1], red_rows[NRED1], ang_row[NA1], drv_row[NDRV1];
     double ang_coef[NA1];
     /* the accepted state: positions, velocities, accelerations, multipliers, unwrapped angles */
@@ -304,7 +304,7 @@ static void reset_instance(Instance *I)
     s->tol = 1e-10; s->max_iter = 25;
     s->q = I->q; s->qd = I->qd; s->qdd = I->qdd; s->zdd = I->zdd; s->lam = I->lam; s->phi = I->phi;
     s->jac = I->jac; s->ang = I->ang; s->gamma = I->gamma; s->M = I->Mass; s->Q = I->Q;
-    s->err = &I->err; s->sigma_min = &I->sigma;
+    s->err = &I->err; s->sigma_min = &I->sigma; s->amplification = &I->amplification;
     s->k_position = cg_position; s->k_gamma = cg_gamma; s->k_mass = cg_mass; s->k_forces = cg_forces;
     memset(I->Qx, 0, sizeof I->Qx);
     memcpy(I->xq, mbs_q0, sizeof I->xq);
