@@ -126,18 +126,18 @@ def test_a_flexible_model_the_kernels_do_not_cover_is_refused_naming_the_element
 @pytest.mark.slow
 def test_driven_flexible_beam_fmu_equals_the_solver(tmp_path):
     """Drivers on joints at flexible nodes (the beam's driven hub to ground, a driven sleeve at its
-    tip, a ball in a socket on it), 0.05 s: against the compiled DOP853 run at rtol 1e-10.  The beam's
+    tip, a ball in a socket on it), 0.02 s: against the compiled DOP853 run at rtol 1e-10.  The beam's
     Craig–Bampton constraint modes are stiff (≈ 80 000 internal steps per simulated second for the
     explicit integrator), and the reactions and driver forces carry its elastic forces: a position
     difference of 1e-11 m against the axial stiffness EA/L = 5e7 N/m is 5e-4 N.  Measured at FMU
-    tolerance 1e-10: positions 7.7e-11, the beam's frame 4.2e-11 and modal coordinates 7.9e-8 of their
-    amplitude, reactions and driver forces 6.8e-6 of the largest (the slider's driver; 4.4e-6 against
-    the reference at rtol 1e-12, which takes 30 s, and about the same at FMU tolerance 1e-8)."""
+    tolerance 1e-10: positions 4.9e-11, the beam's frame 4.1e-11 and modal coordinates 1.3e-7 of their
+    amplitude, reactions and driver forces 6.8e-6 of the largest (over 0.05 s: 7.7e-11, 4.2e-11, 7.9e-8
+    and 6.8e-6; against the reference at rtol 1e-12 about the same)."""
     model = driven_beam()
     path = export_fmu(model, tmp_path / "driven.fmu", step=0.01)
-    res = solver.simulate(model, t_end=0.05, output_step=0.01, rtol=1e-10, atol=1e-12, integrator="auto",
+    res = solver.simulate(model, t_end=0.02, output_step=0.01, rtol=1e-10, atol=1e-12, integrator="auto",
                           codegen=True)
-    r = run(path, 0.05)
+    r = run(path, 0.02)
     frame, modal = flexible_errors(res, r, "beam")
     assert frame < 1e-9 and modal < 1e-6, (frame, modal)
     err, where = worst_error(model, res, r, outputs_of(path, quantities=("position",)))
