@@ -52,6 +52,6 @@ def codegen_system(model, settings, plane=None, on_event=None, cancel=None, stri
     if info["cache_hit"]:
         how = f"loaded from the cache in {info['load_s']:.3f} s"
     else:
-        how = (f"generated in {info['derive_s']:.2f} s (sympy, {info['subexpressions']} common subexpressions) "
+        how = (f"generated in {info['derive_s']:.2f} s ({info['c_lines']} lines of C) "
                f"and compiled in {info['compile_s']:.2f} s")
     return system, f"codegen: compiled kernels {how} ({info['path']})"
