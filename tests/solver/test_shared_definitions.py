@@ -230,5 +230,5 @@ def test_rotational_spring_reads_the_joint_rotation_coordinate():
     (rs,) = compile_forces(m, {"b": 0}, {0: (np.zeros(3), np.eye(3))})
     for turn in np.linspace(0.0, 3 * math.pi, 13):       # past π: continuous
         Rz = np.array([[math.cos(turn), -math.sin(turn), 0], [math.sin(turn), math.cos(turn), 0], [0, 0, 1]])
-        theta, axis = rs.angle(BodyFrames(np.zeros((1, 3)), Rz[None], np.zeros((1, 3)), np.zeros((1, 3))))
+        theta, axis = rs.rotation(BodyFrames(np.zeros((1, 3)), Rz[None], np.zeros((1, 3)), np.zeros((1, 3))))
         assert theta == pytest.approx(turn, abs=1e-12) and axis == pytest.approx([0, 0, 1])
