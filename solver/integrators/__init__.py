@@ -26,9 +26,11 @@ def limit_step(ode, h_max):
     itask, istate, rwork, iwork, jt], ``rwork``)."""
     ode.max_step = h_max
     integrator = getattr(getattr(ode, "_lsoda_solver", None), "_integrator", None)
-    hmax = h_max if h_max < float("inf") else 0.0            # LSODA's 0: no limit
-    if integrator is not None and integrator.rwork[5] != hmax and integrator.call_args[3] == 2:
-        integrator.rwork[5] = hmax
+    if integrator is None or integrator.call_args[3] != 2:
+        return
+    unlimited = (0.0, float("inf"))                            # LSODA's 0 (and scipy's inf): no limit
+    if integrator.rwork[5] != h_max and not (integrator.rwork[5] in unlimited and h_max in unlimited):
+        integrator.rwork[5] = h_max if h_max < float("inf") else 0.0
         integrator.call_args[3] = 3
 
 from .generalized_alpha import GeneralizedAlpha  # noqa: E402

@@ -16,6 +16,8 @@ import pytest
 import solver
 from solver.formulations.branches import BRANCH_GUARD, Branches, BranchRefused, step_cap
 
+pytestmark = pytest.mark.numerics   # run again under another BLAS kernel (Makefile)
+
 P = 0.1                  # m/rad
 I_AXIS, MASS, TORQUE = 0.01, 1.0, 0.2
 ALPHA = TORQUE / (I_AXIS + MASS * P * P)          # 10 rad/s²: θ(1 s) = 5 rad, θ(2 s) = 20 rad (3.2 turns)
