@@ -254,6 +254,8 @@ class Run:
                                           elements=self._worst_owners(self.q_last, ode.t))
                     # the step's end first: its angles' branch decides whether the step stands
                     q_new, qd_new, jac = self._state(part, ode.t, ode.y)
+                    c = self._compiled          # its estimates at the step's end (before the output points')
+                    estimates = (None, None) if c is None else (c.sigma_min, c.amplification)
                 except PartitionError as exc:
                     restart = str(exc)         # (q, t): still the last accepted state
                     if isinstance(exc, BranchRefused):
@@ -288,9 +290,7 @@ class Run:
                     window.clear()
                     self._switch = hybrid.collapsed("the step size collapsed")
                     restart = "hybrid switch"
-                c = self._compiled
-                renew = part.degraded(jac, REPARTITION_RATIO, AMPLIFICATION_GROWTH,
-                                      *((None, None) if c is None else (c.sigma_min, c.amplification)))
+                renew = part.degraded(jac, REPARTITION_RATIO, AMPLIFICATION_GROWTH, *estimates)
                 if renew is not None:
                     restart = renew
                 if hybrid is not None and self._switch is None:
