@@ -288,11 +288,11 @@ def _one_link(extra="", visual="", joint_extra=""):
         <limit lower="-1" upper="1" effort="1" velocity="1"/></joint>{extra}</robot>"""
 
 
+def _arm_visual(geometry):
+    return _one_link(visual=f'<visual><geometry>{geometry}</geometry></visual>')
+
+
 @pytest.mark.parametrize("text, message", [
-    (_one_link(extra='<transmission name="tr1"><type>x</type></transmission>'),
-     r"transmission 'tr1': <transmission> elements are not supported"),
-    (_one_link(joint_extra='<mimic joint="other"/>'), r"joint 'hinge': <mimic> \(following joint 'other'\)"),
-    (_one_link(joint_extra='<dynamics friction="0.3"/>'), r"joint 'hinge': <dynamics friction>"),
     (_one_link(joint_extra='<dynamics damping="lots"/>'), r"joint 'hinge'.dynamics.damping: must be a number"),
     (_one_link(visual='<visual><geometry><mesh filename="../secret.stl"/></geometry></visual>'),
      r"link 'arm'.visual\[0\]: mesh '../secret.stl' is outside the URDF's folder"),
@@ -302,19 +302,40 @@ def _one_link(extra="", visual="", joint_extra=""):
      r"link 'arm'.visual\[0\]: mesh 'missing.stl' not found"),
     ("""<robot name="r"><link name="base"/><link name="arm"/>
         <joint name="hinge" type="continuous"><parent link="base"/><child link="arm"/></joint></robot>""",
-     r"link 'arm': has no mass \(no <inertial>\) but moves on continuous joint 'hinge'"),
+     r"link 'arm': has no mass \(no <inertial> or mass 0\) but moves on continuous joint 'hinge'"),
     ("<robot name='r'><link name='a'/>", r"not well-formed XML"),
     ('<!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/hostname">]><robot name="&x;"><link name="a"/></robot>',
      r"not well-formed XML \(Attribute references external entity 'x'"),
-    ("<robot name='my/robot'><link name='a'/></robot>", r"robot 'my/robot'.name: must not contain quotes, slashes"),
-    ("<robot><link name='a'/></robot>", r"robot.urdf: The <robot> tag misses a 'name' attribute"),
+    ("<robot><link name='a'/></robot>", r"robot.urdf: the <robot> element has no 'name' attribute"),
     (_one_link().replace('type="revolute"', 'type="hinge"'), r"joint 'hinge'.type: must be one of revolute, "),
     (_one_link().replace('<mass value="1.0"/>', '<mass value="heavy"/>'),
-     r"link 'arm': invalid <link> \(could not convert string to float: 'heavy'\)"),
-    (_one_link().replace('<parent link="base"/>', ''), r"joint 'hinge': invalid <joint> \(a required child"),
+     r"link 'arm'.inertial.mass.value: must be a number, got 'heavy'"),
+    (_one_link().replace('<mass value="1.0"/>', '<mass value="-1"/>'), r"link 'arm'.inertial.mass.value: must be >= 0"),
+    (_one_link().replace('ixx="0.01"', 'ixx="inf"'), r"link 'arm'.inertial.inertia.ixx: must be finite, got 'inf'"),
+    (_one_link().replace('<parent link="base"/>', ''), r"joint 'hinge': has no <parent link"),
     (_one_link().replace('izz="0.01"', 'izz="0.05"'), r"body 'arm'.inertia: violates the triangle inequality"),
     ("<sdf/>", r"not a URDF file"),
     (_one_link().replace('lower="-1" upper="1"', 'lower="1" upper="-1"'), r"joint 'hinge'.upper_limit: must be >="),
+    (_one_link().replace('lower="-1"', 'lower="low"'), r"joint 'hinge'.limit.lower: must be a number, got 'low'"),
+    # a wrong count of numbers (urdfdom and MuJoCo refuse it; it was silently truncated)
+    (_one_link(joint_extra='<origin xyz="0 0 0" rpy="0 0 0 1"/>'),
+     r"joint 'hinge'.origin.rpy: expected 3 numbers, got '0 0 0 1'"),
+    (_one_link().replace('<origin xyz="0 0 0" rpy="0 0 0"/>', '<origin xyz="0 0 0 0"/>'),
+     r"link 'arm'.inertial.origin.xyz: expected 3 numbers, got '0 0 0 0'"),
+    (_one_link(joint_extra='<axis xyz="0 1"/>'), r"joint 'hinge'.axis.xyz: expected 3 numbers, got '0 1'"),
+    (_arm_visual('<mesh filename="p.stl" scale="1 1 1 1"/>'),
+     r"link 'arm'.visual\[0\].geometry.mesh.scale: expected 3 or 1 numbers, got '1 1 1 1'"),
+    (_one_link(visual='<visual><geometry><box size="1 1 1"/></geometry><material name="m"><color rgba="1 0 0"/>'
+                      '</material></visual>'),
+     r"link 'arm'.visual\[0\].material.color.rgba: expected 4 numbers"),
+    # NaN, negative, overflowing sizes
+    (_arm_visual('<box size="-1 0 nan"/>'), r"link 'arm'.visual\[0\].geometry.box.size: must be >= 0, got '-1'"),
+    (_arm_visual('<box size="1 1 nan"/>'), r"link 'arm'.visual\[0\].geometry.box.size: must be finite, got 'nan'"),
+    (_arm_visual('<sphere radius="1e308"/>'),
+     r"link 'arm'.visual\[0\].geometry.sphere.radius: must be at most 10000 in size, got '1e308'"),
+    (_arm_visual('<cylinder radius="0.1"/>'), r"link 'arm'.visual\[0\].geometry.cylinder.length: missing"),
+    (_arm_visual('<mesh filename="p.stl" scale="nan nan nan"/>'),
+     r"link 'arm'.visual\[0\].geometry.mesh.scale: must be finite, got 'nan'"),
 ])
 def test_unsupported_or_bad_input_is_refused_naming_the_element(tmp_path, text, message):
     (tmp_path / "secret.stl").write_text("solid x\nendsolid x\n")
@@ -322,6 +343,48 @@ def test_unsupported_or_bad_input_is_refused_naming_the_element(tmp_path, text, 
     sub.mkdir()
     with pytest.raises(solver.ModelError, match=message):
         read_urdf(write(sub, text))
+
+
+def test_transmission_mimic_and_friction_are_noted_not_refused(tmp_path):
+    """As MuJoCo and Pinocchio do: <transmission> is ignored, a <mimic> joint imported as an
+    independent joint, Coulomb friction not modelled; each with a note naming the element."""
+    text = _one_link(extra='<transmission name="tr1"><type>x</type></transmission>',
+                     joint_extra='<mimic joint="other" multiplier="2"/><dynamics friction="0.3"/>')
+    result = read_urdf(write(tmp_path, text))
+    assert result.model.joints["hinge"].type == "revolute" and not result.model.forces
+    notes = "\n".join(result.notes)
+    assert "transmission 'tr1': ignored" in notes
+    assert "joint 'hinge': follows joint 'other' (<mimic>)" in notes and "not enforced" in notes
+    assert "joint 'hinge': <dynamics friction> 0.3 (Coulomb friction) is not modelled" in notes
+
+
+@pytest.mark.parametrize("prefix", ['<?xml version="0.0" ?>\n', '\n\n  <?xml version="1.0" encoding="utf-8"?>\n',
+                                    '\ufeff<?xml version=\'1.0\'?>'])
+def test_declarations_that_mujoco_and_pybullet_accept(tmp_path, prefix):
+    """pybullet_data's files declare XML version 0.0 (26 of them), two have blank lines before the
+    declaration: MuJoCo, urdfdom and pybullet read them, and so does the import."""
+    m = read_urdf(write(tmp_path, prefix + _one_link())).model
+    assert list(m.bodies) == ["arm"]
+
+
+def test_names_are_made_valid_and_unique(tmp_path):
+    """URDF links and joints have separate name spaces (z1, anymal_c, so100 and pybullet's minitaur
+    name a joint like a link) and allow slashes (iris: 'iris__/imu_link'); the model has one name
+    space without slashes: renamed, noted, and the joint map says where each joint went."""
+    text = _one_link().replace('name="r"', 'name="my/robot"').replace('name="arm"', 'name="a/rm"')
+    text = text.replace('<child link="arm"/>', '<child link="a/rm"/>').replace('name="hinge"', 'name="a_rm"')
+    text = text.replace("</robot>", '<link name="tip"/><joint name="tip" type="fixed"><parent link="a/rm"/>'
+                                    '<child link="tip"/><axis xyz="0 0 0"/></joint></robot>')
+    result = read_urdf(write(tmp_path, text))
+    m = result.model
+    assert m.name == "my_robot" and list(m.bodies) == ["a_rm"] and list(m.joints) == ["a_rm_joint"]
+    assert result.joint_names == {"a_rm": "a_rm_joint"}
+    assert "link 'a/rm': named 'a_rm' in the model" in "\n".join(result.notes)
+
+
+def test_spherical_joint(tmp_path):
+    m = read_urdf(write(tmp_path, _one_link().replace('type="revolute"', 'type="spherical"'))).model
+    assert m.joints["hinge"].type == "spherical" and RelativeSystem(m).nq == 4     # Euler parameters
 
 
 def test_zero_friction_and_damping_are_accepted(tmp_path):
@@ -364,9 +427,13 @@ def test_cli_import_writes_the_project_and_refuses_bad_input_with_one_line(tmp_p
     assert f"imported 'iiwa14': 9 bodies, 9 joints, 0 forces -> {out}" in printed
     assert "note: link 'link_0': the root link is welded to ground" in printed
     assert load_project(out) == read_urdf(urdf).model
-    bad = write(tmp_path, _one_link(joint_extra='<mimic joint="x"/>'), "bad.urdf")
+    bad = write(tmp_path, _one_link(joint_extra='<origin rpy="0 0 0 1"/>'), "bad.urdf")
+    scale = write(tmp_path, _arm_visual('<mesh filename="p.stl" scale="1 1 1 1"/>'), "scale.urdf")
+    axis = write(tmp_path, _one_link(joint_extra='<axis xyz="1 0"/>'), "axis.urdf")
     for argv, message in [
-        (["import", str(bad), "-o", str(tmp_path / "b.mbs.json")], "joint 'hinge': <mimic> (following joint 'x')"),
+        (["import", str(bad), "-o", str(tmp_path / "b.mbs.json")], "joint 'hinge'.origin.rpy: expected 3 numbers"),
+        (["import", str(scale), "-o", str(tmp_path / "b.mbs.json")], "link 'arm'.visual[0].geometry.mesh.scale"),
+        (["import", str(axis), "-o", str(tmp_path / "b.mbs.json")], "joint 'hinge'.axis.xyz: expected 3 numbers"),
         (["import", str(tmp_path / "none.urdf"), "-o", str(out)], "none.urdf: no such file"),
         (["import", str(urdf), "-o", str(tmp_path / "no" / "x.mbs.json")], "does not exist"),
         (["import", str(urdf), "-o", str(out), "--package-dir", str(tmp_path / "nope")], "no such folder"),
