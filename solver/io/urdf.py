@@ -63,13 +63,14 @@ class UrdfImport:
 
 
 # ---- public API -------------------------------------------------------------------------------
-def read_urdf(path, package_dir=None) -> UrdfImport:
+def read_urdf(path, package_dir=None, visuals=True) -> UrdfImport:
     """Read a URDF file into a model (module docstring); ``package_dir`` resolves ``package://``
-    paths.  Files are read only inside the URDF's folder and ``package_dir``."""
+    paths.  Files are read only inside the URDF's folder and ``package_dir``.  ``visuals=False``:
+    the model alone (no mesh file is read, ``meshes`` stays empty)."""
     path = os.fspath(path)
     robot = parse_urdf(read_regular(path, MAX_URDF_BYTES, "URDF file"), path)
-    folders = _Folders(os.path.dirname(os.path.abspath(path)), package_dir)
-    return _Builder(robot, folders).build()
+    folders = _Folders(os.path.abspath(path), package_dir)
+    return _Builder(robot, folders, visuals).build()
 
 
 def import_urdf(path, out_path, package_dir=None) -> UrdfImport:
@@ -136,8 +137,9 @@ def _valid_name(name):
 class _Folders:
     """Resolves mesh file names inside the URDF's folder and the package folder only."""
 
-    def __init__(self, urdf_dir, package_dir):
-        self.urdf_dir = os.path.realpath(urdf_dir)
+    def __init__(self, urdf_path, package_dir):
+        self.stem = os.path.splitext(os.path.basename(urdf_path))[0]
+        self.urdf_dir = os.path.realpath(os.path.dirname(urdf_path))
         self.package_dir = os.path.realpath(package_dir) if package_dir else None
         if package_dir and not os.path.isdir(self.package_dir):
             raise ModelError(f"package folder {package_dir}: no such folder")
@@ -169,43 +171,49 @@ class _Builder:
     """One import: the link tree from the root at the zero configuration, links grouped into
     bodies, then bodies, joints and visuals added."""
 
-    def __init__(self, robot, folders):
+    def __init__(self, robot, folders, visuals=True):
         self.robot = robot
+        self.draw = visuals
         self.folders = folders
         self.links = {link.name: link for link in robot.links}
         if len(self.links) != len(robot.links):
             seen = set()
             twice = next(link.name for link in robot.links if link.name in seen or seen.add(link.name))
             raise ModelError(f"link '{twice}': defined twice")
-        self.model = Model(name=_valid_name(robot.name), gravity=GRAVITY)
+        self.model = Model(name=_valid_name(robot.name or folders.stem), gravity=GRAVITY)
         self.model.settings.set("formulation", "relative")
         self.result = UrdfImport(self.model)
         self.notes = self.result.notes
-        if self.model.name != robot.name:
+        if not robot.name:
+            self.notes.append(f"robot: the <robot> element has no name; the model is named '{self.model.name}'")
+        elif self.model.name != robot.name:
             self.notes.append(f"robot '{robot.name}': named '{self.model.name}' (a model name has no quotes, slashes "
                               "or control characters)")
         self.taken = {GROUND}   # the model's names so far
         self.names = {}         # body link or joint (kind, URDF name) → its name in the model
         self.pose = {}          # link → 4×4 global pose at q = 0
-        self.owner = {}         # link → the model body (or ground) it belongs to
+        self.owner = {}         # link → the link whose body it belongs to (None: ground)
         self.order = []         # links from the root, parents first
         self.visuals = VisualReader()
         self.parts = {}         # body → its visual meshes placed in the body frame
 
     def build(self) -> UrdfImport:
-        root, children = self._tree()
         for t in self.robot.transmissions:
             self.notes.append(f"transmission '{t}': ignored (joints are driven by drivers or forces in the model)")
+        if not self.links:
+            self.notes.append(f"robot '{self.robot.name}': has no <link>; the model is empty")
+            return self.result
+        root, children = self._tree()
         self._group(root, children)
-        for body in dict.fromkeys(o for o in self.owner.values() if o != GROUND):
+        for body in dict.fromkeys(o for o in self.owner.values() if o is not None):
             self._add_body(body)
-        if self.owner[root] != GROUND:
+        if self.owner[root] is not None:
             weld = self._name("joint", f"{root}_to_ground")
             self.model.add_joint(weld, "fixed", GROUND, self._body(root), origin=(0.0, 0.0, 0.0))
             self.notes.append(f"link '{root}': the root link is welded to ground by joint '{weld}'")
         for link in self.order[1:]:
             self._add_joint(self.parent_joint[link])
-        for link in self.order:
+        for link in self.order if self.draw else ():
             self._add_visuals(link)
         if self.parts:
             import trimesh
@@ -236,8 +244,8 @@ class _Builder:
     def _group(self, root, children):
         """Poses at q = 0 and the owner of every link (module docstring)."""
         self.pose[root] = np.eye(4)
-        self.owner[root] = GROUND if self._mass(root) == 0.0 else root
-        if self.owner[root] == GROUND and self.links[root].visuals:
+        self.owner[root] = None if self._mass(root) == 0.0 else root
+        if self.owner[root] is None and self.links[root].visuals:
             self.notes.append(f"link '{root}': the root link has no mass and becomes ground; "
                               "its visuals are not drawn")
         self.order.append(root)
@@ -271,7 +279,7 @@ class _Builder:
         except FieldProblem as p:
             into = self.owner[j.parent]
             self.notes.append(f"link '{j.child}': its inertia alone {p}; merged into "
-                              f"{'ground' if into == GROUND else repr(into)} (fixed joint '{j.name}')")
+                              f"{'ground' if into is None else repr(into)} (fixed joint '{j.name}')")
             return into
 
     def _name(self, kind, name):
@@ -295,7 +303,7 @@ class _Builder:
     def _body(self, link):
         """The model name of the body (or ground) owning ``link``."""
         owner = self.owner[link]
-        return GROUND if owner == GROUND else self.names["link", owner]
+        return GROUND if owner is None else self.names["link", owner]
 
     def _mass(self, name):
         inertial = self.links[name].inertial
@@ -389,7 +397,7 @@ class _Builder:
     def _add_visuals(self, link):
         body = self.owner[link]
         visuals = self.links[link].visuals
-        if body == GROUND:
+        if body is None:
             if visuals and link != self.order[0]:
                 self.notes.append(f"link '{link}': fixed to ground; its visuals are not drawn")
             return

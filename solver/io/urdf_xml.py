@@ -1,7 +1,8 @@
 """URDF text → plain records (:class:`Robot`): the elements the import reads, every number checked.
 
-What MuJoCo, urdfdom and pybullet accept is accepted: blank lines before the XML declaration and
-a declaration of another version (``<?xml version="0.0" ?>``, read as XML 1.0).  What they refuse
+What MuJoCo, urdfdom and pybullet accept is accepted: blank lines before the XML declaration,
+NUL bytes after the document (pybullet's humanoid.urdf) and a declaration of another version
+(``<?xml version="0.0" ?>``, read as XML 1.0).  What they refuse
 is refused with a ModelError naming the element and attribute (``link 'arm'.visual[0].origin.rpy:
 expected 3 numbers, got '0 0 0 1'``): a wrong count of numbers, text that is not a number, NaN or
 infinity, a negative or oversized visual size, a negative mass or damping.  ``<collision>``,
@@ -68,7 +69,7 @@ class Joint:
 
 @dataclass
 class Robot:
-    name: str
+    name: str                           # "" when the <robot> element has none
     links: list
     joints: list
     materials: dict                     # material name → rgba
@@ -81,9 +82,7 @@ def parse_urdf(raw: bytes, where: str) -> Robot:
     root = _xml_root(raw, where)
     if root.tag != "robot":
         raise ModelError(f"{where}: not a URDF file (the root element is <{root.tag}>, not <robot>)")
-    name = root.get("name")
-    if not name:
-        raise ModelError(f"{where}: the <robot> element has no 'name' attribute")
+    name = root.get("name") or ""
     materials = {}
     for k, m in enumerate(root.findall("material")):
         here = f"material '{m.get('name') or '#' + str(k + 1)}'"
@@ -102,12 +101,13 @@ def mesh_filenames(raw: bytes, where: str) -> list:
 
 # ---- XML --------------------------------------------------------------------------------------
 def _xml_root(raw, where):
-    """The XML root of ``raw``: leading blank space dropped, the declaration's version read as 1.0
+    """The XML root of ``raw``: leading blank space and trailing NUL bytes dropped, the
+    declaration's version read as 1.0
     (libxml2 refuses other versions, MuJoCo's and pybullet's readers do not)."""
     from lxml import etree
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
-    raw = raw.lstrip(b" \t\r\n")
+    raw = raw.lstrip(b" \t\r\n").rstrip(b" \t\r\n\x00")
     m = _DECLARATION.match(raw)
     if m and m.group(2) != b"1.0":
         raw = raw[:m.start(2)] + b"1.0" + raw[m.end(2):]
