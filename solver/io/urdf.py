@@ -194,7 +194,6 @@ class _Builder:
         self.pose = {}          # link → 4×4 global pose at q = 0
         self.owner = {}         # link → the link whose body it belongs to (None: ground)
         self.order = []         # links from the root, parents first
-        self.visuals = VisualReader()
         self.parts = {}         # body → its visual meshes placed in the body frame
 
     def build(self) -> UrdfImport:
@@ -213,8 +212,11 @@ class _Builder:
             self.notes.append(f"link '{root}': the root link is welded to ground by joint '{weld}'")
         for link in self.order[1:]:
             self._add_joint(self.parent_joint[link])
-        for link in self.order if self.draw else ():
-            self._add_visuals(link)
+        if self.draw:
+            drawn = sum(len(self.links[link].visuals) for link in self.order if self.owner[link] is not None)
+            self.visuals = VisualReader(drawn, f"robot '{self.robot.name}'")
+            for link in self.order:
+                self._add_visuals(link)
         if self.parts:
             import trimesh
             self.result.meshes = {self.names["link", body]: trimesh.util.concatenate(parts)

@@ -33,18 +33,20 @@ class VisualReader:
     """One import's visual geometry: each call of :meth:`geometry` returns a new trimesh in the
     visual frame (or None) and charges its size to the import's budgets."""
 
-    def __init__(self):
+    def __init__(self, visuals, where):
+        """``visuals``: how many visuals the import will draw (refused above ``MAX_VISUALS``
+        before any is made); ``where`` names the robot in that message."""
+        if visuals > MAX_VISUALS:
+            raise ModelError(f"{where}: {visuals} visuals, more than {MAX_VISUALS} (refused; the limit keeps an "
+                             "import bounded)")
         self.files = {}         # real path → trimesh.Trimesh as read (file frame, metres)
         self.bytes_read = 0
-        self.visuals = self.vertices = self.faces = 0
+        self.vertices = self.faces = 0
 
     def geometry(self, visual, path, where):
         """The trimesh of ``visual`` (a :class:`~solver.io.urdf_xml.Visual`); ``path`` is the
         resolved mesh file of a mesh visual."""
         import trimesh
-        self.visuals += 1
-        if self.visuals > MAX_VISUALS:
-            raise ModelError(f"{where}: more than {MAX_VISUALS} visuals (refused; the limit keeps an import bounded)")
         if visual.kind == "box":
             mesh = trimesh.creation.box(extents=np.asarray(visual.size, dtype=float))
         elif visual.kind == "cylinder":

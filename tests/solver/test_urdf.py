@@ -474,3 +474,95 @@ def test_cli_import_writes_the_project_and_refuses_bad_input_with_one_line(tmp_p
         err = capsys.readouterr().err
         assert err.startswith("mbs: error: ") and err.count("\n") == 1 and message in err, err
     assert not (tmp_path / "b.mbs.json").exists()
+
+
+# ---- hostile files (issue #30 item 3): every size bounded, nothing written through a link -----------
+def _boxes(n, filename="part.stl"):
+    visual = f'<visual><geometry><mesh filename="{filename}"/></geometry></visual>'
+    return _one_link(visual=visual * n)
+
+
+def test_a_zipped_dae_is_refused_before_it_is_decoded(tmp_path):
+    """pycollada unzips a .dae that is a zip archive without limit (3 MB → 2.2 GB)."""
+    import zipfile
+    with zipfile.ZipFile(tmp_path / "bomb.dae", "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("bomb.dae", "<COLLADA>" + " " * 100_000 + "</COLLADA>")
+    with pytest.raises(solver.ModelError, match=r"link 'arm'.visual\[0\]: mesh 'bomb.dae' is a zip archive"):
+        read_urdf(write(tmp_path, _boxes(1, "bomb.dae")))
+
+
+def test_a_mesh_file_is_read_once_and_the_visuals_are_bounded(tmp_path, monkeypatch):
+    import trimesh
+    from solver.io import urdf_mesh
+    trimesh.creation.box(extents=(0.1, 0.2, 0.3)).export(tmp_path / "part.stl")
+    loads = []
+    real_load = trimesh.load
+    monkeypatch.setattr(trimesh, "load", lambda *a, **k: loads.append(1) or real_load(*a, **k))
+    result = read_urdf(write(tmp_path, _boxes(5)))
+    assert len(loads) == 1 and len(result.meshes["arm"].faces) == 5 * 12
+    # the vertices of all drawn visuals (one STL box: 36 unmerged vertices) are bounded before copying
+    monkeypatch.setattr(urdf_mesh, "MAX_VERTICES", 100)
+    with pytest.raises(solver.ModelError, match=r"link 'arm'.visual\[2\]: the visuals have more than 100 vertices"):
+        read_urdf(write(tmp_path, _boxes(3)))
+    # a DAE's instances are counted before its scene is flattened
+    trimesh.creation.box(extents=(0.1, 0.2, 0.3)).export(tmp_path / "part.dae")
+    monkeypatch.setattr(urdf_mesh, "MAX_VERTICES", 7)
+    with pytest.raises(solver.ModelError, match=r"link 'arm'.visual\[0\]: the visuals have more than 7 vertices"):
+        read_urdf(write(tmp_path, _boxes(1, "part.dae")))
+    # the number of visuals is bounded before any is made (20,000 spheres took 41 s)
+    monkeypatch.setattr(urdf_mesh, "MAX_VISUALS", 3)
+    loads.clear()
+    with pytest.raises(solver.ModelError, match=r"robot 'r': 4 visuals, more than 3"):
+        read_urdf(write(tmp_path, _boxes(4)))
+    assert not loads
+
+
+def test_a_mesh_with_vertices_that_are_not_numbers_is_refused(tmp_path):
+    (tmp_path / "nan.stl").write_text("solid x\nfacet normal 0 0 1\nouter loop\nvertex nan 0 0\nvertex 1 0 0\n"
+                                      "vertex 0 1 0\nendloop\nendfacet\nendsolid x\n")
+    with pytest.raises(solver.ModelError, match=r"mesh 'nan.stl' has vertices that are not finite numbers"):
+        read_urdf(write(tmp_path, _boxes(1, "nan.stl")))
+
+
+def test_import_never_writes_through_a_planted_link(tmp_path):
+    """The meshes folder as a link to another folder is refused; a link planted at a mesh file's
+    name is refused by the atomic no-follow writer; the link targets are unchanged."""
+    import os
+    import trimesh
+    trimesh.creation.box(extents=(0.1, 0.2, 0.3)).export(tmp_path / "part.stl")
+    urdf = write(tmp_path, _boxes(1))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    out = tmp_path / "out"
+    out.mkdir()
+    os.symlink(elsewhere, out / "r_meshes")
+    with pytest.raises(solver.ModelError, match=r"r_meshes: is not a folder \(a link or a file\)"):
+        import_urdf(urdf, out / "r.mbs.json")
+    assert not list(elsewhere.iterdir()) and not (out / "r.mbs.json").exists()
+    os.unlink(out / "r_meshes")
+    (out / "r_meshes").mkdir()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    os.symlink(victim, out / "r_meshes" / "arm.stl")
+    with pytest.raises(solver.ModelError, match=r"arm.stl: is a symbolic link; refusing to replace it"):
+        import_urdf(urdf, out / "r.mbs.json")
+    assert victim.read_text() == "keep me" and not (out / "r.mbs.json").exists()
+
+
+def test_prismatic_damping_is_a_damper_along_the_axis(tmp_path):
+    """<dynamics damping="c"> of a prismatic joint: generalized force −c ṡ on the slide, at
+    positive and negative slides (the damper is a spring-damper along the axis, no stiffness)."""
+    text = _one_link(joint_extra='<axis xyz="0 0.6 0.8"/><dynamics damping="2.5"/>')
+    text = text.replace('type="revolute"', 'type="prismatic"')
+    result = read_urdf(write(tmp_path, text))
+    assert result.model.forces["hinge_damping"].KIND == "spring_damper"
+    system = RelativeSystem(result.model)
+    for s, sd in ((0.0, 1.3), (0.7, -0.4), (-0.9, 2.0)):
+        Q = system.forces(np.array([s]), np.array([sd]), 0.0) - system.forces(np.array([s]), np.array([0.0]), 0.0)
+        assert Q == pytest.approx([-2.5 * sd], rel=1e-12, abs=1e-12)
+
+
+def test_a_robot_without_links_is_an_empty_model(tmp_path):
+    """pybullet's torus_deform.urdf holds only a <deformable>: MuJoCo loads an empty model."""
+    result = read_urdf(write(tmp_path, '<robot name="torus"><deformable name="t"/></robot>'))
+    assert not result.model.bodies and any("has no <link>" in note for note in result.notes)
