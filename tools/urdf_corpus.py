@@ -20,6 +20,7 @@ from __future__ import annotations
 import glob
 import os
 import re
+import tempfile
 from dataclasses import dataclass
 
 import numpy as np
@@ -72,14 +73,20 @@ def mujoco_text(text: str) -> str:
 
 
 def load_mujoco(path):
-    """MuJoCo's model of the URDF file, or the error text."""
+    """MuJoCo's model of the URDF file, or the error text.  MuJoCo's warnings (a ``<mimic>`` it
+    ignores) go to MUJOCO_LOG.TXT in the working folder: a temporary one while it reads."""
     import mujoco
     with open(path, "rb") as fh:
         text = fh.read().decode("utf-8", errors="replace")
-    try:
-        return mujoco.MjModel.from_xml_string(mujoco_text(text)), None
-    except ValueError as exc:
-        return None, str(exc).strip().splitlines()[0] if str(exc).strip() else "error"
+    here = os.getcwd()
+    with tempfile.TemporaryDirectory() as scratch:
+        os.chdir(scratch)
+        try:
+            return mujoco.MjModel.from_xml_string(mujoco_text(text)), None
+        except ValueError as exc:
+            return None, str(exc).strip().splitlines()[0] if str(exc).strip() else "error"
+        finally:
+            os.chdir(here)
 
 
 def check(corpus, path, states=2, seed=0, visuals=True) -> Outcome:

@@ -246,43 +246,46 @@ class _Builder:
     def _group(self, root, children):
         """Poses at q = 0 and the owner of every link (module docstring)."""
         self.pose[root] = np.eye(4)
-        self.owner[root] = None if self._mass(root) == 0.0 else root
+        self.owner[root] = self._owner(root, None, None)
         if self.owner[root] is None and self.links[root].visuals:
-            self.notes.append(f"link '{root}': the root link has no mass and becomes ground; "
-                              "its visuals are not drawn")
+            self.notes.append(f"link '{root}': the root link becomes ground; its visuals are not drawn")
         self.order.append(root)
         stack = list(reversed(children[root]))
         while stack:
             j = stack.pop()
             self.pose[j.child] = self.pose[j.parent] @ j.origin
-            self.owner[j.child] = self._owner(j)
+            self.owner[j.child] = self._owner(j.child, j, self.owner[j.parent])
             self.order.append(j.child)
             stack += reversed(children[j.child])
         for name in self.links:
             if name not in self.pose:
                 raise ModelError(f"link '{name}': not connected to the root link '{root}'")
 
-    def _owner(self, j):
-        """The body that owns joint ``j``'s child link (its own, or its parent's when merged)."""
-        mass = self._mass(j.child)
-        if j.type != "fixed":
+    def _owner(self, link, j, parent):
+        """The link whose body owns ``link``, which hangs on joint ``j`` (None: the root link,
+        welded to ground) below a link owned by ``parent`` (None: ground): its own, or ``parent``
+        when it is merged over a fixed joint or the weld (no mass, or an inertia that is not
+        valid alone)."""
+        mass = self._mass(link)
+        if j is not None and j.type != "fixed":
             if mass == 0.0:
-                raise ModelError(f"link '{j.child}': has no mass (no <inertial> or mass 0) but moves on "
+                raise ModelError(f"link '{link}': has no mass (no <inertial> or mass 0) but moves on "
                                  f"{j.type} joint '{j.name}'; give it an <inertial> or make the joint fixed")
-            return j.child
+            return link
+        over = f"fixed joint '{j.name}'" if j is not None else "the root link, welded to ground"
         if mass == 0.0:
-            if np.any(self._inertia(j.child)):
-                self.notes.append(f"link '{j.child}': mass 0 with a rotational inertia, kept in body "
-                                  f"'{self.owner[j.parent]}' (as urdfdom and Pinocchio keep it)")
-            return self.owner[j.parent]
+            if np.any(self._inertia(link)):
+                kept = "fixed to ground, so it has no effect" if parent is None else f"kept in body '{parent}'"
+                self.notes.append(f"link '{link}': mass 0 with a rotational inertia, {kept} ({over}; as urdfdom "
+                                  "and Pinocchio keep it)")
+            return parent
         try:
-            _INERTIA.coerce(list(self._inertia(j.child)[[0, 1, 2, 0, 1, 2], [0, 1, 2, 1, 2, 0]]))
-            return j.child
+            _INERTIA.coerce(list(self._inertia(link)[[0, 1, 2, 0, 1, 2], [0, 1, 2, 1, 2, 0]]))
+            return link
         except FieldProblem as p:
-            into = self.owner[j.parent]
-            self.notes.append(f"link '{j.child}': its inertia alone {p}; merged into "
-                              f"{'ground' if into is None else repr(into)} (fixed joint '{j.name}')")
-            return into
+            into = "ground" if parent is None else f"body '{parent}'"
+            self.notes.append(f"link '{link}': its inertia alone {p}; merged into {into} ({over})")
+            return parent
 
     def _name(self, kind, name):
         """The model's name for the URDF ``kind`` (link, joint) ``name``: the same when it is a
