@@ -176,10 +176,12 @@ class _Builder:
         self.draw = visuals
         self.folders = folders
         self.links = {link.name: link for link in robot.links}
-        if len(self.links) != len(robot.links):
+        for kind, items in (("link", robot.links), ("joint", robot.joints)):
             seen = set()
-            twice = next(link.name for link in robot.links if link.name in seen or seen.add(link.name))
-            raise ModelError(f"link '{twice}': defined twice")
+            for item in items:
+                if item.name in seen:
+                    raise ModelError(f"{kind} '{item.name}': defined twice")
+                seen.add(item.name)
         self.model = Model(name=_valid_name(robot.name or folders.stem), gravity=GRAVITY)
         self.model.settings.set("formulation", "relative")
         self.result = UrdfImport(self.model)

@@ -346,6 +346,9 @@ def _arm_visual(geometry):
     (_one_link().replace('<parent link="base"/>', ''), r"joint 'hinge': has no <parent link"),
     (_one_link().replace('izz="0.01"', 'izz="0.05"'), r"body 'arm'.inertia: violates the triangle inequality"),
     ("<sdf/>", r"not a URDF file"),
+    (_one_link().replace("</robot>", '<link name="arm"/></robot>'), r"link 'arm': defined twice"),
+    (_one_link().replace("</robot>", '<joint name="hinge" type="fixed"><parent link="base"/><child link="x"/></joint>'
+                                     '</robot>'), r"joint 'hinge': defined twice"),
     (_one_link().replace('lower="-1" upper="1"', 'lower="1" upper="-1"'), r"joint 'hinge'.upper_limit: must be >="),
     (_one_link().replace('lower="-1"', 'lower="low"'), r"joint 'hinge'.limit.lower: must be a number, got 'low'"),
     # a wrong count of numbers (urdfdom and MuJoCo refuse it; it was silently truncated)
