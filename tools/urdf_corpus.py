@@ -29,6 +29,7 @@ import solver
 from solver.formulations.relative import RelativeSystem
 from solver.io.urdf import read_urdf
 
+G = 9.81
 MUJOCO_COMPILER = ('<mujoco><compiler discardvisual="true" fusestatic="false" balanceinertia="false" '
                    'inertiafromgeom="false"/></mujoco>')
 _GEOMETRY = re.compile(r"<(visual|collision)\b(?:[^>]*/>|.*?</\1\s*>)", re.DOTALL)
@@ -38,12 +39,14 @@ _ROBOT_TAG = re.compile(r"<robot\b[^>]*?(?<!/)>")
 @dataclass
 class Outcome:
     """One file: whether MuJoCo loads it, our import's result (None: imported) and the largest
-    mass-matrix difference relative to the largest entry (None: not compared, with why)."""
+    mass-matrix and generalized-force differences, each relative to MuJoCo's largest entry (None:
+    not compared, with why)."""
     corpus: str
     path: str
     mujoco_error: str | None = None
     refused: str | None = None
     difference: float | None = None
+    force_difference: float | None = None
     not_compared: str | None = None
 
 
@@ -100,21 +103,25 @@ def check(corpus, path, states=2, seed=0, visuals=True) -> Outcome:
         out.refused = str(exc).splitlines()[0]
         return out
     if mj is not None:
-        out.difference, out.not_compared = compare_mass(mj, result, states, seed)
+        out.difference, out.force_difference, out.not_compared = compare_dynamics(mj, result, states, seed)
     return out
 
 
-def compare_mass(mj, result, states, seed):
-    """(largest |M_ours − M_mujoco| / max |M_mujoco| over the states, None) or (None, why not)."""
+def compare_dynamics(mj, result, states, seed):
+    """``(dM, dQ, None)``: the largest |M_ours − M_mujoco| / max |M_mujoco| and the largest
+    |Q_ours − Q_mujoco| of the generalized forces (gravity, velocity terms, joint damping: ours
+    ``system.forces``, MuJoCo's ``qfrc_passive − qfrc_bias``) relative to the larger of max |Q_mujoco|
+    and g · max |M_mujoco| (the forces of robots whose joint axes are all vertical are ≈ 0), over
+    ``states`` random states (q uniform in ±1, q̇ standard normal); or ``(None, None, why not)``."""
     import mujoco
     kinds = {int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE)}
     if any(int(t) not in kinds for t in mj.jnt_type):
-        return None, "a free, ball or planar joint"
+        return None, None, "a free, ball or planar joint"
     if mj.nv == 0:
-        return None, "no degree of freedom"
+        return None, None, "no degree of freedom"
     system = RelativeSystem(result.model)
     if system.nq != mj.nv:
-        return None, f"{system.nq} coordinates here, {mj.nv} in MuJoCo"
+        return None, None, f"{system.nq} coordinates here, {mj.nv} in MuJoCo"
     col = {system.joint_names[edge.joint]: system.cols[e][0]
            for e, edge in enumerate(system.topology.edges) if edge.joint is not None and len(system.cols[e])}
     names = [mujoco.mj_id2name(mj, mujoco.mjtObj.mjOBJ_JOINT, k) for k in range(mj.njnt)]
@@ -122,18 +129,22 @@ def compare_mass(mj, result, states, seed):
     assert list(mj.jnt_qposadr) == list(mj.jnt_dofadr) == list(range(mj.njnt))
     data = mujoco.MjData(mj)
     rng = np.random.default_rng(seed)
-    worst = 0.0
+    worst = worst_Q = 0.0
     for _ in range(states):
-        q = rng.uniform(-1.0, 1.0, mj.nv)
-        data.qpos[:] = q
+        q, qd = rng.uniform(-1.0, 1.0, mj.nv), rng.normal(0.0, 1.0, mj.nv)
+        data.qpos[:], data.qvel[:] = q, qd
         mujoco.mj_forward(mj, data)
         M_mj = np.zeros((mj.nv, mj.nv))
         mujoco.mj_fullM(mj, data, M_mj)
-        x = np.zeros(mj.nv)
-        x[ours] = q
+        Q_mj = data.qfrc_passive - data.qfrc_bias
+        x, xd = np.zeros(mj.nv), np.zeros(mj.nv)
+        x[ours], xd[ours] = q, qd
         M = system.mass(x)[np.ix_(ours, ours)]
+        Q = system.forces(x, xd, 0.0)[ours]
         worst = max(worst, float(np.max(np.abs(M - M_mj)) / np.max(np.abs(M_mj))))
-    return worst, None
+        scale = max(np.max(np.abs(Q_mj)), G * np.max(np.abs(M_mj)))      # Q ≈ 0 when gravity is along all axes
+        worst_Q = max(worst_Q, float(np.max(np.abs(Q - Q_mj)) / scale))
+    return worst, worst_Q, None
 
 
 def _cmeel_share():

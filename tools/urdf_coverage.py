@@ -1,6 +1,7 @@
 """Regenerate the URDF coverage table of docs/import.md: every robot file of the installed corpora
 (tools/urdf_corpus.py) loaded in MuJoCo and imported with its visual meshes; the mass matrices
-compared at random states; our refusals counted by reason beside MuJoCo's verdict on the file.
+and generalized forces compared at random states; our refusals counted by reason beside MuJoCo's
+verdict on the file.
 
     python tools/urdf_coverage.py [--states N] [--print]
 
@@ -61,18 +62,20 @@ def survey(states):
 
 def table(outcomes, states):
     groups = list(dict.fromkeys(g for g, _ in outcomes))
-    lines = ["| files | count | MuJoCo loads | imported | imported of those MuJoCo loads | M compared "
-             f"| M equal (≤ {TOLERANCE:g} relative) | largest M difference |", "|---|---|---|---|---|---|---|---|"]
+    lines = ["| files | count | MuJoCo loads | imported | imported of those MuJoCo loads | compared "
+             f"| M and Q equal (≤ {TOLERANCE:g} relative) | largest M difference | largest Q difference |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for g in groups:
         rows = [o for gg, o in outcomes if gg == g]
         loads = [o for o in rows if o.mujoco_error is None]
         compared = [o for o in rows if o.difference is not None]
         worst = max((o.difference for o in compared), default=None)
+        worst_Q = max((o.force_difference for o in compared), default=None)
         both = sum(o.refused is None for o in loads)
         lines.append(f"| {g} | {len(rows)} | {len(loads)} | {sum(o.refused is None for o in rows)} | {both} of "
                      f"{len(loads)} ({100.0 * both / max(len(loads), 1):.0f} %) | {len(compared)} | "
-                     f"{sum(o.difference <= TOLERANCE for o in compared)} | "
-                     f"{'—' if worst is None else f'{worst:.1e}'} |")
+                     f"{sum(max(o.difference, o.force_difference) <= TOLERANCE for o in compared)} | "
+                     f"{'—' if worst is None else f'{worst:.1e}'} | {'—' if worst_Q is None else f'{worst_Q:.1e}'} |")
     refused = collections.Counter((g, reason(o.refused), o.mujoco_error is None) for g, o in outcomes if o.refused)
     lines += ["", "| files | refused because | files | MuJoCo loads them |", "|---|---|---|---|"]
     for (g, why, mj), n in sorted(refused.items(), key=lambda kv: (groups.index(kv[0][0]), -kv[1])):
@@ -82,8 +85,10 @@ def table(outcomes, states):
         lines += ["", "Refused here although MuJoCo loads the file (with its geometry removed):", ""]
         lines += [f"* `{os.path.relpath(o.path, urdf_corpus.corpora()[o.corpus][0])}` ({g}): {_short(o)}"
                   for g, o in odd]
-    lines += ["", f"Mass matrices at {states} random states per file (joint positions uniform in ±1), robots whose "
-              "joints are all revolute, continuous, prismatic or fixed and that have a degree of freedom."]
+    lines += ["", f"Mass matrices M and generalized forces Q (gravity, velocity terms, joint damping) at {states} random "
+              "states per file (joint positions uniform in ±1, velocities standard normal), of the robots whose joints "
+              "are all revolute, continuous, prismatic or fixed and that have a degree of freedom; Q relative to the "
+              "larger of MuJoCo's largest |Q| and g times its largest |M|."]
     return "\n".join(lines)
 
 

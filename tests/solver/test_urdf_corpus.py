@@ -1,7 +1,9 @@
 """Real URDF files (pybullet_data and example-robot-data, installed by the ``test`` extra; nothing
-downloaded): every robot file MuJoCo loads is imported, and its joint-space mass matrix equals
-MuJoCo's to 1e-12 relative at two random states (tools/urdf_corpus.py says how MuJoCo reads the
-files and how coordinates are mapped; tools/urdf_coverage.py writes the table in docs/import.md).
+downloaded): every robot file MuJoCo loads is imported, and its joint-space mass matrix and its
+generalized forces (gravity, velocity terms, joint damping: revolute and prismatic) equal MuJoCo's
+to 1e-12 relative at two random states (tools/urdf_corpus.py says how MuJoCo reads the files, how
+coordinates are mapped and what the differences are relative to; tools/urdf_coverage.py writes the
+table in docs/import.md).
 
 The lean test reads the model alone (no mesh file); the slow one imports every file with its
 visual meshes as ``mbs import`` does.
@@ -53,16 +55,18 @@ def _assert_coverage(results):
     return loaded, imported
 
 
-def test_every_robot_file_mujoco_loads_imports_and_its_mass_matrix_equals_mujocos():
+def test_every_robot_file_mujoco_loads_imports_and_its_dynamics_equal_mujocos():
     results = outcomes(False)
     assert len({o.corpus for o in results}) == 2 and len(results) > 150
     loaded, imported = _assert_coverage(results)
     compared = [o for o in results if o.difference is not None]
     worst = max(compared, key=lambda o: o.difference)
-    print(f"{len(results)} files, MuJoCo loads {len(loaded)}, {imported} of them imported; {len(compared)} mass "
-          f"matrices compared, largest difference {worst.difference:.1e} ({_name(worst)})")
+    worst_Q = max(compared, key=lambda o: o.force_difference)
+    print(f"{len(results)} files, MuJoCo loads {len(loaded)}, {imported} of them imported; {len(compared)} compared, "
+          f"largest difference: mass matrix {worst.difference:.1e} ({_name(worst)}), generalized forces "
+          f"{worst_Q.force_difference:.1e} ({_name(worst_Q)})")
     assert len(compared) > 60
-    assert worst.difference <= TOLERANCE
+    assert worst.difference <= TOLERANCE and worst_Q.force_difference <= TOLERANCE
 
 
 @pytest.mark.slow
