@@ -197,6 +197,7 @@ class _Builder:
         self.owner = {}         # link → the link whose body it belongs to (None: ground)
         self.order = []         # links from the root, parents first
         self.parts = {}         # body → its visual meshes placed in the body frame
+        self.parent_joint = {}  # link → the joint it is the child of
 
     def build(self) -> UrdfImport:
         for t in self.robot.transmissions:
@@ -206,8 +207,12 @@ class _Builder:
             return self.result
         root, children = self._tree()
         self._group(root, children)
-        for body in dict.fromkeys(o for o in self.owner.values() if o is not None):
-            self._add_body(body)
+        members = {}            # body (its owner link) → its links, parents first
+        for link in self.order:
+            if self.owner[link] is not None:
+                members.setdefault(self.owner[link], []).append(link)
+        for body, links in members.items():
+            self._add_body(body, links)
         if self.owner[root] is not None:
             weld = self._name("joint", f"{root}_to_ground")
             self.model.add_joint(weld, "fixed", GROUND, self._body(root), origin=(0.0, 0.0, 0.0))
@@ -227,7 +232,6 @@ class _Builder:
 
     def _tree(self):
         """The root link and each link's child joints; checks that the links form one tree."""
-        self.parent_joint = {}
         for j in self.robot.joints:
             for end in (j.parent, j.child):
                 if end not in self.links:
@@ -325,9 +329,9 @@ class _Builder:
             return np.zeros((3, 3))
         return inertial.inertia
 
-    def _add_body(self, body):
-        """The body owning ``body``'s link and the links merged into it: mass, CM, inertia together."""
-        links = [name for name in self.order if self.owner[name] == body]
+    def _add_body(self, body, links):
+        """The body of link ``body`` and the ``links`` it owns (itself and those merged into it):
+        mass, CM, inertia together."""
         parts = []                  # (mass, global CM, global inertia at that CM)
         for name in links:
             inertial = self.links[name].inertial
@@ -342,8 +346,8 @@ class _Builder:
                 for p in parts)
         A = self.pose[body][:3, :3]
         J = A.T @ J @ A
-        self.model.add_body(self._name("link", body), mass=float(m), inertia=(J[0, 0], J[1, 1], J[2, 2], J[0, 1], J[1, 2], J[2, 0]),
-                            position=c, orientation=A)
+        self.model.add_body(self._name("link", body), mass=float(m), position=c, orientation=A,
+                            inertia=(J[0, 0], J[1, 1], J[2, 2], J[0, 1], J[1, 2], J[2, 0]))
 
     def _add_joint(self, j):
         where = f"joint '{j.name}'"

@@ -23,6 +23,7 @@ from ..errors import ModelError
 
 MAX_SIZE = 1.0e4            # m: the largest visual box side, radius, length (10 km)
 MAX_SCALE = 1.0e4           # the largest |mesh scale| factor
+MAX_ELEMENTS = 10_000       # links, joints, materials of one robot (each)
 JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "planar", "floating", "spherical")
 GEOMETRY_TAGS = ("box", "cylinder", "sphere", "mesh")
 _DECLARATION = re.compile(rb"""<\?xml\s+version\s*=\s*(["'])([^"']*)\1""")
@@ -83,6 +84,11 @@ def parse_urdf(raw: bytes, where: str) -> Robot:
     if root.tag != "robot":
         raise ModelError(f"{where}: not a URDF file (the root element is <{root.tag}>, not <robot>)")
     name = root.get("name") or ""
+    for tag in ("link", "joint", "material"):
+        n = sum(1 for _ in root.iterchildren(tag))
+        if n > MAX_ELEMENTS:
+            raise ModelError(f"{where}: {n} <{tag}> elements, more than {MAX_ELEMENTS} (refused; the limit keeps an "
+                             "import bounded)")
     materials = {}
     for k, m in enumerate(root.findall("material")):
         here = f"material '{m.get('name') or '#' + str(k + 1)}'"

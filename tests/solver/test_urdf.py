@@ -569,3 +569,11 @@ def test_a_robot_without_links_is_an_empty_model(tmp_path):
     """pybullet's torus_deform.urdf holds only a <deformable>: MuJoCo loads an empty model."""
     result = read_urdf(write(tmp_path, '<robot name="torus"><deformable name="t"/></robot>'))
     assert not result.model.bodies and any("has no <link>" in note for note in result.notes)
+
+
+def test_the_number_of_links_is_bounded_before_they_are_read(tmp_path, monkeypatch):
+    from solver.io import urdf_xml
+    monkeypatch.setattr(urdf_xml, "MAX_ELEMENTS", 3)
+    links = "".join(f'<link name="l{k}"/>' for k in range(4))
+    with pytest.raises(solver.ModelError, match=r"robot.urdf: 4 <link> elements, more than 3"):
+        read_urdf(write(tmp_path, f'<robot name="r">{links}</robot>'))
