@@ -135,13 +135,13 @@ def test_iiwa_mass_matrix_and_inverse_dynamics_equal_mujoco(tmp_path):
     limits = np.array([lim for *_, lim in IIWA_JOINTS])
     worst_M, worst_tau = compare(tmp_path, iiwa_urdf(), limits)
     print(f"iiwa: mass matrix {worst_M:.2e}, inverse dynamics {worst_tau:.2e} (relative to the largest entry)")
-    assert worst_M < 1e-9 and worst_tau < 1e-9
+    assert worst_M < 1e-12 and worst_tau < 1e-12
 
 
 def test_planar_two_link_equals_mujoco(tmp_path):
     worst_M, worst_tau = compare(tmp_path, ACROBOT, np.array([np.pi, np.pi]))
     print(f"acrobot: mass matrix {worst_M:.2e}, inverse dynamics {worst_tau:.2e}")
-    assert worst_M < 1e-9 and worst_tau < 1e-9
+    assert worst_M < 1e-12 and worst_tau < 1e-12
 
 
 # A revolute–prismatic–revolute arm with tilted axes and rotated joint and inertial frames: the
@@ -162,7 +162,7 @@ RPR = f"""<?xml version="1.0"?>
 def test_revolute_prismatic_arm_equals_mujoco(tmp_path):
     worst_M, worst_tau = compare(tmp_path, RPR, np.array([3.0, 0.4, 3.0]))
     print(f"rpr: mass matrix {worst_M:.2e}, inverse dynamics {worst_tau:.2e}")
-    assert worst_M < 1e-9 and worst_tau < 1e-9
+    assert worst_M < 1e-12 and worst_tau < 1e-12
 
 
 def _merged(wheel_mass, wheel_inertia):
