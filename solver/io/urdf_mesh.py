@@ -31,7 +31,7 @@ _ZIP_MAGIC = b"PK\x03\x04"
 
 class VisualReader:
     """One import's visual geometry: each call of :meth:`geometry` returns a new trimesh in the
-    visual frame (or None) and charges its size to the import's budgets."""
+    visual frame and charges its size to the import's budgets."""
 
     def __init__(self, visuals, where):
         """``visuals``: how many visuals the import will draw (refused above ``MAX_VISUALS``
@@ -44,16 +44,10 @@ class VisualReader:
         self.vertices = self.faces = 0
 
     def geometry(self, visual, path, where):
-        """The trimesh of ``visual`` (a :class:`~solver.io.urdf_xml.Visual`); ``path`` is the
-        resolved mesh file of a mesh visual."""
+        """The trimesh of ``visual`` (a :class:`~solver.io.urdf_xml.Visual` with a geometry);
+        ``path`` is the resolved mesh file of a mesh visual.  A mesh is charged before it is copied."""
         import trimesh
-        if visual.kind == "box":
-            mesh = trimesh.creation.box(extents=np.asarray(visual.size, dtype=float))
-        elif visual.kind == "cylinder":
-            mesh = trimesh.creation.cylinder(radius=visual.size[0], height=visual.size[1])
-        elif visual.kind == "sphere":
-            mesh = trimesh.creation.icosphere(subdivisions=SPHERE_SUBDIVISIONS, radius=visual.size[0])
-        else:
+        if visual.kind == "mesh":
             source = self._read(path, where)
             self._charge(len(source.vertices), len(source.faces), where)
             mesh = source.copy()
@@ -61,6 +55,12 @@ class VisualReader:
             S[:3, :3] = np.diag(visual.scale)
             mesh.apply_transform(S)
             return mesh
+        if visual.kind == "box":
+            mesh = trimesh.creation.box(extents=np.asarray(visual.size, dtype=float))
+        elif visual.kind == "cylinder":
+            mesh = trimesh.creation.cylinder(radius=visual.size[0], height=visual.size[1])
+        else:
+            mesh = trimesh.creation.icosphere(subdivisions=SPHERE_SUBDIVISIONS, radius=visual.size[0])
         self._charge(len(mesh.vertices), len(mesh.faces), where)
         return mesh
 
