@@ -5,17 +5,21 @@ to 1e-12 relative at two random states (tools/urdf_corpus.py says how MuJoCo rea
 coordinates are mapped and what the differences are relative to; tools/urdf_coverage.py writes the
 table in docs/import.md).
 
-The lean test reads the model alone (no mesh file); the slow one imports every file with its
+The corpus test reads the models alone (no mesh file); a sample of robots is imported with its
 visual meshes as ``mbs import`` does.
 """
 from __future__ import annotations
 
-import functools
 import os
 import re
 import warnings
 
+import numpy as np
 import pytest
+import trimesh
+
+from solver import cli
+from solver.io.project import load_project
 
 pytest.importorskip("pybullet_data")
 pytest.importorskip("mujoco")
@@ -32,12 +36,11 @@ VISUALS_REFUSED = {"racecar/racecar_differential.urdf": r"visual\[0\].geometry.m
                    "differential/diff_ring.urdf": r"mesh 'differential/diff_ring.stl' not found"}
 
 
-@functools.lru_cache(maxsize=None)
-def outcomes(visuals):
-    """Each robot file's outcome, checked once per session."""
+def outcomes():
+    """Each robot file's outcome (the model alone, no mesh file read)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return [urdf_corpus.check(corpus, path, states=2, visuals=visuals)
+        return [urdf_corpus.check(corpus, path, states=2, visuals=False)
                 for corpus in urdf_corpus.corpora() for path in urdf_corpus.files(corpus)]
 
 
@@ -45,20 +48,15 @@ def _name(o):
     return os.path.relpath(o.path, urdf_corpus.corpora()[o.corpus][0])
 
 
-def _assert_coverage(results):
+def test_every_robot_file_mujoco_loads_imports_and_its_dynamics_equal_mujocos():
+    results = outcomes()
+    assert len({o.corpus for o in results}) == 2 and len(results) > 150
     loaded = [o for o in results if o.mujoco_error is None]
     failed = [(_name(o), o.refused) for o in loaded
               if o.refused is not None and not re.search(VISUALS_REFUSED.get(_name(o), "^$"), o.refused)]
     assert not failed, failed
     imported = sum(o.refused is None for o in loaded)
     assert imported >= 0.95 * len(loaded)
-    return loaded, imported
-
-
-def test_every_robot_file_mujoco_loads_imports_and_its_dynamics_equal_mujocos():
-    results = outcomes(False)
-    assert len({o.corpus for o in results}) == 2 and len(results) > 150
-    loaded, imported = _assert_coverage(results)
     compared = [o for o in results if o.difference is not None]
     worst = max(compared, key=lambda o: o.difference)
     worst_Q = max(compared, key=lambda o: o.force_difference)
@@ -69,7 +67,25 @@ def test_every_robot_file_mujoco_loads_imports_and_its_dynamics_equal_mujocos():
     assert worst.difference <= TOLERANCE and worst_Q.force_difference <= TOLERANCE
 
 
-@pytest.mark.slow
-def test_every_robot_file_imports_with_its_visual_meshes():
-    """As ``mbs import`` reads them: the visual meshes (STL, OBJ, DAE) too, within the bounds."""
-    _assert_coverage(outcomes(True))
+# One robot per mesh format and corpus, imported as ``mbs import`` does (tools/urdf_coverage.py
+# imports every file with its meshes; about a minute, too long for the suite).
+SAMPLE = [("pybullet_data", "kuka_iiwa/model.urdf"),                   # STL
+          ("pybullet_data", "quadruped/minitaur_single_motor.urdf"),   # OBJ
+          ("example-robot-data", "iris_description/robots/iris.urdf"),  # DAE and STL, package://, a link named with '/'
+          ("example-robot-data", "hyq_description/robots/hyq_no_sensors.urdf")]  # DAE
+
+
+@pytest.mark.parametrize("corpus, name", SAMPLE)
+def test_real_robots_import_with_their_meshes(tmp_path, capsys, corpus, name):
+    root, package_dir = urdf_corpus.corpora()[corpus]
+    path = os.path.join(root, name)
+    out = tmp_path / "robot.mbs.json"
+    argv = ["import", path, "-o", str(out), "--package-dir", package_dir or os.path.dirname(path)]
+    assert cli.main(argv) == 0, capsys.readouterr().err
+    model = load_project(out)
+    drawn = [b for b in model.bodies.values() if b.geometry["shape"] == "mesh"]
+    assert drawn
+    for body in drawn:
+        mesh = trimesh.load(tmp_path / body.geometry["file"])
+        assert len(mesh.faces) > 0 and np.all(np.isfinite(mesh.vertices))
+        assert np.max(np.abs(mesh.vertices)) < 2.0          # metres, in the body frame: a robot's part
