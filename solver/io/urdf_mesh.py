@@ -25,6 +25,7 @@ MAX_TOTAL_MESH_BYTES = 256 * 1024 * 1024    # all mesh files of one import
 MAX_VISUALS = 2000                          # visuals of one import
 MAX_VERTICES = 4_000_000                    # vertices of all drawn visuals of one import
 MAX_FACES = 8_000_000                       # triangles of all drawn visuals of one import
+MAX_COORDINATE = 1.0e6                      # m: the largest |vertex coordinate| of a mesh file
 SPHERE_SUBDIVISIONS = 2                     # icosphere: 162 vertices, 320 triangles
 _ZIP_MAGIC = b"PK\x03\x04"
 
@@ -113,6 +114,8 @@ class VisualReader:
             raise ModelError(f"{where}: mesh '{name}' has no triangles")
         if not np.all(np.isfinite(loaded.vertices)):
             raise ModelError(f"{where}: mesh '{name}' has vertices that are not finite numbers")
+        if np.max(np.abs(loaded.vertices)) > MAX_COORDINATE:
+            raise ModelError(f"{where}: mesh '{name}' has vertices farther than {MAX_COORDINATE:g} m from its origin")
         return loaded
 
 

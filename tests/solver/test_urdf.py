@@ -520,11 +520,14 @@ def test_a_mesh_file_is_read_once_and_the_visuals_are_bounded(tmp_path, monkeypa
     assert not loads
 
 
-def test_a_mesh_with_vertices_that_are_not_numbers_is_refused(tmp_path):
+def test_a_mesh_with_vertices_that_are_not_numbers_or_too_far_is_refused(tmp_path):
     (tmp_path / "nan.stl").write_text("solid x\nfacet normal 0 0 1\nouter loop\nvertex nan 0 0\nvertex 1 0 0\n"
                                       "vertex 0 1 0\nendloop\nendfacet\nendsolid x\n")
     with pytest.raises(solver.ModelError, match=r"mesh 'nan.stl' has vertices that are not finite numbers"):
         read_urdf(write(tmp_path, _boxes(1, "nan.stl")))
+    (tmp_path / "far.obj").write_text("v 1e300 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n")
+    with pytest.raises(solver.ModelError, match=r"mesh 'far.obj' has vertices farther than 1e\+06 m from its origin"):
+        read_urdf(write(tmp_path, _boxes(1, "far.obj")))
 
 
 def test_import_never_writes_through_a_planted_link(tmp_path):
