@@ -46,6 +46,7 @@ from .urdf_xml import mesh_filenames, parse_urdf
 
 MAX_URDF_BYTES = 20 * 1024 * 1024
 GRAVITY = (0.0, 0.0, -9.81)            # URDF/ROS convention: z up
+MAX_REACH = 1.0e3                      # m: the largest limit a prismatic joint's damper is sized for
 JOINT_MAP = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic",
              "fixed": "fixed", "planar": "planar", "spherical": "spherical"}
 _INERTIA = Field("inertia", "inertia")
@@ -383,12 +384,13 @@ class _Builder:
         """Joint damping: a rotational damper on a revolute joint; on a prismatic joint a
         translational damper between a point on the parent a length L behind the joint origin on
         the axis and the joint origin on the child (its length L + s, so its rate is ṡ and its
-        force −c ṡ along the axis while s > −L; L exceeds the joint's range by 1 m)."""
+        force −c ṡ along the axis while s > −L; L exceeds the joint's range by 1 m, at most
+        ``1 + MAX_REACH`` m)."""
         if j.type in ("revolute", "continuous"):
             self.model.add_rotational_spring_damper(self._name("force", f"{joint}_damping"), joint, damping=j.damping)
         elif j.type == "prismatic":
             u = axis / np.linalg.norm(axis)
-            reach = 1.0 + max([abs(j.limit.get(k, 0.0)) for k in ("lower", "upper")])
+            reach = 1.0 + min(MAX_REACH, max([abs(j.limit.get(k, 0.0)) for k in ("lower", "upper")]))
             name = self._name("force", f"{joint}_damping")
             self.model.add_spring_damper(name, self._body(j.parent), self._body(j.child),
                                          point_i=origin - reach * u, point_j=origin, damping=j.damping)

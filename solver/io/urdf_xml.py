@@ -5,7 +5,8 @@ NUL bytes after the document (pybullet's humanoid.urdf) and a declaration of ano
 (``<?xml version="0.0" ?>``, read as XML 1.0).  What they refuse
 is refused with a ModelError naming the element and attribute (``link 'arm'.visual[0].origin.rpy:
 expected 3 numbers, got '0 0 0 1'``): a wrong count of numbers, text that is not a number, NaN or
-infinity, a negative or oversized visual size, a negative mass or damping.  ``<collision>``,
+infinity, a negative or oversized visual size, an origin farther than 10⁶ m, a negative mass or
+damping.  ``<collision>``,
 ``<gazebo>``, ``<transmission>`` contents, ``<calibration>`` and ``<safety_controller>`` are not
 read (the import ignores them).  The XML is parsed without external entities, DTDs or network and
 is never "recovered" when malformed.
@@ -23,6 +24,7 @@ from ..errors import ModelError
 
 MAX_SIZE = 1.0e4            # m: the largest visual box side, radius, length (10 km)
 MAX_SCALE = 1.0e4           # the largest |mesh scale| factor
+MAX_OFFSET = 1.0e6          # m: the largest |xyz| component of an <origin> (the model's bound on positions)
 MAX_ELEMENTS = 10_000       # links, joints, materials of one robot (each)
 JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "planar", "floating", "spherical")
 GEOMETRY_TAGS = ("box", "cylinder", "sphere", "mesh")
@@ -221,7 +223,7 @@ def _origin(parent, here):
     if e is None:
         return T
     w = f"{here}.origin"
-    T[:3, 3] = _numbers(e, "xyz", w, (0.0, 0.0, 0.0))
+    T[:3, 3] = _numbers(e, "xyz", w, (0.0, 0.0, 0.0), bound=MAX_OFFSET)
     r, p, y = _numbers(e, "rpy", w, (0.0, 0.0, 0.0))
     cr, sr, cp, sp, cy, sy = math.cos(r), math.sin(r), math.cos(p), math.sin(p), math.cos(y), math.sin(y)
     T[:3, :3] = [[cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],

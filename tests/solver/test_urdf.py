@@ -368,6 +368,8 @@ def _arm_visual(geometry):
     (_arm_visual('<sphere radius="1e308"/>'),
      r"link 'arm'.visual\[0\].geometry.sphere.radius: must be at most 10000 in size, got '1e308'"),
     (_arm_visual('<cylinder radius="0.1"/>'), r"link 'arm'.visual\[0\].geometry.cylinder.length: missing"),
+    (_one_link(visual='<visual><origin xyz="1e308 0 0"/><geometry><box size="1 1 1"/></geometry></visual>'),
+     r"link 'arm'.visual\[0\].origin.xyz: must be at most 1e\+06 in size, got '1e308'"),
     (_arm_visual('<mesh filename="p.stl" scale="nan nan nan"/>'),
      r"link 'arm'.visual\[0\].geometry.mesh.scale: must be finite, got 'nan'"),
 ])
