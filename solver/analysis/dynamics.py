@@ -282,6 +282,7 @@ class Run:
                     restarts = 0
                 self.rec.step(ode.t, h)
                 t, q, qd = ode.t, q_new, qd_new
+                self._remember(t, q, qd)       # the next step's Newton starts from its start, not an output point
                 self._check_cancel(t)
                 window.append(t)
                 if len(window) == STALL_STEPS and t - window[0] < STALL_FRACTION * self.s.t_end:

@@ -26,6 +26,7 @@
  * row-major.  Everything is the Python path's arithmetic (solver/partitioning/partition.py); the
  * tests compare the two to round-off.
  */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,13 +172,17 @@ static double sigma_min_estimate(const double *a, const int *piv, int n, double 
     return growth > 0.0 && isfinite(growth) ? 1.0 / sqrt(growth) : 0.0;
 }
 
-/* Cholesky solve of the symmetric positive definite n×n a (destroyed) with b (overwritten). */
+/* Cholesky solve of the symmetric positive definite n×n a (destroyed) with b (overwritten); 0 when a
+ * is singular to working precision: a pivot d ≤ n ε max_k a_kk (partition.reduced_mass_solve's test). */
 static int cholesky_solve(double *a, int n, double *b)
 {
+    double largest = 0.0;
+    for (int j = 0; j < n; ++j) largest = fmax(largest, a[j * n + j]);
+    const double floor = n * DBL_EPSILON * largest;
     for (int j = 0; j < n; ++j) {
         double d = a[j * n + j];
         for (int k = 0; k < j; ++k) d -= a[j * n + k] * a[j * n + k];
-        if (!(d > 0.0)) return 0;
+        if (!(d > floor)) return 0;
         d = sqrt(d);
         a[j * n + j] = d;
         for (int i = j + 1; i < n; ++i) {
