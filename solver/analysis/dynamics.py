@@ -263,7 +263,7 @@ class Run:
                         first_step = BRANCH_SHRINK * tried if tried else None
                     break
                 h = ode.t - ode.t_old
-                limit_step(ode, min(max_step, step_cap(h, self.branches.accept(ode.t))))
+                limit_step(ode, min(max_step, step_cap(h, self.branches.accept(ode.t))), h)
                 reached = ode.t + 1e-12 * max(1.0, abs(ode.t))
                 # the interpolant only for steps holding output points (DOP853 spends 3 evaluations on it)
                 dense = ode.dense_output() if next_out < len(times) and times[next_out] <= reached else None
