@@ -7,6 +7,7 @@ Positions, axes and orientations are global, at the model's initial (assembly) c
 from __future__ import annotations
 
 import copy
+import math
 import os
 
 from ..errors import ModelError, Problem
@@ -445,6 +446,17 @@ class Driver(Element):
         Field("coordinate", "enum", choices=DRIVER_COORDINATES, default="default",
               doc="which joint coordinate (default: the joint's first)"),
     )
+
+    def check(self):
+        """The motion, its rate and its acceleration are finite at t = 0, where every run starts
+        (``1/t``, ``log(t)``, ``sqrt(t)`` are not)."""
+        from ..expressions import time_function
+        fn = time_function(self.values["expression"])
+        for what, value in (("value", fn.value(0.0)), ("first derivative", fn.d1(0.0)),
+                            ("second derivative", fn.d2(0.0))):
+            if not math.isfinite(value):
+                raise ModelError(self.problem("expression", f"must be finite at t = 0, where a run starts; its {what} "
+                                                            f"there is {value}", self.name))
 
 
 class FlexibleBody(Element):
