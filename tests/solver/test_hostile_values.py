@@ -11,6 +11,7 @@ import pytest
 
 import solver
 from solver.cli import main
+from solver.codegen.build import compiler_path
 from solver.model.project_format import project_to_dict
 from solver.partitioning.partition import Partition, PartitionError
 
@@ -124,6 +125,20 @@ def test_export_fmu_api_refuses_a_non_finite_step(tmp_path):
     m = solver.load_model(project(tmp_path))
     with pytest.raises(solver.ModelError, match=r"export_fmu: step must be a finite number > 0, got inf"):
         export_fmu(m, tmp_path / "m.fmu", step=float("inf"))
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not compiler_path(), reason="no C compiler")
+@pytest.mark.parametrize("name, message", [
+    ("torque\uffff", r"inputs: 'torque\uffff' must not contain the Unicode noncharacter U+FFFF"),
+    ("torque\x01", r"inputs: 'torque\x01' must not contain control characters")])
+def test_fmu_input_names_follow_the_name_rules(name, message, tmp_path, capsys):
+    path = project(tmp_path)
+    argv = ["export-fmu", str(path), "-o", str(tmp_path / "m.fmu"), "--input", f"{name}=forces.S.force", "--quiet"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"mbs: error: {message}") and err.count("\n") == 1, err
+    assert not (tmp_path / "m.fmu").exists()
 
 
 def pendulum_at(x, y):
