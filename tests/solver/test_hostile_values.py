@@ -59,6 +59,9 @@ CASES = {   # (change of the file, message): each through validate, run and expo
     "driver sqrt(t)": (setter("drivers", "expression", "sqrt(t)"),
                        "model.drivers[0].expression: must be finite at t = 0, where a run starts; its first derivative "
                        "there is inf"),
+    "input default 1/t": (lambda d: d["model"].__setitem__("inputs", [{"name": "u", "target": "drivers.D.motion",
+                                                                         "default": "1/t"}]),
+                          "model.inputs[0].default: must be finite at t = 0, where a run starts; its value there is inf"),
     "driver t+1e999": (setter("drivers", "expression", "t+1e999"),
                        "model.drivers[0].expression: invalid expression 't+1e999': it holds the number inf, which is "
                        "not finite"),
