@@ -323,6 +323,8 @@ def cmd_export_fmu(args) -> int:
     """Exit 0 when the FMU was written, 2 for a model or option that cannot be exported, 3 when the
     model cannot be assembled or the library does not compile."""
     from .fmu import export_fmu
+    step, rtol, atol = (_option(flag, key, value) for flag, key, value in
+                        (("--step", "output_step", args.step), ("--rtol", "rtol", args.rtol), ("--atol", "atol", args.atol)))
     _check_output_paths(args)
     inputs = {}
     for item in args.input:
@@ -332,7 +334,7 @@ def cmd_export_fmu(args) -> int:
         inputs[name] = path
     model = _load_model(args.model)
     with _CtrlC() as ctrl_c:
-        path = export_fmu(model, args.out, step=args.step, inputs=inputs, rtol=args.rtol, atol=args.atol,
+        path = export_fmu(model, args.out, step=step, inputs=inputs, rtol=rtol, atol=atol,
                           on_event=_build_notice(args.quiet), cancel=ctrl_c.requested)
     if not args.quiet:
         print(f"FMU written to {path}")
@@ -421,16 +423,19 @@ def terminal_text(text: str) -> str:
 
 def _run_options(args) -> dict:
     """The simulate() overrides given on the command line, checked against the Settings fields."""
-    options = {}
-    for key in RUN_OPTIONS:
-        value = getattr(args, key)
-        if value is None:
-            continue
-        try:
-            options[key] = Settings.field(key).coerce(value)
-        except FieldProblem as p:
-            raise InputError(f"--{key.replace('_', '-')}: {p}") from None
-    return options
+    return {key: _option(f"--{key.replace('_', '-')}", key, getattr(args, key))
+            for key in RUN_OPTIONS if getattr(args, key) is not None}
+
+
+def _option(flag, key, value):
+    """``value`` of the command-line option ``flag`` checked as the solver setting ``key`` (finite,
+    within its bounds); None stays None."""
+    if value is None:
+        return None
+    try:
+        return Settings.field(key).coerce(value)
+    except FieldProblem as p:
+        raise InputError(f"{flag}: {p}") from None
 
 
 def _check_output_paths(args):

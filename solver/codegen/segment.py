@@ -14,13 +14,11 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import hashlib
-import os
-import tempfile
-from pathlib import Path
 
 import numpy as np
 
-from .build import _run_compilers, announce, cache_dir, compiler
+from .build import announce, compiler, one_unit
+from .cache import cache_dir, load_or_build
 from .derive import CodegenUnavailable
 from .timefunctions import PRELUDE, c_time_function
 
@@ -73,8 +71,10 @@ def time_source(driver_fns, input_fns) -> str:
 
 def time_library(system):
     """Address of the compiled ``mbs_time`` of the system's drivers and force inputs (None when it
-    has none), from the codegen cache or compiled now (well under a second: a few functions).
-    Raises TypeError when a function cannot be written as C, CodegenUnavailable when it does not compile."""
+    has none), from the codegen cache (``time-<key>``, checked like every entry:
+    :mod:`solver.codegen.cache`) or compiled now (well under a second: a few functions).
+    Raises TypeError when a function cannot be written as C, CodegenUnavailable when it does not
+    compile or the cache is refused."""
     drivers, inputs = list(system._driver_fns), list(system._inputs)
     if not drivers and not inputs:
         return None
@@ -82,23 +82,8 @@ def time_library(system):
     key = "time-" + hashlib.sha256("\n".join([source, compiler(), *TIME_FLAGS]).encode()).hexdigest()[:32]
     lib = _LIBRARIES.get(key)
     if lib is None:
-        folder = cache_dir()
-        so = folder / f"{key}.so"
-        if not so.exists():
-            try:
-                folder.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise CodegenUnavailable(f"cannot create the codegen cache folder {folder}: {exc}") from None
-            announce()
-            with tempfile.TemporaryDirectory(dir=folder) as tmp:
-                c_path, so_tmp = Path(tmp) / f"{key}.c", Path(tmp) / f"{key}.so"
-                c_path.write_text(source)
-                _run_compilers([[compiler(), *TIME_FLAGS, "-o", str(so_tmp), str(c_path), "-lm"]])
-                os.replace(so_tmp, so)
-        try:
-            lib = _LIBRARIES[key] = ctypes.CDLL(str(so))
-        except OSError as exc:
-            raise CodegenUnavailable(f"cannot load the compiled time functions {so}: {exc}") from None
+        build = one_unit(source, key, TIME_FLAGS, before=announce)
+        lib = _LIBRARIES[key] = load_or_build(cache_dir(), key, build)[0]
     return ctypes.cast(lib.mbs_time, ctypes.c_void_p).value
 
 

@@ -10,6 +10,7 @@ independent constraint rows are chosen here (rank-revealing QR, as ``simulate``)
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 import tempfile
 import uuid
@@ -111,8 +112,8 @@ def _positive(name, value) -> float:
         number = float(value)
     except (TypeError, ValueError):
         number = float("nan")
-    if not number > 0:
-        raise ModelError(f"export_fmu: {name} must be a number > 0, got {value!r}")
+    if not (number > 0 and math.isfinite(number)):
+        raise ModelError(f"export_fmu: {name} must be a finite number > 0, got {value!r}")
     return number
 
 

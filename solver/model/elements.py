@@ -7,6 +7,7 @@ Positions, axes and orientations are global, at the model's initial (assembly) c
 from __future__ import annotations
 
 import copy
+import math
 import os
 
 from ..errors import ModelError, Problem
@@ -433,6 +434,18 @@ class SpeedControl(Element):
             raise ModelError(self.problem("right_wheel", "must differ from left_wheel", self.name))
 
 
+def check_motion_at_start(element, field):
+    """Raise ModelError naming ``field`` of ``element`` (a prescribed motion: a driver's expression,
+    the default of an input that replaces one) unless the motion, its rate and its acceleration are
+    finite at t = 0, where every run starts (``1/t``, ``log(t)``, ``sqrt(t)`` are not)."""
+    from ..expressions import time_function
+    fn = time_function(element.values[field])
+    for what, value in (("value", fn.value(0.0)), ("first derivative", fn.d1(0.0)), ("second derivative", fn.d2(0.0))):
+        if not math.isfinite(value):
+            raise ModelError(element.problem(field, f"must be finite at t = 0, where a run starts; its {what} there "
+                                                    f"is {value}", element.name))
+
+
 class Driver(Element):
     """Prescribed joint coordinate as a function of t (expression or table {"t":…, "values":…}).
     The coordinate is measured from the initial configuration (zero there)."""
@@ -445,6 +458,9 @@ class Driver(Element):
         Field("coordinate", "enum", choices=DRIVER_COORDINATES, default="default",
               doc="which joint coordinate (default: the joint's first)"),
     )
+
+    def check(self):
+        check_motion_at_start(self, "expression")
 
 
 class FlexibleBody(Element):
@@ -596,6 +612,8 @@ class ModelInput(Element):
             raise ModelError(self.problem("target", f"must be drivers.NAME.motion, forces.NAME.force, "
                                                     f"forces.NAME.force.x|y|z or forces.NAME.torque.x|y|z; "
                                                     f"got {show_value(self.target)}", self.name))
+        if parts[0] == "drivers":
+            check_motion_at_start(self, "default")
 
 
 class ModelOutput(Element):

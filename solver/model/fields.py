@@ -177,7 +177,19 @@ def _name(f: Field, value):
         raise FieldProblem("must not contain quotes, slashes, tabs or line breaks")
     if not printable(s):
         raise FieldProblem("must not contain control characters (e.g. ESC, NUL)")
+    bad = next((c for c in s if noncharacter(c)), None)
+    if bad is not None:
+        raise FieldProblem(f"must not contain the Unicode noncharacter U+{ord(bad):04X} (XML, e.g. an FMU's "
+                           "modelDescription.xml, and other output formats cannot carry it)")
     return s
+
+
+def noncharacter(c: str) -> bool:
+    """U+FDD0–U+FDEF and the last two code points of every plane (U+FFFE, U+FFFF, U+1FFFE, …):
+    reserved by Unicode for a program's internal use, not for text that is exchanged (XML 1.0
+    refuses U+FFFE and U+FFFF outright)."""
+    code = ord(c)
+    return 0xFDD0 <= code <= 0xFDEF or code & 0xFFFE == 0xFFFE
 
 
 def printable(text: str) -> bool:
