@@ -12,7 +12,8 @@ at q = 0 (``T_child = T_parent · T_origin(joint)``, rpy = R_z(yaw) R_y(pitch) R
   body_j = child: revolute/continuous → revolute, prismatic → prismatic, fixed → fixed, planar →
   planar (axis = the plane's normal), floating → no joint (the solver gives a body without a path
   to ground a free 6-DOF joint, which constrains nothing either); ``<limit>`` → the joint's
-  ``*_limit`` fields; ``<dynamics damping>`` of a revolute/continuous joint → a rotational damper;
+  ``*_limit`` fields, lower and upper enforced as stops (``enforce_limits=False``: data only, the
+  joint's ``stops`` false); ``<dynamics damping>`` of a revolute/continuous joint → a rotational damper;
 * massless links (no ``<inertial>`` or mass 0): the root becomes ground; one on a fixed joint is
   merged into the body it is fixed to (its joints and visuals move there); one on a moving joint
   is refused (a degree of freedom without inertia has no dynamics);
@@ -57,17 +58,18 @@ class UrdfImport:
 
 
 # ---- public API -------------------------------------------------------------------------------
-def read_urdf(path, package_dir=None) -> UrdfImport:
+def read_urdf(path, package_dir=None, enforce_limits=True) -> UrdfImport:
     """Read a URDF file into a model (module docstring); ``package_dir`` resolves ``package://``
-    paths.  Files are read only inside the URDF's folder and ``package_dir``."""
+    paths.  Files are read only inside the URDF's folder and ``package_dir``.  ``enforce_limits``:
+    a ``<limit>``'s lower and upper become stops (False: kept as data only)."""
     path = os.fspath(path)
     root = _parse(path)
     robot = _robot(root, path)
     folders = _Folders(os.path.dirname(os.path.abspath(path)), package_dir)
-    return _Builder(robot, folders).build()
+    return _Builder(robot, folders, enforce_limits).build()
 
 
-def import_urdf(path, out_path, package_dir=None) -> UrdfImport:
+def import_urdf(path, out_path, package_dir=None, enforce_limits=True) -> UrdfImport:
     """Read a URDF file, write each body's visual mesh as ``<stem>_meshes/<body>.stl`` beside
     ``out_path`` and save the model as the project ``out_path`` (``*.mbs.json``)."""
     from .project import save_project
@@ -75,7 +77,7 @@ def import_urdf(path, out_path, package_dir=None) -> UrdfImport:
     folder = os.path.dirname(os.path.abspath(out_path))
     if not os.path.isdir(folder):
         raise ModelError(f"{out_path}: folder {folder} does not exist")
-    result = read_urdf(path, package_dir)
+    result = read_urdf(path, package_dir, enforce_limits)
     mesh_dir = mesh_folder_name(out_path)
     if result.meshes:
         os.makedirs(os.path.join(folder, mesh_dir), exist_ok=True)
@@ -207,8 +209,9 @@ class _Folders:
 class _Builder:
     """One import: walks the link tree from the root at the zero configuration."""
 
-    def __init__(self, robot, folders):
+    def __init__(self, robot, folders, enforce_limits=True):
         self.robot = robot
+        self.enforce_limits = enforce_limits
         self.folders = folders
         self.links = {link.name: link for link in robot.links}
         self.materials = {m.name: m for m in robot.materials if m.name}
@@ -297,7 +300,7 @@ class _Builder:
         out = {"effort_limit": lim.effort, "velocity_limit": lim.velocity}
         if j.type != "continuous":
             out |= {"lower_limit": lim.lower, "upper_limit": lim.upper}
-        return {k: float(v) for k, v in out.items() if v is not None}
+        return {k: float(v) for k, v in out.items() if v is not None} | ({} if self.enforce_limits else {"stops": False})
 
     def _add_damping(self, j, where):
         if j.dynamics is None:

@@ -11,7 +11,7 @@ import os
 
 from ..errors import ModelError, Problem
 from .fields import Field, FieldProblem, show_value
-from .joint_kinds import JOINT_KINDS, JOINT_TYPES, LIMIT_FIELDS
+from .joint_kinds import JOINT_KINDS, JOINT_TYPES, LIMIT_FIELDS, STOP_FIELDS
 
 DRIVER_COORDINATES = ("default", "rotation", "translation", "x", "y")
 
@@ -168,9 +168,14 @@ class Joint(Element):
     configuration; joint coordinates are zero there.  ``axis2`` is the universal joint's second
     axis (on body_j); ``pitch`` the screw lead in m per revolution; ``origin2`` the point on body_j
     of a distance or revolute–spherical link; ``length`` the distance link's length (None =
-    initial distance).  ``lower_limit`` … ``velocity_limit`` (revolute, prismatic) are the
-    coordinate's limits as data (URDF ``<limit>``, docs/import.md): written to the project file
-    only when set, never enforced by the solver."""
+    initial distance).  ``lower_limit`` and ``upper_limit`` (revolute, prismatic, cylindrical) are
+    stops on the joint coordinate ``limit_coordinate`` (zero at the initial configuration, measured
+    as a driver measures it), enforced by the Adams IMPACT law with ``stop_stiffness``,
+    ``stop_exponent``, ``stop_damping`` and ``stop_depth`` (:mod:`solver.math.impact`,
+    docs/formulations.md "Joint stops and friction"; ``stops`` false keeps the limits as data only);
+    ``effort_limit`` and ``velocity_limit`` are
+    data (URDF ``<limit>``, docs/import.md).  Limits are written to the project file only when set,
+    the stop fields only when not at their defaults."""
     KIND = "joint"
     COLLECTION = "joints"
     FIELDS = (
@@ -186,13 +191,24 @@ class Joint(Element):
         Field("length", "optional_float", "m", default=None, minimum=0.0, exclusive_min=True,
               doc="distance link length (None = initial distance)"),
         Field("lower_limit", "optional_float", "m or rad", default=None,
-              doc="lowest coordinate value (data only, not enforced; None = none)"),
+              doc="lower stop of the limited coordinate (None = none)"),
         Field("upper_limit", "optional_float", "m or rad", default=None,
-              doc="highest coordinate value (data only, not enforced; None = none)"),
+              doc="upper stop of the limited coordinate (None = none)"),
         Field("effort_limit", "optional_float", "N or N·m", default=None, minimum=0.0,
               doc="largest actuator force or torque (data only; None = none)"),
         Field("velocity_limit", "optional_float", "m/s or rad/s", default=None, minimum=0.0,
               doc="largest coordinate rate (data only; None = none)"),
+        Field("stops", "bool", default=True,
+              doc="enforce lower_limit and upper_limit as stops (false: keep them as data only)"),
+        Field("limit_coordinate", "enum", choices=("default", "rotation", "translation"), default="default",
+              doc="coordinate the stops limit (default: the joint's first)"),
+        Field("stop_stiffness", "float", "N/m or N·m/rad", default=1.0e5, minimum=0.0, exclusive_min=True,
+              doc="stop stiffness k (force k·δ^e at penetration δ)"),
+        Field("stop_exponent", "float", default=1.0, minimum=1.0, maximum=10.0, doc="stop force exponent e"),
+        Field("stop_damping", "float", "N·s/m or N·m·s/rad", default=100.0, minimum=0.0,
+              doc="stop damping c_max, reached at the penetration stop_depth"),
+        Field("stop_depth", "float", "m or rad", default=1.0e-3, minimum=0.0, exclusive_min=True,
+              doc="penetration d at which the stop damping is full (STEP from 0)"),
     )
 
     def check(self):
@@ -202,6 +218,9 @@ class Joint(Element):
             raise ModelError(self.problem("upper_limit", "must be >= lower_limit "
                              f"({self.upper_limit:g} < {self.lower_limit:g})", self.name))
         kind = JOINT_KINDS[self.type]
+        if self.limit_coordinate not in ("default",) + kind.coordinates and "limit_coordinate" in kind.fields:
+            raise ModelError(self.problem("limit_coordinate", f"a {self.type} joint has coordinates "
+                                          f"{', '.join(kind.coordinates)}; got {self.limit_coordinate}", self.name))
         found = kind.check(self) if kind.check else None
         if found:
             raise ModelError(self.problem(found[0], found[1], self.name))
@@ -215,8 +234,19 @@ class Joint(Element):
         return ("name", "type", "body_i", "body_j", "origin") + self.kind.fields
 
     def to_dict(self) -> dict:
-        """The file form; limits only when set (files without limits stay as they were)."""
-        return {k: v for k, v in super().to_dict().items() if not (k in LIMIT_FIELDS and v is None)}
+        """The file form; limits only when set, stop fields only when not at their defaults (files
+        without them stay as they were)."""
+        defaults = {f.name: f.default for f in self.FIELDS if f.name in STOP_FIELDS}
+        return {k: v for k, v in super().to_dict().items()
+                if not (k in LIMIT_FIELDS and v is None) and not (k in defaults and v == defaults[k])}
+
+    def stop_coordinate(self):
+        """The coordinate the stops act on (``limit_coordinate``; default: the first), or None when
+        the joint has no stop (no limits set, ``stops`` false, or a kind without stops)."""
+        if (not self.stops or "limit_coordinate" not in self.kind.fields
+                or (self.lower_limit is None and self.upper_limit is None)):
+            return None
+        return self.coordinates()[0] if self.limit_coordinate == "default" else self.limit_coordinate
 
     def coordinates(self):
         return self.kind.coordinates
