@@ -19,7 +19,7 @@ from .constraints.forms import Values, scalar
 from .constraints.joints import COORDINATES, joint_frame
 from .errors import ModelError
 from .expressions import time_function
-from .joint_forces import joint_stops
+from .joint_forces import joint_friction, joint_stops
 from .math.namespace import NUMPY_MATH, along, dot
 from .math.rotations import cross, matvec, tmatvec
 from .model.model import GROUND
@@ -338,6 +338,9 @@ def _rotational_spring_damper(e, model, index, init):
 @evaluator("bushing")
 def _bushing(e, model, index, init):
     return [BushingForce(e, index, init)]
+
+
+evaluator("joint_friction")(joint_friction)
 
 
 @evaluator("force")

@@ -16,6 +16,9 @@ joints      stop_force: the stops' generalized force    —           N or N·m
             along the limited coordinate; stop_power:               W
             the power the stops dissipate (limited joints)
 drivers     force (generalized actuator force)          —           N or N·m
+forces      friction_power: the power a joint friction  —           W
+            dissipates (its normal load from the
+            recorded joint reaction)
 ==========  ==========================================  ==========  =========================
 
 Vector components are in global axes.  A joint coordinate is measured as the solver's drivers
@@ -32,7 +35,7 @@ import numpy as np
 from .constraints.joints import CartesianJoint
 from .constraints.primitives import BodyState
 from .errors import ModelError
-from .joint_forces import JointStop
+from .joint_forces import JointFriction, JointStop
 from .math.rotations import quat_from_matrix, rotation_matrix
 from .model.model import GROUND
 
@@ -44,7 +47,7 @@ BODY_QUANTITIES = {"position": ("m", "body_position"), "velocity": ("m/s", "body
 REACTIONS = {"reaction_force": ("N", 0), "reaction_torque": ("N·m", 1)}
 COORDINATE_UNITS = {"rotation": "rad", "translation": "m", "x": "m", "y": "m"}
 STOP_QUANTITIES = {"stop_force": 0, "stop_power": 1}      # JointStop.load: (F, P, …)
-KIND = {"bodies": "body", "joints": "joint", "drivers": "driver"}
+KIND = {"bodies": "body", "joints": "joint", "drivers": "driver", "forces": "force element"}
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,8 @@ class Output:
             return np.asarray(getattr(results, BODY_QUANTITIES[self.quantity][1])(self.element))[:, self.component]
         if self.collection == "drivers":
             return np.asarray(results.driver_force(self.element))
+        if self.collection == "forces":
+            return _friction_power(results, model, self.element)
         if self.quantity in REACTIONS:
             return np.asarray(results.joint_reaction(self.element)[REACTIONS[self.quantity][1]])[:, self.component]
         if self.quantity in STOP_QUANTITIES:
@@ -89,6 +94,8 @@ def output_paths(model) -> list[Output]:
     for name in model.drivers:
         unit = "N·m" if model.driver_coordinate(name) == "rotation" else "N"
         out.append(Output(f"drivers.{name}.force", unit, "drivers", name, "force"))
+    out += [Output(f"forces.{name}.friction_power", "W", "forces", name, "friction_power")
+            for name, e in model.forces.items() if e.KIND == "joint_friction"]
     return out
 
 
@@ -97,8 +104,8 @@ def output(model, path) -> Output:
     valid choices at that level."""
     parts = path.split(".") if isinstance(path, str) else []
     if len(parts) < 3 or parts[0] not in KIND:
-        raise ModelError(f"output {path!r}: must be bodies.NAME.QUANTITY.x|y|z, joints.NAME.QUANTITY[.x|y|z] "
-                         "or drivers.NAME.force")
+        raise ModelError(f"output {path!r}: must be bodies.NAME.QUANTITY.x|y|z, joints.NAME.QUANTITY[.x|y|z], "
+                         "drivers.NAME.force or forces.NAME.friction_power")
     collection, element = parts[0], parts[1]
     names = list(getattr(model, collection))
     if element not in names:
@@ -213,8 +220,8 @@ def _initial(model, body):
 
 
 class _RecordedFrames:
-    """Body frames (r, A, v, ω) of output point k of a run, by the joint's end index (0 = body_i,
-    1 = body_j; −1 ground), as :mod:`solver.joint_forces` reads them."""
+    """Body frames (r, A, v, ω) of output point k (a slice: stacked points) of a run, by the joint's
+    end index (0 = body_i, 1 = body_j; −1 ground), as :mod:`solver.joint_forces` reads them."""
 
     def __init__(self, results, bodies):
         self.data = [None if b == GROUND else [np.asarray(getter(b), dtype=float) for getter in (
@@ -223,6 +230,8 @@ class _RecordedFrames:
         self.k = 0
 
     def get(self, b):
+        if b < 0:
+            return np.zeros(3), np.eye(3), np.zeros(3), np.zeros(3)
         return tuple(a[self.k] for a in self.data[b])
 
 
@@ -240,6 +249,22 @@ def _stop_load(results, model, name):
         frames.k = k
         out[k] = stop.load(frames)[:2]
     return out
+
+
+def _friction_power(results, model, name):
+    """(N,): the power joint friction ``name`` dissipated at every output point, its normal load
+    from the recorded reaction of its joint (in joint axes)."""
+    e = model.forces[name]
+    joint = model.joints[e.joint]
+    ends = (joint.body_i, joint.body_j)
+    frames = _RecordedFrames(results, ends)
+    frames.k = slice(None)
+    friction = JointFriction(e, joint, *(-1 if b == GROUND else k for k, b in enumerate(ends)),
+                             *(_initial(model, b) for b in ends))
+    if e.reaction_load:
+        friction.normal = friction.normal_load(*(np.asarray(x, dtype=float)
+                                                 for x in results.joint_reaction(e.joint, frame="joint")))
+    return friction.power(frames)
 
 
 def _joint_coordinate(results, model, name, coordinate):

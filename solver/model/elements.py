@@ -319,6 +319,50 @@ class RotationalSpringDamper(Element):
     )
 
 
+FRICTION_JOINTS = ("revolute", "prismatic", "cylindrical", "spherical")
+
+
+class JointFriction(Element):
+    """Friction in a joint (Adams joint-friction model): Coulomb friction with stiction by the smooth
+    stick–slip law μ(v) of :mod:`solver.math.friction` (μ_s below ``stiction_velocity``, μ_d beyond
+    ``transition_velocity``) on the slip velocity of the joint's surfaces, plus viscous friction.
+    The friction limit is μ(v)·S with the normal load S = N + preload (prismatic, cylindrical; S·radius
+    as torque) or S = N + preload/radius (revolute, spherical: the limit torque μ (radius·N + preload));
+    N is the joint's own reaction across its axis (spherical: all of it) plus |reaction moment
+    across the axis|/``moment_arm`` (0: not counted), when ``reaction_load`` (relative formulation,
+    :mod:`solver.joint_forces`).  It dissipates the power −(friction · slip) ≥ 0 and stores none."""
+    KIND = "joint_friction"
+    COLLECTION = "forces"
+    LABEL = "Joint friction"
+    GLYPH = None
+    ICON = "rotational_spring_damper"
+    FIELDS = (
+        NAME,
+        Field("joint", "joint", doc="revolute, prismatic, cylindrical or spherical joint"),
+        Field("static_coefficient", "float", default=0.1, minimum=0.0, doc="μ_s (stiction)"),
+        Field("dynamic_coefficient", "float", default=0.08, minimum=0.0, doc="μ_d (sliding)"),
+        Field("stiction_velocity", "float", "m/s", default=1.0e-3, minimum=0.0, exclusive_min=True,
+              doc="v_s: slip speed of full stiction μ_s"),
+        Field("transition_velocity", "float", "m/s", default=2.0e-3, minimum=0.0, exclusive_min=True,
+              doc="v_t > v_s: slip speed from which μ = μ_d"),
+        Field("viscous", "float", "N·s/m or N·m·s/rad", default=0.0, minimum=0.0,
+              doc="viscous friction per coordinate rate"),
+        Field("preload", "float", "N or N·m", default=0.0, minimum=0.0,
+              doc="normal load independent of the reaction (a torque for revolute and spherical joints)"),
+        Field("radius", "float", "m", default=0.01, minimum=0.0, exclusive_min=True,
+              doc="pin or ball radius: slip speed radius·ω, friction torque radius·force"),
+        Field("moment_arm", "float", "m", default=0.0, minimum=0.0,
+              doc="the reaction moment across the axis adds |M|/moment_arm to N (0: not counted)"),
+        Field("reaction_load", "bool", default=True,
+              doc="normal load from the joint reaction (relative formulation); false: preload only"),
+    )
+
+    def check(self):
+        if self.transition_velocity <= self.stiction_velocity:
+            raise ModelError(self.problem("transition_velocity", f"must be > stiction_velocity "
+                                          f"({self.transition_velocity:g} <= {self.stiction_velocity:g})", self.name))
+
+
 class Bushing(Element):
     """6-DOF linear bushing at ``origin`` (global axes at the initial configuration) between two
     bodies: force = −K_t δ − C_t δ̇ and torque = −K_r θ − C_r θ̇ on body_j (small relative rotation θ)."""
@@ -600,7 +644,7 @@ class Settings(Element):
 # GUI's editor), LABEL (menus) and GLYPH (how the viewport draws it: spring, spiral, bushing, arrow,
 # torque, or None); solver.forces.EVALUATORS holds how each is evaluated.
 FORCE_CLASSES = {c.KIND: c for c in (SpringDamper, LinearActuator, RotationalSpringDamper, Bushing, AppliedForce,
-                                       AppliedTorque, Road, Tire, SpeedControl)}
+                                       AppliedTorque, Road, Tire, SpeedControl, JointFriction)}
 FORCE_TYPES = tuple(FORCE_CLASSES)
 class ModelInput(Element):
     """A value set from outside a run — by ``simulate(inputs=…)``, or by the importer of an exported

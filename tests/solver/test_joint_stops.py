@@ -103,12 +103,18 @@ def reference(t):
                      max_step=1e-3).y
 
 
+def simulate_with(model, codegen, **options):
+    """simulate(model, codegen=codegen, **options); with "on", the run used compiled kernels."""
+    res = solver.simulate(model, codegen=codegen, **options)
+    if codegen == "on":
+        assert [e for e in res.events if e["kind"] == "codegen"][0]["message"].startswith("codegen: compiled")
+    return res
+
+
 @pytest.mark.parametrize("codegen", ["off", "on"])
 def test_pendulum_on_its_stop_loses_the_dissipated_work(codegen):
     m = pendulum()
-    res = solver.simulate(m, t_end=0.6, output_step=5e-4, codegen=codegen)
-    if codegen == "on":
-        assert [e for e in res.events if e["kind"] == "codegen"][0]["message"].startswith("codegen: compiled")
+    res = simulate_with(m, codegen, t_end=0.6, output_step=5e-4)
     theta = solver.output(m, "joints.pivot.rotation").evaluate(res, m)
     ref_theta, ref_rate, ref_work = reference(res.t)
     assert ref_theta.min() < -0.6 - 0.01 and ref_work[-1] > 1.0            # it hit the stop hard
