@@ -148,6 +148,12 @@ class JointFriction:
         self.reaction_load = e.reaction_load
         self.normal = None if e.reaction_load else 0.0
 
+    def reset(self):
+        """Forget the last normal load (it is set at every evaluation, so it is run state: each
+        workspace of a compiled system has its own)."""
+        if self.reaction_load and self.normal is not None:
+            self.normal = 0.0
+
     def rates(self, frames):
         """(z, P_j, rates (…, n)): the axis, the point P_j and the joint rates (module docstring)."""
         ri, Ai, vi, wi = frames.get(self.bi)

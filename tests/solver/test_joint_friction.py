@@ -130,6 +130,14 @@ def test_slider_decelerates_with_its_growing_normal_load(codegen):
     assert kinetic[0] - kinetic[-1] == pytest.approx(np.sum(0.5 * (power[1:] + power[:-1]) * np.diff(t)), abs=1e-6)
 
 
+def test_friction_load_is_run_state():
+    compiled = solver.compile_model(slider())
+    friction = [f for f in compiled.system.force_elements if f.name == "friction"]
+    assert friction and friction[0] in compiled.system.run_state()
+    first, again = (solver.simulate(compiled, t_end=0.05, output_step=0.01) for _ in range(2))
+    assert np.array_equal(first.body_velocity("slider"), again.body_velocity("slider"))
+
+
 def test_ball_joint_spin_decays_linearly():
     m = solver.Model(name="ball", gravity=(0.0, 0.0, -G))
     m.add_body("top", mass=3.0, inertia=(0.02, 0.02, 0.04), position=(0.0, 0.0, -0.2),

@@ -47,9 +47,10 @@ def test_step_is_the_adams_cubic():
     assert stop_load(0.0, 5.0, -0.1, 0.1, 100.0, 2.0, 10.0, 0.1) == (0.0, 0.0, 0.0)
 
 
-def test_rotor_rebounds_with_the_kelvin_voigt_restitution():
+@pytest.mark.parametrize("formulation", ["relative", "cartesian"])
+def test_rotor_rebounds_with_the_kelvin_voigt_restitution(formulation):
     k, c, d, inertia = 1.0e3, 2.0, 1.0e-6, 0.1
-    res = solver.simulate(rotor(k, 1.0, c, d, inertia=inertia), t_end=0.25, output_step=5e-3)
+    res = solver.simulate(rotor(k, 1.0, c, d, inertia=inertia), t_end=0.25, output_step=5e-3, formulation=formulation)
     w = res.body_angular_velocity("rotor")[:, 2]
     expected = restitution(k, c, inertia)          # 0.72925 (ζ = 0.1)
     # ramp: the damping work lost over δ < d is of order d/δ_max = 1e-6/0.01 of the whole
