@@ -22,7 +22,7 @@ from scipy.integrate import solve_ivp
 
 import solver
 from solver.math.friction import friction_coefficient, friction_per_speed
-from test_joint_stops import simulate_with
+from test_joint_stops import extremes, simulate_with
 
 G = 9.81
 
@@ -54,14 +54,6 @@ def oscillator(formulation):
                          radius=0.01, stiction_velocity=1e-4, transition_velocity=2e-4, reaction_load=False)
     m.settings.formulation = formulation
     return m
-
-
-def extremes(x):
-    """(maxima, minima) of a sampled curve: the vertex of the parabola through each extreme sample
-    and its neighbours."""
-    a, b, c = x[:-2], x[1:-1], x[2:]
-    vertex = b + (c - a) ** 2 / (8.0 * (2.0 * b - a - c))
-    return vertex[(b > a) & (b > c)], vertex[(b < a) & (b < c)]
 
 
 @pytest.mark.parametrize("formulation", ["relative", "cartesian"])
