@@ -59,6 +59,9 @@ def new_force(model: solver.Model, kind: str, selected: str = ""):
         joint = _pick_joint(model, selected, "a rotational spring-damper",
                             lambda j: "rotation" in j.coordinates())
         return cls(name=name, joint=joint, stiffness=10.0)
+    if kind == "joint_friction":
+        return cls(name=name, joint=_pick_joint(model, selected, "joint friction",
+                                                lambda j: j.type in solver.FRICTION_JOINTS))
     if kind == "road":
         return cls(name=name)                                 # flat, at z = 0
     body = _pick_body(model, selected, f"a {cls.LABEL.lower()}")

@@ -10,7 +10,7 @@
     mbs linearize MODEL [--formulation ...] [--equilibrium]
     mbs study STUDY.json [--scheduler tcp://HOST:PORT | --serial] [--workers N] [--out RESULTS.csv]
                          [--results-dir DIR] [--quiet]
-    mbs import ROBOT.urdf -o MODEL.mbs.json [--package-dir DIR]
+    mbs import ROBOT.urdf -o MODEL.mbs.json [--package-dir DIR] [--no-limits]
     mbs export-fmu MODEL -o MODEL.fmu [--step S] [--input NAME=PATH ...] [--rtol X] [--atol X] [--quiet]
     mbs --version
 
@@ -140,6 +140,8 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("urdf", metavar="ROBOT.urdf")
     imp.add_argument("-o", "--out", required=True, metavar="MODEL.mbs.json", help="project file to write")
     imp.add_argument("--package-dir", metavar="DIR", help="folder that package:// mesh paths are resolved in")
+    imp.add_argument("--no-limits", action="store_true",
+                     help="keep <limit> lower/upper as data only (default: enforced as joint stops)")
     imp.set_defaults(command=cmd_import, csv=None)      # csv: read by _check_output_paths
 
     fmu = sub.add_parser("export-fmu", help="write an FMI 2.0 co-simulation FMU (docs/fmu.md)",
@@ -307,7 +309,7 @@ def cmd_import(args) -> int:
     if not os.path.isfile(args.urdf):
         raise InputError(f"{args.urdf}: {'is a directory' if os.path.isdir(args.urdf) else 'no such file'}")
     try:
-        result = import_urdf(args.urdf, args.out, package_dir=args.package_dir)
+        result = import_urdf(args.urdf, args.out, package_dir=args.package_dir, enforce_limits=not args.no_limits)
     except OSError as exc:
         raise InputError(f"--out {args.out}: cannot write ({exc.strerror or exc})") from None
     m = result.model

@@ -19,6 +19,7 @@ from .constraints.forms import Values, nearest_branch, scalar
 from .constraints.joints import COORDINATES, joint_frame
 from .errors import ModelError
 from .expressions import time_function
+from .joint_forces import joint_friction, joint_stops
 from .math.namespace import NUMPY_MATH, along, dot
 from .math.rotations import cross, matvec, tmatvec
 from .model.model import GROUND
@@ -340,6 +341,9 @@ def _bushing(e, model, index, init):
     return [BushingForce(e, index, init)]
 
 
+evaluator("joint_friction")(joint_friction)
+
+
 @evaluator("force")
 @evaluator("torque")
 def _applied_load(e, model, index, init):
@@ -350,11 +354,12 @@ def compile_forces(model, index, init):
     """Force evaluators for all force elements of the model (:data:`EVALUATORS`).
 
     index: body name → body index (or, a flexible body, a function of a point adding an attachment
-    frame, see ``_local``); init: body index → (r0, A0) initial CM position and rotation."""
+    frame, see ``_local``); init: body index → (r0, A0) initial CM position and rotation.  The
+    stops of limited joints (:func:`solver.joint_forces.joint_stops`) come last."""
     out = []
     for e in model.forces.values():
         build = EVALUATORS.get(e.KIND)
         if build is None:
             raise ModelError(f"forces '{e.name}'.type: no evaluator is registered for {e.KIND!r}")
         out += build(e, model, index, init)
-    return out
+    return out + joint_stops(model, index, init)

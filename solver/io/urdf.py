@@ -18,8 +18,8 @@ at q = 0 (``T_child = T_parent · T_origin(joint)``, rpy = R_z(yaw) R_y(pitch) R
   parent's owner, body_j = the child: revolute/continuous → revolute, prismatic → prismatic,
   fixed → fixed, planar → planar (axis = the plane's normal), spherical → spherical, floating → no
   joint (the solver gives a body without a path to ground a free 6-DOF joint); ``<limit>`` → the
-  joint's ``*_limit`` fields; ``<dynamics damping>`` of a revolute/continuous joint → a rotational
-  damper, of a prismatic joint → a translational damper along the axis;
+  joint's ``*_limit`` fields, lower and upper enforced as stops (``enforce_limits=False``: data
+  only); ``<dynamics damping>`` of a revolute/continuous joint → a rotational damper, of a prismatic joint → a translational damper along the axis;
 * every ``<visual>`` (mesh STL/OBJ/DAE or box/cylinder/sphere) of the links of one body is placed
   in the body frame (origin at the CM) and the union written as one STL file.
 
@@ -64,17 +64,19 @@ class UrdfImport:
 
 
 # ---- public API -------------------------------------------------------------------------------
-def read_urdf(path, package_dir=None, visuals=True) -> UrdfImport:
+def read_urdf(path, package_dir=None, visuals=True, enforce_limits=True) -> UrdfImport:
     """Read a URDF file into a model (module docstring); ``package_dir`` resolves ``package://``
     paths.  Files are read only inside the URDF's folder and ``package_dir``.  ``visuals=False``:
-    the model alone (no mesh file is read, ``meshes`` stays empty)."""
+    the model alone (no mesh file is read, ``meshes`` stays empty).  ``enforce_limits``: a
+    ``<limit>``'s lower and upper become stops (False: kept as data only, the joint's ``stops``
+    false)."""
     path = os.fspath(path)
     robot = parse_urdf(read_regular(path, MAX_URDF_BYTES, "URDF file"), path)
     folders = _Folders(os.path.abspath(path), package_dir)
-    return _Builder(robot, folders, visuals).build()
+    return _Builder(robot, folders, visuals, enforce_limits).build()
 
 
-def import_urdf(path, out_path, package_dir=None) -> UrdfImport:
+def import_urdf(path, out_path, package_dir=None, enforce_limits=True) -> UrdfImport:
     """Read a URDF file, write each body's visual mesh as ``<stem>_meshes/<body>.stl`` beside
     ``out_path`` (through the atomic writer, never through a link) and save the model as the
     project ``out_path`` (``*.mbs.json``)."""
@@ -83,7 +85,7 @@ def import_urdf(path, out_path, package_dir=None) -> UrdfImport:
     folder = os.path.dirname(os.path.abspath(out_path))
     if not os.path.isdir(folder):
         raise ModelError(f"{out_path}: folder {folder} does not exist")
-    result = read_urdf(path, package_dir)
+    result = read_urdf(path, package_dir, enforce_limits=enforce_limits)
     mesh_dir = mesh_folder_name(out_path)
     if result.meshes:
         _mesh_folder(os.path.join(folder, mesh_dir))
@@ -172,9 +174,10 @@ class _Builder:
     """One import: the link tree from the root at the zero configuration, links grouped into
     bodies, then bodies, joints and visuals added."""
 
-    def __init__(self, robot, folders, visuals=True):
+    def __init__(self, robot, folders, visuals=True, enforce_limits=True):
         self.robot = robot
         self.draw = visuals
+        self.enforce_limits = enforce_limits
         self.folders = folders
         self.links = {link.name: link for link in robot.links}
         for kind, items in (("link", robot.links), ("joint", robot.joints)):
@@ -378,7 +381,8 @@ class _Builder:
         if j.type not in ("revolute", "continuous", "prismatic"):
             return {}
         keep = ("effort", "velocity") if j.type == "continuous" else ("lower", "upper", "effort", "velocity")
-        return {f"{k}_limit": v for k, v in j.limit.items() if k in keep}
+        out = {f"{k}_limit": v for k, v in j.limit.items() if k in keep}
+        return out if self.enforce_limits else out | {"stops": False}
 
     def _add_damping(self, j, joint, where, origin, axis):
         """Joint damping: a rotational damper on a revolute joint; on a prismatic joint a

@@ -12,7 +12,7 @@ import os
 
 from ..errors import ModelError, Problem
 from .fields import Field, FieldProblem, show_value
-from .joint_kinds import JOINT_KINDS, JOINT_TYPES, LIMIT_FIELDS
+from .joint_kinds import JOINT_KINDS, JOINT_TYPES, LIMIT_FIELDS, STOP_FIELDS
 
 DRIVER_COORDINATES = ("default", "rotation", "translation", "x", "y")
 
@@ -169,9 +169,14 @@ class Joint(Element):
     configuration; joint coordinates are zero there.  ``axis2`` is the universal joint's second
     axis (on body_j); ``pitch`` the screw lead in m per revolution; ``origin2`` the point on body_j
     of a distance or revolute–spherical link; ``length`` the distance link's length (None =
-    initial distance).  ``lower_limit`` … ``velocity_limit`` (revolute, prismatic) are the
-    coordinate's limits as data (URDF ``<limit>``, docs/import.md): written to the project file
-    only when set, never enforced by the solver."""
+    initial distance).  ``lower_limit`` and ``upper_limit`` (revolute, prismatic, cylindrical) are
+    stops on the joint coordinate ``limit_coordinate`` (zero at the initial configuration, measured
+    as a driver measures it), enforced by the Adams IMPACT law with ``stop_stiffness``,
+    ``stop_exponent``, ``stop_damping`` and ``stop_depth`` (:mod:`solver.math.impact`,
+    docs/formulations.md "Joint stops and friction"; ``stops`` false keeps the limits as data only);
+    ``effort_limit`` and ``velocity_limit`` are
+    data (URDF ``<limit>``, docs/import.md).  Limits are written to the project file only when set,
+    the stop fields only when not at their defaults."""
     KIND = "joint"
     COLLECTION = "joints"
     FIELDS = (
@@ -187,13 +192,24 @@ class Joint(Element):
         Field("length", "optional_float", "m", default=None, minimum=0.0, exclusive_min=True,
               doc="distance link length (None = initial distance)"),
         Field("lower_limit", "optional_float", "m or rad", default=None,
-              doc="lowest coordinate value (data only, not enforced; None = none)"),
+              doc="lower stop of the limited coordinate (None = none)"),
         Field("upper_limit", "optional_float", "m or rad", default=None,
-              doc="highest coordinate value (data only, not enforced; None = none)"),
+              doc="upper stop of the limited coordinate (None = none)"),
         Field("effort_limit", "optional_float", "N or N·m", default=None, minimum=0.0,
               doc="largest actuator force or torque (data only; None = none)"),
         Field("velocity_limit", "optional_float", "m/s or rad/s", default=None, minimum=0.0,
               doc="largest coordinate rate (data only; None = none)"),
+        Field("stops", "bool", default=True,
+              doc="enforce lower_limit and upper_limit as stops (false: keep them as data only)"),
+        Field("limit_coordinate", "enum", choices=("default", "rotation", "translation"), default="default",
+              doc="coordinate the stops limit (default: the joint's first)"),
+        Field("stop_stiffness", "float", "N/m or N·m/rad", default=1.0e5, minimum=0.0, exclusive_min=True,
+              doc="stop stiffness k (force k·δ^e at penetration δ)"),
+        Field("stop_exponent", "float", default=1.0, minimum=1.0, maximum=10.0, doc="stop force exponent e"),
+        Field("stop_damping", "float", "N·s/m or N·m·s/rad", default=100.0, minimum=0.0,
+              doc="stop damping c_max, reached at the penetration stop_depth"),
+        Field("stop_depth", "float", "m or rad", default=1.0e-3, minimum=0.0, exclusive_min=True,
+              doc="penetration d at which the stop damping is full (STEP from 0)"),
     )
 
     def check(self):
@@ -203,6 +219,9 @@ class Joint(Element):
             raise ModelError(self.problem("upper_limit", "must be >= lower_limit "
                              f"({self.upper_limit:g} < {self.lower_limit:g})", self.name))
         kind = JOINT_KINDS[self.type]
+        if self.limit_coordinate not in ("default",) + kind.coordinates and "limit_coordinate" in kind.fields:
+            raise ModelError(self.problem("limit_coordinate", f"a {self.type} joint has coordinates "
+                                          f"{', '.join(kind.coordinates)}; got {self.limit_coordinate}", self.name))
         found = kind.check(self) if kind.check else None
         if found:
             raise ModelError(self.problem(found[0], found[1], self.name))
@@ -216,8 +235,19 @@ class Joint(Element):
         return ("name", "type", "body_i", "body_j", "origin") + self.kind.fields
 
     def to_dict(self) -> dict:
-        """The file form; limits only when set (files without limits stay as they were)."""
-        return {k: v for k, v in super().to_dict().items() if not (k in LIMIT_FIELDS and v is None)}
+        """The file form; limits only when set, stop fields only when not at their defaults (files
+        without them stay as they were)."""
+        defaults = {f.name: f.default for f in self.FIELDS if f.name in STOP_FIELDS}
+        return {k: v for k, v in super().to_dict().items()
+                if not (k in LIMIT_FIELDS and v is None) and not (k in defaults and v == defaults[k])}
+
+    def stop_coordinate(self):
+        """The coordinate the stops act on (``limit_coordinate``; default: the first), or None when
+        the joint has no stop (no limits set, ``stops`` false, or a kind without stops)."""
+        if (not self.stops or "limit_coordinate" not in self.kind.fields
+                or (self.lower_limit is None and self.upper_limit is None)):
+            return None
+        return self.coordinates()[0] if self.limit_coordinate == "default" else self.limit_coordinate
 
     def coordinates(self):
         return self.kind.coordinates
@@ -288,6 +318,50 @@ class RotationalSpringDamper(Element):
         Field("free_angle", "float", "rad", default=0.0),
         Field("preload", "float", "N·m", default=0.0),
     )
+
+
+FRICTION_JOINTS = ("revolute", "prismatic", "cylindrical", "spherical")
+
+
+class JointFriction(Element):
+    """Friction in a joint (Adams joint-friction model): Coulomb friction with stiction by the smooth
+    stick–slip law μ(v) of :mod:`solver.math.friction` (μ_s below ``stiction_velocity``, μ_d beyond
+    ``transition_velocity``) on the slip velocity of the joint's surfaces, plus viscous friction.
+    The friction limit is μ(v)·S with the normal load S = N + preload (prismatic, cylindrical; S·radius
+    as torque) or S = N + preload/radius (revolute, spherical: the limit torque μ (radius·N + preload));
+    N is the joint's own reaction across its axis (spherical: all of it) plus |reaction moment
+    across the axis|/``moment_arm`` (0: not counted), when ``reaction_load`` (relative formulation,
+    :mod:`solver.joint_forces`).  It dissipates the power −(friction · slip) ≥ 0 and stores none."""
+    KIND = "joint_friction"
+    COLLECTION = "forces"
+    LABEL = "Joint friction"
+    GLYPH = None
+    ICON = "rotational_spring_damper"
+    FIELDS = (
+        NAME,
+        Field("joint", "joint", doc="revolute, prismatic, cylindrical or spherical joint"),
+        Field("static_coefficient", "float", default=0.1, minimum=0.0, doc="μ_s (stiction)"),
+        Field("dynamic_coefficient", "float", default=0.08, minimum=0.0, doc="μ_d (sliding)"),
+        Field("stiction_velocity", "float", "m/s", default=1.0e-3, minimum=0.0, exclusive_min=True,
+              doc="v_s: slip speed of full stiction μ_s"),
+        Field("transition_velocity", "float", "m/s", default=2.0e-3, minimum=0.0, exclusive_min=True,
+              doc="v_t > v_s: slip speed from which μ = μ_d"),
+        Field("viscous", "float", "N·s/m or N·m·s/rad", default=0.0, minimum=0.0,
+              doc="viscous friction per coordinate rate"),
+        Field("preload", "float", "N or N·m", default=0.0, minimum=0.0,
+              doc="normal load independent of the reaction (a torque for revolute and spherical joints)"),
+        Field("radius", "float", "m", default=0.01, minimum=0.0, exclusive_min=True,
+              doc="pin or ball radius: slip speed radius·ω, friction torque radius·force"),
+        Field("moment_arm", "float", "m", default=0.0, minimum=0.0,
+              doc="the reaction moment across the axis adds |M|/moment_arm to N (0: not counted)"),
+        Field("reaction_load", "bool", default=True,
+              doc="normal load from the joint reaction (relative formulation); false: preload only"),
+    )
+
+    def check(self):
+        if self.transition_velocity <= self.stiction_velocity:
+            raise ModelError(self.problem("transition_velocity", f"must be > stiction_velocity "
+                                          f"({self.transition_velocity:g} <= {self.stiction_velocity:g})", self.name))
 
 
 class Bushing(Element):
@@ -586,7 +660,7 @@ class Settings(Element):
 # GUI's editor), LABEL (menus) and GLYPH (how the viewport draws it: spring, spiral, bushing, arrow,
 # torque, or None); solver.forces.EVALUATORS holds how each is evaluated.
 FORCE_CLASSES = {c.KIND: c for c in (SpringDamper, LinearActuator, RotationalSpringDamper, Bushing, AppliedForce,
-                                       AppliedTorque, Road, Tire, SpeedControl)}
+                                       AppliedTorque, Road, Tire, SpeedControl, JointFriction)}
 FORCE_TYPES = tuple(FORCE_CLASSES)
 class ModelInput(Element):
     """A value set from outside a run — by ``simulate(inputs=…)``, or by the importer of an exported

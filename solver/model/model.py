@@ -15,7 +15,7 @@ from itertools import chain
 import numpy as np
 
 from ..errors import ModelError, Problem
-from .elements import (Body, Marker, Joint, Driver, Settings, FORCE_CLASSES, ELEMENT_CLASSES,
+from .elements import (Body, Marker, Joint, Driver, Settings, FORCE_CLASSES, FRICTION_JOINTS, ELEMENT_CLASSES,
                        Element, FlexibleBody, Measure, ModelInput, ModelOutput)
 from .fields import Field, FieldProblem, show_names, show_value
 from .sections import Material, Section
@@ -168,6 +168,13 @@ class Model:
         return self.add(FORCE_CLASSES["rotational_spring_damper"](
             name=name, joint=joint, stiffness=stiffness, damping=damping, free_angle=free_angle,
             preload=preload))
+
+    def add_joint_friction(self, name, joint, **fields):
+        """Friction in a revolute, prismatic, cylindrical or spherical joint
+        (:class:`~solver.model.elements.JointFriction`; fields static_coefficient,
+        dynamic_coefficient, stiction_velocity, transition_velocity, viscous, preload, radius,
+        moment_arm, reaction_load)."""
+        return self.add(FORCE_CLASSES["joint_friction"](name=name, joint=joint, **fields))
 
     def add_bushing(self, name, body_i, body_j, origin=(0.0, 0.0, 0.0), stiffness=(0.0,) * 6,
                     damping=(0.0,) * 6):
@@ -430,6 +437,9 @@ class Model:
                 if ref not in self._collections["joints"]:
                     problems.append(e.problem(f.name, f"no joint named '{ref}' "
                                                       f"(joints: {show_names(self._collections['joints'])})", e.name))
+        if e.KIND == "joint_friction" and not problems and self._collections["joints"][e.joint].type not in FRICTION_JOINTS:
+            problems.append(e.problem("joint", f"joint '{e.joint}' is {self._collections['joints'][e.joint].type}; "
+                                      f"friction acts in {', '.join(FRICTION_JOINTS)} joints", e.name))
         if e.KIND == "rotational_spring_damper" and not problems:
             joint = self._collections["joints"][e.joint]
             if "rotation" not in joint.coordinates():
