@@ -64,9 +64,13 @@ class Shape:
 
     def bound(self) -> float:
         """Radius of a sphere about ``centre`` that holds the shape (a plane: infinite)."""
-        return {"plane": np.inf, "sphere": self.radius, "box": float(np.linalg.norm(self.half)),
-                "cylinder": float(np.hypot(self.half, self.radius)),
-                "capsule": self.half + self.radius}.get(self.kind, np.nan)
+        if self.kind == "plane":
+            return np.inf
+        if self.kind == "box":
+            return float(np.linalg.norm(self.half))
+        if self.kind == "cylinder":
+            return float(np.hypot(self.half, self.radius))
+        return self.half + self.radius          # sphere (half 0), capsule
 
     def placed(self, r, A):
         """The shape on a body at CM position r with rotation A: global centre, axis, axes."""
