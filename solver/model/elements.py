@@ -451,7 +451,7 @@ class Contact(Element):
               doc="contact shape on body_i, body axes (none = body_i's own geometry)"),
         Field("geometry_j", "geometry", default={"shape": "none"},
               doc="contact shape on body_j, body axes (none = body_j's own geometry)"),
-        Field("stiffness", "float", "N/m^e", minimum=0.0, exclusive_min=True, doc="k of k δ^e"),
+        Field("stiffness", "float", minimum=0.0, exclusive_min=True, doc="k of k δ^e (N/m^e)"),
         Field("exponent", "float", default=1.5, minimum=1.0, doc="e of k δ^e (1.5: Hertz)"),
         Field("damping", "float", default=0.0, minimum=0.0,
               doc="impact: c_max (N·s/m); hunt_crossley: λ of λ δ^e δ̇ (N·s/m^(e+1))"),
