@@ -53,6 +53,7 @@ class Results:
         self.driver_names = list(meta["driver_names"])
         self.events = list(meta.get("events", []))
         self.flexible_body_names = [f["name"] for f in meta.get("flexible_bodies", [])]
+        self._contacts = {}          # contact name → its re-evaluated (force, point, power)
 
     # ---- public API: contract -------------------------------------------------------------------
     @property
@@ -100,6 +101,12 @@ class Results:
         """(N,3) point where contact element ``name``'s force acts: its contact points' mean weighted
         by their normal forces, global; NaN while apart."""
         return self._contact(name)[1]
+
+    def contact_dissipation(self, name):
+        """(N,) power dissipated by contact element ``name`` (W; damping, friction, and the elastic
+        energy lost while the force is clipped at 0: :mod:`solver.contact.element`); its time
+        integral is the energy the contact took out of ``energy["total"]``."""
+        return self._contact(name)[2]
 
     @property
     def energy(self):
@@ -308,6 +315,11 @@ class Results:
         return f["n0"] + node
 
     def _contact(self, name):
+        if name not in self._contacts:
+            self._contacts[name] = self._evaluate_contact(name)
+        return self._contacts[name]
+
+    def _evaluate_contact(self, name):
         from .contact.element import contact_history
         from .forces import BodyFrames
         specs = {c.get("name"): c for c in self.meta.get("contacts", []) if isinstance(c, dict)}

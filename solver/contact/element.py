@@ -7,7 +7,10 @@ velocity of body b's material point at P and u = V_j − V_i::
 
     δ̇ = −n·u,   v_t = u − (n·u) n,   F = f_n(δ, δ̇) n − μ(|v_t|) f_n v_t/|v_t|
 
-F acts on body j at P, −F on body i.  The law is stateless (a function of the bodies' positions
+F acts on body j at P, −F on body i.  The power it dissipates (what leaves the kinetic, gravity
+and contact potential energy) is D = −F·u − d/dt[k δ^(e+1)/(e+1)] = (f_n − k δ^e) δ̇ + μ f_n |v_t|:
+c(δ) δ̇² + μ f_n |v_t| while f_n > 0, −k δ^e δ̇ (the spring energy lost) while the clip holds f_n
+at 0.  The law is stateless (a function of the bodies' positions
 and velocities), so a run's contact forces are re-evaluated exactly from its recorded body states
 (:func:`contact_history`, ``Results.contact_force``).
 
@@ -53,8 +56,8 @@ class ContactPair:
         return self.query(pi, pj)
 
     def loads(self, frames):
-        """[(P, F, f_n)]: the force F on body j at each contact point P and its normal part f_n
-        (module docstring)."""
+        """[(P, F, f_n, D)]: the force F on body j at each contact point P, its normal part f_n and
+        the power D the point dissipates (module docstring)."""
         ri, _, vi, wi = frames.get(self.bi)
         rj, _, vj, wj = frames.get(self.bj)
         out = []
@@ -64,10 +67,11 @@ class ContactPair:
             fn = self.law.normal_force(delta, -un)
             vt = u - un * n
             speed = float(np.sqrt(vt @ vt))
-            F = fn * n
+            F, friction = fn * n, 0.0
             if speed > 0.0 and fn > 0.0:
-                F = F - (self.law.friction_coefficient(speed) * fn / speed) * vt
-            out.append((P, F, fn))
+                friction = self.law.friction_coefficient(speed) * fn
+                F = F - (friction / speed) * vt
+            out.append((P, F, fn, (fn - self.law.stiffness * delta ** self.law.exponent) * -un + friction * speed))
         return out
 
     def potential(self, frames):
@@ -108,7 +112,7 @@ class ContactSet:
     def apply(self, t, frames, out):
         for k in self.candidates(frames):
             pair = self.pairs[k]
-            for P, F, _ in pair.loads(frames):
+            for P, F, _, _ in pair.loads(frames):
                 out.at_point(pair.bj, F, P, frames)
                 out.at_point(pair.bi, -F, P, frames)
 
@@ -125,16 +129,17 @@ class ContactSet:
 
 
 def contact_history(spec, index, frames, n):
-    """(force (n, 3) on body j, contact point (n, 3)) of the contact element ``spec`` at each of
-    the ``n`` stacked states of ``frames`` (``frames.state(k)``): the sum of the forces of its
-    contact points, and their mean weighted by the normal forces (NaN while apart)."""
+    """(force (n, 3) on body j, contact point (n, 3), dissipated power (n,)) of the contact element
+    ``spec`` at each of the ``n`` stacked states of ``frames`` (``frames.state(k)``): the sum of the
+    forces of its contact points, their mean weighted by the normal forces (NaN while apart), and
+    the sum of their dissipated powers."""
     pair = ContactPair(spec, index)
-    force, point = np.zeros((n, 3)), np.full((n, 3), np.nan)
+    force, point, power = np.zeros((n, 3)), np.full((n, 3), np.nan), np.zeros(n)
     for k in range(n):
         loads = pair.loads(frames.state(k))
         if loads:
-            P, F, fn = (np.array(x) for x in zip(*loads))
-            force[k] = F.sum(axis=0)
+            P, F, fn, D = (np.array(x) for x in zip(*loads))
+            force[k], power[k] = F.sum(axis=0), D.sum()
             if fn.sum() > 0.0:
                 point[k] = fn @ P / fn.sum()
-    return force, point
+    return force, point, power
