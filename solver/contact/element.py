@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..math.rotations import cross
 from .geometry import Shape, pair_function
 from .laws import ContactLaw
 
@@ -55,32 +56,16 @@ class ContactPair:
             return [(P, -n, d) for P, n, d in self.query(pj, pi)]
         return self.query(pi, pj)
 
-    def loads(self, frames):
-        """[(P, F, f_n, D)]: the force F on body j at each contact point P, its normal part f_n and
-        the power D the point dissipates (module docstring)."""
-        ri, _, vi, wi = frames.get(self.bi)
-        rj, _, vj, wj = frames.get(self.bj)
-        out = []
-        for P, n, delta in self.points(frames):
-            u = vj + np.cross(wj, P - rj) - vi - np.cross(wi, P - ri)
-            un = float(n @ u)
-            fn = self.law.normal_force(delta, -un)
-            vt = u - un * n
-            speed = float(np.sqrt(vt @ vt))
-            F, friction = fn * n, 0.0
-            if speed > 0.0 and fn > 0.0:
-                friction = self.law.friction_coefficient(speed) * fn
-                F = F - (friction / speed) * vt
-            out.append((P, F, fn, (fn - self.law.stiffness * delta ** self.law.exponent) * -un + friction * speed))
-        return out
 
-    def potential(self, frames):
-        return sum(self.law.potential(d) for _, _, d in self.points(frames))
+def _with_ground(x, row):
+    """``x`` (nb, …) with ``row`` appended: index −1 is ground."""
+    return np.concatenate([x, row[None]])
 
 
 class ContactSet:
-    """All contact elements of a model, evaluated together (module docstring: broad phase).
-    ``element_names``: the contact elements it evaluates."""
+    """All contact elements of a model, evaluated together (module docstring: broad phase; the
+    forces of all contact points in one vectorized evaluation).  ``element_names``: the contact
+    elements it evaluates."""
 
     def __init__(self, pairs):
         self.pairs = pairs
@@ -97,8 +82,8 @@ class ContactSet:
 
     def candidates(self, frames):
         """Indices of the pairs whose bounding volumes overlap."""
-        r = np.concatenate([frames.r, np.zeros((1, 3))])           # row −1: ground
-        A = np.concatenate([frames.A, np.eye(3)[None]])
+        r = _with_ground(frames.r, np.zeros(3))
+        A = _with_ground(frames.A, np.eye(3))
         Ai, Aj = A[self.bi], A[self.bj]
         d = (r[self.bj] + np.einsum("kab,kb->ka", Aj, self.cj)) - (r[self.bi] + np.einsum("kab,kb->ka", Ai, self.ci))
         plane_i, plane_j = np.isinf(self.Ri), np.isinf(self.Rj)
@@ -109,15 +94,49 @@ class ContactSet:
         near[plane_j] = -np.einsum("kab,kb,ka->k", Aj[plane_j], self.nj[plane_j], d[plane_j]) <= self.Ri[plane_j]
         return np.flatnonzero(near)
 
+    def points(self, frames, pairs=None):
+        """(owner, P, n, δ): the contact points of the ``pairs`` (indices; default: the broad
+        phase's candidates) as arrays, ``owner`` the pair of each point."""
+        owner, found = [], []
+        for k in self.candidates(frames) if pairs is None else pairs:
+            for point in self.pairs[k].points(frames):
+                owner.append(k)
+                found.append(point)
+        if not found:
+            return np.zeros(0, dtype=int), np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0)
+        P, n, delta = (np.array(x, dtype=float) for x in zip(*found))
+        return np.array(owner), P, n, delta
+
+    def forces(self, frames, owner, P, n, delta):
+        """(F (m, 3) on body j, f_n (m,), dissipated power D (m,)) at contact points (module docstring)."""
+        r, v, w = (_with_ground(x, np.zeros(3)) for x in (frames.r, frames.v, frames.w))
+        bi, bj = self.bi[owner], self.bj[owner]
+        u = v[bj] + cross(w[bj], P - r[bj]) - v[bi] - cross(w[bi], P - r[bi])
+        law = ContactLaw.per_point([p.law for p in self.pairs], owner)
+        un = np.einsum("ka,ka->k", n, u)
+        fn = law.normal_force(delta, -un)
+        vt = u - un[:, None] * n
+        speed = np.sqrt(np.einsum("ka,ka->k", vt, vt))
+        friction = np.where((speed > 0.0) & (fn > 0.0), law.friction_coefficient(speed) * fn, 0.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            F = fn[:, None] * n - np.where(speed > 0.0, friction / speed, 0.0)[:, None] * vt
+        return F, fn, (fn - law.stiffness * delta ** law.exponent) * -un + friction * speed
+
     def apply(self, t, frames, out):
-        for k in self.candidates(frames):
-            pair = self.pairs[k]
-            for P, F, _, _ in pair.loads(frames):
-                out.at_point(pair.bj, F, P, frames)
-                out.at_point(pair.bi, -F, P, frames)
+        owner, P, n, delta = self.points(frames)
+        if not len(owner):
+            return
+        F = self.forces(frames, owner, P, n, delta)[0]
+        for b, sign in ((self.bj[owner], 1.0), (self.bi[owner], -1.0)):
+            body = b >= 0
+            np.add.at(out.F, b[body], sign * F[body])
+            np.add.at(out.T, b[body], sign * cross(P[body] - frames.r[b[body]], F[body]))
 
     def potential(self, frames):
-        return sum(self.pairs[k].potential(frames) for k in self.candidates(frames))
+        owner, _, _, delta = self.points(frames)
+        if not len(owner):
+            return 0.0
+        return float(np.sum(ContactLaw.per_point([p.law for p in self.pairs], owner).potential(delta)))
 
     def conserves_energy(self):
         """No damping and no friction: the contact's work is all in its elastic potential."""
@@ -133,12 +152,13 @@ def contact_history(spec, index, frames, n):
     ``spec`` at each of the ``n`` stacked states of ``frames`` (``frames.state(k)``): the sum of the
     forces of its contact points, their mean weighted by the normal forces (NaN while apart), and
     the sum of their dissipated powers."""
-    pair = ContactPair(spec, index)
+    one = ContactSet([ContactPair(spec, index)])
     force, point, power = np.zeros((n, 3)), np.full((n, 3), np.nan), np.zeros(n)
     for k in range(n):
-        loads = pair.loads(frames.state(k))
-        if loads:
-            P, F, fn, D = (np.array(x) for x in zip(*loads))
+        state = frames.state(k)
+        owner, P, normal, delta = one.points(state, pairs=[0])
+        if len(owner):
+            F, fn, D = one.forces(state, owner, P, normal, delta)
             force[k], power[k] = F.sum(axis=0), D.sum()
             if fn.sum() > 0.0:
                 point[k] = fn @ P / fn.sum()

@@ -35,14 +35,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 from scipy.optimize import brentq
 
-from ..expressions import _step as step     # Adams' STEP, the one time expressions use
+from ..expressions import _step_array as step     # Adams' STEP, the one time expressions use
 
 
 @dataclass(frozen=True)
 class ContactLaw:
-    """The numbers of a contact element (:class:`solver.model.elements.Contact`)."""
+    """The numbers of a contact element (:class:`solver.model.elements.Contact`); each field a
+    number, or an array of one value per contact point (the methods then evaluate every point)."""
     stiffness: float
     exponent: float
     damping: float
@@ -57,15 +60,20 @@ class ContactLaw:
     def of(cls, values: dict):
         return cls(**{name: values[name] for name in cls.__dataclass_fields__})
 
+    @classmethod
+    def per_point(cls, laws, owner):
+        """The laws (one per element) as arrays over contact points; ``owner``: each point's element."""
+        return cls(**{name: np.array([getattr(law, name) for law in laws])[owner]
+                      for name in cls.__dataclass_fields__})
+
     def damping_at(self, delta):
         """c(δ) (module docstring)."""
-        if self.damping_law == "hunt_crossley":
-            return self.damping * delta ** self.exponent
-        return self.damping * step(delta, 0.0, 0.0, self.penetration_depth, 1.0)
+        return self.damping * np.where(np.equal(self.damping_law, "hunt_crossley"), delta ** self.exponent,
+                                       step(delta, 0.0, 0.0, self.penetration_depth, 1.0))
 
     def normal_force(self, delta, rate):
         """f_n = max(0, k δ^e + c(δ) δ̇) for a penetration δ > 0 approaching at δ̇."""
-        return max(0.0, self.stiffness * delta ** self.exponent + self.damping_at(delta) * rate)
+        return np.maximum(0.0, self.stiffness * delta ** self.exponent + self.damping_at(delta) * rate)
 
     def potential(self, delta):
         """Elastic energy k δ^(e+1)/(e+1) stored at penetration δ > 0."""
@@ -73,21 +81,21 @@ class ContactLaw:
 
     def friction_coefficient(self, speed):
         """μ(s) of the slip speed s ≥ 0 (module docstring)."""
-        vs, vd = self.stiction_velocity, self.friction_velocity
-        if speed <= vs:
-            return step(speed, -vs, -self.static_friction, vs, self.static_friction)
-        return step(speed, vs, self.static_friction, vd, self.dynamic_friction)
+        vs, vd, mus = self.stiction_velocity, self.friction_velocity, self.static_friction
+        return np.where(speed <= vs, step(speed, -vs, -mus, vs, mus), step(speed, vs, mus, vd, self.dynamic_friction))
 
     def dissipative(self):
         """Damping or friction: its work is not all in the potential."""
-        return self.damping > 0.0 or self.static_friction > 0.0 or self.dynamic_friction > 0.0
+        return bool(np.any(self.damping > 0.0) or np.any(self.static_friction > 0.0)
+                    or np.any(self.dynamic_friction > 0.0))
 
     def creep_speed(self, ratio):
         """The slip speed s* ≤ v_s at which μ(s*) = ``ratio`` (tangential over normal load) for
         ratio < μ_s: how fast a body held by friction creeps."""
         if not 0.0 <= ratio < self.static_friction:
             raise ValueError(f"ratio {ratio:g} is not below μ_s = {self.static_friction:g}")
-        return brentq(lambda s: self.friction_coefficient(s) - ratio, 0.0, self.stiction_velocity, xtol=1e-15)
+        return brentq(lambda s: float(self.friction_coefficient(s)) - ratio, 0.0, self.stiction_velocity,
+                      xtol=1e-15)
 
 
 def hunt_crossley_exit_speed(v_in, stiffness, damping):
