@@ -79,6 +79,7 @@ class ContactSet:
         self.nj = np.array([p.sj.axis for p in pairs])
         self.Ri = np.array([p.si.bound() for p in pairs])
         self.Rj = np.array([p.sj.bound() for p in pairs])
+        self.laws = ContactLaw.stacked([p.law for p in pairs])
 
     def candidates(self, frames):
         """Indices of the pairs whose bounding volumes overlap."""
@@ -112,7 +113,7 @@ class ContactSet:
         r, v, w = (_with_ground(x, np.zeros(3)) for x in (frames.r, frames.v, frames.w))
         bi, bj = self.bi[owner], self.bj[owner]
         u = v[bj] + cross(w[bj], P - r[bj]) - v[bi] - cross(w[bi], P - r[bi])
-        law = ContactLaw.per_point([p.law for p in self.pairs], owner)
+        law = self.laws.take(owner)
         un = np.einsum("ka,ka->k", n, u)
         fn = law.normal_force(delta, -un)
         vt = u - un[:, None] * n
@@ -136,7 +137,7 @@ class ContactSet:
         owner, _, _, delta = self.points(frames)
         if not len(owner):
             return 0.0
-        return float(np.sum(ContactLaw.per_point([p.law for p in self.pairs], owner).potential(delta)))
+        return float(np.sum(self.laws.take(owner).potential(delta)))
 
     def conserves_energy(self):
         """No damping and no friction: the contact's work is all in its elastic potential."""

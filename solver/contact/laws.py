@@ -61,10 +61,13 @@ class ContactLaw:
         return cls(**{name: values[name] for name in cls.__dataclass_fields__})
 
     @classmethod
-    def per_point(cls, laws, owner):
-        """The laws (one per element) as arrays over contact points; ``owner``: each point's element."""
-        return cls(**{name: np.array([getattr(law, name) for law in laws])[owner]
-                      for name in cls.__dataclass_fields__})
+    def stacked(cls, laws):
+        """The laws of several elements as one law of arrays (one value per element)."""
+        return cls(**{name: np.array([getattr(law, name) for law in laws]) for name in cls.__dataclass_fields__})
+
+    def take(self, owner):
+        """A law of arrays at the elements ``owner`` (each contact point's element)."""
+        return type(self)(**{name: getattr(self, name)[owner] for name in self.__dataclass_fields__})
 
     def damping_at(self, delta):
         """c(δ) (module docstring)."""
