@@ -202,6 +202,20 @@ def test_contact_is_saved_validated_and_refused_by_the_fmu_export(tmp_path):
         solver.simulate(m, t_end=0.01, codegen="off")
 
 
+def test_the_cli_exits_2_naming_the_field_of_a_bad_contact(tmp_path, capsys):
+    import json
+
+    from solver import cli
+    path = tmp_path / "ball.mbs.json"
+    ball().save(path)
+    data = json.loads(path.read_text())
+    data["model"]["forces"][0].update(stiffness=-1.0, damping_law="stiff")
+    path.write_text(json.dumps(data))
+    assert cli.main(["validate", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "model.forces[0].stiffness: must be > 0" in err and "model.forces[0].damping_law: must be one of" in err
+
+
 def test_fmu_export_refuses_contact_naming_the_element(tmp_path):
     from solver.fmu import export_fmu
     with pytest.raises(solver.ModelError, match=r"forces.c1: a ContactSet is not generated as C"):
