@@ -139,3 +139,20 @@ def test_an_elastic_contact_keeps_the_energy():
     e = res.energy["total"]
     assert np.min(res.body_position("ball")[:, 1]) < 0.05               # it bounced
     assert np.max(np.abs(e - e[0])) < 1e-5 * 0.5 * 9.81 * 0.1
+
+
+def test_the_laws_pieces():
+    """IMPACT damping ramp c_max STEP(δ; 0, 0, d_max, 1): 0 at touch, c_max/2 at d_max/2, c_max from
+    d_max on; Hunt–Crossley λ δ^e; the clip at 0; Adams friction μ(0) = 0, μ(v_s) = μ_s, μ_d from v_d,
+    STEP's midpoint value between v_s and v_d, slope 1.5 μ_s/v_s at rest."""
+    from solver.contact.laws import ContactLaw
+    law = ContactLaw(1e6, 1.5, 100.0, "impact", 1e-4, 0.5, 0.3, 1e-3, 1e-2)
+    assert [float(law.damping_at(d)) for d in (0.0, 5e-5, 1e-4, 1e-3)] == pytest.approx([0.0, 50.0, 100.0, 100.0])
+    assert float(law.normal_force(1e-4, 0.3)) == pytest.approx(1e6 * 1e-6 + 100.0 * 0.3)
+    assert float(law.normal_force(1e-4, -100.0)) == 0.0                                  # never pulls
+    hc = ContactLaw(1e6, 1.5, 1e5, "hunt_crossley", 1e-4, 0.5, 0.3, 1e-3, 1e-2)
+    assert float(hc.normal_force(4e-4, 2.0)) == pytest.approx(8e-6 * (1e6 + 2e5))
+    mu = [float(law.friction_coefficient(s)) for s in (0.0, 1e-3, 5.5e-3, 1e-2, 1.0)]
+    assert mu == pytest.approx([0.0, 0.5, 0.4, 0.3, 0.3])
+    assert float(law.friction_coefficient(1e-9)) / 1e-9 == pytest.approx(1.5 * 0.5 / 1e-3, rel=1e-5)
+    assert float(law.friction_coefficient(law.creep_speed(0.2))) == pytest.approx(0.2, rel=1e-12)
