@@ -352,7 +352,7 @@ def _contact(e, model, index, init):
     contacts = [c for c in model.forces.values() if c.KIND == "contact"]
     if e.name != contacts[0].name:
         return []
-    return [ContactSet([ContactPair(contact_spec(c, model.bodies), index) for c in contacts])]
+    return [ContactSet([ContactPair(contact_spec(c, model), index) for c in contacts])]
 
 
 def compile_forces(model, index, init):

@@ -21,18 +21,26 @@ their exact query, so n bodies resting apart cost n² cheap comparisons in numpy
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
+from ..errors import ModelError
 from ..math.rotations import cross
 from .geometry import Shape, pair_function
 from .laws import ContactLaw
 
 
-def contact_spec(e, bodies) -> dict:
-    """The plain (JSON) description of contact element ``e``, its geometry resolved (its own field,
-    else the body's: ``Contact.shape``); what the evaluator and the results need."""
+def contact_spec(e, model) -> dict:
+    """The plain (JSON) description of contact element ``e`` of ``model``, its geometry resolved
+    (its own field, else the body's: ``Contact.shape``; a mesh file's path from the project's
+    folder); what the evaluator and the results need."""
     spec = e.to_dict()
-    spec.update(geometry_i=e.shape("i", bodies), geometry_j=e.shape("j", bodies))
+    for side in ("i", "j"):
+        shape = dict(e.shape(side, model.bodies))
+        if shape["shape"] == "mesh":
+            shape["file"] = os.path.join(model.base_dir, shape["file"])
+        spec[f"geometry_{side}"] = shape
     return spec
 
 
@@ -43,9 +51,15 @@ class ContactPair:
         """spec: :func:`contact_spec`; index: body name → body index (ground: absent, −1)."""
         self.name, self.spec = spec["name"], spec
         self.bi, self.bj = (index.get(spec[key], -1) for key in ("body_i", "body_j"))
-        self.si, self.sj = Shape.of(spec["geometry_i"]), Shape.of(spec["geometry_j"])
+        self.si, self.sj = (self._shape(spec, side) for side in ("i", "j"))
         self.query, self.swapped = pair_function(self.si.kind, self.sj.kind, f"forces '{self.name}'")
         self.law = ContactLaw.of(spec)
+
+    def _shape(self, spec, side):
+        try:
+            return Shape.of(spec[f"geometry_{side}"])
+        except ModelError as exc:
+            raise ModelError(f"forces '{self.name}'.geometry_{side}: {exc}") from None
 
     def points(self, frames):
         """[(P, n, δ)]: the contact points (module docstring of :mod:`solver.contact.geometry`)."""

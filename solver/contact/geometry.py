@@ -21,6 +21,8 @@ plane–capsule      the two end spheres of the capsule's segment
 capsule–sphere     the segment point nearest the sphere's centre, then sphere–sphere
 plane–cylinder     4 points on each end circle, 90° apart, starting at the circle's deepest point
                    (a cylinder rolling on its side: one point per end; standing: 4 on the face)
+plane–mesh         each vertex of the mesh's convex hull below the plane (the mesh file read by
+                   trimesh, scaled, at ``offset``)
 =================  ==========================================================================
 
 The reversed pairs (sphere–plane, …) swap the shapes and the normal's sign.  Any other pair is a
@@ -47,13 +49,17 @@ class Shape:
     axis: np.ndarray
     radius: float = 0.0
     half: object = 0.0
+    vertices: object = None        # a mesh: its convex hull's vertices from the centre, body axes
 
     @classmethod
     def of(cls, geometry: dict):
-        """The shape of a geometry dict (already checked by its Field)."""
+        """The shape of a geometry dict (already checked by its Field; a mesh's ``file`` a path
+        the process can open: :func:`solver.contact.element.contact_spec` resolves it)."""
         kind = geometry["shape"]
         centre = np.array(geometry.get("offset", (0.0, 0.0, 0.0)), dtype=float)
         axis = np.array(AXES[geometry.get("axis", "z")])
+        if kind == "mesh":
+            return cls(kind, centre, axis, vertices=_hull(geometry["file"]) * geometry.get("scale", 1.0))
         if kind == "plane":
             return cls(kind, centre + geometry["point"], np.array(geometry["normal"], dtype=float))
         if kind == "box":
@@ -70,11 +76,23 @@ class Shape:
             return float(np.linalg.norm(self.half))
         if self.kind == "cylinder":
             return float(np.hypot(self.half, self.radius))
+        if self.kind == "mesh":
+            return float(np.max(np.linalg.norm(self.vertices, axis=1)))
         return self.half + self.radius          # sphere (half 0), capsule
 
     def placed(self, r, A):
         """The shape on a body at CM position r with rotation A: global centre, axis, axes."""
         return Placed(self, r + A @ self.centre, A @ self.axis, A)
+
+
+def _hull(path):
+    """The vertices of the convex hull of the mesh file at ``path`` (trimesh; STL, OBJ, …)."""
+    import trimesh
+    try:
+        mesh = trimesh.load(path, force="mesh")
+        return np.asarray(mesh.convex_hull.vertices, dtype=float)
+    except (OSError, ValueError, IndexError) as exc:
+        raise ModelError(f"mesh file {path}: cannot be read as a mesh ({type(exc).__name__}: {exc})") from None
 
 
 @dataclass(frozen=True)
@@ -139,6 +157,10 @@ def plane_box(pl: Placed, bx: Placed):
     return _below(pl, bx.c + (CORNERS * bx.shape.half) @ bx.A.T)
 
 
+def plane_mesh(pl: Placed, ms: Placed):
+    return _below(pl, ms.c + ms.shape.vertices @ ms.A.T)
+
+
 def _ends(s: Placed):
     return s.c - s.shape.half * s.a, s.c + s.shape.half * s.a
 
@@ -168,7 +190,7 @@ def plane_cylinder(pl: Placed, cy: Placed):
 
 PAIRS = {("plane", "sphere"): plane_sphere, ("sphere", "sphere"): sphere_sphere, ("box", "sphere"): box_sphere,
          ("plane", "box"): plane_box, ("plane", "capsule"): plane_capsule,
-         ("capsule", "sphere"): capsule_sphere, ("plane", "cylinder"): plane_cylinder}
+         ("capsule", "sphere"): capsule_sphere, ("plane", "cylinder"): plane_cylinder, ("plane", "mesh"): plane_mesh}
 
 
 def pair_function(kind_i, kind_j, where):

@@ -134,6 +134,23 @@ def test_box_sticks_and_creeps_at_the_laws_slip_speed():
     assert x[-1] - x[k] <= creep * (res.t[-1] - res.t[k]) * (1 + 1e-2)    # + the transient's decay
 
 
+def test_a_mesh_cube_slides_as_the_box(tmp_path):
+    """A cube read from an STL file (trimesh) as its contact shape: its hull's 8 vertices are the box's
+    corners, so it slides at a = g (sin θ − μ_d cos θ) too (1e-5); an unreadable file names the field."""
+    trimesh = pytest.importorskip("trimesh")
+    trimesh.creation.box(extents=(0.1, 0.1, 0.1)).export(tmp_path / "cube.stl")
+    theta = np.radians(30)
+    model = on_incline(theta, {"shape": "mesh", "file": "cube.stl"}, BOX_INERTIA, orientation=rot_z(theta),
+                       height=0.0498)
+    model.base_dir = tmp_path
+    res = solver.simulate(model, t_end=0.6, output_step=0.02)
+    assert abs(steady_acceleration(res, theta) / (G * (np.sin(theta) - 0.4 * np.cos(theta))) - 1) < 1e-5
+    (tmp_path / "bad.stl").write_text("not a mesh")
+    model.set_field("b", "geometry", {"shape": "mesh", "file": "bad.stl"})
+    with pytest.raises(solver.ModelError, match=r"forces 'c'.geometry_j: mesh file .*bad.stl: cannot be read"):
+        solver.simulate(model, t_end=0.01)
+
+
 @pytest.mark.parametrize("shape, inertia, points, closed", [
     ({"shape": "sphere", "radius": R}, (0.4 * R * R,) * 3, 1, 5 / 7),
     ({"shape": "cylinder", "radius": R, "length": 0.1, "axis": "z"},

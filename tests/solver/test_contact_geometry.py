@@ -110,7 +110,7 @@ def test_the_broad_phase_keeps_every_touching_pair_and_only_few_others():
     m = spheres_in_a_row(n)
     index = {f"s{k}": k for k in range(n)}
     from solver.contact.element import contact_spec
-    pairs = [ContactPair(contact_spec(e, m.bodies), index) for e in m.forces.values()]
+    pairs = [ContactPair(contact_spec(e, m), index) for e in m.forces.values()]
     group = ContactSet(pairs)
     rng = np.random.default_rng(1)
     r = np.array([m.bodies[f"s{k}"].position for k in range(n)]) + rng.normal(0, 0.05, (n, 3))
