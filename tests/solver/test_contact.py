@@ -219,6 +219,17 @@ def test_contact_is_saved_validated_and_refused_by_the_fmu_export(tmp_path):
         solver.simulate(m, t_end=0.01, codegen="off")
 
 
+def test_contact_forces_come_back_from_a_results_file(tmp_path):
+    res = solver.simulate(ball(2.0, g=0.0, y0=R + 0.004), t_end=0.01, output_step=1e-3)
+    assert np.any(res.contact_force("c1"))
+    res.save(tmp_path / "ball.h5")
+    again = solver.load_results(tmp_path / "ball.h5", lazy=True)
+    assert np.array_equal(again.contact_force("c1"), res.contact_force("c1"))
+    assert np.array_equal(again.contact_dissipation("c1"), res.contact_dissipation("c1"))
+    with pytest.raises(solver.ModelError, match=r"no contact named 'c9' in the results \(contacts: c1\)"):
+        again.contact_force("c9")
+
+
 def test_the_cli_exits_2_naming_the_field_of_a_bad_contact(tmp_path, capsys):
     import json
 
