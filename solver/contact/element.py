@@ -48,9 +48,9 @@ class ContactPair:
     """One contact element between two bodies' shapes."""
 
     def __init__(self, spec: dict, index: dict):
-        """spec: :func:`contact_spec`; index: body name → body index (ground: absent, −1)."""
+        """spec: :func:`contact_spec`; index: body name → body index (ground: −1)."""
         self.name, self.spec = spec["name"], spec
-        self.bi, self.bj = (index.get(spec[key], -1) for key in ("body_i", "body_j"))
+        self.bi, self.bj = (-1 if spec[key] == "ground" else index[spec[key]] for key in ("body_i", "body_j"))
         self.si, self.sj = (self._shape(spec, side) for side in ("i", "j"))
         self.query, self.swapped = pair_function(self.si.kind, self.sj.kind, f"forces '{self.name}'")
         self.law = ContactLaw.of(spec)
