@@ -111,7 +111,7 @@ BOX = {"shape": "box", "size": (0.1, 0.1, 0.1)}
 BOX_INERTIA = (1.0 * 0.02 / 12,) * 3
 
 
-@pytest.mark.parametrize("codegen", ["off", "on"])
+@pytest.mark.parametrize("codegen", [pytest.param("off", marks=pytest.mark.slow), "on"])   # off: the sample test
 def test_box_slides_with_dynamic_friction(codegen):
     theta = np.radians(30)
     res = solver.simulate(on_incline(theta, BOX, BOX_INERTIA, orientation=rot_z(theta), height=0.0498),
@@ -134,6 +134,7 @@ def test_box_sticks_and_creeps_at_the_laws_slip_speed():
     assert x[-1] - x[k] <= creep * (res.t[-1] - res.t[k]) * (1 + 1e-2)    # + the transient's decay
 
 
+@pytest.mark.slow
 def test_a_mesh_cube_slides_as_the_box(tmp_path):
     """A cube read from an STL file (trimesh) as its contact shape: its hull's 8 vertices are the box's
     corners, so it slides at a = g (sin θ − μ_d cos θ) too (1e-5); an unreadable file names the field."""
