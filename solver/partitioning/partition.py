@@ -52,6 +52,18 @@ class PartitionError(Exception):
     block became singular); the caller re-partitions."""
 
 
+def reduced_mass_solve(Mhat, rhs):
+    """z̈ = (NᵀMN)⁻¹ rhs by Cholesky.  Raises LinAlgError when NᵀMN is singular to working precision:
+    a pivot d_k ≤ f ε max_k (NᵀMN)_kk (f its order) — a free motion with (almost) no mass or inertia.
+    reduced.c's cholesky_solve applies the same test, so the compiled and the Python path agree on
+    what is singular whatever the BLAS rounds."""
+    factor, lower = sla.cho_factor(Mhat)
+    pivots = np.diag(factor) ** 2
+    if pivots.min() <= len(pivots) * np.finfo(float).eps * np.max(np.diag(Mhat)):
+        raise np.linalg.LinAlgError("the reduced mass matrix is singular")
+    return sla.cho_solve((factor, lower), rhs)
+
+
 def independent_rows(jac, tol=1e-9):
     """Rank-revealing pivoted QR of Φ_qᵀ: (independent rows sorted, redundant rows sorted)."""
     m = jac.shape[0]
@@ -142,11 +154,7 @@ class Partition:
             return c, np.zeros(0), N
         Mhat = N.T @ M @ N
         rhs = N.T @ (Q - M @ c)
-        try:
-            zdd = sla.cho_solve(sla.cho_factor(Mhat), rhs)
-        except np.linalg.LinAlgError:
-            zdd = np.linalg.solve(Mhat, rhs)
-        return N @ zdd + c, zdd, N
+        return N @ (zdd := reduced_mass_solve(Mhat, rhs)) + c, zdd, N
 
     def quality(self, jac, dependent=None):
         """σ_min(Φ_q U) / σ_min(Φ_q) over the independent rows: 1 for a fresh QR partition, lower as
