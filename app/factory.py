@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+
 import solver
 
 from .inertia import inertia_from_geometry
@@ -88,6 +90,13 @@ def new_force(model: solver.Model, kind: str, selected: str = ""):
                    stiffness=[1e4] * 3 + [1e2] * 3)
     if kind == "force":
         return cls(name=name, body=body, force=[0.0, 0.0, 0.0], point=p)
+    if kind == "contact":                         # the body on a ground plane through the origin, up = −gravity
+        g = np.asarray(model.gravity, dtype=float)
+        up = list(-g / np.linalg.norm(g)) if np.any(g) else [0.0, 1.0, 0.0]
+        own = model.bodies[body].geometry["shape"] != "none"
+        return cls(name=name, body_i=solver.GROUND, body_j=body, stiffness=1e6, damping=1e3,
+                   geometry_i={"shape": "plane", "point": [0.0, 0.0, 0.0], "normal": up},
+                   geometry_j={"shape": "none"} if own else {"shape": "sphere", "radius": 0.05})
     return cls(name=name, body=body, torque=[0.0, 0.0, 0.0])
 
 

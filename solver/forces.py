@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from .constraints.forms import Values, nearest_branch, scalar
+from .contact.element import ContactPair, ContactSet, contact_spec
 from .constraints.joints import COORDINATES, joint_frame
 from .errors import ModelError
 from .expressions import time_function
@@ -348,6 +349,15 @@ evaluator("joint_friction")(joint_friction)
 @evaluator("torque")
 def _applied_load(e, model, index, init):
     return [AppliedLoad(e, index, init)]
+
+
+@evaluator("contact")
+def _contact(e, model, index, init):
+    """All of the model's contact elements in one evaluator (its broad phase), built with the first."""
+    contacts = [c for c in model.forces.values() if c.KIND == "contact"]
+    if e.name != contacts[0].name:
+        return []
+    return [ContactSet([ContactPair(contact_spec(c, model), index) for c in contacts])]
 
 
 def compile_forces(model, index, init):

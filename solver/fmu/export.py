@@ -55,8 +55,8 @@ def export_fmu(model, path, step=None, inputs=None, rtol=None, atol=None, on_eve
     compiled = _compile(model, on_event, cancel)
     system = compiled.system
     if system.interpreted:
-        raise ModelError([f"forces.{f.name}: a {type(f).__name__} is not generated as C, so it cannot be in an FMU"
-                          for f in system.interpreted])
+        raise ModelError([f"forces.{name}: a {type(f).__name__} is not generated as C, so it cannot be in an FMU"
+                          for f in system.interpreted for name in getattr(f, "element_names", [f.name])])
     settings = compiled.settings
     if inputs is not None and not isinstance(inputs, dict):
         raise ModelError(f"export_fmu: inputs must be a dict {{FMI name: path}}, got {type(inputs).__name__}")

@@ -520,6 +520,57 @@ def check_motion_at_start(element, field):
                                                     f"is {value}", element.name))
 
 
+class Contact(Element):
+    """Compliant contact between the geometry of body_i and body_j (:mod:`solver.contact`): at each
+    contact point of penetration δ > 0 a normal force f_n = max(0, k δ^e + c(δ) δ̇) and a
+    regularized Coulomb friction force with stiction, −μ(|v_t|) f_n v_t/|v_t|, act on body_j (their
+    opposite on body_i).  c(δ) = damping·STEP(δ; 0, penetration_depth) ("impact", the Adams
+    IMPACT function) or damping·δ^e ("hunt_crossley", Hunt & Crossley 1975).  ``geometry_i``,
+    ``geometry_j`` (body axes) replace the body's own geometry; shape none = the body's own."""
+    KIND = "contact"
+    COLLECTION = "forces"
+    LABEL = "Contact"
+    GLYPH = None
+    FIELDS = (
+        NAME,
+        Field("body_i", "body"), Field("body_j", "body", doc="the contact force is reported on body_j"),
+        Field("geometry_i", "geometry", default={"shape": "none"},
+              doc="contact shape on body_i, body axes (none = body_i's own geometry)"),
+        Field("geometry_j", "geometry", default={"shape": "none"},
+              doc="contact shape on body_j, body axes (none = body_j's own geometry)"),
+        Field("stiffness", "float", minimum=0.0, exclusive_min=True, doc="k of k δ^e (N/m^e)"),
+        Field("exponent", "float", default=1.5, minimum=1.0, doc="e of k δ^e (1.5: Hertz)"),
+        Field("damping", "float", default=0.0, minimum=0.0,
+              doc="impact: c_max (N·s/m); hunt_crossley: λ of λ δ^e δ̇ (N·s/m^(e+1))"),
+        Field("damping_law", "enum", choices=("impact", "hunt_crossley"), default="impact",
+              doc="impact: damping ramped in by STEP over penetration_depth; hunt_crossley: damping·δ^e"),
+        Field("penetration_depth", "float", "m", default=1e-4, minimum=0.0, exclusive_min=True,
+              doc="impact: penetration at which the full damping acts"),
+        Field("static_friction", "float", default=0.0, minimum=0.0, doc="μ_s"),
+        Field("dynamic_friction", "float", default=0.0, minimum=0.0, doc="μ_d"),
+        Field("stiction_velocity", "float", "m/s", default=1e-3, minimum=0.0, exclusive_min=True,
+              doc="slip speed at which μ_s is reached"),
+        Field("friction_velocity", "float", "m/s", default=1e-2, minimum=0.0, exclusive_min=True,
+              doc="slip speed from which μ_d acts"),
+    )
+
+    def check(self):
+        if self.body_i == self.body_j:
+            raise ModelError(self.problem("body_j", "must differ from body_i", self.name))
+        if self.friction_velocity <= self.stiction_velocity:
+            raise ModelError(self.problem("friction_velocity", f"must be > stiction_velocity "
+                                          f"({self.friction_velocity:g} <= {self.stiction_velocity:g})", self.name))
+
+    def shape(self, side, bodies):
+        """The contact geometry of side "i" or "j": its own field, else the body's geometry (None
+        for ground without one)."""
+        own = self.values[f"geometry_{side}"]
+        if own["shape"] != "none":
+            return own
+        body = bodies.get(self.values[f"body_{side}"])
+        return None if body is None else body.geometry
+
+
 class Driver(Element):
     """Prescribed joint coordinate as a function of t (expression or table {"t":…, "values":…}).
     The coordinate is measured from the initial configuration (zero there)."""
@@ -660,7 +711,7 @@ class Settings(Element):
 # GUI's editor), LABEL (menus) and GLYPH (how the viewport draws it: spring, spiral, bushing, arrow,
 # torque, or None); solver.forces.EVALUATORS holds how each is evaluated.
 FORCE_CLASSES = {c.KIND: c for c in (SpringDamper, LinearActuator, RotationalSpringDamper, Bushing, AppliedForce,
-                                       AppliedTorque, Road, Tire, SpeedControl, JointFriction)}
+                                       AppliedTorque, Road, Tire, SpeedControl, JointFriction, Contact)}
 FORCE_TYPES = tuple(FORCE_CLASSES)
 class ModelInput(Element):
     """A value set from outside a run — by ``simulate(inputs=…)``, or by the importer of an exported

@@ -205,6 +205,20 @@ class Model:
             name=name, chassis=chassis, left_wheel=left_wheel, left_carrier=left_carrier,
             right_wheel=right_wheel, right_carrier=right_carrier, **fields))
 
+    def add_contact(self, name, body_i, body_j, stiffness, damping=0.0, exponent=1.5, friction=(0.0, 0.0),
+                    geometry_i=None, geometry_j=None, **fields):
+        """Compliant contact between the geometry of two bodies (:class:`~solver.model.elements.Contact`,
+        docs/contact.md); ``friction``: (static, dynamic) Coulomb coefficients; ``geometry_i``,
+        ``geometry_j``: contact shapes in body axes (None = the body's own geometry); fields
+        damping_law, penetration_depth, stiction_velocity, friction_velocity."""
+        if not isinstance(friction, (list, tuple, np.ndarray)) or len(friction) != 2:
+            raise ModelError(FORCE_CLASSES["contact"].problem(
+                "static_friction", f"friction must be (static, dynamic); got {show_value(friction)}", name))
+        return self.add(FORCE_CLASSES["contact"](
+            name=name, body_i=body_i, body_j=body_j, stiffness=stiffness, damping=damping, exponent=exponent,
+            static_friction=friction[0], dynamic_friction=friction[1], geometry_i=geometry_i,
+            geometry_j=geometry_j, **fields))
+
     def add_input(self, name, target, default=0.0):
         """Declare an input (:class:`~solver.model.elements.ModelInput`): ``target`` is replaced by
         the value ``simulate(inputs={name: …})`` or an FMU's importer gives, else by ``default``."""
@@ -445,6 +459,12 @@ class Model:
             if "rotation" not in joint.coordinates():
                 problems.append(e.problem("joint", f"joint '{e.joint}' is {joint.type}, which has no rotation coordinate",
                                           e.name))
+        if e.KIND == "contact" and not problems:
+            for side in ("i", "j"):
+                shape = e.shape(side, self._collections["bodies"])
+                if shape is None or shape["shape"] == "none":
+                    problems.append(e.problem(f"geometry_{side}", f"'{e.values['body_' + side]}' has no geometry: "
+                                              "give a contact shape here or on the body", e.name))
         return problems
 
     def _driver_coordinate(self, d: Driver):
