@@ -226,8 +226,12 @@ class PropertyEditor(QScrollArea):
         return label.text() if label is not None and not label.isHidden() else ""
 
     def commit(self, field_name: str, value) -> bool:
-        """Apply ``value`` to a field as the editor would; False (and the message shown) if refused."""
+        """Apply ``value`` to a field as the editor would; False (and the message shown) if refused.
+        The stored value entered again changes nothing (no undo step, results not stale)."""
         field = next(f for f in self.target.fields() if f.name == field_name)
+        if _same(value, self.target.value(field)):   # Enter in an unchanged field: no edit
+            self._show_error(field.name, "")
+            return True
         selected, current = self.document.selected, self.document.selection
         try:
             self.document.push(self.target.command(field, value))
@@ -452,6 +456,14 @@ class PropertyEditor(QScrollArea):
         if isinstance(self.target, _SettingsTarget):
             return collection == "settings"
         return collection == "model"
+
+
+def _same(value, current) -> bool:
+    """Is an entered value the stored one (a MIXED component or value is an entry: not the same)?"""
+    try:
+        return bool(value == current)
+    except ValueError:              # arrays of several elements
+        return False
 
 
 def _has_volume(geometry):
