@@ -78,7 +78,9 @@ def build(window) -> dict[str, QAction]:
     undo = doc.undo_stack.createUndoAction(window, "&Undo")
     undo.setShortcut(QKeySequence.StandardKey.Undo)
     redo = doc.undo_stack.createRedoAction(window, "&Redo")
-    redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence.StandardKey.Redo])
+    # both usual keys, each once: StandardKey.Redo is Ctrl+Shift+Z on some desktops (the same key
+    # twice is an "ambiguous shortcut" that never fires) and Ctrl+Y on others
+    redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
     a["undo"], a["redo"] = undo, redo
     m.addActions([undo, redo])
     m.addSeparator()

@@ -114,8 +114,9 @@ class SimulationController(QObject):
     results are already in :attr:`results`), ``results_changed(results)`` (None = no results; after a
     run it is emitted at the next event-loop turn, so the views redraw after Stop has returned),
     ``stale_changed(bool)``: the results no longer belong to the model (:attr:`stale`: any model
-    edit, undo or redo after the run started, except of the display units and of measures and declared
-    outputs, which are computed from the results; a new run clears it).
+    edit, undo or redo after the run started, except of the model's name (the first Save names it
+    after its file), of the display units and of measures and declared outputs, which are computed
+    from the results; a new run clears it).
     """
 
     started = Signal()
@@ -311,7 +312,8 @@ class SimulationController(QObject):
             dialogs.show_run_failure(self.window, outcome)
 
     def _on_model_edit(self, event, collection, name, detail):
-        if collection == "settings" and detail in _DISPLAY_SETTINGS or collection in _POSTPROCESSING:
+        if collection == "settings" and detail in _DISPLAY_SETTINGS or collection in _POSTPROCESSING \
+                or (collection, detail) == ("model", "name"):    # the name (Save As) does not change a run
             return
         self._edits += 1
         if self.results is not None:
