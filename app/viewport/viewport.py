@@ -4,8 +4,9 @@ Mouse: left-drag rotates, middle-drag (or Shift+left) pans, wheel or right-drag 
 without dragging picks the body, joint or force element under the cursor and selects it in the
 document (the tree follows); Ctrl+click adds it to the selection or takes it out.  The element under the cursor is tinted and a feature within a few
 pixels (:mod:`app.viewport.picking`) is marked by a small ball.  A left drag that starts on the
-selected body or marker moves it in the view plane (``moved(name, offset)`` on release; the caller
-makes it one undoable edit).  While an interaction mode is set (:meth:`Viewport.set_mode`, e.g. joint
+selected element — one whose kind has global points, its ``location_fields()``: a body, marker,
+joint, spring, force… — moves it in the view plane (``moved(name, offset)`` on release; the caller
+makes it one undoable Move).  While an interaction mode is set (:meth:`Viewport.set_mode`, e.g. joint
 placement) clicks go to the mode as :class:`~app.viewport.picking.Pick` s instead of selecting.  Camera helpers: fit all, standard views (iso, front, top, side),
 perspective/parallel projection.  :meth:`Viewport.set_body_poses` moves the bodies (animation).
 """
@@ -30,14 +31,13 @@ VIEWS = ("iso", "front", "top", "side")
 MULTISAMPLES = 4  # anti-aliasing of still images; off while animating (4× costs ~4× per frame on llvmpipe)
 _CLICK_TOLERANCE = 4  # pixels the mouse may move between press and release of a click
 _DRAG_PRIORITY = 1.0  # drag observers run before the camera style (priority 0) and can stop it
-_DRAGGABLE = ("body", "marker")
 
 
 class Viewport(QWidget):
     """Signals: ``picked(name)`` after a click picked an element ("" for empty space);
     ``pause_requested()`` before a click while animating is picked (the player pauses, so the
     separate actors are pickable at the frame shown); ``moved(name, offset)`` after the selected
-    body or marker was dragged by ``offset`` (3,) in the view plane; ``hovered(Pick)`` when what is
+    element was dragged by ``offset`` (3,) in the view plane; ``hovered(Pick)`` when what is
     under the cursor changes."""
 
     picked = Signal(str)
@@ -320,13 +320,15 @@ class Viewport(QWidget):
         self.interactor.GetCommand(self._drag_tags[event]).SetAbortFlag(1)
 
     def _on_drag_press(self, *_):
-        """Start dragging when the press is on the selected body or marker, or on its snapped
+        """Start dragging when the press is on the selected element (of a kind with global points),
+        or on its snapped
         feature (a marker inside a body: its origin) — the camera style does not see the press
         then, so it does not rotate."""
         selected = self.document.selection
         if self._animating or self.mode is not None or selected not in self.document.model:
             return
-        if self.document.model.element(selected).KIND not in _DRAGGABLE:
+        element = self.document.model.element(selected)
+        if all(element.values[f] is None for f in element.location_fields()):    # nothing Move could move
             return
         self.flush()
         x, y = self.interactor.GetEventPosition()
@@ -370,8 +372,8 @@ class Viewport(QWidget):
         self.request_rebuild()    # the model moved it (or refused): draw what the model says
 
     def _preview_drag(self, name, offset):
-        """Draw the dragged body (with what it carries) or marker shifted by ``offset``."""
-        if name in self.scene.initial:
+        """Draw the dragged body (with what it carries) or another element shifted by ``offset``."""
+        if name in self.document.model.bodies:
             X = self.scene.initial[name]
             self.scene.set_body_poses({name: (X[:3, 3] + offset, X[:3, :3])})
         else:
