@@ -298,6 +298,8 @@ def _check(window):
     rank-based DOF, redundant constraints in joint terms, over- and under-driving — in the log, the
     status bar and a report (docs/gui.md).  A planar model with redundant out-of-plane equations
     gets a button that sets the solver setting ``planar`` to its plane (one undoable step)."""
+    if window.refuse_invalid_edits("Model check"):     # as Run: a refused edit on screen is a problem
+        return
     problems = window.document.model.validate_details()
     if problems:
         window.report_problems("Model check", problems)

@@ -117,3 +117,21 @@ def test_refused_setting_has_a_message(loaded, qtbot):
     assert "t_end" in w.properties.error("t_end") and w.document.model.settings.t_end == 1.0
     _type(qtbot, t_end, "3")
     assert w.properties.error("t_end") == "" and w.document.model.settings.t_end == 3.0
+
+
+def test_solver_settings_dialog_reports_a_refused_value(window, qtbot):
+    from app.run_control import SettingsDialog
+    dialog = SettingsDialog(dict(window.document.model.settings.values), window)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.activateWindow()
+    qtbot.waitActive(dialog)
+    t_end = dialog.editors["t_end"].spin
+    _type(qtbot, t_end, "-1")
+    assert dialog.isVisible() and dialog.message.isVisible() and "t_end" in dialog.message.text()
+    assert dialog.values()["t_end"] == 1.0                     # Enter did not take the dialog's values
+    qtbot.keyClick(t_end, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClicks(t_end, "2")
+    qtbot.keyClick(t_end, Qt.Key.Key_Return)
+    assert dialog.message.isHidden()
+    assert not dialog.isVisible() and dialog.values()["t_end"] == 2.0
