@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 import solver
 from app import dialogs
 from test_run import locking_fourbar, run_and_wait
+from real_input import retype
 
 
 def test_check_model_refuses_a_refused_expression(window, qtbot, pendulum, answers, monkeypatch):
@@ -19,9 +20,7 @@ def test_check_model_refuses_a_refused_expression(window, qtbot, pendulum, answe
     w.document.set_model(pendulum)
     w.document.select("driver1")
     line = w.properties.editor("expression").lines[0]
-    line.selectAll()
-    qtbot.keyClicks(line, "0.5*sin(t")
-    qtbot.keyClick(line, Qt.Key.Key_Return)
+    retype(qtbot, line, "0.5*sin(t")
     w.viewport.vtk_widget.setFocus()
     qtbot.keyClick(w, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
     assert not reports                                  # no "fine" report
