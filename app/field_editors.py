@@ -19,7 +19,7 @@ import json
 import math
 import re
 
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QValidator
 from PySide6.QtWidgets import (QCheckBox, QColorDialog, QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout,
                                QGridLayout, QHBoxLayout, QLineEdit, QPushButton, QSpinBox,
@@ -33,6 +33,8 @@ _BIG = 1e300
 _PLAIN = Quantity("", "")
 _PARTIAL_NUMBER = re.compile(r"[-+]?\d*\.?\d*(?:[eE][-+]?)?")
 MIXED_TEXT = "—"
+WIDEST_NUMBER = "-1.91e-07"      # the number a spin box keeps room for (SciSpinBox.minimumSizeHint)
+_SPIN_PADDING = 10               # frame and text margins of a spin box without buttons (px)
 
 
 class _Mixed:
@@ -76,7 +78,6 @@ class SciSpinBox(QDoubleSpinBox):
         self.setKeyboardTracking(False)
         self.setAccelerated(True)
         self.setButtonSymbols(QDoubleSpinBox.ButtonSymbols.NoButtons)
-        self.setMinimumWidth(60)
         self.set_quantity(quantity, what)
 
     def set_quantity(self, quantity: Quantity, what: str):
@@ -137,6 +138,16 @@ class SciSpinBox(QDoubleSpinBox):
         if x > self.maximum():
             return f"{self.what}: must be <= {self.maximum():.10g}{unit}, got {x:.10g}{unit}"
         return None
+
+    def minimumSizeHint(self):  # noqa: N802
+        """Room for a value of 3 significant digits with its exponent and sign (``-1.91e-07``),
+        the prefix and the unit: a layout never clips a small value into a misleading one."""
+        hint = super().minimumSizeHint()
+        text = f"{self.prefix()}{WIDEST_NUMBER}{self.suffix()}"
+        return QSize(max(hint.width(), self.fontMetrics().horizontalAdvance(text) + _SPIN_PADDING), hint.height())
+
+    def sizeHint(self):  # noqa: N802
+        return self.minimumSizeHint()
 
     def textFromValue(self, value):  # noqa: N802  (Qt API name)
         return f"{value:.10g}"

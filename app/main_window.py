@@ -70,7 +70,8 @@ class MainWindow(QMainWindow):
         self.document.model_replaced.connect(self._update_status)
         self.document.model_event.connect(self._update_status)
         self.resize(1280, 800)
-        self.resizeDocks([self.tree_dock, self.properties_dock], [230, 300], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.tree_dock, self.properties_dock], [230, self.properties.sizeHint().width()],
+                         Qt.Orientation.Horizontal)
         self._first_layout = not self._restore_layout()
         self._update_title()
         self._update_status()
