@@ -137,7 +137,8 @@ class Scene:
         sides = 24 if len(model.joints) <= MANY_JOINTS else 10
         for name, joint in model.joints.items():
             color = joint.kind.color or JOINT_COLOR
-            self._add(name, shapes.joint_glyph(joint, g, sides), _carrier(joint.body_i, joint.body_j), color)
+            self._add(name, shapes.joint_glyph(joint, _joint_glyph_size(model, joint, g), sides),
+                      _carrier(joint.body_i, joint.body_j), color)
         for name, force in model.forces.items():
             self._add_force(model, force, g)
         for name, marker in model.markers.items():
@@ -549,6 +550,15 @@ def _glyph_size(model) -> float:
     g = 0.05 * _extent(model)
     sizes = [s for s in (_geometry_size(b.geometry) for b in model.bodies.values()) if s > 0]
     return min(g, 0.25 * float(np.median(sizes))) if sizes else g
+
+
+def _joint_glyph_size(model, joint, g) -> float:
+    """A joint's glyph size: the scene's ``g``, but at most a quarter of the smaller of the bodies it
+    joins (their display geometry), so a small link is never hidden by its joints however large the
+    scene is."""
+    sizes = [_geometry_size(model.bodies[b].geometry) for b in (joint.body_i, joint.body_j) if b in model.bodies]
+    sizes = [s for s in sizes if s > 0]
+    return min(g, 0.25 * min(sizes)) if sizes else g
 
 
 def _nice(x):

@@ -79,6 +79,7 @@ class Viewport(QWidget):
         self._closed = False
         self._animating = False
         self._followed = ""          # body the camera follows ("" = none)
+        self._added_bodies = []      # bodies added since the last check that they are in view
         self._follow_anchor = None   # its CM when the camera was last moved with it
         self.picker = vtkCellPicker()
         self.picker.SetTolerance(0.002)
@@ -197,9 +198,19 @@ class Viewport(QWidget):
         self.request_render()
 
     def follow(self, body: str):
-        """Move the camera with ``body``'s CM (the view direction and distance stay); "" = stop."""
+        """Move the camera with ``body``'s CM (the view direction and distance stay); "" = stop.
+        The camera first centres on the body where it is now, so a body already out of view comes
+        back into it."""
         self._followed = body or ""
-        self._follow_anchor = self._body_position(self._followed)
+        position = self._body_position(self._followed)
+        if position is not None:
+            camera = self.renderer.GetActiveCamera()
+            shift = position - np.array(camera.GetFocalPoint())
+            camera.SetFocalPoint(*position)
+            camera.SetPosition(*(np.array(camera.GetPosition()) + shift))
+            self.renderer.ResetCameraClippingRange(self.scene.clipping_bounds())
+            self.request_render()
+        self._follow_anchor = position
 
     @property
     def followed(self) -> str:
@@ -387,6 +398,21 @@ class Viewport(QWidget):
     def _on_model_event(self, event, collection, name, detail):
         if collection != "settings":
             self.request_rebuild()
+        if event == "added" and collection == "bodies":
+            if not self._added_bodies:
+                QTimer.singleShot(0, self, self._show_added_bodies)
+            self._added_bodies.append(name)
+
+    def _show_added_bodies(self):
+        """Refit the view when a body just added is not inside it."""
+        names, self._added_bodies = self._added_bodies, []
+        if self._closed:
+            return
+        self.flush()
+        inside = self.vtk_widget.rect().adjusted(8, 8, -8, -8)
+        positions = [p for p in map(self._body_position, names) if p is not None]
+        if any(not inside.contains(self.project(p)) for p in positions):
+            self.fit_all()
 
     def _on_selection(self, *_):
         self.scene.highlight(self.document.selected)
