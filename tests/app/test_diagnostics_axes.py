@@ -33,4 +33,4 @@ def test_exact_zero_violation_legends_and_real_time(window, qtbot, pendulum, cap
                 assert legend.height() > 0 and legend.bottom() <= box.top() + 1
     line = next(r.getMessage() for r in caplog.records if r.getMessage().startswith("Run finished"))
     t, wall, factor = (float(x) for x in re.search(r"t = (\S+) s in (\S+) s wall \(×(\S+) real time", line).groups())
-    assert factor == float(f"{t / wall:.2g}")
+    assert t / (wall + 0.005) / 1.05 <= factor <= t / max(wall - 0.005, 1e-3) * 1.05   # wall printed to 0.01 s
