@@ -47,7 +47,45 @@ class _Mixed:
 MIXED = _Mixed()   # a value that differs between the elements edited together
 
 
-class SciSpinBox(QDoubleSpinBox):
+class _SafeTyping:
+    """What the number boxes (:class:`SciSpinBox`, :class:`IntSpinBox`) share: the whole value
+    selected when the box gets the focus (click, Tab) and on a double-click, no wheel edits (the
+    panel scrolls), and on Enter or focus out after typing ``refused(problem())`` — "" when the
+    typed text is taken.  Call :meth:`_safe_typing` in ``__init__``."""
+
+    def _safe_typing(self):
+        self._typed = False            # text typed since the last Enter / focus out
+        self._clicks = _SelectOnClick(self)
+        self.lineEdit().textEdited.connect(self._on_typed)
+
+    def keyPressEvent(self, event):  # noqa: N802
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            self._check_refused()
+        super().keyPressEvent(event)
+
+    def focusInEvent(self, event):  # noqa: N802
+        super().focusInEvent(event)
+        self._clicks.focused_by_click = event.reason() == Qt.FocusReason.MouseFocusReason
+        self.selectAll()
+
+    def focusOutEvent(self, event):  # noqa: N802
+        self._check_refused()
+        super().focusOutEvent(event)
+
+    def wheelEvent(self, event):  # noqa: N802
+        event.ignore()                     # a typed number is never changed by the wheel: the panel scrolls
+
+    def _on_typed(self, *_):
+        self._typed = True
+
+    def _check_refused(self):
+        if not self._typed:
+            return
+        self._typed = False            # refused text is replaced by the value (QAbstractSpinBox.fixup)
+        self.refused.emit(self.problem() or "")
+
+
+class SciSpinBox(_SafeTyping, QDoubleSpinBox):
     """A double spin box that shows and accepts any magnitude (``1e-4``, ``2.5e6``) and steps by
     about a tenth of the value's order of magnitude.
 
@@ -70,9 +108,7 @@ class SciSpinBox(QDoubleSpinBox):
         self.quantity, self.what = quantity, what
         self._minimum = -_BIG          # the field's lower limit (the range's while not showing "—")
         self._si = None                # (display value, SI value) last shown by set_si_value
-        self._typed = False            # text typed since the last Enter / focus out
-        self._clicks = _SelectOnClick(self)
-        self.lineEdit().textEdited.connect(self._on_typed)
+        self._safe_typing()
         self.setDecimals(323)
         self.setRange(-_BIG, _BIG)
         self.setKeyboardTracking(False)
@@ -163,32 +199,6 @@ class SciSpinBox(QDoubleSpinBox):
         ok = x is not None and math.isfinite(x) and self.minimum() <= x <= self.maximum()
         return (QValidator.State.Acceptable if ok else QValidator.State.Intermediate), text, pos
 
-    def keyPressEvent(self, event):  # noqa: N802
-        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-            self._check_refused()
-        super().keyPressEvent(event)
-
-    def focusInEvent(self, event):  # noqa: N802
-        super().focusInEvent(event)
-        self._clicks.focused_by_click = event.reason() == Qt.FocusReason.MouseFocusReason
-        self.selectAll()
-
-    def focusOutEvent(self, event):  # noqa: N802
-        self._check_refused()
-        super().focusOutEvent(event)
-
-    def wheelEvent(self, event):  # noqa: N802
-        event.ignore()                     # a typed number is never changed by the wheel: the panel scrolls
-
-    def _on_typed(self, *_):
-        self._typed = True
-
-    def _check_refused(self):
-        if not self._typed:
-            return
-        self._typed = False            # refused text is replaced by the value (QAbstractSpinBox.fixup)
-        self.refused.emit(self.problem() or "")
-
     def fixup(self, text):
         return self.textFromValue(self.value())
 
@@ -237,11 +247,23 @@ class ChoiceBox(QComboBox):
             event.ignore()
 
 
-class IntSpinBox(QSpinBox):
-    """An integer spin box the mouse wheel never changes (typed, or stepped with the arrow keys)."""
+class IntSpinBox(_SafeTyping, QSpinBox):
+    """An integer box as safe to type into as :class:`SciSpinBox`: text that is not an integer
+    within the limits is refused with a message naming ``what``."""
 
-    def wheelEvent(self, event):  # noqa: N802
-        event.ignore()
+    refused = Signal(str)
+
+    def __init__(self, parent=None, what: str = ""):
+        super().__init__(parent)
+        self.what = what
+        self._safe_typing()
+
+    def problem(self) -> str | None:
+        """Why the typed text cannot be taken (None when it can, or is still being typed)."""
+        text = self.cleanText().strip()
+        if text in ("", "-", "+") or self.validate(self.text(), 0)[0] == QValidator.State.Acceptable:
+            return None
+        return f"{self.what}: must be an integer from {self.minimum()} to {self.maximum()}, got {text}"
 
 
 class _SelectOnClick(QObject):
@@ -359,7 +381,8 @@ class IntEditor(FieldEditor):
         super().__init__(field, parent)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        self.spin = IntSpinBox(self)
+        self.spin = IntSpinBox(self, field.name)
+        self.spin.refused.connect(self.refused)
         self.spin.setRange(int(field.minimum) if field.minimum is not None else -2 ** 31,
                            int(field.maximum) if field.maximum is not None else 2 ** 31 - 1)
         self.spin.setKeyboardTracking(False)

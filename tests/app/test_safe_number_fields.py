@@ -135,3 +135,18 @@ def test_solver_settings_dialog_reports_a_refused_value(window, qtbot):
     qtbot.keyClick(t_end, Qt.Key.Key_Return)
     assert dialog.message.isHidden()
     assert not dialog.isVisible() and dialog.values()["t_end"] == 2.0
+
+
+def test_integer_field_refusal_has_a_message(window, qtbot, answers):
+    w = window
+    w.document.model.add_flexible_beam("beam", (0.0, 0.0, 0.0), (1.0, 0.0, 0.0), section={"height": 0.02, "width": 0.02},
+                                       material={"density": 7850.0, "youngs": 2.1e11}, elements=4, modes=2)
+    w.document.select("")
+    w.document.select("beam")
+    elements = w.properties.editor("elements").spin
+    _wheel(elements)
+    _type(qtbot, elements, "0")
+    assert "elements: must be an integer from 1" in w.properties.error("elements")
+    assert w.document.model.flexible_bodies["beam"].elements == 4 and w.document.undo_stack.count() == 0
+    _type(qtbot, elements, "6")
+    assert w.properties.error("elements") == "" and w.document.model.flexible_bodies["beam"].elements == 6
