@@ -95,6 +95,9 @@ def suggestion(outcome: RunOutcome) -> str:
         "diverged": "The solution diverged. Try a smaller maximum step or tighter tolerances.",
         "mass": f"A free motion of the mechanism has (almost) no mass or inertia: check the bodies {who}.",
     }
+    if outcome.message.startswith("MemoryError"):
+        return ("The run needs more memory than this computer has: shorten the end time or raise the "
+                "output step (fewer output points), or save the results to a file as they are computed.")
     return advice.get(outcome.kind, f"Check {who} and the solver settings (integrator, tolerances, maximum step).")
 
 

@@ -35,13 +35,61 @@ def plain_copy(value):
     return copy.deepcopy(value)
 
 
+# The fields each glyph is drawn from, by role (a kind's GLYPH_FIELDS maps a role to another field):
+# a coil between two points on two bodies, a spiral about a joint's axis at its origin, a wire
+# sphere at a point between two bodies, an arrow along a vector at a point (None: the body's CM),
+# a curved arrow about a vector at the body's CM.
+GLYPH_ROLES = {
+    "spring": {"body_i": "body_i", "body_j": "body_j", "point_i": "point_i", "point_j": "point_j"},
+    "spiral": {"joint": "joint"},
+    "bushing": {"body_i": "body_i", "body_j": "body_j", "origin": "origin"},
+    "arrow": {"body": "body", "point": "point", "vector": "force"},
+    "torque": {"body": "body", "vector": "torque"},
+}
+
+# The words a kind's NEW may use for the value of a new element's field (resolved by the GUI's
+# app/factory.py from the selection): the body the element is added to (the selected body, else
+# the body of the selected element, else the last body), ground, that body's CM, a point 0.5 m
+# above it (+y), the selected or last joint (":rotation": one with a rotation coordinate), the first
+# element of a kind, the N-th body (from 0) other than the target that elements of a kind act on.
+PLACEMENT_WORDS = ("@body", "@ground", "@cm", "@above", "@joint", "@joint:<coordinate>", "@first:<kind>",
+                   "@body_of:<kind>:<N>")
+
+
 class Element:
     """Base class: holds field values in ``self.values``; ``FIELDS`` declares them.  ``ICON``: the
-    GUI's icon (resources/icons/<ICON>.svg; None: the one named by KIND)."""
+    GUI's icon (resources/icons/<ICON>.svg; None: the one named by KIND).
+
+    What the GUI needs of a kind is declared here as data (docs/architecture.md, "Adding a force
+    element kind"), all optional: ``NAME_PREFIX`` (new elements are named PREFIX1, PREFIX2, …; None:
+    the KIND), ``NEW`` (field → value of an element the GUI adds, a literal or a placement word of
+    :data:`PLACEMENT_WORDS`; a required field not listed gets one from its declaration),
+    ``GLYPH_FIELDS`` (glyph role → field, where they differ from :data:`GLYPH_ROLES`) and
+    ``ATTACHES_TO_FLEXIBLE`` (its body fields may name a flexible body: it attaches at FE nodes).
+    The global points moved by Move and by a drag are the fields :meth:`location_fields` finds."""
     FIELDS: tuple[Field, ...] = ()
     KIND = "element"
     COLLECTION = ""
     ICON: str | None = None
+    NAME_PREFIX: str | None = None
+    NEW: dict = {}
+    GLYPH_FIELDS: dict = {}
+    ATTACHES_TO_FLEXIBLE = False
+
+    @classmethod
+    def location_fields(cls) -> tuple[str, ...]:
+        """The fields holding global points: 3-vectors in m (``position``, ``origin``, ``point_i``…),
+        unless declared in body axes (``extra={"frame": "body"}``)."""
+        return tuple(f.name for f in cls.FIELDS if f.kind in ("vec3", "optional_vec3") and f.unit == "m"
+                     and f.extra.get("frame") != "body")
+
+    @classmethod
+    def glyph_fields(cls) -> dict[str, str | None]:
+        """Role → field of the kind's ``GLYPH`` (:data:`GLYPH_ROLES`, overridden by ``GLYPH_FIELDS``);
+        None for a role whose field the kind does not have."""
+        roles = {**GLYPH_ROLES.get(getattr(cls, "GLYPH", None), {}), **cls.GLYPH_FIELDS}
+        names = {f.name for f in cls.FIELDS}
+        return {role: name if name in names else None for role, name in roles.items()}
 
     def __init__(self, **values):
         problems = []
@@ -178,6 +226,7 @@ class Joint(Element):
     data (URDF ``<limit>``, docs/import.md).  Limits are written to the project file only when set,
     the stop fields only when not at their defaults."""
     KIND = "joint"
+    ATTACHES_TO_FLEXIBLE = True
     COLLECTION = "joints"
     FIELDS = (
         NAME,
@@ -267,6 +316,9 @@ class SpringDamper(Element):
     COLLECTION = "forces"
     LABEL = "Spring-damper"
     GLYPH = "spring"
+    NAME_PREFIX = "spring"
+    NEW = {"body_i": "@ground", "body_j": "@body", "point_i": "@above", "point_j": "@cm", "stiffness": 100.0}
+    ATTACHES_TO_FLEXIBLE = True
     FIELDS = (
         NAME,
         *TWO_POINTS,
@@ -292,6 +344,8 @@ class LinearActuator(Element):
     LABEL = "Linear actuator"
     GLYPH = "spring"
     ICON = "spring_damper"
+    NEW = {"body_i": "@ground", "body_j": "@body", "point_i": "@above", "point_j": "@cm"}
+    ATTACHES_TO_FLEXIBLE = True
     FIELDS = (
         NAME,
         *TWO_POINTS,
@@ -310,6 +364,8 @@ class RotationalSpringDamper(Element):
     COLLECTION = "forces"
     LABEL = "Rotational spring-damper"
     GLYPH = "spiral"
+    NAME_PREFIX = "rspring"
+    NEW = {"joint": "@joint:rotation", "stiffness": 10.0}
     FIELDS = (
         NAME,
         Field("joint", "joint", doc="revolute, cylindrical or screw joint"),
@@ -337,6 +393,8 @@ class JointFriction(Element):
     LABEL = "Joint friction"
     GLYPH = None
     ICON = "rotational_spring_damper"
+    NAME_PREFIX = "friction"
+    NEW = {"joint": "@joint"}
     FIELDS = (
         NAME,
         Field("joint", "joint", doc="revolute, prismatic, cylindrical or spherical joint"),
@@ -371,6 +429,8 @@ class Bushing(Element):
     COLLECTION = "forces"
     LABEL = "Bushing"
     GLYPH = "bushing"
+    NEW = {"body_i": "@ground", "body_j": "@body", "origin": "@cm", "stiffness": [1e4] * 3 + [1e2] * 3}
+    ATTACHES_TO_FLEXIBLE = True
     FIELDS = (
         NAME,
         Field("body_i", "body"), Field("body_j", "body"),
@@ -391,6 +451,8 @@ class AppliedForce(Element):
     COLLECTION = "forces"
     LABEL = "Force"
     GLYPH = "arrow"
+    NEW = {"body": "@body", "point": "@cm"}
+    ATTACHES_TO_FLEXIBLE = True
     FIELDS = (
         NAME,
         Field("body", "body"),
@@ -406,6 +468,7 @@ class AppliedTorque(Element):
     COLLECTION = "forces"
     LABEL = "Torque"
     GLYPH = "torque"
+    ATTACHES_TO_FLEXIBLE = True
     FIELDS = (
         NAME,
         Field("body", "body"),
@@ -445,6 +508,7 @@ class Tire(Element):
     COLLECTION = "forces"
     LABEL = "Tire"
     GLYPH = None
+    NEW = {"body": "@body", "road": "@first:road"}
     FIELDS = (
         NAME,
         Field("body", "body", doc="wheel body (its CM is the wheel centre)"),
@@ -484,6 +548,10 @@ class SpeedControl(Element):
     COLLECTION = "forces"
     LABEL = "Speed controller"
     GLYPH = None
+    # the selected body is the chassis; the driven wheels the first two bodies with tires and their
+    # carriers the chassis (the property editor changes them, e.g. to the knuckles)
+    NEW = {"chassis": "@body", "left_wheel": "@body_of:tire:0", "right_wheel": "@body_of:tire:1",
+           "left_carrier": "@body", "right_carrier": "@body"}
     FIELDS = (
         NAME,
         Field("chassis", "body", doc="body whose forward speed is controlled"),
@@ -531,6 +599,11 @@ class Contact(Element):
     COLLECTION = "forces"
     LABEL = "Contact"
     GLYPH = None
+    NAME_PREFIX = "contact"
+    # a new contact: the selected body on a ground plane through the origin, normal +y (the default
+    # gravity's up; the property editor changes it)
+    NEW = {"body_i": "@ground", "body_j": "@body", "stiffness": 1e6, "damping": 1e3,
+           "geometry_i": {"shape": "plane", "point": [0.0, 0.0, 0.0], "normal": [0.0, 1.0, 0.0]}}
     FIELDS = (
         NAME,
         Field("body_i", "body"), Field("body_j", "body", doc="the contact force is reported on body_j"),
@@ -709,7 +782,8 @@ class Settings(Element):
 
 # The force element kinds (the file's "type"): each class holds its fields (file schema, validation, the
 # GUI's editor), LABEL (menus) and GLYPH (how the viewport draws it: spring, spiral, bushing, arrow,
-# torque, or None); solver.forces.EVALUATORS holds how each is evaluated.
+# torque, or None) with the GUI's declarations of Element (NEW, NAME_PREFIX, GLYPH_FIELDS, …);
+# solver.forces.EVALUATORS holds how each is evaluated.
 FORCE_CLASSES = {c.KIND: c for c in (SpringDamper, LinearActuator, RotationalSpringDamper, Bushing, AppliedForce,
                                        AppliedTorque, Road, Tire, SpeedControl, JointFriction, Contact)}
 FORCE_TYPES = tuple(FORCE_CLASSES)

@@ -22,7 +22,11 @@ from .sections import Material, Section
 
 GROUND = "ground"
 COLLECTIONS = ("bodies", "flexible_bodies", "markers", "joints", "forces", "drivers", "measures", "inputs", "outputs")
-ATTACH_TO_FLEXIBLE = ("joint", "spring_damper", "bushing", "force", "torque")   # element kinds
+
+
+def attaching_kinds() -> list[str]:
+    """The element kinds that may attach to a flexible body (their ``ATTACHES_TO_FLEXIBLE``)."""
+    return [c.KIND for c in (Joint, *FORCE_CLASSES.values()) if c.ATTACHES_TO_FLEXIBLE]
 
 
 class Model:
@@ -433,9 +437,9 @@ class Model:
                 if (ref == GROUND and ground_ok) or ref in self._collections["bodies"]:
                     continue
                 if ref in self._collections["flexible_bodies"]:
-                    if e.KIND in ATTACH_TO_FLEXIBLE:     # at FE nodes (solver.flexible.joints, .loads)
+                    if e.ATTACHES_TO_FLEXIBLE:     # at FE nodes (solver.flexible.joints, .loads)
                         continue
-                    problems.append(e.problem(f.name, f"'{ref}' is a flexible body; only {', '.join(ATTACH_TO_FLEXIBLE)} "
+                    problems.append(e.problem(f.name, f"'{ref}' is a flexible body; only {', '.join(attaching_kinds())} "
                                                       "elements can attach to flexible bodies", e.name))
                     continue
                 bodies = self._collections["bodies"]
