@@ -74,6 +74,10 @@ class UnitSystem:
         return _WORD.sub(lambda m: self._words.get(m.group(0), m.group(0)), si_unit)
 
     def quantity(self, si_unit: str) -> "Quantity":
+        """The field's Quantity; a unit that depends on the joint it applies to ("N or N·m": a
+        translation or a rotation) is shown in SI, as declared (no single display unit fits)."""
+        if " or " in si_unit:
+            return Quantity(si_unit, si_unit)
         return Quantity(si_unit, self.display(si_unit))
 
 
@@ -85,7 +89,7 @@ class Quantity:
 
     def __init__(self, si: str, display: str):
         self.si, self.display = si, display
-        self.factor = _factor(display, si) if pint_text(si) else 1.0
+        self.factor = _factor(display, si) if pint_text(si) and display != si else 1.0
 
     @property
     def suffix(self) -> str:
