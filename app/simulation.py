@@ -94,6 +94,8 @@ def suggestion(outcome: RunOutcome) -> str:
                      "partitioning, or check for redundant joints."),
         "diverged": "The solution diverged. Try a smaller maximum step or tighter tolerances.",
         "mass": f"A free motion of the mechanism has (almost) no mass or inertia: check the bodies {who}.",
+        "limit": ("The run reached its step or wall-time limit: raise max_steps or max_wall_time in the "
+                  "solver settings (advanced), or look for why it needs so many steps."),
     }
     return advice.get(outcome.kind, f"Check {who} and the solver settings (integrator, tolerances, maximum step).")
 

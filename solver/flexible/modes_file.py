@@ -31,12 +31,16 @@ import numpy as np
 
 from ..errors import ModelError
 from ..io.files import open_regular
+from ..model.elements import MAX_MODES
 from .modal import ModalBody
 
 FORMAT = "mbs-studio-modes"
 VERSION = 1
 MAX_FILE_BYTES = 1024 ** 3            # the .npz as stored
-MAX_ARRAY_BYTES = 1024 ** 3           # its arrays once decompressed (from their headers)
+MAX_ARRAY_BYTES = 1024 ** 3           # its arrays once decompressed and converted to float64 (from their headers)
+MAX_MEMBERS = 32                      # members of the archive (the layout has 12 arrays)
+ARRAYS = ("format", "version", "nodes", "modes", "frequencies_hz", "mass", "S0", "S_phi", "E1", "E2", "inertia",
+          "stress_shapes")
 
 
 class NodeSet:
@@ -88,7 +92,11 @@ def _read_checked(path, where) -> dict:
         raise ModelError(f"{where}: cannot read {path}: {str(exc).removeprefix(f'{path}: ')}") from None
     try:
         with fh, zipfile.ZipFile(fh) as zf:
-            members = {info.filename.removesuffix(".npy"): info for info in zf.infolist()}
+            if len(zf.infolist()) > MAX_MEMBERS:
+                raise ModelError(f"{where}: {path}: the archive has {len(zf.infolist())} members, more than "
+                                 f"{MAX_MEMBERS} (a modes file holds {len(ARRAYS)} arrays)")
+            members = {info.filename.removesuffix(".npy"): info for info in zf.infolist()
+                       if info.filename.removesuffix(".npy") in ARRAYS}
             headers = {key: _header(zf, info) for key, info in members.items()}
             _check_headers(headers, path, where)
             raw = {key: _read_member(zf, members[key]) for key in headers}
@@ -122,7 +130,8 @@ def _read_member(zf, info):
 
 def _check_headers(headers, path, where):
     """Format/version present and small, every array of the expected shape (module docstring) and
-    numeric, the total size under ``MAX_ARRAY_BYTES``."""
+    numeric, at most ``MAX_MODES`` modes, the total size (read and converted to float64) under
+    ``MAX_ARRAY_BYTES``."""
     for key, kinds in (("format", "US"), ("version", "iu")):
         if key not in headers or headers[key][0] != () or headers[key][1].kind not in kinds \
                 or headers[key][1].itemsize > 256:
@@ -137,6 +146,8 @@ def _check_headers(headers, path, where):
     nodes, modes = headers["nodes"][0], headers["modes"][0]
     n = nodes[0] if len(nodes) == 2 else -1
     k = modes[2] if len(modes) == 3 else -1
+    if k > MAX_MODES:
+        raise ModelError(f"{where}: {path}: 'modes' declares {k} modes, more than {MAX_MODES}")
     shapes = {"nodes": (n, 3), "modes": (n, 6, k), "frequencies_hz": (k,), "mass": (), "S0": (3,),
               "S_phi": (3, k), "E1": (3, 3, k), "E2": (3, 3, k, k), "inertia": (3, 3)}
     if "stress_shapes" in headers:
@@ -150,9 +161,11 @@ def _check_headers(headers, path, where):
             problems.append(f"{where}: {path}: '{key}' must have shape {shape}, got {headers[key][0]}")
     if problems:
         raise ModelError(problems)
-    size = sum(math.prod(shape) * dtype.itemsize for shape, dtype in headers.values())
+    # as read plus as converted to float64 (an int8 array becomes 8 bytes an element)
+    size = sum(math.prod(shape) * (dtype.itemsize + 8) for shape, dtype in headers.values())
     if size > MAX_ARRAY_BYTES:
-        raise ModelError(f"{where}: {path}: the arrays declare {size} bytes, more than {MAX_ARRAY_BYTES}")
+        raise ModelError(f"{where}: {path}: the arrays declare {size} bytes (as read and converted to "
+                         f"float64), more than {MAX_ARRAY_BYTES}")
 
 
 def _array(data, key, where, path):

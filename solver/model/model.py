@@ -15,6 +15,7 @@ from itertools import chain
 import numpy as np
 
 from ..errors import ModelError, Problem
+from ..expression_budget import ExpressionBudget
 from .elements import (Body, Marker, Joint, Driver, Settings, FORCE_CLASSES, ELEMENT_CLASSES,
                        Element, FlexibleBody, Measure, ModelInput, ModelOutput)
 from .fields import Field, FieldProblem, show_names, show_value
@@ -503,7 +504,13 @@ def _relabel(problem: Problem, prefix, path) -> Problem:
 
 
 def model_from_dict(data, path="model") -> Model:
-    """Build and validate a model from its file form, collecting every problem."""
+    """Build and validate a model from its file form, collecting every problem; its expressions
+    share one :class:`~solver.expression_budget.ExpressionBudget`."""
+    with ExpressionBudget():
+        return _model_from_dict(data, path)
+
+
+def _model_from_dict(data, path):
     if not isinstance(data, dict):
         raise ModelError(Problem(path, None, None, "must be an object"))
     problems = []
