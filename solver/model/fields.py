@@ -327,7 +327,7 @@ def _geometry(f: Field, value):
         elif shape == "mesh":
             if not isinstance(value.get("file"), str) or not value["file"]:
                 raise FieldProblem("mesh needs a 'file' (STL or OBJ path)")
-            out["file"] = value["file"]
+            out["file"] = _mesh_file(value["file"])
             out["scale"] = _positive(value.get("scale", 1.0))
         if "color" in value:
             c = _vector(value["color"], 3)
@@ -339,6 +339,18 @@ def _geometry(f: Field, value):
     except FieldProblem as p:
         raise FieldProblem(f"geometry: {p}") from None
     return out
+
+
+def _mesh_file(path):
+    """A mesh path as a project file may hold it: relative to the project's folder and inside it
+    (the GUI reads it; :mod:`solver.io.confine`), printable, at most 1000 characters."""
+    from ..io.confine import relative_path_problem
+    if len(path) > 1000 or not printable(path):
+        raise FieldProblem("file must be a printable path of at most 1000 characters")
+    problem = relative_path_problem(path)
+    if problem is not None:
+        raise FieldProblem(f"file {problem} (the project's folder)")
+    return path
 
 
 def _positive(v):

@@ -94,13 +94,18 @@ def test_a_study_range_is_counted_before_it_is_made(tmp_path):
 def test_special_files_are_not_read_as_projects(tmp_path, device, capsys):
     with pytest.raises(solver.ModelError, match="character device, not a regular file"):
         solver.load_model(device)
+    os.symlink(device, tmp_path / "device.mbs.json")          # a link inside the study's folder
+    data = study_dict(tmp_path, model="device.mbs.json")
+    with pytest.raises(solver.ModelError, match="model: must be a path inside the folder of the file"):
+        study_from_dict(data, str(tmp_path))
     data = study_dict(tmp_path, model=device)
-    with pytest.raises(solver.ModelError, match="character device, not a regular file"):
+    with pytest.raises(solver.ModelError, match="model: must be a path inside the folder of the file, got the "
+                                                "absolute path"):
         study_from_dict(data, str(tmp_path))
     study = tmp_path / "s.json"
     study.write_text(json.dumps(data))
     assert main(["study", str(study), "--serial", "--quiet"]) == 2
-    assert "not a regular file" in capsys.readouterr().err
+    assert "absolute path" in capsys.readouterr().err
     assert main(["study", device, "--serial", "--quiet"]) == 2
 
 
