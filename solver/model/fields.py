@@ -109,7 +109,7 @@ def show_value(value):
     try:
         text = repr(value)
     except (ValueError, RecursionError):        # an integer of thousands of digits, deep nesting
-        return f"a {type(value).__name__} too large to show"
+        return "an integer too large to show" if isinstance(value, int) else f"a {type(value).__name__} too large to show"
     return text if len(text) <= 40 else text[:37] + "..."
 
 

@@ -505,8 +505,9 @@ def _relabel(problem: Problem, prefix, path) -> Problem:
 
 def model_from_dict(data, path="model") -> Model:
     """Build and validate a model from its file form, collecting every problem; its expressions
-    share one :class:`~solver.expression_budget.ExpressionBudget`."""
-    with ExpressionBudget():
+    share one :class:`~solver.expression_budget.ExpressionBudget`.  Floating-point overflow in the
+    checks of hostile numbers (an inertia of 1e308) is silent: the check's message says what is wrong."""
+    with ExpressionBudget(), np.errstate(all="ignore"):
         return _model_from_dict(data, path)
 
 
