@@ -164,6 +164,6 @@ def test_modes_files_are_bounded_as_converted_by_modes_and_by_members(tmp_path):
         for i in range(20_000):
             zf.writestr(f"x{i}.npy", b"")
     start = time.perf_counter()
-    with pytest.raises(solver.ModelError, match="the archive has 20012 members, more than 32"):
+    with pytest.raises(solver.ModelError, match=r"the archive declares 20012 members in a \d+-byte directory, more than 32"):
         CartesianSystem(beam(str(path)))
     assert time.perf_counter() - start < 2.0
