@@ -11,7 +11,9 @@ address space and CPU time (``resource.setrlimit``) and a wall-clock timeout.  O
     exit 3        solver failure
     foreign       an exception the program did not expect ("internal error: …") or a traceback
     crash         killed by a signal (segfault, abort, the memory cap)
-    hang          still running at the timeout (killed)
+    hang          still running at the timeout (killed) after using at least half of it as CPU time,
+                  or stopped by the CPU-time cap
+    starved       still running at the timeout with less CPU time than that: the machine was busy
     write outside a file appeared outside the case's folder (in the fuzz root)
 
 Usage (low priority: it keeps a core busy for a while)::
@@ -133,15 +135,18 @@ def run_child(argv, folder, timeout, memory_mb):
         os._exit(code if isinstance(code, int) else 98)
     deadline = time.monotonic() + timeout
     while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
+        done, status, usage = os.wait4(pid, os.WNOHANG)
         if done:
             break
         if time.monotonic() > deadline:
             os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            return "hang", _read(err_path)
+            _, _, usage = os.wait4(pid, 0)
+            cpu = usage.ru_utime + usage.ru_stime      # a busy shared machine starves a niced child
+            return ("hang" if cpu >= timeout / 2 else "starved"), f"{cpu:.1f} s of CPU; " + _read(err_path)
         time.sleep(0.01)
     err = _read(err_path)
+    if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGXCPU:
+        return "hang", err                                           # the CPU-time cap
     if os.WIFSIGNALED(status):
         return f"crash (signal {os.WTERMSIG(status)})", err
     code = os.WEXITSTATUS(status)
@@ -193,9 +198,10 @@ def fuzz(cases, seed, t_end, timeout, memory_mb, show):
                 if outside(root, folder) - before:
                     outcome = "write outside"
                 table[command][outcome] += 1
-                if outcome not in ("ok", "exit 2", "exit 3") and len(examples[outcome]) < show:
+                if outcome not in ("ok", "exit 2", "exit 3", "starved") and len(examples[outcome]) < show:
                     last = err.strip().splitlines()[-1] if err.strip() else ""
-                    examples[outcome].append(f"{os.path.basename(source)}: {what}: {command}: {last[:300]!r}")
+                    examples[outcome].append(f"case {case}: {os.path.basename(source)}: {what}: {command}: "
+                                             f"{last[:300]!r}")
             shutil.rmtree(os.path.join(root, "cases"))
             if (case + 1) % 100 == 0:
                 print(f"{case + 1} cases, {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
