@@ -4,6 +4,7 @@
 
     mbs run MODEL [--t-end S] [--output-step S] [--formulation ...] [--partitioning ...]
                   [--integrator ...] [--rtol X] [--atol X] [--max-step S] [--codegen [auto|on|off]]
+                  [--max-steps N] [--max-wall-time S]
                   [--out FILE.h5] [--csv DIR] [--quiet]
     mbs validate MODEL
     mbs info RESULTS.h5
@@ -44,6 +45,7 @@ from .model.fields import FieldProblem, printable, problem_count
 EXIT_OK, EXIT_INPUT, EXIT_SOLVER, EXIT_INTERRUPTED = 0, 2, 3, 130
 RUN_OPTIONS = ("t_end", "output_step", "formulation", "partitioning", "integrator", "rtol", "atol",
                "max_step")
+LIMIT_OPTIONS = ("max_steps", "max_wall_time")
 MAX_EVENTS_SHOWN = 20
 DOF_ESTIMATE_MAX_COORDINATES = 700   # rank of the constraint Jacobian only while it is cheap
 
@@ -97,6 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--rtol", type=float, metavar="X", help="relative tolerance")
     run.add_argument("--atol", type=float, metavar="X", help="absolute tolerance")
     run.add_argument("--max-step", type=float, metavar="S", help="largest integration step [s]")
+    run.add_argument("--max-steps", type=int, metavar="N", help="stop (exit 3, results kept) after N integrator steps")
+    run.add_argument("--max-wall-time", type=float, metavar="S",
+                     help="stop (exit 3, results kept) after S seconds of wall time")
     run.add_argument("--hold", metavar="J1,J2", help="joints that keep their drawn position while assembling")
     run.add_argument("--from-equilibrium", action="store_true",
                      help="start at rest from the static equilibrium near the drawn configuration")
@@ -171,6 +176,8 @@ def cmd_run(args) -> int:
     model = _load_model(args.model)
     if args.planar:
         model.settings.set("planar", args.planar)
+    for key, value in _run_options(args, LIMIT_OPTIONS).items():     # settings, not simulate() arguments
+        model.settings.set(key, value)
     try:
         with _CtrlC() as ctrl_c, ProgressBar(sys.stderr, enabled=not args.quiet and _isatty(sys.stderr)) as bar:
             res = simulate(model, progress=bar, cancel=ctrl_c.requested,
@@ -431,10 +438,11 @@ def terminal_text(text: str) -> str:
     return "".join(c if printable(c) else repr(c)[1:-1] for c in str(text))
 
 
-def _run_options(args) -> dict:
-    """The simulate() overrides given on the command line, checked against the Settings fields."""
+def _run_options(args, keys=RUN_OPTIONS) -> dict:
+    """The options ``keys`` given on the command line (default: the simulate() overrides), checked
+    against their Settings fields."""
     options = {}
-    for key in RUN_OPTIONS:
+    for key in keys:
         value = getattr(args, key)
         if value is None:
             continue

@@ -167,3 +167,15 @@ def test_modes_files_are_bounded_as_converted_by_modes_and_by_members(tmp_path):
     with pytest.raises(solver.ModelError, match=r"the archive declares 20012 members in a \d+-byte directory, more than 32"):
         CartesianSystem(beam(str(path)))
     assert time.perf_counter() - start < 2.0
+
+
+def test_mbs_run_takes_the_limits_as_options(tmp_path, capsys):
+    path = tmp_path / "m.mbs.json"
+    pendulum().save(path)
+    assert main(["run", str(path), "--quiet", "--codegen", "off", "--t-end", "1e4", "--output-step", "1",
+                 "--max-steps", "30"]) == 3
+    assert "the run reached its step limit (30 steps, settings.max_steps)" in capsys.readouterr().err
+    assert main(["run", str(path), "--quiet", "--max-steps", "0"]) == 2
+    assert main(["run", str(path), "--quiet", "--max-wall-time", "-1"]) == 2
+    err = capsys.readouterr().err
+    assert "--max-steps: must be >= 1, got 0" in err and "--max-wall-time: must be > 0, got -1" in err
