@@ -1044,8 +1044,9 @@ def time_function(spec):
     if isinstance(spec, numbers.Real) and not isinstance(spec, bool):
         try:
             value = float(spec)
-        except OverflowError:
-            value = math.inf
+        except OverflowError:          # an integer beyond the float range (10**400 in a file)
+            raise ExpressionError("a constant time function must be finite, got an integer too large "
+                                  "for a float") from None
         if not math.isfinite(value):
             raise ExpressionError(f"a constant time function must be finite, got {spec!r}")
         return Expression(Num(value))

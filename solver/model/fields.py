@@ -147,9 +147,9 @@ def _int(f: Field, value):
         raise FieldProblem(f"must be an integer, got {show_value(value)}")
     v = int(value)
     if f.minimum is not None and v < f.minimum:
-        raise FieldProblem(f"must be >= {f.minimum:g}, got {v}")
+        raise FieldProblem(f"must be >= {f.minimum:g}, got {show_value(v)}")
     if f.maximum is not None and v > f.maximum:
-        raise FieldProblem(f"must be <= {f.maximum:g}, got {v}")
+        raise FieldProblem(f"must be <= {f.maximum:g}, got {show_value(v)}")
     return v
 
 

@@ -117,6 +117,27 @@ def test_a_5000_digit_integer_is_named_by_its_field(tmp_path, capsys):
         "model.bodies[0].mass: must be finite, got an integer too large for a float\n")
 
 
+@pytest.mark.parametrize("where, message", [
+    (("model", "flexible_bodies", 0, "elements"), "model.flexible_bodies[0].elements: must be <= 200, got an "
+                                                  "integer too large to show"),
+    (("model", "forces", 0, "force", 0), "model.forces[0].force: a constant time function must be finite, got an "
+                                         "integer too large for a float"),
+    (("version",), "version: the file is version an integer too large to show, newer than")])
+def test_5000_digit_integers_anywhere_are_messages_not_internal_errors(tmp_path, capsys, where, message):
+    """Found by bench/fuzz_files.py: a message formatting the integer raised ValueError (exit 3)."""
+    model = beam()
+    model.add_force("push", "beam", force=(1.0, 0.0, 0.0))
+    data = project_to_dict(model)
+    node = data
+    for key in where[:-1]:
+        node = node[key]
+    node[where[-1]] = "HUGE"
+    path = tmp_path / "m.mbs.json"
+    path.write_text(json.dumps(data).replace('"HUGE"', "1" + "0" * 5000))
+    assert main(["validate", str(path)]) == 2
+    assert message in capsys.readouterr().err
+
+
 def test_refusals_print_no_runtime_warnings(tmp_path):
     data = project_to_dict(pendulum())
     data["model"]["bodies"][0]["inertia"] = [1e308] * 6           # overflows in the eigenvalue check
