@@ -313,6 +313,16 @@ class Player(QObject):
         self._trace_data.Modified()
 
 
+def leaving_body(traj, model, bounds) -> str:
+    """The body a new run should be followed by: the heaviest of those whose CM travels farther
+    than the model's extent (the diagonal of its drawn ``bounds``), so it would leave a view fitted to
+    the model; "" when none does."""
+    extent = float(np.linalg.norm(np.subtract(bounds[1::2], bounds[0::2])))
+    far = [b for b, p in traj.positions.items()
+           if b in model.bodies and len(p) and np.linalg.norm(p - p[0], axis=1).max() > extent]
+    return max(far, key=lambda b: model.bodies[b].mass, default="")
+
+
 def _fill_bodies(combo, bodies, markers=()):
     """'none', ``bodies`` and ``markers`` ("name (marker)") in a combo box, keeping its choice when it
     is still there."""
@@ -481,4 +491,9 @@ class AnimationBar(QToolBar):
         markers = [m for m, e in self.window.document.model.markers.items() if e.body in bodies]
         _fill_bodies(self.trace, bodies, markers)
         _fill_bodies(self.follow, bodies)
+        if has and not self.follow.currentData():       # a car driving away: followed from the start
+            leaving = leaving_body(traj, self.window.document.model, self.window.viewport.scene.model_bounds())
+            self.follow.blockSignals(True)
+            self.follow.setCurrentIndex(max(self.follow.findData(leaving), 0) if leaving else 0)
+            self.follow.blockSignals(False)
         self.window.viewport.follow(self.follow.currentData() or "")

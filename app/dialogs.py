@@ -123,7 +123,8 @@ def save_path(parent, suggestion: str = "") -> str:
 
 def show_run_failure(parent, outcome):
     """A failed (or crashed) run: message, time, elements involved, a suggestion; ``outcome`` is an
-    :class:`app.simulation.RunOutcome` (its partial results are already kept)."""
+    :class:`app.simulation.RunOutcome` (its partial results are already kept).  A traceback is
+    never shown here (it is in the log)."""
     n = len(outcome.results.t) if outcome.has_results else 0
     when = "?" if outcome.time is None else f"{outcome.time:.4g} s"
     lines = [f"Time of failure: {when}",
@@ -132,9 +133,9 @@ def show_run_failure(parent, outcome):
              "", outcome.suggestion]
     box = QMessageBox(QMessageBox.Icon.Critical, "Simulation failed", outcome.message, QMessageBox.StandardButton.Ok,
                       parent)
-    box.setInformativeText("\n".join(lines))
     if outcome.details:
-        box.setDetailedText(outcome.details)
+        lines.append("The technical details are in the Log panel.")
+    box.setInformativeText("\n".join(lines))
     box.exec()
 
 

@@ -16,11 +16,6 @@ from .orientation import quat_from_axis_angle
 from .simulation import quaternion_matrix
 from .viewport.transforms import frame_from_axis
 
-# Location fields moved by "Move": element kind -> fields holding global points.
-_LOCATION_FIELDS = {"body": ("position",), "joint": ("origin", "origin2"), "marker": ("position",),
-                    "spring_damper": ("point_i", "point_j"), "bushing": ("origin",), "force": ("point",)}
-
-
 class Editing(QObject):
     """Signals: ``failed(title, problems)`` when the model refuses an edit."""
 
@@ -135,14 +130,15 @@ class Editing(QObject):
         return self._run(commands.RemoveElement(model, names), f"Delete '{label}'")
 
     def move(self, offset, name: str = "") -> bool:
-        """Translate an element's global points (a body's position, a joint's origin...) by ``offset``."""
+        """Translate an element's global points (its kind's ``location_fields()``: a body's position,
+        a joint's origin, a spring's two points...) by ``offset``."""
         name = name or self.document.selection
         model = self.document.model
         if name not in model:
             return False
         element = model.element(name)
         changes = []
-        for field in _LOCATION_FIELDS.get(element.KIND, ()):
+        for field in element.location_fields():
             value = element.values[field]
             if value is not None:
                 changes.append((name, field, (np.asarray(value) + np.asarray(offset, float)).tolist()))

@@ -17,9 +17,6 @@ PALETTE = ((0.30, 0.55, 0.85), (0.90, 0.50, 0.20), (0.35, 0.70, 0.35), (0.80, 0.
 
 BODY_DENSITY = 7850.0  # kg/m³ (steel), used for new bodies' mass and inertia
 
-_NAME_PREFIX = {"spring_damper": "spring", "rotational_spring_damper": "rspring"}
-
-
 def unique_name(model: solver.Model, prefix: str) -> str:
     """``prefix1``, ``prefix2``, ... — the first name not used in the model."""
     i = 1
@@ -52,40 +49,82 @@ def new_joint(model: solver.Model, joint_type: str, selected: str = "") -> solve
 
 
 def new_force(model: solver.Model, kind: str, selected: str = ""):
-    """A force element of ``kind`` (a key of ``solver.FORCE_CLASSES``) on the selected body or joint."""
+    """A force element of ``kind`` (a key of ``solver.FORCE_CLASSES``) on the selected body or joint,
+    made from its class's declarations: ``NEW`` (values and placement words, :func:`placed`),
+    ``NAME_PREFIX``, and for the other required fields a value their declaration admits."""
     cls = solver.FORCE_CLASSES[kind]
-    name = unique_name(model, _NAME_PREFIX.get(kind, kind))
-    if kind == "rotational_spring_damper":
-        joint = _pick_joint(model, selected, "a rotational spring-damper",
-                            lambda j: "rotation" in j.coordinates())
-        return cls(name=name, joint=joint, stiffness=10.0)
-    if kind == "road":
-        return cls(name=name)                                 # flat, at z = 0
-    body = _pick_body(model, selected, f"a {cls.LABEL.lower()}")
-    if kind == "tire":
-        roads = [f.name for f in model.forces.values() if f.KIND == "road"]
-        if not roads:
-            raise solver.ModelError("add a road first: a tire rolls on a road element")
-        return cls(name=name, body=body, road=roads[0])
-    if kind == "speed_control":
-        # the selected body is the chassis; the driven wheels are the first two tired bodies and
-        # their carriers the chassis (the property editor changes them, e.g. to the knuckles)
-        wheels = [b for b in dict.fromkeys(f.body for f in model.forces.values() if f.KIND == "tire") if b != body]
-        if len(wheels) < 2:
-            raise solver.ModelError("add tires on two wheel bodies first (other than the selected chassis): "
-                                    "a speed controller drives two wheels")
-        return cls(name=name, chassis=body, left_wheel=wheels[0], right_wheel=wheels[1],
-                   left_carrier=body, right_carrier=body)
-    p = list(model.bodies[body].position)
-    if cls.GLYPH == "spring":                     # two points: from 0.5 m above the body to its CM
-        line = dict(name=name, body_i=solver.GROUND, body_j=body, point_i=[p[0], p[1] + 0.5, p[2]], point_j=p)
-        return cls(**line, stiffness=100.0) if kind == "spring_damper" else cls(**line)
-    if kind == "bushing":
-        return cls(name=name, body_i=solver.GROUND, body_j=body, origin=p,
-                   stiffness=[1e4] * 3 + [1e2] * 3)
-    if kind == "force":
-        return cls(name=name, body=body, force=[0.0, 0.0, 0.0], point=p)
-    return cls(name=name, body=body, torque=[0.0, 0.0, 0.0])
+    values = {"name": unique_name(model, cls.NAME_PREFIX or kind)}
+    for field in cls.FIELDS[1:]:
+        if field.name in cls.NEW:
+            values[field.name] = placed(model, cls, field, cls.NEW[field.name], selected)
+        elif field.required:
+            values[field.name] = placed(model, cls, field, _filler(field), selected)
+    return cls(**values)
+
+
+def placed(model: solver.Model, cls, field, value, selected: str = ""):
+    """The value of a new ``cls`` element's ``field``: ``value`` itself, or what its placement word
+    (``PLACEMENT_WORDS`` of solver/model/elements.py) names in ``model`` given the ``selected`` element; raises
+    solver.ModelError saying what the model needs first."""
+    if not (isinstance(value, str) and value.startswith("@")):
+        return value
+    word, _, arg = value[1:].partition(":")
+    what = f"a {cls.LABEL.lower()}"
+    if word == "ground":
+        return solver.GROUND
+    if word == "joint":
+        return _pick_joint(model, selected, what, lambda j: not arg or arg in j.coordinates())
+    if word == "first":
+        found = [f.name for f in model.forces.values() if f.KIND == arg]
+        if not found:
+            raise solver.ModelError(f"add a {arg.replace('_', ' ')} first: {what} needs one ({field.name})")
+        return found[0]
+    body = _pick_body(model, selected, what)
+    if word == "body":
+        return body
+    if word in ("cm", "above"):
+        p = list(model.bodies[body].position)
+        return [p[0], p[1] + 0.5, p[2]] if word == "above" else p
+    if word == "body_of":
+        of, n = arg.split(":")
+        bodies = [b for b in dict.fromkeys(_acted_on(model, of)) if b != body]
+        if len(bodies) <= int(n):
+            fields = [f for f, v in cls.NEW.items() if str(v).startswith(f"@body_of:{of}:")] or [field.name]
+            raise solver.ModelError(f"add {of.replace('_', ' ')}s on {len(fields)} bodies other than '{body}' first: "
+                                    f"{what} needs them ({', '.join(fields)})")
+        return bodies[int(n)]
+    raise ValueError(f"{cls.KIND}.NEW: unknown placement word {value!r} (PLACEMENT_WORDS in solver/model/elements.py)")
+
+
+def _filler(field):
+    """A value for a required field no NEW entry gives: the placement word of a reference (ground
+    for a ``body_i``, the target body, the selected joint, the first element of the kind referred
+    to), the target body's CM for a point, else a value of the field's kind within its bounds."""
+    kind = field.kind
+    if kind == "body":
+        return "@ground" if field.name == "body_i" else "@body"
+    if kind == "joint":
+        return "@joint"
+    if "reference" in field.extra:
+        return f"@first:{field.extra['reference']}"
+    if kind in ("vec3", "optional_vec3") and field.unit == "m":
+        return "@cm"
+    if kind in ("float", "int"):
+        low = field.minimum if field.minimum is not None else 0.0
+        number = low + 1.0 if field.exclusive_min or low > 0.0 else low
+        return min(number, field.maximum) if field.maximum is not None else number
+    return {"bool": False, "str": "", "enum": field.choices[0] if field.choices else "", "vec3": [0.0] * 3,
+            "unit_vec3": [0.0, 0.0, 1.0], "vec6": [0.0] * 6, "inertia": [1.0] * 3, "function": 0.0,
+            "function_vec3": [0.0] * 3, "geometry": {"shape": "none"}}.get(kind)
+
+
+def _acted_on(model, kind):
+    """The bodies that the elements of ``kind`` name, in order."""
+    for element in model.forces.values():
+        if element.KIND == kind:
+            for f in element.FIELDS:
+                if f.kind == "body":
+                    yield element.values[f.name]
 
 
 def new_driver(model: solver.Model, selected: str = "") -> solver.Driver:

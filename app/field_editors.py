@@ -2,8 +2,9 @@
 
 Every editor is a :class:`FieldEditor`: ``set_value(v)`` shows a stored value without emitting,
 ``committed(value)`` is emitted with the new value in the model's stored form when the user finishes
-an edit, ``refused(message)`` when the typed text cannot be read (an unknown unit or one that does
-not fit the field; the message names the field), and ``set_error(message)`` draws the red border
+an edit, ``refused(message)`` when the typed text cannot be taken (an unknown unit or one that does
+not fit the field, a number not finite or out of the field's bounds; the message names the field) —
+``refused("")`` when text typed since is fine again (the message is cleared) — and ``set_error(message)`` draws the red border
 (the message is shown by the row).  :func:`make_editor` picks the editor from the field declaration;
 numbers are shown in the project's display units (:mod:`app.units`: the unit is the spin-box suffix,
 the field's bounds become the spin-box limits) and typed with any unit pint knows (``50 mm``).
@@ -18,7 +19,7 @@ import json
 import math
 import re
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QValidator
 from PySide6.QtWidgets import (QCheckBox, QColorDialog, QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout,
                                QGridLayout, QHBoxLayout, QLineEdit, QPushButton, QSpinBox,
@@ -32,6 +33,8 @@ _BIG = 1e300
 _PLAIN = Quantity("", "")
 _PARTIAL_NUMBER = re.compile(r"[-+]?\d*\.?\d*(?:[eE][-+]?)?")
 MIXED_TEXT = "—"
+WIDEST_NUMBER = "-1.91e-07"      # the number a spin box keeps room for (SciSpinBox.minimumSizeHint)
+_SPIN_PADDING = 10               # frame and text margins of a spin box without buttons (px)
 
 
 class _Mixed:
@@ -44,14 +47,59 @@ class _Mixed:
 MIXED = _Mixed()   # a value that differs between the elements edited together
 
 
-class SciSpinBox(QDoubleSpinBox):
+class _SafeTyping:
+    """What the number boxes (:class:`SciSpinBox`, :class:`IntSpinBox`) share: the whole value
+    selected when the box gets the focus (click, Tab) and on a double-click, no wheel edits (the
+    panel scrolls), and on Enter or focus out after typing ``refused(problem())`` — "" when the
+    typed text is taken.  Call :meth:`_safe_typing` in ``__init__``."""
+
+    def _safe_typing(self):
+        self._typed = False            # text typed since the last Enter / focus out
+        self._clicks = _SelectOnClick(self)
+        self.lineEdit().textEdited.connect(self._on_typed)
+
+    def keyPressEvent(self, event):  # noqa: N802
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            self._check_refused()
+        super().keyPressEvent(event)
+
+    def focusInEvent(self, event):  # noqa: N802
+        super().focusInEvent(event)
+        self._clicks.focused_by_click = event.reason() == Qt.FocusReason.MouseFocusReason
+        self.selectAll()
+
+    def focusOutEvent(self, event):  # noqa: N802
+        self._check_refused()
+        super().focusOutEvent(event)
+
+    def wheelEvent(self, event):  # noqa: N802
+        event.ignore()                     # a typed number is never changed by the wheel: the panel scrolls
+
+    def _on_typed(self, *_):
+        self._typed = True
+
+    def _check_refused(self):
+        if not self._typed:
+            return
+        self._typed = False            # refused text is replaced by the value (QAbstractSpinBox.fixup)
+        self.refused.emit(self.problem() or "")
+
+
+class SciSpinBox(_SafeTyping, QDoubleSpinBox):
     """A double spin box that shows and accepts any magnitude (``1e-4``, ``2.5e6``) and steps by
     about a tenth of the value's order of magnitude.
 
     Its :class:`~app.units.Quantity` gives the unit shown (the suffix) and the SI unit stored:
     :meth:`value` is in the display unit, :meth:`si_value` in SI; text with a unit (``2 in``) is
-    converted, text with a unit that does not fit is refused (``refused(message)`` on Enter or
-    focus out, naming ``what``) and the previous value stays."""
+    converted.  Text that cannot be taken — a unit that does not fit, a number that is not finite
+    (``1e400``) or outside the limits (``-5 kg`` for a mass) — is refused: ``refused(message)`` on
+    Enter or focus out, naming ``what``, and the previous value stays; typed text that is taken
+    emits ``refused("")`` (an earlier message no longer holds).
+
+    Safe to type into: the whole value is selected when the box gets the focus (click, Tab) and on
+    a double-click, so a click never leaves the caret inside a number; the mouse wheel never
+    changes the value (it scrolls the panel); Enter on an unchanged text keeps the exact value
+    (not the 10 digits shown), so it changes nothing."""
 
     refused = Signal(str)
 
@@ -59,12 +107,13 @@ class SciSpinBox(QDoubleSpinBox):
         super().__init__(parent)
         self.quantity, self.what = quantity, what
         self._minimum = -_BIG          # the field's lower limit (the range's while not showing "—")
+        self._si = None                # (display value, SI value) last shown by set_si_value
+        self._safe_typing()
         self.setDecimals(323)
         self.setRange(-_BIG, _BIG)
         self.setKeyboardTracking(False)
         self.setAccelerated(True)
         self.setButtonSymbols(QDoubleSpinBox.ButtonSymbols.NoButtons)
-        self.setMinimumWidth(60)
         self.set_quantity(quantity, what)
 
     def set_quantity(self, quantity: Quantity, what: str):
@@ -73,8 +122,13 @@ class SciSpinBox(QDoubleSpinBox):
         self.setSuffix(f" {quantity.suffix}" if quantity.suffix else "")
 
     def si_value(self):
-        """The value in SI, or MIXED while it shows "—" (:meth:`set_mixed`)."""
-        return MIXED if self.is_mixed() else self.quantity.to_si(self.value())
+        """The value in SI, or MIXED while it shows "—" (:meth:`set_mixed`); exactly the value
+        given to :meth:`set_si_value` while that is shown (no round trip through the display unit)."""
+        if self.is_mixed():
+            return MIXED
+        if self._si is not None and self._si[0] == self.value():
+            return self._si[1]
+        return self.quantity.to_si(self.value())
 
     def set_si_value(self, value):
         """Show ``value`` (SI), or "—" for MIXED."""
@@ -84,6 +138,7 @@ class SciSpinBox(QDoubleSpinBox):
             self.setSpecialValueText("")
             self.setMinimum(self._minimum)
         self.setValue(self.quantity.to_display(float(value)))
+        self._si = (self.value(), float(value))
 
     def set_mixed(self):
         """Show "—": the value differs between the elements edited together.  Any value typed then
@@ -105,13 +160,37 @@ class SciSpinBox(QDoubleSpinBox):
         self.setRange(-_BIG if self.specialValueText() else lo, hi)
 
     def problem(self) -> str | None:
-        """Why the current text cannot be read (None when it can, or is still being typed)."""
-        return self._parse(self.text())[1]
+        """Why the current text cannot be taken (None when it can, or is still being typed): a unit
+        that does not fit, a number that is not finite or outside the limits."""
+        text = self.text()
+        x, problem = self._parse(text)
+        if problem or x is None:
+            return problem
+        if not math.isfinite(x):
+            return f"{self.what}: must be a finite number, got {self._unprefixed(text)}"
+        unit = f" {self.quantity.suffix}" if self.quantity.suffix else ""
+        if x < self.minimum():
+            return f"{self.what}: must be >= {self.minimum():.10g}{unit}, got {x:.10g}{unit}"
+        if x > self.maximum():
+            return f"{self.what}: must be <= {self.maximum():.10g}{unit}, got {x:.10g}{unit}"
+        return None
+
+    def minimumSizeHint(self):  # noqa: N802
+        """Room for a value of 3 significant digits with its exponent and sign (``-1.91e-07``),
+        the prefix and the unit: a layout never clips a small value into a misleading one."""
+        hint = super().minimumSizeHint()
+        text = f"{self.prefix()}{WIDEST_NUMBER}{self.suffix()}"
+        return QSize(max(hint.width(), self.fontMetrics().horizontalAdvance(text) + _SPIN_PADDING), hint.height())
+
+    def sizeHint(self):  # noqa: N802
+        return self.minimumSizeHint()
 
     def textFromValue(self, value):  # noqa: N802  (Qt API name)
         return f"{value:.10g}"
 
     def valueFromText(self, text):  # noqa: N802
+        if text == self.prefix() + self.textFromValue(self.value()) + self.suffix():
+            return self.value()            # the text shown, not edited: the exact value, not its 10 digits
         x, _ = self._parse(text)
         return self.value() if x is None else x
 
@@ -119,20 +198,6 @@ class SciSpinBox(QDoubleSpinBox):
         x, _ = self._parse(text)
         ok = x is not None and math.isfinite(x) and self.minimum() <= x <= self.maximum()
         return (QValidator.State.Acceptable if ok else QValidator.State.Intermediate), text, pos
-
-    def keyPressEvent(self, event):  # noqa: N802
-        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-            self._check_refused()
-        super().keyPressEvent(event)
-
-    def focusOutEvent(self, event):  # noqa: N802
-        self._check_refused()
-        super().focusOutEvent(event)
-
-    def _check_refused(self):
-        message = self.problem()
-        if message:
-            self.refused.emit(message)
 
     def fixup(self, text):
         return self.textFromValue(self.value())
@@ -142,6 +207,11 @@ class SciSpinBox(QDoubleSpinBox):
         step = 10 ** math.floor(math.log10(abs(v))) / 10 if v else 0.1
         self.setValue(v + steps * step)
 
+    def _unprefixed(self, text):
+        """``text`` without the prefix the spin box shows ("x ")."""
+        text, prefix = text.strip(), self.prefix().strip()
+        return text[len(prefix):].strip() if prefix and text.startswith(prefix) else text
+
     def _parse(self, text):
         """(value in the display unit or None, problem or None).  The suffix the spin box keeps
         after the typed text ("50 mm m", "0.5 rad deg") is dropped first, when it is a separate
@@ -149,9 +219,7 @@ class SciSpinBox(QDoubleSpinBox):
         text = text.strip()
         if self.specialValueText() and text in (self.specialValueText(), ""):
             return self.minimum(), None      # still "—" (or emptied): nothing entered
-        prefix, suffix = self.prefix().strip(), self.suffix().strip()
-        if prefix and text.startswith(prefix):
-            text = text[len(prefix):].strip()
+        text, suffix = self._unprefixed(text), self.suffix().strip()
         bodies = ([text[: -len(suffix)].strip()] if suffix and text.endswith(" " + suffix) else []) + [text]
         problem = None
         for body in bodies:
@@ -162,6 +230,59 @@ class SciSpinBox(QDoubleSpinBox):
         if _PARTIAL_NUMBER.fullmatch(text):
             return None, None      # a number still being typed ("", "-", "1e")
         return None, problem
+
+
+class ChoiceBox(QComboBox):
+    """A combo box the mouse wheel changes only while it has the keyboard focus (a wheel passing
+    over the property panel scrolls it instead of editing the model)."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+
+    def wheelEvent(self, event):  # noqa: N802
+        if self.hasFocus():
+            super().wheelEvent(event)
+        else:
+            event.ignore()
+
+
+class IntSpinBox(_SafeTyping, QSpinBox):
+    """An integer box as safe to type into as :class:`SciSpinBox`: text that is not an integer
+    within the limits is refused with a message naming ``what``."""
+
+    refused = Signal(str)
+
+    def __init__(self, parent=None, what: str = ""):
+        super().__init__(parent)
+        self.what = what
+        self._safe_typing()
+
+    def problem(self) -> str | None:
+        """Why the typed text cannot be taken (None when it can, or is still being typed)."""
+        text = self.cleanText().strip()
+        if text in ("", "-", "+") or self.validate(self.text(), 0)[0] == QValidator.State.Acceptable:
+            return None
+        return f"{self.what}: must be an integer from {self.minimum()} to {self.maximum()}, got {text}"
+
+
+class _SelectOnClick(QObject):
+    """Clicks in a spin box's text: the click that gives the focus and a double-click select the
+    whole value instead of placing the caret or selecting one side of the decimal point."""
+
+    def __init__(self, spin):
+        super().__init__(spin)
+        self.spin = spin
+        self.focused_by_click = False       # the focus came with a press not yet delivered
+        spin.lineEdit().installEventFilter(self)
+
+    def eventFilter(self, watched, event):  # noqa: N802
+        kind = event.type()
+        if kind == QEvent.Type.MouseButtonDblClick or (kind == QEvent.Type.MouseButtonPress and self.focused_by_click):
+            self.focused_by_click = False
+            self.spin.selectAll()
+            return True
+        return False
 
 
 class FieldEditor(QWidget):
@@ -260,7 +381,8 @@ class IntEditor(FieldEditor):
         super().__init__(field, parent)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        self.spin = QSpinBox(self)
+        self.spin = IntSpinBox(self, field.name)
+        self.spin.refused.connect(self.refused)
         self.spin.setRange(int(field.minimum) if field.minimum is not None else -2 ** 31,
                            int(field.maximum) if field.maximum is not None else 2 ** 31 - 1)
         self.spin.setKeyboardTracking(False)
@@ -321,9 +443,12 @@ class TextEditor(FieldEditor):
         return self.line.text()
 
     def finish(self):
-        """Commit the text if it was changed (Enter, focus out, or before a run)."""
+        """Commit the text if it was changed (Enter, focus out, or before a run); the text of the
+        model's value again clears an earlier refusal's message."""
         if self.line.text() != self._shown:
             self._emit()
+        else:
+            self.refused.emit("")
 
 
 class VectorEditor(FieldEditor):
@@ -383,7 +508,7 @@ class OrientationEditor(FieldEditor):
         grid.setContentsMargins(0, 0, 0, 0)
         grid.setHorizontalSpacing(3)
         self.angle = units.quantity("rad")
-        self.mode = QComboBox(self)
+        self.mode = ChoiceBox(self)
         self.mode.addItems(MODES)
         self.mode.setToolTip("Euler sequences are intrinsic (about the rotated axes): XYZ = Rx·Ry·Rz")
         saved = app_settings.settings().value("orientation_mode", MODES[0])
@@ -470,7 +595,7 @@ class ChoiceEditor(FieldEditor):
         super().__init__(field, parent)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        self.combo = QComboBox(self)
+        self.combo = ChoiceBox(self)
         layout.addWidget(self.combo)
         self.inputs = [self.combo]
         self.set_choices(choices or field.choices)
@@ -585,7 +710,7 @@ class GeometryEditor(FieldEditor):
         form = QFormLayout(self)
         form.setContentsMargins(0, 0, 0, 0)
         self.form = form
-        self.shape = QComboBox(self)
+        self.shape = ChoiceBox(self)
         self.shape.addItems(_SHAPES)
         length = units.quantity("m")
         self.size = [SciSpinBox(self, length, f"size {label}") for label in "xyz"]
@@ -600,7 +725,7 @@ class GeometryEditor(FieldEditor):
         for s in (*self.size, self.radius, self.length, self.scale):
             s.setRange(0.0, _BIG)
             s.refused.connect(self.refused)
-        self.axis = QComboBox(self)
+        self.axis = ChoiceBox(self)
         self.axis.addItems(["x", "y", "z"])
         file_row = QWidget(self)
         h = QHBoxLayout(file_row)

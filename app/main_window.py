@@ -70,7 +70,8 @@ class MainWindow(QMainWindow):
         self.document.model_replaced.connect(self._update_status)
         self.document.model_event.connect(self._update_status)
         self.resize(1280, 800)
-        self.resizeDocks([self.tree_dock, self.properties_dock], [230, 300], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.tree_dock, self.properties_dock], [230, self.properties.sizeHint().width()],
+                         Qt.Orientation.Horizontal)
         self._first_layout = not self._restore_layout()
         self._update_title()
         self._update_status()
@@ -87,16 +88,23 @@ class MainWindow(QMainWindow):
     # ---- public API: running and results -------------------------------------------------------
     def run_simulation(self, **overrides) -> bool:
         """Simulate ▸ Run: start a background run (``overrides`` replace saved settings)."""
-        invalid = self.properties.invalid_edits()
-        if invalid:
-            name, message = invalid[0]
-            where = self.properties.target.title
-            self.report_problems("Cannot run", [f"{where}: {name} is not valid (fix or undo it): {message}"])
-            self.properties.focus_field(name)
+        if self.refuse_invalid_edits("Cannot run"):
             return False
         self.player.pause()
         self.modes.stop_animation()
         return self.simulation.run(**overrides)
+
+    def refuse_invalid_edits(self, title: str) -> bool:
+        """When a field shows an edit the model refused (so what is on screen is not what a run
+        or a check would use): report it under ``title``, put the cursor there and return True."""
+        invalid = self.properties.invalid_edits()
+        if not invalid:
+            return False
+        name, message = invalid[0]
+        where = self.properties.target.title
+        self.report_problems(title, [f"{where}: {name} is not valid (fix or undo it): {message}"])
+        self.properties.focus_field(name)
+        return True
 
     def linearize(self):
         """Analysis ▸ Linearize: the modes table (its dock is brought to the front)."""

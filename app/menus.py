@@ -6,8 +6,8 @@ import logging
 import os
 from functools import partial
 
-from PySide6.QtCore import QEvent, Qt
-from PySide6.QtGui import QAction, QKeyEvent, QKeySequence
+from PySide6.QtCore import QEvent, Qt, QUrl
+from PySide6.QtGui import QAction, QActionGroup, QDesktopServices, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QLineEdit, QMenu, QMessageBox, QStyle, QToolButton
 
 import solver
@@ -15,7 +15,7 @@ import solver
 from . import app_settings, commands, dialogs, study_dialog
 from .editing import pivot_points
 from .log_panel import LOGGER
-from .resources import icon, sample_files
+from .resources import DOCS, icon, sample_files
 from .tree import MODEL_ITEM
 from .viewport.placement import JointPlacement
 from .viewport.viewport import VIEWS
@@ -78,7 +78,9 @@ def build(window) -> dict[str, QAction]:
     undo = doc.undo_stack.createUndoAction(window, "&Undo")
     undo.setShortcut(QKeySequence.StandardKey.Undo)
     redo = doc.undo_stack.createRedoAction(window, "&Redo")
-    redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence.StandardKey.Redo])
+    # both usual keys, each once: StandardKey.Redo is Ctrl+Shift+Z on some desktops (the same key
+    # twice is an "ambiguous shortcut" that never fires) and Ctrl+Y on others
+    redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
     a["undo"], a["redo"] = undo, redo
     m.addActions([undo, redo])
     m.addSeparator()
@@ -150,6 +152,7 @@ def build(window) -> dict[str, QAction]:
         m.addAction(act(f"view_{v}", f"{v.capitalize()} View", partial(vp.set_view, v)))
     m.addAction(act("parallel", "&Parallel Projection", vp.set_parallel, "P", checkable=True))
     m.addAction(act("frames", "Body &Frames", vp.set_show_frames, checkable=True))
+    _display_units_menu(window, m.addMenu("Display &Units"), a)
     m.addSeparator()
     window.panels_menu = m.addMenu("&Panels")
     for dock in (window.tree_dock, window.properties_dock, window.log_dock, window.history_dock):
@@ -157,6 +160,8 @@ def build(window) -> dict[str, QAction]:
 
     # Help
     m = bar.addMenu("&Help")
+    m.addAction(act("documentation", "&Documentation", lambda: _open_documentation(window), "F1",
+                    tip="the user guide (docs/gui.md) and the other documents in docs/"))
     m.addAction(act("mouse_help", "&Viewport Controls", lambda: QMessageBox.information(
         window, "Viewport controls", MOUSE_HELP.replace(" · ", "\n"))))
     m.addAction(act("about", "&About MBS Studio", lambda: QMessageBox.about(
@@ -251,6 +256,45 @@ def _enter_while_picking(placement, action):
     placement.type_in()
 
 
+def _display_units_menu(window, menu, a):
+    """View ▸ Display Units: the choices of the settings ``display_units`` and ``display_angles`` (as
+    in Solver Settings), checked as the model has them; choosing one is an undoable setting."""
+    document = window.document
+    for name in ("display_units", "display_angles"):
+        field = next(f for f in solver.Settings.FIELDS if f.name == name)
+        group = QActionGroup(menu)
+        for choice in field.choices:
+            action = QAction(choice, menu, checkable=True)
+            action.triggered.connect(partial(_set_display, document, name, choice))
+            group.addAction(action)
+            menu.addAction(action)
+            a[f"{name}_{choice}"] = action
+        menu.addSeparator()
+
+    def show_current(*_):
+        values = document.model.settings.values
+        for name in ("display_units", "display_angles"):
+            a[f"{name}_{values[name]}"].setChecked(True)
+
+    document.model_replaced.connect(show_current)
+    document.model_event.connect(show_current)
+    show_current()
+
+
+def _set_display(document, name, choice):
+    if document.model.settings.values[name] != choice:
+        document.push(commands.SetSetting(document.model, name, choice, document.notify_settings))
+
+
+def _open_documentation(window):
+    """Help ▸ Documentation: the user guide in the system's viewer (the docs/ folder of the project)."""
+    guide = DOCS / "gui.md"
+    if not guide.exists():
+        window.report_problems("Documentation", [f"the documentation is not installed here ({guide})"])
+        return
+    QDesktopServices.openUrl(QUrl.fromLocalFile(str(guide)))
+
+
 def _fill_samples(window, menu):
     menu.clear()
     files = sample_files()
@@ -296,6 +340,8 @@ def _check(window):
     rank-based DOF, redundant constraints in joint terms, over- and under-driving — in the log, the
     status bar and a report (docs/gui.md).  A planar model with redundant out-of-plane equations
     gets a button that sets the solver setting ``planar`` to its plane (one undoable step)."""
+    if window.refuse_invalid_edits("Model check"):     # as Run: a refused edit on screen is a problem
+        return
     problems = window.document.model.validate_details()
     if problems:
         window.report_problems("Model check", problems)

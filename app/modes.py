@@ -21,6 +21,7 @@ from .log_panel import LOGGER
 from .simulation import mode_amplitude, mode_poses, real_mode_shape
 
 MODE_PERIOD = 1.5  # s of wall time per animated mode cycle
+DAMPING_NOISE = 1e-9  # damping ratios below this are round-off of an undamped mode: shown as 0
 
 
 class ModesPanel(QWidget):
@@ -79,6 +80,7 @@ class ModesPanel(QWidget):
         self.body_names = list(model.bodies)  # rigid bodies: the first 7·nb coordinates
         freqs = np.asarray(lin.frequencies_hz, float)
         zetas = np.asarray(lin.damping_ratios, float)
+        zetas = np.where(np.abs(zetas) < DAMPING_NOISE, 0.0, zetas)     # an undamped mode's round-off is 0
         unstable = np.asarray(lin.unstable, bool)
         self.table.setRowCount(len(freqs))
         for i, (f, z, bad) in enumerate(zip(freqs, zetas, unstable)):

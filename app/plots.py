@@ -46,6 +46,8 @@ PARTITION_LEVELS = {"lu": 0, "qr": 1, "svd": 2, "kinematic": 3}
 CURSOR_PEN = pg.mkPen((230, 120, 0), width=1.5)
 WARNING_COLOR = "#b00020"
 NOISE_FLOOR = 1e-9      # relative to the run's scale of a quantity: smaller values are drawn as zero
+LOG_FLOOR = 1e-16       # log plots (constraint violation in m/rad, step size in s) draw smaller values,
+                        # exact zeros included, at this round-off level
 STALE_OPACITY = 0.35
 STALE_TEXT = "⚠ The model changed after this run: these results are out of date. Run again (F5)."
 NONUNIQUE = "not unique"   # legend/title mark of reaction components redundant constraints leave undetermined
@@ -161,8 +163,9 @@ class TimePlots(QWidget):
         _label_axis(plot, "left", "", y_quantity)
         self.units[id(plot)] = y_quantity.display
         plot.setLogMode(y=log_y)
-        legend = plot.addLegend(offset=(1, 1), labelTextSize="8pt", verSpacing=-8, colCount=4)
-        legend.setBrush(pg.mkBrush(255, 255, 255, 200))
+        if log_y:       # decades as they are: no "(x1e+27)" scale factor on the axis
+            plot.getAxis("left").enableAutoSIPrefix(False)
+        _legend_above(plot)
         plot.setMenuEnabled(False)
         plot.setOpacity(STALE_OPACITY if self.stale else 1.0)
         if x_axis is not None:
@@ -612,18 +615,19 @@ class DiagnosticsPlots(TimePlots):
             self.info.setText("Run a simulation to see solver diagnostics.")
             return
         t = results.t
-        viol = np.maximum(np.asarray(results.constraint_violation, float), 1e-300)
+        violation = np.asarray(results.constraint_violation, float)
+        viol = np.maximum(violation, LOG_FLOOR)
         self.add_curve(plots["violation"], "constraint violation", t, viol, SERIES_COLORS[0])
         cond = np.asarray(results.conditioning, float)
         self.add_curve(plots["conditioning"], "conditioning", t, cond, SERIES_COLORS[1])
         th, h = results.step_sizes
         if len(th):
-            self.add_curve(plots["step"], "step size", th, np.maximum(np.asarray(h, float), 1e-300), SERIES_COLORS[2])
+            self.add_curve(plots["step"], "step size", th, np.maximum(np.asarray(h, float), LOG_FLOOR), SERIES_COLORS[2])
         levels = np.array([PARTITION_LEVELS.get(m, -1) for m in results.partition_method], float)
         self.add_curve(plots["partition"], "partition", t[: len(levels)], levels, SERIES_COLORS[3])
         low = np.flatnonzero(cond < NEAR_SINGULAR)
         self.info.setText(f"near-singular from t = {t[low[0]]:.4g} s (min {cond.min():.2g})" if low.size else
-                          f"max |Φ| = {viol.max():.2g} · min conditioning {cond.min():.2g}" if len(cond) else "")
+                          f"max |Φ| = {violation.max():.2g} · min conditioning {cond.min():.2g}" if len(cond) else "")
 
 
 class ModalPlots(TimePlots):
@@ -951,6 +955,16 @@ def _hold_constant(plot, histories):
     if scale > 0 and np.ptp(y) < NOISE_FLOOR * scale:
         middle = float(y.mean())
         plot.setYRange(middle - 0.1 * scale, middle + 0.1 * scale, padding=0)
+
+
+def _legend_above(plot):
+    """The plot's legend in the row between its title and its view box (where the unused top axis
+    was), so it never covers a curve; curves named when added go into it (``plot.legend``)."""
+    top = plot.getAxis("top")
+    plot.layout.removeItem(top)
+    top.hide()
+    plot.legend = pg.LegendItem(labelTextSize="8pt", verSpacing=-8, colCount=4)
+    plot.layout.addItem(plot.legend, 1, 1)
 
 
 def _label_axis(plot, side, text, quantity: Quantity):

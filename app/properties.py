@@ -18,7 +18,8 @@ from __future__ import annotations
 import dataclasses
 import os
 
-from PySide6.QtWidgets import (QFormLayout, QHBoxLayout, QLabel, QPushButton, QScrollArea, QVBoxLayout,
+from PySide6.QtCore import QSize
+from PySide6.QtWidgets import (QFormLayout, QHBoxLayout, QLabel, QPushButton, QScrollArea, QStyle, QVBoxLayout,
                                QWidget)
 
 import solver
@@ -34,6 +35,7 @@ from .units import UnitSystem
 DEFAULT_DENSITY = 7850.0  # kg/m³
 _TEXT_KINDS = ("function", "function_vec3", "str", "name")   # refused text stays on screen
 _COMPONENT_KINDS = ("vec3", "unit_vec3", "optional_vec3", "vec6", "inertia")   # may differ per component
+_FORM_MARGINS = 40        # the page's and the form's margins and the label–field spacing (px)
 
 
 # ---- what is being edited ---------------------------------------------------------------------
@@ -226,10 +228,14 @@ class PropertyEditor(QScrollArea):
         return label.text() if label is not None and not label.isHidden() else ""
 
     def commit(self, field_name: str, value) -> bool:
-        """Apply ``value`` to a field as the editor would; False (and the message shown) if refused."""
+        """Apply ``value`` to a field as the editor would; False (and the message shown) if refused.
+        The stored value entered again changes nothing (no undo step, results not stale)."""
         field = next(f for f in self.target.fields() if f.name == field_name)
         if field.kind == "geometry":
             value = _relative_mesh(value, self.document.path)
+        if _same(value, self.target.value(field)):   # Enter in an unchanged field: no edit
+            self._show_error(field.name, "")
+            return True
         selected, current = self.document.selected, self.document.selection
         try:
             self.document.push(self.target.command(field, value))
@@ -300,6 +306,16 @@ class PropertyEditor(QScrollArea):
             return False
         self._show_error("inertia", "")
         return True
+
+    def sizeHint(self):  # noqa: N802  (Qt API name)
+        """Wide enough for a body's form in the display units — its longest label and its widest
+        row, the inertia — with every value unclipped (the main window opens the panel at this width)."""
+        probe = make_editor(next(f for f in solver.Body.FIELDS if f.name == "inertia"), units=self.units)
+        label = self.fontMetrics().horizontalAdvance("angular velocity")
+        scrollbar = self.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent)
+        width = label + probe.minimumSizeHint().width() + scrollbar + _FORM_MARGINS
+        probe.deleteLater()
+        return QSize(width, super().sizeHint().height())
 
     @property
     def units(self) -> UnitSystem:
@@ -467,6 +483,14 @@ def _relative_mesh(geometry, project_path):
     if os.path.commonpath([folder, os.path.abspath(file)]) != folder:
         return geometry
     return {**geometry, "file": os.path.relpath(file, folder).replace(os.sep, "/")}
+
+
+def _same(value, current) -> bool:
+    """Is an entered value the stored one (a MIXED component or value is an entry: not the same)?"""
+    try:
+        return bool(value == current)
+    except ValueError:              # arrays of several elements
+        return False
 
 
 def _has_volume(geometry):

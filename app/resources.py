@@ -9,6 +9,7 @@ from PySide6.QtGui import QIcon
 ROOT = Path(__file__).resolve().parent.parent
 RESOURCES = ROOT / "resources"
 SAMPLES = ROOT / "sample_models"
+DOCS = ROOT / "docs"
 
 @lru_cache(maxsize=None)
 def icon(name: str) -> QIcon:

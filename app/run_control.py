@@ -114,8 +114,9 @@ class SimulationController(QObject):
     results are already in :attr:`results`), ``results_changed(results)`` (None = no results; after a
     run it is emitted at the next event-loop turn, so the views redraw after Stop has returned),
     ``stale_changed(bool)``: the results no longer belong to the model (:attr:`stale`: any model
-    edit, undo or redo after the run started, except of the display units and of measures and declared
-    outputs, which are computed from the results; a new run clears it).
+    edit, undo or redo after the run started, except of the model's name (the first Save names it
+    after its file), of the display units and of measures and declared outputs, which are computed
+    from the results; a new run clears it).
     """
 
     started = Signal()
@@ -291,9 +292,11 @@ class SimulationController(QObject):
             _log_singularity(outcome.results)
         if outcome.status == "ok":
             summary = outcome.results.summary()
+            t_end = float(outcome.results.t[-1])
             LOGGER.info("Run finished: %d outputs to t = %g s in %.2f s wall (×%.2g real time), "
-                        "max |Φ| %.2g, energy drift %.2g", n, outcome.results.t[-1], outcome.wall_time,
-                        summary.get("real_time_factor", 0.0), summary.get("max_constraint_violation", 0.0),
+                        "max |Φ| %.2g, energy drift %.2g", n, t_end, outcome.wall_time,
+                        t_end / outcome.wall_time if outcome.wall_time > 0 else float("inf"),
+                        summary.get("max_constraint_violation", 0.0),
                         summary.get("energy_drift", 0.0))
             status_bar.showMessage(f"Run finished in {outcome.wall_time:.1f} s", 6000)
         elif outcome.status == "cancelled":
@@ -303,15 +306,24 @@ class SimulationController(QObject):
             LOGGER.error("Run failed at t = %s s in %s: %s (%d outputs kept)", _fmt(outcome.time),
                          ", ".join(outcome.elements) or "?", outcome.message, n)
             status_bar.showMessage(f"Run failed at t = {_fmt(outcome.time)} s", 8000)
+            self._select_involved(outcome)
             dialogs.show_run_failure(self.window, outcome)
         elif outcome.status == "invalid":
             self.window.report_problems("Cannot run", outcome.problems or [outcome.message])
         else:
             LOGGER.error("Run crashed: %s\n%s", outcome.message, outcome.details)
+            self._select_involved(outcome)
             dialogs.show_run_failure(self.window, outcome)
 
+    def _select_involved(self, outcome: RunOutcome):
+        """Select the elements a failed run names (those still in the model), the first current."""
+        involved = [name for name in outcome.elements if name in self.document.model]
+        if involved:
+            self.document.select_many(involved, involved[0])
+
     def _on_model_edit(self, event, collection, name, detail):
-        if collection == "settings" and detail in _DISPLAY_SETTINGS or collection in _POSTPROCESSING:
+        if collection == "settings" and detail in _DISPLAY_SETTINGS or collection in _POSTPROCESSING \
+                or (collection, detail) == ("model", "name"):    # the name (Save As) does not change a run
             return
         self._edits += 1
         if self.results is not None:
@@ -360,7 +372,9 @@ def _fmt(t):
 
 class SettingsDialog(QDialog):
     """The solver settings as a form (one editor per ``solver.Settings`` field; codegen's tooltip
-    says which C compiler builds the kernels, or that there is none)."""
+    says which C compiler builds the kernels, or that there is none).  A value an editor refuses is
+    reported under the form (:attr:`message`) as it is entered, and OK (or Enter) keeps the dialog
+    open while it is shown."""
 
     def __init__(self, values: dict, parent=None):
         super().__init__(parent)
@@ -376,16 +390,30 @@ class SettingsDialog(QDialog):
             editor.set_value(values.get(field.name, field.default))
             label = field.name.replace("_", " ")
             form.addRow(label, editor)
+            editor.refused.connect(self._show_refusal)
             self.editors[field.name] = editor
         compiler = solver.codegen_compiler()
         self.editors["codegen"].setToolTip(
             f"Generated C kernels, compiled by {compiler}: auto = whenever the model is supported (relative "
             "formulation, or Cartesian with conventional joints), on = required, off = generic path"
             if compiler else "No C compiler found (install one, e.g. gcc, or set CC): runs take the generic path")
+        self.message = QLabel(self)
+        self.message.setObjectName("fieldError")
+        self.message.setWordWrap(True)
+        self.message.hide()
+        form.addRow(self.message)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         form.addRow(buttons)
+
+    def accept(self):
+        if self.message.isHidden():
+            super().accept()
+
+    def _show_refusal(self, message: str):
+        self.message.setText(message)
+        self.message.setVisible(bool(message))
 
     def values(self) -> dict:
         return {name: editor.value() for name, editor in self.editors.items()}

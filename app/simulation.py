@@ -97,6 +97,9 @@ def suggestion(outcome: RunOutcome) -> str:
         "limit": ("The run reached its step or wall-time limit: raise max_steps or max_wall_time in the "
                   "solver settings (advanced), or look for why it needs so many steps."),
     }
+    if outcome.message.startswith("MemoryError"):
+        return ("The run needs more memory than this computer has: shorten the end time or raise the "
+                "output step (fewer output points), or save the results to a file as they are computed.")
     return advice.get(outcome.kind, f"Check {who} and the solver settings (integrator, tolerances, maximum step).")
 
 

@@ -66,6 +66,9 @@ from .model.sections import Material, Section  # noqa: E402  (flexible beam cros
 from .model.elements import FlexibleBody, LinearActuator, Measure, ModelInput, ModelOutput  # noqa: E402
 
 __all__ += ["Material", "Section", "FlexibleBody", "LinearActuator", "Measure", "ModelInput", "ModelOutput"]
+from .model.elements import FRICTION_JOINTS, JointFriction  # noqa: E402  (joint friction, docs/formulations.md)
+
+__all__ += ["FRICTION_JOINTS", "JointFriction"]
 from .outputs import (Output, declared_outputs, marker_local, measure, output, output_paths,  # noqa: E402
                       MEASURE_AXES, MEASURE_UNITS)           # (named outputs of a run)
 

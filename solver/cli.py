@@ -11,7 +11,7 @@
     mbs linearize MODEL [--formulation ...] [--equilibrium]
     mbs study STUDY.json [--scheduler tcp://HOST:PORT | --serial] [--workers N] [--out RESULTS.csv]
                          [--results-dir DIR] [--quiet]
-    mbs import ROBOT.urdf -o MODEL.mbs.json [--package-dir DIR]
+    mbs import ROBOT.urdf -o MODEL.mbs.json [--package-dir DIR] [--no-limits]
     mbs export-fmu MODEL -o MODEL.fmu [--step S] [--input NAME=PATH ...] [--rtol X] [--atol X] [--quiet]
     mbs --version
 
@@ -149,6 +149,8 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("urdf", metavar="ROBOT.urdf")
     imp.add_argument("-o", "--out", required=True, metavar="MODEL.mbs.json", help="project file to write")
     imp.add_argument("--package-dir", metavar="DIR", help="folder that package:// mesh paths are resolved in")
+    imp.add_argument("--no-limits", action="store_true",
+                     help="keep <limit> lower/upper as data only (default: enforced as joint stops)")
     imp.set_defaults(command=cmd_import, csv=None)      # csv: read by _check_output_paths
 
     fmu = sub.add_parser("export-fmu", help="write an FMI 2.0 co-simulation FMU (docs/fmu.md)",
@@ -320,7 +322,7 @@ def cmd_import(args) -> int:
     if not os.path.isfile(args.urdf):
         raise InputError(f"{args.urdf}: {'is a directory' if os.path.isdir(args.urdf) else 'no such file'}")
     try:
-        result = import_urdf(args.urdf, args.out, package_dir=args.package_dir)
+        result = import_urdf(args.urdf, args.out, package_dir=args.package_dir, enforce_limits=not args.no_limits)
     except OSError as exc:
         raise InputError(f"--out {args.out}: cannot write ({exc.strerror or exc})") from None
     m = result.model
@@ -336,6 +338,8 @@ def cmd_export_fmu(args) -> int:
     """Exit 0 when the FMU was written, 2 for a model or option that cannot be exported, 3 when the
     model cannot be assembled or the library does not compile."""
     from .fmu import export_fmu
+    step, rtol, atol = (_option(flag, key, value) for flag, key, value in
+                        (("--step", "output_step", args.step), ("--rtol", "rtol", args.rtol), ("--atol", "atol", args.atol)))
     _check_output_paths(args)
     inputs = {}
     for item in args.input:
@@ -345,7 +349,7 @@ def cmd_export_fmu(args) -> int:
         inputs[name] = path
     model = _load_model(args.model)
     with _CtrlC() as ctrl_c:
-        path = export_fmu(model, args.out, step=args.step, inputs=inputs, rtol=args.rtol, atol=args.atol,
+        path = export_fmu(model, args.out, step=step, inputs=inputs, rtol=rtol, atol=atol,
                           on_event=_build_notice(args.quiet), cancel=ctrl_c.requested)
     if not args.quiet:
         print(f"FMU written to {path}")
@@ -441,16 +445,19 @@ def terminal_text(text: str) -> str:
 def _run_options(args, keys=RUN_OPTIONS) -> dict:
     """The options ``keys`` given on the command line (default: the simulate() overrides), checked
     against their Settings fields."""
-    options = {}
-    for key in keys:
-        value = getattr(args, key)
-        if value is None:
-            continue
-        try:
-            options[key] = Settings.field(key).coerce(value)
-        except FieldProblem as p:
-            raise InputError(f"--{key.replace('_', '-')}: {p}") from None
-    return options
+    return {key: _option(f"--{key.replace('_', '-')}", key, getattr(args, key))
+            for key in keys if getattr(args, key) is not None}
+
+
+def _option(flag, key, value):
+    """``value`` of the command-line option ``flag`` checked as the solver setting ``key`` (finite,
+    within its bounds); None stays None."""
+    if value is None:
+        return None
+    try:
+        return Settings.field(key).coerce(value)
+    except FieldProblem as p:
+        raise InputError(f"{flag}: {p}") from None
 
 
 def _check_output_paths(args):

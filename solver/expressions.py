@@ -909,6 +909,20 @@ def _case_hint(name):
     return ""
 
 
+def _check_numbers(expression, text):
+    """Raise :class:`ExpressionError` when the expression or its first two derivatives hold a number
+    that is not finite (``t + 1e999``, ``t*(0*1e999)`` after folding): no time function can be
+    evaluated with it, and generated C cannot spell it."""
+    function = expression
+    for what in ("it", "its first derivative", "its second derivative"):
+        bad = [node.value for node in _distinct_nodes(function.tree)
+               if isinstance(node, Num) and not math.isfinite(node.value)]
+        if bad:
+            raise ExpressionError(f"invalid expression {_snippet(text)}: {what} holds the number "
+                                  f"{bad[0]}, which is not finite (beyond the float range or undefined)")
+        function = function.derivative()
+
+
 def parse_expression(text, variable="t"):
     """Parse ``text`` (see the module docstring for the grammar) into an :class:`Expression` of
     ``variable``, with its first two derivatives ready.  Raises :class:`ExpressionError` naming
@@ -996,10 +1010,25 @@ class TableFunction:
         if problems:
             raise ExpressionError(problems)
         self._t, self._values = t, v
+        with np.errstate(all="ignore"):
+            slopes = np.diff(v) / np.diff(t)
+        steep = np.flatnonzero(~np.isfinite(slopes))
+        if steep.size:
+            i = steep[0]
+            raise ExpressionError(f"t[{i + 1}]: too close to t[{i}] for the change of value between them "
+                                  f"(t = {t[i]:g} and {t[i + 1]:g}: the slope is not a finite number)")
         if len(t) >= 4:
-            self._spline = CubicSpline(t, v, bc_type="not-a-knot")
+            try:
+                with np.errstate(all="ignore"):
+                    spline = CubicSpline(t, v, bc_type="not-a-knot")
+            except ValueError:           # (scipy: "`dydx` must contain only finite values")
+                spline = None
+            if spline is None or not np.all(np.isfinite(spline.c)):
+                raise ExpressionError("t: the times are too close together for a spline through these values "
+                                      "(its slopes or curvature are not finite numbers)")
+            self._spline = spline
         else:
-            self._spline = PPoly(np.vstack([np.diff(v) / np.diff(t), v[:-1]]), t)
+            self._spline = PPoly(np.vstack([slopes, v[:-1]]), t)
 
     def _evaluate(self, t, order):
         """The ``order``-th derivative at ``t`` (float -> float, array -> array)."""
@@ -1057,6 +1086,7 @@ def time_function(spec):
         if expression.is_constant and not math.isfinite(expression.value(0.0)):
             raise ExpressionError(f"invalid expression {_snippet(spec)}: its constant value "
                                   f"{expression.value(0.0)} is not finite")
+        _check_numbers(expression, spec)
         return expression
     if isinstance(spec, dict):
         problems = [f"table: missing key {key!r}" for key in ("t", "values") if key not in spec]

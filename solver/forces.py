@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .constraints.forms import Values, scalar
+from .constraints.forms import Values, nearest_branch, scalar
+from .contact.element import ContactPair, ContactSet, contact_spec
 from .constraints.joints import COORDINATES, joint_frame
 from .errors import ModelError
 from .expressions import time_function
+from .joint_forces import joint_friction, joint_stops
 from .math.namespace import NUMPY_MATH, along, dot
 from .math.rotations import cross, matvec, tmatvec
 from .model.model import GROUND
@@ -183,28 +185,29 @@ class RotationalSpringDamperForce:
         Ai0 = init[self.bi][1] if self.bi >= 0 else np.eye(3)
         Aj0 = init[self.bj][1] if self.bj >= 0 else np.eye(3)
         self.Ci, self.Cj = Ai0.T @ C, Aj0.T @ C
-        self.theta = 0.0
+        self.angle = 0.0         # the last unwrapped θ, the reference of the next (solver.formulations.branches)
 
     def reset(self):
         """Forget the last angle (a new run starts at the model's configuration)."""
-        self.theta = 0.0
+        self.angle = 0.0
 
-    def angle(self, frames):
+    def rotation(self, frames):
+        """(θ unwrapped nearest ``self.angle``, the joint axis z_i, global)."""
         Ai, Aj = frames.get(self.bi)[1], frames.get(self.bj)[1]
         Fi, xj = Ai @ self.Ci, Aj @ self.Cj[:, 0]
         raw = scalar(COORDINATES["rotation"], {"xi": Fi[:, 0], "yi": Fi[:, 1], "xj": xj}, Values, None)
-        self.theta = raw + 2 * np.pi * round((self.theta - raw) / (2 * np.pi))
-        return self.theta, Fi[:, 2]
+        self.angle = nearest_branch(raw, self.angle)
+        return self.angle, Fi[:, 2]
 
     def apply(self, t, frames, out: Wrenches):
-        theta, z = self.angle(frames)
+        theta, z = self.rotation(frames)
         rate = float(z @ (frames.get(self.bj)[3] - frames.get(self.bi)[3]))
         tau = -self.k * (theta - self.theta0) - self.c * rate - self.preload
         out.torque(self.bj, tau * z)
         out.torque(self.bi, -tau * z)
 
     def potential(self, frames):
-        x = self.angle(frames)[0] - self.theta0
+        x = self.rotation(frames)[0] - self.theta0
         return 0.5 * self.k * x * x + self.preload * (x + self.theta0)
 
     def conserves_energy(self):
@@ -339,21 +342,34 @@ def _bushing(e, model, index, init):
     return [BushingForce(e, index, init)]
 
 
+evaluator("joint_friction")(joint_friction)
+
+
 @evaluator("force")
 @evaluator("torque")
 def _applied_load(e, model, index, init):
     return [AppliedLoad(e, index, init)]
 
 
+@evaluator("contact")
+def _contact(e, model, index, init):
+    """All of the model's contact elements in one evaluator (its broad phase), built with the first."""
+    contacts = [c for c in model.forces.values() if c.KIND == "contact"]
+    if e.name != contacts[0].name:
+        return []
+    return [ContactSet([ContactPair(contact_spec(c, model), index) for c in contacts])]
+
+
 def compile_forces(model, index, init):
     """Force evaluators for all force elements of the model (:data:`EVALUATORS`).
 
     index: body name → body index (or, a flexible body, a function of a point adding an attachment
-    frame, see ``_local``); init: body index → (r0, A0) initial CM position and rotation."""
+    frame, see ``_local``); init: body index → (r0, A0) initial CM position and rotation.  The
+    stops of limited joints (:func:`solver.joint_forces.joint_stops`) come last."""
     out = []
     for e in model.forces.values():
         build = EVALUATORS.get(e.KIND)
         if build is None:
             raise ModelError(f"forces '{e.name}'.type: no evaluator is registered for {e.KIND!r}")
         out += build(e, model, index, init)
-    return out
+    return out + joint_stops(model, index, init)

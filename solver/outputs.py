@@ -12,7 +12,13 @@ joints      reaction_force, reaction_torque (on body_j  x, y, z     N, N·m
             from body_i at the joint origin)
 joints      a joint coordinate: rotation, translation,  —           rad or m
             x, y (``JOINT_KINDS[type].coordinates``)
+joints      stop_force: the stops' generalized force    —           N or N·m
+            along the limited coordinate; stop_power:               W
+            the power the stops dissipate (limited joints)
 drivers     force (generalized actuator force)          —           N or N·m
+forces      friction_power: the power a joint friction  —           W
+            dissipates (its normal load from the
+            recorded joint reaction)
 ==========  ==========================================  ==========  =========================
 
 Vector components are in global axes.  A joint coordinate is measured as the solver's drivers
@@ -29,6 +35,7 @@ import numpy as np
 from .constraints.joints import CartesianJoint
 from .constraints.primitives import BodyState
 from .errors import ModelError
+from .joint_forces import JointFriction, JointStop
 from .math.rotations import quat_from_matrix, rotation_matrix
 from .model.model import GROUND
 
@@ -39,7 +46,8 @@ BODY_QUANTITIES = {"position": ("m", "body_position"), "velocity": ("m/s", "body
                    "angular_acceleration": ("rad/s²", "body_angular_acceleration")}
 REACTIONS = {"reaction_force": ("N", 0), "reaction_torque": ("N·m", 1)}
 COORDINATE_UNITS = {"rotation": "rad", "translation": "m", "x": "m", "y": "m"}
-KIND = {"bodies": "body", "joints": "joint", "drivers": "driver"}
+STOP_QUANTITIES = {"stop_force": 0, "stop_power": 1}      # JointStop.load: (F, P, …)
+KIND = {"bodies": "body", "joints": "joint", "drivers": "driver", "forces": "force element"}
 
 
 @dataclass(frozen=True)
@@ -58,8 +66,12 @@ class Output:
             return np.asarray(getattr(results, BODY_QUANTITIES[self.quantity][1])(self.element))[:, self.component]
         if self.collection == "drivers":
             return np.asarray(results.driver_force(self.element))
+        if self.collection == "forces":
+            return _friction_power(results, model, self.element)
         if self.quantity in REACTIONS:
             return np.asarray(results.joint_reaction(self.element)[REACTIONS[self.quantity][1]])[:, self.component]
+        if self.quantity in STOP_QUANTITIES:
+            return _stop_load(results, model, self.element)[:, STOP_QUANTITIES[self.quantity]]
         return _joint_coordinate(results, model, self.element, self.quantity)
 
 
@@ -75,9 +87,15 @@ def output_paths(model) -> list[Output]:
             out += [Output(f"joints.{name}.{quantity}.{a}", unit, "joints", name, quantity, k) for k, a in enumerate(AXES)]
         if not _on_flexible(model, joint):
             out += [Output(f"joints.{name}.{c}", COORDINATE_UNITS[c], "joints", name, c) for c in joint.coordinates()]
+            coordinate = joint.stop_coordinate()
+            if coordinate is not None:
+                out += [Output(f"joints.{name}.stop_force", "N·m" if coordinate == "rotation" else "N", "joints", name,
+                               "stop_force"), Output(f"joints.{name}.stop_power", "W", "joints", name, "stop_power")]
     for name in model.drivers:
         unit = "N·m" if model.driver_coordinate(name) == "rotation" else "N"
         out.append(Output(f"drivers.{name}.force", unit, "drivers", name, "force"))
+    out += [Output(f"forces.{name}.friction_power", "W", "forces", name, "friction_power")
+            for name, e in model.forces.items() if e.KIND == "joint_friction"]
     return out
 
 
@@ -86,8 +104,8 @@ def output(model, path) -> Output:
     valid choices at that level."""
     parts = path.split(".") if isinstance(path, str) else []
     if len(parts) < 3 or parts[0] not in KIND:
-        raise ModelError(f"output {path!r}: must be bodies.NAME.QUANTITY.x|y|z, joints.NAME.QUANTITY[.x|y|z] "
-                         "or drivers.NAME.force")
+        raise ModelError(f"output {path!r}: must be bodies.NAME.QUANTITY.x|y|z, joints.NAME.QUANTITY[.x|y|z], "
+                         "drivers.NAME.force or forces.NAME.friction_power")
     collection, element = parts[0], parts[1]
     names = list(getattr(model, collection))
     if element not in names:
@@ -193,17 +211,66 @@ def _on_flexible(model, joint):
     return joint.body_i in model.flexible_bodies or joint.body_j in model.flexible_bodies
 
 
+def _initial(model, body):
+    """(r0, A0) of a body at the initial configuration (ground: the origin)."""
+    if body == GROUND:
+        return np.zeros(3), np.eye(3)
+    b = model.bodies[body]
+    return np.asarray(b.position, dtype=float), rotation_matrix(np.asarray(b.orientation, dtype=float))
+
+
+class _RecordedFrames:
+    """Body frames (r, A, v, ω) of output point k (a slice: stacked points) of a run, by the joint's
+    end index (0 = body_i, 1 = body_j; −1 ground), as :mod:`solver.joint_forces` reads them."""
+
+    def __init__(self, results, bodies):
+        self.data = [None if b == GROUND else [np.asarray(getter(b), dtype=float) for getter in (
+            results.body_position, results.body_rotation, results.body_velocity, results.body_angular_velocity)]
+            for b in bodies]
+        self.k = 0
+
+    def get(self, b):
+        if b < 0:
+            return np.zeros(3), np.eye(3), np.zeros(3), np.zeros(3)
+        return tuple(a[self.k] for a in self.data[b])
+
+
+def _stop_load(results, model, name):
+    """(N, 2): the stops' generalized force along the limited coordinate and the power they
+    dissipate at every output point, from the recorded body states (in time order: rotations
+    unwrap as in the run)."""
+    joint = model.joints[name]
+    ends = (joint.body_i, joint.body_j)
+    frames = _RecordedFrames(results, ends)
+    stop = JointStop(joint, *(-1 if b == GROUND else k for k, b in enumerate(ends)),
+                     *(_initial(model, b) for b in ends))
+    out = np.empty((len(results.t), 2))
+    for k in range(len(out)):
+        frames.k = k
+        out[k] = stop.load(frames)[:2]
+    return out
+
+
+def _friction_power(results, model, name):
+    """(N,): the power joint friction ``name`` dissipated at every output point, its normal load
+    from the recorded reaction of its joint (in joint axes)."""
+    e = model.forces[name]
+    joint = model.joints[e.joint]
+    ends = (joint.body_i, joint.body_j)
+    frames = _RecordedFrames(results, ends)
+    frames.k = slice(None)
+    friction = JointFriction(e, joint, *(-1 if b == GROUND else k for k, b in enumerate(ends)),
+                             *(_initial(model, b) for b in ends))
+    if e.reaction_load:
+        friction.normal = friction.normal_load(*(np.asarray(x, dtype=float)
+                                                 for x in results.joint_reaction(e.joint, frame="joint")))
+    return friction.power(frames)
+
+
 def _joint_coordinate(results, model, name, coordinate):
     """A joint coordinate at every output point from the recorded body poses (module docstring)."""
     joint = model.joints[name]
-
-    def initial(body):
-        if body == GROUND:
-            return np.zeros(3), np.eye(3)
-        b = model.bodies[body]
-        return np.asarray(b.position, dtype=float), rotation_matrix(np.asarray(b.orientation, dtype=float))
-
-    cj = CartesianJoint(joint, initial(joint.body_i), initial(joint.body_j))
+    cj = CartesianJoint(joint, _initial(model, joint.body_i), _initial(model, joint.body_j))
 
     def states(body):
         if body == GROUND:

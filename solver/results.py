@@ -53,6 +53,7 @@ class Results:
         self.driver_names = list(meta["driver_names"])
         self.events = list(meta.get("events", []))
         self.flexible_body_names = [f["name"] for f in meta.get("flexible_bodies", [])]
+        self._contacts = {}          # contact name → its re-evaluated (force, point, power)
 
     # ---- public API: contract -------------------------------------------------------------------
     @property
@@ -89,6 +90,23 @@ class Results:
 
     def driver_force(self, name):
         return self._a["driver_force"][:, self._index(self.driver_names, name, "driver")]
+
+    def contact_force(self, name):
+        """(N,3) force on body_j from body_i of contact element ``name``, global axes (the sum over
+        its contact points); zero while apart.  Re-evaluated from the recorded body states with the
+        run's contact law, which is stateless (:func:`solver.contact.element.contact_history`)."""
+        return self._contact(name)[0]
+
+    def contact_point(self, name):
+        """(N,3) point where contact element ``name``'s force acts: its contact points' mean weighted
+        by their normal forces, global; NaN while apart."""
+        return self._contact(name)[1]
+
+    def contact_dissipation(self, name):
+        """(N,) power dissipated by contact element ``name`` (W; damping, friction, and the elastic
+        energy lost while the force is clipped at 0: :mod:`solver.contact.element`); its time
+        integral is the energy the contact took out of ``energy["total"]``."""
+        return self._contact(name)[2]
 
     @property
     def energy(self):
@@ -295,6 +313,24 @@ class Results:
         if not 0 <= node < f["nodes"]:
             raise ModelError(f"node: flexible body '{name}' has nodes 0..{f['nodes'] - 1}; got {node}")
         return f["n0"] + node
+
+    def _contact(self, name):
+        if name not in self._contacts:
+            self._contacts[name] = self._evaluate_contact(name)
+        return self._contacts[name]
+
+    def _evaluate_contact(self, name):
+        from .contact.element import contact_history
+        from .forces import BodyFrames
+        specs = {c.get("name"): c for c in self.meta.get("contacts", []) if isinstance(c, dict)}
+        if name not in specs:
+            raise ModelError(f"no contact named '{name}' in the results (contacts: {show_names(specs)})")
+        names = self.body_names
+        r, A, v, w = (np.asarray(self._full(key)) for key in ("r", "A", "v", "w"))
+        try:
+            return contact_history(specs[name], {b: k for k, b in enumerate(names)}, BodyFrames(r, A, v, w), len(r))
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise ModelError(f"meta.contacts: contact '{name}' is damaged ({type(exc).__name__}: {exc})") from None
 
     def _body(self, name):
         return self._index(self.body_names, name, "body")

@@ -72,3 +72,20 @@ def test_linearized_pendulum_frequency():
     f = np.asarray(solver.linearize(hanging_pendulum()).frequencies_hz)
     assert f.size >= 1
     assert abs(f[0] - math.sqrt(G / LENGTH) / (2 * math.pi)) < 1e-6
+
+
+def test_a_ball_dropped_on_a_contact_plane_comes_to_rest_on_it():
+    """The contact contract (docs/contact.md): a ball on a ground plane through a contact element;
+    the contact force on the ball is zero while it falls and carries its weight m g at rest, the
+    ball resting at the static penetration (m g/k)^(1/e)."""
+    m = solver.Model(name="contract-ball", gravity=(0.0, -G, 0.0))
+    m.add_body("ball", mass=MASS, inertia=(4e-4, 4e-4, 4e-4), position=(0.0, 0.1, 0.0),
+               geometry={"shape": "sphere", "radius": 0.05})
+    m.add_contact("c1", "ground", "ball", stiffness=1e6, damping=1e3, exponent=1.5, friction=(0.5, 0.4),
+                  geometry_i={"shape": "plane", "point": (0, 0, 0), "normal": (0, 1, 0)})
+    res = solver.simulate(m, t_end=1.0, output_step=0.01)
+    F = np.asarray(res.contact_force("c1"))
+    assert F.shape == (len(res.t), 3)
+    assert np.all(F[:5] == 0.0)                                     # falling: 0.05 m takes 0.1 s
+    assert np.allclose(F[-1], (0.0, MASS * G, 0.0), rtol=0, atol=1e-6 * MASS * G)
+    assert abs(res.body_position("ball")[-1, 1] - (0.05 - (MASS * G / 1e6) ** (1 / 1.5))) < 1e-9

@@ -376,6 +376,38 @@ def vehicle(manoeuvre, link_bodies=False):
     return cae_tc(manoeuvre, link_bodies=link_bodies)
 
 
+RAMP_ANGLE = np.radians(30.0)   # tan 30° = 0.577 > μ_s: the box slides
+RAMP_FRICTION = (0.5, 0.4)      # (μ_s, μ_d)
+
+
+def box_on_ramp():
+    """A 0.1 m steel cube (7.85 kg, I = m a²/6) sliding down a ramp tilted 30° about z (ours): the
+    ramp is a 2 m × 0.1 m × 0.6 m body welded to ground, its top face the contact plane
+    (``geometry_i``); the cube's own box geometry is its contact shape, its 4 lower corners the
+    contact points.  Contact: k = 1e6 N/m^1.5, e = 1.5, impact damping 1e3 N·s/m over 0.1 mm,
+    μ_s = 0.5, μ_d = 0.4 (Adams friction, v_s = 1 mm/s, v_d = 10 mm/s; docs/contact.md).  The cube
+    starts at rest at its static penetration and slides at a = g (sin θ − μ_d cos θ) = 1.5067 m/s²
+    (tests/solver/test_contact.py); 1 s with 10 ms outputs."""
+    m = solver.Model(name="box-on-ramp", gravity=(0.0, -9.81, 0.0))
+    c, s = np.cos(RAMP_ANGLE / 2), np.sin(RAMP_ANGLE / 2)
+    tilt = (c, 0.0, 0.0, s)                                   # body x along the ramp, y its normal
+    down = np.array([-np.cos(RAMP_ANGLE), -np.sin(RAMP_ANGLE), 0.0])
+    normal = np.array([-np.sin(RAMP_ANGLE), np.cos(RAMP_ANGLE), 0.0])
+    m.add_body("ramp", mass=100.0, inertia=(10.0, 40.0, 40.0), position=tuple(-0.05 * normal), orientation=tilt,
+               geometry={"shape": "box", "size": [2.0, 0.1, 0.6], "color": [0.6, 0.6, 0.6]})
+    m.add_joint("weld", "fixed", "ground", "ramp", origin=(0.0, 0.0, 0.0))
+    a, mass = 0.1, STEEL * 0.1**3
+    sink = (mass * 9.81 * np.cos(RAMP_ANGLE) / 4 / 1e6) ** (1 / 1.5)      # static penetration of each corner
+    m.add_body("box", mass=mass, inertia=(mass * a * a / 6,) * 3,
+               position=tuple(0.8 * -down + (a / 2 - sink) * normal), orientation=tilt,
+               geometry={"shape": "box", "size": [a, a, a], "color": [0.8, 0.4, 0.3]})
+    m.add_contact("slide", "ramp", "box", stiffness=1e6, damping=1e3, exponent=1.5, friction=RAMP_FRICTION,
+                  geometry_i={"shape": "plane", "point": [0.0, 0.05, 0.0], "normal": [0.0, 1.0, 0.0]})
+    m.settings.set("t_end", 1.0)
+    m.settings.set("output_step", 0.01)
+    return m
+
+
 BUILDERS = {"pendulum": pendulum, "double_pendulum": double_pendulum, "slider_crank": slider_crank,
             "fourbar": fourbar, "rrc_arm_case1": rrc_arm_case1, "rrc_arm_case2": rrc_arm_case2,
             "fourbar_spring": fourbar_spring, "fourbar_singular_rigid": fourbar_singular_rigid,
@@ -383,7 +415,7 @@ BUILDERS = {"pendulum": pendulum, "double_pendulum": double_pendulum, "slider_cr
             "vehicle_cae_tc": lambda: vehicle("straight"), "vehicle_cae_tc_bump": lambda: vehicle("bump"),
             "vehicle_cae_tc_j_turn": lambda: vehicle("j_turn"),
             "vehicle_cae_tc_lane_change": lambda: vehicle("lane_change"),
-            "vehicle_23body": lambda: vehicle("bump", link_bodies=True)}
+            "vehicle_23body": lambda: vehicle("bump", link_bodies=True), "box_on_ramp": box_on_ramp}
 
 
 # ---- generated large models (issue 11, Scale; tools/scale_models.py) ---------------------------

@@ -3,8 +3,9 @@
 An interaction mode of :class:`~app.viewport.viewport.Viewport`: the status bar prompts, each click
 answers one prompt with a :class:`~app.viewport.picking.Pick` —
 
-1. "pick the first body" (a body, not ground),
-2. "pick the second body (or empty space for ground)",
+1. "pick the first body" (a body, not ground): body_i, the base,
+2. "pick the second body (or empty space for ground)": body_j, which the joint's coordinates (and
+   a driver's positive sense) measure relative to body_i,
 3. "pick the joint origin" (a surface point, snapped to a feature within a few pixels),
 4. for distance and revolute–spherical links, "pick the point on the second body".
 
@@ -23,6 +24,9 @@ from PySide6.QtCore import QObject, Signal
 import solver
 
 from .picking import Pick, view_axis
+
+FIRST_BODY = ("pick the first body = body_i, the base (the joint's coordinates, and a driver's positive sense, "
+              "are those of the second body relative to it)")
 
 class JointPlacement(QObject):
     """Signals: ``prompt(text)`` — what to pick next ("" when the mode ends); ``active_changed(bool)``."""
@@ -51,7 +55,7 @@ class JointPlacement(QObject):
         self.joint_type, self.picked = joint_type, {}
         self.viewport.set_mode(self)
         self.active_changed.emit(True)
-        self._ask("pick the first body")
+        self._ask(FIRST_BODY)
         return True
 
     def cancel(self):
@@ -73,9 +77,10 @@ class JointPlacement(QObject):
         step = self._step()
         if step == "body_i":
             if pick.body in ("", solver.GROUND):
-                return self._ask("pick the first body (a body, not ground)")
+                return self._ask(f"{FIRST_BODY} (a body, not ground)")
             self.picked["body_i"] = pick.body
-            return self._ask("pick the second body (or empty space for ground)")
+            return self._ask(f"pick the second body (or empty space for ground) = body_j, moving relative to "
+                             f"{pick.body}")
         if step == "body_j":
             body = pick.body or solver.GROUND
             if body == self.picked["body_i"]:

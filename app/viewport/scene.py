@@ -137,7 +137,8 @@ class Scene:
         sides = 24 if len(model.joints) <= MANY_JOINTS else 10
         for name, joint in model.joints.items():
             color = joint.kind.color or JOINT_COLOR
-            self._add(name, shapes.joint_glyph(joint, g, sides), _carrier(joint.body_i, joint.body_j), color)
+            self._add(name, shapes.joint_glyph(joint, _joint_glyph_size(model, joint, g), sides),
+                      _carrier(joint.body_i, joint.body_j), color)
         for name, force in model.forces.items():
             self._add_force(model, force, g)
         for name, marker in model.markers.items():
@@ -371,34 +372,47 @@ class Scene:
         self.beams[name] = _Beam(item, nodes, points, data)
 
     def _add_force(self, model, force, g):
-        """The force element's glyph (its class's GLYPH): a coil between two points, a spiral about
-        a joint axis, a wire sphere, an arrow or a curved arrow; None draws nothing."""
-        glyph = force.GLYPH
+        """The force element's glyph (its class's GLYPH, drawn from the fields its ``glyph_fields()``
+        name): a coil between two points, a spiral about a joint axis, a wire sphere, an arrow or a
+        curved arrow; None draws nothing.  A role whose field the kind lacks takes the body's CM
+        (points), the first body (bodies) or +y (directions)."""
+        glyph, roles = force.GLYPH, force.glyph_fields()
+
+        def get(role, default=None):
+            name = roles.get(role)
+            value = force.values[name] if name else None
+            return default if value is None else value
+
         if glyph == "spring":
-            item = self._add(force.name, shapes.helix(force.point_i, force.point_j, 0.6 * g, 8, 0.1 * g),
-                             force.body_j, SPRING_COLOR)
+            body_i, body_j = get("body_i", solver.GROUND), get("body_j", solver.GROUND)
+            point_i, point_j = get("point_i", self._cm(body_i)), get("point_j", self._cm(body_j))
+            item = self._add(force.name, shapes.helix(point_i, point_j, 0.6 * g, 8, 0.1 * g), body_j, SPRING_COLOR)
             item.body = None  # springs are rebuilt from their ends instead of moved
-            self.springs.append(_Spring(item, force.body_i, force.body_j,
-                                        self._local(force.body_i, force.point_i),
-                                        self._local(force.body_j, force.point_j), 0.6 * g, 0.1 * g))
-        elif glyph == "spiral":
-            joint = model.joints[force.joint]
+            self.springs.append(_Spring(item, body_i, body_j, self._local(body_i, point_i),
+                                        self._local(body_j, point_j), 0.6 * g, 0.1 * g))
+        elif glyph == "spiral" and get("joint") in model.joints:
+            joint = model.joints[get("joint")]
             self._add(force.name, shapes.spiral(joint.origin, joint.axis, 1.8 * g, 3, 0.1 * g),
                       _carrier(joint.body_i, joint.body_j), SPRING_COLOR)
         elif glyph == "bushing":
+            body_i, body_j = get("body_i", solver.GROUND), get("body_j", solver.GROUND)
+            origin = get("origin", self._cm(body_j))
             item = self._add(force.name, shapes.body_shape({"shape": "sphere", "radius": 0.9 * g},
-                                                           pose(force.origin, np.eye(3)), g),
-                             _carrier(force.body_i, force.body_j), SPRING_COLOR)
+                                                           pose(origin, np.eye(3)), g),
+                             _carrier(body_i, body_j), SPRING_COLOR)
             item.actor.GetProperty().SetRepresentationToWireframe()
         elif glyph == "arrow":
-            body = model.bodies[force.body]
-            at = body.position if force.point is None else force.point
-            self._add(force.name, shapes.arrow(at, _direction(force.force), 5.0 * g, 0.25 * g), force.body,
-                      FORCE_COLOR)
+            body = get("body", solver.GROUND)
+            self._add(force.name, shapes.arrow(get("point", self._cm(body)), _direction(get("vector", ())),
+                                               5.0 * g, 0.25 * g), body, FORCE_COLOR)
         elif glyph == "torque":
-            body = model.bodies[force.body]
-            self._add(force.name, shapes.torque_glyph(np.asarray(body.position), _direction(force.torque), g),
-                      force.body, FORCE_COLOR)
+            body = get("body", solver.GROUND)
+            self._add(force.name, shapes.torque_glyph(self._cm(body), _direction(get("vector", ())), g),
+                      body, FORCE_COLOR)
+
+    def _cm(self, body):
+        """Where ``body`` (rigid or flexible; ground: the origin) is at the initial configuration."""
+        return self.initial[body][:3, 3].copy() if body in self.initial else np.zeros(3)
 
     def _local(self, body, point):
         if body == solver.GROUND or body not in self.initial:
@@ -511,15 +525,16 @@ def _point(current, body, local):
 
 def _direction(components):
     """Direction of a force/torque whose components are numbers (expressions count as zero)."""
+    components = components if isinstance(components, (list, tuple)) else ()
     v = np.array([c if isinstance(c, (int, float)) else 0.0 for c in components], float)
-    return v if np.linalg.norm(v) > 0 else np.array([0.0, 1.0, 0.0])
+    return v if v.shape == (3,) and np.linalg.norm(v) > 0 else np.array([0.0, 1.0, 0.0])
 
 
 def _extent(model) -> float:
     """Characteristic size of the model: spread of its points and size of its geometry (m)."""
     points = [b.position for b in model.bodies.values()] + [j.origin for j in model.joints.values()]
-    points += [f.values[k] for f in model.forces.values() for k in ("point_i", "point_j", "origin")
-               if k in f.values]
+    points += [f.values[k] for f in model.forces.values() for k in f.location_fields()
+               if f.values[k] is not None]
     spread = np.ptp(np.array(points, float), axis=0).max() if points else 0.0
     return max(spread, max((_geometry_size(b.geometry) for b in model.bodies.values()), default=0.0), 0.2)
 
@@ -535,6 +550,15 @@ def _glyph_size(model) -> float:
     g = 0.05 * _extent(model)
     sizes = [s for s in (_geometry_size(b.geometry) for b in model.bodies.values()) if s > 0]
     return min(g, 0.25 * float(np.median(sizes))) if sizes else g
+
+
+def _joint_glyph_size(model, joint, g) -> float:
+    """A joint's glyph size: the scene's ``g``, but at most a quarter of the smaller of the bodies it
+    joins (their display geometry), so a small link is never hidden by its joints however large the
+    scene is."""
+    sizes = [_geometry_size(model.bodies[b].geometry) for b in (joint.body_i, joint.body_j) if b in model.bodies]
+    sizes = [s for s in sizes if s > 0]
+    return min(g, 0.25 * min(sizes)) if sizes else g
 
 
 def _nice(x):

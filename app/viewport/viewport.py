@@ -4,8 +4,9 @@ Mouse: left-drag rotates, middle-drag (or Shift+left) pans, wheel or right-drag 
 without dragging picks the body, joint or force element under the cursor and selects it in the
 document (the tree follows); Ctrl+click adds it to the selection or takes it out.  The element under the cursor is tinted and a feature within a few
 pixels (:mod:`app.viewport.picking`) is marked by a small ball.  A left drag that starts on the
-selected body or marker moves it in the view plane (``moved(name, offset)`` on release; the caller
-makes it one undoable edit).  While an interaction mode is set (:meth:`Viewport.set_mode`, e.g. joint
+selected element — one whose kind has global points, its ``location_fields()``: a body, marker,
+joint, spring, force… — moves it in the view plane (``moved(name, offset)`` on release; the caller
+makes it one undoable Move).  While an interaction mode is set (:meth:`Viewport.set_mode`, e.g. joint
 placement) clicks go to the mode as :class:`~app.viewport.picking.Pick` s instead of selecting.  Camera helpers: fit all, standard views (iso, front, top, side),
 perspective/parallel projection.  :meth:`Viewport.set_body_poses` moves the bodies (animation).
 """
@@ -30,14 +31,13 @@ VIEWS = ("iso", "front", "top", "side")
 MULTISAMPLES = 4  # anti-aliasing of still images; off while animating (4× costs ~4× per frame on llvmpipe)
 _CLICK_TOLERANCE = 4  # pixels the mouse may move between press and release of a click
 _DRAG_PRIORITY = 1.0  # drag observers run before the camera style (priority 0) and can stop it
-_DRAGGABLE = ("body", "marker")
 
 
 class Viewport(QWidget):
     """Signals: ``picked(name)`` after a click picked an element ("" for empty space);
     ``pause_requested()`` before a click while animating is picked (the player pauses, so the
     separate actors are pickable at the frame shown); ``moved(name, offset)`` after the selected
-    body or marker was dragged by ``offset`` (3,) in the view plane; ``hovered(Pick)`` when what is
+    element was dragged by ``offset`` (3,) in the view plane; ``hovered(Pick)`` when what is
     under the cursor changes."""
 
     picked = Signal(str)
@@ -79,6 +79,7 @@ class Viewport(QWidget):
         self._closed = False
         self._animating = False
         self._followed = ""          # body the camera follows ("" = none)
+        self._added_bodies = []      # bodies added since the last check that they are in view
         self._follow_anchor = None   # its CM when the camera was last moved with it
         self.picker = vtkCellPicker()
         self.picker.SetTolerance(0.002)
@@ -197,9 +198,19 @@ class Viewport(QWidget):
         self.request_render()
 
     def follow(self, body: str):
-        """Move the camera with ``body``'s CM (the view direction and distance stay); "" = stop."""
+        """Move the camera with ``body``'s CM (the view direction and distance stay); "" = stop.
+        The camera first centres on the body where it is now, so a body already out of view comes
+        back into it."""
         self._followed = body or ""
-        self._follow_anchor = self._body_position(self._followed)
+        position = self._body_position(self._followed)
+        if position is not None:
+            camera = self.renderer.GetActiveCamera()
+            shift = position - np.array(camera.GetFocalPoint())
+            camera.SetFocalPoint(*position)
+            camera.SetPosition(*(np.array(camera.GetPosition()) + shift))
+            self.renderer.ResetCameraClippingRange(self.scene.clipping_bounds())
+            self.request_render()
+        self._follow_anchor = position
 
     @property
     def followed(self) -> str:
@@ -320,13 +331,15 @@ class Viewport(QWidget):
         self.interactor.GetCommand(self._drag_tags[event]).SetAbortFlag(1)
 
     def _on_drag_press(self, *_):
-        """Start dragging when the press is on the selected body or marker, or on its snapped
+        """Start dragging when the press is on the selected element (of a kind with global points),
+        or on its snapped
         feature (a marker inside a body: its origin) — the camera style does not see the press
         then, so it does not rotate."""
         selected = self.document.selection
         if self._animating or self.mode is not None or selected not in self.document.model:
             return
-        if self.document.model.element(selected).KIND not in _DRAGGABLE:
+        element = self.document.model.element(selected)
+        if all(element.values[f] is None for f in element.location_fields()):    # nothing Move could move
             return
         self.flush()
         x, y = self.interactor.GetEventPosition()
@@ -370,8 +383,8 @@ class Viewport(QWidget):
         self.request_rebuild()    # the model moved it (or refused): draw what the model says
 
     def _preview_drag(self, name, offset):
-        """Draw the dragged body (with what it carries) or marker shifted by ``offset``."""
-        if name in self.scene.initial:
+        """Draw the dragged body (with what it carries) or another element shifted by ``offset``."""
+        if name in self.document.model.bodies:
             X = self.scene.initial[name]
             self.scene.set_body_poses({name: (X[:3, 3] + offset, X[:3, :3])})
         else:
@@ -385,6 +398,21 @@ class Viewport(QWidget):
     def _on_model_event(self, event, collection, name, detail):
         if collection != "settings":
             self.request_rebuild()
+        if event == "added" and collection == "bodies":
+            if not self._added_bodies:
+                QTimer.singleShot(0, self, self._show_added_bodies)
+            self._added_bodies.append(name)
+
+    def _show_added_bodies(self):
+        """Refit the view when a body just added is not inside it."""
+        names, self._added_bodies = self._added_bodies, []
+        if self._closed:
+            return
+        self.flush()
+        inside = self.vtk_widget.rect().adjusted(8, 8, -8, -8)
+        positions = [p for p in map(self._body_position, names) if p is not None]
+        if any(not inside.contains(self.project(p)) for p in positions):
+            self.fit_all()
 
     def _on_selection(self, *_):
         self.scene.highlight(self.document.selected)

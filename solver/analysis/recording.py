@@ -150,6 +150,8 @@ class Recorder:
         layout = getattr(s, "flex_layout", [])
         if layout:
             meta["flexible_bodies"] = layout
+        for f in getattr(s, "force_elements", ()):      # e.g. contacts: what re-evaluates their forces
+            meta.update(f.results_meta() if hasattr(f, "results_meta") else {})
         return meta
 
 

@@ -1,14 +1,14 @@
 """Compile the generated C with the system compiler into a cached shared library; load with ctypes.
 
-Cache: ``$MBS_CODEGEN_CACHE`` or ``~/.cache/mbs-studio/codegen``; one ``<key>.so`` (with its
-``<key>.c`` and ``<key>.json``: derivation and compile times) per key, the SHA-256 of the model
-description (:func:`solver.codegen.derive.describe`: structure and geometry, not the parameters),
-the source of the derivation modules and the compiler command.  The model-independent C (the reduced
-right-hand side, the integrator and the step loop: reduced.c, dopri.c, segment.c) is compiled once into
-``runtime-<key>.so`` (:func:`runtime_library`, keyed by that source and the compiler command), which every
-model's library shares: it calls the model's kernels through the pointers of its problem struct
-(:mod:`solver.codegen.reduced`).  Files are written under temporary names and renamed, so concurrent runs
-compiling the same library never see a half-written one.
+Cache (:mod:`solver.codegen.cache`: a folder writable by this user alone, libraries loaded only from bytes
+with their recorded SHA-256): one entry ``<key>`` (``.c``, ``.so`` and ``.json``: derivation and compile
+times, the library's SHA-256) per key, the SHA-256 of the model description
+(:func:`solver.codegen.derive.describe`: structure and geometry, not the parameters), the source of the
+derivation modules and the compiler command.  The model-independent C (the reduced right-hand side, the
+integrator and the step loop: reduced.c, dopri.c, segment.c) is compiled once into ``runtime-<key>``
+(:func:`runtime_library`, keyed by that source and the compiler command), which every model's library
+shares: it calls the model's kernels through the pointers of its problem struct
+(:mod:`solver.codegen.reduced`).
 """
 from __future__ import annotations
 
@@ -23,7 +23,6 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -39,6 +38,7 @@ from ..formulations import mobilizers
 from ..math import namespace, rotations
 from ..vehicle import road, speed_control, tire
 from . import derive, emit, flexible, force_hooks, poly, tree
+from .cache import cache_dir, load_or_build
 from .derive import CodegenUnavailable
 
 # Optimisation by what is compiled (measured on the 14-body car, 8,800 lines, and the 200-link chain):
@@ -84,7 +84,7 @@ _SOURCES = hashlib.sha256(b"".join([Path(m.__file__).read_bytes() for m in (deri
                                                                              flexible_loads, modal)]
                                    + [p.read_bytes() for p in (RELATIVE_C, ARTICULATED_C, PRINTER)])).hexdigest()
 MODEL_LIBRARIES = "[0-9a-f]" * 32 + ".so"    # glob of a cache folder's model libraries (not runtime-*, time-*)
-_RUNTIME = {}                    # runtime libraries loaded in this process, by path
+_RUNTIME = {}                    # runtime libraries loaded in this process, by path (without .so)
 _RUNTIME_LOCK = threading.Lock()
 
 
@@ -133,14 +133,14 @@ class Kernels(Buffers):
     ``info``: key, path, cache_hit, derive_s, compile_s, load_s, subexpressions, c_lines.
     ``runtime``: the runtime library (:func:`runtime_library`) that runs them."""
 
-    def __init__(self, path, info, desc):
+    def __init__(self, lib, info, desc):
         self.info = info
         self.shape = m, nq = desc["m"], desc["nq"]
         sizes = {"q": nq, "qd": nq, "par": desc["n_parameters"], "f": len(desc["drivers"]),
                  "u": desc["n_inputs"], "phi": m, "jac": m * nq, "ang": len(desc["angles"]), "gamma": m,
                  "M": nq * nq, "Q": nq}
         calls = {name: (f"cg_{name}", emit.INPUTS + tuple(o for o, _ in emit.OUTPUTS[name])) for name in derive.KERNELS}
-        super().__init__(ctypes.CDLL(str(path)), sizes, calls)
+        super().__init__(lib, sizes, calls)
         self.runtime = runtime_library()
 
     def pointer(self, symbol):
@@ -192,10 +192,6 @@ def _check_cancel():
         raise Cancelled()
 
 
-def cache_dir() -> Path:
-    return Path(os.environ.get("MBS_CODEGEN_CACHE") or Path.home() / ".cache" / "mbs-studio" / "codegen")
-
-
 def cache_key(desc) -> str:
     text = json.dumps({"description": desc, "sources": _SOURCES, "compiler": [compiler(), *CFLAGS]}, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:32]
@@ -204,22 +200,22 @@ def cache_key(desc) -> str:
 def load_kernels(desc) -> Kernels:
     """The compiled kernels of a description, from the cache or derived and compiled now (the runtime
     library, when it is not in the cache either, compiles meanwhile in a thread of its own).
-    Raises CodegenUnavailable when there is no compiler or compilation fails."""
+    Raises CodegenUnavailable when there is no compiler, compilation fails or the cache is refused
+    (:mod:`solver.codegen.cache`)."""
     t0 = time.perf_counter()
     folder = cache_dir()
     key = cache_key(desc)
-    so = folder / f"{key}.so"
-    meta = folder / f"{key}.json"
-    kernels = _cached(so, meta, desc)
-    if kernels is None:              # not in the cache, or a damaged entry (truncated .so or .json)
+
+    def build(tmp):
         threading.Thread(target=_prepare_runtime).start()     # (a run that ends first waits for it)
-        info = _generate(desc, folder, key)
-        info.update(cache_hit=False)
-        try:
-            kernels = Kernels(so, info, desc)
-        except (OSError, AttributeError) as exc:
-            raise CodegenUnavailable(f"cannot load the compiled library {so}: {exc}") from None
-    info = kernels.info
+        return _generate(desc, tmp, key)
+
+    lib, info, hit = load_or_build(folder, key, build)
+    info.update(cache_hit=hit, path=str(folder / f"{key}.so"))
+    try:
+        kernels = Kernels(lib, info, desc)
+    except AttributeError as exc:
+        raise CodegenUnavailable(f"cannot load the compiled library {folder / key}.so: {exc}") from None
     info["load_s"] = time.perf_counter() - t0
     return kernels
 
@@ -252,69 +248,29 @@ def _prepare_runtime():
 
 
 def _load_runtime(source, folder, key):
-    so, meta = folder / f"{key}.so", folder / f"{key}.json"
-    with contextlib.suppress(OSError, ValueError, TypeError, AttributeError):
-        if json.loads(meta.read_text()).get("so_sha256") == _digest(so):
-            return ctypes.CDLL(str(so))
-    with _scratch(folder) as tmp:
-        c_path, so_tmp = tmp / f"{key}.c", tmp / f"{key}.so"
+    return load_or_build(folder, key, one_unit(source, key, RUNTIME_FLAGS))[0]
+
+
+def one_unit(source, key, flags, before=lambda: None):
+    """The build (for :func:`solver.codegen.cache.load_or_build`) of a library of one C unit:
+    ``before()``, then ``source`` compiled with ``flags`` into ``<key>.so``."""
+    def build(tmp):
+        before()
+        c_path = tmp / f"{key}.c"
         c_path.write_text(source)
-        _run_compilers([[compiler(), *RUNTIME_FLAGS, "-o", str(so_tmp), str(c_path), "-lm"]])
-        _publish(tmp, folder, key, {"so_sha256": _digest(so_tmp)})
-    try:
-        return ctypes.CDLL(str(so))
-    except OSError as exc:
-        raise CodegenUnavailable(f"cannot load the compiled runtime library {so}: {exc}") from None
+        _run_compilers([[compiler(), *flags, "-o", str(tmp / f"{key}.so"), str(c_path), "-lm"]])
+        return {}
+    return build
 
 
-@contextlib.contextmanager
-def _scratch(folder):
-    """A temporary folder inside the cache folder (created if needed), for files renamed into it."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise CodegenUnavailable(f"cannot create the codegen cache folder {folder}: {exc}") from None
-    with tempfile.TemporaryDirectory(dir=folder) as tmp:
-        yield Path(tmp)
-
-
-def _publish(tmp, folder, key, info):
-    """Move ``<key>.c`` and ``<key>.so`` from ``tmp`` into the cache ``folder``, then write ``<key>.json``
-    (``info``): each by a rename, the metadata last (an entry counts once its metadata names the
-    library's SHA-256)."""
-    for suffix in (".c", ".so"):
-        os.replace(tmp / f"{key}{suffix}", folder / f"{key}{suffix}")
-    meta_tmp = tmp / f"{key}.json"
-    meta_tmp.write_text(json.dumps(info))
-    os.replace(meta_tmp, folder / f"{key}.json")
-
-
-def _cached(so, meta, desc):
-    """The kernels of a cache entry, or None when it is missing or damaged (a truncated library or
-    metadata file after a full disk or a killed run): the caller then rebuilds the entry in place.
-    The library is loaded only when its SHA-256 is the one recorded when it was built (loading a
-    truncated library crashes the process with SIGBUS)."""
-    try:
-        info = json.loads(meta.read_text())
-        if not isinstance(info, dict) or info.get("so_sha256") != _digest(so):
-            return None
-        info.update(cache_hit=True, path=str(so))
-        return Kernels(so, info, desc)
-    except (OSError, AttributeError, ValueError, TypeError):
-        return None
-
-
-def _digest(path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
-def _generate(desc, folder, key) -> dict:
+def _generate(desc, tmp, key) -> dict:
+    """Derive and compile the kernels of ``desc`` into ``tmp/<key>.c`` and ``tmp/<key>.so``; their metadata."""
     announce()
     _check_cancel()
     t0 = time.perf_counter()
     formulation = desc.get("formulation")
     fixed = {"articulated": _articulated_layout, "relative": _relative_layout}.get(formulation, lambda d: "")(desc)
-    with _scratch(folder) as tmp, ThreadPoolExecutor(max_workers=4) as pool:
+    with ThreadPoolExecutor(max_workers=4) as pool:
         # the fixed unit (its layout is known from the description) compiles while the kernels are
         # derived, and each part of the kernels while the next part is derived
         compiling = [pool.submit(contextvars.copy_context().run, _objects, _fixed_units(fixed), tmp, "fixed")]
@@ -334,10 +290,8 @@ def _generate(desc, folder, key) -> dict:
         objects = [o for job in compiling for o in job.result()]
         _run_compilers([[compiler(), "-shared", "-o", str(so_tmp), *objects, "-lm"]])
         t2 = time.perf_counter()
-        info = {"key": key, "derive_s": t1 - t0, "compile_s": t2 - t1, "subexpressions": n_sub,
-                "c_lines": source.count("\n"), "path": str(folder / f"{key}.so"), "so_sha256": _digest(so_tmp)}
-        _publish(tmp, folder, key, info)
-    return info
+    return {"key": key, "derive_s": t1 - t0, "compile_s": t2 - t1, "subexpressions": n_sub,
+            "c_lines": source.count("\n")}
 
 
 @contextlib.contextmanager

@@ -20,6 +20,7 @@ from ..partitioning.partition import PartitionError
 OK, NO_CONVERGENCE, SINGULAR, NOT_FINITE, MASS_SINGULAR = range(5)
 _PROBLEMS = {NO_CONVERGENCE: "position Newton did not converge", SINGULAR: "dependent Jacobian block is singular",
              NOT_FINITE: "constraint evaluation produced NaN/inf"}
+_KINDS = {NO_CONVERGENCE: "locked", SINGULAR: "singular", NOT_FINITE: "diverged"}     # their SolverError kinds
 _INT, _PTR = ctypes.c_int, ctypes.c_void_p
 
 
@@ -74,7 +75,7 @@ class CompiledReduction:
         }
         self.problem = _Problem(nq=nq, m=m, r=len(part.rows), dof=f, na=len(self._angle_rows), ndrv=self._drivers,
                                 nred=len(part.redundant),
-                                tol=tol, max_iter=max_iter,
+                                tol=max(tol, part.roundoff_tol), max_iter=max_iter,
                                 **{name: a.ctypes.data for name, a in self.arrays.items()},
                                 **{field: k.pointer(symbol) for field, symbol in KERNEL_POINTERS.items()})
         self._fn = k.runtime.cg_reduced
@@ -128,7 +129,7 @@ class CompiledReduction:
         if status not in _PROBLEMS:
             return None
         detail = f" (max |Φ| = {self.arrays['err'][0]:.3g})" if status == NO_CONVERGENCE else ""
-        return PartitionError(_PROBLEMS[status] + detail)
+        return PartitionError(_PROBLEMS[status] + detail, kind=_KINDS[status])
 
     def load_angles(self):
         """The joints' unwrapped angles into the C unwrapping state (before a C call) …"""

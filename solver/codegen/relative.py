@@ -121,7 +121,9 @@ class CodegenRelativeSystem(KernelEquations, RelativeSystem):
     def interpreted_forces(self, q, qd, t):
         """Generalized forces of the force elements not in the kernels (tires on table roads,
         rotational springs): Tᵀ Q_c of their Cartesian generalized forces at the body states of the
-        tree map, or, for an articulated library, B_eᵀ Σ_subtree Ŵ_b of their body wrenches."""
+        tree map, or, for an articulated library, B_eᵀ Σ_subtree Ŵ_b of their body wrenches.  Joint
+        friction takes the normal load of :meth:`RelativeSystem.update_friction_loads` first."""
+        self.update_friction_loads(q, qd, t)
         frames = self.frames(q, qd)
         if self.articulated:
             w = Wrenches(self.nb)

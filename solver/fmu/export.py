@@ -10,6 +10,7 @@ independent constraint rows are chosen here (rank-revealing QR, as ``simulate``)
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 import tempfile
 import uuid
@@ -19,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from ..analysis.assembly import assemble_positions, consistent_velocities
+from ..formulations.branches import Branches
 from ..codegen.build import CodegenUnavailable, _run_compilers, building, compiler, runtime_source
 from ..codegen.flexible import unsupported_forces
 from ..formulations.cartesian import CartesianSystem
@@ -53,8 +55,8 @@ def export_fmu(model, path, step=None, inputs=None, rtol=None, atol=None, on_eve
     compiled = _compile(model, on_event, cancel)
     system = compiled.system
     if system.interpreted:
-        raise ModelError([f"forces.{f.name}: a {type(f).__name__} is not generated as C, so it cannot be in an FMU"
-                          for f in system.interpreted])
+        raise ModelError([f"forces.{name}: a {type(f).__name__} is not generated as C, so it cannot be in an FMU"
+                          for f in system.interpreted for name in getattr(f, "element_names", [f.name])])
     settings = compiled.settings
     if inputs is not None and not isinstance(inputs, dict):
         raise ModelError(f"export_fmu: inputs must be a dict {{FMI name: path}}, got {type(inputs).__name__}")
@@ -110,8 +112,8 @@ def _positive(name, value) -> float:
         number = float(value)
     except (TypeError, ValueError):
         number = float("nan")
-    if not number > 0:
-        raise ModelError(f"export_fmu: {name} must be a number > 0, got {value!r}")
+    if not (number > 0 and math.isfinite(number)):
+        raise ModelError(f"export_fmu: {name} must be a finite number > 0, got {value!r}")
     return number
 
 
@@ -122,12 +124,15 @@ def _identifier(name) -> str:
 
 
 def _start_state(system):
-    """(q, q̇, unwrapped angles, independent rows, redundant rows, parameters) at t = 0: the state
-    ``simulate`` starts from (positions assembled, velocities projected on Φ_q q̇ = ν)."""
+    """(q, q̇, (unwrapped angles, their rates), independent rows, redundant rows, parameters) at
+    t = 0: the state ``simulate`` starts from (positions assembled, velocities projected on
+    Φ_q q̇ = ν; the angles' branch state as :meth:`solver.formulations.branches.Branches.start` makes it)."""
     q, qd, t0 = system.initial_state()
     q = assemble_positions(system, q, t0)
     qd = consistent_velocities(system, q, np.asarray(qd, dtype=float), t0)
-    ev = system.constraints(q, t0)          # unwraps the joint angles at the assembled state
+    branches = Branches(system)
+    branches.start(system, t0, q, qd)
+    ev = system.constraints(q, t0)
     rows, redundant = independent_rows(ev.jac)
-    angles = [cj.angle for _, cj, _ in system._angle_rows]
-    return q, qd, angles, rows, redundant, np.array(system.kernels["par"])
+    slots = [branches.index[id(cj)] for _, cj, _ in system._angle_rows]
+    return q, qd, (branches.angle[slots], branches.rate[slots]), rows, redundant, np.array(system.kernels["par"])

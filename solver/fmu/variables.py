@@ -27,6 +27,8 @@ from dataclasses import dataclass
 
 from ..codegen.derive import BODY_PARAMETERS, generated_elements, hook_of, input_functions
 from ..errors import ModelError
+from ..model.elements import NAME
+from ..model.fields import FieldProblem
 from ..outputs import output_paths
 
 #: C codes of the output kinds (fmu.c ``output_value``); parameters and inputs have their own codes
@@ -143,6 +145,8 @@ def _inputs(model, system, inputs, taken):
     for name, path in inputs.items():
         if not isinstance(name, str) or not name or name in taken:
             problems.append(f"inputs: {name!r} is not a new variable name")
+        elif (why := _name_problem(name)) is not None:
+            problems.append(f"inputs: {name!r} {why}")
         elif path not in where:
             problems.append(f"inputs.{name}: {path!r} is not an input of this model (choices: "
                             f"{', '.join(where) or 'none: add an applied force, torque, spring-damper or driver'})")
@@ -155,3 +159,13 @@ def _inputs(model, system, inputs, taken):
     if problems:
         raise ModelError(problems)
     return out
+
+
+def _name_problem(name):
+    """Why ``name`` cannot name an FMI variable (the rules of element names: no quotes, slashes,
+    control characters or noncharacters, which modelDescription.xml cannot carry), or None."""
+    try:
+        NAME.coerce(name)
+    except FieldProblem as p:
+        return str(p)
+    return None

@@ -60,6 +60,7 @@ from .topology import build_topology
 
 REACTION_METHODS = ("nonrecursive", "newton-euler")
 POST_ENTRIES = 2_000_000      # postprocess_batch holds at most about this many K, M̂, B entries (16 MB)
+FRICTION_RTOL, FRICTION_ITERATIONS = 1e-12, 50       # the friction normal loads' fixed point
 
 
 class Kinematics:
@@ -162,6 +163,9 @@ class RelativeSystem(MechanicalSystem):
         self._cut_groups = self._group_cut_joints()
         self._needs_kinematics = bool(self.cut) or any(d.column is None for d in self.drivers)
         self.force_elements = compile_forces(model, self.index, self.init)
+        self._friction = [f for f in self.force_elements if getattr(f, "reaction_load", False)]
+        for f in self._friction:          # bound: their normal load is this formulation's reaction
+            f.normal = 0.0
         self._cache = KinematicsCache()
 
     # ---- public API: MechanicalSystem -----------------------------------------------------------
@@ -260,7 +264,48 @@ class RelativeSystem(MechanicalSystem):
         return M
 
     def forces(self, q, qd, t):
-        """P_e = B_eᵀ (L_e − K_e Σ_path D) (Kim & You (1997) eqs. 15, 17): applied, gravity, velocity terms."""
+        """P_e = B_eᵀ (L_e − K_e Σ_path D) (Kim & You (1997) eqs. 15, 17): applied, gravity, velocity
+        terms; joint friction with the normal load of :meth:`update_friction_loads`."""
+        self.update_friction_loads(q, qd, t)
+        return self._applied_forces(q, qd, t)
+
+    def update_friction_loads(self, q, qd, t):
+        """Set the normal load N of every joint friction that takes its joint's reaction
+        (:class:`solver.joint_forces.JointFriction`) at state (q, q̇, t).  N depends on the
+        accelerations, and they on the friction, so this solves the fixed point N = N(q̈(N)): from
+        N = 0, solve M q̈ + Φ_qᵀλ = P(N), Φ_q q̈ = γ (least squares: redundant rows), take the
+        non-recursive reactions (eq. 30, cut joints from λ) and their N, until N changes by less
+        than FRICTION_RTOL of its size (at most FRICTION_ITERATIONS).  The friction acts along the
+        joint's free directions, so N moves only through the other bodies' accelerations: the
+        iteration contracts by about μ·radius·(mass × arm)/inertia, a few passes."""
+        if not self._friction:
+            return
+        for f in self._friction:
+            f.normal = 0.0
+        M, ev = self.mass(q), self.constraints(q, t, qd, level=2)
+        kkt = np.block([[M, ev.jac.T], [ev.jac, np.zeros((self.m, self.m))]])
+        kin = self.kinematics(q, qd)
+        for _ in range(FRICTION_ITERATIONS):
+            sol = np.linalg.lstsq(kkt, np.concatenate([RelativeSystem._applied_forces(self, q, qd, t), ev.gamma]),
+                                  rcond=None)[0]
+            if self._friction_normals(self._reaction_terms(kin, t, sol[:self.nq], sol[self.nq:])[-1]):
+                return
+
+    def _friction_normals(self, reactions):
+        """Set the friction elements' N from the joint reactions (RF_joint, RT_joint) (…, joints, 3);
+        True when no N changed by more than FRICTION_RTOL of the largest."""
+        RFj, RTj = reactions
+        change = scale = 0.0
+        for f in self._friction:
+            k = self.joint_names.index(f.joint)
+            N = f.normal_load(RFj[..., k, :], RTj[..., k, :])
+            change = max(change, float(np.max(np.abs(N - f.normal))))
+            scale = max(scale, float(np.max(np.abs(N))))
+            f.normal = N
+        return change <= FRICTION_RTOL * scale
+
+    def _applied_forces(self, q, qd, t):
+        """P of :meth:`forces` with the friction's normal loads as they are."""
         kin = self.kinematics(q, qd)
         K = self._K(kin)
         L = self._L(kin, K, self._Qhat(kin, t))
@@ -315,21 +360,13 @@ class RelativeSystem(MechanicalSystem):
         lead = q.shape[:-1]
         kin = self._recursion(q, qd) if q.ndim == 1 else self._distinct_recursion(q, qd)
         frames = self._frames(kin)
-        Ydd = self._accelerations(kin, qdd)
-        K = self._K(kin)
+        for f in self._friction:         # the fixed point of update_friction_loads at the given q̈, λ
+            f.normal = np.zeros(lead)
+        for _ in range(FRICTION_ITERATIONS if self._friction else 0):
+            if self._friction_normals(self._reaction_terms(kin, t, qdd, lam)[-1]):
+                break
         spring = np.zeros(lead)
-        Qh = self._Qhat(kin, t, spring)
-        cut_wrench = self._cut_wrenches(kin, lam)            # on each side body, spatial, per joint
-        for k, sides in cut_wrench.items():
-            for b, W in zip(self.joint_ends[k], sides):
-                if b >= 0:
-                    Qh[..., b, :] += W
-        L = self._L(kin, K, Qh)
-        if self.reactions == "nonrecursive":
-            Rhat = self._reactions_nonrecursive(kin, K, L, Ydd, qdd)
-        else:
-            Rhat = self._reactions_newton_euler(kin, Qh, Ydd)
-        RF, RT, RFj, RTj = self._joint_reactions(kin, Rhat, cut_wrench)
+        Ydd, Rhat, (RF, RT), (RFj, RTj) = self._reaction_terms(kin, t, qdd, lam, spring)
         drv = np.zeros(lead + (len(self.drivers),))
         for n, d in enumerate(self.drivers):
             col = d.column
@@ -466,6 +503,26 @@ class RelativeSystem(MechanicalSystem):
             kin.Yd0[..., children, :] = np.where(grounded, 0.0, kin.Yd0[..., parents, :]) + D
         kin.has_velocity = qd is not None
         return kin
+
+    def _reaction_terms(self, kin, t, qdd, lam, spring=None):
+        """(Ẏ̂, R̂, (RF, RT) global, (RF, RT) in joint axes) of one or N stacked states: the
+        reactions on body_j at the joint origin (eqs. 30–31, or Newton–Euler eq. 28), the cut-joint
+        wrenches from their multipliers; ``spring`` receives the force elements' potential."""
+        Ydd = self._accelerations(kin, qdd)
+        K = self._K(kin)
+        Qh = self._Qhat(kin, t, spring)
+        cut_wrench = self._cut_wrenches(kin, lam)            # on each side body, spatial, per joint
+        for k, sides in cut_wrench.items():
+            for b, W in zip(self.joint_ends[k], sides):
+                if b >= 0:
+                    Qh[..., b, :] += W
+        L = self._L(kin, K, Qh)
+        if self.reactions == "nonrecursive":
+            Rhat = self._reactions_nonrecursive(kin, K, L, Ydd, qdd)
+        else:
+            Rhat = self._reactions_newton_euler(kin, Qh, Ydd)
+        RF, RT, RFj, RTj = self._joint_reactions(kin, Rhat, cut_wrench)
+        return Ydd, Rhat, (RF, RT), (RFj, RTj)
 
     def _tree_levels(self):
         """The tree edges in groups for :meth:`_recursion`: [(edges, parent bodies, child bodies,

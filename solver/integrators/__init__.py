@@ -17,6 +17,25 @@ from scipy.integrate import BDF, DOP853, LSODA, RK45, Radau
 
 INTEGRATORS = {"adams": LSODA, "rk": DOP853, "dop853": DOP853, "rk45": RK45, "bdf": BDF, "radau": Radau}
 
+
+def limit_step(ode, h_max, h_last):
+    """Make ``h_max`` the largest step of a running scipy solver from its next step on (``h_last``:
+    its last step).  The Runge–Kutta, BDF and Radau solvers read ``max_step`` at every step.  LSODA
+    reads its HMAX (RWORK(6)) only at a call with ISTATE = 3 ("continue with changed optional
+    inputs", ODEPACK; its wrapper's ``call_args`` [rtol, atol, itask, istate, rwork, iwork, jt]),
+    and such a call restarts its step-size and order history: so HMAX changes only where the limit
+    can bind (below 10 h_last, LSODA's largest growth) and by more than a factor 2 from the last."""
+    ode.max_step = h_max
+    integrator = getattr(getattr(ode, "_lsoda_solver", None), "_integrator", None)
+    if integrator is None or integrator.call_args[3] != 2:
+        return
+    current = integrator.rwork[5] or float("inf")             # LSODA's 0: no limit
+    binding = min(h_max, current) < 10.0 * h_last
+    if binding and not 0.5 * current <= h_max <= 2.0 * current:
+        integrator.rwork[5] = h_max if h_max < float("inf") else 0.0
+        integrator.call_args[3] = 3
+
+
 from .generalized_alpha import GeneralizedAlpha  # noqa: E402
 
-__all__ = ["INTEGRATORS", "GeneralizedAlpha"]
+__all__ = ["INTEGRATORS", "GeneralizedAlpha", "limit_step"]

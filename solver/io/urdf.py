@@ -1,33 +1,37 @@
-"""URDF import: a robot description read by yourdfpy → a :class:`~solver.model.model.Model`, its
-visual meshes read, placed and written by trimesh (the mapping is documented in docs/import.md).
+"""URDF import: a robot description (read by :mod:`solver.io.urdf_xml`) → a
+:class:`~solver.model.model.Model`, its visual meshes read within bounds (:mod:`solver.io.urdf_mesh`),
+placed in the body frames and written as STL (the mapping is documented in docs/import.md).
 
 The model is built at the URDF's zero configuration, so every joint coordinate of the model is the
 URDF joint position (same axis, same sign, zero at zero).  With ``T_L`` the global pose of link L
 at q = 0 (``T_child = T_parent · T_origin(joint)``, rpy = R_z(yaw) R_y(pitch) R_x(roll)):
 
-* link with an ``<inertial>`` of positive mass → body: CM ``r = T_L · xyz_in``, body axes = the
-  link's axes ``A_L``, inertia at the CM in body axes ``J = R_in J_in R_inᵀ`` (``R_in`` the rpy of
-  the inertial origin; URDF ixy… are tensor components, as in the model);
-* joint → joint at the child link's origin, ``axis = A_child · axis_urdf`` (global), body_i = parent,
-  body_j = child: revolute/continuous → revolute, prismatic → prismatic, fixed → fixed, planar →
-  planar (axis = the plane's normal), floating → no joint (the solver gives a body without a path
-  to ground a free 6-DOF joint, which constrains nothing either); ``<limit>`` → the joint's
-  ``*_limit`` fields; ``<dynamics damping>`` of a revolute/continuous joint → a rotational damper;
-* massless links (no ``<inertial>`` or mass 0): the root becomes ground; one on a fixed joint is
-  merged into the body it is fixed to (its joints and visuals move there); one on a moving joint
-  is refused (a degree of freedom without inertia has no dynamics);
-* a root link with mass is welded to ground by a fixed joint ``<root>_to_ground``;
+* each link is owned by a body (or by ground): its own, or — merged — the body its parent's owner
+  is when it hangs on a ``fixed`` joint and has no mass, or has mass but an inertia that is not
+  valid on its own (a point mass); the root link without mass is ground, with mass it is a body
+  welded to ground by ``<root>_to_ground``; a massless link on a moving joint is refused;
+* a body's mass, CM and inertia are those of its links together (``m = Σ m_L``, CM ``Σ m_L r_L / m``,
+  inertia by the parallel-axis theorem; ``r_L = T_L · xyz_in``, a link's inertia at its CM
+  ``A_L R_in J_in R_inᵀ A_Lᵀ`` globally, ``R_in`` the rpy of the inertial origin); a link of mass 0
+  keeps its rotational inertia (as urdfdom and Pinocchio do); body axes = the owner link's axes;
+* joint → joint at the child link's origin, ``axis = A_child · axis_urdf`` (global), body_i = the
+  parent's owner, body_j = the child: revolute/continuous → revolute, prismatic → prismatic,
+  fixed → fixed, planar → planar (axis = the plane's normal), spherical → spherical, floating → no
+  joint (the solver gives a body without a path to ground a free 6-DOF joint); ``<limit>`` → the
+  joint's ``*_limit`` fields, lower and upper enforced as stops (``enforce_limits=False``: data
+  only); ``<dynamics damping>`` of a revolute/continuous joint → a rotational damper, of a prismatic joint → a translational damper along the axis;
 * every ``<visual>`` (mesh STL/OBJ/DAE or box/cylinder/sphere) of the links of one body is placed
   in the body frame (origin at the CM) and the union written as one STL file.
 
-Refused with a ModelError naming the element: ``<transmission>``, ``<mimic>``, Coulomb
-``<dynamics friction>``, damping of a prismatic or planar joint, links that are the child of two
-joints, and mesh paths that leave the URDF's folder and the package folder.
+Noted, not refused: ``<transmission>`` (ignored), ``<mimic>`` (the joint is independent),
+``<dynamics friction>`` (not modelled).  Refused with a ModelError naming the element: malformed
+numbers (:mod:`solver.io.urdf_xml`), links that are the child of two joints, and mesh paths that
+leave the URDF's folder and the package folder.
 """
 from __future__ import annotations
 
-import io
 import os
+import stat
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -36,14 +40,16 @@ from ..errors import ModelError
 from ..math.rotations import rotation_matrix
 from ..model.fields import Field, FieldProblem
 from ..model.model import GROUND, Model
+from .files import atomic_write, read_regular
+from .urdf_mesh import VisualReader
+from .urdf_xml import mesh_filenames, parse_urdf
 
 MAX_URDF_BYTES = 20 * 1024 * 1024
-MAX_MESH_BYTES = 200 * 1024 * 1024
 GRAVITY = (0.0, 0.0, -9.81)            # URDF/ROS convention: z up
+MAX_REACH = 1.0e3                      # m: the largest limit a prismatic joint's damper is sized for
 JOINT_MAP = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic",
-               "fixed": "fixed", "planar": "planar"}
-URDF_JOINT_TYPES = tuple(JOINT_MAP) + ("floating",)
-MESH_TYPES = ("stl", "obj", "dae")
+             "fixed": "fixed", "planar": "planar", "spherical": "spherical"}
+_INERTIA = Field("inertia", "inertia")
 
 
 @dataclass
@@ -54,34 +60,38 @@ class UrdfImport:
     meshes: dict = field(default_factory=dict)          # body name → trimesh.Trimesh
     colors: dict = field(default_factory=dict)          # body name → (r, g, b) in [0, 1]
     notes: list = field(default_factory=list)
+    joint_names: dict = field(default_factory=dict)     # URDF joint → model joint (renamed when needed)
 
 
 # ---- public API -------------------------------------------------------------------------------
-def read_urdf(path, package_dir=None) -> UrdfImport:
+def read_urdf(path, package_dir=None, visuals=True, enforce_limits=True) -> UrdfImport:
     """Read a URDF file into a model (module docstring); ``package_dir`` resolves ``package://``
-    paths.  Files are read only inside the URDF's folder and ``package_dir``."""
+    paths.  Files are read only inside the URDF's folder and ``package_dir``.  ``visuals=False``:
+    the model alone (no mesh file is read, ``meshes`` stays empty).  ``enforce_limits``: a
+    ``<limit>``'s lower and upper become stops (False: kept as data only, the joint's ``stops``
+    false)."""
     path = os.fspath(path)
-    root = _parse(path)
-    robot = _robot(root, path)
-    folders = _Folders(os.path.dirname(os.path.abspath(path)), package_dir)
-    return _Builder(robot, folders).build()
+    robot = parse_urdf(read_regular(path, MAX_URDF_BYTES, "URDF file"), path)
+    folders = _Folders(os.path.abspath(path), package_dir)
+    return _Builder(robot, folders, visuals, enforce_limits).build()
 
 
-def import_urdf(path, out_path, package_dir=None) -> UrdfImport:
+def import_urdf(path, out_path, package_dir=None, enforce_limits=True) -> UrdfImport:
     """Read a URDF file, write each body's visual mesh as ``<stem>_meshes/<body>.stl`` beside
-    ``out_path`` and save the model as the project ``out_path`` (``*.mbs.json``)."""
+    ``out_path`` (through the atomic writer, never through a link) and save the model as the
+    project ``out_path`` (``*.mbs.json``)."""
     from .project import save_project
     out_path = os.fspath(out_path)
     folder = os.path.dirname(os.path.abspath(out_path))
     if not os.path.isdir(folder):
         raise ModelError(f"{out_path}: folder {folder} does not exist")
-    result = read_urdf(path, package_dir)
+    result = read_urdf(path, package_dir, enforce_limits=enforce_limits)
     mesh_dir = mesh_folder_name(out_path)
     if result.meshes:
-        os.makedirs(os.path.join(folder, mesh_dir), exist_ok=True)
+        _mesh_folder(os.path.join(folder, mesh_dir))
     for body, mesh in result.meshes.items():
         rel = f"{mesh_dir}/{body}.stl"
-        mesh.export(os.path.join(folder, rel), file_type="stl")
+        atomic_write(os.path.join(folder, rel), mesh.export(file_type="stl"), keep_backup=False)
         geometry = {"shape": "mesh", "file": rel}
         if body in result.colors:
             geometry["color"] = list(result.colors[body])
@@ -92,8 +102,9 @@ def import_urdf(path, out_path, package_dir=None) -> UrdfImport:
 
 def urdf_needs_package_dir(path) -> bool:
     """Whether the URDF file names a ``package://`` resource (so a package folder must be given)."""
-    root = _parse(os.fspath(path))
-    return any((e.get("filename") or "").startswith("package://") for e in root.iter("mesh"))
+    path = os.fspath(path)
+    names = mesh_filenames(read_regular(path, MAX_URDF_BYTES, "URDF file"), path)
+    return any(name.startswith("package://") for name in names)
 
 
 def mesh_folder_name(out_path) -> str:
@@ -106,77 +117,32 @@ def mesh_folder_name(out_path) -> str:
     return f"{name}_meshes"
 
 
-# ---- reading ----------------------------------------------------------------------------------
-def _parse(path):
-    """The XML root, parsed without external entities or network; malformed XML is refused (it
-    is never 'recovered')."""
-    from lxml import etree
+def _mesh_folder(path):
+    """Create the meshes folder, or accept it when it is a real folder (a link is refused)."""
     try:
-        size = os.path.getsize(path)
-        if size > MAX_URDF_BYTES:
-            raise ModelError(f"{path}: file is too large ({size} bytes; limit {MAX_URDF_BYTES})")
-        with open(path, "rb") as fh:
-            raw = fh.read()
-    except OSError as exc:
-        raise ModelError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, remove_comments=True,
-                             remove_blank_text=True)
-    try:
-        root = etree.parse(io.BytesIO(raw), parser).getroot()
-    except etree.XMLSyntaxError as exc:
-        raise ModelError(f"{path}: not well-formed XML ({exc})") from None
-    if root.tag != "robot":
-        raise ModelError(f"{path}: not a URDF file (the root element is <{root.tag}>, not <robot>)")
-    t = root.find("transmission")
-    if t is not None:
-        raise ModelError(f"transmission '{t.get('name', '?')}': <transmission> elements are not supported "
-                         "(remove them; joints are driven by drivers or forces in the model)")
-    return root
+        os.mkdir(path)
+        return
+    except FileExistsError:
+        pass
+    if not stat.S_ISDIR(os.lstat(path).st_mode):
+        raise ModelError(f"{path}: is not a folder (a link or a file); refusing to write meshes there")
 
 
-def _robot(root, path):
-    """yourdfpy's Robot of the parsed XML, element by element (what URDF._parse_robot does, so
-    that a bad element is named), validated by yourdfpy."""
-    from yourdfpy import URDF, Robot
-    robot = Robot(name=root.get("name"))
-    for tag, parse, into in (("link", URDF._parse_link, robot.links), ("joint", URDF._parse_joint, robot.joints),
-                             ("material", URDF._parse_material, robot.materials)):
-        for k, element in enumerate(root.findall(tag)):
-            try:
-                into.append(parse(element))
-            except _PARSE_ERRORS as exc:
-                name = element.get("name") or f"#{k + 1}"
-                raise ModelError(f"{tag} '{name}': invalid <{tag}> ({_reason(exc)})") from None
-    for j in robot.joints:
-        if j.type not in URDF_JOINT_TYPES:
-            raise ModelError(f"joint '{j.name}'.type: must be one of {', '.join(URDF_JOINT_TYPES)}; got {j.type!r}")
-    try:
-        urdf = URDF(robot=robot, build_scene_graph=False, load_meshes=False)
-    except _PARSE_ERRORS as exc:
-        raise ModelError(f"{path}: invalid URDF ({_reason(exc)})") from None
-    found = []
-    if not urdf.validate(validation_fn=lambda errors: found.extend(errors) or not errors):
-        raise ModelError([f"{path}: {getattr(e, 'msg', e)}" for e in found])
-    return urdf.robot
-
-
-_PARSE_ERRORS = (KeyError, AttributeError, ValueError, TypeError, IndexError)
-
-
-def _reason(exc):
-    """What yourdfpy's parser tripped on, in words."""
-    if isinstance(exc, KeyError):
-        return f"missing attribute {exc}"
-    if isinstance(exc, AttributeError) and "NoneType" in str(exc):
-        return "a required child element is missing"
-    return str(exc)
+def _valid_name(name):
+    """``name`` as a valid model name: quotes, slashes, tabs, line breaks and control characters
+    replaced by ``_``, at most 200 characters, ``ground`` (the fixed frame) → ``ground_link``."""
+    import unicodedata
+    text = "".join("_" if c in "\n\r\t/\\\"'" or unicodedata.category(c) in ("Cc", "Cf", "Cs") else c
+                   for c in name).strip()[:200] or "unnamed"
+    return "ground_link" if text == GROUND else text
 
 
 class _Folders:
     """Resolves mesh file names inside the URDF's folder and the package folder only."""
 
-    def __init__(self, urdf_dir, package_dir):
-        self.urdf_dir = os.path.realpath(urdf_dir)
+    def __init__(self, urdf_path, package_dir):
+        self.stem = os.path.splitext(os.path.basename(urdf_path))[0]
+        self.urdf_dir = os.path.realpath(os.path.dirname(urdf_path))
         self.package_dir = os.path.realpath(package_dir) if package_dir else None
         if package_dir and not os.path.isdir(self.package_dir):
             raise ModelError(f"package folder {package_dir}: no such folder")
@@ -205,139 +171,241 @@ class _Folders:
 
 # ---- building ---------------------------------------------------------------------------------
 class _Builder:
-    """One import: walks the link tree from the root at the zero configuration."""
+    """One import: the link tree from the root at the zero configuration, links grouped into
+    bodies, then bodies, joints and visuals added."""
 
-    def __init__(self, robot, folders):
+    def __init__(self, robot, folders, visuals=True, enforce_limits=True):
         self.robot = robot
+        self.draw = visuals
+        self.enforce_limits = enforce_limits
         self.folders = folders
         self.links = {link.name: link for link in robot.links}
-        self.materials = {m.name: m for m in robot.materials if m.name}
-        try:
-            name = Field("name", "name").coerce(robot.name)
-        except FieldProblem as p:
-            raise ModelError(f"robot '{robot.name}'.name: {p}") from None
-        self.model = Model(name=name, gravity=GRAVITY)
+        for kind, items in (("link", robot.links), ("joint", robot.joints)):
+            seen = set()
+            for item in items:
+                if item.name in seen:
+                    raise ModelError(f"{kind} '{item.name}': defined twice")
+                seen.add(item.name)
+        self.model = Model(name=_valid_name(robot.name or folders.stem), gravity=GRAVITY)
         self.model.settings.set("formulation", "relative")
         self.result = UrdfImport(self.model)
+        self.notes = self.result.notes
+        if not robot.name:
+            self.notes.append(f"robot: the <robot> element has no name; the model is named '{self.model.name}'")
+        elif self.model.name != robot.name:
+            self.notes.append(f"robot '{robot.name}': named '{self.model.name}' (a model name has no quotes, slashes "
+                              "or control characters)")
+        self.taken = {GROUND}   # the model's names so far
+        self.names = {}         # body link or joint (kind, URDF name) → its name in the model
         self.pose = {}          # link → 4×4 global pose at q = 0
-        self.owner = {}         # link → the model body (or ground) it belongs to
-        self.parts = {}         # body → list of trimesh parts in the body frame
+        self.owner = {}         # link → the link whose body it belongs to (None: ground)
+        self.order = []         # links from the root, parents first
+        self.parts = {}         # body → its visual meshes placed in the body frame
+        self.parent_joint = {}  # link → the joint it is the child of
 
     def build(self) -> UrdfImport:
-        parent_joint = {}
+        for t in self.robot.transmissions:
+            self.notes.append(f"transmission '{t}': ignored (joints are driven by drivers or forces in the model)")
+        if not self.links:
+            self.notes.append(f"robot '{self.robot.name}': has no <link>; the model is empty")
+            return self.result
+        root, children = self._tree()
+        self._group(root, children)
+        members = {}            # body (its owner link) → its links, parents first
+        for link in self.order:
+            if self.owner[link] is not None:
+                members.setdefault(self.owner[link], []).append(link)
+        for body, links in members.items():
+            self._add_body(body, links)
+        if self.owner[root] is not None:
+            weld = self._name("joint", f"{root}_to_ground")
+            self.model.add_joint(weld, "fixed", GROUND, self._body(root), origin=(0.0, 0.0, 0.0))
+            self.notes.append(f"link '{root}': the root link is welded to ground by joint '{weld}'")
+        for link in self.order[1:]:
+            self._add_joint(self.parent_joint[link])
+        if self.draw:
+            drawn = sum(len(self.links[link].visuals) for link in self.order if self.owner[link] is not None)
+            self.visuals = VisualReader(drawn, f"robot '{self.robot.name}'")
+            for link in self.order:
+                self._add_visuals(link)
+        if self.parts:
+            import trimesh
+            self.result.meshes = {self.names["link", body]: trimesh.util.concatenate(parts)
+                                  for body, parts in self.parts.items()}
+        return self.result
+
+    def _tree(self):
+        """The root link and each link's child joints; checks that the links form one tree."""
         for j in self.robot.joints:
             for end in (j.parent, j.child):
                 if end not in self.links:
                     raise ModelError(f"joint '{j.name}': link '{end}' is not defined")
-            if j.child in parent_joint:
-                raise ModelError(f"link '{j.child}': is the child of joints '{parent_joint[j.child].name}' and "
-                                 f"'{j.name}' (a URDF is a tree; closed loops are not supported)")
-            parent_joint[j.child] = j
-        roots = [name for name in self.links if name not in parent_joint]
+            if j.child in self.parent_joint:
+                raise ModelError(f"link '{j.child}': is the child of joints '{self.parent_joint[j.child].name}' "
+                                 f"and '{j.name}' (a URDF is a tree; closed loops are not supported)")
+            self.parent_joint[j.child] = j
+        roots = [name for name in self.links if name not in self.parent_joint]
         if len(roots) != 1:
             raise ModelError(f"robot '{self.robot.name}': needs exactly one root link; found "
                              f"{', '.join(roots) or 'none (the joints form a loop)'}")
         children = {name: [] for name in self.links}
         for j in self.robot.joints:
             children[j.parent].append(j)
-        self._add_root(roots[0])
-        stack = list(reversed(children[roots[0]]))
+        return roots[0], children
+
+    def _group(self, root, children):
+        """Poses at q = 0 and the owner of every link (module docstring)."""
+        self.pose[root] = np.eye(4)
+        self.owner[root] = self._owner(root, None, None)
+        if self.owner[root] is None and self.links[root].visuals:
+            self.notes.append(f"link '{root}': the root link becomes ground; its visuals are not drawn")
+        self.order.append(root)
+        stack = list(reversed(children[root]))
         while stack:
             j = stack.pop()
-            self._add_joint(j)
+            self.pose[j.child] = self.pose[j.parent] @ j.origin
+            self.owner[j.child] = self._owner(j.child, j, self.owner[j.parent])
+            self.order.append(j.child)
             stack += reversed(children[j.child])
         for name in self.links:
             if name not in self.pose:
-                raise ModelError(f"link '{name}': not connected to the root link '{roots[0]}'")
-        for body, parts in self.parts.items():
-            if parts:
-                import trimesh
-                self.result.meshes[body] = trimesh.util.concatenate(parts)
-        return self.result
+                raise ModelError(f"link '{name}': not connected to the root link '{root}'")
 
-    def _add_root(self, name):
-        self.pose[name] = np.eye(4)
-        if self._mass(name) is None:
-            self.owner[name] = GROUND
-            if self.links[name].visuals:
-                self.result.notes.append(f"link '{name}': the root link has no mass and becomes ground; "
-                                         "its visuals are not drawn")
-            return
-        self._add_body(name)
-        self.model.add_joint(f"{name}_to_ground", "fixed", GROUND, name, origin=(0.0, 0.0, 0.0))
-        self.result.notes.append(f"link '{name}': the root link is welded to ground by joint '{name}_to_ground'")
+    def _owner(self, link, j, parent):
+        """The link whose body owns ``link``, which hangs on joint ``j`` (None: the root link,
+        welded to ground) below a link owned by ``parent`` (None: ground): its own, or ``parent``
+        when it is merged over a fixed joint or the weld (no mass, or an inertia that is not
+        valid alone)."""
+        mass = self._mass(link)
+        if j is not None and j.type != "fixed":
+            if mass == 0.0:
+                raise ModelError(f"link '{link}': has no mass (no <inertial> or mass 0) but moves on "
+                                 f"{j.type} joint '{j.name}'; give it an <inertial> or make the joint fixed")
+            return link
+        over = f"fixed joint '{j.name}'" if j is not None else "the root link, welded to ground"
+        if mass == 0.0:
+            if np.any(self._inertia(link)):
+                kept = "fixed to ground, so it has no effect" if parent is None else f"kept in body '{parent}'"
+                self.notes.append(f"link '{link}': mass 0 with a rotational inertia, {kept} ({over}; as urdfdom "
+                                  "and Pinocchio keep it)")
+            return parent
+        try:
+            _INERTIA.coerce(list(self._inertia(link)[[0, 1, 2, 0, 1, 2], [0, 1, 2, 1, 2, 0]]))
+            return link
+        except FieldProblem as p:
+            into = "ground" if parent is None else f"body '{parent}'"
+            self.notes.append(f"link '{link}': its inertia alone {p}; merged into {into} ({over})")
+            return parent
+
+    def _name(self, kind, name):
+        """The model's name for the URDF ``kind`` (link, joint) ``name``: the same when it is a
+        valid model name not taken yet (URDF links and joints have separate name spaces, the model
+        has one), else made valid and unique (noted)."""
+        new = base = _valid_name(name)
+        if new in self.taken:
+            new = base = f"{base}_{kind}"
+        k = 1
+        while new in self.taken:
+            k += 1
+            new = f"{base}{k}"
+        self.taken.add(new)
+        self.names[kind, name] = new
+        if new != name:
+            self.notes.append(f"{kind} '{name}': named '{new}' in the model (a model name is unique and has no "
+                              "quotes, slashes or control characters)")
+        return new
+
+    def _body(self, link):
+        """The model name of the body (or ground) owning ``link``."""
+        owner = self.owner[link]
+        return GROUND if owner is None else self.names["link", owner]
+
+    def _mass(self, name):
+        inertial = self.links[name].inertial
+        return 0.0 if inertial is None else inertial.mass
+
+    def _inertia(self, name):
+        """The link's inertia at its CM in its inertial frame (zeros when not given)."""
+        inertial = self.links[name].inertial
+        if inertial is None or inertial.inertia is None:
+            if inertial is not None and inertial.mass > 0.0:
+                raise ModelError(f"link '{name}'.inertial: has a mass but no <inertia>")
+            return np.zeros((3, 3))
+        return inertial.inertia
+
+    def _add_body(self, body, links):
+        """The body of link ``body`` and the ``links`` it owns (itself and those merged into it):
+        mass, CM, inertia together."""
+        parts = []                  # (mass, global CM, global inertia at that CM)
+        for name in links:
+            inertial = self.links[name].inertial
+            if inertial is None:
+                continue
+            T = self.pose[name] @ inertial.origin
+            R = T[:3, :3]
+            parts.append((inertial.mass, T[:3, 3], R @ self._inertia(name) @ R.T))
+        m = sum(p[0] for p in parts)
+        c = sum(p[0] * p[1] for p in parts) / m
+        J = sum(p[2] + p[0] * (np.dot(p[1] - c, p[1] - c) * np.eye(3) - np.outer(p[1] - c, p[1] - c))
+                for p in parts)
+        A = self.pose[body][:3, :3]
+        J = A.T @ J @ A
+        self.model.add_body(self._name("link", body), mass=float(m), position=c, orientation=A,
+                            inertia=(J[0, 0], J[1, 1], J[2, 2], J[0, 1], J[1, 2], J[2, 0]))
 
     def _add_joint(self, j):
         where = f"joint '{j.name}'"
         if j.mimic is not None:
-            raise ModelError(f"{where}: <mimic> (following joint '{j.mimic.joint}') is not supported")
-        T = self.pose[j.parent] @ (j.origin if j.origin is not None else np.eye(4))
-        self.pose[j.child] = T
-        massless = self._mass(j.child) is None
-        if massless and j.type != "fixed":
-            raise ModelError(f"link '{j.child}': has no mass (no <inertial>) but moves on {j.type} {where}; "
-                             "give it an <inertial> or make the joint fixed")
-        if massless:
-            self.owner[j.child] = self.owner[j.parent]
-            self._add_visuals(j.child)
+            self.notes.append(f"{where}: follows joint '{j.mimic}' (<mimic>) in the URDF; imported as an "
+                              "independent joint, the mimic relation is not enforced")
+        if j.friction:
+            self.notes.append(f"{where}: <dynamics friction> {j.friction:g} (Coulomb friction) is not modelled")
+        if self.owner[j.child] != j.child:
+            if j.damping:
+                self.notes.append(f"{where}: <dynamics damping> of a fixed joint has no effect")
             return
-        self._add_body(j.child)
         if j.type == "floating":
-            self.result.notes.append(f"{where}: floating, so no joint: body '{j.child}' moves freely (6 DOF)")
+            self.notes.append(f"{where}: floating, so no joint: body '{j.child}' moves freely (6 DOF)")
             return
-        axis = T[:3, :3] @ (j.axis if j.axis is not None else np.array([1.0, 0.0, 0.0]))
-        self.model.add_joint(j.name, JOINT_MAP[j.type], self.owner[j.parent], j.child, origin=T[:3, 3],
+        T = self.pose[j.child]
+        ignored = j.type in ("fixed", "spherical") and not np.any(j.axis)     # the axis has no role there
+        axis = T[:3, :3] @ (np.array([0.0, 0.0, 1.0]) if ignored else j.axis)
+        name = self._name("joint", j.name)
+        self.result.joint_names[j.name] = name
+        self.model.add_joint(name, JOINT_MAP[j.type], self._body(j.parent), self._body(j.child), origin=T[:3, 3],
                              axis=axis, **self._limits(j))
-        self._add_damping(j, where)
+        if j.damping:
+            self._add_damping(j, name, where, T[:3, 3], axis)
 
     def _limits(self, j):
-        lim = j.limit
-        if lim is None or j.type not in ("revolute", "continuous", "prismatic"):
+        if j.type not in ("revolute", "continuous", "prismatic"):
             return {}
-        out = {"effort_limit": lim.effort, "velocity_limit": lim.velocity}
-        if j.type != "continuous":
-            out |= {"lower_limit": lim.lower, "upper_limit": lim.upper}
-        return {k: float(v) for k, v in out.items() if v is not None}
+        keep = ("effort", "velocity") if j.type == "continuous" else ("lower", "upper", "effort", "velocity")
+        out = {f"{k}_limit": v for k, v in j.limit.items() if k in keep}
+        return out if self.enforce_limits else out | {"stops": False}
 
-    def _add_damping(self, j, where):
-        if j.dynamics is None:
-            return
-        damping, friction = (_attribute(getattr(j.dynamics, a), f"{where}.dynamics.{a}") for a in ("damping", "friction"))
-        if friction:
-            raise ModelError(f"{where}: <dynamics friction> (Coulomb friction) is not supported; "
-                             "set it to 0 or remove it")
-        if not damping:
-            return
-        if j.type not in ("revolute", "continuous"):
-            raise ModelError(f"{where}: <dynamics damping> of a {j.type} joint is not supported "
-                             "(only revolute and continuous joints)")
-        self.model.add_rotational_spring_damper(f"{j.name}_damping", j.name, damping=damping)
-
-    def _mass(self, name):
-        """The link's inertial, or None for a massless link."""
-        inertial = self.links[name].inertial
-        if inertial is None or not inertial.mass:
-            return None
-        if inertial.inertia is None:
-            raise ModelError(f"link '{name}'.inertial: has a mass but no <inertia>")
-        return inertial
-
-    def _add_body(self, name):
-        inertial = self._mass(name)
-        T_in = inertial.origin if inertial.origin is not None else np.eye(4)
-        T = self.pose[name]
-        R_in = T_in[:3, :3]
-        J = R_in @ np.asarray(inertial.inertia, dtype=float) @ R_in.T
-        self.model.add_body(name, mass=float(inertial.mass),
-                            inertia=(J[0, 0], J[1, 1], J[2, 2], J[0, 1], J[1, 2], J[2, 0]),
-                            position=(T @ np.append(T_in[:3, 3], 1.0))[:3], orientation=T[:3, :3])
-        self.owner[name] = name
-        self.parts[name] = []
-        self._add_visuals(name)
+    def _add_damping(self, j, joint, where, origin, axis):
+        """Joint damping: a rotational damper on a revolute joint; on a prismatic joint a
+        translational damper between a point on the parent a length L behind the joint origin on
+        the axis and the joint origin on the child (its length L + s, so its rate is ṡ and its
+        force −c ṡ along the axis while s > −L; L exceeds the joint's range by 1 m, at most
+        ``1 + MAX_REACH`` m)."""
+        if j.type in ("revolute", "continuous"):
+            self.model.add_rotational_spring_damper(self._name("force", f"{joint}_damping"), joint, damping=j.damping)
+        elif j.type == "prismatic":
+            u = axis / np.linalg.norm(axis)
+            reach = 1.0 + min(MAX_REACH, max([abs(j.limit.get(k, 0.0)) for k in ("lower", "upper")]))
+            name = self._name("force", f"{joint}_damping")
+            self.model.add_spring_damper(name, self._body(j.parent), self._body(j.child),
+                                         point_i=origin - reach * u, point_j=origin, damping=j.damping)
+            self.notes.append(f"{where}: <dynamics damping> as the translational damper '{name}' "
+                              f"along the axis (exact while the slide stays above {-reach:g} m)")
+        else:
+            self.notes.append(f"{where}: <dynamics damping> of a {j.type} joint is not modelled")
 
     def _body_pose(self, body):
         """Global 4×4 pose of a body frame (origin at the CM, link axes) at q = 0."""
-        b = self.model.bodies[body]
+        b = self.model.bodies[self.names["link", body]]
         X = np.eye(4)
         X[:3, :3] = rotation_matrix(np.array(b.orientation))
         X[:3, 3] = b.position
@@ -346,84 +414,24 @@ class _Builder:
     def _add_visuals(self, link):
         body = self.owner[link]
         visuals = self.links[link].visuals
-        if body == GROUND:
-            if visuals:
-                self.result.notes.append(f"link '{link}': fixed to ground; its visuals are not drawn")
+        if body is None:
+            if visuals and link != self.order[0]:
+                self.notes.append(f"link '{link}': fixed to ground; its visuals are not drawn")
             return
         X = np.linalg.inv(self._body_pose(body)) @ self.pose[link]
         for k, v in enumerate(visuals):
             where = f"link '{link}'.visual[{k}]"
-            mesh = self._geometry(v.geometry, where)
-            if mesh is None:
+            if v.kind is None:
+                self.notes.append(f"{where}: no box, cylinder, sphere or mesh geometry; not drawn")
                 continue
-            mesh.apply_transform(X @ (v.origin if v.origin is not None else np.eye(4)))
-            self.parts[body].append(mesh)
-            color = self._color(v.material)
+            path = self.folders.resolve(v.filename, where) if v.kind == "mesh" else None
+            mesh = self.visuals.geometry(v, path, where)
+            mesh.apply_transform(X @ v.origin)
+            self.parts.setdefault(body, []).append(mesh)
+            color = self._color(v)
             if color is not None:
-                self.result.colors.setdefault(body, color)
+                self.result.colors.setdefault(self.names["link", body], color)
 
-    def _geometry(self, g, where):
-        """A trimesh of one visual's geometry in the visual frame (None: no geometry)."""
-        import trimesh
-        if g is None:
-            return None
-        if g.box is not None:
-            return trimesh.creation.box(extents=np.asarray(g.box.size, dtype=float))
-        if g.cylinder is not None:
-            return trimesh.creation.cylinder(radius=float(g.cylinder.radius), height=float(g.cylinder.length))
-        if g.sphere is not None:
-            return trimesh.creation.icosphere(subdivisions=2, radius=float(g.sphere.radius))
-        if g.mesh is None:
-            return None
-        path = self.folders.resolve(g.mesh.filename, where)
-        mesh = _read_mesh(path, where)
-        if g.mesh.scale is not None:
-            S = np.eye(4)
-            S[:3, :3] = np.diag(np.broadcast_to(np.asarray(g.mesh.scale, dtype=float), (3,)))
-            mesh.apply_transform(S)
-        return mesh
-
-    def _color(self, material):
-        if material is None:
-            return None
-        if material.color is None and material.name in self.materials:
-            material = self.materials[material.name]
-        if material.color is None:
-            return None
-        return tuple(float(np.clip(c, 0.0, 1.0)) for c in material.color.rgba[:3])
-
-
-def _attribute(text, where):
-    """An optional number attribute yourdfpy keeps as text (None when absent)."""
-    if text is None:
-        return None
-    try:
-        return float(text)
-    except ValueError:
-        raise ModelError(f"{where}: must be a number, got {text!r}") from None
-
-
-def _read_mesh(path, where):
-    """One triangle mesh from an STL, OBJ or DAE file (all its parts in the file's frame, in
-    metres: a DAE's ``<unit>`` is applied, STL and OBJ are taken as metres as URDF says); no other
-    file (textures, materials) is opened."""
-    import trimesh
-    ext = os.path.splitext(path)[1].lower().lstrip(".")
-    if ext not in MESH_TYPES:
-        raise ModelError(f"{where}: mesh '{os.path.basename(path)}' is .{ext}; supported: "
-                         f"{', '.join('.' + e for e in MESH_TYPES)}")
-    if os.path.getsize(path) > MAX_MESH_BYTES:
-        raise ModelError(f"{where}: mesh '{os.path.basename(path)}' is larger than {MAX_MESH_BYTES} bytes")
-    try:
-        with open(path, "rb") as fh:
-            loaded = trimesh.load(fh, file_type=ext, force="mesh", process=False)
-    except Exception as exc:            # noqa: BLE001 — any reader failure is a bad file
-        raise ModelError(f"{where}: cannot read mesh '{os.path.basename(path)}' ({type(exc).__name__}: {exc})") from None
-    if not isinstance(loaded, trimesh.Trimesh) or len(loaded.faces) == 0:
-        raise ModelError(f"{where}: mesh '{os.path.basename(path)}' has no triangles")
-    if loaded.units not in (None, "meters"):           # a DAE's <unit meter="0.001"/>: to metres
-        try:
-            loaded.convert_units("meters")
-        except (ValueError, KeyError) as exc:
-            raise ModelError(f"{where}: mesh '{os.path.basename(path)}' has units {loaded.units!r} ({exc})") from None
-    return loaded
+    def _color(self, v):
+        rgba = v.rgba if v.rgba is not None else self.robot.materials.get(v.material)
+        return None if rgba is None else tuple(float(np.clip(c, 0.0, 1.0)) for c in rgba[:3])

@@ -7,11 +7,12 @@ Positions, axes and orientations are global, at the model's initial (assembly) c
 from __future__ import annotations
 
 import copy
+import math
 import os
 
 from ..errors import ModelError, Problem
 from .fields import Field, FieldProblem, show_value
-from .joint_kinds import JOINT_KINDS, JOINT_TYPES, LIMIT_FIELDS
+from .joint_kinds import JOINT_KINDS, JOINT_TYPES, LIMIT_FIELDS, STOP_FIELDS
 
 DRIVER_COORDINATES = ("default", "rotation", "translation", "x", "y")
 
@@ -34,13 +35,61 @@ def plain_copy(value):
     return copy.deepcopy(value)
 
 
+# The fields each glyph is drawn from, by role (a kind's GLYPH_FIELDS maps a role to another field):
+# a coil between two points on two bodies, a spiral about a joint's axis at its origin, a wire
+# sphere at a point between two bodies, an arrow along a vector at a point (None: the body's CM),
+# a curved arrow about a vector at the body's CM.
+GLYPH_ROLES = {
+    "spring": {"body_i": "body_i", "body_j": "body_j", "point_i": "point_i", "point_j": "point_j"},
+    "spiral": {"joint": "joint"},
+    "bushing": {"body_i": "body_i", "body_j": "body_j", "origin": "origin"},
+    "arrow": {"body": "body", "point": "point", "vector": "force"},
+    "torque": {"body": "body", "vector": "torque"},
+}
+
+# The words a kind's NEW may use for the value of a new element's field (resolved by the GUI's
+# app/factory.py from the selection): the body the element is added to (the selected body, else
+# the body of the selected element, else the last body), ground, that body's CM, a point 0.5 m
+# above it (+y), the selected or last joint (":rotation": one with a rotation coordinate), the first
+# element of a kind, the N-th body (from 0) other than the target that elements of a kind act on.
+PLACEMENT_WORDS = ("@body", "@ground", "@cm", "@above", "@joint", "@joint:<coordinate>", "@first:<kind>",
+                   "@body_of:<kind>:<N>")
+
+
 class Element:
     """Base class: holds field values in ``self.values``; ``FIELDS`` declares them.  ``ICON``: the
-    GUI's icon (resources/icons/<ICON>.svg; None: the one named by KIND)."""
+    GUI's icon (resources/icons/<ICON>.svg; None: the one named by KIND).
+
+    What the GUI needs of a kind is declared here as data (docs/architecture.md, "Adding a force
+    element kind"), all optional: ``NAME_PREFIX`` (new elements are named PREFIX1, PREFIX2, …; None:
+    the KIND), ``NEW`` (field → value of an element the GUI adds, a literal or a placement word of
+    :data:`PLACEMENT_WORDS`; a required field not listed gets one from its declaration),
+    ``GLYPH_FIELDS`` (glyph role → field, where they differ from :data:`GLYPH_ROLES`) and
+    ``ATTACHES_TO_FLEXIBLE`` (its body fields may name a flexible body: it attaches at FE nodes).
+    The global points moved by Move and by a drag are the fields :meth:`location_fields` finds."""
     FIELDS: tuple[Field, ...] = ()
     KIND = "element"
     COLLECTION = ""
     ICON: str | None = None
+    NAME_PREFIX: str | None = None
+    NEW: dict = {}
+    GLYPH_FIELDS: dict = {}
+    ATTACHES_TO_FLEXIBLE = False
+
+    @classmethod
+    def location_fields(cls) -> tuple[str, ...]:
+        """The fields holding global points: 3-vectors in m (``position``, ``origin``, ``point_i``…),
+        unless declared in body axes (``extra={"frame": "body"}``)."""
+        return tuple(f.name for f in cls.FIELDS if f.kind in ("vec3", "optional_vec3") and f.unit == "m"
+                     and f.extra.get("frame") != "body")
+
+    @classmethod
+    def glyph_fields(cls) -> dict[str, str | None]:
+        """Role → field of the kind's ``GLYPH`` (:data:`GLYPH_ROLES`, overridden by ``GLYPH_FIELDS``);
+        None for a role whose field the kind does not have."""
+        roles = {**GLYPH_ROLES.get(getattr(cls, "GLYPH", None), {}), **cls.GLYPH_FIELDS}
+        names = {f.name for f in cls.FIELDS}
+        return {role: name if name in names else None for role, name in roles.items()}
 
     def __init__(self, **values):
         problems = []
@@ -168,10 +217,16 @@ class Joint(Element):
     configuration; joint coordinates are zero there.  ``axis2`` is the universal joint's second
     axis (on body_j); ``pitch`` the screw lead in m per revolution; ``origin2`` the point on body_j
     of a distance or revolute–spherical link; ``length`` the distance link's length (None =
-    initial distance).  ``lower_limit`` … ``velocity_limit`` (revolute, prismatic) are the
-    coordinate's limits as data (URDF ``<limit>``, docs/import.md): written to the project file
-    only when set, never enforced by the solver."""
+    initial distance).  ``lower_limit`` and ``upper_limit`` (revolute, prismatic, cylindrical) are
+    stops on the joint coordinate ``limit_coordinate`` (zero at the initial configuration, measured
+    as a driver measures it), enforced by the Adams IMPACT law with ``stop_stiffness``,
+    ``stop_exponent``, ``stop_damping`` and ``stop_depth`` (:mod:`solver.math.impact`,
+    docs/formulations.md "Joint stops and friction"; ``stops`` false keeps the limits as data only);
+    ``effort_limit`` and ``velocity_limit`` are
+    data (URDF ``<limit>``, docs/import.md).  Limits are written to the project file only when set,
+    the stop fields only when not at their defaults."""
     KIND = "joint"
+    ATTACHES_TO_FLEXIBLE = True
     COLLECTION = "joints"
     FIELDS = (
         NAME,
@@ -186,13 +241,24 @@ class Joint(Element):
         Field("length", "optional_float", "m", default=None, minimum=0.0, exclusive_min=True,
               doc="distance link length (None = initial distance)"),
         Field("lower_limit", "optional_float", "m or rad", default=None,
-              doc="lowest coordinate value (data only, not enforced; None = none)"),
+              doc="lower stop of the limited coordinate (None = none)"),
         Field("upper_limit", "optional_float", "m or rad", default=None,
-              doc="highest coordinate value (data only, not enforced; None = none)"),
+              doc="upper stop of the limited coordinate (None = none)"),
         Field("effort_limit", "optional_float", "N or N·m", default=None, minimum=0.0,
               doc="largest actuator force or torque (data only; None = none)"),
         Field("velocity_limit", "optional_float", "m/s or rad/s", default=None, minimum=0.0,
               doc="largest coordinate rate (data only; None = none)"),
+        Field("stops", "bool", default=True,
+              doc="enforce lower_limit and upper_limit as stops (false: keep them as data only)"),
+        Field("limit_coordinate", "enum", choices=("default", "rotation", "translation"), default="default",
+              doc="coordinate the stops limit (default: the joint's first)"),
+        Field("stop_stiffness", "float", "N/m or N·m/rad", default=1.0e5, minimum=0.0, exclusive_min=True,
+              doc="stop stiffness k (force k·δ^e at penetration δ)"),
+        Field("stop_exponent", "float", default=1.0, minimum=1.0, maximum=10.0, doc="stop force exponent e"),
+        Field("stop_damping", "float", "N·s/m or N·m·s/rad", default=100.0, minimum=0.0,
+              doc="stop damping c_max, reached at the penetration stop_depth"),
+        Field("stop_depth", "float", "m or rad", default=1.0e-3, minimum=0.0, exclusive_min=True,
+              doc="penetration d at which the stop damping is full (STEP from 0)"),
     )
 
     def check(self):
@@ -202,6 +268,9 @@ class Joint(Element):
             raise ModelError(self.problem("upper_limit", "must be >= lower_limit "
                              f"({self.upper_limit:g} < {self.lower_limit:g})", self.name))
         kind = JOINT_KINDS[self.type]
+        if self.limit_coordinate not in ("default",) + kind.coordinates and "limit_coordinate" in kind.fields:
+            raise ModelError(self.problem("limit_coordinate", f"a {self.type} joint has coordinates "
+                                          f"{', '.join(kind.coordinates)}; got {self.limit_coordinate}", self.name))
         found = kind.check(self) if kind.check else None
         if found:
             raise ModelError(self.problem(found[0], found[1], self.name))
@@ -215,8 +284,19 @@ class Joint(Element):
         return ("name", "type", "body_i", "body_j", "origin") + self.kind.fields
 
     def to_dict(self) -> dict:
-        """The file form; limits only when set (files without limits stay as they were)."""
-        return {k: v for k, v in super().to_dict().items() if not (k in LIMIT_FIELDS and v is None)}
+        """The file form; limits only when set, stop fields only when not at their defaults (files
+        without them stay as they were)."""
+        defaults = {f.name: f.default for f in self.FIELDS if f.name in STOP_FIELDS}
+        return {k: v for k, v in super().to_dict().items()
+                if not (k in LIMIT_FIELDS and v is None) and not (k in defaults and v == defaults[k])}
+
+    def stop_coordinate(self):
+        """The coordinate the stops act on (``limit_coordinate``; default: the first), or None when
+        the joint has no stop (no limits set, ``stops`` false, or a kind without stops)."""
+        if (not self.stops or "limit_coordinate" not in self.kind.fields
+                or (self.lower_limit is None and self.upper_limit is None)):
+            return None
+        return self.coordinates()[0] if self.limit_coordinate == "default" else self.limit_coordinate
 
     def coordinates(self):
         return self.kind.coordinates
@@ -236,6 +316,9 @@ class SpringDamper(Element):
     COLLECTION = "forces"
     LABEL = "Spring-damper"
     GLYPH = "spring"
+    NAME_PREFIX = "spring"
+    NEW = {"body_i": "@ground", "body_j": "@body", "point_i": "@above", "point_j": "@cm", "stiffness": 100.0}
+    ATTACHES_TO_FLEXIBLE = True
     FIELDS = (
         NAME,
         *TWO_POINTS,
@@ -261,6 +344,8 @@ class LinearActuator(Element):
     LABEL = "Linear actuator"
     GLYPH = "spring"
     ICON = "spring_damper"
+    NEW = {"body_i": "@ground", "body_j": "@body", "point_i": "@above", "point_j": "@cm"}
+    ATTACHES_TO_FLEXIBLE = True
     FIELDS = (
         NAME,
         *TWO_POINTS,
@@ -279,6 +364,8 @@ class RotationalSpringDamper(Element):
     COLLECTION = "forces"
     LABEL = "Rotational spring-damper"
     GLYPH = "spiral"
+    NAME_PREFIX = "rspring"
+    NEW = {"joint": "@joint:rotation", "stiffness": 10.0}
     FIELDS = (
         NAME,
         Field("joint", "joint", doc="revolute, cylindrical or screw joint"),
@@ -289,6 +376,52 @@ class RotationalSpringDamper(Element):
     )
 
 
+FRICTION_JOINTS = ("revolute", "prismatic", "cylindrical", "spherical")
+
+
+class JointFriction(Element):
+    """Friction in a joint (Adams joint-friction model): Coulomb friction with stiction by the smooth
+    stick–slip law μ(v) of :mod:`solver.math.friction` (μ_s below ``stiction_velocity``, μ_d beyond
+    ``transition_velocity``) on the slip velocity of the joint's surfaces, plus viscous friction.
+    The friction limit is μ(v)·S with the normal load S = N + preload (prismatic, cylindrical; S·radius
+    as torque) or S = N + preload/radius (revolute, spherical: the limit torque μ (radius·N + preload));
+    N is the joint's own reaction across its axis (spherical: all of it) plus |reaction moment
+    across the axis|/``moment_arm`` (0: not counted), when ``reaction_load`` (relative formulation,
+    :mod:`solver.joint_forces`).  It dissipates the power −(friction · slip) ≥ 0 and stores none."""
+    KIND = "joint_friction"
+    COLLECTION = "forces"
+    LABEL = "Joint friction"
+    GLYPH = None
+    ICON = "rotational_spring_damper"
+    NAME_PREFIX = "friction"
+    NEW = {"joint": "@joint"}
+    FIELDS = (
+        NAME,
+        Field("joint", "joint", doc="revolute, prismatic, cylindrical or spherical joint"),
+        Field("static_coefficient", "float", default=0.1, minimum=0.0, doc="μ_s (stiction)"),
+        Field("dynamic_coefficient", "float", default=0.08, minimum=0.0, doc="μ_d (sliding)"),
+        Field("stiction_velocity", "float", "m/s", default=1.0e-3, minimum=0.0, exclusive_min=True,
+              doc="v_s: slip speed of full stiction μ_s"),
+        Field("transition_velocity", "float", "m/s", default=2.0e-3, minimum=0.0, exclusive_min=True,
+              doc="v_t > v_s: slip speed from which μ = μ_d"),
+        Field("viscous", "float", "N·s/m or N·m·s/rad", default=0.0, minimum=0.0,
+              doc="viscous friction per coordinate rate"),
+        Field("preload", "float", "N or N·m", default=0.0, minimum=0.0,
+              doc="normal load independent of the reaction (a torque for revolute and spherical joints)"),
+        Field("radius", "float", "m", default=0.01, minimum=0.0, exclusive_min=True,
+              doc="pin or ball radius: slip speed radius·ω, friction torque radius·force"),
+        Field("moment_arm", "float", "m", default=0.0, minimum=0.0,
+              doc="the reaction moment across the axis adds |M|/moment_arm to N (0: not counted)"),
+        Field("reaction_load", "bool", default=True,
+              doc="normal load from the joint reaction (relative formulation); false: preload only"),
+    )
+
+    def check(self):
+        if self.transition_velocity <= self.stiction_velocity:
+            raise ModelError(self.problem("transition_velocity", f"must be > stiction_velocity "
+                                          f"({self.transition_velocity:g} <= {self.stiction_velocity:g})", self.name))
+
+
 class Bushing(Element):
     """6-DOF linear bushing at ``origin`` (global axes at the initial configuration) between two
     bodies: force = −K_t δ − C_t δ̇ and torque = −K_r θ − C_r θ̇ on body_j (small relative rotation θ)."""
@@ -296,6 +429,8 @@ class Bushing(Element):
     COLLECTION = "forces"
     LABEL = "Bushing"
     GLYPH = "bushing"
+    NEW = {"body_i": "@ground", "body_j": "@body", "origin": "@cm", "stiffness": [1e4] * 3 + [1e2] * 3}
+    ATTACHES_TO_FLEXIBLE = True
     FIELDS = (
         NAME,
         Field("body_i", "body"), Field("body_j", "body"),
@@ -316,6 +451,8 @@ class AppliedForce(Element):
     COLLECTION = "forces"
     LABEL = "Force"
     GLYPH = "arrow"
+    NEW = {"body": "@body", "point": "@cm"}
+    ATTACHES_TO_FLEXIBLE = True
     FIELDS = (
         NAME,
         Field("body", "body"),
@@ -331,6 +468,7 @@ class AppliedTorque(Element):
     COLLECTION = "forces"
     LABEL = "Torque"
     GLYPH = "torque"
+    ATTACHES_TO_FLEXIBLE = True
     FIELDS = (
         NAME,
         Field("body", "body"),
@@ -370,6 +508,7 @@ class Tire(Element):
     COLLECTION = "forces"
     LABEL = "Tire"
     GLYPH = None
+    NEW = {"body": "@body", "road": "@first:road"}
     FIELDS = (
         NAME,
         Field("body", "body", doc="wheel body (its CM is the wheel centre)"),
@@ -409,6 +548,10 @@ class SpeedControl(Element):
     COLLECTION = "forces"
     LABEL = "Speed controller"
     GLYPH = None
+    # the selected body is the chassis; the driven wheels the first two bodies with tires and their
+    # carriers the chassis (the property editor changes them, e.g. to the knuckles)
+    NEW = {"chassis": "@body", "left_wheel": "@body_of:tire:0", "right_wheel": "@body_of:tire:1",
+           "left_carrier": "@body", "right_carrier": "@body"}
     FIELDS = (
         NAME,
         Field("chassis", "body", doc="body whose forward speed is controlled"),
@@ -433,6 +576,74 @@ class SpeedControl(Element):
             raise ModelError(self.problem("right_wheel", "must differ from left_wheel", self.name))
 
 
+def check_motion_at_start(element, field):
+    """Raise ModelError naming ``field`` of ``element`` (a prescribed motion: a driver's expression,
+    the default of an input that replaces one) unless the motion, its rate and its acceleration are
+    finite at t = 0, where every run starts (``1/t``, ``log(t)``, ``sqrt(t)`` are not)."""
+    from ..expressions import time_function
+    fn = time_function(element.values[field])
+    for what, value in (("value", fn.value(0.0)), ("first derivative", fn.d1(0.0)), ("second derivative", fn.d2(0.0))):
+        if not math.isfinite(value):
+            raise ModelError(element.problem(field, f"must be finite at t = 0, where a run starts; its {what} there "
+                                                    f"is {value}", element.name))
+
+
+class Contact(Element):
+    """Compliant contact between the geometry of body_i and body_j (:mod:`solver.contact`): at each
+    contact point of penetration δ > 0 a normal force f_n = max(0, k δ^e + c(δ) δ̇) and a
+    regularized Coulomb friction force with stiction, −μ(|v_t|) f_n v_t/|v_t|, act on body_j (their
+    opposite on body_i).  c(δ) = damping·STEP(δ; 0, penetration_depth) ("impact", the Adams
+    IMPACT function) or damping·δ^e ("hunt_crossley", Hunt & Crossley 1975).  ``geometry_i``,
+    ``geometry_j`` (body axes) replace the body's own geometry; shape none = the body's own."""
+    KIND = "contact"
+    COLLECTION = "forces"
+    LABEL = "Contact"
+    GLYPH = None
+    NAME_PREFIX = "contact"
+    # a new contact: the selected body on a ground plane through the origin, normal +y (the default
+    # gravity's up; the property editor changes it)
+    NEW = {"body_i": "@ground", "body_j": "@body", "stiffness": 1e6, "damping": 1e3,
+           "geometry_i": {"shape": "plane", "point": [0.0, 0.0, 0.0], "normal": [0.0, 1.0, 0.0]}}
+    FIELDS = (
+        NAME,
+        Field("body_i", "body"), Field("body_j", "body", doc="the contact force is reported on body_j"),
+        Field("geometry_i", "geometry", default={"shape": "none"},
+              doc="contact shape on body_i, body axes (none = body_i's own geometry)"),
+        Field("geometry_j", "geometry", default={"shape": "none"},
+              doc="contact shape on body_j, body axes (none = body_j's own geometry)"),
+        Field("stiffness", "float", minimum=0.0, exclusive_min=True, doc="k of k δ^e (N/m^e)"),
+        Field("exponent", "float", default=1.5, minimum=1.0, doc="e of k δ^e (1.5: Hertz)"),
+        Field("damping", "float", default=0.0, minimum=0.0,
+              doc="impact: c_max (N·s/m); hunt_crossley: λ of λ δ^e δ̇ (N·s/m^(e+1))"),
+        Field("damping_law", "enum", choices=("impact", "hunt_crossley"), default="impact",
+              doc="impact: damping ramped in by STEP over penetration_depth; hunt_crossley: damping·δ^e"),
+        Field("penetration_depth", "float", "m", default=1e-4, minimum=0.0, exclusive_min=True,
+              doc="impact: penetration at which the full damping acts"),
+        Field("static_friction", "float", default=0.0, minimum=0.0, doc="μ_s"),
+        Field("dynamic_friction", "float", default=0.0, minimum=0.0, doc="μ_d"),
+        Field("stiction_velocity", "float", "m/s", default=1e-3, minimum=0.0, exclusive_min=True,
+              doc="slip speed at which μ_s is reached"),
+        Field("friction_velocity", "float", "m/s", default=1e-2, minimum=0.0, exclusive_min=True,
+              doc="slip speed from which μ_d acts"),
+    )
+
+    def check(self):
+        if self.body_i == self.body_j:
+            raise ModelError(self.problem("body_j", "must differ from body_i", self.name))
+        if self.friction_velocity <= self.stiction_velocity:
+            raise ModelError(self.problem("friction_velocity", f"must be > stiction_velocity "
+                                          f"({self.friction_velocity:g} <= {self.stiction_velocity:g})", self.name))
+
+    def shape(self, side, bodies):
+        """The contact geometry of side "i" or "j": its own field, else the body's geometry (None
+        for ground without one)."""
+        own = self.values[f"geometry_{side}"]
+        if own["shape"] != "none":
+            return own
+        body = bodies.get(self.values[f"body_{side}"])
+        return None if body is None else body.geometry
+
+
 class Driver(Element):
     """Prescribed joint coordinate as a function of t (expression or table {"t":…, "values":…}).
     The coordinate is measured from the initial configuration (zero there)."""
@@ -445,6 +656,9 @@ class Driver(Element):
         Field("coordinate", "enum", choices=DRIVER_COORDINATES, default="default",
               doc="which joint coordinate (default: the joint's first)"),
     )
+
+    def check(self):
+        check_motion_at_start(self, "expression")
 
 
 # Size of a flexible body: beam elements (800 took 89 s and 2.4 GB for 0.01 s) and modes kept, also of
@@ -609,9 +823,10 @@ class Settings(Element):
 
 # The force element kinds (the file's "type"): each class holds its fields (file schema, validation, the
 # GUI's editor), LABEL (menus) and GLYPH (how the viewport draws it: spring, spiral, bushing, arrow,
-# torque, or None); solver.forces.EVALUATORS holds how each is evaluated.
+# torque, or None) with the GUI's declarations of Element (NEW, NAME_PREFIX, GLYPH_FIELDS, …);
+# solver.forces.EVALUATORS holds how each is evaluated.
 FORCE_CLASSES = {c.KIND: c for c in (SpringDamper, LinearActuator, RotationalSpringDamper, Bushing, AppliedForce,
-                                       AppliedTorque, Road, Tire, SpeedControl)}
+                                       AppliedTorque, Road, Tire, SpeedControl, JointFriction, Contact)}
 FORCE_TYPES = tuple(FORCE_CLASSES)
 class ModelInput(Element):
     """A value set from outside a run — by ``simulate(inputs=…)``, or by the importer of an exported
@@ -637,6 +852,8 @@ class ModelInput(Element):
             raise ModelError(self.problem("target", f"must be drivers.NAME.motion, forces.NAME.force, "
                                                     f"forces.NAME.force.x|y|z or forces.NAME.torque.x|y|z; "
                                                     f"got {show_value(self.target)}", self.name))
+        if parts[0] == "drivers":
+            check_motion_at_start(self, "default")
 
 
 class ModelOutput(Element):

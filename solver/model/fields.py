@@ -177,7 +177,19 @@ def _name(f: Field, value):
         raise FieldProblem("must not contain quotes, slashes, tabs or line breaks")
     if not printable(s):
         raise FieldProblem("must not contain control characters (e.g. ESC, NUL)")
+    bad = next((c for c in s if noncharacter(c)), None)
+    if bad is not None:
+        raise FieldProblem(f"must not contain the Unicode noncharacter U+{ord(bad):04X} (XML, e.g. an FMU's "
+                           "modelDescription.xml, and other output formats cannot carry it)")
     return s
+
+
+def noncharacter(c: str) -> bool:
+    """U+FDD0–U+FDEF and the last two code points of every plane (U+FFFE, U+FFFF, U+1FFFE, …):
+    reserved by Unicode for a program's internal use, not for text that is exchanged (XML 1.0
+    refuses U+FFFE and U+FFFF outright)."""
+    code = ord(c)
+    return 0xFDD0 <= code <= 0xFDEF or code & 0xFFFE == 0xFFFE
 
 
 def printable(text: str) -> bool:
@@ -297,11 +309,14 @@ def _function_vec3(f: Field, value):
     return [_function(f, v) for v in value]
 
 
-GEOMETRY_SHAPES = ("box", "cylinder", "sphere", "mesh", "none")
+GEOMETRY_SHAPES = ("box", "cylinder", "sphere", "capsule", "plane", "mesh", "none")
 
 
 def _geometry(f: Field, value):
-    """Display geometry: {"shape": box|cylinder|sphere|mesh|none, size/radius/length/file, color}."""
+    """Display and contact geometry (body axes): {"shape": box|cylinder|sphere|capsule|plane|mesh|none,
+    size/radius/length/axis/point/normal/file, color, offset}; a capsule is a cylinder of ``length``
+    between two hemispheres, a plane the half-space below ``point`` along ``normal``
+    (:mod:`solver.contact.geometry`)."""
     if value is None:
         return {"shape": "none"}
     if not isinstance(value, dict):
@@ -311,6 +326,7 @@ def _geometry(f: Field, value):
         raise FieldProblem(f"shape must be one of {', '.join(GEOMETRY_SHAPES)}; got {show_value(shape)}")
     out = {"shape": shape}
     allowed = {"box": ("size",), "cylinder": ("radius", "length", "axis"), "sphere": ("radius",),
+               "capsule": ("radius", "length", "axis"), "plane": ("point", "normal"),
                "mesh": ("file", "scale"), "none": ()}[shape] + ("color", "offset")
     for key in value:
         if key != "shape" and key not in allowed:
@@ -318,12 +334,18 @@ def _geometry(f: Field, value):
     try:
         if shape == "box":
             out["size"] = _positive_vec(value.get("size", [0.1, 0.1, 0.1]))
-        elif shape == "cylinder":
+        elif shape in ("cylinder", "capsule"):
             out["radius"] = _positive(value.get("radius", 0.05))
             out["length"] = _positive(value.get("length", 0.2))
             out["axis"] = _enum_value(value.get("axis", "z"), ("x", "y", "z"))
         elif shape == "sphere":
             out["radius"] = _positive(value.get("radius", 0.05))
+        elif shape == "plane":
+            out["point"] = _vector(value.get("point", [0.0, 0.0, 0.0]), 3)
+            try:
+                out["normal"] = _unit_vec3(f, value.get("normal", [0.0, 0.0, 1.0]))
+            except FieldProblem as p:
+                raise FieldProblem(f"normal {p}") from None
         elif shape == "mesh":
             if not isinstance(value.get("file"), str) or not value["file"]:
                 raise FieldProblem("mesh needs a 'file' (STL or OBJ path)")

@@ -37,8 +37,10 @@ import numpy as np
 
 _X, _Y, _Z = 0, 1, 2
 
-# Limits of a joint's coordinate, kept as data (from URDF <limit>); the solver does not enforce them.
+# Limits of a joint's coordinate (from URDF <limit>): lower and upper are enforced as stops (their
+# law: the STOP_FIELDS, solver.math.impact), effort and velocity are kept as data.
 LIMIT_FIELDS = ("lower_limit", "upper_limit", "effort_limit", "velocity_limit")
+STOP_FIELDS = ("stops", "limit_coordinate", "stop_stiffness", "stop_exponent", "stop_damping", "stop_depth")
 
 
 @dataclass(frozen=True)
@@ -96,7 +98,7 @@ _SPH = (("dot", "d", "ex", 0.0), ("dot", "d", "ey", 0.0), ("dot", "d", "ez", 0.0
 _PAR = (("dot", "xi", "zj", 0.0), ("dot", "yi", "zj", 0.0))           # z_j ∥ z_i
 _ON_AXIS = (("dot", "xi", "d", 0.0), ("dot", "yi", "d", 0.0))         # P_j on the z_i axis line
 _NO_SPIN = (("dot", "xi", "yj", 0.0),)                                 # no rotation about z
-_LIMITED = ("axis",) + LIMIT_FIELDS
+_LIMITED = ("axis",) + LIMIT_FIELDS + STOP_FIELDS
 
 JOINT_KINDS = {k.name: k for k in (
     JointKind("fixed", "fixed", _SPH + _PAR + _NO_SPIN,
@@ -109,7 +111,7 @@ JOINT_KINDS = {k.name: k for k in (
               ParametricForm(("translation",), ((_Z, 0, 1.0),), (), "trn1", "rot0"),
               glyph=("slide",), icon="joint_prismatic", color=(0.95, 0.55, 0.10), planar=("across", "no_spin"),
               planar_axis="across"),
-    JointKind("cylindrical", "cylindrical", _PAR + _ON_AXIS, ("axis",), ("rotation", "translation"),
+    JointKind("cylindrical", "cylindrical", _PAR + _ON_AXIS, _LIMITED, ("rotation", "translation"),
               ParametricForm(("translation", "rotation"), ((_Z, 0, 1.0),), ((_Z, 1),), "trn1", "rot1"),
               glyph=("barrel", "slide"), icon="joint_revolute", planar_axis="along", planar_revolute=True),
     JointKind("spherical", "spherical", _SPH,

@@ -16,14 +16,18 @@ import numpy as np
 
 from ..errors import ModelError, Problem
 from ..expression_budget import ExpressionBudget
-from .elements import (Body, Marker, Joint, Driver, Settings, FORCE_CLASSES, ELEMENT_CLASSES,
+from .elements import (Body, Marker, Joint, Driver, Settings, FORCE_CLASSES, FRICTION_JOINTS, ELEMENT_CLASSES,
                        Element, FlexibleBody, Measure, ModelInput, ModelOutput)
 from .fields import Field, FieldProblem, show_names, show_value
 from .sections import Material, Section
 
 GROUND = "ground"
 COLLECTIONS = ("bodies", "flexible_bodies", "markers", "joints", "forces", "drivers", "measures", "inputs", "outputs")
-ATTACH_TO_FLEXIBLE = ("joint", "spring_damper", "bushing", "force", "torque")   # element kinds
+
+
+def attaching_kinds() -> list[str]:
+    """The element kinds that may attach to a flexible body (their ``ATTACHES_TO_FLEXIBLE``)."""
+    return [c.KIND for c in (Joint, *FORCE_CLASSES.values()) if c.ATTACHES_TO_FLEXIBLE]
 
 
 class Model:
@@ -170,6 +174,13 @@ class Model:
             name=name, joint=joint, stiffness=stiffness, damping=damping, free_angle=free_angle,
             preload=preload))
 
+    def add_joint_friction(self, name, joint, **fields):
+        """Friction in a revolute, prismatic, cylindrical or spherical joint
+        (:class:`~solver.model.elements.JointFriction`; fields static_coefficient,
+        dynamic_coefficient, stiction_velocity, transition_velocity, viscous, preload, radius,
+        moment_arm, reaction_load)."""
+        return self.add(FORCE_CLASSES["joint_friction"](name=name, joint=joint, **fields))
+
     def add_bushing(self, name, body_i, body_j, origin=(0.0, 0.0, 0.0), stiffness=(0.0,) * 6,
                     damping=(0.0,) * 6):
         return self.add(FORCE_CLASSES["bushing"](name=name, body_i=body_i, body_j=body_j, origin=origin,
@@ -198,6 +209,20 @@ class Model:
         return self.add(FORCE_CLASSES["speed_control"](
             name=name, chassis=chassis, left_wheel=left_wheel, left_carrier=left_carrier,
             right_wheel=right_wheel, right_carrier=right_carrier, **fields))
+
+    def add_contact(self, name, body_i, body_j, stiffness, damping=0.0, exponent=1.5, friction=(0.0, 0.0),
+                    geometry_i=None, geometry_j=None, **fields):
+        """Compliant contact between the geometry of two bodies (:class:`~solver.model.elements.Contact`,
+        docs/contact.md); ``friction``: (static, dynamic) Coulomb coefficients; ``geometry_i``,
+        ``geometry_j``: contact shapes in body axes (None = the body's own geometry); fields
+        damping_law, penetration_depth, stiction_velocity, friction_velocity."""
+        if not isinstance(friction, (list, tuple, np.ndarray)) or len(friction) != 2:
+            raise ModelError(FORCE_CLASSES["contact"].problem(
+                "static_friction", f"friction must be (static, dynamic); got {show_value(friction)}", name))
+        return self.add(FORCE_CLASSES["contact"](
+            name=name, body_i=body_i, body_j=body_j, stiffness=stiffness, damping=damping, exponent=exponent,
+            static_friction=friction[0], dynamic_friction=friction[1], geometry_i=geometry_i,
+            geometry_j=geometry_j, **fields))
 
     def add_input(self, name, target, default=0.0):
         """Declare an input (:class:`~solver.model.elements.ModelInput`): ``target`` is replaced by
@@ -413,9 +438,9 @@ class Model:
                 if (ref == GROUND and ground_ok) or ref in self._collections["bodies"]:
                     continue
                 if ref in self._collections["flexible_bodies"]:
-                    if e.KIND in ATTACH_TO_FLEXIBLE:     # at FE nodes (solver.flexible.joints, .loads)
+                    if e.ATTACHES_TO_FLEXIBLE:     # at FE nodes (solver.flexible.joints, .loads)
                         continue
-                    problems.append(e.problem(f.name, f"'{ref}' is a flexible body; only {', '.join(ATTACH_TO_FLEXIBLE)} "
+                    problems.append(e.problem(f.name, f"'{ref}' is a flexible body; only {', '.join(attaching_kinds())} "
                                                       "elements can attach to flexible bodies", e.name))
                     continue
                 bodies = self._collections["bodies"]
@@ -431,11 +456,20 @@ class Model:
                 if ref not in self._collections["joints"]:
                     problems.append(e.problem(f.name, f"no joint named '{ref}' "
                                                       f"(joints: {show_names(self._collections['joints'])})", e.name))
+        if e.KIND == "joint_friction" and not problems and self._collections["joints"][e.joint].type not in FRICTION_JOINTS:
+            problems.append(e.problem("joint", f"joint '{e.joint}' is {self._collections['joints'][e.joint].type}; "
+                                      f"friction acts in {', '.join(FRICTION_JOINTS)} joints", e.name))
         if e.KIND == "rotational_spring_damper" and not problems:
             joint = self._collections["joints"][e.joint]
             if "rotation" not in joint.coordinates():
                 problems.append(e.problem("joint", f"joint '{e.joint}' is {joint.type}, which has no rotation coordinate",
                                           e.name))
+        if e.KIND == "contact" and not problems:
+            for side in ("i", "j"):
+                shape = e.shape(side, self._collections["bodies"])
+                if shape is None or shape["shape"] == "none":
+                    problems.append(e.problem(f"geometry_{side}", f"'{e.values['body_' + side]}' has no geometry: "
+                                              "give a contact shape here or on the body", e.name))
         return problems
 
     def _driver_coordinate(self, d: Driver):

@@ -31,8 +31,23 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 
+from ..errors import SolverError
+
 METHODS = ("lu", "qr", "svd")
 
+
+
+# Φ is known to a few roundings of the size of its terms — positions and marker points, r + A s' (the
+# points are also the size of Φ_q's entries, B(p, s')): Newton stops at max |Φ| below
+# max(tol, ROUNDOFF · max(|q_ref|, |Φ_q|) at partition time), so a model drawn far from the origin or
+# from its bodies (1e6 m: max |Φ| stalls at 1.2e-10 against tol 1e-10) converges where its arithmetic allows
+ROUNDOFF = 4 * np.finfo(float).eps
+
+
+def newton_tolerance(tol, q, jac) -> float:
+    """The position Newton's stopping bound for the requested ``tol`` at coordinates ``q`` with
+    constraint Jacobian ``jac``."""
+    return max(tol, ROUNDOFF * max(1.0, float(np.max(np.abs(q), initial=0.0)), float(np.max(np.abs(jac), initial=0.0))))
 
 
 def singular_value_ratio(low, high):
@@ -47,9 +62,28 @@ class Renewal(str):
     this configuration')."""
 
 
-class PartitionError(Exception):
-    """The partition cannot represent the current configuration (Newton failed or the dependent
-    block became singular); the caller re-partitions."""
+class PartitionError(SolverError):
+    """The partition cannot represent the current configuration (Newton failed, the dependent block
+    became singular, values are not finite); the step loops catch it and re-partition.  One that no
+    loop catches — raised by an integrator's first evaluations, before its first step (scipy's BDF,
+    Radau and DOP853 evaluate the right-hand side and its Jacobian when they are made) — ends the
+    run as the SolverError it is: ``kind`` "locked" (position Newton did not converge), "singular"
+    (the dependent block) or "diverged" (NaN or inf, the default), the message as raised."""
+
+    def __init__(self, message, kind="diverged"):
+        super().__init__(message, kind=kind)
+
+
+def reduced_mass_solve(Mhat, rhs):
+    """z̈ = (NᵀMN)⁻¹ rhs by Cholesky.  Raises LinAlgError when NᵀMN is singular to working precision:
+    a pivot d_k ≤ f ε max_k (NᵀMN)_kk (f its order) — a free motion with (almost) no mass or inertia.
+    reduced.c's cholesky_solve applies the same test, so the compiled and the Python path agree on
+    what is singular whatever the BLAS rounds."""
+    factor, lower = sla.cho_factor(Mhat)
+    pivots = np.diag(factor) ** 2
+    if pivots.min() <= len(pivots) * np.finfo(float).eps * np.max(np.diag(Mhat)):
+        raise np.linalg.LinAlgError("the reduced mass matrix is singular")
+    return sla.cho_solve((factor, lower), rhs)
 
 
 def independent_rows(jac, tol=1e-9):
@@ -95,6 +129,7 @@ class Partition:
         self._last_rows = None     # (Φ_q[rows], σ_min, σ_max) of the last exact _row_singular_values
         self._prepare(jac)
         self.quality_ref = self.quality(jac)
+        self.roundoff_tol = newton_tolerance(0.0, q_ref, jac)    # the Newton's floor (ROUNDOFF)
         self.amplification_ref = self.amplification(jac)
 
     def _prepare(self, jac):
@@ -111,6 +146,7 @@ class Partition:
         Returns (q, ev) with ev the constraint evaluation (Φ, Φ_q, ν) at the solution."""
         base = self.q_ref + self.V @ z
         w = self.U.T @ (q_guess - self.q_ref)
+        tol = max(tol, self.roundoff_tol)
         for _ in range(max_iter):
             q = base + self.U @ w
             ev = system.constraints(q, t, level=1)
@@ -122,9 +158,9 @@ class Partition:
             try:
                 dw = np.linalg.solve(ev.jac[self.rows] @ self.U, ev.phi[self.rows])
             except np.linalg.LinAlgError:
-                raise PartitionError("dependent Jacobian block is singular") from None
+                raise PartitionError("dependent Jacobian block is singular", kind="singular") from None
             w = w - dw
-        raise PartitionError(f"position Newton did not converge (max |Φ| = {err:.3g})")
+        raise PartitionError(f"position Newton did not converge (max |Φ| = {err:.3g})", kind="locked")
 
     def velocities(self, jac, nu, zd):
         """q̇ = V ż + U ẇ with (Φ_q U) ẇ = ν − Φ_q V ż."""
@@ -142,11 +178,7 @@ class Partition:
             return c, np.zeros(0), N
         Mhat = N.T @ M @ N
         rhs = N.T @ (Q - M @ c)
-        try:
-            zdd = sla.cho_solve(sla.cho_factor(Mhat), rhs)
-        except np.linalg.LinAlgError:
-            zdd = np.linalg.solve(Mhat, rhs)
-        return N @ zdd + c, zdd, N
+        return N @ (zdd := reduced_mass_solve(Mhat, rhs)) + c, zdd, N
 
     def quality(self, jac, dependent=None):
         """σ_min(Φ_q U) / σ_min(Φ_q) over the independent rows: 1 for a fresh QR partition, lower as

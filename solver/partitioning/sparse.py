@@ -93,6 +93,7 @@ class SparsePartition(Partition):
     # ---- the reduced equations ------------------------------------------------------------------
     def positions(self, system, z, t, q_guess, tol=1e-10, max_iter=25):
         q = q_guess + self.V @ (z - self.V.T @ (q_guess - self.q_ref))
+        tol = max(tol, self.roundoff_tol)
         for _ in range(max_iter):
             ev = system.constraints(q, t, level=1)
             err = np.max(np.abs(ev.phi)) if ev.phi.size else 0.0
@@ -101,7 +102,7 @@ class SparsePartition(Partition):
             if err < tol:
                 return q, ev
             q = q - self.B @ self._factor(ev.jac)[0].solve(ev.phi[self.rows])
-        raise PartitionError(f"position Newton did not converge (max |Φ| = {err:.3g})")
+        raise PartitionError(f"position Newton did not converge (max |Φ| = {err:.3g})", kind="locked")
 
     def velocities(self, jac, nu, zd):
         lu, values = self._factor(jac)
@@ -147,7 +148,7 @@ class SparsePartition(Partition):
         try:
             lu = splu(self._S.matrix(values), permc_spec="NATURAL")
         except RuntimeError:               # exactly singular
-            raise PartitionError("dependent Jacobian block is singular") from None
+            raise PartitionError("dependent Jacobian block is singular", kind="singular") from None
         self._factor_cache = (lu, values)
         return lu, values
 

@@ -41,3 +41,10 @@ class Actions:
             QTest.mouseMove(self.widget, QPoint(round(a.x() + s * (b.x() - a.x())), round(a.y() + s * (b.y() - a.y()))))
         QTest.mouseRelease(self.widget, LEFT, Qt.KeyboardModifier.NoModifier, b)
         self.count += 2
+
+
+def retype(qtbot, line, text):
+    """Replace the text of line edit ``line`` by typing ``text``, then Enter."""
+    line.selectAll()
+    qtbot.keyClicks(line, text)
+    qtbot.keyClick(line, Qt.Key.Key_Return)

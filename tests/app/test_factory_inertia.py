@@ -18,7 +18,7 @@ def test_unique_names_and_defaults():
     assert (joint.name, joint.body_i, joint.body_j) == ("revolute1", "ground", "body1")
     for kind in solver.FORCE_CLASSES:
         if kind == "speed_control":
-            with pytest.raises(solver.ModelError, match="tires on two wheel bodies"):
+            with pytest.raises(solver.ModelError, match="add tires on 2 bodies other than .body1. first"):
                 factory.new_force(m, kind, "body1")
             m.add(factory.new_body(m))
             m.add(factory.new_force(m, "tire", "body2"))

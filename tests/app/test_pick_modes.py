@@ -69,11 +69,11 @@ def test_joint_by_picking_prompts_and_is_one_undo_step(front, qtbot):
     w, doc = front, front.document
     stack = doc.undo_stack
     qtbot.keyClick(w, Qt.Key.Key_J, CTRL)
-    assert "pick the first body" in status(w)
+    assert "pick the first body = body_i, the base" in status(w)        # the prompt says which is which
     click(w, QPoint(3, 3))                                              # empty space is not a first body
     assert "not ground" in status(w)
     click(w, (0.0, -0.5, 0.0))                                          # bob
-    assert "pick the second body" in status(w)
+    assert "pick the second body" in status(w) and "body_j, moving relative to bob" in status(w)
     click(w, (0.0, -0.25, 0.0))                                         # bob again: refused
     assert "other than bob" in status(w)
     click(w, (0.6, -0.5, 0.0))                                          # arm

@@ -13,6 +13,7 @@ from PySide6.QtCore import QPointF, Qt
 
 import solver
 from app import dialogs
+from app.plots import LOG_FLOOR
 from app.simulation import quaternion_matrix
 from app.viewport.transforms import pose
 
@@ -207,7 +208,7 @@ def test_energy_and_diagnostics_panels(window, crank_results):
     drift = e.curve_data("drift")[1]
     assert drift[0] == 0 and np.abs(drift).max() < 1e-3
     d = window.diagnostics
-    assert np.allclose(d.curve_data("constraint violation")[1], np.maximum(r.constraint_violation, 1e-300))
+    assert np.allclose(d.curve_data("constraint violation")[1], np.maximum(r.constraint_violation, LOG_FLOOR))
     assert np.allclose(d.curve_data("conditioning")[1], r.conditioning)
     assert np.allclose(d.curve_data("step size")[0], r.step_sizes[0])
     assert set(d.curve_data("partition")[1]) <= {0.0, 1.0, 2.0, 3.0}

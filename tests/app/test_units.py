@@ -13,6 +13,7 @@ import solver
 from solver.model.elements import ELEMENT_CLASSES
 from app.tree import SETTINGS_ITEM
 from app.units import UnitSystem
+from real_input import retype
 
 
 def _type(qtbot, spin, text):
@@ -119,10 +120,7 @@ def test_prismatic_driver_reads_lengths(window, qtbot):
     m.add_driver("push", "rail", expression="0")
     window.document.set_model(m)
     window.document.select("push")
-    line = window.properties.editor("expression").lines[0]
-    line.selectAll()
-    qtbot.keyClicks(line, "25 mm")
-    qtbot.keyClick(line, Qt.Key.Key_Return)
+    retype(qtbot, window.properties.editor("expression").lines[0], "25 mm")
     assert window.document.model.element("push").expression == pytest.approx(0.025, rel=1e-15)
 
 

@@ -69,11 +69,11 @@ def test_refused_urdf_is_reported_and_changes_nothing(window, answers, monkeypat
     window.document.set_model(pendulum)
     bad = tmp_path / "bad.urdf"
     bad.write_text(ARM.replace("package://arm_description/meshes/upper.stl", "upper.stl")
-                   .replace('<axis xyz="0 1 0"/>\n    <limit', '<axis xyz="0 1 0"/><mimic joint="elbow"/>\n    <limit'))
+                   .replace('<axis xyz="0 1 0"/>\n    <limit', '<axis xyz="0 1"/>\n    <limit'))
     monkeypatch.setattr(dialogs, "open_file_path", lambda parent, title, folder="", file_filter="": str(bad))
     answers.save_changes = "discard"
     answers.save_path = str(tmp_path / "bad.mbs.json")
     window.actions["import_urdf"].trigger()
-    assert answers.errors == [("Cannot import bad.urdf", ["joint 'shoulder': <mimic> (following joint 'elbow') "
-                                                          "is not supported"])]
+    assert answers.errors == [("Cannot import bad.urdf", ["joint 'shoulder'.axis.xyz: expected 3 numbers, "
+                                                          "got '0 1'"])]
     assert not (tmp_path / "bad.mbs.json").exists()

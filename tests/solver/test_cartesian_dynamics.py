@@ -275,11 +275,15 @@ def test_parallelogram_through_its_flattened_singular_position():
 
 
 @pytest.mark.slow
-def test_lu_partitioning_passes_the_flattened_parallelogram_on_its_branch():
+@pytest.mark.parametrize("codegen", ["off", pytest.param("on", marks=pytest.mark.xfail(
+    strict=True, reason="open: the compiled DOP853 loop with LU stops at the flattened position (a step lands "
+                        "below the rank tolerance, the new partition drops a row: 'step size fell to the round-off "
+                        "of t' at 0.29 s); QR and hybrid pass it"))])
+def test_lu_partitioning_passes_the_flattened_parallelogram_on_its_branch(codegen):
     """With the Newton start moved along q̇ (Run._guess) LU's Newton converges right through the
     flattened position (the paper's LU, restarted from the last q, stalled there): it stays on the
     parallelogram branch, without a re-partition, and agrees with QR to 1e-6 (measured 8e-9)."""
-    kw = dict(t_end=0.45, output_step=0.05, rtol=1e-9, atol=1e-11)
+    kw = dict(t_end=0.45, output_step=0.05, rtol=1e-9, atol=1e-11, codegen=codegen)
     lu = solver.simulate(fourbar(), partitioning="lu", **kw)
     qr = solver.simulate(fourbar(), partitioning="qr", **kw)
     assert lu.conditioning.min() < 0.1 * lu.conditioning[0]      # it did pass near-singular

@@ -27,6 +27,11 @@ def cache(tmp_path, monkeypatch):
     return tmp_path / "cache"
 
 
+def cache_path(lib):
+    """The cache file a runtime library loaded in this process came from (it runs from a private copy)."""
+    return next(key for key, loaded in build._RUNTIME.items() if loaded is lib).with_suffix(".so")
+
+
 def damage(path, keep):
     """Replace ``path`` by its first ``keep`` bytes (a new file: a loaded library stays mapped)."""
     tmp = path.with_name(path.name + ".cut")
@@ -47,7 +52,7 @@ def test_two_models_share_one_runtime_library(cache):
     assert len(list(cache.glob(MODEL_LIBRARIES))) == 2
     [runtime] = cache.glob("runtime-*.so")
     # (the process may hold runtime libraries of other cache folders, loaded by earlier tests)
-    assert {Path(lib._name) for lib in build._RUNTIME.values() if Path(lib._name).parent == cache} == {runtime}
+    assert {cache_path(lib) for lib in build._RUNTIME.values() if cache_path(lib).parent == cache} == {runtime}
     for fast, generic in runs.values():                # the runtime called each model's own kernels
         for body in generic.body_names:
             scale = max(1.0, np.abs(generic.body_position(body)).max())
@@ -55,14 +60,14 @@ def test_two_models_share_one_runtime_library(cache):
 
 
 def test_the_runtime_library_is_rebuilt_when_its_source_changes(cache, tmp_path, monkeypatch):
-    first = Path(build.runtime_library()._name)
+    first = cache_path(build.runtime_library())
     edited = []
     for path in build.RUNTIME_C:
         copy = tmp_path / path.name
         copy.write_text(path.read_text() + ("\n/* edited */\n" if path.name == "segment.c" else ""))
         edited.append(copy)
     monkeypatch.setattr(build, "RUNTIME_C", tuple(edited))
-    second = Path(build.runtime_library()._name)
+    second = cache_path(build.runtime_library())
     assert second != first and second.parent == first.parent == cache
     assert second.with_suffix(".c").read_text().endswith("/* edited */\n\n")
     assert sorted(cache.glob("runtime-*.so")) == sorted([first, second])
@@ -70,11 +75,11 @@ def test_the_runtime_library_is_rebuilt_when_its_source_changes(cache, tmp_path,
 
 
 def test_a_truncated_runtime_library_is_rebuilt(cache, monkeypatch):
-    so = Path(build.runtime_library()._name)
+    so = cache_path(build.runtime_library())
     whole = so.read_bytes()
     damage(so, len(whole) // 3)
     monkeypatch.setattr(build, "_RUNTIME", {})         # a new process
-    assert Path(build.runtime_library()._name) == so and so.read_bytes() == whole
+    assert cache_path(build.runtime_library()) == so and so.read_bytes() == whole
 
 
 def test_a_run_on_cached_kernels_does_not_import_sympy(cache):

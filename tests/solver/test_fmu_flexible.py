@@ -92,17 +92,19 @@ def test_cantilever_pendulum_fmu_equals_the_solver(tmp_path):
 @pytest.mark.slow
 def test_flexible_fourbar_fmu_equals_the_solver_through_the_singular_passes(tmp_path):
     """The flexible four-bar sample over its 2 s, which pass the singular (folded) configuration:
-    against LSODA with the sample's hybrid partitioning at rtol 1e-9, atol 1e-11 (the tightest that
-    gets through: at 1e-10 LSODA fails at 0.97 s, and the QR-partitioned runs at rtol 1e-10 stop at the
-    first passage at 0.18 s).  The FMU's partition, refreshed at every step, passes without help.
-    Measured at FMU tolerance 1e-10: bodies' positions 5.6e-9, the coupler's frame 4.4e-9 and modal
-    coordinates 2.7e-6 of their amplitude 2.6e-3, reactions 2.8e-5 of the largest reaction force
-    (the same on the joints of the rigid crank and rocker: the reactions are sensitive near the passes)."""
+    against the default compiled DOP853 with QR partitioning at rtol 1e-8, atol 1e-10 — a decade
+    looser than where the runs through these passes start to fail (at rtol 1e-9 … 1e-10 the
+    partitioned runs stop at a pass, or not, depending on the last digit of atol and on the CPU:
+    docs/performance.md, tolerance grid), so the reference holds on any machine.  The FMU's
+    partition, refreshed at every step, passes without help.  Measured at FMU tolerance 1e-10:
+    bodies' positions 5.7e-9, the coupler's frame 3.2e-9 and modal coordinates 1.5e-6 of their
+    amplitude 2.6e-3, reactions 8.6e-5 of the largest reaction force (the reference's own error near
+    the passes, where the reactions are sensitive: 2.8e-5 against a run at rtol 1e-9)."""
     model = solver.load_model(SAMPLES / "fourbar_singular_flexible.mbs.json")
     path = export_fmu(model, tmp_path / "fourbar.fmu")
     assert validate_fmu(str(path)) == []
-    res = solver.simulate(model, t_end=2.0, output_step=0.01, rtol=1e-9, atol=1e-11, integrator="adams",
-                          partitioning="hybrid", codegen=True)
+    res = solver.simulate(model, t_end=2.0, output_step=0.01, rtol=1e-8, atol=1e-10, integrator="auto",
+                          partitioning="qr", codegen=True)
     r = run(path, 2.0)
     frame, modal = flexible_errors(res, r, "coupler")
     assert frame < 5e-8 and modal < 3e-5, (frame, modal)
@@ -110,7 +112,7 @@ def test_flexible_fourbar_fmu_equals_the_solver_through_the_singular_passes(tmp_
     err, where = worst_error(model, res, r, positions)
     assert err < 5e-8, where
     err, where = worst_error(model, res, r, rigid_and_reactions(path))
-    assert err < 1e-4, where
+    assert err < 3e-4, where
 
 
 def test_a_flexible_model_the_kernels_do_not_cover_is_refused_naming_the_element(tmp_path):

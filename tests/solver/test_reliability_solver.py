@@ -121,10 +121,12 @@ def test_a_free_rotation_without_inertia_is_a_singular_mass_matrix():
     assert e.elements == ("tip",) and e.time < 1e-6 and e.results is not None
 
 
-@pytest.mark.parametrize("expression, late", [("1/(t-0.5)", 1e-3), ("sqrt(0.5-t)", 0.02)])
+@pytest.mark.parametrize("expression, late", [("1/(t-0.5)", 1e-3), ("sqrt(0.5-t)", 0.05)])
 def test_a_force_with_a_pole_stops_at_the_pole(expression, late):
     """NaN/inf in a force: stopped at once (no futile re-partitions), at the first integrator trial
-    time past the pole, naming the force element (it used to escape as scipy's ValueError)."""
+    time past the pole, naming the force element (it used to escape as scipy's ValueError).  That
+    trial is a stage of the step that crosses the pole: within a step (sqrt: the compiled DOP853's
+    step there is ≈ 0.03 s, measured first trial 0.5207 s)."""
     m = solver.Model(name="pushed", gravity=(0, -9.81, 0))
     m.add_body("bob", mass=1.0, inertia=(1e-3, 1e-3, 1e-3), position=(1, 0, 0))
     m.add_joint("pivot", "revolute", "ground", "bob", origin=(0, 0, 0), axis=(0, 0, 1))
@@ -136,18 +138,24 @@ def test_a_force_with_a_pole_stops_at_the_pole(expression, late):
     assert str(e).startswith("non-finite forces/accelerations (NaN or inf in the applied forces) at t = 0.5")
     assert e.kind == "diverged"            # what a program reads (the GUI picks its advice by it)
     assert e.elements == ("push",) and 0.5 <= e.time < 0.5 + late
-    assert e.results.status == "failed" and 0.46 <= e.results.t[-1] < 0.5
+    # the results are kept up to the last accepted step before the pole (the compiled DOP853's last
+    # step there starts at 0.37 s: sqrt is smooth up to its pole, and the steps are long)
+    assert e.results.status == "failed" and 0.3 <= e.results.t[-1] < 0.5
 
 
 # ---- redundant constraints ----------------------------------------------------------------------
 def test_planar_fourbar_of_revolutes_reports_redundant_equations():
     m = solver.load_model(os.path.join(SAMPLE_DIR, "fourbar.mbs.json"))
     res = solver.simulate(m, t_end=0.05, output_step=0.01)
-    assert res.redundant_equations == ["A: revolute equation 4", "A: revolute equation 5", "D: revolute equation 3"]
+    # which three of the twelve out-of-plane equations the pivoted QR calls redundant depends on the
+    # last bits of Φ_q (generated or generic, the BLAS): three of them, out-of-plane ones (3–5)
+    redundant = res.redundant_equations
+    assert len(redundant) == 3 and all(e.split(": ")[1] in ("revolute equation 3", "revolute equation 4",
+                                                             "revolute equation 5") for e in redundant)
     assert res.nonunique_reactions == ["A", "B", "C", "D"]
     [event] = [e for e in res.events if e["kind"] == "redundant"]
-    assert event["message"] == ("3 redundant constraint equation(s): A: revolute equation 4; A: revolute "
-                                "equation 5; D: revolute equation 3 — their reactions use minimum-norm multipliers")
+    assert event["message"] == (f"3 redundant constraint equation(s): {'; '.join(redundant)} — their reactions use "
+                                "minimum-norm multipliers")
     assert res.status == "ok" and np.max(res.constraint_violation) < 1e-9
 
 

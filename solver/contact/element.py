@@ -1,0 +1,180 @@
+"""The evaluator of a model's contact elements: a broad phase over all of them, then the exact
+contact points of the pairs it keeps (:mod:`solver.contact.geometry`) and the forces of
+:mod:`solver.contact.laws` at each point.
+
+At a contact point P with normal n (from body i into body j) and penetration δ, with V_b the
+velocity of body b's material point at P and u = V_j − V_i::
+
+    δ̇ = −n·u,   v_t = u − (n·u) n,   F = f_n(δ, δ̇) n − μ(|v_t|) f_n v_t/|v_t|
+
+F acts on body j at P, −F on body i.  The power it dissipates (what leaves the kinetic, gravity
+and contact potential energy) is D = −F·u − d/dt[k δ^(e+1)/(e+1)] = (f_n − k δ^e) δ̇ + μ f_n |v_t|:
+c(δ) δ̇² + μ f_n |v_t| while f_n > 0, −k δ^e δ̇ (the spring energy lost) while the clip holds f_n
+at 0.  The law is stateless (a function of the bodies' positions
+and velocities), so a run's contact forces are re-evaluated exactly from its recorded body states
+(:func:`contact_history`, ``Results.contact_force``).
+
+Broad phase: each shape has a bounding sphere about its centre (a plane: the half-space).  One
+vectorized test of all the model's pairs per evaluation (centre distance ≤ R_i + R_j, or a bounding
+sphere's signed distance to a plane ≤ its radius) keeps the pairs that may touch; only those run
+their exact query, so n bodies resting apart cost n² cheap comparisons in numpy, not n² queries.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ..errors import ModelError
+from ..math.rotations import cross
+from .geometry import Shape, pair_function
+from .laws import ContactLaw
+
+
+def contact_spec(e, model) -> dict:
+    """The plain (JSON) description of contact element ``e`` of ``model``, its geometry resolved
+    (its own field, else the body's: ``Contact.shape``; a mesh file's path from the project's
+    folder); what the evaluator and the results need."""
+    spec = e.to_dict()
+    for side in ("i", "j"):
+        shape = dict(e.shape(side, model.bodies))
+        if shape["shape"] == "mesh":
+            shape["file"] = os.path.join(model.base_dir, shape["file"])
+        spec[f"geometry_{side}"] = shape
+    return spec
+
+
+class ContactPair:
+    """One contact element between two bodies' shapes."""
+
+    def __init__(self, spec: dict, index: dict):
+        """spec: :func:`contact_spec`; index: body name → body index (ground: −1)."""
+        self.name, self.spec = spec["name"], spec
+        self.bi, self.bj = (-1 if spec[key] == "ground" else index[spec[key]] for key in ("body_i", "body_j"))
+        self.si, self.sj = (self._shape(spec, side) for side in ("i", "j"))
+        self.query, self.swapped = pair_function(self.si.kind, self.sj.kind, f"forces '{self.name}'")
+        self.law = ContactLaw.of(spec)
+
+    def _shape(self, spec, side):
+        try:
+            return Shape.of(spec[f"geometry_{side}"])
+        except ModelError as exc:
+            raise ModelError(f"forces '{self.name}'.geometry_{side}: {exc}") from None
+
+    def points(self, frames):
+        """[(P, n, δ)]: the contact points (module docstring of :mod:`solver.contact.geometry`)."""
+        ri, Ai = frames.get(self.bi)[:2]
+        rj, Aj = frames.get(self.bj)[:2]
+        pi, pj = self.si.placed(ri, Ai), self.sj.placed(rj, Aj)
+        if self.swapped:
+            return [(P, -n, d) for P, n, d in self.query(pj, pi)]
+        return self.query(pi, pj)
+
+
+def _with_ground(x, row):
+    """``x`` (nb, …) with ``row`` appended: index −1 is ground."""
+    return np.concatenate([x, row[None]])
+
+
+class ContactSet:
+    """All contact elements of a model, evaluated together (module docstring: broad phase; the
+    forces of all contact points in one vectorized evaluation).  ``element_names``: the contact
+    elements it evaluates."""
+
+    def __init__(self, pairs):
+        self.pairs = pairs
+        self.element_names = [p.name for p in pairs]
+        self.name = self.element_names[0]
+        self.bi = np.array([p.bi for p in pairs])
+        self.bj = np.array([p.bj for p in pairs])
+        self.ci = np.array([p.si.centre for p in pairs])
+        self.cj = np.array([p.sj.centre for p in pairs])
+        self.ni = np.array([p.si.axis for p in pairs])
+        self.nj = np.array([p.sj.axis for p in pairs])
+        self.Ri = np.array([p.si.bound() for p in pairs])
+        self.Rj = np.array([p.sj.bound() for p in pairs])
+        self.laws = ContactLaw.stacked([p.law for p in pairs])
+
+    def candidates(self, frames):
+        """Indices of the pairs whose bounding volumes overlap."""
+        r = _with_ground(frames.r, np.zeros(3))
+        A = _with_ground(frames.A, np.eye(3))
+        Ai, Aj = A[self.bi], A[self.bj]
+        d = (r[self.bj] + np.einsum("kab,kb->ka", Aj, self.cj)) - (r[self.bi] + np.einsum("kab,kb->ka", Ai, self.ci))
+        plane_i, plane_j = np.isinf(self.Ri), np.isinf(self.Rj)
+        finite = ~(plane_i | plane_j)
+        near = np.zeros(len(self.pairs), dtype=bool)
+        near[finite] = np.einsum("ka,ka->k", d[finite], d[finite]) <= (self.Ri[finite] + self.Rj[finite]) ** 2
+        near[plane_i] = np.einsum("kab,kb,ka->k", Ai[plane_i], self.ni[plane_i], d[plane_i]) <= self.Rj[plane_i]
+        near[plane_j] = -np.einsum("kab,kb,ka->k", Aj[plane_j], self.nj[plane_j], d[plane_j]) <= self.Ri[plane_j]
+        return np.flatnonzero(near)
+
+    def points(self, frames, pairs=None):
+        """(owner, P, n, δ): the contact points of the ``pairs`` (indices; default: the broad
+        phase's candidates) as arrays, ``owner`` the pair of each point."""
+        owner, found = [], []
+        for k in self.candidates(frames) if pairs is None else pairs:
+            for point in self.pairs[k].points(frames):
+                owner.append(k)
+                found.append(point)
+        if not found:
+            return np.zeros(0, dtype=int), np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0)
+        P, n, delta = (np.array(x, dtype=float) for x in zip(*found))
+        return np.array(owner), P, n, delta
+
+    def forces(self, frames, owner, P, n, delta):
+        """(F (m, 3) on body j, f_n (m,), dissipated power D (m,)) at contact points (module docstring)."""
+        r, v, w = (_with_ground(x, np.zeros(3)) for x in (frames.r, frames.v, frames.w))
+        bi, bj = self.bi[owner], self.bj[owner]
+        u = v[bj] + cross(w[bj], P - r[bj]) - v[bi] - cross(w[bi], P - r[bi])
+        law = self.laws.take(owner)
+        un = np.einsum("ka,ka->k", n, u)
+        fn = law.normal_force(delta, -un)
+        vt = u - un[:, None] * n
+        speed = np.sqrt(np.einsum("ka,ka->k", vt, vt))
+        friction = np.where((speed > 0.0) & (fn > 0.0), law.friction_coefficient(speed) * fn, 0.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            F = fn[:, None] * n - np.where(speed > 0.0, friction / speed, 0.0)[:, None] * vt
+        return F, fn, (fn - law.stiffness * delta ** law.exponent) * -un + friction * speed
+
+    def apply(self, t, frames, out):
+        owner, P, n, delta = self.points(frames)
+        if not len(owner):
+            return
+        F = self.forces(frames, owner, P, n, delta)[0]
+        for b, sign in ((self.bj[owner], 1.0), (self.bi[owner], -1.0)):
+            body = b >= 0
+            np.add.at(out.F, b[body], sign * F[body])
+            np.add.at(out.T, b[body], sign * cross(P[body] - frames.r[b[body]], F[body]))
+
+    def potential(self, frames):
+        owner, _, _, delta = self.points(frames)
+        if not len(owner):
+            return 0.0
+        return float(np.sum(self.laws.take(owner).potential(delta)))
+
+    def conserves_energy(self):
+        """No damping and no friction: the contact's work is all in its elastic potential."""
+        return not any(p.law.dissipative() for p in self.pairs)
+
+    def results_meta(self) -> dict:
+        """What a run's results keep to re-evaluate the contact forces (``Results.contact_force``)."""
+        return {"contacts": [p.spec for p in self.pairs]}
+
+
+def contact_history(spec, index, frames, n):
+    """(force (n, 3) on body j, contact point (n, 3), dissipated power (n,)) of the contact element
+    ``spec`` at each of the ``n`` stacked states of ``frames`` (``frames.state(k)``): the sum of the
+    forces of its contact points, their mean weighted by the normal forces (NaN while apart), and
+    the sum of their dissipated powers."""
+    one = ContactSet([ContactPair(spec, index)])
+    force, point, power = np.zeros((n, 3)), np.full((n, 3), np.nan), np.zeros(n)
+    for k in range(n):
+        state = frames.state(k)
+        owner, P, normal, delta = one.points(state, pairs=[0])
+        if len(owner):
+            F, fn, D = one.forces(state, owner, P, normal, delta)
+            force[k], power[k] = F.sum(axis=0), D.sum()
+            if fn.sum() > 0.0:
+                point[k] = fn @ P / fn.sum()
+    return force, point, power
