@@ -15,6 +15,10 @@ import os
 
 import numpy as np
 
+from solver.errors import ModelError
+from solver.io.confine import MAX_MESH_BYTES, confined
+from solver.io.files import open_regular
+
 SHAPES = ("box", "cylinder", "sphere")   # closed forms; "mesh" goes through body_from_mesh
 
 
@@ -53,6 +57,10 @@ def mesh_mass_properties(path: str, scale: float, density: float):
     if not os.path.isfile(path):
         raise ValueError(f"mesh file '{path}' not found")
     try:
+        open_regular(path, MAX_MESH_BYTES, "mesh file").close()
+    except ModelError as exc:
+        raise ValueError(str(exc)) from None
+    try:
         mesh = trimesh.load(path, force="mesh")
     except Exception as exc:  # trimesh raises many types for a bad file
         raise ValueError(f"cannot read mesh '{name}': {exc}") from None
@@ -77,7 +85,11 @@ def body_from_mesh(body, density: float, folder: str = "") -> list[tuple[str, ob
     Relative mesh paths are taken from ``folder`` (the project's folder)."""
     from .simulation import quaternion_matrix
     geometry = body.geometry
-    mass, c, J = mesh_mass_properties(os.path.join(folder, geometry["file"]), geometry.get("scale", 1.0), density)
+    try:
+        path = confined(folder or ".", geometry["file"], "geometry.file")
+    except ModelError as exc:
+        raise ValueError(str(exc)) from None
+    mass, c, J = mesh_mass_properties(path, geometry.get("scale", 1.0), density)
     R = quaternion_matrix(body.orientation)
     offset = np.asarray(geometry.get("offset", (0.0, 0.0, 0.0)), dtype=float)
     position = np.asarray(body.position, dtype=float) + R @ (offset + c)

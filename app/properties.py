@@ -231,6 +231,8 @@ class PropertyEditor(QScrollArea):
         """Apply ``value`` to a field as the editor would; False (and the message shown) if refused.
         The stored value entered again changes nothing (no undo step, results not stale)."""
         field = next(f for f in self.target.fields() if f.name == field_name)
+        if field.kind == "geometry":
+            value = _relative_mesh(value, self.document.path)
         if _same(value, self.target.value(field)):   # Enter in an unchanged field: no edit
             self._show_error(field.name, "")
             return True
@@ -468,6 +470,19 @@ class PropertyEditor(QScrollArea):
         if isinstance(self.target, _SettingsTarget):
             return collection == "settings"
         return collection == "model"
+
+
+def _relative_mesh(geometry, project_path):
+    """``geometry`` with a mesh file chosen by its absolute path (the file dialog's) written
+    relative to the project's folder when it is inside it; a project file holds only such paths
+    (solver.io.confine), so a mesh elsewhere is refused by the field and must be copied in."""
+    file = geometry.get("file") if isinstance(geometry, dict) and geometry.get("shape") == "mesh" else None
+    if not isinstance(file, str) or not os.path.isabs(file) or not project_path:
+        return geometry
+    folder = os.path.dirname(os.path.abspath(project_path))
+    if os.path.commonpath([folder, os.path.abspath(file)]) != folder:
+        return geometry
+    return {**geometry, "file": os.path.relpath(file, folder).replace(os.sep, "/")}
 
 
 def _same(value, current) -> bool:

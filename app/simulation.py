@@ -94,6 +94,8 @@ def suggestion(outcome: RunOutcome) -> str:
                      "partitioning, or check for redundant joints."),
         "diverged": "The solution diverged. Try a smaller maximum step or tighter tolerances.",
         "mass": f"A free motion of the mechanism has (almost) no mass or inertia: check the bodies {who}.",
+        "limit": ("The run reached its step or wall-time limit: raise max_steps or max_wall_time in the "
+                  "solver settings (advanced), or look for why it needs so many steps."),
     }
     if outcome.message.startswith("MemoryError"):
         return ("The run needs more memory than this computer has: shorten the end time or raise the "

@@ -4,6 +4,7 @@
 
     mbs run MODEL [--t-end S] [--output-step S] [--formulation ...] [--partitioning ...]
                   [--integrator ...] [--rtol X] [--atol X] [--max-step S] [--codegen [auto|on|off]]
+                  [--max-steps N] [--max-wall-time S]
                   [--out FILE.h5] [--csv DIR] [--quiet]
     mbs validate MODEL
     mbs info RESULTS.h5
@@ -23,12 +24,14 @@ to that point when ``--out``/``--csv`` was given.
 from __future__ import annotations
 
 import argparse
+import io
 import math
 import os
 import signal
 import sys
 import threading
 import time
+import warnings
 
 import numpy as np
 
@@ -42,6 +45,7 @@ from .model.fields import FieldProblem, printable, problem_count
 EXIT_OK, EXIT_INPUT, EXIT_SOLVER, EXIT_INTERRUPTED = 0, 2, 3, 130
 RUN_OPTIONS = ("t_end", "output_step", "formulation", "partitioning", "integrator", "rtol", "atol",
                "max_step")
+LIMIT_OPTIONS = ("max_steps", "max_wall_time")
 MAX_EVENTS_SHOWN = 20
 DOF_ESTIMATE_MAX_COORDINATES = 700   # rank of the constraint Jacobian only while it is cheap
 
@@ -59,7 +63,9 @@ def main(argv=None) -> int:
     except SystemExit as exc:            # usage errors (2), --help and --version (0)
         return exc.code if isinstance(exc.code, int) else (EXIT_OK if exc.code is None else EXIT_INPUT)
     try:
-        return args.command(args)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)     # numpy's, printed with a line of source
+            return args.command(args)
     except (ModelError, InputError) as exc:
         return _fail(str(exc), EXIT_INPUT)
     except SolverError as exc:
@@ -93,6 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--rtol", type=float, metavar="X", help="relative tolerance")
     run.add_argument("--atol", type=float, metavar="X", help="absolute tolerance")
     run.add_argument("--max-step", type=float, metavar="S", help="largest integration step [s]")
+    run.add_argument("--max-steps", type=int, metavar="N", help="stop (exit 3, results kept) after N integrator steps")
+    run.add_argument("--max-wall-time", type=float, metavar="S",
+                     help="stop (exit 3, results kept) after S seconds of wall time")
     run.add_argument("--hold", metavar="J1,J2", help="joints that keep their drawn position while assembling")
     run.add_argument("--from-equilibrium", action="store_true",
                      help="start at rest from the static equilibrium near the drawn configuration")
@@ -169,6 +178,8 @@ def cmd_run(args) -> int:
     model = _load_model(args.model)
     if args.planar:
         model.settings.set("planar", args.planar)
+    for key, value in _run_options(args, LIMIT_OPTIONS).items():     # settings, not simulate() arguments
+        model.settings.set(key, value)
     try:
         with _CtrlC() as ctrl_c, ProgressBar(sys.stderr, enabled=not args.quiet and _isatty(sys.stderr)) as bar:
             res = simulate(model, progress=bar, cancel=ctrl_c.requested,
@@ -185,10 +196,10 @@ def cmd_run(args) -> int:
         _save_partial(exc.results, args)
         return EXIT_INTERRUPTED
     if not args.quiet:
-        print("\n".join(format_summary(res)))
+        say(*format_summary(res))
         for e in res.events:
             if e.get("kind") in ("codegen", "equilibrium"):
-                print(e["message"])
+                say(e["message"])
     for path in _write_results(res, args):
         if not args.quiet:
             print(f"results written to {path}")
@@ -230,7 +241,7 @@ def cmd_info(args) -> int:
         lines.append(f"  t = {e.get('time', float('nan')):<10.6g} {e.get('kind', '?'):<10} {e.get('message', '')}")
     if len(res.events) > MAX_EVENTS_SHOWN:
         lines.append(f"  ... ({len(res.events) - MAX_EVENTS_SHOWN} more)")
-    print("\n".join(terminal_text(line) for line in lines))     # names and messages come from the file
+    say(*lines)                         # names and messages come from the file
     return EXIT_OK
 
 
@@ -240,7 +251,7 @@ def cmd_linearize(args) -> int:
     lin = linearize(model, state="equilibrium" if args.equilibrium else None, formulation=args.formulation)
     where = "the static equilibrium" if args.equilibrium else f"t = {lin.t:.6g} s"
     unstable = int(np.count_nonzero(lin.unstable))
-    print(f"linearization of '{model.name}' at {where}: {_plural(len(lin.eigenvalues), 'modes')}"
+    say(f"linearization of '{model.name}' at {where}: {_plural(len(lin.eigenvalues), 'modes')}"
           + (f", {unstable} unstable" if unstable else ""))
     print(f"{'mode':>4}  {'frequency [Hz]':>16}  {'damping ratio':>14}  {'eigenvalue [1/s]':>28}")
     for k, (f, z, lam, bad) in enumerate(zip(lin.frequencies_hz, lin.damping_ratios + 0.0, lin.eigenvalues,
@@ -285,10 +296,12 @@ def cmd_study(args) -> int:
         except OSError as exc:
             raise InputError(f"cannot write {args.out}: {exc}") from None
     else:
-        res.to_csv(sys.stdout)
+        table = io.StringIO()
+        res.to_csv(table)
+        say(*table.getvalue().splitlines())      # response names and values come from STUDY.json
     for v in res.variants:
         if v.status == "failed":
-            print(f"mbs: variant {v.index} failed: {v.message}", file=sys.stderr)
+            say(f"mbs: variant {v.index} failed: {v.message}", file=sys.stderr)
     counts = res.counts()
     if not args.quiet:
         print(f"study: {len(res.variants)} variants: {counts['ok']} ok, {counts['failed']} failed, "
@@ -315,9 +328,9 @@ def cmd_import(args) -> int:
     m = result.model
     counts = [_plural(len(getattr(m, c)), c) for c in ("bodies", "joints", "forces")]
     meshes = f" (meshes in {mesh_folder_name(args.out)}/)" if result.meshes else ""
-    print(f"imported '{m.name}': {', '.join(counts)} -> {args.out}{meshes}")
+    say(f"imported '{m.name}': {', '.join(counts)} -> {args.out}{meshes}")
     for note in result.notes:
-        print(f"note: {note}")
+        say(f"note: {note}")
     return EXIT_OK
 
 
@@ -413,8 +426,14 @@ def _add_formulation(parser):
 
 
 def _fail(message, code) -> int:
-    print(f"mbs: error: {terminal_text(message)}", file=sys.stderr)
+    say(f"mbs: error: {message}", file=sys.stderr)
     return code
+
+
+def say(*lines, file=None):
+    """Print ``lines`` (to stdout unless ``file``), each through :func:`terminal_text`: every CLI
+    print of text that comes from a file (names, notes, messages, paths) goes through here."""
+    print("\n".join(terminal_text(line) for line in lines), file=sys.stdout if file is None else file)
 
 
 def terminal_text(text: str) -> str:
@@ -423,10 +442,11 @@ def terminal_text(text: str) -> str:
     return "".join(c if printable(c) else repr(c)[1:-1] for c in str(text))
 
 
-def _run_options(args) -> dict:
-    """The simulate() overrides given on the command line, checked against the Settings fields."""
+def _run_options(args, keys=RUN_OPTIONS) -> dict:
+    """The options ``keys`` given on the command line (default: the simulate() overrides), checked
+    against their Settings fields."""
     return {key: _option(f"--{key.replace('_', '-')}", key, getattr(args, key))
-            for key in RUN_OPTIONS if getattr(args, key) is not None}
+            for key in keys if getattr(args, key) is not None}
 
 
 def _option(flag, key, value):

@@ -32,6 +32,7 @@ from dataclasses import dataclass, replace
 from . import recent_compiles
 from .errors import ModelError
 from .model.elements import Settings
+from .model.fields import FieldProblem
 from .formulations.planar import out_of_plane_loads, resolve_plane
 from .formulations.system import MechanicalSystem
 from .model.model import Model
@@ -166,14 +167,23 @@ def _as_setting_values(overrides) -> dict:
 
 
 def _apply(settings, overrides) -> Settings:
+    """``settings`` with the non-None ``overrides`` set: each checked by its field, then all of them
+    together (t_end and output_step only make sense as a pair).  Problems name the argument."""
     problems = []
     for key, value in _as_setting_values(overrides).items():
         if value is None:
             continue
         try:
-            settings.set(key, value)
+            settings.values[key] = settings.field(key).coerce(value)
+        except FieldProblem as p:
+            problems.append(settings.problem(key, str(p), settings.name))
         except ModelError as exc:
-            problems += [p.at("simulate") for p in exc.details]     # the argument, not the saved setting
+            problems += exc.details
+    if not problems:
+        try:
+            settings.check()
+        except ModelError as exc:
+            problems += exc.details
     if problems:
-        raise ModelError(problems)
+        raise ModelError([p.at("simulate") for p in problems])     # the argument, not the saved setting
     return settings

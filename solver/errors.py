@@ -75,6 +75,7 @@ FAILURE_KINDS = {
     "mass": "the mass matrix is singular",
     "equilibrium": "no static equilibrium found",
     "build": "generated code could not be compiled (FMU export)",
+    "limit": "the run reached settings.max_steps or settings.max_wall_time",
 }
 
 

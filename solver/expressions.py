@@ -46,7 +46,9 @@ first two derivatives, written out as syntax trees, at most 20000 nodes and 200 
 (a chain ``a+b+...`` counts one level per operator).  The last limit bounds evaluation time and
 the Python call depth of the recursive tree walks; only contrived input (products of dozens of
 factors, deeply nested functions) reaches it.  Sub-expressions without the variable are folded
-to numbers when parsed.
+to numbers when parsed.  A project file's expressions together may not exceed
+:data:`~solver.expression_budget.MAX_MODEL_EXPRESSION_NODES` such nodes (the whole-file budget,
+:mod:`solver.expression_budget`).
 
 Derivatives of ``abs``, ``sign``, ``min``, ``max`` and ``step`` are taken piecewise: ``sign`` has
 derivative 0, ``abs'(0)`` is 0, ``min``/``max`` follow their first argument on a tie and ``step``
@@ -68,6 +70,7 @@ attribute access, subscripts, strings, keywords, assignments, unknown names -- i
 """
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import operator
@@ -79,6 +82,7 @@ import numpy as np
 from scipy.interpolate import CubicSpline, PPoly
 
 from .errors import ExpressionError
+from .expression_budget import charge, check_budget
 
 MAX_LENGTH = 2000
 MAX_NESTING = 60
@@ -188,12 +192,13 @@ def _complexity(root):
 
 
 def _check_complexity(tree, what):
-    """Raise :class:`ExpressionError` if ``tree`` (described as ``what``) exceeds
-    :data:`MAX_TREE_SIZE` or :data:`MAX_TREE_DEPTH`."""
+    """The written-out size of ``tree``; raise :class:`ExpressionError` if it (described as
+    ``what``) exceeds :data:`MAX_TREE_SIZE` or :data:`MAX_TREE_DEPTH`."""
     size, depth = _complexity(tree)
     if size > MAX_TREE_SIZE or depth > MAX_TREE_DEPTH:
         raise ExpressionError(f"{what} is too complex: {size} nodes, {depth} levels deep (the "
                               f"limits are {MAX_TREE_SIZE} nodes and {MAX_TREE_DEPTH} levels)")
+    return size
 
 
 # --------------------------------------------------------------------------------------------
@@ -577,23 +582,30 @@ def _parenthesized(formatted, min_precedence):
 
 def _compile(node, array):
     """A closure ``f(t)`` evaluating ``node`` with the float (``array=False``) or the numpy
-    (``array=True``) implementations."""
+    (``array=True``) implementations.  A sub-tree shared by several parents (derivative trees
+    share most of theirs) is compiled once, so compiling costs the distinct nodes, not the tree
+    written out in full (up to 20000 nodes each, which took seconds and megabytes per expression)."""
+    memo = {}
+    for item in _distinct_nodes(node):
+        memo[id(item)] = _closure(item, array, [memo[id(child)] for child in _children(item)])
+    return memo[id(node)]
+
+
+def _closure(node, array, fs):
+    """The closure of ``node`` given the closures ``fs`` of its children."""
     if isinstance(node, Num):
         value = node.value
         return lambda t: value
     if isinstance(node, Var):
         return lambda t: t
     if isinstance(node, Unary):
-        f = _compile(node.operand, array)
+        f = fs[0]
         return lambda t: -f(t)
     if isinstance(node, Binary):
         op = _OPERATORS[node.op][array]
-        f, g = _compile(node.left, array), _compile(node.right, array)
+        f, g = fs
         return lambda t: op(f(t), g(t))
     function = _FUNCTIONS[node.name].array if array else _FUNCTIONS[node.name].scalar
-    fs = []
-    for arg in node.args:
-        fs.append(_compile(arg, array))
     if len(fs) == 1:
         f = fs[0]
         return lambda t: function(f(t))
@@ -615,19 +627,30 @@ class Expression:
     Evaluation with a float uses ``math`` functions (a few microseconds); where those fail
     (overflow, domain errors, division by zero) the numpy result -- inf or NaN -- is returned
     instead of raising.  An array argument is evaluated with numpy, silently, and gives a new
-    float array of the same shape.
+    float array of the same shape.  ``cost``: the written-out nodes of the expression and its first
+    two derivatives, what one evaluation of all three costs (set by :func:`parse_expression`).
     """
+
+    cost = 1
 
     def __init__(self, tree, variable="t", text=None, derivative_trees=()):
         self.tree = tree
         self.variable = variable
-        self.text = _format(tree)[0] if text is None else text
+        self._text = text
         self.is_constant = not any(isinstance(node, Var) for node in _distinct_nodes(tree))
         self._scalar = _compile(tree, array=False)
         self._array = _compile(tree, array=True)
         self._derivative = (Expression(derivative_trees[0], variable,
                                        derivative_trees=derivative_trees[1:])
                             if derivative_trees else None)
+
+    @property
+    def text(self):
+        """The text parsed, or for a derived expression its tree formatted (when first asked: a
+        derivative's text is rarely shown and can be long)."""
+        if self._text is None:
+            self._text = _format(self.tree)[0]
+        return self._text
 
     def value(self, t):
         """The value at ``t`` (float -> float, array -> array of the same shape)."""
@@ -915,14 +938,24 @@ def parse_expression(text, variable="t"):
                               f"(the limit is {MAX_LENGTH})")
     if not text.strip():
         raise ExpressionError("empty expression")
+    return _parse(text, variable)
+
+
+@functools.lru_cache(maxsize=256)
+def _parse(text, variable):
+    """:func:`parse_expression` of checked arguments, remembered: a project's expressions are
+    parsed when its file is checked and again when a run compiles its forces and drivers (an
+    Expression is immutable but for its cached derivatives, so one object can serve both)."""
     tree = _Parser(text, variable).parse()
     invalid = f"invalid expression {_snippet(text)}: "
-    _check_complexity(tree, invalid + "it")
+    cost = _check_complexity(tree, invalid + "it")
     first = _derivative(tree, {})
-    _check_complexity(first, invalid + "its first derivative")
+    cost += _check_complexity(first, invalid + "its first derivative")
     second = _derivative(first, {})
-    _check_complexity(second, invalid + "its second derivative")
-    return Expression(tree, variable, text, (first, second))
+    cost += _check_complexity(second, invalid + "its second derivative")
+    expression = Expression(tree, variable, text, (first, second))
+    expression.cost = cost
+    return expression
 
 
 # --------------------------------------------------------------------------------------------
@@ -1040,13 +1073,16 @@ def time_function(spec):
     if isinstance(spec, numbers.Real) and not isinstance(spec, bool):
         try:
             value = float(spec)
-        except OverflowError:
-            value = math.inf
+        except OverflowError:          # an integer beyond the float range (10**400 in a file)
+            raise ExpressionError("a constant time function must be finite, got an integer too large "
+                                  "for a float") from None
         if not math.isfinite(value):
             raise ExpressionError(f"a constant time function must be finite, got {spec!r}")
         return Expression(Num(value))
     if isinstance(spec, str):
+        check_budget()
         expression = parse_expression(spec)
+        charge(expression.cost)
         if expression.is_constant and not math.isfinite(expression.value(0.0)):
             raise ExpressionError(f"invalid expression {_snippet(spec)}: its constant value "
                                   f"{expression.value(0.0)} is not finite")

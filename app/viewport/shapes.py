@@ -18,6 +18,9 @@ from vtkmodules.vtkFiltersSources import (vtkArrowSource, vtkConeSource, vtkCube
                                           vtkSphereSource)
 from vtkmodules.vtkIOGeometry import vtkOBJReader, vtkSTLReader
 
+from solver.errors import ModelError
+from solver.io.confine import checked_mesh
+
 from .transforms import frame_from_axis, pose, to_vtk
 
 
@@ -39,7 +42,7 @@ def body_shape(geometry: dict, X_WB: np.ndarray, g: float, folder: str = "") -> 
     elif shape == "sphere":
         data = _output(_new(vtkSphereSource, Radius=geometry["radius"], ThetaResolution=32, PhiResolution=16))
     elif shape == "mesh":
-        data = _mesh(os.path.join(folder, geometry["file"]), geometry.get("scale", 1.0))
+        data = _mesh(folder, geometry["file"], geometry.get("scale", 1.0))
         if data is None:
             data = _output(_new(vtkSphereSource, Radius=0.6 * g))
     else:
@@ -305,10 +308,16 @@ def with_normals(data) -> vtkPolyData:
     return f.GetOutput()
 
 
-def _mesh(path, scale):
-    """Read an STL or OBJ file scaled by ``scale``; None if missing or unreadable."""
-    ext = os.path.splitext(path)[1].lower()
-    if not os.path.isfile(path) or ext not in (".stl", ".obj"):
+def _mesh(folder, file, scale):
+    """Read the STL or OBJ file ``file`` of the project in ``folder`` scaled by ``scale``; None if
+    missing, unreadable, outside the folder, not a regular file or larger than MAX_MESH_BYTES
+    (:func:`solver.io.confine.checked_mesh`)."""
+    ext = os.path.splitext(file)[1].lower()
+    if ext not in (".stl", ".obj"):
+        return None
+    try:
+        path = checked_mesh(folder, file)
+    except ModelError:
         return None
     reader = vtkSTLReader() if ext == ".stl" else vtkOBJReader()
     reader.SetFileName(path)

@@ -31,8 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from ..compile import CompiledModel, compile_model, generic_system
-from ..errors import Cancelled, ModelError, SolverError
+from ..compile import CompiledModel, compile_model, generic_system, resolve_settings
+from ..errors import Cancelled, ModelError, Problem, SolverError
 from ..forces import Wrenches
 from ..model.inputs import with_inputs
 from ..model.model import Model
@@ -52,6 +52,27 @@ from .threads import single_threaded_blas
 
 JACOBIAN_STEP = 1e-7          # relative forward-difference step of the implicit integrators' Jacobian
 IMPLICIT = ("adams", "bdf", "radau")   # integrators that take a Jacobian (LSODA in its stiff mode)
+
+
+def check_output_rows(settings, streamed):
+    """Refuse a run whose output rows exceed what its results can hold (settings.output_step, a
+    ModelError) before anything is compiled or allocated: ``Settings`` itself allows
+    MAX_STREAMED_ROWS, results kept in memory (not ``streamed``) MAX_OUTPUT_ROWS."""
+    problem = None if streamed else settings.rows_in_memory_problem()
+    if problem is not None:
+        raise ModelError(Problem("solver", None, "output_step", problem))
+
+
+def run_limit(run, t):
+    """Raise SolverError (kind "limit", the partial results kept by Run.execute) when ``run`` has
+    taken more than settings.max_steps steps or run longer than settings.max_wall_time."""
+    s = run.s
+    if run.steps > s.max_steps:
+        raise SolverError(f"the run reached its step limit ({s.max_steps} steps, settings.max_steps)", time=t,
+                          kind="limit")
+    if s.max_wall_time is not None and _time.perf_counter() - run.wall0 > s.max_wall_time:
+        raise SolverError(f"the run reached its wall-time limit ({s.max_wall_time:g} s, settings.max_wall_time)",
+                          time=t, kind="limit")
 
 
 def output_times(t_end, step):
@@ -102,14 +123,16 @@ def simulate(model: Model | CompiledModel, t_end: float | None = None, output_st
     if inputs and isinstance(model, CompiledModel):
         raise ModelError("simulate: inputs need the Model (they replace time functions before it is "
                          "compiled), not a CompiledModel")
-    if not isinstance(model, CompiledModel):
-        model = with_inputs(model, inputs, t_end=t_end if t_end is not None else model.settings.t_end)
     overrides: dict[str, Any] = dict(
         t_end=t_end, output_step=output_step, formulation=formulation, partitioning=partitioning,
         integrator=integrator, rtol=rtol, atol=atol, max_step=max_step, constraints=constraints, reactions=reactions)
+    if not isinstance(model, CompiledModel):
+        check_output_rows(resolve_settings(model, **overrides), results_path is not None)
+        model = with_inputs(model, inputs, t_end=t_end if t_end is not None else model.settings.t_end)
     owned = not isinstance(model, CompiledModel)     # compiled here for this run: no other caller has it
     if isinstance(model, CompiledModel):
         compiled, settings = model, model.run_settings(codegen=codegen, **overrides)
+        check_output_rows(settings, results_path is not None)
     else:
         compiled = compile_model(model, codegen=codegen, on_event=on_event, cancel=cancel, **overrides)
         settings = compiled.settings
@@ -155,6 +178,7 @@ class Run:
         self.rec = Recorder(system, self.meta, on_event, path=results_path)
         self.rhs_count = 0
         self.steps = 0
+        self.wall0 = _time.perf_counter()      # set again when execute() starts
         self._switch = None      # pending hybrid switch: (method, reason)
         self.q_last = None       # the last consistent positions (Newton start, diagnostics) …
         self._rate_last = None   # … and (q̇, t) there, or None: the Newton start is extrapolated
@@ -163,7 +187,7 @@ class Run:
 
     # ---- public API -----------------------------------------------------------------------------
     def execute(self):
-        wall0 = _time.perf_counter()
+        self.wall0 = wall0 = _time.perf_counter()
         try:
             q, qd, t0 = self.system.initial_state() if self.start is None else self.start
             q, qd = np.array(q, dtype=float), np.array(qd, dtype=float)
@@ -515,8 +539,11 @@ class Run:
                              if self.system.equations[k].kind != "normalization"}))
 
     def _check_cancel(self, t):
+        """Stop the run when ``cancel()`` asks (Cancelled) or it reached settings.max_steps or
+        max_wall_time (SolverError of kind "limit"); called between steps and output points."""
         if self.cancel is not None and self.cancel():
             raise Cancelled(time=t)
+        run_limit(self, t)
 
     def _finish(self, wall0):
         self.rec.complete()               # post-processing of the last output rows belongs to the run

@@ -31,12 +31,17 @@ import numpy as np
 
 from ..errors import ModelError
 from ..io.files import open_regular
+from ..model.elements import MAX_MODES
 from .modal import ModalBody
 
 FORMAT = "mbs-studio-modes"
 VERSION = 1
 MAX_FILE_BYTES = 1024 ** 3            # the .npz as stored
-MAX_ARRAY_BYTES = 1024 ** 3           # its arrays once decompressed (from their headers)
+MAX_ARRAY_BYTES = 1024 ** 3           # its arrays once decompressed and converted to float64 (from their headers)
+MAX_MEMBERS = 32                      # members of the archive (the layout has 12 arrays)
+DIRECTORY_ENTRY_BYTES = 1024          # central-directory bytes allowed per member (46 + its name + extras)
+ARRAYS = ("format", "version", "nodes", "modes", "frequencies_hz", "mass", "S0", "S_phi", "E1", "E2", "inertia",
+          "stress_shapes")
 
 
 class NodeSet:
@@ -87,11 +92,18 @@ def _read_checked(path, where) -> dict:
     except ModelError as exc:
         raise ModelError(f"{where}: cannot read {path}: {str(exc).removeprefix(f'{path}: ')}") from None
     try:
-        with fh, zipfile.ZipFile(fh) as zf:
-            members = {info.filename.removesuffix(".npy"): info for info in zf.infolist()}
-            headers = {key: _header(zf, info) for key, info in members.items()}
-            _check_headers(headers, path, where)
-            raw = {key: _read_member(zf, members[key]) for key in headers}
+        with fh:
+            members, directory = _declared_members(fh)
+            if members > MAX_MEMBERS or directory > MAX_MEMBERS * DIRECTORY_ENTRY_BYTES:
+                count = members if members < 0xFFFF else "at least 65535"        # 0xFFFF: a ZIP64 count
+                raise ModelError(f"{where}: {path}: the archive declares {count} members in a {directory}-byte "
+                                 f"directory, more than {MAX_MEMBERS} (a modes file holds {len(ARRAYS)} arrays)")
+            with zipfile.ZipFile(fh) as zf:
+                members = {info.filename.removesuffix(".npy"): info for info in zf.infolist()
+                           if info.filename.removesuffix(".npy") in ARRAYS}
+                headers = {key: _header(zf, info) for key, info in members.items()}
+                _check_headers(headers, path, where)
+                raw = {key: _read_member(zf, members[key]) for key in headers}
     except ModelError:
         raise
     except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
@@ -101,6 +113,23 @@ def _read_checked(path, where) -> dict:
         raise ModelError(f"{where}: {path} is not a {FORMAT} file of version {VERSION} "
                          f"(format {fmt or 'missing'}, version {version})")
     return {key: _array(raw, key, where, path) for key in raw if key not in ("format", "version")}
+
+
+def _declared_members(fh):
+    """(members, central-directory bytes) that the zip's end-of-central-directory record declares,
+    read from the file's last 64 KiB before the directory itself is parsed (300 000 members took
+    ``zipfile`` 10 s and 260 MB); a missing record is a ValueError.  The directory's size bounds what ``zipfile`` then parses, whatever the count says."""
+    fh.seek(0, 2)
+    size = fh.tell()
+    fh.seek(max(0, size - (22 + 65535)))
+    tail = fh.read()
+    fh.seek(0)
+    at = tail.rfind(b"PK\x05\x06")
+    if at < 0 or at + 22 > len(tail):
+        raise ValueError("not a zip archive (no end-of-central-directory record)")
+    members = int.from_bytes(tail[at + 10:at + 12], "little")
+    directory = int.from_bytes(tail[at + 12:at + 16], "little")
+    return members, directory
 
 
 def _header(zf, info):
@@ -122,7 +151,8 @@ def _read_member(zf, info):
 
 def _check_headers(headers, path, where):
     """Format/version present and small, every array of the expected shape (module docstring) and
-    numeric, the total size under ``MAX_ARRAY_BYTES``."""
+    numeric, at most ``MAX_MODES`` modes, the total size (read and converted to float64) under
+    ``MAX_ARRAY_BYTES``."""
     for key, kinds in (("format", "US"), ("version", "iu")):
         if key not in headers or headers[key][0] != () or headers[key][1].kind not in kinds \
                 or headers[key][1].itemsize > 256:
@@ -137,6 +167,8 @@ def _check_headers(headers, path, where):
     nodes, modes = headers["nodes"][0], headers["modes"][0]
     n = nodes[0] if len(nodes) == 2 else -1
     k = modes[2] if len(modes) == 3 else -1
+    if k > MAX_MODES:
+        raise ModelError(f"{where}: {path}: 'modes' declares {k} modes, more than {MAX_MODES}")
     shapes = {"nodes": (n, 3), "modes": (n, 6, k), "frequencies_hz": (k,), "mass": (), "S0": (3,),
               "S_phi": (3, k), "E1": (3, 3, k), "E2": (3, 3, k, k), "inertia": (3, 3)}
     if "stress_shapes" in headers:
@@ -150,9 +182,11 @@ def _check_headers(headers, path, where):
             problems.append(f"{where}: {path}: '{key}' must have shape {shape}, got {headers[key][0]}")
     if problems:
         raise ModelError(problems)
-    size = sum(math.prod(shape) * dtype.itemsize for shape, dtype in headers.values())
+    # as read plus as converted to float64 (an int8 array becomes 8 bytes an element)
+    size = sum(math.prod(shape) * (dtype.itemsize + 8) for shape, dtype in headers.values())
     if size > MAX_ARRAY_BYTES:
-        raise ModelError(f"{where}: {path}: the arrays declare {size} bytes, more than {MAX_ARRAY_BYTES}")
+        raise ModelError(f"{where}: {path}: the arrays declare {size} bytes (as read and converted to "
+                         f"float64), more than {MAX_ARRAY_BYTES}")
 
 
 def _array(data, key, where, path):

@@ -1,7 +1,9 @@
 """Strict JSON text for the files people exchange (project, study, results meta): a key given twice
 in one object is an error naming the key (``json`` would silently keep the last value), nesting
-deeper than ``MAX_DEPTH`` is refused before anything walks it recursively, and numbers too long to
-convert (``sys.get_int_max_str_digits``) are reported instead of escaping as ValueError.
+deeper than ``MAX_DEPTH`` is refused before anything walks it recursively, and an integer too long
+for Python to convert from text (``sys.get_int_max_str_digits``, 4300 digits) is read as the power
+of ten of its magnitude, so the field that holds it reports it ("must be finite, got an integer too
+large for a float") instead of the whole file failing without a field or line.
 """
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ class _Duplicate(ValueError):
 def loads(text, source, parse_constant=None):
     """Parsed JSON of ``text``; ModelError starting with ``source`` for anything malformed."""
     try:
-        data = json.loads(text, object_pairs_hook=_unique, parse_constant=parse_constant)
+        data = json.loads(text, object_pairs_hook=_unique, parse_constant=parse_constant, parse_int=_integer)
     except _Duplicate as exc:
         raise ModelError(f"{source}: {exc}") from None
     except json.JSONDecodeError as exc:
@@ -45,6 +47,15 @@ def depth(data) -> int:
         elif isinstance(value, list):
             stack += [(v, d + 1) for v in value]
     return deepest
+
+
+def _integer(text):
+    """An integer token: its value, or for more digits than Python converts, ±10^(digits − 1)
+    (made by arithmetic, which has no digit limit; the same size for every check of it)."""
+    digits = text.lstrip("-")
+    if len(digits) <= 4000:
+        return int(text)
+    return (-1 if text.startswith("-") else 1) * 10 ** (len(digits) - 1)
 
 
 def _unique(pairs):

@@ -14,7 +14,7 @@ import os
 
 from ..errors import ModelError
 from ..model.elements import Settings
-from ..model.fields import show_problems
+from ..model.fields import show_problems, show_value
 from ..model.model import Model, model_from_dict
 from ..model.project_format import FORMAT, VERSION
 from .files import read_regular
@@ -89,15 +89,15 @@ def project_from_dict(data, source="project") -> Model:
     if not isinstance(data, dict):
         raise ModelError(f"{source}: the file must hold a JSON object")
     if data.get("format") != FORMAT:
-        raise ModelError(f"format: must be '{FORMAT}' (is this an MBS Studio project?); got {data.get('format')!r}")
+        raise ModelError(f"format: must be '{FORMAT}' (is this an MBS Studio project?); got {show_value(data.get('format'))}")
     version = data.get("version")
     if isinstance(version, bool) or not isinstance(version, int):
-        raise ModelError(f"version: must be an integer; got {version!r}")
+        raise ModelError(f"version: must be an integer; got {show_value(version)}")
     if version > VERSION:
-        raise ModelError(f"version: the file is version {version}, newer than this program reads "
+        raise ModelError(f"version: the file is version {show_value(version)}, newer than this program reads "
                          f"({VERSION}); update MBS Studio to open it")
     if version < 1:
-        raise ModelError(f"version: must be >= 1; got {version}")
+        raise ModelError(f"version: must be >= 1; got {show_value(version)}")
     problems = []
     for key in data:
         if key not in ("format", "version", "model", "solver", "view"):

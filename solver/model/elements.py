@@ -661,6 +661,12 @@ class Driver(Element):
         check_motion_at_start(self, "expression")
 
 
+# Size of a flexible body: beam elements (800 took 89 s and 2.4 GB for 0.01 s) and modes kept, also of
+# a modes file (solver.flexible.modes_file: E2 alone is 72·k² bytes).
+MAX_BEAM_ELEMENTS = 200
+MAX_MODES = 200
+
+
 class FlexibleBody(Element):
     """A straight flexible beam (floating frame of reference, modal coordinates; Kim & Yoo (1997)).
 
@@ -689,8 +695,8 @@ class FlexibleBody(Element):
         Field("density", "float", "kg/m³", minimum=0.0, exclusive_min=True),
         Field("youngs", "float", "Pa", doc="Young's modulus", minimum=0.0, exclusive_min=True),
         Field("poisson", "float", default=0.3, minimum=-0.99, maximum=0.49, doc="Poisson's ratio"),
-        Field("elements", "int", default=10, minimum=1, doc="number of beam elements"),
-        Field("modes", "int", default=2, minimum=0,
+        Field("elements", "int", default=10, minimum=1, maximum=MAX_BEAM_ELEMENTS, doc="number of beam elements"),
+        Field("modes", "int", default=2, minimum=0, maximum=MAX_MODES,
               doc="free–free: elastic modes kept; Craig–Bampton: fixed-interface modes (plus 6 per "
                   "interface node − 6 constraint modes)"),
         Field("damping_ratio", "float", default=0.0, minimum=0.0, doc="modal damping ratio ζ"),
@@ -731,6 +737,11 @@ DISPLAY_UNITS = ("SI", "mm-kg-s", "mm-t-s")   # GUI display only: app/units.py
 DISPLAY_ANGLES = ("rad", "deg")
 
 
+# Output rows of a run (t_end / output_step + 1): at most MAX_OUTPUT_ROWS kept in memory (a pendulum's
+# row is ≈ 1.2 kB: 10⁶ rows took 1.2 GB), at most MAX_STREAMED_ROWS when the results stream to an HDF5
+# file (simulate(results_path=...), mbs run --out): the output times alone are 8 bytes a row.
+MAX_OUTPUT_ROWS = 200_000
+MAX_STREAMED_ROWS = 10_000_000
 CODEGEN_CHOICES = ("auto", "on", "off")
 PLANAR_CHOICES = ("off", "auto", "xy", "yz", "zx")     # solver.formulations.planar
 
@@ -767,8 +778,38 @@ class Settings(Element):
               doc="units the GUI shows and reads numbers in (files stay SI)"),
         Field("display_angles", "enum", choices=DISPLAY_ANGLES, default="rad",
               doc="angle unit the GUI shows and reads (files stay in rad)"),
+        Field("max_steps", "int", default=10_000_000, minimum=1, advanced=True,
+              doc="integrator steps after which a run stops as failed (kind 'limit'), its results so far kept"),
+        Field("max_wall_time", "optional_float", "s", default=None, minimum=0.0, exclusive_min=True,
+              advanced=True, doc="wall time after which a run stops as failed (kind 'limit'), its results so "
+                                 "far kept; None = no limit"),
     )
-    _OMITTED_AT_DEFAULT = ("planar", "display_units", "display_angles")
+    _OMITTED_AT_DEFAULT = ("planar", "display_units", "display_angles", "max_steps", "max_wall_time")
+
+    def check(self):
+        """At most MAX_STREAMED_ROWS output rows (checked before anything is allocated; simulate()
+        allows MAX_OUTPUT_ROWS of them in memory: :meth:`rows_in_memory_problem`)."""
+        rows = self.output_rows()
+        if rows > MAX_STREAMED_ROWS:
+            raise ModelError(self.problem("output_step", f"t_end / output_step gives {rows:.3g} output rows "
+                                          f"(t_end {self.t_end:g} s, output_step {self.output_step:g} s), more "
+                                          f"than {MAX_STREAMED_ROWS}; use a larger output_step or a shorter t_end",
+                                          self.name))
+
+    def output_rows(self) -> float:
+        """The number of output rows a run makes (a float: it may be astronomically large)."""
+        return self.t_end / self.output_step + 1.0
+
+    def rows_in_memory_problem(self):
+        """The message for a run whose results stay in memory, when its rows exceed MAX_OUTPUT_ROWS
+        (else None)."""
+        rows = self.output_rows()
+        if rows <= MAX_OUTPUT_ROWS:
+            return None
+        return (f"t_end / output_step gives {rows:.3g} output rows (t_end {self.t_end:g} s, output_step "
+                f"{self.output_step:g} s), more than the {MAX_OUTPUT_ROWS} kept in memory; use a larger "
+                f"output_step, or stream the results to a file (mbs run --out FILE.h5, simulate(results_path="
+                f"...)) for up to {MAX_STREAMED_ROWS}")
 
     def to_dict(self) -> dict:
         """The saved form; the planar option and the GUI's display units only when not the defaults

@@ -109,7 +109,7 @@ def show_value(value):
     try:
         text = repr(value)
     except (ValueError, RecursionError):        # an integer of thousands of digits, deep nesting
-        return f"a {type(value).__name__} too large to show"
+        return "an integer too large to show" if isinstance(value, int) else f"a {type(value).__name__} too large to show"
     return text if len(text) <= 40 else text[:37] + "..."
 
 
@@ -147,9 +147,9 @@ def _int(f: Field, value):
         raise FieldProblem(f"must be an integer, got {show_value(value)}")
     v = int(value)
     if f.minimum is not None and v < f.minimum:
-        raise FieldProblem(f"must be >= {f.minimum:g}, got {v}")
+        raise FieldProblem(f"must be >= {f.minimum:g}, got {show_value(v)}")
     if f.maximum is not None and v > f.maximum:
-        raise FieldProblem(f"must be <= {f.maximum:g}, got {v}")
+        raise FieldProblem(f"must be <= {f.maximum:g}, got {show_value(v)}")
     return v
 
 
@@ -349,7 +349,7 @@ def _geometry(f: Field, value):
         elif shape == "mesh":
             if not isinstance(value.get("file"), str) or not value["file"]:
                 raise FieldProblem("mesh needs a 'file' (STL or OBJ path)")
-            out["file"] = value["file"]
+            out["file"] = _mesh_file(value["file"])
             out["scale"] = _positive(value.get("scale", 1.0))
         if "color" in value:
             c = _vector(value["color"], 3)
@@ -361,6 +361,18 @@ def _geometry(f: Field, value):
     except FieldProblem as p:
         raise FieldProblem(f"geometry: {p}") from None
     return out
+
+
+def _mesh_file(path):
+    """A mesh path as a project file may hold it: relative to the project's folder and inside it
+    (the GUI reads it; :mod:`solver.io.confine`), printable, at most 1000 characters."""
+    from ..io.confine import relative_path_problem
+    if len(path) > 1000 or not printable(path):
+        raise FieldProblem("file must be a printable path of at most 1000 characters")
+    problem = relative_path_problem(path)
+    if problem is not None:
+        raise FieldProblem(f"file {problem} (the project's folder)")
+    return path
 
 
 def _positive(v):

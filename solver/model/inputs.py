@@ -10,6 +10,7 @@ import numpy as np
 from ..errors import ModelError, Problem
 
 CALLABLE_STEP = 1e-3      # s between the samples of a callable input
+MAX_CALLABLE_SAMPLES = 1_000_000    # samples of one callable input (t_end up to 1000 s)
 
 
 def with_inputs(model, values=None, t_end=1.0):
@@ -28,6 +29,11 @@ def with_inputs(model, values=None, t_end=1.0):
     for name, e in declared.items():
         value = values.get(name, e.default)
         if callable(value):
+            if not t_end / CALLABLE_STEP <= MAX_CALLABLE_SAMPLES:
+                problems.append(Problem("simulate", None, "inputs", f"'{name}': a callable is sampled every "
+                                        f"{CALLABLE_STEP:g} s, more than {MAX_CALLABLE_SAMPLES} samples up to "
+                                        f"t_end {t_end:g} s; give a table or an expression instead"))
+                continue
             t = np.append(np.arange(0.0, t_end, CALLABLE_STEP), t_end)
             value = {"t": t.tolist(), "values": [float(value(x)) for x in t]}
         try:

@@ -15,6 +15,7 @@ from itertools import chain
 import numpy as np
 
 from ..errors import ModelError, Problem
+from ..expression_budget import ExpressionBudget
 from .elements import (Body, Marker, Joint, Driver, Settings, FORCE_CLASSES, FRICTION_JOINTS, ELEMENT_CLASSES,
                        Element, FlexibleBody, Measure, ModelInput, ModelOutput)
 from .fields import Field, FieldProblem, show_names, show_value
@@ -537,7 +538,14 @@ def _relabel(problem: Problem, prefix, path) -> Problem:
 
 
 def model_from_dict(data, path="model") -> Model:
-    """Build and validate a model from its file form, collecting every problem."""
+    """Build and validate a model from its file form, collecting every problem; its expressions
+    share one :class:`~solver.expression_budget.ExpressionBudget`.  Floating-point overflow in the
+    checks of hostile numbers (an inertia of 1e308) is silent: the check's message says what is wrong."""
+    with ExpressionBudget(), np.errstate(all="ignore"):
+        return _model_from_dict(data, path)
+
+
+def _model_from_dict(data, path):
     if not isinstance(data, dict):
         raise ModelError(Problem(path, None, None, "must be an object"))
     problems = []

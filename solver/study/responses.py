@@ -44,7 +44,7 @@ class Response:
 
     def __post_init__(self):
         if self.function is None and self.kind not in _TARGETS:
-            raise ModelError(f"kind: must be one of {', '.join(RESPONSE_KINDS)}; got {self.kind!r}")
+            raise ModelError(f"kind: must be one of {', '.join(RESPONSE_KINDS)}; got {show_value(self.kind)}")
         if self.name is None:
             object.__setattr__(self, "name", self.kind if self.target is None else f"{self.kind}({self.target})")
 

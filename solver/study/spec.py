@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ModelError
+from ..io.confine import confined
 from ..io.files import read_regular
 from ..io.jsontext import loads
 from ..io.project import load_project
@@ -332,12 +333,15 @@ def study_from_dict(data, base_dir=".") -> Study:
             problems.append(f"{key}: must be an object of field path → value")
     if problems:
         raise ModelError(show_problems(problems))
-    model = load_project(os.path.join(base_dir, data["model"]))
+    # the model and the results folder stay in the study's folder (a received STUDY.json never
+    # makes the program read or write elsewhere: solver.io.confine)
+    model_path = confined(base_dir, data["model"], "model")
     results_dir = data.get("results_dir")
+    results_dir = None if results_dir is None else confined(base_dir, results_dir, "results_dir")
+    model = load_project(model_path)
     return Study(model, parameters, responses, design=design.get("type", "grid"),
                  samples=design.get("samples"), seed=design.get("seed", 0), fixed=data.get("fixed"),
-                 templates=data.get("templates"),
-                 results_dir=None if results_dir is None else os.path.join(base_dir, results_dir))
+                 templates=data.get("templates"), results_dir=results_dir)
 
 
 # ---- helpers ------------------------------------------------------------------------------------

@@ -92,3 +92,18 @@ def test_open_mesh_gets_a_clear_message(window, qtbot, tmp_path):
     assert window.document.undo_stack.count() == 0
     with pytest.raises(ValueError, match="nope.stl' not found"):
         mesh_mass_properties(str(tmp_path / "nope.stl"), 1.0, DENSITY)
+
+
+def test_a_mesh_chosen_by_its_absolute_path_is_kept_relative_to_the_project(window, qtbot, tmp_path):
+    path = _project(tmp_path, trimesh.creation.box(extents=(0.1, 0.1, 0.1)))
+    (tmp_path / "meshes").mkdir()
+    trimesh.creation.box(extents=(0.2, 0.1, 0.1)).export(tmp_path / "meshes" / "other.stl")
+    window.document.open(str(path))
+    window.document.select("part")
+    props = window.properties
+    assert props.commit("geometry", {"shape": "mesh", "file": str(tmp_path / "meshes" / "other.stl")})
+    assert window.document.model.bodies["part"].geometry["file"] == "meshes/other.stl"
+    outside = tmp_path.parent / "outside.stl"                 # not in the project's folder: refused
+    assert not props.commit("geometry", {"shape": "mesh", "file": str(outside)})
+    assert "must be a path inside the folder of the file" in props.error("geometry")
+    assert window.document.model.bodies["part"].geometry["file"] == "meshes/other.stl"

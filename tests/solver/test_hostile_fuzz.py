@@ -12,6 +12,7 @@ import io
 import json
 import os
 import signal
+import sys
 import tempfile
 
 import h5py
@@ -22,6 +23,9 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import solver
 from solver.cli import format_summary
 from solver.study import load_study
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
+from bench.fuzz_files import locations  # noqa: E402  (every (path, value) of a JSON tree)
 
 CASE_SECONDS = 5.0
 HOSTILE = [None, True, False, 0, -1, 1.5, -1e308, 1e308, "", "x", "a/b", "\x00", "\x1b[2J", [], {},
@@ -66,17 +70,6 @@ STUDY = {"format": "mbs-studio-study", "version": 1, "model": "m.mbs.json",
          "templates": {"drivers.D.expression": "{amp}*sin(t)"}, "results_dir": "out"}
 
 
-def nodes(tree, path=()):
-    """Every (path, value) in a JSON tree, the root included."""
-    yield path, tree
-    if isinstance(tree, dict):
-        for k, v in tree.items():
-            yield from nodes(v, path + (k,))
-    elif isinstance(tree, list):
-        for i, v in enumerate(tree):
-            yield from nodes(v, path + (i,))
-
-
 def set_at(tree, path, value):
     if not path:
         return value
@@ -90,7 +83,7 @@ def set_at(tree, path, value):
 def mutate_json(data, tree):
     """A mutated copy of ``tree`` as JSON text."""
     tree = copy.deepcopy(tree)
-    paths = [p for p, _ in nodes(tree)]
+    paths = [p for p, _ in locations(tree)]
     kind = data.draw(st.sampled_from(["replace", "delete", "unknown", "duplicate", "deep", "digits",
                                       "truncate", "big_list"]))
     path = data.draw(st.sampled_from(paths))

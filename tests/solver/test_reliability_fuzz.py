@@ -43,6 +43,7 @@ WRONG = {
     "function": [True, None, [1.0], {"a": 1}, "sin(", "__import__('os')", "t^1000", "x + 1", "",
                  {"t": [0, 1], "values": [0]}, {"t": [1, 0], "values": [0, 1]}],
     "function_vec3": ["abc", [1.0, 2.0], [1.0, 2.0, True], [0, 0, "sin("]],
+    "int": [1.5, "3", None, True, -4],
     "geometry": [5, "box", {"shape": "cone"}, {"shape": "box", "size": [-1, 1, 1]},
                  {"shape": "box", "color": [2, 0, 0]}, {"shape": "sphere", "radius": 0},
                  {"shape": "box", "foo": 1}, {"shape": "mesh"}, {"shape": "cylinder", "axis": "w"}],

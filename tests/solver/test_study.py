@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -188,7 +189,8 @@ def test_serial_cancel_stops_inside_a_run(crank):
 
 # ---- STUDY.json and the mbs command ---------------------------------------------------------------
 def write_study(tmp_path, **changes):
-    data = {"format": "mbs-studio-study", "version": 1, "model": os.path.relpath(SAMPLE, tmp_path),
+    shutil.copy(SAMPLE, tmp_path / SAMPLE.name)          # a study's model is in the study's folder
+    data = {"format": "mbs-studio-study", "version": 1, "model": SAMPLE.name,
             "design": {"type": "grid"}, "fixed": {"settings.t_end": T_END},
             "parameters": [{"path": "bodies.crank.mass", "values": [0.55, -1.0]},
                            {"path": "bodies.piston.mass", "range": [1.0, 3.0, 2]}],
@@ -203,7 +205,7 @@ def test_study_file_round_trip(tmp_path, crank):
     study = load_study(write_study(tmp_path))
     assert study.paths == ["bodies.crank.mass", "bodies.piston.mass"]
     assert [tuple(v.values()) for v in study.variants()] == [(0.55, 1.0), (0.55, 3.0), (-1.0, 1.0), (-1.0, 3.0)]
-    again = study.to_dict(model_path=os.path.relpath(SAMPLE, tmp_path))
+    again = study.to_dict(model_path=SAMPLE.name)
     assert again["parameters"][1] == {"path": "bodies.piston.mass", "values": [1.0, 3.0]}
     (tmp_path / "again.json").write_text(json.dumps(again))
     assert load_study(tmp_path / "again.json").variants() == study.variants()

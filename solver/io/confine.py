@@ -1,0 +1,47 @@
+"""Paths written inside received files (a study's model and results folder, a body's mesh) stay in
+the folder of the file that names them: an absolute path, or one that leaves the folder by ``..`` or
+through a symbolic link, is refused naming the field (docs/reliability.md, "Hostile and broken
+files").  Meshes are read only as regular files of at most :data:`MAX_MESH_BYTES`."""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import PurePosixPath
+
+from ..errors import ModelError
+from .files import open_regular
+
+MAX_MESH_BYTES = 256 * 1024 ** 2        # an STL/OBJ the GUI reads (a 5-million-triangle binary STL)
+_DRIVE = re.compile(r"[A-Za-z]:")
+
+
+def relative_path_problem(path) -> str | None:
+    """Why ``path`` is not a relative path that stays in its folder when read lexically, or None."""
+    slashed = path.replace("\\", "/")          # a Windows path read on any system
+    if os.path.isabs(path) or slashed.startswith("/") or _DRIVE.match(slashed):
+        return f"must be a path inside the folder of the file, got the absolute path {path!r}"
+    if ".." in PurePosixPath(slashed).parts:
+        return f"must be a path inside the folder of the file, got {path!r} (it leaves the folder by '..')"
+    return None
+
+
+def confined(base_dir, path, field) -> str:
+    """``path`` (from a file in ``base_dir``) joined to ``base_dir``; ModelError naming ``field``
+    when it is absolute, leaves the folder by ``..`` or resolves (through links) outside it."""
+    problem = relative_path_problem(path)
+    full = os.path.join(base_dir, path)
+    if problem is None:
+        root = os.path.realpath(base_dir)
+        if os.path.commonpath([root, os.path.realpath(full)]) != root:
+            problem = f"must be a path inside the folder of the file, got {path!r} (a link leads outside it)"
+    if problem is not None:
+        raise ModelError(f"{field}: {problem}")
+    return full
+
+
+def checked_mesh(folder, path, field="geometry.file") -> str:
+    """The full path of the mesh ``path`` of a project in ``folder`` after checking that it is
+    inside the folder, a regular file and at most MAX_MESH_BYTES (ModelError otherwise)."""
+    full = confined(folder or ".", path, field)
+    open_regular(full, MAX_MESH_BYTES, "mesh file").close()
+    return full
