@@ -39,7 +39,8 @@ import numpy as np
 
 from scipy.optimize import brentq
 
-from ..expressions import _step_array as step     # Adams' STEP, the one time expressions use
+from ..math.friction import friction_coefficient
+from ..math.impact import step
 
 
 @dataclass(frozen=True)
@@ -83,9 +84,10 @@ class ContactLaw:
         return self.stiffness * delta ** (self.exponent + 1.0) / (self.exponent + 1.0)
 
     def friction_coefficient(self, speed):
-        """μ(s) of the slip speed s ≥ 0 (module docstring)."""
-        vs, vd, mus = self.stiction_velocity, self.friction_velocity, self.static_friction
-        return np.where(speed <= vs, step(speed, -vs, -mus, vs, mus), step(speed, vs, mus, vd, self.dynamic_friction))
+        """μ(s) of the slip speed s ≥ 0: the Adams stick–slip law of joint friction too
+        (:func:`solver.math.friction.friction_coefficient`)."""
+        return friction_coefficient(speed, self.static_friction, self.dynamic_friction, self.stiction_velocity,
+                                    self.friction_velocity)
 
     def dissipative(self):
         """Damping or friction: its work is not all in the potential."""
