@@ -15,9 +15,8 @@ import os
 
 import numpy as np
 
-from solver.errors import ModelError
-from solver.io.confine import MAX_MESH_BYTES, confined
-from solver.io.files import open_regular
+import solver
+
 
 SHAPES = ("box", "cylinder", "sphere")   # closed forms; "mesh" goes through body_from_mesh
 
@@ -57,8 +56,8 @@ def mesh_mass_properties(path: str, scale: float, density: float):
     if not os.path.isfile(path):
         raise ValueError(f"mesh file '{path}' not found")
     try:
-        open_regular(path, MAX_MESH_BYTES, "mesh file").close()
-    except ModelError as exc:
+        solver.open_regular(path, solver.MAX_MESH_BYTES, "mesh file").close()
+    except solver.ModelError as exc:
         raise ValueError(str(exc)) from None
     try:
         mesh = trimesh.load(path, force="mesh")
@@ -86,8 +85,8 @@ def body_from_mesh(body, density: float, folder: str = "") -> list[tuple[str, ob
     from .simulation import quaternion_matrix
     geometry = body.geometry
     try:
-        path = confined(folder or ".", geometry["file"], "geometry.file")
-    except ModelError as exc:
+        path = solver.confined(folder or ".", geometry["file"], "geometry.file")
+    except solver.ModelError as exc:
         raise ValueError(str(exc)) from None
     mass, c, J = mesh_mass_properties(path, geometry.get("scale", 1.0), density)
     R = quaternion_matrix(body.orientation)

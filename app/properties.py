@@ -475,7 +475,7 @@ class PropertyEditor(QScrollArea):
 def _relative_mesh(geometry, project_path):
     """``geometry`` with a mesh file chosen by its absolute path (the file dialog's) written
     relative to the project's folder when it is inside it; a project file holds only such paths
-    (solver.io.confine), so a mesh elsewhere is refused by the field and must be copied in."""
+    (solver.confined), so a mesh elsewhere is refused by the field and must be copied in."""
     file = geometry.get("file") if isinstance(geometry, dict) and geometry.get("shape") == "mesh" else None
     if not isinstance(file, str) or not os.path.isabs(file) or not project_path:
         return geometry

@@ -74,3 +74,7 @@ from .outputs import (Output, declared_outputs, marker_local, measure, output, o
 
 __all__ += ["Output", "declared_outputs", "marker_local", "measure", "output", "output_paths", "MEASURE_AXES",
             "MEASURE_UNITS"]
+from .io.confine import MAX_MESH_BYTES, checked_mesh, confined  # noqa: E402  (paths a file names stay in its folder)
+from .io.files import open_regular  # noqa: E402
+
+__all__ += ["MAX_MESH_BYTES", "checked_mesh", "confined", "open_regular"]

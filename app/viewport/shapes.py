@@ -18,8 +18,8 @@ from vtkmodules.vtkFiltersSources import (vtkArrowSource, vtkConeSource, vtkCube
                                           vtkSphereSource)
 from vtkmodules.vtkIOGeometry import vtkOBJReader, vtkSTLReader
 
-from solver.errors import ModelError
-from solver.io.confine import checked_mesh
+import solver
+
 
 from .transforms import frame_from_axis, pose, to_vtk
 
@@ -311,13 +311,13 @@ def with_normals(data) -> vtkPolyData:
 def _mesh(folder, file, scale):
     """Read the STL or OBJ file ``file`` of the project in ``folder`` scaled by ``scale``; None if
     missing, unreadable, outside the folder, not a regular file or larger than MAX_MESH_BYTES
-    (:func:`solver.io.confine.checked_mesh`)."""
+    (:func:`solver.checked_mesh`)."""
     ext = os.path.splitext(file)[1].lower()
     if ext not in (".stl", ".obj"):
         return None
     try:
-        path = checked_mesh(folder, file)
-    except ModelError:
+        path = solver.checked_mesh(folder, file)
+    except solver.ModelError:
         return None
     reader = vtkSTLReader() if ext == ".stl" else vtkOBJReader()
     reader.SetFileName(path)

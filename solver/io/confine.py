@@ -5,24 +5,12 @@ files").  Meshes are read only as regular files of at most :data:`MAX_MESH_BYTES
 from __future__ import annotations
 
 import os
-import re
-from pathlib import PurePosixPath
 
 from ..errors import ModelError
+from ..model.paths import relative_path_problem
 from .files import open_regular
 
 MAX_MESH_BYTES = 256 * 1024 ** 2        # an STL/OBJ the GUI reads (a 5-million-triangle binary STL)
-_DRIVE = re.compile(r"[A-Za-z]:")
-
-
-def relative_path_problem(path) -> str | None:
-    """Why ``path`` is not a relative path that stays in its folder when read lexically, or None."""
-    slashed = path.replace("\\", "/")          # a Windows path read on any system
-    if os.path.isabs(path) or slashed.startswith("/") or _DRIVE.match(slashed):
-        return f"must be a path inside the folder of the file, got the absolute path {path!r}"
-    if ".." in PurePosixPath(slashed).parts:
-        return f"must be a path inside the folder of the file, got {path!r} (it leaves the folder by '..')"
-    return None
 
 
 def confined(base_dir, path, field) -> str:

@@ -366,7 +366,7 @@ def _geometry(f: Field, value):
 def _mesh_file(path):
     """A mesh path as a project file may hold it: relative to the project's folder and inside it
     (the GUI reads it; :mod:`solver.io.confine`), printable, at most 1000 characters."""
-    from ..io.confine import relative_path_problem
+    from .paths import relative_path_problem
     if len(path) > 1000 or not printable(path):
         raise FieldProblem("file must be a printable path of at most 1000 characters")
     problem = relative_path_problem(path)
