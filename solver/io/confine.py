@@ -4,27 +4,11 @@ through a symbolic link, is refused naming the field (docs/reliability.md, "Host
 files").  Meshes are read only as regular files of at most :data:`MAX_MESH_BYTES`."""
 from __future__ import annotations
 
-import os
 
-from ..errors import ModelError
-from ..model.paths import relative_path_problem
+from ..model.paths import confined
 from .files import open_regular
 
 MAX_MESH_BYTES = 256 * 1024 ** 2        # an STL/OBJ the GUI reads (a 5-million-triangle binary STL)
-
-
-def confined(base_dir, path, field) -> str:
-    """``path`` (from a file in ``base_dir``) joined to ``base_dir``; ModelError naming ``field``
-    when it is absolute, leaves the folder by ``..`` or resolves (through links) outside it."""
-    problem = relative_path_problem(path)
-    full = os.path.join(base_dir, path)
-    if problem is None:
-        root = os.path.realpath(base_dir)
-        if os.path.commonpath([root, os.path.realpath(full)]) != root:
-            problem = f"must be a path inside the folder of the file, got {path!r} (a link leads outside it)"
-    if problem is not None:
-        raise ModelError(f"{field}: {problem}")
-    return full
 
 
 def checked_mesh(folder, path, field="geometry.file") -> str:

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import copy
 import math
-import os
 
 from ..errors import ModelError, Problem
 from .fields import Field, FieldProblem, show_value
 from .joint_kinds import JOINT_KINDS, JOINT_TYPES, LIMIT_FIELDS, STOP_FIELDS
+from .paths import confined
 
 DRIVER_COORDINATES = ("default", "rotation", "translation", "x", "y")
 
@@ -714,10 +714,14 @@ class FlexibleBody(Element):
 
     @property
     def modes_file(self):
-        """The modes file as written in the project; a relative path is taken from the project
-        file's folder (``base_dir``), never from the working directory."""
+        """The modes file.  In a model read from a project file (``base_dir`` set) the path must stay
+        in the project file's folder and is taken from there (never from the working directory);
+        ModelError naming the field otherwise (:func:`solver.model.paths.confined`).  A model built
+        in a script may name any file."""
         path = self.values["modes_file"]
-        return os.path.join(self.base_dir, path) if path and self.base_dir and not os.path.isabs(path) else path
+        if not (path and self.base_dir):
+            return path
+        return confined(self.base_dir, path, f"flexible_bodies.{self.name}.modes_file")
 
     def check(self):
         import numpy as np

@@ -37,8 +37,14 @@ def test_exported_and_imported_modes_give_the_same_run(tmp_path):
     assert np.max(np.abs(a.modal_coordinates("beam"))) > 1e-4
     sa, sb = a.node_stress("beam", 3), b.node_stress("beam", 3)
     assert np.max(np.abs(sa - sb)) < 1e-6 * np.max(np.abs(sa))
+    # a project file names its modes file relative to its folder (an absolute path is refused there)
+    imported.set_field("beam", "modes_file", "beam_modes.npz")
     imported.save(tmp_path / "m.mbs.json")
     assert solver.load_model(tmp_path / "m.mbs.json").flexible_bodies["beam"].modes_file == path
+    saved = pendulum_with_spring(modes_file=path)
+    saved.save(tmp_path / "absolute.mbs.json")
+    with pytest.raises(solver.ModelError, match=r"flexible_bodies\.beam\.modes_file: must be a path inside the folder"):
+        solver.simulate(solver.load_model(tmp_path / "absolute.mbs.json"), t_end=0.01)
 
 
 def test_bad_modes_files_are_refused(tmp_path):
