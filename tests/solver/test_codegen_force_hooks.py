@@ -18,7 +18,7 @@ from solver.formulations.cartesian import CartesianSystem
 from test_codegen import check_kernels
 
 GENERATED = {"spring_damper", "linear_actuator", "bushing", "force", "torque", "tire", "speed_control"}
-INTERPRETED = {"rotational_spring_damper", "contact"}    # and tires on table roads
+INTERPRETED = {"rotational_spring_damper", "contact", "joint_friction"}    # and tires on table roads
 NO_LOAD = {"road"}                                   # compiles to no evaluator
 
 
