@@ -66,9 +66,12 @@ def main(argv=None):
     cases, outcome, by_quantity = [], Counter(), Counter()
     start = time.perf_counter()
     for seed in range(args.seed, args.seed + args.cases):
-        model = random_mechanism(seed, max_bodies=args.bodies)
-        t0 = time.perf_counter()
-        case = diff.compare_case(seed, model, t_end=args.t_end, seconds=args.run_seconds)
+        try:
+            model = random_mechanism(seed, max_bodies=args.bodies)
+            t0 = time.perf_counter()
+            case = diff.compare_case(seed, model, t_end=args.t_end, seconds=args.run_seconds)
+        except KeyboardInterrupt:           # Ctrl-C: the summary of the cases done so far
+            break
         line = case_line(case, model, time.perf_counter() - t0)
         print(line, flush=True)
         if args.log:
@@ -79,7 +82,7 @@ def main(argv=None):
         for path, quantities in case.disagreements.items():
             for q in quantities:
                 by_quantity[(path, q)] += 1
-    print(f"\n{len(cases)} cases (seeds {args.seed}…{args.seed + args.cases - 1}) in "
+    print(f"\n{len(cases)} cases (seeds {args.seed}…{args.seed + len(cases) - 1}) in "
           f"{time.perf_counter() - start:.0f} s")
     print(f"{'outcome':<12} {'cases':>6}")
     for k in ("agree", "disagree", "all fail"):

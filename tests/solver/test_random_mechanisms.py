@@ -19,10 +19,13 @@ import pytest
 import differential as diff
 from random_mechanisms import random_mechanism
 
-FAST_SEEDS = range(100)
-SLOW_SEEDS = range(100, 130)
+FAST_SEEDS = [s for s in range(101) if s != 58]
+SLOW_SEEDS = [58] + list(range(100, 130))   # 58: its reference run takes seconds (a stiff spring)
 FAST_RUN_SECONDS = 10.0   # a fast-set run takes < 1 s; one cancelled after 10 s is a "timeout" disagreement
-KNOWN: dict = {}          # (set, seed) -> reason of a known disagreement
+# (set, seed) -> reason of a known disagreement
+_LSODA = ("LSODA ('adams') takes 10^3-10^4x the steps of 32c2c81 on a model with an unwrapped angle (screw joint, "
+          "rotational spring) since the branch rule of 0a3704c: tests/solver/regressions/lsoda_branch_rule_steps.py")
+KNOWN: dict = {("fast", seed): _LSODA for seed in (1, 19, 31, 37, 46, 70, 79, 97)}
 
 
 def _cases(name, seeds):
