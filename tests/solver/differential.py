@@ -11,8 +11,9 @@ for the velocities, reactions and driver forces, which the integrator controls o
   angle), velocities and angular velocities (their largest magnitudes + scale / t_end);
 * joint reactions in the joint frame, component by component except the components the reference
   or the path flags as not unique (redundant constraints; ``Results.nonunique_components``), forces
-  scaled by the largest reaction force of the model, moments by the largest moment + that force × the
-  length scale; driver forces by the largest driver force of their kind (N or N·m) + the reaction
+  scaled by the largest reaction force of the model + the total mass × (|g| + the velocity scale /
+  t_end) (a model at rest has round-off reactions: seed 1036), moments by the largest moment + that
+  force × the length scale; driver forces by the largest driver force of their kind (N or N·m) + the reaction
   scale times the coordinate's unit lever; both bounds × max(1, ``CONDITIONING`` / the reference's
   smallest ``Results.conditioning``): the multipliers come from a solve with Φ_q, whose error
   grows as Φ_q nears a singular configuration (seed 1006: a reaction error 4× the plain bound at
@@ -206,7 +207,10 @@ class Scales:
         t_end = float(ref.t[-1])
         self.velocity = float(np.max(np.linalg.norm(stacked(ref, "v"), axis=-1), initial=0.0)) + self.position / t_end
         self.angular_velocity = float(np.max(np.linalg.norm(stacked(ref, "w"), axis=-1), initial=0.0)) + 1.0 / t_end
-        self.force = float(np.max(np.abs(stacked(ref, "force")), initial=0.0)) + 1e-300
+        mass = sum(b.mass for b in model.bodies.values()) + sum(
+            f.density * f.area * float(np.linalg.norm(np.subtract(f.end, f.start))) for f in model.flexible_bodies.values())
+        inertial = mass * (float(np.linalg.norm(model.gravity)) + self.velocity / t_end)   # m × acceleration scale
+        self.force = float(np.max(np.abs(stacked(ref, "force")), initial=0.0)) + inertial
         self.moment = float(np.max(np.abs(stacked(ref, "moment")), initial=0.0)) + self.force * self.length
         self.driver = {}
         d = stacked(ref, "driver")
