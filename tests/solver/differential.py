@@ -1,0 +1,348 @@
+"""Differential testing: run one model through every path and compare each against a reference.
+
+A *path* is (formulation, codegen, integrator) with the default tolerances (rtol 1e-8, atol 1e-10).
+The *reference* is the Cartesian formulation on the generic path (codegen "off", scipy's DOP853) at
+rtol 1e-10, atol 1e-12: the most independent evaluation, 100× tighter than the paths.  A path agrees
+when every quantity is within ``K`` × the path's rtol × the quantity's scale (``bound``; ``K_RATE``
+for the velocities, reactions and driver forces, which the integrator controls only through q̇, q̈, λ):
+
+* body positions (scale: the largest distance of a body or joint origin from the first body's start
+  position, and the largest displacement, + ``atol``), rotation matrices (1 + the largest rotation
+  angle), velocities and angular velocities (their largest magnitudes + scale / t_end);
+* joint reactions in the joint frame, component by component except the components the reference
+  or the path flags as not unique (redundant constraints; ``Results.nonunique_components``), forces
+  scaled by the largest reaction force of the model + the total mass × (|g| + the velocity scale /
+  t_end) (a model at rest has round-off reactions: seed 1036), moments by the largest moment + that
+  force × the length scale; driver forces by the largest driver force of their kind (N or N·m) + the reaction
+  scale times the coordinate's unit lever; both bounds × max(1, ``CONDITIONING`` / the reference's
+  smallest ``Results.conditioning``): the multipliers come from a solve with Φ_q, whose error
+  grows as Φ_q nears a singular configuration (seed 1006: a reaction error 4× the plain bound at
+  conditioning 1.3e-4 that falls with rtol, 0.13 → 0.0017 → 0.00025 N at rtol 1e-8, 1e-10, 1e-12);
+* the invariants of each run, reference included: constraint residual ``max|Φ|`` ≤ ``PHI_BOUND``
+  (100× the position Newton tolerance 1e-10); total energy constant within ``K`` × rtol × the energy
+  scale (the largest sum of |terms|) when every element conserves energy (no drivers, dampers, modal
+  damping, time functions or applied loads); linear and angular momentum constant within ``K`` ×
+  rtol × their scale for a free system (no joint, spring, bushing or actuator to ground, no gravity,
+  no applied loads, no flexible body).
+
+A path that raises SolverError where the reference does not (or the other way round) disagrees
+("failure"); any other exception is a "crash"; a run cancelled after ``RUN_SECONDS`` a "timeout"; a
+model on which every path fails is reported as "all fail" (a singular configuration every path
+meets, or a bug common to all); codegen "on" refused for a model (no generated kernels for it) is
+"unsupported", not compared.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+import solver
+
+FORMULATIONS = ("cartesian", "relative")
+CODEGEN = ("off", "on")
+INTEGRATORS = ("auto", "adams", "bdf")          # auto: DOP853 in C with generated kernels, else adams (LSODA)
+PATHS = tuple((f, c, i) for f in FORMULATIONS for c in CODEGEN for i in INTEGRATORS)
+REFERENCE = dict(formulation="cartesian", codegen="off", integrator="dop853", rtol=1e-10, atol=1e-12)
+RTOL, ATOL = 1e-8, 1e-10                        # the paths' tolerances (the defaults)
+K = 300.0                                       # bound = K × rtol × scale (positions, rotations, invariants)
+K_RATE = 1000.0                                 # velocities, reactions, driver forces: from q̇, q̈, λ
+RUN_SECONDS = 60.0                              # a run taking longer is cancelled: "timeout", not compared
+PHI_BOUND = 1e-8
+TIMEOUT = "timeout"
+CONDITIONING = 1e-2                             # below it, reaction bounds grow as 1 / conditioning
+UNSUPPORTED = "unsupported"                     # codegen "on" refused: no generated kernels for the model
+QUANTITIES = ("position", "rotation", "velocity", "angular_velocity", "reaction_force", "reaction_moment",
+              "driver_force", "constraint", "energy", "momentum", "failure", "crash", "timeout")
+
+
+def path_name(path) -> str:
+    return "/".join(path)
+
+
+@dataclass
+class PathOutcome:
+    """One path's run compared with the reference: ``ratios`` {quantity: worst error / bound}
+    (> 1: disagreement), ``error`` the SolverError text of a failed run, ``seconds`` its time."""
+    path: tuple
+    ratios: dict = field(default_factory=dict)
+    error: str = ""
+    seconds: float = 0.0
+    where: dict = field(default_factory=dict)          # quantity -> (item, time) of the worst error
+
+    @property
+    def disagreements(self) -> list:
+        failed = [] if not self.error or self.error.startswith(UNSUPPORTED) else [_failure_kind(self.error)]
+        return [q for q, r in self.ratios.items() if r > 1.0] + failed
+
+
+@dataclass
+class CaseOutcome:
+    """Every path of one model: the reference's own failure text or invariant ratios, and the paths."""
+    seed: int
+    reference_error: str = ""
+    reference_ratios: dict = field(default_factory=dict)
+    paths: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+
+    @property
+    def all_fail(self) -> bool:
+        failures = [self.reference_error] + [p.error for p in self.paths]
+        return all(e and not e.startswith("crash") for e in failures)
+
+
+    @property
+    def disagreements(self) -> dict:
+        """{path name: [quantities]} of the paths that disagree (the reference's invariants under
+        "reference"); empty when all agree, or when every path fails."""
+        if self.all_fail:
+            return {}
+        out = {path_name(p.path): p.disagreements for p in self.paths if p.disagreements}
+        ref = [q for q, r in self.reference_ratios.items() if r > 1.0]
+        if ref:
+            out["reference"] = ref
+        if self.reference_error:
+            out["reference"] = out.get("reference", []) + [_failure_kind(self.reference_error)]
+        return out
+
+
+def _failure_kind(error):
+    return "timeout" if error == TIMEOUT else "crash" if error.startswith("crash") else "failure"
+
+
+def supported_paths(model, paths=PATHS):
+    """The paths that can run ``model``: flexible bodies need the Cartesian formulation."""
+    return [p for p in paths if not (model.flexible_bodies and p[0] == "relative")]
+
+
+def run(model, t_end, output_step, seconds=RUN_SECONDS, **options):
+    """simulate(); (results, "") or (None, error text) for a SolverError, or (None, "timeout") for a
+    run cancelled after ``seconds``."""
+    deadline = time.perf_counter() + seconds
+    try:
+        return solver.simulate(model, t_end=t_end, output_step=output_step,
+                               cancel=lambda: time.perf_counter() > deadline, **options), ""
+    except solver.Cancelled:
+        return None, TIMEOUT
+    except solver.ModelError as exc:
+        if options.get("codegen") == "on" and "unavailable" in str(exc):
+            return None, UNSUPPORTED + f": {exc}"
+        return None, f"crash: ModelError: {exc}"
+    except solver.SolverError as exc:
+        return None, f"{type(exc).__name__}: {exc}"
+    except Exception as exc:                    # noqa: BLE001 — any other exception is a crash to report
+        return None, f"crash: {type(exc).__name__}: {exc}"
+
+
+def compare_case(seed, model, t_end=0.3, output_step=0.01, paths=None, k=K, k_rate=K_RATE,
+                 seconds=RUN_SECONDS) -> CaseOutcome:
+    """Run ``model`` through the reference and ``paths`` (default: every supported path); compare."""
+    case = CaseOutcome(seed)
+    ref, case.reference_error = run(model, t_end, output_step, seconds, **REFERENCE)
+    traits = Traits(model)
+    if ref is not None:
+        scales = Scales(model, ref, traits)
+        case.reference_ratios = invariants(model, ref, scales, traits, REFERENCE["rtol"], k)
+    for path in (supported_paths(model) if paths is None else paths):
+        t0 = time.perf_counter()
+        res, error = run(model, t_end, output_step, seconds, formulation=path[0], codegen=path[1],
+                         integrator=path[2])
+        out = PathOutcome(path, error=error or "", seconds=time.perf_counter() - t0)
+        if res is not None and ref is not None:
+            out.ratios, out.where = differences(res, ref, scales, RTOL, k, k_rate)
+            out.ratios.update(invariants(model, res, scales, traits, RTOL, k))
+        case.paths.append(out)
+    return case
+
+
+def stacked(res, key):
+    """One quantity of every body, joint or driver, (N, items, …): r, A, v, w of the bodies; force,
+    moment of the joints (joint frame); driver (driver forces)."""
+    n = len(res.t)
+    if key in ("r", "A", "v", "w"):
+        get = {"r": res.body_position, "A": res.body_rotation, "v": res.body_velocity,
+               "w": res.body_angular_velocity}[key]
+        shape = (n, 0, 3, 3) if key == "A" else (n, 0, 3)
+        return np.stack([get(b) for b in res.body_names], axis=1) if res.body_names else np.zeros(shape)
+    if key in ("force", "moment"):
+        part = 0 if key == "force" else 1
+        return (np.stack([res.joint_reaction(j, "joint")[part] for j in res.joint_names], axis=1)
+                if res.joint_names else np.zeros((n, 0, 3)))
+    return (np.stack([res.driver_force(d) for d in res.driver_names], axis=1) if res.driver_names
+            else np.zeros((n, 0)))
+
+
+class Traits:
+    """What a model's elements allow to check: energy conservation, momentum conservation."""
+
+    def __init__(self, model):
+        forces = list(model.forces.values())
+        timed = any(not _constant_zero(getattr(f, "force", 0.0)) for f in forces if f.KIND == "spring_damper")
+        self.conservative = (not model.drivers and not timed
+                             and all(f.KIND in ("spring_damper", "rotational_spring_damper", "bushing") for f in forces)
+                             and all(not np.any(np.asarray(f.damping)) for f in forces)
+                             and all(fb.damping_ratio == 0.0 for fb in model.flexible_bodies.values()))
+        grounded = any(solver.GROUND in (j.body_i, j.body_j) for j in model.joints.values()) or any(
+            solver.GROUND in (getattr(f, "body_i", None), getattr(f, "body_j", None)) for f in forces)
+        self.free = (not grounded and not model.flexible_bodies and not np.any(model.gravity)
+                     and all(f.KIND not in ("force", "torque") for f in forces))
+
+
+def _constant_zero(value):
+    return isinstance(value, (int, float)) and value == 0.0
+
+
+class Scales:
+    """The scales errors are measured against (module docstring), from the reference run."""
+
+    def __init__(self, model, ref, traits):
+        r = stacked(ref, "r")
+        start = r[0, 0] if r.shape[1] else np.zeros(3)
+        points = [b.position for b in model.bodies.values()] + [j.origin for j in model.joints.values()]
+        self.length = max(float(np.max(np.linalg.norm(np.subtract(points, start), axis=1))), 1e-12)
+        moved = float(np.max(np.linalg.norm(r - r[:1], axis=-1))) if r.size else 0.0
+        self.position = self.length + moved
+        self.rotation = 1.0 + float(np.max(np.abs(_angles(ref)), initial=0.0))
+        t_end = float(ref.t[-1])
+        self.velocity = float(np.max(np.linalg.norm(stacked(ref, "v"), axis=-1), initial=0.0)) + self.position / t_end
+        self.angular_velocity = float(np.max(np.linalg.norm(stacked(ref, "w"), axis=-1), initial=0.0)) + 1.0 / t_end
+        mass = sum(b.mass for b in model.bodies.values()) + sum(
+            f.density * f.area * float(np.linalg.norm(np.subtract(f.end, f.start))) for f in model.flexible_bodies.values())
+        inertial = mass * (float(np.linalg.norm(model.gravity)) + self.velocity / t_end)   # m × acceleration scale
+        self.force = float(np.max(np.abs(stacked(ref, "force")), initial=0.0)) + inertial
+        self.moment = float(np.max(np.abs(stacked(ref, "moment")), initial=0.0)) + self.force * self.length
+        self.driver = {}
+        d = stacked(ref, "driver")
+        units = {name: _driver_is_rotation(model, name) for name in ref.driver_names}
+        for rotation in (True, False):
+            cols = [k for k, n in enumerate(ref.driver_names) if units[n] == rotation]
+            peak = float(np.max(np.abs(d[:, cols]), initial=0.0)) if cols else 0.0
+            self.driver[rotation] = peak + (self.moment if rotation else self.force)
+        self.driver_rotation = [units[n] for n in ref.driver_names]
+        cond = np.asarray(ref.conditioning)
+        worst = float(np.min(cond[cond > 0.0])) if np.any(cond > 0.0) else 1.0
+        self.multipliers = max(1.0, CONDITIONING / worst)
+        e = ref.energy
+        self.energy = float(np.max(np.abs(e["kinetic"]) + np.abs(e["gravity"]) + np.abs(e["spring"])
+                                   + np.abs(e["strain"]), initial=0.0)) + 1e-300
+        if traits.free:
+            self.momentum = momentum_scales(model, ref, self)
+
+
+def _driver_is_rotation(model, name):
+    d = model.drivers[name]
+    joint = model.joints[d.joint]
+    coordinate = joint.coordinates()[0] if d.coordinate == "default" else d.coordinate
+    return coordinate == "rotation"
+
+
+def _angles(res):
+    """Rotation angle of every body relative to its start, (N, nb)."""
+    A = stacked(res, "A")
+    if not A.size:
+        return np.zeros((len(res.t), 0))
+    rel = np.einsum("nbji,bjk->nbik", A, A[0])
+    c = np.clip((np.trace(rel, axis1=-2, axis2=-1) - 1.0) / 2.0, -1.0, 1.0)
+    return np.arccos(c)
+
+
+def momentum(model, res):
+    """Linear momentum (N, 3) and angular momentum about the global origin (N, 3) of the rigid bodies."""
+    P = np.zeros((len(res.t), 3))
+    H = np.zeros((len(res.t), 3))
+    for name, body in model.bodies.items():
+        m = body.mass
+        J = solver.inertia_matrix(body.inertia)
+        r, v = res.body_position(name), res.body_velocity(name)
+        A, w = res.body_rotation(name), res.body_angular_velocity(name)
+        P += m * v
+        H += m * np.cross(r, v) + np.einsum("nij,jk,nlk,nl->ni", A, J, A, w)
+    return P, H
+
+
+def momentum_scales(model, res, s):
+    """Scales of the linear and angular momentum: the largest sums over the bodies of the
+    magnitudes of their terms (m|v|; m|r × v| + |A J Aᵀ ω|) — the momenta exchanged inside the
+    system — plus those of the velocity scales ``s.velocity``, ``s.angular_velocity`` (a system at
+    rest has only round-off momenta)."""
+    sp = np.zeros(len(res.t))
+    sh = np.zeros(len(res.t))
+    for name, body in model.bodies.items():
+        J = solver.inertia_matrix(body.inertia)
+        r, v = res.body_position(name), res.body_velocity(name)
+        A, w = res.body_rotation(name), res.body_angular_velocity(name)
+        sp += body.mass * np.linalg.norm(v, axis=-1)
+        sh += (body.mass * np.linalg.norm(np.cross(r, v), axis=-1)
+               + np.linalg.norm(np.einsum("nij,jk,nlk,nl->ni", A, J, A, w), axis=-1))
+        sp += body.mass * s.velocity
+        sh += body.mass * s.position * s.velocity + np.linalg.norm(J, 2) * s.angular_velocity
+    return float(np.max(sp)), float(np.max(sh))
+
+
+def _worst(err, bound, names):
+    """(worst err/bound, (item name, time index)) over an (N, items, …) error array."""
+    if err.size == 0:
+        return 0.0, None
+    ratio = err / bound
+    idx = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
+    item = names[idx[1]] if len(idx) > 1 and names else None
+    return float(ratio[idx]), (item, int(idx[0]))
+
+
+def differences(res, ref, s: Scales, rtol, k, k_rate):
+    """{quantity: worst error / bound} of a path's results against the reference's."""
+    if len(res.t) != len(ref.t) or np.max(np.abs(np.asarray(res.t) - np.asarray(ref.t))) > 1e-9:
+        return {"failure": np.inf}, {"failure": ("output times differ", 0)}
+    ratios, where = {}, {}
+    bodies = ref.body_names
+    pairs = (("position", "r", s.position, k), ("velocity", "v", s.velocity, k_rate),
+             ("angular_velocity", "w", s.angular_velocity, k_rate))
+    for q, key, scale, kq in pairs:
+        err = np.linalg.norm(stacked(res, key) - stacked(ref, key), axis=-1)
+        ratios[q], where[q] = _worst(err, kq * (rtol * scale + ATOL), bodies)
+    err = np.max(np.abs(stacked(res, "A") - stacked(ref, "A")), axis=(-1, -2))
+    ratios["rotation"], where["rotation"] = _worst(err, k * rtol * s.rotation, bodies)
+    mask = _unique_mask(res, ref)
+    for q, key, scale in (("reaction_force", "force", s.force), ("reaction_moment", "moment", s.moment)):
+        m = mask[:, :3] if q == "reaction_force" else mask[:, 3:]
+        err = np.abs(stacked(res, key) - stacked(ref, key)) * m[None]
+        ratios[q], where[q] = _worst(err, k_rate * rtol * scale * s.multipliers, ref.joint_names)
+    if ref.driver_names:
+        bound = np.array([s.driver[rot] for rot in s.driver_rotation]) * k_rate * rtol * s.multipliers
+        unique = np.array([not (n in ref.nonunique_components or n in res.nonunique_components)
+                           for n in ref.driver_names])
+        err = np.abs(stacked(res, "driver") - stacked(ref, "driver")) * unique
+        ratios["driver_force"], where["driver_force"] = _worst(err, bound, ref.driver_names)
+    return ratios, where
+
+
+COMPONENTS = ("force x", "force y", "force z", "moment x", "moment y", "moment z")
+
+
+def _unique_mask(res, ref):
+    """(joints, 6) 1 where a reaction component is unique in both runs, else 0."""
+    mask = np.ones((len(ref.joint_names), 6))
+    for flags in (ref.nonunique_components, res.nonunique_components):
+        for name, comps in flags.items():
+            if name in ref.joint_names:
+                k = ref.joint_names.index(name)
+                for c in comps:
+                    if c in COMPONENTS:
+                        mask[k, COMPONENTS.index(c)] = 0.0
+    return mask
+
+
+def invariants(model, res, s: Scales, traits: Traits, rtol, k):
+    """{constraint, energy, momentum: worst deviation / bound} of one run."""
+    out = {"constraint": float(np.max(np.abs(res.constraint_violation), initial=0.0)) / PHI_BOUND}
+    if traits.conservative:
+        total = np.asarray(res.energy["total"])
+        out["energy"] = float(np.max(np.abs(total - total[0]))) / (k * rtol * s.energy)
+    if traits.free and hasattr(s, "momentum"):
+        p, h = momentum(model, res)
+        out["momentum"] = max(float(np.max(np.linalg.norm(p - p[0], axis=-1))) / (k * rtol * s.momentum[0]),
+                              float(np.max(np.linalg.norm(h - h[0], axis=-1))) / (k * rtol * s.momentum[1]))
+    return out
+
+

@@ -1,0 +1,89 @@
+"""Differential tests on random mechanisms (issue #27, item 3): every path against a tight reference.
+
+The generator (random_mechanisms.py) builds consistently assembled mechanisms from a seed; the
+comparison (differential.py) runs the Cartesian generic reference at rtol 1e-10 and the paths at the
+defaults, and bounds each quantity by a few hundred × rtol × its scale.
+
+* the fast set: 100 small mechanisms (1–2 bodies, 0.1 s), each through the reference and one path,
+  the paths taken in turn (every path runs about eight models);
+* the slow set (``-m slow``): larger mechanisms (up to 3 bodies, 0.25 s) through every path — the
+  first models of the sweep ``bench/fuzz.py --seed 1000``; runs cancelled after 20 s skip the case;
+* seeds that disagree because of a bug not yet fixed are ``xfail(strict=True)`` with the reason,
+  so that the fix flips them (``KNOWN``).
+
+Long sweeps: ``bench/fuzz.py --cases N --seed S``.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import differential as diff
+from random_mechanisms import random_mechanism
+from regressions.relative_redundant_cut_joints import runs as runs_1020
+
+# 58: its reference run takes seconds (a stiff spring); 46: its LSODA run (the known disagreement below)
+# takes about FAST_RUN_SECONDS on a loaded machine, so it would pass or fail with the machine's load
+FAST_SEEDS = [s for s in range(102) if s not in (46, 58)]
+SLOW_SEEDS = range(1000, 1030)                      # the first models of the sweep (bench/fuzz.py --seed 1000)
+FAST_RUN_SECONDS = 10.0   # a fast-set run takes < 1 s; one cancelled after 10 s is a "timeout" disagreement
+SLOW_RUN_SECONDS = 20.0
+# (set, seed) -> reason of a known disagreement
+_LSODA = ("LSODA ('adams') takes 10^3-10^4x the steps of 32c2c81 on a model with an unwrapped angle (screw joint, "
+          "rotational spring, rotation driver) since the branch rule of 0a3704c, and drifts off the reference: "
+          "tests/solver/regressions/lsoda_branch_rule_steps.py")
+_RELATIVE_DOF = ("the relative formulation finds no redundant row where a fixed and a second cut joint weld two "
+                 "bodies, loses the degree of freedom and stays at rest: "
+                 "tests/solver/regressions/relative_redundant_cut_joints.py")
+_ESCAPES = ("a PartitionError (not a SolverError) escapes simulate() from the first right-hand side: "
+            "tests/solver/regressions/partition_error_escapes.py")
+KNOWN: dict = {("fast", seed): _LSODA for seed in (1, 19, 31, 37, 70, 79, 97)}
+KNOWN.update({("slow", 1007): _ESCAPES, ("slow", 1020): _RELATIVE_DOF, ("slow", 1025): _LSODA})
+
+
+def _cases(name, seeds):
+    return [pytest.param(seed, marks=pytest.mark.xfail(strict=True, reason=KNOWN[(name, seed)]))
+            if (name, seed) in KNOWN else seed for seed in seeds]
+
+
+def _assert_agree(case, timeouts_skip=False):
+    """No disagreement; ``timeouts_skip``: a case whose only disagreements are runs cancelled after
+    their time limit is skipped (the slow set: a loaded machine can be slow, not wrong)."""
+    found = {p: [q for q in qs if q != "timeout"] for p, qs in case.disagreements.items()}
+    if timeouts_skip and case.disagreements and not any(found.values()):
+        pytest.skip(f"seed {case.seed}: runs cancelled after {SLOW_RUN_SECONDS} s: {sorted(case.disagreements)}")
+    assert not case.disagreements, (
+        f"seed {case.seed}: {case.disagreements}; "
+        + "; ".join(f"{diff.path_name(p.path)} {p.error or {q: round(r, 2) for q, r in p.ratios.items() if r > 1}}"
+                    for p in case.paths if p.disagreements)
+        + (f"; reference: {case.reference_error or case.reference_ratios}" if "reference" in case.disagreements
+           else ""))
+
+
+@pytest.mark.parametrize("seed", _cases("fast", FAST_SEEDS))
+def test_random_mechanism_one_path(seed):
+    model = random_mechanism(seed, max_bodies=2, flexible=False)
+    paths = diff.supported_paths(model)
+    case = diff.compare_case(seed, model, t_end=0.1, paths=[paths[seed % len(paths)]], seconds=FAST_RUN_SECONDS)
+    _assert_agree(case)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", _cases("slow", SLOW_SEEDS))
+def test_random_mechanism_every_path(seed):
+    """The sweep's models (bench/fuzz.py --seed 1000 --bodies 3 --t-end 0.25 --run-seconds 20)."""
+    case = diff.compare_case(seed, random_mechanism(seed, max_bodies=3), t_end=0.25, seconds=SLOW_RUN_SECONDS)
+    _assert_agree(case, timeouts_skip=True)
+
+
+@pytest.mark.xfail(strict=True, reason=_RELATIVE_DOF)
+def test_relative_keeps_the_freedom_of_welded_cut_joints():
+    """Seed 1020 minimized: the relative run follows the Cartesian one (both at rtol 1e-10)."""
+    cartesian, relative = runs_1020()
+    assert np.max(np.abs(relative.body_position("b0") - cartesian.body_position("b0"))) < 1e-7
+
+
+def test_same_seed_same_model():
+    """A seed gives the same model every time (the reproduction of a sweep's case is its seed)."""
+    a, b = random_mechanism(7), random_mechanism(7)
+    assert a.to_dict() == b.to_dict()
