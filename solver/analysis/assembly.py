@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ModelError, SolverError
+from ..partitioning.partition import independent_rows
 
 
 def assemble_positions(system, q, t, tol=1e-11, max_iter=50):
@@ -38,16 +39,23 @@ def assemble_positions(system, q, t, tol=1e-11, max_iter=50):
 
 
 def consistent_velocities(system, q, qd, t):
-    """Weighted least-change projection of q̇ onto Φ_q q̇ = ν (see module docstring)."""
+    """Weighted least-change projection of q̇ onto Φ_q q̇ = ν (see module docstring), over the rows a
+    partition would take as independent (:func:`independent_rows`: a row of round-off, which the
+    tree already satisfies, would otherwise be solved as a constraint and take the motion away)."""
     ev = system.constraints(q, t, level=1)
     if ev.phi.size == 0:
         return qd
-    residual = ev.nu - ev.jac @ qd
-    if not np.any(residual) and np.all(np.isfinite(ev.jac)):
+    if not np.all(np.isfinite(ev.jac)):
+        rows = np.arange(ev.phi.size)
+    else:
+        rows, _ = independent_rows(ev.jac)
+    J = ev.jac[rows]
+    residual = ev.nu[rows] - J @ qd
+    if not np.any(residual):
         return qd                 # already consistent (e.g. at rest): the projection's correction is 0
     winv = 1.0 / system.velocity_weights()
-    JW = ev.jac * winv
-    y, *_ = np.linalg.lstsq(JW @ ev.jac.T, residual, rcond=None)
+    JW = J * winv
+    y, *_ = np.linalg.lstsq(JW @ J.T, residual, rcond=None)
     return qd + JW.T @ y
 
 

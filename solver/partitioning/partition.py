@@ -87,15 +87,26 @@ def reduced_mass_solve(Mhat, rhs):
 
 
 def independent_rows(jac, tol=1e-9):
-    """Rank-revealing pivoted QR of Φ_qᵀ: (independent rows sorted, redundant rows sorted)."""
+    """Rank-revealing pivoted QR of Φ_qᵀ: (independent rows sorted, redundant rows sorted).  The
+    pivots are judged against the largest one, but never against less than 1: Φ_q's entries are
+    unit-vector components, Euler-parameter and joint-coordinate gradients of order 1 (lengths in
+    m), so a largest pivot below 1 · tol means a Jacobian of round-off — a cut joint's equation
+    that the tree already satisfies exactly (a fixed joint beside an in-plane one between the same
+    two bodies: 6.9e-18) — which, judged against itself, would count as an independent row and take
+    away a degree of freedom."""
     m = jac.shape[0]
     if m == 0:
         return np.zeros(0, dtype=int), np.zeros(0, dtype=int)
     _, R, piv = sla.qr(jac.T, mode="economic", pivoting=True)
-    d = np.abs(np.diag(R))
-    scale = d[0] if d.size and d[0] > 0 else 1.0
-    rank = int(np.sum(d > tol * scale * max(jac.shape)))
+    rank = numerical_rank(np.abs(np.diag(R)), jac.shape, tol)
     return np.sort(piv[:rank]), np.sort(piv[rank:])
+
+
+def numerical_rank(pivots, shape, tol=1e-9) -> int:
+    """The rank :func:`independent_rows` decides from the pivots |R_kk| (descending) of a pivoted QR
+    of Φ_qᵀ (``shape``: Φ_q's): pivots above tol · max(|R_00|, 1) · max(shape)."""
+    scale = max(pivots[0], 1.0) if len(pivots) else 1.0
+    return int(np.sum(pivots > tol * scale * max(shape)))
 
 
 class Partition:

@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.linalg as sla
 
+from .partition import numerical_rank
+
 JOINT_COMPONENTS = ("force x", "force y", "force z", "moment x", "moment y", "moment z")
 DRIVER_COMPONENT = "driver force"
 UNIQUE_TOL = 1e-6         # ‖Sᵀc‖ ≤ UNIQUE_TOL ‖c‖: the component is unique
@@ -80,9 +82,7 @@ def null_spaces(jac, tol=1e-9) -> NullSpaces:
     if m == 0:
         return NullSpaces(0, np.zeros(0, dtype=int), np.zeros(0, dtype=int), np.zeros((0, 0)), np.eye(n))
     Q, R, piv = sla.qr(jac.T, pivoting=True)
-    d = np.abs(np.diag(R))
-    scale = d[0] if d.size and d[0] > 0 else 1.0
-    r = int(np.sum(d > tol * scale * max(m, n)))
+    r = numerical_rank(np.abs(np.diag(R))[:min(m, n)], (m, n), tol)
     B = np.zeros((m, m - r))
     B[piv[r:]] = np.eye(m - r)
     if r and m > r:

@@ -28,17 +28,10 @@ FAST_SEEDS = [s for s in range(102) if s not in (46, 58)]
 SLOW_SEEDS = range(1000, 1030)                      # the first models of the sweep (bench/fuzz.py --seed 1000)
 FAST_RUN_SECONDS = 10.0   # a fast-set run takes < 1 s; one cancelled after 10 s is a "timeout" disagreement
 SLOW_RUN_SECONDS = 20.0
-# (set, seed) -> reason of a known disagreement
-_LSODA = ("LSODA ('adams') takes 10^3-10^4x the steps of 32c2c81 on a model with an unwrapped angle (screw joint, "
-          "rotational spring, rotation driver) since the branch rule of 0a3704c, and drifts off the reference: "
-          "tests/solver/regressions/lsoda_branch_rule_steps.py")
-_RELATIVE_DOF = ("the relative formulation finds no redundant row where a fixed and a second cut joint weld two "
-                 "bodies, loses the degree of freedom and stays at rest: "
-                 "tests/solver/regressions/relative_redundant_cut_joints.py")
-_ESCAPES = ("a PartitionError (not a SolverError) escapes simulate() from the first right-hand side: "
-            "tests/solver/regressions/partition_error_escapes.py")
-KNOWN: dict = {("fast", seed): _LSODA for seed in (1, 19, 31, 37, 70, 79, 97)}
-KNOWN.update({("slow", 1007): _ESCAPES, ("slow", 1020): _RELATIVE_DOF, ("slow", 1025): _LSODA})
+# (set, seed) -> reason of a known disagreement (none open: the ones the sweep found are fixed —
+# LSODA's steps under the branch rule, the relative formulation's round-off row, a PartitionError
+# escaping simulate — and kept as tests/solver/regressions/ scripts and the test below)
+KNOWN: dict = {}
 
 
 def _cases(name, seeds):
@@ -76,9 +69,10 @@ def test_random_mechanism_every_path(seed):
     _assert_agree(case, timeouts_skip=True)
 
 
-@pytest.mark.xfail(strict=True, reason=_RELATIVE_DOF)
 def test_relative_keeps_the_freedom_of_welded_cut_joints():
-    """Seed 1020 minimized: the relative run follows the Cartesian one (both at rtol 1e-10)."""
+    """Seed 1020 minimized: the relative run follows the Cartesian one (both at rtol 1e-10).  It used
+    to stay at rest: its cut joint's in-plane row was round-off (6.9e-18), judged independent against
+    itself, and the velocity projection solved it (partition.numerical_rank)."""
     cartesian, relative = runs_1020()
     assert np.max(np.abs(relative.body_position("b0") - cartesian.body_position("b0"))) < 1e-7
 
