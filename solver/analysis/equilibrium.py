@@ -9,24 +9,51 @@ f equations in the f independent coordinates z of a tangent-space (QR) partition
 configuration, q(z) = q_ref + V z + U w(z) with Φ(q(z), t) = 0 (Kim & Yoo (1997) eqs. 9–14;
 :class:`solver.partitioning.partition.Partition`).  ∂r/∂z = −K̂ is the tangent stiffness of the
 linearization (Bae, Yang & Seo (2003) eq. 30 at rest), including the geometric terms from the change of N.
+Every iterate takes a fresh partition; J = ∂r/∂z by central differences (step ``STEP`` = 1e-6 in z,
+m or rad: truncation O(h²) ≈ 1e-12 and round-off ε|Q|/h ≈ 1e-10 |Q|, both far below what Newton
+needs).  Converged when max|r| ≤ tol · F, F = max(1, max|Q(q₀, 0, t)|) the size of the loads at
+the start (N, N·m).
 
-Newton: J = ∂r/∂z by central differences (step ``STEP`` = 1e-6 in z, m or rad: truncation
-O(h²) ≈ 1e-12 and round-off ε|Q|/h ≈ 1e-10 |Q|, both far below what Newton needs), the step
-Δz = −J⁺ r (least squares, so neutral directions get no step) halved until max|r| decreases, and a
-fresh partition at every iterate.  Converged when max|r| ≤ tol · F, F = max(1, max|Q(q₀, 0, t)|)
-the size of the loads at the start (N, N·m).
+Stability: the equilibrium is stable when the reduced stiffness K̂ has no negative eigenvalue
+relative to M̂ = NᵀMN (K̂ s = ω² M̂ s, all ω² ≥ −ε_K).  ε_K is the error of the difference
+quotient: ε_K = max(‖J − Jᵀ‖₂ / σ_min(M̂), 1e-9 max|ω²|) for loads with a potential (K̂ is then
+symmetric, so its asymmetry measures the error), 1e-9 max|ω²| otherwise.  Neutral directions (a
+robot's base joint about the vertical, ω² = 0) count as stable.
 
-Fallback, dynamic relaxation: the infinitely damped motion M̂ ż = r(z) (M̂ = NᵀMN; for
-conservative loads the potential then only decreases, dV/dτ = −rᵀM̂⁻¹r) integrated by implicit
-Euler in a pseudo-time step τ,
+Descent (``method="descent"``; the default for loads with a potential V, springs and gravity):
+minimize V(z) (gravity, spring and strain energy, ``system.energy``), whose gradient is −r, by
+Newton's method with the Hessian K̂ (symmetrized) modified to be positive definite by taking the
+absolute values of its eigenvalues relative to M̂ (eigenvalue modification: Nocedal & Wright,
+*Numerical Optimization*, 2nd ed., 2006, §3.4; the absolute values as in Greenstadt (1967)): with K̂ S = M̂ S Ω, SᵀM̂S = I,
+
+    Δz = S diag(1 / max(|ω²_k|, ε_K)) Sᵀ r,
+
+a descent direction for V (−rᵀΔz < 0) that is Newton's step where K̂ is positive definite and
+climbs down where it is not.  The step is shortened to move no coordinate by more than
+``MAX_MOVE`` (0.5 rad or m), then halved until V(α Δz) ≤ V − c (α rᵀΔz + ½ α² max(0, −ΔzᵀK̂Δz))
+(Armijo, c = 1e-4); once that predicted decrease is within V's round-off (1e-12 of Σ|V terms|)
+a decrease of max|r| is accepted instead.  At a point with r ≈ 0 and a negative ω² (a saddle or
+a maximum: an arm drawn upright) the step is the eigenvector of the most negative ω², scaled to
+``MAX_MOVE``.  V decreases at every step, so the iteration ends in a stable equilibrium (a local
+minimum of V) reached downhill from the start.
+
+Newton (``method="newton"``, also the option for an unstable equilibrium): Δz = −J⁺ r (least
+squares, so neutral directions get no step) halved until max|r| decreases.  It converges to the
+nearest equilibrium, stable or not (an inverted pendulum started near upright stays upright);
+``stable`` reports which.
+
+Dynamic relaxation (``method="relaxation"``, and the fallback of ``"auto"`` for loads without a
+potential, which cannot use descent): the infinitely damped motion M̂ ż = r(z) integrated by
+implicit Euler in a pseudo-time step τ,
 
     (M̂ / τ − J) Δz = r,
 
 with τ grown after a decrease of the residual by the ratio of successive residuals (×2 at least,
 ×10 at most), shrunk by that ratio after an increase, and halved while M̂/τ − J is not positive
 definite, so each step goes downhill and the iteration settles in a *stable*
-equilibrium; as τ → ∞ the step becomes Newton's.  ``method="auto"`` tries Newton and falls back
-to relaxation (from the start) when Newton fails or ends in an unstable equilibrium.
+equilibrium; as τ → ∞ the step becomes Newton's.  ``method="auto"``: descent when the loads have a
+potential; otherwise Newton, then relaxation (from the start) when Newton fails or ends in an
+unstable equilibrium.
 
 Use of the result: ``solver.linearize(model, state=eq.state)`` linearizes there (or
 ``state="equilibrium"`` does both).  ``eq.state`` is in the formulation's coordinates.  A run
@@ -39,6 +66,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.linalg import eigh
 
 from ..compile import CompiledModel, for_analysis
 from ..errors import ModelError, SolverError
@@ -52,7 +80,11 @@ STEP = 1e-6             # central-difference step in z (m or rad)
 NEWTON_TOL = 1e-14      # constraint Newton tolerance inside r(z)
 GROWTH = 10.0           # largest growth of the pseudo-time step per relaxation step
 FIRST_MOVE = 0.05       # first relaxation step moves z by about this much (m or rad)
-METHODS = ("auto", "newton", "relaxation")
+MAX_MOVE = 1.0          # largest move of any z in one descent step (m or rad)
+ARMIJO = 1e-4           # sufficient-decrease constant of the descent line search
+V_ROUNDOFF = 1e-12      # relative round-off of the potential energy
+EIG_ROUNDOFF = 1e-9     # relative round-off of the eigenvalues ω² (eig, difference quotients)
+METHODS = ("auto", "descent", "newton", "relaxation")
 
 
 @dataclass
@@ -62,10 +94,10 @@ class Equilibrium:
     t: float
     residual: float          # max |Nᵀ Q| at q (N or N·m)
     iterations: int          # iterations of the method that converged
-    method: str              # "newton" or "relaxation"
-    stable: bool             # no direction of negative stiffness (eigenvalues of M̂⁻¹K̂ ≥ 0)
+    method: str              # "descent", "newton" or "relaxation"
+    stable: bool             # no direction of negative stiffness (module docstring: ω² ≥ −ε_K)
     stiffness: np.ndarray    # K̂ = −∂(NᵀQ)/∂z at q
-    history: list = field(default_factory=list)   # max|r| after each iteration, both phases
+    history: list = field(default_factory=list)   # max|r| after each iteration, all methods tried
 
     @property
     def state(self) -> dict:
@@ -76,8 +108,9 @@ class Equilibrium:
 def static_equilibrium(model: Model | CompiledModel, formulation: str | None = None, tol: float = 1e-10,
                        max_iter: int = 50, method: str = "auto") -> Equilibrium:
     """Static equilibrium of ``model`` near its initial configuration, under the loads at t = 0
-    (see module docstring).  Raises ModelError for bad arguments and SolverError when neither
-    method converges in ``max_iter`` iterations (each)."""
+    (see module docstring): with ``method="auto"`` a stable one, ``"newton"`` the nearest, stable
+    or not.  Raises ModelError for bad arguments (and ``"descent"`` for loads without a potential)
+    and SolverError when no method converges in ``max_iter`` iterations (each)."""
     if method not in METHODS:
         raise ModelError(f"static_equilibrium: method must be one of {', '.join(METHODS)}; got {method!r}")
     if not tol > 0 or int(max_iter) < 1:
@@ -95,6 +128,13 @@ def starting_at_equilibrium(system, tol=1e-10, max_iter=50):
     return (eq.q.copy(), np.zeros_like(eq.q), eq.t), eq
 
 
+def has_potential(system) -> bool:
+    """True when the loads at rest are −∂V/∂q of the potential ``system.energy`` reports: every
+    force element's static load is (dampers do nothing at rest; applied loads, actuators, tires do
+    work that is not in V)."""
+    return all(getattr(f, "conservative_at_rest", f.conserves_energy)() for f in getattr(system, "force_elements", ()))
+
+
 class _Solver:
     def __init__(self, system, tol, max_iter):
         """system: a compiled system; the solver evaluates its own workspace of it
@@ -105,9 +145,17 @@ class _Solver:
         self.q0 = assemble_positions(system, q, self.t)
         self.zero = np.zeros(system.nq)
         self.tol = tol * max(1.0, float(np.max(np.abs(system.forces(self.q0, self.zero, self.t)), initial=0.0)))
+        self.potential = has_potential(system)
         self.history = []
 
     def solve(self, method):
+        if method == "descent" and not self.potential:
+            raise ModelError("static_equilibrium: method 'descent' needs loads with a potential (gravity, "
+                             "springs); this model has applied loads, actuators or tires: use 'newton' or 'relaxation'")
+        if method == "auto" and self.potential:
+            method = "descent"
+        if method == "descent":
+            return self._run(self._descent, "descent")
         failure = None
         if method in ("auto", "newton"):
             try:
@@ -119,13 +167,15 @@ class _Solver:
                 if method == "newton":
                     raise
                 failure = str(exc)
-        try:
-            return self._finish(*self._relax(self.q0), "relaxation")
-        except SolverError as exc:
-            raise SolverError(f"static equilibrium not found: {exc}" + (f" (Newton: {failure})" if failure else ""),
-                              time=self.t, kind="equilibrium") from None
+        return self._run(self._relax, "relaxation", f" (Newton: {failure})" if failure else "")
 
-    # ---- residual and its Jacobian at a partition ---------------------------------------------
+    def _run(self, iterate, name, note=""):
+        try:
+            return self._finish(*iterate(self.q0), name)
+        except SolverError as exc:
+            raise SolverError(f"static equilibrium not found: {exc}{note}", time=self.t, kind="equilibrium") from None
+
+    # ---- residual, potential and their derivatives at a partition -----------------------------
     def _residual(self, part, z, q_guess):
         """(r = NᵀQ, q, M̂) at q(z) of the partition."""
         q, ev = part.positions(self.system, z, self.t, q_guess, tol=NEWTON_TOL)
@@ -133,34 +183,91 @@ class _Solver:
         _, _, N = part.accelerations(M, Q, ev.jac, np.zeros(len(ev.phi)))
         return N.T @ Q, q, N.T @ M @ N
 
+    def _energy(self, q):
+        """(V, Σ|terms of V|): gravity + spring + strain energy at rest."""
+        e = self.system.energy(q, self.zero, self.t)[1:]
+        return float(np.sum(e)), float(np.sum(np.abs(e)))
+
     def _linear(self, q):
-        """Partition at q, r(0), J = ∂r/∂z (central differences) and M̂ at q."""
+        """Partition at q, r(0), J = ∂r/∂z and M̂ at q: J by central differences where r is
+        converged (its stability is judged), by forward differences elsewhere (error O(h) ≈ 1e-6
+        relative: the steps towards the equilibrium need no more, at half the cost)."""
         part = build_partition("qr", self.system, q, self.t)
         r, q, Mhat = self._residual(part, np.zeros(part.dof), q)
+        central = self._norm(r) <= self.tol
         J = np.empty((part.dof, part.dof))
         for k in range(part.dof):
             e = np.zeros(part.dof)
             e[k] = STEP
-            J[:, k] = (self._residual(part, e, q)[0] - self._residual(part, -e, q)[0]) / (2 * STEP)
+            back = self._residual(part, -e, q)[0] if central else r
+            J[:, k] = (self._residual(part, e, q)[0] - back) / ((1 + central) * STEP)
         return part, q, r, J, Mhat
+
+    def _modes(self, J, Mhat):
+        """(ω², S, floor, ε_K): K̂ S = M̂ S diag(ω²) with SᵀM̂S = I for K̂ = −J symmetrized, the
+        round-off of ω² and their tolerance (module docstring)."""
+        w2, S = eigh(-0.5 * (J + J.T), Mhat)
+        floor = EIG_ROUNDOFF * max(1.0, float(np.max(np.abs(w2), initial=0.0)))
+        asymmetry = np.linalg.norm(J - J.T, 2) / float(np.min(np.linalg.eigvalsh(Mhat))) if J.size else 0.0
+        return w2, S, floor, max(floor, asymmetry)
 
     def _norm(self, r):
         return float(np.max(np.abs(r), initial=0.0))
 
     # ---- methods --------------------------------------------------------------------------------
-    def _iterate(self, q, step, name):
-        """Linearize, test convergence, take ``step(part, q, r, J, Mhat, res) -> q``; shared by
-        Newton and dynamic relaxation.  Returns (q, r, J, M̂, iterations)."""
+    def _iterate(self, q, step, name, done=None):
+        """Linearize, test convergence (max|r| ≤ tol, and ``done(J, M̂)`` when given), take
+        ``step(part, q, r, J, Mhat, res) -> q``; shared by the methods.  Returns
+        (q, r, J, M̂, iterations)."""
         for it in range(self.max_iter + 1):
             part, q, r, J, Mhat = self._linear(q)
             res = self._norm(r)
             self.history.append(res)
-            if res <= self.tol:
+            if res <= self.tol and (done is None or done(J, Mhat)):
                 return q, r, J, Mhat, it
             if it < self.max_iter:
                 q = step(part, q, r, J, Mhat, res)
         raise SolverError(f"{name} did not converge in {self.max_iter} iterations (max |NᵀQ| = {res:.3g})",
                           kind="equilibrium")
+
+    def _descent(self, q):
+        def stable(J, Mhat):
+            if not J.size:
+                return True
+            w2, _, _, eps = self._modes(J, Mhat)
+            return bool(np.min(w2) >= -eps)
+
+        def step(part, q, r, J, Mhat, res):
+            w2, S, floor, eps = self._modes(J, Mhat)
+            y = (S.T @ r) / np.maximum(np.abs(w2), floor)
+            down = w2 < -eps             # V falls without bound along these in the quadratic model
+            d = S[:, ~down] @ y[~down]
+            if np.any(down):
+                if res <= self.tol:      # at a saddle or maximum: along the most negative curvature
+                    y = np.where(w2 == np.min(w2), 1.0, 0.0)
+                escape = S[:, down] @ y[down]
+                d = d + escape * (MAX_MOVE / np.max(np.abs(escape)))
+                d = d if r @ d >= 0 else -d
+            d *= min(1.0, MAX_MOVE / np.max(np.abs(d)))
+            return self._descent_search(part, q, r, d, d @ (-0.5 * (J + J.T)) @ d, res)
+        return self._iterate(q, step, "descent", stable)
+
+    def _descent_search(self, part, q, r, d, curvature, res):
+        """q at α d, α halved from 1 until V decreases enough (Armijo with the negative curvature
+        term; module docstring), or, where that decrease is within V's round-off, max|r| does."""
+        V0, scale = self._energy(q)
+        alpha = 1.0
+        while alpha > 1e-3:
+            predicted = alpha * (r @ d) + 0.5 * alpha ** 2 * max(0.0, -curvature)
+            try:
+                rn, qn, _ = self._residual(part, alpha * d, q)
+                V = self._energy(qn)[0]
+                if V <= V0 - ARMIJO * predicted or (predicted <= V_ROUNDOFF * scale and self._norm(rn) < res):
+                    return qn
+            except PartitionError:
+                pass
+            alpha *= 0.5
+        raise SolverError(f"descent made no progress at max |NᵀQ| = {res:.3g}", kind="equilibrium")
 
     def _newton(self, q):
         def step(part, q, r, J, Mhat, res):
@@ -210,9 +317,12 @@ class _Solver:
 
     def _finish(self, q, r, J, Mhat, iterations, method):
         K = -J
-        if K.size:
+        if K.size and self.potential:
+            w2, _, _, eps = self._modes(J, Mhat)
+            stable = bool(np.min(w2) >= -eps)
+        elif K.size:
             lam = np.linalg.eigvals(np.linalg.solve(Mhat, K)).real
-            stable = bool(np.min(lam) >= -1e-9 * max(1.0, float(np.max(np.abs(lam)))))
+            stable = bool(np.min(lam) >= -EIG_ROUNDOFF * max(1.0, float(np.max(np.abs(lam)))))
         else:
             stable = True
         return Equilibrium(q, self.t, self._norm(r), iterations, method, stable, K, list(self.history))
