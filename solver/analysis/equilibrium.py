@@ -8,34 +8,39 @@ null-space basis N of Φ_q (Bae, Yang & Seo (2003) eqs. 21–24, F* = Nᵀ(M q̈
 f equations in the f independent coordinates z of a tangent-space (QR) partition at the current
 configuration, q(z) = q_ref + V z + U w(z) with Φ(q(z), t) = 0 (Kim & Yoo (1997) eqs. 9–14;
 :class:`solver.partitioning.partition.Partition`).  ∂r/∂z = −K̂ is the tangent stiffness of the
-linearization (Bae, Yang & Seo (2003) eq. 30 at rest), including the geometric terms from the change of N.
-Every iterate takes a fresh partition; J = ∂r/∂z by central differences (step ``STEP`` = 1e-6 in z,
-m or rad: truncation O(h²) ≈ 1e-12 and round-off ε|Q|/h ≈ 1e-10 |Q|, both far below what Newton
-needs).  Converged when max|r| ≤ tol · F, F = max(1, max|Q(q₀, 0, t)|) the size of the loads at
-the start (N, N·m).
+linearization (Bae, Yang & Seo (2003) eq. 30 at rest), including the geometric terms from the
+change of N.  Every iterate takes a fresh partition.  J = ∂r/∂z by differences with step ``STEP``
+= 1e-6 in z (m or rad): central where max|r| ≤ tol (truncation O(h²) ≈ 1e-12, round-off ε|Q|/h ≈
+1e-10 |Q|: the stiffness that judges stability), forward on the way there (truncation O(h) ≈ 1e-6
+relative: the steps need no more, at half the cost).  Converged when max|r| ≤ tol · F,
+F = max(1, max|Q(q₀, 0, t)|) the size of the loads at the start (N, N·m).
 
-Stability: the equilibrium is stable when the reduced stiffness K̂ has no negative eigenvalue
-relative to M̂ = NᵀMN (K̂ s = ω² M̂ s, all ω² ≥ −ε_K).  ε_K is the error of the difference
-quotient: ε_K = max(‖J − Jᵀ‖₂ / σ_min(M̂), 1e-9 max|ω²|) for loads with a potential (K̂ is then
-symmetric, so its asymmetry measures the error), 1e-9 max|ω²| otherwise.  Neutral directions (a
-robot's base joint about the vertical, ω² = 0) count as stable.
+Stability: stable when the reduced stiffness K̂ (symmetrized) has no negative eigenvalue relative
+to M̂ = NᵀMN: K̂ S = M̂ S diag(ω²), SᵀM̂S = I, all ω² ≥ −ε_K.  ε_K bounds the error of the
+difference quotient: ε_K = max(‖J − Jᵀ‖₂ / λ_min(M̂), ε_eig) for loads with a potential (K̂ is
+then symmetric, so its computed asymmetry measures the error), ε_eig = 1e-9 max(1, max|ω²|) the
+round-off of the eigenvalues; for loads without a potential the real parts of eig(M̂⁻¹K̂) ≥ −ε_eig.
+Neutral directions (an arm's base joint about the vertical, ω² = 0) count as stable.
 
-Descent (``method="descent"``; the default for loads with a potential V, springs and gravity):
-minimize V(z) (gravity, spring and strain energy, ``system.energy``), whose gradient is −r, by
-Newton's method with the Hessian K̂ (symmetrized) modified to be positive definite by taking the
-absolute values of its eigenvalues relative to M̂ (eigenvalue modification: Nocedal & Wright,
-*Numerical Optimization*, 2nd ed., 2006, §3.4; the absolute values as in Greenstadt (1967)): with K̂ S = M̂ S Ω, SᵀM̂S = I,
+Descent (``method="descent"``; what ``"auto"`` uses when the loads have a potential V: gravity,
+springs, flexible strain, dampers (no force at rest); :func:`has_potential`): minimize V(z) (the
+gravity, spring and strain energy ``system.energy`` reports), whose gradient is −r, by Newton's
+method with the Hessian K̂ modified to be positive definite by taking the absolute values of its
+eigenvalues ω² (eigenvalue modification, Nocedal & Wright, *Numerical Optimization*, 2nd ed., 2006,
+§3.4; absolute values as in Greenstadt, *Math. Comp.* 21, 1967):
 
-    Δz = S diag(1 / max(|ω²_k|, ε_K)) Sᵀ r,
+    Δz = S diag(1 / max(|ω²_k|, ε_eig)) Sᵀ r,
 
-a descent direction for V (−rᵀΔz < 0) that is Newton's step where K̂ is positive definite and
-climbs down where it is not.  The step is shortened to move no coordinate by more than
-``MAX_MOVE`` (0.5 rad or m), then halved until V(α Δz) ≤ V − c (α rᵀΔz + ½ α² max(0, −ΔzᵀK̂Δz))
-(Armijo, c = 1e-4); once that predicted decrease is within V's round-off (1e-12 of Σ|V terms|)
-a decrease of max|r| is accepted instead.  At a point with r ≈ 0 and a negative ω² (a saddle or
-a maximum: an arm drawn upright) the step is the eigenvector of the most negative ω², scaled to
-``MAX_MOVE``.  V decreases at every step, so the iteration ends in a stable equilibrium (a local
-minimum of V) reached downhill from the start.
+a descent direction for V (rᵀΔz ≥ 0: V falls as the loads do work) that is Newton's step where K̂
+is positive definite and moves away from a maximum where it is not.  Where some ω² < −ε_K the
+quadratic model has no minimum: the part of Δz along those modes is lengthened to move a
+coordinate by ``MAX_MOVE`` (1 rad or m); at a point with r ≈ 0 (a saddle or maximum, e.g. an
+arm drawn exactly upright) that part is the eigenvector of the most negative ω², pointed so that
+rᵀΔz ≥ 0.  The step is shortened to move no coordinate by more than ``MAX_MOVE``, then halved
+until V(α Δz) ≤ V − c (α rᵀΔz + ½ α² max(0, −ΔzᵀK̂Δz)) (Armijo with the negative-curvature term,
+c = 1e-4); once that predicted decrease is within V's round-off (1e-12 of Σ|V terms|) a decrease
+of max|r| is accepted instead.  V falls at every step, so the iteration ends in a stable
+equilibrium (a local minimum of V) reached downhill from the start.
 
 Newton (``method="newton"``, also the option for an unstable equilibrium): Δz = −J⁺ r (least
 squares, so neutral directions get no step) halved until max|r| decreases.  It converges to the
@@ -246,8 +251,7 @@ class _Solver:
                 if res <= self.tol:      # at a saddle or maximum: along the most negative curvature
                     y = np.where(w2 == np.min(w2), 1.0, 0.0)
                 escape = S[:, down] @ y[down]
-                d = d + escape * (MAX_MOVE / np.max(np.abs(escape)))
-                d = d if r @ d >= 0 else -d
+                d = d + escape * (np.copysign(MAX_MOVE, r @ escape) / np.max(np.abs(escape)))
             d *= min(1.0, MAX_MOVE / np.max(np.abs(d)))
             return self._descent_search(part, q, r, d, d @ (-0.5 * (J + J.T)) @ d, res)
         return self._iterate(q, step, "descent", stable)
