@@ -66,7 +66,8 @@ def test_arm_drawn_upright_hangs_at_a_stable_equilibrium(tmp_path, urdf):
     w2_mujoco = eigh(0.5 * (K + K.T), M, eigvals_only=True)
     lin = solver.linearize(model, state=eq.state, formulation="relative")
     w2 = eigh(0.5 * (lin.K + lin.K.T), lin.M, eigvals_only=True)
-    print(f"  ω² ours {np.array2string(w2, precision=6)}, MuJoCo {np.array2string(w2_mujoco, precision=6)}")
+    print(f"  ω² ours {np.array2string(w2, precision=6)}, MuJoCo {np.array2string(w2_mujoco, precision=6)}, "
+          f"difference {np.max(np.abs(w2 - w2_mujoco)) / np.max(w2_mujoco):.1e} of the largest")
     assert np.min(w2_mujoco) >= -1e-6 * np.max(w2_mujoco)
     assert np.allclose(w2, w2_mujoco, atol=1e-6 * np.max(w2_mujoco))
     assert not np.any(lin.unstable)
