@@ -90,3 +90,31 @@ def test_iiwa_both_formulations_reach_the_same_potential(tmp_path):
         energies[formulation] = -masses @ lin.body_positions @ np.asarray(model.gravity)   # V = −Σ m g·r
     print(f"  potential {energies}")
     assert abs(energies["cartesian"] - energies["relative"]) < 1e-9 * abs(energies["relative"])
+
+
+def test_iiwa_pushed_at_its_last_link_hangs_where_the_torques_balance_the_push(tmp_path):
+    """A constant force F on link_7's CM has no potential in the energy account: descent's merit is
+    the work of the loads along each step.  At the equilibrium MuJoCo's holding torques against
+    gravity (``mj_inverse`` at rest) equal the push's generalized force Jᵀ F (``mj_jac`` at that
+    CM), to our residual plus the agreement of the two dynamics (1e-9 W)."""
+    text = iiwa_urdf()
+    mj, _, ours = mujoco_and_ours(tmp_path, text)
+    data = mujoco.MjData(mj)
+    mujoco.mj_forward(mj, data)
+    body = mujoco.mj_name2id(mj, mujoco.mjtObj.mjOBJ_BODY, "link_7")
+    F = np.array([20.0, 0.0, 0.0])
+    model = read_urdf(write(tmp_path, text)).model
+    model.add_force("push", "link_7", force=tuple(F), point=tuple(data.xipos[body]))
+    start = time.perf_counter()
+    eq = solver.static_equilibrium(model, formulation="relative")
+    seconds = time.perf_counter() - start
+    print(f"pushed iiwa: {eq.iterations} iterations, {seconds:.2f} s")
+    assert eq.method == "descent" and eq.stable and eq.iterations <= 40
+    data.qpos[:], data.qvel[:], data.qacc[:] = eq.q[ours], 0.0, 0.0
+    mujoco.mj_inverse(mj, data)
+    jacp = np.zeros((3, mj.nv))
+    mujoco.mj_jac(mj, data, jacp, None, data.xipos[body], body)
+    W = G * sum(b.mass for b in model.bodies.values()) * REACH
+    imbalance = np.max(np.abs(data.qfrc_inverse - jacp.T @ F))
+    print(f"  MuJoCo: holding torques − Jᵀ F = {imbalance:.1e} N·m (W = {W:.0f} N·m)")
+    assert np.max(np.abs(jacp.T @ F)) > 1.0 and imbalance <= 1e-9 * W
