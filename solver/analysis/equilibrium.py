@@ -25,7 +25,7 @@ least ‖J − Jᵀ‖₂ / λ_min(M̂) (K̂ is then symmetric, so its computed 
 For loads without a potential: the real parts of eig(M̂⁻¹K̂) ≥ −ε_eig.  Neutral directions (an
 arm's base joint about the vertical, ω² = 0) count as stable.
 
-Descent (``method="descent"``, the default ``"auto"``): minimize the potential V(z), whose
+Descent (``method="descent"``, and first in the default ``"auto"``): minimize the potential V(z), whose
 gradient is −r, by Newton's method with the Hessian K̂ modified to be positive definite by taking
 the absolute values of its eigenvalues ω² (eigenvalue modification, Nocedal & Wright, *Numerical
 Optimization*, 2nd ed., 2006, §3.4; absolute values as in Greenstadt, *Math. Comp.* 21, 1967):
@@ -58,16 +58,20 @@ so neutral directions get no step) halved until max|r| decreases.  It converges 
 equilibrium, stable or not (an inverted pendulum started near upright stays upright); ``stable``
 reports which.
 
-Dynamic relaxation (``method="relaxation"``, on request): the infinitely damped motion
-M̂ ż = r(z) integrated by implicit Euler in a pseudo-time step τ,
+Dynamic relaxation (``method="relaxation"``, and the fallback of ``"auto"``, from the start, when
+descent fails): the infinitely damped motion M̂ ż = r(z) integrated by implicit Euler in a
+pseudo-time step τ,
 
     (M̂ / τ − J) Δz = r,
 
 with τ grown after a decrease of the residual by the ratio of successive residuals (×2 at least,
 ×10 at most), shrunk by that ratio after an increase, and halved while M̂/τ − J is not positive
 definite, so each step goes downhill and the iteration settles in a *stable* equilibrium; as
-τ → ∞ the step becomes Newton's.  Descent needs fewer iterations on every model measured (a
-horizontal pendulum 4 vs 11), so it is no longer a fallback.
+τ → ∞ the step becomes Newton's.  Descent needs fewer iterations wherever both converge (a
+horizontal pendulum 4 vs 11, a pushed pendulum 6 vs 33); relaxation earns its place where
+descent's longer tangent steps fail: the flexible four-bar sample released 10° above its singular
+position (descent stops after 11 iterations, the position Newton failing near the singular
+position; relaxation then converges in 43).
 
 Use of the result: ``solver.linearize(model, state=eq.state)`` linearizes there (or
 ``state="equilibrium"`` does both).  ``eq.state`` is in the formulation's coordinates.  A run
@@ -111,7 +115,7 @@ class Equilibrium:
     method: str              # "descent", "newton" or "relaxation"
     stable: bool             # no direction of negative stiffness (module docstring: ω² ≥ −ε_K)
     stiffness: np.ndarray    # K̂ = −∂(NᵀQ)/∂z at q
-    history: list = field(default_factory=list)   # max|r| at each iterate
+    history: list = field(default_factory=list)   # max|r| at each iterate, all methods tried
 
     @property
     def state(self) -> dict:
@@ -122,9 +126,9 @@ class Equilibrium:
 def static_equilibrium(model: Model | CompiledModel, formulation: str | None = None, tol: float = 1e-10,
                        max_iter: int = 50, method: str = "auto") -> Equilibrium:
     """Static equilibrium of ``model`` near its initial configuration, under the loads at t = 0
-    (see module docstring): with ``method="auto"`` (descent) a stable one, ``"newton"`` the nearest,
-    stable or not, ``"relaxation"`` a stable one by dynamic relaxation.  Raises ModelError for bad
-    arguments and SolverError when the method does not converge in ``max_iter`` iterations."""
+    (see module docstring): with ``method="auto"`` (descent, then relaxation) a stable one,
+    ``"newton"`` the nearest, stable or not.  Raises ModelError for bad arguments and SolverError
+    when no method converges in ``max_iter`` iterations (each)."""
     if method not in METHODS:
         raise ModelError(f"static_equilibrium: method must be one of {', '.join(METHODS)}; got {method!r}")
     if not tol > 0 or int(max_iter) < 1:
@@ -163,15 +167,19 @@ class _Solver:
         self.history = []
 
     def solve(self, method):
-        """The equilibrium by ``method`` ("auto" is descent; module docstring)."""
-        name = "descent" if method == "auto" else method
-        iterate = {"descent": self._descent, "newton": self._newton, "relaxation": self._relax}[name]
-        try:
-            return self._finish(*iterate(self.q0), name)
-        except SolverError as exc:
-            hint = "; method='newton' finds the nearest equilibrium, stable or not" if name == "descent" else ""
-            raise SolverError(f"static equilibrium not found: {exc.message}{hint}", time=self.t,
-                              kind="equilibrium") from None
+        """The equilibrium by ``method``; "auto" is descent, then relaxation (from the start) if
+        descent fails (module docstring)."""
+        names = ["descent", "relaxation"] if method == "auto" else [method]
+        iterate = {"descent": self._descent, "newton": self._newton, "relaxation": self._relax}
+        failures = []
+        for name in names:
+            try:
+                return self._finish(*iterate[name](self.q0), name)
+            except SolverError as exc:
+                failures.append(exc.message)
+        hint = "; method='newton' finds the nearest equilibrium, stable or not" if method != "newton" else ""
+        raise SolverError(f"static equilibrium not found: {'; '.join(failures)}{hint}", time=self.t,
+                          kind="equilibrium")
 
     # ---- residual, potential and their derivatives at a partition -----------------------------
     def _residual(self, part, z, q_guess):
@@ -230,7 +238,10 @@ class _Solver:
         ``done(J, M̂)`` when given), take ``step(part, q, r, J, Mhat, res) -> q``; shared by the
         methods.  Returns (q, r, J, M̂, iterations)."""
         for it in range(self.max_iter + 1):
-            part, q, r, J, Mhat = self._linear(q, forward)
+            try:
+                part, q, r, J, Mhat = self._linear(q, forward)
+            except PartitionError as exc:     # the constraints cannot be solved near q to NEWTON_TOL
+                raise SolverError(f"{name} stopped at iteration {it}: {exc}", kind="equilibrium") from None
             res = self._norm(r)
             self.history.append(res)
             if res <= self.tol and (done is None or done(J, Mhat)):

@@ -263,3 +263,21 @@ def test_loads_without_a_potential(method):
     assert not up.stable
     r = solver.linearize(model, state=up.state, formulation="relative").body_positions[0]
     assert np.allclose(r, (-d * np.sin(phi), d * np.cos(phi), 0.0), atol=1e-9)
+
+
+def test_auto_falls_back_to_relaxation_on_the_flexible_singular_fourbar():
+    """The flexible four-bar sample, released 10° above its singular position: descent's tangent
+    steps fail near the singular position (the position Newton does not converge), so "auto" starts
+    over with dynamic relaxation.  It ends hanging: crank and rocker CMs straight below their
+    pivots (0, −0.5) and (1, −0.5), the swing at the rigid sample's frequency (found by descent)."""
+    folder = os.path.join(os.path.dirname(__file__), "..", "..", "sample_models")
+    flexible = solver.load_model(os.path.join(folder, "fourbar_singular_flexible.mbs.json"))
+    eq = solver.static_equilibrium(flexible)
+    print(f"flexible singular four-bar: {eq.method}, {eq.iterations} iterations ({len(eq.history)} in all)")
+    assert eq.method == "relaxation" and eq.stable and eq.iterations <= 50
+    lin = solver.linearize(flexible, state=eq.state)
+    assert lin.body_names == ["crank", "rocker"]
+    assert np.allclose(lin.body_positions, [(0, -0.5, 0), (1, -0.5, 0)], atol=1e-9)
+    rigid = solver.linearize(solver.load_model(os.path.join(folder, "fourbar_singular_rigid.mbs.json")),
+                             state="equilibrium")
+    assert abs(lin.frequencies_hz[0] - rigid.frequencies_hz[0]) < 1e-6 * rigid.frequencies_hz[0]
