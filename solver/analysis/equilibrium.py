@@ -94,7 +94,7 @@ from ..partitioning.choose import build_partition
 from .assembly import assemble_positions
 from .threads import single_threaded_blas
 
-STEP = 1e-6             # central-difference step in z (m or rad)
+STEP = 1e-6             # difference step in z (m or rad)
 NEWTON_TOL = 1e-14      # constraint Newton tolerance inside r(z)
 GROWTH = 10.0           # largest growth of the pseudo-time step per relaxation step
 FIRST_MOVE = 0.05       # first relaxation step moves z by about this much (m or rad)
@@ -265,6 +265,8 @@ class _Solver:
                     y = np.where(w2 == np.min(w2), 1.0, 0.0)
                 escape = S[:, down] @ y[down]
                 d = d + escape * (np.copysign(radius, r @ escape) / np.max(np.abs(escape)))
+            if not np.any(d):            # r = 0, unstable by eig(M̂⁻¹K̂) but no negative ω²: loads without a potential
+                raise SolverError("descent found no downhill direction at an unstable equilibrium", kind="equilibrium")
             d *= min(1.0, radius / np.max(np.abs(d)))
             q, alpha = self._descent_search(part, q, r, d, d @ (-0.5 * (J + J.T)) @ d, res)
             move = alpha * np.max(np.abs(d))
