@@ -124,18 +124,23 @@ class Equilibrium:
 
 
 def static_equilibrium(model: Model | CompiledModel, formulation: str | None = None, tol: float = 1e-10,
-                       max_iter: int = 50, method: str = "auto") -> Equilibrium:
-    """Static equilibrium of ``model`` near its initial configuration, under the loads at t = 0
-    (see module docstring): with ``method="auto"`` (descent, then relaxation) a stable one,
-    ``"newton"`` the nearest, stable or not.  Raises ModelError for bad arguments and SolverError
-    when no method converges in ``max_iter`` iterations (each)."""
+                       max_iter: int = 50, method: str = "auto", start=None) -> Equilibrium:
+    """Static equilibrium of ``model`` near its initial configuration, or near ``start`` (a
+    configuration q in the formulation's coordinates, e.g. ``results.coordinates[k]``; assembled
+    first), under the loads at t = 0 (see module docstring): with ``method="auto"`` (descent, then
+    relaxation) a stable one, ``"newton"`` the nearest, stable or not.  Raises ModelError for bad
+    arguments and SolverError when no method converges in ``max_iter`` iterations (each)."""
     if method not in METHODS:
         raise ModelError(f"static_equilibrium: method must be one of {', '.join(METHODS)}; got {method!r}")
     if not tol > 0 or int(max_iter) < 1:
         raise ModelError("static_equilibrium: tol must be > 0 and max_iter ≥ 1")
     system = for_analysis(model, formulation).system
+    if start is not None:
+        start = np.asarray(start, dtype=float)
+        if start.shape != (system.nq,):
+            raise ModelError(f"static_equilibrium: start must have {system.nq} coordinates, got shape {start.shape}")
     with single_threaded_blas():
-        return _Solver(system, tol, int(max_iter)).solve(method)
+        return _Solver(system, tol, int(max_iter), start).solve(method)
 
 
 def starting_at_equilibrium(system, tol=1e-10, max_iter=50):
@@ -154,13 +159,14 @@ def has_potential(system) -> bool:
 
 
 class _Solver:
-    def __init__(self, system, tol, max_iter):
+    def __init__(self, system, tol, max_iter, start=None):
         """system: a compiled system; the solver evaluates its own workspace of it
-        (:meth:`~solver.formulations.system.MechanicalSystem.workspace`)."""
+        (:meth:`~solver.formulations.system.MechanicalSystem.workspace`); start: q to start from
+        (None: the initial configuration)."""
         self.system = system = system.workspace()
         self.max_iter = max_iter
         q, _, self.t = system.initial_state()
-        self.q0 = assemble_positions(system, q, self.t)
+        self.q0 = assemble_positions(system, q if start is None else start, self.t)
         self.zero = np.zeros(system.nq)
         self.tol = tol * max(1.0, float(np.max(np.abs(system.forces(self.q0, self.zero, self.t)), initial=0.0)))
         self.potential = has_potential(system)

@@ -131,6 +131,8 @@ def test_bad_arguments():
         solver.static_equilibrium(pendulum(), method="magic")
     with pytest.raises(solver.ModelError, match="tol"):
         solver.static_equilibrium(pendulum(), tol=0.0)
+    with pytest.raises(solver.ModelError, match="start must have"):
+        solver.static_equilibrium(pendulum(), formulation="relative", start=[0.0, 1.0])
 
 
 @pytest.mark.parametrize("formulation", FORMULATIONS)

@@ -118,3 +118,22 @@ def test_iiwa_pushed_at_its_last_link_hangs_where_the_torques_balance_the_push(t
     imbalance = np.max(np.abs(data.qfrc_inverse - jacp.T @ F))
     print(f"  MuJoCo: holding torques − Jᵀ F = {imbalance:.1e} N·m (W = {W:.0f} N·m)")
     assert np.max(np.abs(jacp.T @ F)) > 1.0 and imbalance <= 1e-9 * W
+
+
+def test_iiwa_from_arbitrary_poses(tmp_path):
+    """``start``: three random joint poses (uniform in ±π, seeded) of the iiwa each end at a stable
+    equilibrium where MuJoCo's holding torques vanish (same bound as above)."""
+    text = iiwa_urdf()
+    mj, _, ours = mujoco_and_ours(tmp_path, text)
+    model = read_urdf(write(tmp_path, text)).model
+    W = G * sum(b.mass for b in model.bodies.values()) * REACH
+    rng = np.random.default_rng(3)
+    for _ in range(3):
+        start = np.zeros(mj.nv)
+        start[ours] = rng.uniform(-np.pi, np.pi, mj.nv)
+        t0 = time.perf_counter()
+        eq = solver.static_equilibrium(model, formulation="relative", start=start)
+        print(f"iiwa from a random pose: {eq.iterations} iterations, {time.perf_counter() - t0:.2f} s")
+        assert eq.method == "descent" and eq.stable and eq.iterations <= 40
+        tau = mujoco_statics(mj, eq.q[ours])[0]
+        assert np.max(np.abs(tau)) <= 1e-9 * W
