@@ -31,6 +31,10 @@ run: $(STAMP)
 # no longer leave one core idle at the end)
 test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider -n 2 --dist worksteal
+	@# the numerically sensitive tests again under another OpenBLAS kernel (tools/other_blas_kernel.py):
+	@# green here should mean green on a CPU whose BLAS rounds differently
+	OPENBLAS_CORETYPE=$$($(PY) tools/other_blas_kernel.py) QT_QPA_PLATFORM=offscreen \
+	    $(PY) -m pytest -q -p no:cacheprovider -n 2 -m "numerics and not slow"
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/ruff check solver app tests bench tools
 	$(VENV)/bin/mypy solver/__init__.py solver/compile.py solver/errors.py solver/analysis/dynamics.py \

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .constraints.forms import Values, scalar
+from .constraints.forms import Values, nearest_branch, scalar
 from .constraints.joints import COORDINATES, joint_frame
 from .errors import ModelError
 from .expressions import time_function
@@ -187,28 +187,29 @@ class RotationalSpringDamperForce:
         Ai0 = init[self.bi][1] if self.bi >= 0 else np.eye(3)
         Aj0 = init[self.bj][1] if self.bj >= 0 else np.eye(3)
         self.Ci, self.Cj = Ai0.T @ C, Aj0.T @ C
-        self.theta = 0.0
+        self.angle = 0.0         # the last unwrapped θ, the reference of the next (solver.formulations.branches)
 
     def reset(self):
         """Forget the last angle (a new run starts at the model's configuration)."""
-        self.theta = 0.0
+        self.angle = 0.0
 
-    def angle(self, frames):
+    def rotation(self, frames):
+        """(θ unwrapped nearest ``self.angle``, the joint axis z_i, global)."""
         Ai, Aj = frames.get(self.bi)[1], frames.get(self.bj)[1]
         Fi, xj = Ai @ self.Ci, Aj @ self.Cj[:, 0]
         raw = scalar(COORDINATES["rotation"], {"xi": Fi[:, 0], "yi": Fi[:, 1], "xj": xj}, Values, None)
-        self.theta = raw + 2 * np.pi * round((self.theta - raw) / (2 * np.pi))
-        return self.theta, Fi[:, 2]
+        self.angle = nearest_branch(raw, self.angle)
+        return self.angle, Fi[:, 2]
 
     def apply(self, t, frames, out: Wrenches):
-        theta, z = self.angle(frames)
+        theta, z = self.rotation(frames)
         rate = float(z @ (frames.get(self.bj)[3] - frames.get(self.bi)[3]))
         tau = -self.k * (theta - self.theta0) - self.c * rate - self.preload
         out.torque(self.bj, tau * z)
         out.torque(self.bi, -tau * z)
 
     def potential(self, frames):
-        x = self.angle(frames)[0] - self.theta0
+        x = self.rotation(frames)[0] - self.theta0
         return 0.5 * self.k * x * x + self.preload * (x + self.theta0)
 
     def conserves_energy(self):

@@ -37,10 +37,11 @@ from ..forces import Wrenches
 from ..model.inputs import with_inputs
 from ..model.model import Model
 from ..results import Results
-from ..integrators import INTEGRATORS, GeneralizedAlpha
+from ..integrators import INTEGRATORS, GeneralizedAlpha, limit_step
 from ..partitioning.partition import PartitionError, Renewal, independent_rows
 from ..partitioning.choose import build_partition
 from .assembly import assemble_positions, consistent_velocities, holding_model
+from ..formulations.branches import BRANCH_SHRINK, BranchRefused, Branches, step_cap
 from .equilibrium import starting_at_equilibrium
 from .hybrid import HybridSwitch
 from .recording import Recorder
@@ -158,6 +159,7 @@ class Run:
         self.q_last = None       # the last consistent positions (Newton start, diagnostics) …
         self._rate_last = None   # … and (q̇, t) there, or None: the Newton start is extrapolated
         self._compiled = None    # the active partition's compiled reduced equations, if the system has them
+        self.branches = Branches(system)   # the unwrapped angles' accepted values and rates
 
     # ---- public API -----------------------------------------------------------------------------
     def execute(self):
@@ -169,6 +171,7 @@ class Run:
                 q = assemble_positions(self.holding, q, t0)
             q = assemble_positions(self.system, q, t0)
             qd = consistent_velocities(self.system, q, qd, t0)
+            self.branches.start(self.system, t0, q, qd)
             method = "lu" if self.s.partitioning == "hybrid" else self.s.partitioning
             part = self._partition(method, q, t0, "initial")
             times = output_times(self.s.t_end, self.s.output_step)
@@ -194,6 +197,7 @@ class Run:
         self.rec.event(times[0], "analysis", "kinematic analysis (no degrees of freedom)")
         empty = np.zeros(0)
         for t in times:
+            self.branches.predict(t)
             try:
                 q, ev = part.positions(self.system, empty, t, q)
             except PartitionError as exc:
@@ -205,6 +209,7 @@ class Run:
                                       elements=self._worst_owners(q, t)) from None
             qd = part.velocities(ev.jac, ev.nu, empty)
             self._record(part, t, q, qd, "kinematic")
+            self.branches.accept(t)
             self._check_cancel(t)
 
     def _dynamic(self, part, q, qd, times):
@@ -244,12 +249,19 @@ class Run:
             while ode.status == "running" and restart is None:
                 try:
                     msg = ode.step()
+                    if ode.status == "failed":
+                        raise SolverError(f"integration failed: {msg}", time=ode.t, kind="integration",
+                                          elements=self._worst_owners(self.q_last, ode.t))
+                    # the step's end first: its angles' branch decides whether the step stands
+                    q_new, qd_new, jac = self._state(part, ode.t, ode.y)
                 except PartitionError as exc:
-                    restart = str(exc)
+                    restart = str(exc)         # (q, t): still the last accepted state
+                    if isinstance(exc, BranchRefused):
+                        tried = ode.t - t if ode.t > t else getattr(ode, "h_abs", None)
+                        first_step = BRANCH_SHRINK * tried if tried else None
                     break
-                if ode.status == "failed":
-                    raise SolverError(f"integration failed: {msg}", time=ode.t, kind="integration",
-                                      elements=self._worst_owners(self.q_last, ode.t))
+                h = ode.t - ode.t_old
+                limit_step(ode, min(max_step, step_cap(h, self.branches.accept(ode.t))))
                 reached = ode.t + 1e-12 * max(1.0, abs(ode.t))
                 # the interpolant only for steps holding output points (DOP853 spends 3 evaluations on it)
                 dense = ode.dense_output() if next_out < len(times) and times[next_out] <= reached else None
@@ -266,9 +278,8 @@ class Run:
                 clean += 1
                 if clean >= CLEAN_STRETCH:
                     restarts = 0
-                h = ode.t - ode.t_old
                 self.rec.step(ode.t, h)
-                t = ode.t
+                t, q, qd = ode.t, q_new, qd_new
                 self._check_cancel(t)
                 window.append(t)
                 if len(window) == STALL_STEPS and t - window[0] < STALL_FRACTION * self.s.t_end:
@@ -277,7 +288,6 @@ class Run:
                     window.clear()
                     self._switch = hybrid.collapsed("the step size collapsed")
                     restart = "hybrid switch"
-                q, qd, jac = self._state(part, t, ode.y)
                 c = self._compiled
                 renew = part.degraded(jac, REPARTITION_RATIO, AMPLIFICATION_GROWTH,
                                       *((None, None) if c is None else (c.sigma_min, c.amplification)))
@@ -344,8 +354,7 @@ class Run:
     def _rhs(self, part, t, y):
         self.rhs_count += 1
         f = part.dof
-        if self._compiled is not None and self._compiled.solve(t, y, self._guess(t), 2):
-            self._remember(t, self._compiled.q.copy(), self._compiled.qd.copy())
+        if self._compiled is not None and self._solve_compiled(t, y, 2):
             return np.concatenate([y[f:], self._compiled.zdd])
         q, qd, _ = self._state(part, t, y)
         ev = self.system.constraints(q, t, qd, level=2)
@@ -404,12 +413,30 @@ class Run:
         """Consistent (q, q̇, Φ_q) from the independent state y = [z, ż]."""
         f = part.dof
         if self._compiled is not None:
-            self._compiled.solve(t, y, self._guess(t), 1)
-            self._remember(t, self._compiled.q.copy(), self._compiled.qd.copy())
+            self._solve_compiled(t, y, 1)
             return self.q_last, self._rate_last[0], self._compiled.jac.copy()
+        self.branches.predict(t)
         q, ev = part.positions(self.system, y[:f], t, self._guess(t))
         self._remember(t, q, part.velocities(ev.jac, ev.nu, y[f:]))
+        self._check_branches(t)
         return q, self._rate_last[0], ev.jac
+
+    def _solve_compiled(self, t, y, level):
+        """The compiled solve at (t, y) (CompiledReduction.solve: False when the accelerations are not
+        finite), its angles unwrapped against their prediction (:mod:`solver.formulations.branches`: raises
+        BranchRefused when one departs too far); the solved state is remembered."""
+        self.branches.predict(t)
+        solved = self._compiled.solve(t, y, self._guess(t), level)
+        self._remember(t, self._compiled.q.copy(), self._compiled.qd.copy())
+        self._check_branches(t, level)
+        return solved
+
+    def _check_branches(self, t, level=1):
+        """Branches.check after a solve at t (the state just remembered); below level 2 the force
+        elements that unwrap an angle are evaluated first (a level-2 solve evaluated them)."""
+        if self.branches.in_forces and level < 2:
+            self.system.forces(self.q_last, self._rate_last[0], t)
+        self.branches.check(t)
 
     def _guess(self, t):
         """Newton start for the positions at t: the last consistent q moved along its q̇ (a
@@ -426,8 +453,7 @@ class Run:
     def _record_output(self, part, t, y):
         """Record the output point at t of the integrated state y = [z, ż]."""
         c = self._compiled
-        if c is not None and c.solve(t, y, self._guess(t), 2):
-            self._remember(t, c.q.copy(), c.qd.copy())
+        if c is not None and self._solve_compiled(t, y, 2):
             self._store(part, t, self.q_last, self._rate_last[0], c.qdd.copy(), c.phi, c.jac, c.M, c.Q,
                         part.method, c.lam.copy())
         else:
@@ -435,6 +461,7 @@ class Run:
             self._record(part, t, q, qd, part.method)
 
     def _record(self, part, t, q, qd, method):
+        self.branches.predict(t)
         ev = self.system.constraints(q, t, qd, level=2)
         M = self.system.mass(q)
         Q = self._forces(q, qd, t)

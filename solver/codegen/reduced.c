@@ -20,7 +20,9 @@
  *                  from J_red = X J_rows, X = (J_red U)(J_rows U)⁻¹
  *
  * over the independent constraint rows `rows`.  Joint angles from the kernels (atan2, in (−π, π])
- * are unwrapped against `ang_state` exactly as CartesianJoint.unwrap does.  Dense matrices are
+ * are unwrapped against `ang_state` exactly as CartesianJoint.unwrap does; the step loops set that
+ * reference to the prediction from the last accepted state first (cg_branch_*: the rule of
+ * solver.formulations.branches.py, with its thresholds passed in).  Dense matrices are
  * row-major.  Everything is the Python path's arithmetic (solver/partitioning/partition.py); the
  * tests compare the two to round-off.
  */
@@ -70,7 +72,8 @@ typedef struct {
     cg_tree_fn k_tree;          /* NULL: not an open tree */
 } cg_reduced_t;
 
-enum { CG_OK = 0, CG_NO_CONVERGENCE = 1, CG_SINGULAR = 2, CG_NOT_FINITE = 3, CG_MASS_SINGULAR = 4 };
+enum { CG_OK = 0, CG_NO_CONVERGENCE = 1, CG_SINGULAR = 2, CG_NOT_FINITE = 3, CG_MASS_SINGULAR = 4,
+       CG_BRANCH = 5 /* a step loop's refusal: an angle departed from its prediction (cg_branch_*) */ };
 
 /* LU with partial pivoting of the n×n matrix a (in place); 0 when singular. */
 static int lu_factor(double *a, int *piv, int n)
@@ -228,6 +231,37 @@ static double evaluate_position(cg_reduced_t *s)
         if (a > err) err = a;
     }
     return err;
+}
+
+/* The branch rule of solver.formulations.branches.py for the step loops (segment.c, fmu.c): the reference
+ * of each unwrapped angle before an evaluation dt after the last accepted state (angles acc, rates
+ * rate) is its prediction acc + rate·dt … */
+static void cg_branch_predict(cg_reduced_t *s, const double *acc, const double *rate, double dt)
+{
+    for (int n = 0; n < s->na; ++n) s->ang_state[n] = acc[n] + rate[n] * dt;
+}
+
+/* … the evaluation departed max |θ − prediction| from it … */
+static double cg_branch_departure(const cg_reduced_t *s, const double *acc, const double *rate, double dt)
+{
+    double worst = 0.0;
+    for (int n = 0; n < s->na; ++n) worst = fmax(worst, fabs(s->ang_state[n] - (acc[n] + rate[n] * dt)));
+    return worst;
+}
+
+/* … and an evaluation dt after the accepted state becomes the accepted state (rates: the secant). */
+static void cg_branch_accept(const cg_reduced_t *s, double *acc, double *rate, double dt)
+{
+    for (int n = 0; n < s->na; ++n) {
+        if (dt > 0.0) rate[n] = (s->ang_state[n] - acc[n]) / dt;
+        acc[n] = s->ang_state[n];
+    }
+}
+
+/* The longest next step after an accepted step h whose angles departed `departure` (branches.step_cap). */
+static double cg_branch_step_cap(double h, double departure, double guard)
+{
+    return departure > 0.0 ? h * sqrt(guard / (2.0 * departure)) : INFINITY;
 }
 
 /* Make s->lam (zero on the redundant rows) the minimum-norm multipliers; A = Φ_q[rows] U factorized.

@@ -6,7 +6,10 @@
  * one cg_reduced solve (q, q̇, q̈, λ, max |Φ|, and Φ_q[rows] when asked).  Each step's (t, h) goes
  * into a buffer.  Every solve starts Newton from the last accepted state moved along its q̇ (not from
  * the last solve: a stage of a long step that will be rejected may converge to the other assembly
- * branch of a loop, and the steps after it would follow that branch).  It returns to Python (solver/analysis/segments.py), which mirrors Run._dynamic:
+ * branch of a loop, and the steps after it would follow that branch), and unwraps the joint angles
+ * against their prediction from the last accepted state (solver.formulations.branches.py: a solve whose
+ * angle departs more than `guard` refuses the step, which is retried `shrink` times shorter; an
+ * accepted step caps the next one).  It returns to Python (solver/analysis/segments.py), which mirrors Run._dynamic:
  *
  *   SEG_END        every output time is written
  *   SEG_BUDGET     max_steps steps or max_out output points in this call (Python stores the rows,
@@ -53,6 +56,9 @@ typedef struct {
     long rhs_count;                 /* right-hand sides of this call */
     int cg_status;                  /* status of the failed cg_reduced (SEG_STAGE, SEG_OUTPUT) */
     double fail_t, *fail_y;         /* and its time and state (2 dof) */
+    double *ang_acc, *ang_rate;     /* na unwrapped angles at dp.t and their rates (branches.Branches) */
+    double guard, shrink;           /* branches.BRANCH_GUARD, BRANCH_SHRINK */
+    long branch_refusals;           /* steps refused by the branch rule in this call */
 } cg_segment_t;
 
 enum { SEG_END = 0, SEG_BUDGET = 1, SEG_STAGE = 2, SEG_OUTPUT = 3, SEG_QUALITY = 4, SEG_STALL = 5,
@@ -68,9 +74,12 @@ static int segment_solve(cg_segment_t *g, double t, const double *y, int level)
 {
     cg_reduced_t *s = g->s;
     const int nq = s->nq;
+    const double dt = t - g->dp.t;
     if (g->time_fn) g->time_fn(t, s->f, s->fd, s->fdd, s->u);
-    for (int k = 0; k < nq; ++k) s->q[k] = g->q_acc[k] + (t - g->dp.t) * g->qd_acc[k];
-    const int status = cg_reduced(s, y, level);
+    for (int k = 0; k < nq; ++k) s->q[k] = g->q_acc[k] + dt * g->qd_acc[k];
+    cg_branch_predict(s, g->ang_acc, g->ang_rate, dt);
+    int status = cg_reduced(s, y, level);
+    if (status == CG_OK && cg_branch_departure(s, g->ang_acc, g->ang_rate, dt) > g->guard) status = CG_BRANCH;
     if (status == CG_OK) {
         memcpy(g->q_last, s->q, sizeof(double) * nq);
         memcpy(g->qd_last, s->qd, sizeof(double) * nq);
@@ -106,11 +115,16 @@ static double smallest_row_norm(const cg_reduced_t *s)
     return sqrt(low);
 }
 
-static void remember_accepted(cg_segment_t *g)
+/* The last solve (at dp.t: the start, or k7 of the step just accepted, dt after the step's start)
+ * becomes the accepted state; the branch rule caps the next step. */
+static void remember_accepted(cg_segment_t *g, double dt)
 {
     const size_t bytes = sizeof(double) * g->s->nq;
     memcpy(g->q_acc, g->q_last, bytes);
     memcpy(g->qd_acc, g->qd_last, bytes);
+    const double departure = cg_branch_departure(g->s, g->ang_acc, g->ang_rate, dt);
+    cg_branch_accept(g->s, g->ang_acc, g->ang_rate, dt);
+    if (dt > 0.0) g->dp.h = fmin(g->dp.h, cg_branch_step_cap(dt, departure, g->guard));
 }
 
 /* Write the output point at t (its solve just succeeded) as row n_out. */
@@ -144,8 +158,7 @@ int cg_segment(cg_segment_t *g)
         if (segment_rhs(g, d->t, d->y, d->f)) return SEG_STAGE;
         const int code = dp_initial_step(d, segment_rhs, g, g->times[g->n_times - 1]);
         if (code) return SEG_STAGE;
-        remember_accepted(g);
-        g->started = 1;
+        g->started = 1;                 /* q_acc, qd_acc, ang_acc, ang_rate: the caller's start */
         g->phase = 0;
     }
     for (;;) {
@@ -158,8 +171,14 @@ int cg_segment(cg_segment_t *g)
             const int code = dp_step(d, segment_rhs, g, g->times[g->n_times - 1]);
             if (code == DP_TOO_SMALL) return SEG_TOO_SMALL;
             if (code == DP_NOT_FINITE) return SEG_NOT_FINITE;
+            if (code == CG_BRANCH) {               /* the state is untouched: the step again, shorter */
+                d->h *= g->shrink;
+                d->rejected_last = 1;
+                ++g->branch_refusals;
+                continue;
+            }
             if (code) return SEG_STAGE;
-            remember_accepted(g);                 /* k7 was solved at (dp.t, dp.y) */
+            remember_accepted(g, d->t - d->t_old); /* k7 was solved at (dp.t, dp.y) */
             g->sigma_acc = *g->s->sigma_min;
             g->amplification_acc = *g->s->amplification;
             g->row_norm_acc = smallest_row_norm(g->s);

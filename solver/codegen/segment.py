@@ -52,7 +52,8 @@ class _Segment(ctypes.Structure):
                 ("amplification_acc", _D), ("y_out", _P),
                 ("n_out", _I), ("store_jac", _I), ("out_t", _P), ("out_q", _P), ("out_qd", _P), ("out_qdd", _P),
                 ("out_lam", _P), ("out_viol", _P), ("out_jac", _P), ("n_steps", _I), ("step_t", _P), ("step_h", _P),
-                ("rhs_count", _L), ("cg_status", _I), ("fail_t", _D), ("fail_y", _P)]
+                ("rhs_count", _L), ("cg_status", _I), ("fail_t", _D), ("fail_y", _P), ("ang_acc", _P),
+                ("ang_rate", _P), ("guard", _D), ("shrink", _D), ("branch_refusals", _L)]
 
 
 def time_source(driver_fns, input_fns) -> str:
@@ -116,11 +117,16 @@ class CompiledSegments:
     output times (all of the run; ``next_out`` the first still to write); ``bound``, ``growth_bound``:
     fraction · quality_ref and growth · amplification_ref of Partition.degraded (0 and inf: no
     dependent rows); ``window``: the stall watchdog's
-    ring of step times, (array, count, position), shared by the partitions of a run."""
+    ring of step times, (array, count, position), shared by the partitions of a run; ``branches``:
+    the run's :class:`solver.formulations.branches.Branches` (the accepted angles and rates, which a call
+    reads and advances)."""
 
     def __init__(self, reduction, method, time_fn, times, next_out, rtol, atol, max_step, bound, growth_bound,
-                 stall, window, max_steps=200, max_out=100):
+                 stall, window, branches, max_steps=200, max_out=100):
+        from ..formulations.branches import BRANCH_GUARD, BRANCH_SHRINK
         self.reduction = reduction
+        self.branches = branches
+        self._angles = [branches.index[id(cj)] for _, cj, _ in reduction._angle_rows]
         s = reduction.problem
         nq, m, f, r = s.nq, s.m, s.dof, s.r
         self.store_jac = r > 0
@@ -135,7 +141,8 @@ class CompiledSegments:
             "out_qd": np.zeros((max_out, nq)), "out_qdd": np.zeros((max_out, nq)),
             "out_lam": np.zeros((max_out, max(1, m))), "out_viol": np.zeros(max_out),
             "out_jac": np.zeros((max_out if self.store_jac else 1, max(1, r), nq)),
-            "step_t": np.zeros(max_steps), "step_h": np.zeros(max_steps)}
+            "step_t": np.zeros(max_steps), "step_h": np.zeros(max_steps),
+            "ang_acc": np.zeros(max(1, len(self._angles))), "ang_rate": np.zeros(max(1, len(self._angles)))}
         ptr = {name: v.ctypes.data for name, v in self.arrays.items()}
         self.y = self.arrays["dp_memory"][:n]
         self.seg = _Segment(s=ctypes.addressof(s), time_fn=time_fn, times=self.times.ctypes.data,
@@ -143,9 +150,11 @@ class CompiledSegments:
                             max_steps=max_steps,
                             max_out=max_out, stall_steps=len(window[0]), stall_span=stall, window=window[0].ctypes.data,
                             window_n=window[1], window_pos=window[2], store_jac=int(self.store_jac),
+                            guard=BRANCH_GUARD, shrink=BRANCH_SHRINK,
                             **{name: ptr[name] for name in ("q_last", "qd_last", "q_acc", "qd_acc", "q_prev", "qd_prev",
                                                             "y_out", "fail_y", "out_t", "out_q", "out_qd", "out_qdd", "out_lam",
-                                                            "out_viol", "out_jac", "step_t", "step_h")})
+                                                            "out_viol", "out_jac", "step_t", "step_h", "ang_acc",
+                                                            "ang_rate")})
         lib = reduction.system.kernels.runtime
         fn, init = lib.cg_segment, lib.cg_segment_init
         fn.argtypes, fn.restype = [ctypes.c_void_p], ctypes.c_int
@@ -162,12 +171,13 @@ class CompiledSegments:
         self.seg.started = 0
 
     def advance(self):
-        """One call of cg_segment; returns its status (END, BUDGET, …).  The joint angles' unwrapping
-        state is handed over as CompiledReduction does it."""
-        r = self.reduction
-        r.load_angles()
+        """One call of cg_segment; returns its status (END, BUDGET, …).  The accepted angles and their
+        rates go in from the run's Branches and come back advanced to the last accepted step."""
+        a, b, n = self.arrays, self.branches, len(self._angles)
+        a["ang_acc"][:n], a["ang_rate"][:n] = b.angle[self._angles], b.rate[self._angles]
         status = self._fn(self._ptr)
-        r.store_angles()
+        b.angle[self._angles], b.rate[self._angles] = a["ang_acc"][:n], a["ang_rate"][:n]
+        b.t = self.seg.dp.t
         self.window[1:] = self.seg.window_n, self.seg.window_pos
         return status
 

@@ -52,6 +52,13 @@ def scalar(spec, v, ops, constant):
     raise ValueError(f"unknown equation form {kind!r}")
 
 
+def nearest_branch(raw, reference):
+    """θ = raw + 2πk with k nearest (reference − raw)/2π: the unwrapped angle of an atan2 in (−π, π]
+    on the branch nearest ``reference`` (the run's prediction, :mod:`solver.formulations.branches`;
+    reduced.c unwraps with the same formula)."""
+    return raw + 2.0 * math.pi * round((reference - raw) / (2.0 * math.pi))
+
+
 def atan2_chain(y, x):
     """(θ_y, θ_x, θ_yy, θ_xx, θ_xy) of θ = atan2(y, x) (module docstring); numbers, arrays or symbols."""
     r2 = x * x + y * y

@@ -21,7 +21,7 @@ import functools
 import numpy as np
 
 from ..math.rotations import frame_from_axis
-from .forms import constants_of, scalar
+from .forms import constants_of, nearest_branch, scalar
 from .primitives import BodyState, ScalarOps, body_vector
 
 # The named constants of the equation forms, from the joint's fields (frame C, d0 = origin2 − origin).
@@ -103,7 +103,7 @@ class CartesianJoint:
 
     def unwrap(self, raw):
         """Continuous angle nearest the last one (joint rotations may exceed ±π)."""
-        self.angle = raw + 2.0 * np.pi * round((self.angle - raw) / (2.0 * np.pi))
+        self.angle = nearest_branch(raw, self.angle)
         return self.angle
 
     def frame(self, Si: BodyState):

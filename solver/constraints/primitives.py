@@ -23,7 +23,7 @@ import math
 import numpy as np
 
 from ..math.rotations import B_matrix, B_hessian, rotation_matrix
-from .forms import atan2_chain, atan2_quad
+from .forms import atan2_chain, atan2_quad, nearest_branch
 
 NLOC = 14          # local coordinates [q_i (7), q_j (7)]
 
@@ -133,7 +133,7 @@ def component(u: Vec, k: int) -> Scalar:
 def atan2(y: Scalar, x: Scalar, reference: float) -> Scalar:
     """θ = atan2(y, x), unwrapped to the branch nearest ``reference`` (continuous joint angles)."""
     raw = math.atan2(y.val, x.val)
-    val = raw + 2.0 * math.pi * round((reference - raw) / (2.0 * math.pi))
+    val = nearest_branch(raw, reference)
     chain = gy, gx, hyy, hxx, hxy = atan2_chain(y.val, x.val)
     grad = gy * y.grad + gx * x.grad
     d = quad = None

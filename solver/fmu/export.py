@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from ..analysis.assembly import assemble_positions, consistent_velocities
+from ..formulations.branches import Branches
 from ..codegen.build import CodegenUnavailable, _run_compilers, building, compiler, runtime_source
 from ..codegen.flexible import unsupported_forces
 from ..formulations.cartesian import CartesianSystem
@@ -122,12 +123,15 @@ def _identifier(name) -> str:
 
 
 def _start_state(system):
-    """(q, q̇, unwrapped angles, independent rows, redundant rows, parameters) at t = 0: the state
-    ``simulate`` starts from (positions assembled, velocities projected on Φ_q q̇ = ν)."""
+    """(q, q̇, (unwrapped angles, their rates), independent rows, redundant rows, parameters) at
+    t = 0: the state ``simulate`` starts from (positions assembled, velocities projected on
+    Φ_q q̇ = ν; the angles' branch state as :meth:`solver.formulations.branches.Branches.start` makes it)."""
     q, qd, t0 = system.initial_state()
     q = assemble_positions(system, q, t0)
     qd = consistent_velocities(system, q, np.asarray(qd, dtype=float), t0)
-    ev = system.constraints(q, t0)          # unwraps the joint angles at the assembled state
+    branches = Branches(system)
+    branches.start(system, t0, q, qd)
+    ev = system.constraints(q, t0)
     rows, redundant = independent_rows(ev.jac)
-    angles = [cj.angle for _, cj, _ in system._angle_rows]
-    return q, qd, angles, rows, redundant, np.array(system.kernels["par"])
+    slots = [branches.index[id(cj)] for _, cj, _ in system._angle_rows]
+    return q, qd, (branches.angle[slots], branches.rate[slots]), rows, redundant, np.array(system.kernels["par"])

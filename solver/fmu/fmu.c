@@ -12,7 +12,10 @@
  * internal step at the current consistent state (q_ref = q, z = 0, ż = Vᵀq̇, z̈ = Vᵀq̈ since
  * [U V] is orthonormal), so a step never leaves the neighbourhood where its partition is valid; a
  * step whose Newton iteration fails is rejected and retried with a quarter of the step.  Internal
- * steps end exactly on the communication points.
+ * steps end exactly on the communication points.  Unwrapped joint angles follow the step loops' one
+ * branch rule (solver.formulations.branches.py, reduced.c's cg_branch_*: the reference is the prediction
+ * from the accepted state, a departure beyond MBS_BRANCH_GUARD refuses the step, retried
+ * MBS_BRANCH_SHRINK times shorter, and an accepted step caps the next).
  */
 #include <stdio.h>
 #include <stdarg.h>
@@ -43,7 +46,7 @@ typedef struct {
     int rows[NR1], red_rows[NRED1], ang_row[NA1], drv_row[NDRV1];
     double ang_coef[NA1];
     /* the accepted state: positions, velocities, accelerations, multipliers, unwrapped angles */
-    double t, xq[NQ1], xqd[NQ1], xqdd[NQ1], xlam[M1], xang[NA1];
+    double t, xq[NQ1], xqd[NQ1], xqdd[NQ1], xlam[M1], xang[NA1], xrate[NA1];   /* … and their rates */
     double RF[3 * NJ1], RT[3 * NJ1];
     double qr_A[NQ1 * NR1], qr_Q[NQ1 * NQ1], qr_beta[NR1];   /* repartition() work space */
     double par[NPAR1], in[NIN1], din[NIN1], d2in[NIN1], t_in;   /* inputs: value, 1st, 2nd derivative at t_in */
@@ -191,8 +194,10 @@ static int rhs(Instance *I, double t, const double *y, double *dy)
 {
     ++I->rhs_calls;
     time_inputs(I, t);
+    cg_branch_predict(&I->s, I->xang, I->xrate, t - I->t);
     const int status = cg_reduced(&I->s, y, 2);
     if (status != CG_OK) return status ? status : -1;
+    if (cg_branch_departure(&I->s, I->xang, I->xrate, t - I->t) > MBS_BRANCH_GUARD) return CG_BRANCH;
     for (int c = 0; c < DOF; ++c) { dy[c] = y[DOF + c]; dy[DOF + c] = I->zdd[c]; }
     return 0;
 }
@@ -215,12 +220,14 @@ static void restore(Instance *I)
 
 static void accept(Instance *I, double t)
 {
+    const double dt = t - I->t, departure = cg_branch_departure(&I->s, I->xang, I->xrate, dt);
+    cg_branch_accept(&I->s, I->xang, I->xrate, dt);
+    if (dt > 0.0) I->h = fmin(I->h, cg_branch_step_cap(dt, departure, MBS_BRANCH_GUARD));
     I->t = t;
     memcpy(I->xq, I->q, sizeof I->q);
     memcpy(I->xqd, I->qd, sizeof I->qd);
     memcpy(I->xqdd, I->qdd, sizeof I->qdd);
     memcpy(I->xlam, I->lam, sizeof I->lam);
-    memcpy(I->xang, I->ang_state, sizeof I->ang_state);
     mbs_reactions(I->xq, I->jac, I->xlam, I->RF, I->RT);
 }
 
@@ -266,10 +273,11 @@ static int integrate(Instance *I, double t_end, int fresh)
         const long rejected = d->rejected;
         const int code = dp_step(d, fmu_rhs, I, t_end);
         I->rejected += d->rejected - rejected;
-        if (code != DP_OK) {                 /* the constraints cannot be solved in a stage: a quarter of the step */
+        if (code != DP_OK) {                 /* a stage's constraints cannot be solved, or its angle's branch
+                                                cannot be told: the step again, shorter */
             ++I->failed;
             restore(I);
-            I->h = d->h * 0.25;
+            I->h = d->h * MBS_BRANCH_SHRINK;
             if (++rejects > MAX_REJECTS || I->h < MIN_STEP) {
                 log_error(I, "step size %.3g too small at t = %.9g (%s)", I->h, I->t,
                           code > 0 ? "constraints cannot be solved" : "error test failed");
@@ -280,9 +288,9 @@ static int integrate(Instance *I, double t_end, int fresh)
         rejects = 0;
         fresh = 1;
         ++I->steps;
-        accept(I, d->t);                    /* k7 was evaluated at the new state */
         /* a step cut short to end on the communication point does not set the next step, unless it shrinks it */
         I->h = d->h_old < I->h && d->h >= d->h_old ? I->h : d->h;
+        accept(I, d->t);                    /* k7 was evaluated at the new state */
     }
     I->t = t_end;
     return 1;
@@ -312,6 +320,7 @@ static void reset_instance(Instance *I)
     memset(I->xqdd, 0, sizeof I->xqdd);
     memset(I->xlam, 0, sizeof I->xlam);
     memcpy(I->xang, mbs_ang0, sizeof I->xang);
+    memcpy(I->xrate, mbs_rate0, sizeof I->xrate);
     memset(I->RF, 0, sizeof I->RF);
     memset(I->RT, 0, sizeof I->RT);
     memcpy(I->par, mbs_par0, sizeof I->par);

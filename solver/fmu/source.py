@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..formulations.branches import BRANCH_GUARD, BRANCH_SHRINK
 from ..codegen.derive import input_functions
 from ..codegen.timefunctions import PRELUDE, c_time_function
 from .variables import OUTPUT_KINDS, VR_INPUT, VR_PARAMETER, driver_slots, input_slots
@@ -17,11 +18,11 @@ def _array(ctype, name, values):
 
 
 def layout_source(model, system, start, variables, guid, rtol, atol) -> str:
-    """C text of the layout of ``model`` compiled as ``system``.  ``start``: (q, q̇, unwrapped angles,
-    independent rows, redundant rows, parameter vector) of the assembled start state; ``variables``:
+    """C text of the layout of ``model`` compiled as ``system``.  ``start``: (q, q̇, (unwrapped angles,
+    their rates), independent rows, redundant rows, parameter vector) of the assembled start state; ``variables``:
     :func:`solver.fmu.variables.fmu_variables` (an input replaces the time function of its path by
     the polynomial of its value and derivatives, fmu.c's ``time_inputs``)."""
-    q, qd, ang, rows, redundant, par = start
+    q, qd, (ang, rate), rows, redundant, par = start
     inputs = [v for v in variables if v.kind == VR_INPUT]
     fns = input_functions(system)
     joint_rows, row0 = [], [0]
@@ -40,14 +41,15 @@ def layout_source(model, system, start, variables, guid, rtol, atol) -> str:
         ("NQ", system.nq), ("NM", system.m), ("NR", len(rows)), ("NRED", len(redundant)),
         ("NA", len(system._angle_rows)), ("NDRV", len(system._driver_fns)), ("NU", len(fns)),
         ("NPAR1", max(1, len(par))), ("NIN", len(inputs)), ("NJ", len(system.joints)), ("NVR", len(variables)),
-        ("MBS_RTOL", repr(float(rtol))), ("MBS_ATOL", repr(float(atol))), ("MBS_GUID", f'"{guid}"'))]
+        ("MBS_RTOL", repr(float(rtol))), ("MBS_ATOL", repr(float(atol))), ("MBS_GUID", f'"{guid}"'),
+        ("MBS_BRANCH_GUARD", repr(BRANCH_GUARD)), ("MBS_BRANCH_SHRINK", repr(BRANCH_SHRINK)))]
     lines.append("enum { " + ", ".join(f"OUT_{name.upper()} = {code}" for name, code in OUTPUT_KINDS.items())
                  + f", VR_PARAMETER = {VR_PARAMETER}, VR_INPUT = {VR_INPUT} }};")
     lines += [_array("int", "mbs_rows", rows), _array("int", "mbs_red_rows", redundant),
               _array("int", "mbs_ang_row", [row for row, _, _ in system._angle_rows]),
               _array("double", "mbs_ang_coef", [coef for _, _, coef in system._angle_rows]),
               _array("int", "mbs_drv_row", system._driver_rows), _array("double", "mbs_q0", q),
-              _array("double", "mbs_qd0", qd), _array("double", "mbs_ang0", ang), _array("double", "mbs_par0", par),
+              _array("double", "mbs_qd0", qd), _array("double", "mbs_ang0", ang), _array("double", "mbs_rate0", rate), _array("double", "mbs_par0", par),
               _array("double", "mbs_in0", [v.start for v in inputs]),
               _array("int", "mbs_joint_side", sides), _array("int", "mbs_joint_bj", bjs),
               _array("double", "mbs_joint_sj", sj), _array("int", "mbs_joint_row0", row0),

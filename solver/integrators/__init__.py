@@ -17,6 +17,22 @@ from scipy.integrate import BDF, DOP853, LSODA, RK45, Radau
 
 INTEGRATORS = {"adams": LSODA, "rk": DOP853, "dop853": DOP853, "rk45": RK45, "bdf": BDF, "radau": Radau}
 
+
+def limit_step(ode, h_max):
+    """Make ``h_max`` the largest step of a running scipy solver from its next step on.  The
+    Runge–Kutta, BDF and Radau solvers read ``max_step`` at every step; LSODA reads its HMAX
+    (RWORK(6)) only at a call with ISTATE = 3 ("continue with changed optional inputs", ODEPACK),
+    which its wrapper's arguments carry (scipy.integrate._ode.lsoda: ``call_args`` [rtol, atol,
+    itask, istate, rwork, iwork, jt], ``rwork``)."""
+    ode.max_step = h_max
+    integrator = getattr(getattr(ode, "_lsoda_solver", None), "_integrator", None)
+    if integrator is None or integrator.call_args[3] != 2:
+        return
+    unlimited = (0.0, float("inf"))                            # LSODA's 0 (and scipy's inf): no limit
+    if integrator.rwork[5] != h_max and not (integrator.rwork[5] in unlimited and h_max in unlimited):
+        integrator.rwork[5] = h_max if h_max < float("inf") else 0.0
+        integrator.call_args[3] = 3
+
 from .generalized_alpha import GeneralizedAlpha  # noqa: E402
 
-__all__ = ["INTEGRATORS", "GeneralizedAlpha"]
+__all__ = ["INTEGRATORS", "GeneralizedAlpha", "limit_step"]

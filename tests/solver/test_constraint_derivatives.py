@@ -11,6 +11,8 @@ from hypothesis import given, settings, strategies as st
 import solver
 from solver.formulations.cartesian import CartesianSystem
 
+pytestmark = pytest.mark.numerics   # run again under another BLAS kernel (Makefile)
+
 JOINTS = ["fixed", "revolute", "prismatic", "cylindrical", "spherical", "universal", "planar", "screw",
           "distance", "revolute_spherical"]
 

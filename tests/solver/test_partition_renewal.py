@@ -19,6 +19,8 @@ from solver.formulations.cartesian import CartesianSystem
 from solver.partitioning.choose import build_partition
 from solver.partitioning.partition import Renewal
 
+pytestmark = pytest.mark.numerics   # run again under another BLAS kernel (Makefile)
+
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_models"
 FLEXIBLE, RIGID = SAMPLES / "fourbar_singular_flexible.mbs.json", SAMPLES / "fourbar_singular_rigid.mbs.json"
 

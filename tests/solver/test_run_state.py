@@ -175,9 +175,9 @@ def test_a_run_leaves_the_compiled_system_unchanged(formulation):
         == pytest.approx(3 * np.pi, abs=1e-6)
     assert_same(plain(system, levels=30), before, "system")
     joints = [h for h in system.run_state() if hasattr(h, "unwrap")]
-    springs = [h for h in system.run_state() if hasattr(h, "theta")]
+    springs = [h for h in system.run_state() if hasattr(h, "rotation")]
     assert len(joints) == 2 and len(springs) == 1
-    assert [j.angle for j in joints] == [0.0, 0.0] and springs[0].theta == 0.0
+    assert [j.angle for j in joints] == [0.0, 0.0] and springs[0].angle == 0.0
     workspace = system.workspace()
     assert workspace is not system and workspace.run_state()[0] is not system.run_state()[0]
     assert workspace.equations is system.equations and workspace.mass_values is system.mass_values   # shared

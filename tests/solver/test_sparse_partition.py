@@ -25,6 +25,8 @@ sys.path.insert(0, ROOT)
 from bench.slider_crank import slider_cranks  # noqa: E402
 from tools.scale_models import fourbar_row  # noqa: E402
 
+pytestmark = pytest.mark.numerics   # run again under another BLAS kernel (Makefile)
+
 MODELS = {"slider_crank_x5": lambda: slider_cranks(5), "fourbar_row_5": lambda: fourbar_row(5)}
 
 

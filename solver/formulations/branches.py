@@ -1,0 +1,140 @@
+"""Which branch an unwrapped angle is on: the one rule of every step loop (the Python loop of
+:class:`solver.analysis.dynamics.Run`, the compiled loop of ``codegen/segment.c`` and the FMU's
+``fmu/fmu.c``, which read the same thresholds).
+
+A joint rotation, a screw's turn or a rotational spring's angle is θ = atan2(y, x) + 2πk: the
+evaluators return the raw angle in (−π, π] and add the 2πk nearest a *reference* (``holder.angle``,
+:meth:`solver.constraints.joints.CartesianJoint.unwrap`).  Where the branch enters the equations (a
+screw's Φ = d − p θ, a rotation driver's Φ = θ − f(t), a spring's torque −k(θ − θ0)), a wrong k is
+a wrong answer that no error estimate sees: a screw closing a loop moves its nut one thread lead.
+So the reference never follows trial evaluations (stages of steps that may be rejected, long steps
+the integrator tries first); it is a prediction from the last *accepted* state:
+
+    θ_ref(t) = θ_acc + θ̇_acc (t − t_acc),
+
+θ̇_acc the secant over the last accepted step, (θ_acc − θ_prev)/(t_acc − t_prev) — at the start of
+a run a central difference along q̇ (:meth:`Branches.start`).  An evaluation whose unwrapped angle
+departs from its prediction by more than ``BRANCH_GUARD`` refuses the step (the step loops retry it
+at a quarter of its size: ``BRANCH_SHRINK``); a departure of more than π would have picked the
+wrong branch, and one beyond the guard is the sign that the step is too long to tell.  After an
+accepted step with departure δ, the next step is at most h √(BRANCH_GUARD / (2 δ)): the departure
+grows as h² (the prediction is exact to first order), so the next one stays near half the guard,
+well inside the range (guard, 2π − guard) where a refusal is certain.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..partitioning.partition import PartitionError
+
+BRANCH_GUARD = 0.25 * math.pi      # largest departure of an unwrapped angle from its prediction (rad)
+BRANCH_SHRINK = 0.25               # a refused step is retried this much shorter
+FD_STEP = 1e-7                     # the start's central difference: q ± ε q̇ with ε = FD_STEP / max|q̇|
+
+
+class BranchRefused(PartitionError):
+    """An evaluation's unwrapped angle departed from its prediction by more than BRANCH_GUARD: the step
+    loops retry the step shorter (a PartitionError, so that every place that restarts from the last
+    accepted state on a failed solve does so here too)."""
+
+
+def angle_holders(system) -> list:
+    """The objects of the run state of ``system`` that hold an unwrapped angle (a float attribute
+    ``angle``: joints, joints on flexible bodies, rotational spring-dampers), in a fixed order."""
+    return [obj for obj in system.run_state() if isinstance(getattr(obj, "angle", None), float)]
+
+
+def step_cap(h, departure):
+    """The longest next step after an accepted step of length h whose angles departed ``departure``
+    (rad) from their prediction (module docstring); inf when nothing departed."""
+    if departure <= 0.0:
+        return math.inf
+    return h * math.sqrt(BRANCH_GUARD / (2.0 * departure))
+
+
+class Branches:
+    """The accepted angles and their rates of one run (module docstring).  ``angle`` and ``rate``
+    (one entry per holder) and ``t`` are what the compiled loop reads and advances in C."""
+
+    def __init__(self, system):
+        self.holders = angle_holders(system)
+        self.index = {id(h): n for n, h in enumerate(self.holders)}
+        forces = {id(f) for f in system.force_elements}
+        self.in_forces = any(id(h) in forces for h in self.holders)   # some unwrap only when forces are evaluated
+        n = len(self.holders)
+        self.angle, self.rate, self.t = np.zeros(n), np.zeros(n), 0.0
+
+    def __bool__(self):
+        return bool(self.holders)
+
+    def start(self, system, t, q, qd):
+        """Accept the consistent start (t, q, q̇): its angles and their rates by a central difference
+        of the evaluation along q̇."""
+        if not self.holders:
+            return
+        self.predict(t)
+        self.evaluate(system, t, q, qd)
+        angle = self._read()
+        scale = float(np.max(np.abs(qd))) if len(qd) else 0.0
+        if scale > 0.0 and np.all(np.isfinite(qd)):
+            eps = FD_STEP / scale
+            self._write(angle)
+            self.evaluate(system, t, q + eps * qd, qd)
+            ahead = self._read()
+            self._write(angle)
+            self.evaluate(system, t, q - eps * qd, qd)
+            self.rate = (ahead - self._read()) / (2.0 * eps)
+        else:
+            self.rate = np.zeros(len(self.holders))
+        self.angle, self.t = angle, t
+        self._write(angle)
+
+    def evaluate(self, system, t, q, qd):
+        """Evaluate what unwraps the holders' angles at (t, q, q̇): the constraints, and the forces
+        when a force element holds an angle (a rotational spring-damper)."""
+        system.constraints(q, t)
+        if self.in_forces:
+            system.forces(q, qd, t)
+
+    def predict(self, t):
+        """Set every holder's reference to its prediction at t (before an evaluation at t)."""
+        if self.holders:
+            self._write(self.prediction(t))
+
+    def prediction(self, t):
+        return self.angle + self.rate * (t - self.t)
+
+    def departure(self, t):
+        """max |θ − θ_ref(t)| of the holders after an evaluation at t."""
+        if not self.holders:
+            return 0.0
+        return float(np.max(np.abs(self._read() - self.prediction(t))))
+
+    def check(self, t):
+        """Raise BranchRefused when the evaluation at t departed by more than BRANCH_GUARD."""
+        departure = self.departure(t)
+        if departure > BRANCH_GUARD:
+            raise BranchRefused(f"a joint angle departed {departure:.3g} rad from its prediction at t = {t:.6g} s "
+                                "(the step is too long to tell its branch)")
+
+    def accept(self, t):
+        """The evaluation at t (an accepted step's end) becomes the accepted state; returns the
+        departure it had from its prediction."""
+        if not self.holders:
+            return 0.0
+        angle = self._read()
+        departure = float(np.max(np.abs(angle - self.prediction(t))))
+        if t > self.t:
+            self.rate = (angle - self.angle) / (t - self.t)
+        self.angle, self.t = angle, t
+        return departure
+
+    # ---- helpers --------------------------------------------------------------------------------
+    def _read(self):
+        return np.array([h.angle for h in self.holders])
+
+    def _write(self, values):
+        for h, v in zip(self.holders, values.tolist()):
+            h.angle = v

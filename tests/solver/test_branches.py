@@ -1,0 +1,139 @@
+"""Joint-angle branches (solver/formulations/branches.py): a screw closing a loop over several turns
+matches its closed form on every path — both formulations, generated kernels and the generic path,
+the compiled step loop and every scipy integrator, the kinematic path with long output steps, the
+FMU — where the nut used to end one thread lead off with status "ok" (relative formulation,
+generated kernels, DOP853's long steps: the unwrapping reference followed trial stages).
+
+Closed form (no gravity): shaft on a revolute to ground (I about the axis), nut on a prismatic to
+ground (mass m), screw between them with lead p_2π = 2π·0.1 m, i.e. z = −p θ, p = 0.1 m/rad;
+torque τ on the shaft: θ̈ = τ / (I + m p²), θ = ½ θ̈ t², the nut at z = −p θ.
+"""
+import math
+
+import numpy as np
+import pytest
+
+import solver
+from solver.formulations.branches import BRANCH_GUARD, Branches, BranchRefused, step_cap
+
+pytestmark = pytest.mark.numerics   # run again under another BLAS kernel (Makefile)
+
+P = 0.1                  # m/rad
+I_AXIS, MASS, TORQUE = 0.01, 1.0, 0.2
+ALPHA = TORQUE / (I_AXIS + MASS * P * P)          # 10 rad/s²: θ(1 s) = 5 rad, θ(2 s) = 20 rad (3.2 turns)
+
+
+def screw_loop(torque=TORQUE, speed=None):
+    m = solver.Model(name="screw loop", gravity=(0.0, 0.0, 0.0))
+    m.add_body("shaft", mass=1.0, inertia=(0.02, 0.02, I_AXIS), position=(0.0, 0.0, 0.0))
+    m.add_body("nut", mass=MASS, inertia=(0.01, 0.01, 0.01), position=(0.0, 0.0, 0.0))
+    m.add_joint("bearing", "revolute", "ground", "shaft", origin=(0, 0, 0), axis=(0, 0, 1))
+    m.add_joint("guide", "prismatic", "ground", "nut", origin=(0, 0, 0), axis=(0, 0, 1))
+    m.add_joint("thread", "screw", "shaft", "nut", origin=(0, 0, 0), axis=(0, 0, 1), pitch=2 * math.pi * P)
+    if speed is not None:
+        m.add_driver("motor", joint="bearing", expression=f"{speed}*t")
+    elif torque:
+        m.add_torque("drive", "shaft", torque=(0.0, 0.0, torque))
+    return m
+
+
+def nut_error(res):
+    """max over the output points of |z_nut − (−p θ(t))| (m)."""
+    theta = 0.5 * ALPHA * res.t ** 2
+    return float(np.max(np.abs(res.body_position("nut")[:, 2] + P * theta)))
+
+
+PATHS = [(f, cg, i) for f in ("relative", "cartesian") for cg in ("on", "off")
+         for i in ("auto", "rk45", "adams", "bdf", "dop853")]
+
+
+@pytest.mark.parametrize("formulation,codegen,integrator", PATHS)
+def test_a_screw_loop_follows_its_closed_form_on_every_path(formulation, codegen, integrator):
+    """2 s, 3.2 turns, default tolerances, no max_step: error bound 1e-5 m (a thread lead is 0.63 m;
+    the integrators' local error at rtol 1e-8 over θ ≤ 20 rad gives ≲ 1e-6 m)."""
+    res = solver.simulate(screw_loop(), t_end=2.0, output_step=0.05, formulation=formulation, codegen=codegen,
+                          integrator=integrator)
+    assert res.status == "ok"
+    assert nut_error(res) < 1e-5
+
+
+def test_the_default_path_takes_long_steps_and_stays_on_the_branch():
+    """The default run (generated kernels, compiled DOP853) over 3 s (45 rad, 7 turns) with a single
+    output point at the end: the steps are long (θ̈ constant: DOP853 integrates it exactly and its
+    step grows until the branch rule caps it)."""
+    res = solver.simulate(screw_loop(), t_end=3.0, output_step=3.0)
+    assert res.status == "ok"
+    assert nut_error(res) < 1e-5
+    assert res.body_position("nut")[-1, 2] == pytest.approx(-P * 0.5 * ALPHA * 9.0, abs=1e-5)
+
+
+@pytest.mark.parametrize("codegen", ["on", "off"])
+def test_a_driven_screw_with_long_output_steps_follows_the_driver(codegen):
+    """Kinematic (0 DOF): the shaft driven at 12 rad/s, output every 0.4 s (4.8 rad, more than π,
+    between evaluations): z = −p·12 t at every output point, to the Newton tolerance."""
+    res = solver.simulate(screw_loop(speed=12.0), t_end=2.0, output_step=0.4, codegen=codegen)
+    assert res.status == "ok"
+    assert np.max(np.abs(res.body_position("nut")[:, 2] + P * 12.0 * res.t)) < 1e-9
+
+
+def test_an_fmu_of_the_screw_loop_follows_its_closed_form(tmp_path):
+    fmpy = pytest.importorskip("fmpy")
+    from solver.fmu import export_fmu
+    path = export_fmu(screw_loop(), tmp_path / "screw.fmu", step=0.1)
+    out = fmpy.simulate_fmu(str(path), stop_time=2.0, output_interval=0.1, relative_tolerance=1e-9,
+                            output=["bodies.nut.position.z"])
+    expected = -P * 0.5 * ALPHA * out["time"] ** 2
+    assert np.max(np.abs(out["bodies.nut.position.z"] - expected)) < 1e-5
+
+
+# ---- the rule itself --------------------------------------------------------------------------------
+class _Holder:
+    def __init__(self):
+        self.angle = 0.0
+
+
+class _System:
+    """A stand-in with one angle holder: its 'evaluation' unwraps atan2 of the rotation θ(q) = q[0]."""
+
+    def __init__(self):
+        self.holder = _Holder()
+        self.force_elements = []
+
+    def run_state(self):
+        return [self.holder]
+
+    def constraints(self, q, t):
+        raw = math.atan2(math.sin(q[0]), math.cos(q[0]))
+        self.holder.angle = raw + 2 * math.pi * round((self.holder.angle - raw) / (2 * math.pi))
+
+
+def test_the_prediction_takes_the_branch_a_trial_stage_would_lose():
+    """From θ = 3 rad at 10 rad/s (the start's central difference gives the rate), an evaluation
+    0.05 s later at θ = 3.5 rad (raw −2.78) is unwrapped to 3.5, not −2.78; one at θ = 6.5 rad
+    (departure 3 rad from the prediction 3.5) is refused."""
+    system = _System()
+    b = Branches(system)
+    b.start(system, 0.0, np.array([3.0]), np.array([10.0]))
+    assert b.rate[0] == pytest.approx(10.0, rel=1e-6)
+    b.predict(0.05)
+    system.constraints(np.array([3.5]), 0.05)
+    assert system.holder.angle == pytest.approx(3.5)
+    b.check(0.05)
+    b.predict(0.05)
+    system.constraints(np.array([6.5]), 0.05)
+    with pytest.raises(BranchRefused):
+        b.check(0.05)
+
+
+def test_the_secant_rate_and_the_step_cap():
+    system = _System()
+    b = Branches(system)
+    b.start(system, 0.0, np.array([0.0]), np.array([0.0]))
+    for t, theta in ((0.1, 0.5), (0.2, 1.2)):
+        b.predict(t)
+        system.constraints(np.array([theta]), t)
+        departure = b.accept(t)
+    assert b.rate[0] == pytest.approx(7.0)               # (1.2 − 0.5) / 0.1
+    assert departure == pytest.approx(0.2)               # prediction 0.5 + 5·0.1 = 1.0
+    assert step_cap(0.1, departure) == pytest.approx(0.1 * math.sqrt(BRANCH_GUARD / 0.4))
+    assert step_cap(0.1, 0.0) == math.inf
