@@ -141,7 +141,8 @@ def build(window) -> dict[str, QAction]:
     # Analysis
     m = bar.addMenu("&Analysis")
     m.addAction(act("linearize", "&Linearize", lambda: window.linearize(),
-                    tip="modes (frequency, damping) of the linearized model at its initial state"))
+                    tip="modes (frequency, damping) of the linearized model at its initial state "
+                        "or at its static equilibrium (Modes panel)"))
     m.addAction(act("parameter_study", "&Parameter Study…", lambda: study_dialog.show_study_dialog(window),
                     tip="vary model parameters over a grid or samples and compare responses (Dask)"))
 

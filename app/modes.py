@@ -1,5 +1,7 @@
 """Analysis ▸ Linearize: the linearized model's modes (frequency in Hz, damping ratio, "unstable" for
-a mode growing in time, ``Linearization.unstable``) in a table;
+a mode growing in time, ``Linearization.unstable``) in a table, at the model's initial state or,
+with "at static equilibrium" checked, at rest at the stable static equilibrium below it
+(``solver.linearize(state="equilibrium")``);
 selecting a row animates that mode shape in the viewport (q(s) = q₀ + s·amplitude·shape,
 s = sin 2πφ, the Cartesian coordinates q = [r, p] per body); flexible bodies are drawn bent, their
 floating frame and nodal elastic displacements from ``Linearization.flexible_poses(mode,
@@ -12,7 +14,7 @@ import time
 
 import numpy as np
 from PySide6.QtCore import QTimer, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QLabel, QPushButton, QTableWidget,
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QHBoxLayout, QLabel, QPushButton, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
 import solver
@@ -40,12 +42,17 @@ class ModesPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         row = QHBoxLayout()
-        self.info = QLabel("Analysis ▸ Linearize computes the modes at the initial state.", self)
+        self.info = QLabel("Analysis ▸ Linearize computes the modes at the initial state or at the static "
+                           "equilibrium.", self)
+        self.at_equilibrium = QCheckBox("at static equilibrium", self)
+        self.at_equilibrium.setToolTip("linearize at rest at the stable static equilibrium near the drawn "
+                                       "configuration (found first), not at the initial state")
         self.run_button = QPushButton("Linearize", self)
         self.run_button.clicked.connect(self.linearize)
         self.stop_button = QPushButton("Stop mode animation", self)
         self.stop_button.clicked.connect(self.stop_animation)
         row.addWidget(self.info, 1)
+        row.addWidget(self.at_equilibrium)
         row.addWidget(self.run_button)
         row.addWidget(self.stop_button)
         layout.addLayout(row)
@@ -66,11 +73,13 @@ class ModesPanel(QWidget):
 
     # ---- public API ---------------------------------------------------------------------------
     def linearize(self) -> bool:
-        """Linearize the document's model (Cartesian coordinates) and list its modes."""
+        """Linearize the document's model (Cartesian coordinates), at its initial state or at the
+        static equilibrium ("at static equilibrium" checked), and list its modes."""
         self.stop_animation()
         model = self.document.model.copy()
+        equilibrium = self.at_equilibrium.isChecked()
         try:
-            lin = solver.linearize(model, formulation="cartesian")
+            lin = solver.linearize(model, state="equilibrium" if equilibrium else None, formulation="cartesian")
         except (solver.SolverError, solver.ModelError) as exc:
             message = getattr(exc, "message", "") or str(exc)
             LOGGER.error("Linearization failed: %s", message)
@@ -87,8 +96,8 @@ class ModesPanel(QWidget):
             for col, text in enumerate((str(i + 1), f"{f:.6g}", f"{z:.4g}", "unstable" if bad else "")):
                 self.table.setItem(i, col, QTableWidgetItem(text))
         warning = f", {np.count_nonzero(unstable)} unstable" if unstable.any() else ""
-        self.info.setText(f"{len(freqs)} mode(s){warning} at t = {getattr(lin, 't', 0.0) or 0.0:g} s; "
-                          "select a row to animate it.")
+        where = "the static equilibrium" if equilibrium else f"t = {getattr(lin, 't', 0.0) or 0.0:g} s"
+        self.info.setText(f"{len(freqs)} mode(s){warning} at {where}; select a row to animate it.")
         LOGGER.info("Linearized: %s", ", ".join(f"{f:.4g} Hz (ζ = {z:.3g}{', unstable' if bad else ''})"
                                                 for f, z, bad in zip(freqs, zetas, unstable)))
         if unstable.any():

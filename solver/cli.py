@@ -8,7 +8,7 @@
                   [--out FILE.h5] [--csv DIR] [--quiet]
     mbs validate MODEL
     mbs info RESULTS.h5
-    mbs linearize MODEL [--formulation ...] [--equilibrium]
+    mbs linearize MODEL [--formulation ...] [--equilibrium [--nearest]]
     mbs study STUDY.json [--scheduler tcp://HOST:PORT | --serial] [--workers N] [--out RESULTS.csv]
                          [--results-dir DIR] [--quiet]
     mbs import ROBOT.urdf -o MODEL.mbs.json [--package-dir DIR] [--no-limits]
@@ -128,7 +128,10 @@ def build_parser() -> argparse.ArgumentParser:
     lin.add_argument("model", metavar="MODEL")
     _add_formulation(lin)
     lin.add_argument("--equilibrium", action="store_true",
-                     help="linearize at the static equilibrium near the initial configuration, at rest")
+                     help="linearize at rest at the stable static equilibrium reached downhill from the initial "
+                          "configuration")
+    lin.add_argument("--nearest", action="store_true",
+                     help="with --equilibrium: the nearest equilibrium, stable or not (Newton; e.g. an arm upright)")
     lin.set_defaults(command=cmd_linearize)
 
     study = sub.add_parser("study", help="run a parameter study on Dask (docs/studies.md)",
@@ -246,12 +249,23 @@ def cmd_info(args) -> int:
 
 
 def cmd_linearize(args) -> int:
+    from .analysis.equilibrium import static_equilibrium
     from .analysis.linearize import linearize
+    from .compile import for_analysis
+    if args.nearest and not args.equilibrium:
+        raise InputError("--nearest: only with --equilibrium")
     model = _load_model(args.model)
-    lin = linearize(model, state="equilibrium" if args.equilibrium else None, formulation=args.formulation)
-    where = "the static equilibrium" if args.equilibrium else f"t = {lin.t:.6g} s"
+    name, where, state = model.name, "", None
+    if args.equilibrium:
+        compiled = for_analysis(model, args.formulation)
+        eq = static_equilibrium(compiled, method="newton" if args.nearest else "auto")
+        where, state = (f"the {'stable' if eq.stable else 'UNSTABLE'} static equilibrium ({eq.method}, "
+                        f"{_plural(eq.iterations, 'iterations')})"), eq.state
+        model = compiled
+    lin = linearize(model, state=state, formulation=args.formulation)
+    where = where or f"t = {lin.t:.6g} s"
     unstable = int(np.count_nonzero(lin.unstable))
-    say(f"linearization of '{model.name}' at {where}: {_plural(len(lin.eigenvalues), 'modes')}"
+    say(f"linearization of '{name}' at {where}: {_plural(len(lin.eigenvalues), 'modes')}"
           + (f", {unstable} unstable" if unstable else ""))
     print(f"{'mode':>4}  {'frequency [Hz]':>16}  {'damping ratio':>14}  {'eigenvalue [1/s]':>28}")
     for k, (f, z, lam, bad) in enumerate(zip(lin.frequencies_hz, lin.damping_ratios + 0.0, lin.eigenvalues,

@@ -168,7 +168,11 @@ class SpringDamperForce:
 
     def conserves_energy(self):
         """Its work is in the potential: no damping and no actuator force."""
-        return self.c == 0.0 and getattr(self.f, "is_constant", False) and self.f.value(0.0) == 0.0
+        return self.c == 0.0 and self.conservative_at_rest()
+
+    def conservative_at_rest(self):
+        """At rest (no damping force) its load is −∂V/∂q unless an actuator force acts."""
+        return getattr(self.f, "is_constant", False) and self.f.value(0.0) == 0.0
 
 
 class RotationalSpringDamperForce:
@@ -212,6 +216,10 @@ class RotationalSpringDamperForce:
 
     def conserves_energy(self):
         return self.c == 0.0
+
+    def conservative_at_rest(self):
+        """At rest (no damping torque) its torque is −∂V/∂θ."""
+        return True
 
 
 def bushing_deflection(Pi, Vi, Fi, wi, Pj, Vj, Fj, wj):

@@ -205,6 +205,18 @@ def test_linearize_pendulum_frequency(tmp_path, capsys):
     assert float(rows[0][2]) == pytest.approx(0.0, abs=1e-6)
 
 
+def test_linearize_at_the_equilibrium_below_a_horizontal_pendulum(model_file, capsys):
+    """--equilibrium: the horizontal pendulum is linearized hanging, f = sqrt(g/L)/2π, the heading
+    names the stable equilibrium and how it was found; --nearest needs --equilibrium."""
+    assert cli.main(["linearize", str(model_file), "--equilibrium"]) == 0
+    out = capsys.readouterr().out
+    assert "at the stable static equilibrium (descent, " in out
+    rows = [line.split() for line in out.splitlines() if line.strip().startswith("1 ")]
+    assert len(rows) == 1 and float(rows[0][1]) == pytest.approx(math.sqrt(G / L) / (2 * math.pi), rel=1e-5)
+    assert cli.main(["linearize", str(model_file), "--nearest"]) == 2
+    assert "--nearest: only with --equilibrium" in capsys.readouterr().err
+
+
 # ---- solver failure: exit 3, time and elements named, partial results kept -----------------------
 def unassemblable():
     """A distance link of length 1 to a body point 3 m from the spherical joint holding it: no

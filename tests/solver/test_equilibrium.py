@@ -1,5 +1,6 @@
-"""Static equilibrium (Newton on the reduced equations NᵀQ = 0, dynamic-relaxation fallback)
-against closed-form equilibria, open and closed loops, both formulations."""
+"""Static equilibrium (descent on the potential with the modified reduced stiffness, Newton on the
+reduced equations NᵀQ = 0, dynamic relaxation) against closed-form equilibria, open and closed
+loops, both formulations; imported robots in tests/solver/test_equilibrium_robots.py."""
 import os
 
 import numpy as np
@@ -32,7 +33,7 @@ def test_pendulum_with_rotational_spring(formulation):
     theta0 = theta + mass * G * d * np.sin(theta) / k
     model = pendulum(mass, inertia, d, stiffness=k, free_angle=theta0)
     eq = solver.static_equilibrium(model, formulation=formulation)
-    assert eq.method == "newton" and eq.stable and eq.iterations <= 8
+    assert eq.method == "descent" and eq.stable and eq.iterations <= 8
     assert eq.residual <= 1e-10 * mass * G
     lin = solver.linearize(model, state=eq.state, formulation=formulation)
     r = lin.body_positions[0]
@@ -52,19 +53,16 @@ def test_spring_hung_mass(formulation):
     m.add_joint("slide", "prismatic", "ground", "mass", origin=(0, -l0, 0), axis=(0, 1, 0))
     m.add_spring_damper("spring", "ground", "mass", point_i=(0, 0, 0), point_j=(0, -l0, 0), stiffness=k)
     eq = solver.static_equilibrium(m, formulation=formulation)
-    assert eq.method == "newton" and eq.stable and eq.iterations <= 2
+    assert eq.method == "descent" and eq.stable and eq.iterations <= 2
     y = solver.linearize(m, state=eq.state, formulation=formulation).body_positions[0, 1]
     assert abs(y - (-l0 - mass * G / k)) < 1e-9
     assert np.allclose(eq.state["qd"], 0.0) and eq.state["t"] == 0.0
 
 
-@pytest.mark.parametrize("formulation", FORMULATIONS)
-def test_closed_loop_under_a_side_load(formulation):
-    """Parallelogram four-bar (links A, C of length L hanging, coupler B) with a constant horizontal
-    force F on B: virtual work with the crank angle θ, W sin θ = F L cos θ, W = g L (m_A + m_B),
-    so tan θ* = F / (g (m_A + m_B)) (the coupler CM moves by L (sin θ, 1 − cos θ))."""
-    mA, mB, L, d, F = 2.0, 1.5, 0.6, 0.5, 20.0
-    m = solver.Model(name="loaded-parallelogram", gravity=(0, -G, 0))
+def parallelogram(mA, mB, L, d):
+    """Parallelogram four-bar hanging in the xy plane: links A and C (mass mA, length L) from
+    ground pivots (0, 0) and (d, 0), coupler B (mass mB) between their lower ends at y = −L."""
+    m = solver.Model(name="parallelogram", gravity=(0, -G, 0))
     for name, x in (("A", 0.0), ("C", d)):
         m.add_body(name, mass=mA, inertia=(1e-3, 0.06, 0.06), position=(x, -L / 2, 0), orientation=HANG)
     m.add_body("B", mass=mB, inertia=(1e-3, 0.03, 0.03), position=(d / 2, -L, 0))
@@ -73,6 +71,16 @@ def test_closed_loop_under_a_side_load(formulation):
     m.add_joint("J2", "revolute", "A", "B", origin=(0, -L, 0), axis=z)
     m.add_joint("J3", "revolute", "B", "C", origin=(d, -L, 0), axis=z)
     m.add_joint("J4", "revolute", "ground", "C", origin=(d, 0, 0), axis=z)
+    return m
+
+
+@pytest.mark.parametrize("formulation", FORMULATIONS)
+def test_closed_loop_under_a_side_load(formulation):
+    """Parallelogram four-bar (links A, C of length L hanging, coupler B) with a constant horizontal
+    force F on B: virtual work with the crank angle θ, W sin θ = F L cos θ, W = g L (m_A + m_B),
+    so tan θ* = F / (g (m_A + m_B)) (the coupler CM moves by L (sin θ, 1 − cos θ))."""
+    mA, mB, L, d, F = 2.0, 1.5, 0.6, 0.5, 20.0
+    m = parallelogram(mA, mB, L, d)
     m.add_force("push", "B", force=(F, 0, 0))
     eq = solver.static_equilibrium(m, formulation=formulation)
     assert eq.stable and eq.residual <= 1e-10 * max(1.0, F)
@@ -82,12 +90,15 @@ def test_closed_loop_under_a_side_load(formulation):
 
 
 @pytest.mark.parametrize("formulation", FORMULATIONS)
-def test_relaxation_fallback_from_a_horizontal_pendulum(formulation):
-    """Started horizontal, the reduced Jacobian is zero (Newton makes no step): dynamic relaxation
-    brings the pendulum down to hanging straight, a stable equilibrium."""
+@pytest.mark.parametrize("method", ("descent", "relaxation"))
+def test_from_a_horizontal_pendulum(formulation, method):
+    """Started horizontal, the reduced Jacobian is zero (Newton makes no step): descent (its zero
+    curvature floored, the step cut to MAX_MOVE) and dynamic relaxation bring the pendulum down to
+    hanging straight, a stable equilibrium."""
     model = pendulum(position=(0.7, 0, 0))
-    eq = solver.static_equilibrium(model, formulation=formulation)
-    assert eq.method == "relaxation" and eq.stable
+    eq = solver.static_equilibrium(model, formulation=formulation, method=method)
+    print(f"horizontal pendulum ({formulation}, {method}): {eq.iterations} iterations")
+    assert eq.method == method and eq.stable and eq.iterations <= (8 if method == "descent" else 20)
     assert eq.residual <= 1e-10 * 2.0 * G
     r = solver.linearize(model, state=eq.state, formulation=formulation).body_positions[0]
     assert np.allclose(r, (0, -0.7, 0), atol=1e-9)
@@ -95,14 +106,14 @@ def test_relaxation_fallback_from_a_horizontal_pendulum(formulation):
 
 def test_newton_alone_may_end_upside_down():
     """Started 10° short of upright, Newton alone converges to the inverted (unstable) position;
-    the default method falls back to relaxation and finds the hanging one."""
+    the default method (descent) finds the hanging one."""
     a = np.radians(80.0)
     model = pendulum(position=(0.7 * np.cos(a), 0.7 * np.sin(a), 0))
     up = solver.static_equilibrium(model, method="newton", formulation="relative")
     assert up.method == "newton" and not up.stable
     assert abs(up.q[0] - np.radians(10.0)) < 1e-9                 # joint angle from the start to upright
     down = solver.static_equilibrium(model, formulation="relative")
-    assert down.method == "relaxation" and down.stable
+    assert down.method == "descent" and down.stable
     assert abs(down.q[0] - np.radians(-170.0)) < 1e-9
     assert down.stiffness[0, 0] > 0 > up.stiffness[0, 0]
 
@@ -120,6 +131,8 @@ def test_bad_arguments():
         solver.static_equilibrium(pendulum(), method="magic")
     with pytest.raises(solver.ModelError, match="tol"):
         solver.static_equilibrium(pendulum(), tol=0.0)
+    with pytest.raises(solver.ModelError, match="start must have"):
+        solver.static_equilibrium(pendulum(), formulation="relative", start=[0.0, 1.0])
 
 
 @pytest.mark.parametrize("formulation", FORMULATIONS)
@@ -163,3 +176,110 @@ def test_start_from_equilibrium_arguments_and_cli(tmp_path, capsys):
     model.save(tmp_path / "p.mbs.json")
     assert cli.main(["run", str(tmp_path / "p.mbs.json"), "--t-end", "0.1", "--from-equilibrium"]) == 0
     assert "started at the static equilibrium" in capsys.readouterr().out
+
+
+UP = (np.cos(np.pi / 4), 0.0, 0.0, np.sin(np.pi / 4))         # body x along +y
+
+
+def two_link_arm_upright(l1=0.6, l2=0.5, m1=2.0, m2=1.5):
+    """Two rods standing straight up on revolute joints about z (links of length l1, l2, CMs at
+    their middles): an equilibrium where the potential is largest."""
+    m = solver.Model(name="arm", gravity=(0, -G, 0))
+    m.add_body("upper", mass=m1, inertia=(1e-3, m1 * l1 ** 2 / 12, m1 * l1 ** 2 / 12), position=(0, l1 / 2, 0),
+               orientation=UP)
+    m.add_body("lower", mass=m2, inertia=(1e-3, m2 * l2 ** 2 / 12, m2 * l2 ** 2 / 12), position=(0, l1 + l2 / 2, 0),
+               orientation=UP)
+    m.add_joint("shoulder", "revolute", "ground", "upper", origin=(0, 0, 0), axis=(0, 0, 1))
+    m.add_joint("elbow", "revolute", "upper", "lower", origin=(0, l1, 0), axis=(0, 0, 1))
+    return m
+
+
+@pytest.mark.parametrize("formulation", FORMULATIONS)
+def test_two_link_arm_from_upright_hangs_down(formulation):
+    """Drawn upright (r = 0 exactly, both ω² < 0), descent leaves along the most negative
+    curvature and ends hanging: both links along gravity, CMs at (0, −l1/2) and (0, −l1 − l2/2)."""
+    l1, l2 = 0.6, 0.5
+    model = two_link_arm_upright(l1, l2)
+    up = solver.static_equilibrium(model, formulation=formulation, method="newton")
+    assert up.iterations == 0 and not up.stable
+    eq = solver.static_equilibrium(model, formulation=formulation)
+    print(f"two-link arm ({formulation}): {eq.iterations} iterations, max|r| {eq.residual:.1e}")
+    assert eq.method == "descent" and eq.stable and eq.iterations <= 12
+    assert eq.residual <= 1e-10 * 2.0 * G * (1 + l1)
+    r = solver.linearize(model, state=eq.state, formulation=formulation).body_positions
+    assert np.allclose(r[:, :2], [(0, -l1 / 2), (0, -l1 - l2 / 2)], atol=1e-9)
+
+
+@pytest.mark.parametrize("formulation", FORMULATIONS)
+def test_inverted_pendulum_goes_to_the_stable_one_unless_asked(formulation):
+    """A pendulum drawn exactly inverted: the default goes down to hanging (stiffness m g d > 0);
+    method="newton" returns the inverted one in 0 iterations, flagged unstable, stiffness −m g d
+    (1 DOF: z is ± the joint angle, so K̂ is the joint stiffness)."""
+    mass, d = 2.0, 0.7
+    model = pendulum(mass, d=d, position=(0, d, 0))
+    down = solver.static_equilibrium(model, formulation=formulation)
+    print(f"inverted pendulum ({formulation}): {down.iterations} iterations")
+    assert down.method == "descent" and down.stable and down.iterations <= 8
+    assert np.allclose(solver.linearize(model, state=down.state, formulation=formulation).body_positions[0],
+                       (0, -d, 0), atol=1e-9)
+    up = solver.static_equilibrium(model, formulation=formulation, method="newton")
+    assert up.iterations == 0 and not up.stable
+    if formulation == "relative":
+        assert abs(up.stiffness[0, 0] + mass * G * d) < 1e-6 * mass * G * d
+        assert abs(down.stiffness[0, 0] - mass * G * d) < 1e-6 * mass * G * d
+
+
+@pytest.mark.parametrize("formulation", FORMULATIONS)
+def test_closed_loop_descends_on_the_constraint_manifold(formulation):
+    """The parallelogram of test_closed_loop_under_a_side_load, unloaded, with a torsion spring
+    k at J1 of free angle θ0: V = ½ k (θ − θ0)² − W cos θ, W = g L (m_A + m_B), so
+    k (θ0 − θ*) = W sin θ*; θ* = 0.4 rad and θ0 from it (unique root: k > W).  Drawn hanging."""
+    mA, mB, L, d, k, theta = 2.0, 1.5, 0.6, 0.5, 40.0, 0.4
+    W = G * L * (mA + mB)
+    m = parallelogram(mA, mB, L, d)
+    m.add_rotational_spring_damper("spring", "J1", stiffness=k, damping=0.5, free_angle=theta + W * np.sin(theta) / k)
+    eq = solver.static_equilibrium(m, formulation=formulation)
+    print(f"sprung parallelogram ({formulation}): {eq.iterations} iterations")
+    assert eq.method == "descent" and eq.stable and eq.iterations <= 8
+    rB = solver.linearize(m, state=eq.state, formulation=formulation).body_positions[2]
+    assert np.allclose(rB, (d / 2 + L * np.sin(theta), -L * np.cos(theta), 0.0), atol=1e-9)
+
+
+@pytest.mark.parametrize("method", ("descent", "relaxation"))
+def test_loads_without_a_potential(method):
+    """A pendulum with a constant horizontal force F on its CM (an applied load: no potential in
+    the energy account, so descent's merit is the loads' work along each step) started 10° short
+    of upright: descent and relaxation end hanging at tan φ = F / (m g) from straight down;
+    Newton at the upper equilibrium, the opposite point (−d sin φ, d cos φ), unstable."""
+    mass, d, F = 2.0, 0.7, 5.0
+    a = np.radians(80.0)
+    model = pendulum(mass, d=d, position=(d * np.cos(a), d * np.sin(a), 0))
+    model.add_force("push", "bob", force=(F, 0, 0))
+    eq = solver.static_equilibrium(model, formulation="relative", method=method)
+    print(f"pushed pendulum: {method}, {eq.iterations} iterations")
+    assert eq.stable and eq.iterations <= (8 if method == "descent" else 40)
+    phi = np.arctan(F / (mass * G))
+    r = solver.linearize(model, state=eq.state, formulation="relative").body_positions[0]
+    assert np.allclose(r, (d * np.sin(phi), -d * np.cos(phi), 0.0), atol=1e-9)
+    up = solver.static_equilibrium(model, formulation="relative", method="newton")
+    assert not up.stable
+    r = solver.linearize(model, state=up.state, formulation="relative").body_positions[0]
+    assert np.allclose(r, (-d * np.sin(phi), d * np.cos(phi), 0.0), atol=1e-9)
+
+
+def test_auto_falls_back_to_relaxation_on_the_flexible_singular_fourbar():
+    """The flexible four-bar sample, released 10° above its singular position: descent's tangent
+    steps fail near the singular position (the position Newton does not converge), so "auto" starts
+    over with dynamic relaxation.  It ends hanging: crank and rocker CMs straight below their
+    pivots (0, −0.5) and (1, −0.5), the swing at the rigid sample's frequency (found by descent)."""
+    folder = os.path.join(os.path.dirname(__file__), "..", "..", "sample_models")
+    flexible = solver.load_model(os.path.join(folder, "fourbar_singular_flexible.mbs.json"))
+    eq = solver.static_equilibrium(flexible)
+    print(f"flexible singular four-bar: {eq.method}, {eq.iterations} iterations ({len(eq.history)} in all)")
+    assert eq.method == "relaxation" and eq.stable and eq.iterations <= 50
+    lin = solver.linearize(flexible, state=eq.state)
+    assert lin.body_names == ["crank", "rocker"]
+    assert np.allclose(lin.body_positions, [(0, -0.5, 0), (1, -0.5, 0)], atol=1e-9)
+    rigid = solver.linearize(solver.load_model(os.path.join(folder, "fourbar_singular_rigid.mbs.json")),
+                             state="equilibrium")
+    assert abs(lin.frequencies_hz[0] - rigid.frequencies_hz[0]) < 1e-6 * rigid.frequencies_hz[0]

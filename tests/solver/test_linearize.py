@@ -245,7 +245,7 @@ def test_cli_linearize_at_equilibrium(capsys):
     from solver import cli
     assert cli.main(["linearize", os.path.join(SAMPLES, "fourbar_spring.mbs.json"), "--equilibrium"]) == 0
     out = capsys.readouterr().out
-    assert "at the static equilibrium: 1 mode" in out and "5.024902" in out
+    assert "at the stable static equilibrium (descent, 0 iterations): 1 mode" in out and "5.024902" in out
 
 
 # ---- flexible bodies --------------------------------------------------------------------------------
