@@ -16,7 +16,6 @@ import pytest
 import solver
 from solver.formulations.branches import BRANCH_GUARD, Branches, BranchRefused, step_cap
 
-pytestmark = pytest.mark.numerics   # run again under another BLAS kernel (Makefile)
 
 P = 0.1                  # m/rad
 I_AXIS, MASS, TORQUE = 0.01, 1.0, 0.2

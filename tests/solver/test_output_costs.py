@@ -163,12 +163,15 @@ def test_consistent_velocities_skip_the_projection_only_when_it_is_zero():
     from solver.analysis.assembly import consistent_velocities
     from solver.formulations.relative import RelativeSystem
     system = RelativeSystem(scale_models().planar_loops(3))
+    from solver.partitioning.partition import independent_rows
     q, qd, t = system.initial_state()
     ev = system.constraints(q, t, level=1)
-    JW = ev.jac / system.velocity_weights()
+    rows, _ = independent_rows(ev.jac)
+    J = ev.jac[rows]
+    JW = J / system.velocity_weights()
 
-    def projected(v):                                            # the weighted least-change projection
-        y = np.linalg.lstsq(JW @ ev.jac.T, ev.nu - ev.jac @ v, rcond=None)[0]
+    def projected(v):                      # the weighted least-change projection onto the independent rows
+        y = np.linalg.lstsq(JW @ J.T, ev.nu[rows] - J @ v, rcond=None)[0]
         return v + JW.T @ y
     assert np.array_equal(consistent_velocities(system, q, qd, t), projected(qd))          # at rest: q̇ = 0
     off = np.random.default_rng(2).standard_normal(system.nq)

@@ -62,6 +62,7 @@ def test_random_mechanism_one_path(seed):
 
 
 @pytest.mark.slow
+@pytest.mark.sweep        # every path of 30 larger models: minutes; make test leaves it to `pytest -m sweep`
 @pytest.mark.parametrize("seed", _cases("slow", SLOW_SEEDS))
 def test_random_mechanism_every_path(seed):
     """The sweep's models (bench/fuzz.py --seed 1000 --bodies 3 --t-end 0.25 --run-seconds 20)."""
