@@ -14,7 +14,6 @@ from relative_models import double_pendulum_3d
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
 import make_samples  # noqa: E402
 
-pytestmark = pytest.mark.numerics   # run again under another BLAS kernel (Makefile)
 
 G = 9.81
 FORMULATIONS = ("cartesian", "relative")

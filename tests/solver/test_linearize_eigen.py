@@ -13,7 +13,6 @@ from scipy.optimize import linear_sum_assignment
 import solver
 from solver import cli
 
-pytestmark = pytest.mark.numerics   # run again under another BLAS kernel (Makefile)
 
 G = 9.81
 SAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "sample_models")

@@ -17,7 +17,6 @@ from solver.partitioning.choose import build_partition
 
 from test_constraint_derivatives import JOINTS, assert_constraint_derivatives, two_body_model
 
-pytestmark = pytest.mark.numerics   # run again under another BLAS kernel (Makefile)
 
 SAMPLES = ["pendulum", "double_pendulum", "slider_crank", "fourbar"]
 

@@ -19,7 +19,6 @@ from solver.vehicle.road import road_profile
 from solver.vehicle.speed_control import DrivenWheel, speed_control
 from solver.vehicle.tire import tire_contact
 
-pytestmark = pytest.mark.numerics   # run again under another BLAS kernel (Makefile)
 
 TOL = 1e-12
 ROADS = {"flat": {}, "half_sine": dict(start=0.5, obstacle_height=0.1, obstacle_length=2.5),
