@@ -48,3 +48,14 @@ def retype(qtbot, line, text):
     line.selectAll()
     qtbot.keyClicks(line, text)
     qtbot.keyClick(line, Qt.Key.Key_Return)
+
+
+def refused_driver_expression(qtbot, window, pendulum, name):
+    """The pendulum with a driver ``name`` open in the property editor, a broken expression typed
+    into it (the model refuses it and keeps its own); returns the expression's line edit."""
+    pendulum.add_driver(name, "pivot", expression="0.5*sin(t)")
+    window.document.set_model(pendulum)
+    window.document.select(name)
+    line = window.properties.editor("expression").lines[0]
+    retype(qtbot, line, "0.5*sin(t")
+    return line

@@ -9,18 +9,14 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 import solver
 from app import dialogs
 from test_run import locking_fourbar, run_and_wait
-from real_input import retype
+from real_input import refused_driver_expression
 
 
 def test_check_model_refuses_a_refused_expression(window, qtbot, pendulum, answers, monkeypatch):
     reports = []
     monkeypatch.setattr(dialogs, "show_report", lambda *args, **kw: reports.append(args))
-    pendulum.add_driver("driver1", "pivot", expression="0.5*sin(t)")
     w = window
-    w.document.set_model(pendulum)
-    w.document.select("driver1")
-    line = w.properties.editor("expression").lines[0]
-    retype(qtbot, line, "0.5*sin(t")
+    line = refused_driver_expression(qtbot, w, pendulum, "driver1")
     w.viewport.vtk_widget.setFocus()
     qtbot.keyClick(w, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
     assert not reports                                  # no "fine" report

@@ -3,7 +3,7 @@ item clicked again shows its properties and plots), and an invalid edit still on
 with a message that names the field and puts the cursor in it."""
 import numpy as np
 from PySide6.QtCore import QPoint, Qt
-from real_input import retype
+from real_input import refused_driver_expression
 
 
 def _click_item(qtbot, tree, name):
@@ -31,12 +31,8 @@ def test_reselecting_after_clicking_empty_viewport(window, qtbot, pendulum):
 
 
 def test_invalid_expression_blocks_run_and_selects_the_field(window, qtbot, pendulum, answers):
-    pendulum.add_driver("swing", "pivot", expression="0.5*sin(t)")
     w = window
-    w.document.set_model(pendulum)
-    w.document.select("swing")
-    line = w.properties.editor("expression").lines[0]
-    retype(qtbot, line, "0.5*sin(t")
+    line = refused_driver_expression(qtbot, w, pendulum, "swing")
     assert w.document.model.element("swing").expression == "0.5*sin(t)"      # the model kept the old one
     assert w.properties.error("expression")
     w.actions["run"].trigger()
