@@ -55,6 +55,7 @@ def main():
     args = parser.parse_args()
     header = ["model", *[f"rtol {r:.0e}" for r in RTOLS]]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)] if args.markdown else ["  ".join(header)]
+    print("\n".join(lines), flush=True)
     for name, model, exact, t_end in models(args.only):
         t_end = args.t_end or t_end or model.settings.t_end
         runs = [run(model, rtol, t_end) for rtol in RTOLS]
