@@ -1,8 +1,11 @@
 """Every question the application asks the user, in one place (tests replace these functions)."""
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout,
                                QMessageBox)
+
+import solver
 
 FILE_FILTER = "MBS Studio projects (*.mbs.json);;JSON files (*.json);;All files (*)"
 
@@ -89,12 +92,30 @@ def ask_rotation(parent, name: str, pivots: dict):
     return [s.value() for s in axis], angle.si_value(), [s.si_value() for s in pivot]
 
 
+def message_box(icon, title: str, text: str, parent) -> QMessageBox:
+    """A message box that shows its texts as plain text (never as HTML: a name from a file such as
+    ``<img src=…>`` is shown, not rendered), each through :func:`solver.shown_text` (control and
+    bidirectional characters as escapes); :func:`set_lines` adds the lines below it."""
+    box = QMessageBox(icon, title, solver.shown_text(text), QMessageBox.StandardButton.Ok, parent)
+    box.setTextFormat(Qt.TextFormat.PlainText)
+    return box
+
+
+def set_lines(box: QMessageBox, lines, detailed=False):
+    """``lines`` (each shown through solver.shown_text) as the box's informative (or detailed) text."""
+    text = "\n".join(solver.shown_text(line) for line in lines)
+    if detailed:
+        box.setDetailedText(text)
+    else:
+        box.setInformativeText(text)
+
+
 def show_error(parent, title: str, problems: list[str]):
-    box = QMessageBox(QMessageBox.Icon.Warning, title, problems[0] if len(problems) == 1 else
-                      f"{len(problems)} problems:", QMessageBox.StandardButton.Ok, parent)
+    box = message_box(QMessageBox.Icon.Warning, title, problems[0] if len(problems) == 1 else
+                      f"{len(problems)} problems:", parent)
     if len(problems) > 1:
-        box.setDetailedText("\n".join(problems))
-        box.setInformativeText("\n".join(problems[:10]))
+        set_lines(box, problems, detailed=True)
+        set_lines(box, problems[:10])
     box.exec()
 
 
@@ -103,8 +124,8 @@ def show_report(parent, title: str, summary: str, lines: list[str], warning: boo
     """A report (e.g. Check Model): ``summary`` as the text, ``lines`` below it; ``action``: the
     text of a button that does what the report suggests.  True when that button was pressed."""
     icon = QMessageBox.Icon.Warning if warning else QMessageBox.Icon.Information
-    box = QMessageBox(icon, title, summary, QMessageBox.StandardButton.Ok, parent)
-    box.setInformativeText("\n\n".join(lines))
+    box = message_box(icon, title, summary, parent)
+    set_lines(box, [part for line in lines for part in (line, "")][:-1])
     button = box.addButton(action, QMessageBox.ButtonRole.AcceptRole) if action else None
     box.exec()
     return button is not None and box.clickedButton() is button
@@ -131,11 +152,10 @@ def show_run_failure(parent, outcome):
              f"Involved: {', '.join(outcome.elements) or 'not known'}",
              f"Results kept: {n} output points" + (f" (up to t = {outcome.results.t[-1]:.4g} s)" if n else ""),
              "", outcome.suggestion]
-    box = QMessageBox(QMessageBox.Icon.Critical, "Simulation failed", outcome.message, QMessageBox.StandardButton.Ok,
-                      parent)
+    box = message_box(QMessageBox.Icon.Critical, "Simulation failed", outcome.message, parent)
     if outcome.details:
         lines.append("The technical details are in the Log panel.")
-    box.setInformativeText("\n".join(lines))
+    set_lines(box, lines)
     box.exec()
 
 

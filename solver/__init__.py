@@ -78,3 +78,6 @@ from .io.confine import MAX_MESH_BYTES, checked_mesh, confined  # noqa: E402  (p
 from .io.files import open_regular  # noqa: E402
 
 __all__ += ["MAX_MESH_BYTES", "checked_mesh", "confined", "open_regular"]
+from .model.fields import shown_text  # noqa: E402  (text from a file, shown on a terminal or in the GUI)
+
+__all__ += ["shown_text"]

@@ -40,7 +40,7 @@ from .errors import Cancelled, ModelError, SolverError
 from .io.files import check_target
 from .io.project import load_project
 from .model.elements import Settings
-from .model.fields import FieldProblem, printable, problem_count
+from .model.fields import FieldProblem, problem_count, shown_text
 
 EXIT_OK, EXIT_INPUT, EXIT_SOLVER, EXIT_INTERRUPTED = 0, 2, 3, 130
 RUN_OPTIONS = ("t_end", "output_step", "formulation", "partitioning", "integrator", "rtol", "atol",
@@ -445,15 +445,9 @@ def _fail(message, code) -> int:
 
 
 def say(*lines, file=None):
-    """Print ``lines`` (to stdout unless ``file``), each through :func:`terminal_text`: every CLI
+    """Print ``lines`` (to stdout unless ``file``), each through :func:`solver.model.fields.shown_text`: every CLI
     print of text that comes from a file (names, notes, messages, paths) goes through here."""
-    print("\n".join(terminal_text(line) for line in lines), file=sys.stdout if file is None else file)
-
-
-def terminal_text(text: str) -> str:
-    """``text`` with every control or format character (ESC, NUL, line breaks, bidirectional
-    overrides) shown as its escape, so text from a file cannot drive the terminal."""
-    return "".join(c if printable(c) else repr(c)[1:-1] for c in str(text))
+    print("\n".join(shown_text(line) for line in lines), file=sys.stdout if file is None else file)
 
 
 def _run_options(args, keys=RUN_OPTIONS) -> dict:

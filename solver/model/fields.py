@@ -198,6 +198,13 @@ def printable(text: str) -> bool:
     return not any(unicodedata.category(c) in ("Cc", "Cf", "Cs") for c in text)
 
 
+def shown_text(text) -> str:
+    """``text`` with every control or format character (ESC, NUL, line breaks, bidirectional
+    overrides) shown as its escape: how text from a file is shown, on a terminal (the CLI) and in
+    the GUI's messages, so that it cannot drive the terminal or reorder what is read."""
+    return "".join(c if printable(c) else repr(c)[1:-1] for c in str(text))
+
+
 def _vector(value, n):
     if isinstance(value, np.ndarray):
         value = value.tolist()

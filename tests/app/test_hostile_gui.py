@@ -71,3 +71,23 @@ def test_a_results_file_with_external_storage_is_not_loaded_or_saved_again(windo
     _edit(window)
     assert window.save()
     assert h5.read_bytes() == before               # not rewritten with the secret's bytes
+
+
+def test_messages_show_file_text_as_plain_escaped_text(qtbot, monkeypatch):
+    """A problem naming an element of a hostile file (HTML, an escape sequence, a bidirectional
+    override) is shown as plain text with its control characters escaped (solver.shown_text), in
+    the text and in the lines below it."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QMessageBox
+    from app import dialogs
+    shown = []
+    monkeypatch.setattr(QMessageBox, "exec", lambda box: shown.append(box) or 0)
+    hostile = "joints.<img src='/etc/passwd'>\x1b[2J\u202eevil: must be > 0"
+    dialogs.show_error(None, "Cannot run", [hostile])
+    dialogs.show_error(None, "Cannot run", [hostile, "second"])
+    first, second = shown
+    escaped = "joints.<img src='/etc/passwd'>\\x1b[2J\\u202eevil: must be > 0"
+    assert first.textFormat() == Qt.TextFormat.PlainText and first.text() == escaped
+    assert second.informativeText().splitlines()[0] == escaped and escaped in second.detailedText()
+    from PySide6.QtWidgets import QLabel
+    assert all(label.textFormat() == Qt.TextFormat.PlainText for label in second.findChildren(QLabel) if label.text())

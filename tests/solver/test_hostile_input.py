@@ -9,7 +9,8 @@ import os
 import pytest
 
 import solver
-from solver.cli import main, terminal_text
+from solver.cli import main
+from solver.model.fields import shown_text
 from solver.model.project_format import project_to_dict
 
 
@@ -96,9 +97,9 @@ def test_names_with_control_characters_are_refused_by_the_api():
     m.add_body("Körper ✓", mass=1.0, inertia=(1, 1, 1))          # printable Unicode is fine
 
 
-def test_terminal_text_escapes_control_characters():
-    assert terminal_text("a\x1b[2Jb\x00c\u202ed") == "a\\x1b[2Jb\\x00c\\u202ed"
-    assert terminal_text("Körper ✓ 1/2") == "Körper ✓ 1/2"
+def test_shown_text_escapes_control_characters():
+    assert shown_text("a\x1b[2Jb\x00c\u202ed") == "a\\x1b[2Jb\\x00c\\u202ed"
+    assert shown_text("Körper ✓ 1/2") == "Körper ✓ 1/2"
 
 
 def test_mbs_info_never_prints_raw_escapes(tmp_path, capsys):
