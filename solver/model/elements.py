@@ -119,7 +119,8 @@ class Element:
         """A problem of ``field`` (None: of the whole element) of the element named ``name`` (the
         Problem's element is None for what is not a model element, e.g. the solver settings)."""
         element = name if isinstance(name, str) and cls.COLLECTION else None
-        return Problem(f"{cls.KIND} '{'?' if name is None else name}'", element, field, message)
+        shown = "?" if name is None else name if isinstance(name, str) else show_value(name)   # a name of the wrong type
+        return Problem(f"{cls.KIND} '{shown}'", element, field, message)
 
     # ---- public API ---------------------------------------------------------------------------
     @classmethod

@@ -122,7 +122,8 @@ def test_a_5000_digit_integer_is_named_by_its_field(tmp_path, capsys):
                                                   "integer too large to show"),
     (("model", "forces", 0, "force", 0), "model.forces[0].force: a constant time function must be finite, got an "
                                          "integer too large for a float"),
-    (("version",), "version: the file is version an integer too large to show, newer than")])
+    (("version",), "version: the file is version an integer too large to show, newer than"),
+    (("model", "forces", 0, "name"), "model.forces[0].name: must be a string, got an integer too large to show")])
 def test_5000_digit_integers_anywhere_are_messages_not_internal_errors(tmp_path, capsys, where, message):
     """Found by bench/fuzz_files.py: a message formatting the integer raised ValueError (exit 3)."""
     model = beam()
