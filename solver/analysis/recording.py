@@ -13,12 +13,14 @@ import numpy as np
 
 from ..partitioning.self_stress import uniqueness_of, uniqueness_probes
 from ..results import FLEX_ARRAYS, INCOMPLETE, METHOD_CODES, Results, ResultsWriter, load_results
+from .hybrid import energy_conserved
 
 CHUNK_BYTES = 4 * 2**20       # one buffer of rows (per table: outputs, steps)
 POST_ARRAYS = ("r", "A", "v", "w", "a", "alpha", "reaction_force", "reaction_torque",
                "reaction_force_joint", "reaction_torque_joint", "driver_force")
 STEP_COLUMNS = {"step_t": ((), np.float64), "step_h": ((), np.float64)}
 UNFINISHED = "the run has not finished (or its process was killed)"   # message of a streamed file until the end
+ENERGY_WARNING = 1e-2        # a conservative model's energy drift (of its scale) that gets a warning
 
 
 class Recorder:
@@ -39,6 +41,9 @@ class Recorder:
         self.chunks = {}             # in memory: name -> list of full buffers
         self.writer = None
         self._probes = None          # the state whose non-unique reaction components are still to find
+        # a conservative model's energy account over the rows: (first total, largest |total − first|,
+        # largest |kinetic| or |total|, time of the last row); None for a model that is not conservative
+        self._energy = [None, 0.0, 0.0, 0.0] if energy_conserved(system) else None
         if path is not None:
             columns = {name: (shape, dtype, buf.rows) for buf in (self.outputs, self.steps)
                        for name, (shape, dtype) in buf.columns.items()}
@@ -84,9 +89,28 @@ class Recorder:
         return load_results(self.writer.close(meta), lazy=True)
 
     def complete(self):
-        """Post-process (and, streamed, write) the output rows buffered so far."""
+        """Post-process (and, streamed, write) the output rows buffered so far; a conservative
+        model whose total energy drifted more than ENERGY_WARNING of its scale gets a warning."""
         if self.outputs.n:
             self._flush(self.outputs)
+        if self._energy is not None and self._energy[0] is not None:
+            _, drift, scale, t = self._energy
+            if drift > ENERGY_WARNING * scale:
+                self.event(t, "warning", f"the total energy of this conservative model drifted by {drift / scale:.2g} "
+                           "of its scale: the run may have left a singular configuration on another assembly "
+                           "branch, or its tolerance is too loose — compare a run at a tighter rtol (or with "
+                           "partitioning='qr')")
+
+    def _account_energy(self, t, kinetic, total):
+        """Follow a conservative model's energy over the rows post-processed (:meth:`complete`)."""
+        if self._energy is None or not len(t):
+            return
+        if self._energy[0] is None:
+            self._energy[0] = float(total[0])
+        first = self._energy[0]
+        self._energy[1] = max(self._energy[1], float(np.max(np.abs(total - first))))
+        self._energy[2] = max(self._energy[2], float(np.max(np.abs(kinetic))), float(np.max(np.abs(total))))
+        self._energy[3] = float(t[-1])
 
     def discard(self):
         """After an unexpected error: delete the unfinished results file, if any."""
@@ -127,8 +151,9 @@ class Recorder:
                 self._nonunique(probes, None if extra is None else {key: v[n:] for key, v in post.items()})
                 post = {key: v[:n] for key, v in post.items()}
             kinetic, gravity, spring, strain = post.pop("energy").T
-            block["energy_table"][:] = np.column_stack([kinetic, gravity + spring, gravity, spring, strain,
-                                                        kinetic + gravity + spring + strain])
+            total = kinetic + gravity + spring + strain
+            block["energy_table"][:] = np.column_stack([kinetic, gravity + spring, gravity, spring, strain, total])
+            self._account_energy(block["t"], kinetic, total)
             for name, values in post.items():
                 block[name][:] = values
         return block
