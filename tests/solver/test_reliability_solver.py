@@ -221,13 +221,16 @@ def test_a_newton_failure_at_an_output_point_redoes_the_step(monkeypatch):
 
 
 def test_a_conservative_run_whose_energy_drifts_warns():
-    """The rigid singular four-bar sample at rtol 1e-7 leaves a singular pass on the other assembly
-    branch (0.38 m from the runs at 1e-6 and 1e-8; docs/performance.md, tolerance grid) with status
-    "ok": its total energy drifts by 0.18 of its scale, and the run says so in a warning; at rtol
-    1e-6 (drift 4.9e-6) it does not."""
-    m = solver.load_model(os.path.join(SAMPLE_DIR, "fourbar_singular_rigid.mbs.json"))
-    warnings = {rtol: [e["message"] for e in solver.simulate(m, rtol=rtol, atol=rtol / 100).events
-                       if e["kind"] == "warning" and "energy" in e["message"]] for rtol in (1e-6, 1e-7)}
+    """A conservative run whose total energy drifts more than 1e-2 of its scale warns (the rigid
+    singular four-bar sample at rtol 1e-7 leaves a singular pass on the other assembly branch with
+    status "ok" and drift 0.18 on this machine: docs/performance.md, tolerance grid).  Checked where
+    the drift is far from the threshold whatever the CPU rounds: a pendulum over 10 s at rtol 0.1
+    (drift 0.38) warns, at rtol 1e-6 (drift 4.3e-5) it does not."""
+    m = solver.Model(name="pendulum", gravity=(0.0, -9.81, 0.0))
+    m.add_body("bob", mass=1.0, inertia=(1e-3, 1e-3, 1e-3), position=(1.0, 0.0, 0.0))
+    m.add_joint("pivot", "revolute", "ground", "bob", origin=(0, 0, 0), axis=(0, 0, 1))
+    warnings = {rtol: [e["message"] for e in solver.simulate(m, t_end=10.0, rtol=rtol, atol=rtol).events
+                       if e["kind"] == "warning" and "energy" in e["message"]] for rtol in (1e-6, 1e-1)}
     assert warnings[1e-6] == []
-    [message] = warnings[1e-7]
-    assert message.startswith("the total energy of this conservative model drifted by 0.18 of its scale")
+    [message] = warnings[1e-1]
+    assert message.startswith("the total energy of this conservative model drifted by")
