@@ -13,10 +13,11 @@ import pytest
 if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("MBS_CODEGEN_CACHE", tempfile.mkdtemp(prefix="mbs-codegen-cache-"))
+GENERIC = "off"              # the value of $MBS_CODEGEN that turns the settings' "auto" into the generic path
 
 
 @pytest.fixture
 def generic_path(monkeypatch):
     """Runs of this test whose settings say codegen "auto" take the generic (interpreted) path
-    (``$MBS_CODEGEN=off``, solver.compile.codegen_choice)."""
-    monkeypatch.setenv("MBS_CODEGEN", "off")
+    (the process variable solver.compile.codegen_choice reads, set to GENERIC)."""
+    monkeypatch.setenv("MBS_CODEGEN", GENERIC)

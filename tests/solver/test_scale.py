@@ -4,6 +4,7 @@ the 200-link chain and the 50-loop mechanism (sample_models/scale/) validate and
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import sys
 
@@ -13,6 +14,7 @@ from scipy.integrate import solve_ivp
 
 import solver
 from solver.cli import main
+from test_project_files import assert_same_document
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 sys.path.insert(0, ROOT)
@@ -76,7 +78,8 @@ def test_scale_samples_are_what_the_builders_make(tmp_path):
     for name, build in mod.SCALE_BUILDERS.items():
         path = tmp_path / f"{name}.mbs.json"
         build().save(path)
-        assert path.read_text() == open(os.path.join(SCALE_DIR, f"{name}.mbs.json")).read(), name
+        with open(os.path.join(SCALE_DIR, f"{name}.mbs.json")) as saved:
+            assert_same_document(json.loads(path.read_text()), json.load(saved), name)
     write_model(["loops", "4", str(tmp_path / "loops_4.mbs.json")])
     assert solver.load_model(tmp_path / "loops_4.mbs.json") == planar_loops(4)
 
