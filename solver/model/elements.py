@@ -380,6 +380,19 @@ class RotationalSpringDamper(Element):
 FRICTION_JOINTS = ("revolute", "prismatic", "cylindrical", "spherical")
 
 
+def stick_slip_fields(static, dynamic, stiction, transition):
+    """The four parameters of the Adams stick–slip law (:mod:`solver.math.friction`: μ_s, μ_d, v_s,
+    v_t), each a (field name, default) pair: joint friction and contact read the one law under the
+    names of their own files."""
+    (s_name, s_default), (d_name, d_default), (v_name, v_default), (t_name, t_default) = static, dynamic, stiction, transition
+    return (Field(s_name, "float", default=s_default, minimum=0.0, doc="μ_s (stiction)"),
+            Field(d_name, "float", default=d_default, minimum=0.0, doc="μ_d (sliding)"),
+            Field(v_name, "float", "m/s", default=v_default, minimum=0.0, exclusive_min=True,
+                  doc="v_s: slip speed at which μ_s is reached"),
+            Field(t_name, "float", "m/s", default=t_default, minimum=0.0, exclusive_min=True,
+                  doc="v_t > v_s: slip speed from which μ = μ_d"))
+
+
 class JointFriction(Element):
     """Friction in a joint (Adams joint-friction model): Coulomb friction with stiction by the smooth
     stick–slip law μ(v) of :mod:`solver.math.friction` (μ_s below ``stiction_velocity``, μ_d beyond
@@ -399,12 +412,8 @@ class JointFriction(Element):
     FIELDS = (
         NAME,
         Field("joint", "joint", doc="revolute, prismatic, cylindrical or spherical joint"),
-        Field("static_coefficient", "float", default=0.1, minimum=0.0, doc="μ_s (stiction)"),
-        Field("dynamic_coefficient", "float", default=0.08, minimum=0.0, doc="μ_d (sliding)"),
-        Field("stiction_velocity", "float", "m/s", default=1.0e-3, minimum=0.0, exclusive_min=True,
-              doc="v_s: slip speed of full stiction μ_s"),
-        Field("transition_velocity", "float", "m/s", default=2.0e-3, minimum=0.0, exclusive_min=True,
-              doc="v_t > v_s: slip speed from which μ = μ_d"),
+        *stick_slip_fields(("static_coefficient", 0.1), ("dynamic_coefficient", 0.08),
+                           ("stiction_velocity", 1.0e-3), ("transition_velocity", 2.0e-3)),
         Field("viscous", "float", "N·s/m or N·m·s/rad", default=0.0, minimum=0.0,
               doc="viscous friction per coordinate rate"),
         Field("preload", "float", "N or N·m", default=0.0, minimum=0.0,
@@ -620,12 +629,8 @@ class Contact(Element):
               doc="impact: damping ramped in by STEP over penetration_depth; hunt_crossley: damping·δ^e"),
         Field("penetration_depth", "float", "m", default=1e-4, minimum=0.0, exclusive_min=True,
               doc="impact: penetration at which the full damping acts"),
-        Field("static_friction", "float", default=0.0, minimum=0.0, doc="μ_s"),
-        Field("dynamic_friction", "float", default=0.0, minimum=0.0, doc="μ_d"),
-        Field("stiction_velocity", "float", "m/s", default=1e-3, minimum=0.0, exclusive_min=True,
-              doc="slip speed at which μ_s is reached"),
-        Field("friction_velocity", "float", "m/s", default=1e-2, minimum=0.0, exclusive_min=True,
-              doc="slip speed from which μ_d acts"),
+        *stick_slip_fields(("static_friction", 0.0), ("dynamic_friction", 0.0), ("stiction_velocity", 1e-3),
+                           ("friction_velocity", 1e-2)),
     )
 
     def check(self):
