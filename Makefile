@@ -30,7 +30,7 @@ run: $(STAMP)
 # --dist worksteal: a worker that runs out of tests takes queued ones from the other (the slow tests
 # no longer leave one core idle at the end)
 test: $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider -n 2 --dist worksteal -m "not sweep"
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider -n 2 --dist worksteal -m "not sweep" --durations=15
 	@# the numerically sensitive tests again under another OpenBLAS kernel (tools/other_blas_kernel.py):
 	@# green here should mean green on a CPU whose BLAS rounds differently
 	OPENBLAS_CORETYPE=$$($(PY) tools/other_blas_kernel.py) QT_QPA_PLATFORM=offscreen \
