@@ -331,7 +331,8 @@ _W = 26   # label column width
 
 def cmd_import(args) -> int:
     """Exit 0 when the project was written, 2 when the URDF or an option is refused."""
-    from .io.urdf import import_urdf, mesh_folder_name
+    from .io.imported import mesh_folder_name
+    from .io.urdf import import_urdf
     _check_output_paths(args)
     if not os.path.isfile(args.urdf):
         raise InputError(f"{args.urdf}: {'is a directory' if os.path.isdir(args.urdf) else 'no such file'}")

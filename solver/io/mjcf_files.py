@@ -1,0 +1,86 @@
+"""The files of an MJCF import, bounded and confined before MuJoCo reads them
+(docs/import.md, "Files read").
+
+MuJoCo's own parser reads the model (``mujoco.MjSpec``); this module only decides what it may
+read.  Before parsing: the model file is a regular file of at most ``MAX_MJCF_BYTES``, and every
+``<include file>`` (found by lxml without entities, DTDs or network, recursively, at most
+``MAX_INCLUDES``) stays in the model's folder (:func:`solver.model.paths.confined`) and is a regular
+file within the same cap.  After parsing, before compiling (when MuJoCo reads assets): at most
+``MAX_BODIES`` bodies; every mesh, height-field, skin and texture file inside the model's folder,
+each at most ``MAX_MESH_BYTES`` and together at most ``MAX_TOTAL_MESH_BYTES``
+(:mod:`solver.io.urdf_mesh`'s budgets).  MuJoCo's messages are returned as the ModelError's text;
+callers print them through :func:`solver.model.fields.shown_text`.
+"""
+from __future__ import annotations
+
+import os
+import warnings
+
+from ..errors import ModelError
+from ..model.paths import confined
+from .files import open_regular, read_regular
+from .urdf_mesh import MAX_MESH_BYTES, MAX_TOTAL_MESH_BYTES
+
+MAX_MJCF_BYTES = 20 * 1024 * 1024       # the model file and each included file
+MAX_INCLUDES = 200
+MAX_BODIES = 10_000
+
+
+def load_spec(path):
+    """``(spec, compiled MjModel, compiler warnings)`` of the MJCF file ``path`` with static
+    bodies fused into their parents (``fusestatic``), after the checks of the module docstring."""
+    import mujoco
+    name = os.path.basename(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    _check_includes(read_regular(path, MAX_MJCF_BYTES, "MJCF file"), path, folder, [0])
+    try:
+        spec = mujoco.MjSpec.from_file(os.path.abspath(path))
+    except Exception as exc:            # noqa: BLE001 — MuJoCo's parser reports every problem this way
+        raise ModelError(f"{name}: MuJoCo cannot read it: {exc}") from None
+    if len(spec.bodies) > MAX_BODIES:
+        raise ModelError(f"{name}: {len(spec.bodies)} bodies, more than {MAX_BODIES} (refused; the limit keeps "
+                         "an import bounded)")
+    _check_assets(spec, folder, name)
+    spec.compiler.fusestatic = True
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            mj = spec.compile()
+        except Exception as exc:        # noqa: BLE001
+            raise ModelError(f"{name}: MuJoCo cannot compile it: {exc}") from None
+    return spec, mj, [str(w.message) for w in caught]
+
+
+def _check_includes(text, path, folder, count):
+    """Every ``<include file>`` of ``text`` (and of the files it includes) confined and bounded."""
+    from lxml import etree
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
+    try:
+        root = etree.fromstring(text, parser)
+    except etree.XMLSyntaxError as exc:
+        raise ModelError(f"{os.path.basename(path)}: not well-formed XML ({exc})") from None
+    for element in root.iter("include"):
+        rel = element.get("file", "")
+        count[0] += 1
+        if count[0] > MAX_INCLUDES:
+            raise ModelError(f"{os.path.basename(path)}: more than {MAX_INCLUDES} <include> elements (refused)")
+        full = confined(folder, rel, f"{os.path.basename(path)}: <include file='{rel}'>")
+        _check_includes(read_regular(full, MAX_MJCF_BYTES, "included MJCF file"), full, folder, count)
+
+
+def _check_assets(spec, folder, name):
+    """Asset files inside ``folder``, regular, within the byte budgets (module docstring)."""
+    total = 0
+    for kind, items, sub in (("mesh", spec.meshes, spec.meshdir), ("hfield", spec.hfields, None),
+                             ("skin", spec.skins, None), ("texture", spec.textures, spec.texturedir)):
+        for k, item in enumerate(items):
+            files = [item.file] + (list(getattr(item, "cubefiles", [])) if kind == "texture" else [])
+            for f in filter(None, files):
+                field = f"{name}: {kind} '{item.name or k}'.file"
+                rel = os.path.join(sub, f) if sub and not os.path.isabs(f) else f
+                full = confined(folder, rel, field)
+                with open_regular(full, MAX_MESH_BYTES, f"{kind} file") as fh:
+                    total += os.fstat(fh.fileno()).st_size
+                if total > MAX_TOTAL_MESH_BYTES:
+                    raise ModelError(f"{field}: the asset files add up to more than {MAX_TOTAL_MESH_BYTES} bytes "
+                                     "(refused)")
