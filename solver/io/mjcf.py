@@ -48,9 +48,9 @@ def read_mjcf(path, visuals=True, enforce_limits=True) -> Imported:
     model's folder.  ``visuals=False``: the model alone (``meshes`` stays empty).
     ``enforce_limits``: limited joints get stops (False: the limits are data only)."""
     path = os.fspath(path)
-    _spec, mj, warnings = load_spec(path)
-    stem = os.path.splitext(os.path.basename(path))[0]
-    builder = _Builder(mj, stem, enforce_limits)
+    spec, mj, warnings = load_spec(path)
+    name = spec.modelname or os.path.splitext(os.path.basename(path))[0]
+    builder = _Builder(mj, name, enforce_limits)
     builder.notes += [f"MuJoCo: {w}" for w in warnings]
     return builder.build(visuals)
 
@@ -84,7 +84,7 @@ def is_mjcf(path) -> bool:
 class _Builder:
     """One import of a compiled MjModel at qpos0."""
 
-    def __init__(self, mj, stem, enforce_limits):
+    def __init__(self, mj, name, enforce_limits):
         import mujoco
         self.mujoco, self.mj = mujoco, mj
         self.data = mujoco.MjData(mj)
@@ -101,7 +101,6 @@ class _Builder:
         for f in ("spring", "damper", "limit", "equality"):
             if self.disabled[f]:
                 self.notes_pending.append(f"option: {f} disabled (disableflags); not imported")
-        name = self._name(mujoco.mjtObj.mjOBJ_MODEL, 0) or stem
         gravity = (0.0, 0.0, 0.0) if self.disabled["gravity"] else tuple(float(g) for g in mj.opt.gravity)
         self.model = Model(name=valid_name(name), gravity=gravity)
         self.model.settings.set("formulation", "relative")
