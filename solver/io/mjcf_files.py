@@ -17,6 +17,7 @@ import os
 import warnings
 
 from ..errors import ModelError
+from ..model.fields import shown_text
 from ..model.paths import confined
 from .files import open_regular, read_regular
 from .urdf_mesh import MAX_MESH_BYTES, MAX_TOTAL_MESH_BYTES
@@ -29,14 +30,20 @@ MAX_BODIES = 10_000
 def load_spec(path):
     """``(spec, compiled MjModel, compiler warnings)`` of the MJCF file ``path`` with static
     bodies fused into their parents (``fusestatic``), after the checks of the module docstring."""
-    import mujoco
+    try:
+        import mujoco
+    except ImportError:
+        raise ModelError(f"{path}: reading MJCF needs the mujoco package (pip install mujoco, or the "
+                         "project's 'mjcf' extra)") from None
     name = os.path.basename(path)
+    if not name.lower().endswith(".xml"):
+        raise ModelError(f"{name}: an MJCF file's name must end in .xml (MuJoCo chooses its reader by the extension)")
     folder = os.path.dirname(os.path.abspath(path))
     _check_includes(read_regular(path, MAX_MJCF_BYTES, "MJCF file"), path, folder, [0])
     try:
         spec = mujoco.MjSpec.from_file(os.path.abspath(path))
     except Exception as exc:            # noqa: BLE001 — MuJoCo's parser reports every problem this way
-        raise ModelError(f"{name}: MuJoCo cannot read it: {exc}") from None
+        raise ModelError(f"{name}: MuJoCo cannot read it: {_message(exc)}") from None
     if len(spec.bodies) > MAX_BODIES:
         raise ModelError(f"{name}: {len(spec.bodies)} bodies, more than {MAX_BODIES} (refused; the limit keeps "
                          "an import bounded)")
@@ -47,7 +54,7 @@ def load_spec(path):
         try:
             mj = spec.compile()
         except Exception as exc:        # noqa: BLE001
-            raise ModelError(f"{name}: MuJoCo cannot compile it: {exc}") from None
+            raise ModelError(f"{name}: MuJoCo cannot compile it: {_message(exc)}") from None
     return spec, mj, [str(w.message) for w in caught]
 
 
@@ -84,3 +91,8 @@ def _check_assets(spec, folder, name):
                 if total > MAX_TOTAL_MESH_BYTES:
                     raise ModelError(f"{field}: the asset files add up to more than {MAX_TOTAL_MESH_BYTES} bytes "
                                      "(refused)")
+
+
+def _message(exc):
+    """MuJoCo's message (it quotes the file's names and values) on one line, control characters escaped."""
+    return shown_text(" ".join(str(exc).split()))

@@ -244,3 +244,24 @@ def test_bad_files_are_model_errors(tmp_path, text, message):
     with pytest.raises(solver.ModelError) as err:
         read_mjcf(write(tmp_path, text))
     assert message in str(err.value), str(err.value)
+
+
+# ---- the command ------------------------------------------------------------------------------------
+def test_mbs_import_dispatches_on_the_root_element(tmp_path, capsys):
+    """``mbs import`` reads a file whose root element is <mujoco> as MJCF (a ``.urdf`` is URDF);
+    a refused one is exit 2 with MuJoCo's message, control characters escaped."""
+    from solver import cli
+    source = write(tmp_path, CHAIN, "chain.xml")
+    out = tmp_path / "chain.mbs.json"
+    assert cli.main(["import", source, "-o", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "imported 'chain': 5 bodies, 5 joints, 3 forces" in printed and "note: 1 actuators not imported" in printed
+    assert list(load_project(str(out)).bodies) == ["a", "b_h2_link", "b", "c", "d"]
+    bad = write(tmp_path, "<mujoco><worldbody><body name='x\u202e'><joint type='spring'/></body></worldbody></mujoco>",
+                "bad.xml")
+    assert cli.main(["import", bad, "-o", str(tmp_path / "bad.mbs.json")]) == 2
+    err = capsys.readouterr().err
+    assert "bad.xml: MuJoCo cannot read it" in err and "\u202e" not in err
+    assert cli.main(["import", source, "-o", str(out), "--package-dir", str(tmp_path)]) == 2
+    other = write(tmp_path, CHAIN, "chain.mjcf")
+    assert cli.main(["import", other, "-o", str(out)]) == 2 and "must end in .xml" in capsys.readouterr().err
