@@ -78,19 +78,30 @@ def _check_includes(text, path, folder, count):
 def _check_assets(spec, folder, name):
     """Asset files inside ``folder``, regular, within the byte budgets (module docstring)."""
     total = 0
-    for kind, items, sub in (("mesh", spec.meshes, spec.meshdir), ("hfield", spec.hfields, None),
-                             ("skin", spec.skins, None), ("texture", spec.textures, spec.texturedir)):
+    for kind, items, sub in (("mesh", spec.meshes, spec.meshdir), ("hfield", spec.hfields, spec.meshdir),
+                             ("skin", spec.skins, spec.meshdir), ("texture", spec.textures, spec.texturedir)):
         for k, item in enumerate(items):
             files = [item.file] + (list(getattr(item, "cubefiles", [])) if kind == "texture" else [])
             for f in filter(None, files):
                 field = f"{name}: {kind} '{item.name or k}'.file"
                 rel = os.path.join(sub, f) if sub and not os.path.isabs(f) else f
-                full = confined(folder, rel, field)
+                full = _inside(folder, rel, field)
                 with open_regular(full, MAX_MESH_BYTES, f"{kind} file") as fh:
                     total += os.fstat(fh.fileno()).st_size
                 if total > MAX_TOTAL_MESH_BYTES:
                     raise ModelError(f"{field}: the asset files add up to more than {MAX_TOTAL_MESH_BYTES} bytes "
                                      "(refused)")
+
+
+def _inside(folder, rel, field):
+    """The real path of the asset ``rel`` (relative to ``folder``, as MuJoCo opens it: ``..`` and
+    links resolved in order) when it is inside ``folder``; ModelError naming ``field`` otherwise."""
+    if os.path.isabs(rel):
+        confined(folder, rel, field)            # refused: an absolute path
+    root, real = os.path.realpath(folder), os.path.realpath(os.path.join(folder, rel))
+    if os.path.commonpath([root, real]) != root:
+        raise ModelError(f"{field}: must be a path inside the folder of the file, got {rel!r} (it leads outside it)")
+    return real
 
 
 def _message(exc):

@@ -265,3 +265,22 @@ def test_mbs_import_dispatches_on_the_root_element(tmp_path, capsys):
     assert cli.main(["import", source, "-o", str(out), "--package-dir", str(tmp_path)]) == 2
     other = write(tmp_path, CHAIN, "chain.mjcf")
     assert cli.main(["import", other, "-o", str(out)]) == 2 and "must end in .xml" in capsys.readouterr().err
+
+
+def test_mesh_geoms_are_drawn_from_mujocos_compiled_mesh(tmp_path):
+    """A mesh file (an off-centre box, scaled by the <mesh>) read by MuJoCo within the import's
+    bounds, drawn in the body frame: the box about the body's CM, its colour from the material."""
+    import trimesh
+    (tmp_path / "parts").mkdir()
+    box = trimesh.creation.box(extents=(0.1, 0.2, 0.3))
+    box.apply_translation((1.0, 0.0, 0.0))
+    box.export(tmp_path / "parts" / "box.stl")
+    text = """<mujoco model="meshy"><compiler meshdir="parts"/>
+      <asset><mesh name="box" file="box.stl" scale="2 2 2"/><material name="red" rgba="0.9 0.1 0.1 1"/></asset>
+      <worldbody><body name="slab" pos="0 0 1" euler="0 0 30"><joint type="hinge" axis="0 1 0"/>
+        <geom type="mesh" mesh="box" material="red"/></body></worldbody></mujoco>"""
+    result = read_mjcf(write(tmp_path, text))
+    mesh = result.meshes["slab"]
+    assert np.allclose(mesh.bounds, [[-0.1, -0.2, -0.3], [0.1, 0.2, 0.3]], atol=1e-9)
+    assert np.allclose(result.colors["slab"], (0.9, 0.1, 0.1))
+    assert np.allclose(result.model.bodies["slab"].position, [2 * np.cos(np.pi / 6), 2 * np.sin(np.pi / 6), 1.0])
