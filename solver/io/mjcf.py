@@ -195,6 +195,9 @@ class _Builder:
                       "upper_limit": float(mj.jnt_range[j, 1] - mj.qpos0[qadr])}
             if not self.enforce_limits or self.disabled["limit"]:
                 limits["stops"] = False
+            elif not limits["lower_limit"] <= 0.0 <= limits["upper_limit"]:
+                self.notes.append(f"{where}: qpos0 is outside its range {mj.jnt_range[j, 0]:g} … {mj.jnt_range[j, 1]:g}; "
+                                  "its stop pushes it into the range from the start (as MuJoCo's limit does)")
         elif mj.jnt_limited[j]:
             self.notes.append(f"{where}: the ball joint's cone limit {mj.jnt_range[j, 1]:g} rad is not modelled")
         self.model.add_joint(name, kind, parent, child, origin=d.xanchor[j], axis=d.xaxis[j], **limits)

@@ -188,6 +188,8 @@ def test_mapping_of_joints_limits_springs_and_notes(tmp_path):
     assert np.allclose(m.gravity, [0, 0, -9.81]) and m.settings.formulation == "relative"
     assert any("actuators not imported" in n and "gear" not in n for n in result.notes)
     assert sorted(result.meshes) == ["a", "b", "c", "d"]
+    outside = read_mjcf(write(tmp_path, CHAIN.replace('range="-1 2"', 'range="0.5 2"'), "outside.xml"))
+    assert any("joint 'h4': qpos0 is outside its range 0.5 … 2" in n for n in outside.notes)
 
 
 def test_equalities_close_loops_and_couplers_are_noted(tmp_path):
