@@ -102,7 +102,8 @@ def test_mass_matrix_and_forces_equal_mujoco(tmp_path, text):
     assert why is None and dM < 1e-12 and dQ < 1e-12
 
 
-@pytest.mark.parametrize("name", ["cartpole", "acrobot", "cheetah", "humanoid"])
+@pytest.mark.parametrize("name", ["cartpole", pytest.param("acrobot", marks=pytest.mark.sweep),
+                                  pytest.param("cheetah", marks=pytest.mark.sweep), "humanoid"])
 def test_dm_control_models_equal_mujoco(name):
     import dm_control
     path = os.path.join(os.path.dirname(dm_control.__file__), "suite", f"{name}.xml")
@@ -286,3 +287,29 @@ def test_mesh_geoms_are_drawn_from_mujocos_compiled_mesh(tmp_path):
     assert np.allclose(mesh.bounds, [[-0.1, -0.2, -0.3], [0.1, 0.2, 0.3]], atol=1e-9)
     assert np.allclose(result.colors["slab"], (0.9, 0.1, 0.1))
     assert np.allclose(result.model.bodies["slab"].position, [2 * np.cos(np.pi / 6), 2 * np.sin(np.pi / 6), 1.0])
+
+
+def test_asset_and_size_bounds_hold_before_mujoco_reads(tmp_path, monkeypatch):
+    """A mesh reached through a link that leaves the folder, more bodies than the bound, and drawn
+    geoms above the vertex budget are refused before the work (as MuJoCo would open them)."""
+    import trimesh
+
+    from solver.io import mjcf_files, urdf_mesh
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    trimesh.creation.box().export(outside / "box.stl")
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "parts").symlink_to(outside)
+    text = """<mujoco><asset><mesh name="m" file="parts/box.stl"/></asset><worldbody><body>
+      <joint type="hinge"/><geom type="mesh" mesh="m"/></body></worldbody></mujoco>"""
+    with pytest.raises(solver.ModelError, match="mesh 'm'.file: must be a path inside the folder.*leads outside"):
+        read_mjcf(write(model, text))
+    monkeypatch.setattr(mjcf_files, "MAX_BODIES", 3)
+    with pytest.raises(solver.ModelError, match="bodies, more than 3"):
+        read_mjcf(write(tmp_path, CHAIN))
+    monkeypatch.setattr(mjcf_files, "MAX_BODIES", 10_000)
+    monkeypatch.setattr(urdf_mesh, "MAX_VERTICES", 100)
+    with pytest.raises(solver.ModelError, match="more than 100 vertices"):
+        read_mjcf(write(tmp_path, CHAIN))
+    assert read_mjcf(write(tmp_path, CHAIN), visuals=False).model.bodies        # the model alone draws nothing
