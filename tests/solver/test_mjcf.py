@@ -49,8 +49,7 @@ CHAIN = """<mujoco model="chain">
 </mujoco>
 """
 
-# A floating base with a ball joint (the free and ball coordinate maps) and a mocap-free weld of a
-# jointless body that MuJoCo keeps (it is referenced by the equality, so not fused).
+# A floating base with a ball joint (the free and ball coordinate maps).
 FLOATING = """<mujoco model="floating">
   <worldbody>
     <body name="base" pos="0.1 -0.2 2" quat="0.8 0.2 -0.3 0.4">
@@ -86,6 +85,17 @@ GIMBAL = """<mujoco model="gimbal">
 """
 
 
+# A jointless body MuJoCo keeps (a sensor names it, so it is not fused): a fixed joint to its parent.
+KEPT = """<mujoco model="kept"><worldbody>
+  <body name="a" pos="0 0 1"><joint name="h" type="hinge" axis="0 1 0"/>
+    <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/>
+    <body name="b" pos="0.3 0 0" euler="0 0.4 0"><geom type="box" size="0.05 0.05 0.1" pos="0 0 -0.1"/>
+      <body name="c" pos="0 0 -0.2"><joint name="h2" type="hinge" axis="1 0 0"/><geom type="sphere" size="0.05"/>
+  </body></body></body></worldbody>
+  <sensor><framepos objtype="body" objname="b"/></sensor></mujoco>
+"""
+
+
 def write(tmp_path, text, name="model.xml"):
     path = tmp_path / name
     path.write_text(text)
@@ -93,10 +103,12 @@ def write(tmp_path, text, name="model.xml"):
 
 
 # ---- against MuJoCo: M and the generalized forces --------------------------------------------------
-@pytest.mark.parametrize("text", [CHAIN, FLOATING, GIMBAL], ids=["chain", "floating", "gimbal"])
+@pytest.mark.parametrize("text", [CHAIN, FLOATING, GIMBAL, KEPT], ids=["chain", "floating", "gimbal", "kept"])
 def test_mass_matrix_and_forces_equal_mujoco(tmp_path, text):
     path = write(tmp_path, text)
     result = read_mjcf(path, visuals=False, enforce_limits=False)
+    if text is KEPT:
+        assert result.model.joints["b_weld"].type == "fixed" and list(result.model.bodies) == ["a", "b", "c"]
     dM, dQ, why = mjcf_corpus.compare_dynamics(path, result, states=6, seed=3)
     print(f"{result.model.name}: mass matrix {dM:.2e}, generalized forces {dQ:.2e}")
     assert why is None and dM < 1e-12 and dQ < 1e-12
