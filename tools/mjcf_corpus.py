@@ -70,7 +70,8 @@ def check(corpus, path, states=2, seed=0, visuals=False) -> Outcome:
 
 def reference_model(path):
     """MuJoCo's compiled model as the import reads it, without what the import notes and does not
-    model (armature, the damping and stiffness of ball and free joints, tendon and fluid forces);
+    model (armature, the damping and stiffness of ball and free joints, tendon and fluid forces,
+    gravity compensation);
     ``mj_setConst`` recomputes what MuJoCo derives from them (the diagonal of simple bodies' M)."""
     import mujoco
     _, mj, _ = load_spec(path)
@@ -85,6 +86,7 @@ def reference_model(path):
     mj.tendon_damping[:] = 0.0
     mj.opt.density = mj.opt.viscosity = 0.0
     mj.opt.wind[:] = 0.0
+    mj.body_gravcomp[:] = 0.0
     mujoco.mj_setConst(mj, mujoco.MjData(mj))
     return mj
 

@@ -40,6 +40,7 @@ from .urdf_mesh import VisualReader
 TINY_MASS = 1e-17           # an intermediate body's mass, relative to the model's largest body mass
 TINY_RADIUS = 1e-2          # m: its radius of gyration
 EQUALITY_TOLERANCE = 1e-9   # m or rad: an equality's residual at qpos0 taken as satisfied
+UNNAMED = "MuJoCo Model"    # MuJoCo's name of a model whose <mujoco> has no model attribute
 KINDS = {"mjJNT_HINGE": "revolute", "mjJNT_SLIDE": "prismatic", "mjJNT_BALL": "spherical"}
 
 
@@ -49,7 +50,8 @@ def read_mjcf(path, visuals=True, enforce_limits=True) -> Imported:
     ``enforce_limits``: limited joints get stops (False: the limits are data only)."""
     path = os.fspath(path)
     spec, mj, warnings = load_spec(path)
-    name = spec.modelname or os.path.splitext(os.path.basename(path))[0]
+    stem = os.path.splitext(os.path.basename(path))[0]
+    name = spec.modelname if spec.modelname not in ("", UNNAMED) else stem
     builder = _Builder(mj, name, enforce_limits)
     builder.notes += [f"MuJoCo: {w}" for w in warnings]
     return builder.build(visuals)
@@ -294,6 +296,9 @@ class _Builder:
         if colliding or mj.npair:
             self.notes.append(f"contacts not imported: {colliding} geoms may collide in MuJoCo"
                               + (f", {mj.npair} explicit contact pairs" if mj.npair else ""))
+        if np.any(mj.body_gravcomp):
+            self.notes.append("gravity compensation (gravcomp) of "
+                              f"{int(np.count_nonzero(mj.body_gravcomp))} bodies is not modelled")
         opt = mj.opt
         if opt.density or opt.viscosity or np.any(opt.wind):
             self.notes.append(f"option: fluid forces (density {opt.density:g}, viscosity {opt.viscosity:g}, wind "

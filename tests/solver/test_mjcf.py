@@ -275,6 +275,7 @@ def test_mbs_import_dispatches_on_the_root_element(tmp_path, capsys):
     bad = write(tmp_path, "<mujoco><worldbody><body name='x\u202e'><joint type='spring'/></body></worldbody></mujoco>",
                 "bad.xml")
     assert cli.main(["import", bad, "-o", str(tmp_path / "bad.mbs.json")]) == 2
+    assert read_mjcf(write(tmp_path, "<mujoco/>", "unnamed.xml")).model.name == "unnamed"      # no model name
     err = capsys.readouterr().err
     assert "bad.xml: MuJoCo cannot read it" in err and "\u202e" not in err
     assert cli.main(["import", source, "-o", str(out), "--package-dir", str(tmp_path)]) == 2
