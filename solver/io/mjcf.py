@@ -111,7 +111,7 @@ class _Builder:
         self.notes += self.notes_pending
         self.names = Names(self.notes)
         self.owner = {0: GROUND}            # MuJoCo body id → its body in the model (or ground)
-        self.tiny = TINY_MASS * max(float(np.max(mj.body_mass)), 1.0)
+        self.tiny = TINY_MASS * (float(np.max(mj.body_mass)) or 1.0)      # 1 kg when nothing has mass
         if self.disabled["gravity"]:
             self.notes.append("option: gravity is disabled (disableflags); the model has no gravity")
 
