@@ -3,9 +3,9 @@
 
 MuJoCo's own parser reads the model (``mujoco.MjSpec``); this module only decides what it may
 read.  Before parsing: the model file is a regular file of at most ``MAX_MJCF_BYTES``, and every
-``<include file>`` (found by lxml without entities, DTDs or network, recursively, at most
-``MAX_INCLUDES``) stays in the model's folder (:func:`solver.model.paths.confined`) and is a regular
-file within the same cap.  After parsing, before compiling (when MuJoCo reads assets): at most
+``<include file>`` and ``<asset><model file>`` (found by lxml without entities, DTDs or network,
+recursively, at most ``MAX_INCLUDES``) stays in the model's folder (resolved as it is opened: ``..``
+and links) and is a regular file within the same cap.  After parsing, before compiling (when MuJoCo reads assets): at most
 ``MAX_BODIES`` bodies; every mesh, height-field, skin and texture file inside the model's folder,
 each at most ``MAX_MESH_BYTES`` and together at most ``MAX_TOTAL_MESH_BYTES``
 (:mod:`solver.io.urdf_mesh`'s budgets).  MuJoCo's messages are returned as the ModelError's text;
@@ -59,19 +59,22 @@ def load_spec(path):
 
 
 def _check_includes(text, path, folder, count):
-    """Every ``<include file>`` of ``text`` (and of the files it includes) confined and bounded."""
+    """Every ``<include file>`` and ``<asset><model file>`` of ``text`` (and of the files they name)
+    confined and bounded."""
     from lxml import etree
     parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
     try:
         root = etree.fromstring(text, parser)
     except etree.XMLSyntaxError as exc:
         raise ModelError(f"{os.path.basename(path)}: not well-formed XML ({exc})") from None
-    for element in root.iter("include"):
+    for element in root.iter("include", "model"):
+        if element.tag == "model" and (element.getparent() is None or element.getparent().tag != "asset"):
+            continue                    # only <asset><model file> names another MJCF file
         rel = element.get("file", "")
         count[0] += 1
         if count[0] > MAX_INCLUDES:
             raise ModelError(f"{os.path.basename(path)}: more than {MAX_INCLUDES} <include> elements (refused)")
-        full = confined(folder, rel, f"{os.path.basename(path)}: <include file='{rel}'>")
+        full = _inside(folder, rel, f"{os.path.basename(path)}: <{element.tag} file='{rel}'>")
         _check_includes(read_regular(full, MAX_MJCF_BYTES, "included MJCF file"), full, folder, count)
 
 

@@ -249,6 +249,7 @@ def test_import_writes_the_project_and_meshes(tmp_path):
     ("<mujoco><worldbody><body><joint type='spring'/><geom size='0.1'/></body></worldbody></mujoco>",
      "MuJoCo cannot read it"),
     ("<mujoco><include file='../elsewhere.xml'/></mujoco>", "include file='../elsewhere.xml'"),
+    ("<mujoco><asset><model name='m' file='/etc/robot.xml'/></asset></mujoco>", "model file='/etc/robot.xml'"),
     ("<mujoco><asset><mesh name='m' file='/etc/passwd'/></asset></mujoco>", "mesh 'm'.file: must be a path inside"),
     ("""<mujoco><worldbody><body name="a"><joint type="hinge"/><geom size="0.1"/></body>
        <body name="b" pos="1 0 0"><joint type="hinge"/><geom size="0.1"/></body></worldbody>
