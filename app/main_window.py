@@ -140,25 +140,30 @@ class MainWindow(QMainWindow):
 
     def import_urdf(self) -> bool:
         """File ▸ Import…: a URDF robot (its package folder asked for when it uses package://
-        paths) converted into a project saved where the user says, then opened (docs/import.md)."""
+        paths) or a MuJoCo MJCF model (a file whose root element is <mujoco>) converted into a
+        project saved where the user says, then opened (docs/import.md)."""
         if not self.maybe_save():
             return False
-        urdf = dialogs.open_file_path(self, "Import URDF robot", os.path.dirname(self.document.path),
-                                      "URDF robots (*.urdf);;All files (*)")
-        if not urdf:
+        source = dialogs.open_file_path(self, "Import a URDF robot or a MuJoCo model",
+                                        os.path.dirname(self.document.path),
+                                        "Robots and models (*.urdf *.xml);;URDF robots (*.urdf);;"
+                                        "MuJoCo MJCF models (*.xml);;All files (*)")
+        if not source:
             return False
-        title = f"Cannot import {os.path.basename(urdf)}"
+        title = f"Cannot import {os.path.basename(source)}"
         package_dir = None
         try:
-            if solver.urdf_needs_package_dir(urdf):
+            mjcf = solver.is_mjcf(source)
+            if not mjcf and solver.urdf_needs_package_dir(source):
                 package_dir = dialogs.folder_path(self, "Folder holding the packages of package:// paths",
-                                                  os.path.dirname(urdf))
+                                                  os.path.dirname(source))
                 if not package_dir:
                     return False
-            out = dialogs.save_path(self, os.path.splitext(urdf)[0] + ".mbs.json")
+            out = dialogs.save_path(self, os.path.splitext(source)[0] + ".mbs.json")
             if not out:
                 return False
-            result = solver.import_urdf(urdf, out, package_dir=package_dir)
+            result = solver.import_mjcf(source, out) if mjcf else solver.import_urdf(source, out,
+                                                                                    package_dir=package_dir)
         except solver.ModelError as exc:
             self.report_problems(title, exc.problems)
             return False
@@ -166,7 +171,7 @@ class MainWindow(QMainWindow):
             self.report_problems(title, [f"cannot write ({exc.strerror or exc})"])
             return False
         for note in result.notes:
-            LOGGER.info("Import %s: %s", os.path.basename(urdf), note)
+            LOGGER.info("Import %s: %s", os.path.basename(source), note)
         return self.load(out)
 
     def export_fmu(self) -> bool:

@@ -58,7 +58,7 @@ def build(window) -> dict[str, QAction]:
     recent.aboutToShow.connect(lambda: _fill_recent(window, recent))
     a["recent_menu"] = recent.menuAction()
     m.addAction(act("import_urdf", "&Import…", lambda: window.import_urdf(),
-                    tip="convert a URDF robot into a project (docs/import.md)"))
+                    tip="convert a URDF robot or a MuJoCo MJCF model into a project (docs/import.md)"))
     m.addSeparator()
     m.addAction(act("save", "&Save", window.save, QKeySequence.StandardKey.Save))
     m.addAction(act("save_as", "Save &As…", window.save_as, QKeySequence.StandardKey.SaveAs))

@@ -62,6 +62,9 @@ __all__ += ["vehicle", "Road", "Tire", "SpeedControl"]
 from .io.urdf import import_urdf, read_urdf, urdf_needs_package_dir  # noqa: E402  (docs/import.md)
 
 __all__ += ["import_urdf", "read_urdf", "urdf_needs_package_dir"]
+from .io.mjcf import import_mjcf, is_mjcf, read_mjcf  # noqa: E402  (docs/import.md; needs the mujoco package)
+
+__all__ += ["import_mjcf", "is_mjcf", "read_mjcf"]
 from .model.sections import Material, Section  # noqa: E402  (flexible beam cross-sections and materials)
 from .model.elements import FlexibleBody, LinearActuator, Measure, ModelInput, ModelOutput  # noqa: E402
 

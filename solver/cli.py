@@ -11,7 +11,7 @@
     mbs linearize MODEL [--formulation ...] [--equilibrium [--nearest]]
     mbs study STUDY.json [--scheduler tcp://HOST:PORT | --serial] [--workers N] [--out RESULTS.csv]
                          [--results-dir DIR] [--quiet]
-    mbs import ROBOT.urdf -o MODEL.mbs.json [--package-dir DIR] [--no-limits]
+    mbs import ROBOT.urdf|MODEL.xml -o MODEL.mbs.json [--package-dir DIR] [--no-limits]
     mbs export-fmu MODEL -o MODEL.fmu [--step S] [--input NAME=PATH ...] [--rtol X] [--atol X] [--quiet]
     mbs --version
 
@@ -146,14 +146,16 @@ def build_parser() -> argparse.ArgumentParser:
     study.add_argument("--quiet", action="store_true", help="no progress bar or summary")
     study.set_defaults(command=cmd_study)
 
-    imp = sub.add_parser("import", help="convert a URDF robot into a project (docs/import.md)",
-                         description="Convert a URDF robot description into a project file; visual meshes "
-                                     "are written as STL files into MODEL_meshes/ beside it.")
-    imp.add_argument("urdf", metavar="ROBOT.urdf")
+    imp = sub.add_parser("import", help="convert a URDF robot or a MuJoCo MJCF model into a project "
+                                        "(docs/import.md)",
+                         description="Convert a URDF robot description or a MuJoCo MJCF model (a file whose "
+                                     "root element is <mujoco>) into a project file; visual meshes are written "
+                                     "as STL files into MODEL_meshes/ beside it.")
+    imp.add_argument("urdf", metavar="ROBOT.urdf|MODEL.xml")
     imp.add_argument("-o", "--out", required=True, metavar="MODEL.mbs.json", help="project file to write")
-    imp.add_argument("--package-dir", metavar="DIR", help="folder that package:// mesh paths are resolved in")
+    imp.add_argument("--package-dir", metavar="DIR", help="folder that package:// mesh paths are resolved in (URDF)")
     imp.add_argument("--no-limits", action="store_true",
-                     help="keep <limit> lower/upper as data only (default: enforced as joint stops)")
+                     help="keep joint limits as data only (default: enforced as joint stops)")
     imp.set_defaults(command=cmd_import, csv=None)      # csv: read by _check_output_paths
 
     fmu = sub.add_parser("export-fmu", help="write an FMI 2.0 co-simulation FMU (docs/fmu.md)",
@@ -330,13 +332,23 @@ _W = 26   # label column width
 
 
 def cmd_import(args) -> int:
-    """Exit 0 when the project was written, 2 when the URDF or an option is refused."""
-    from .io.urdf import import_urdf, mesh_folder_name
+    """Exit 0 when the project was written, 2 when the URDF or MJCF file or an option is refused."""
+    from .io.imported import mesh_folder_name
+    from .io.mjcf import import_mjcf, is_mjcf
+    from .io.urdf import import_urdf
     _check_output_paths(args)
     if not os.path.isfile(args.urdf):
         raise InputError(f"{args.urdf}: {'is a directory' if os.path.isdir(args.urdf) else 'no such file'}")
+    mjcf = is_mjcf(args.urdf)
+    if mjcf and args.package_dir:
+        raise InputError(f"--package-dir: only for URDF files; {args.urdf} is an MJCF model (its files are "
+                         "found from its own folder)")
     try:
-        result = import_urdf(args.urdf, args.out, package_dir=args.package_dir, enforce_limits=not args.no_limits)
+        if mjcf:
+            result = import_mjcf(args.urdf, args.out, enforce_limits=not args.no_limits)
+        else:
+            result = import_urdf(args.urdf, args.out, package_dir=args.package_dir,
+                                 enforce_limits=not args.no_limits)
     except OSError as exc:
         raise InputError(f"--out {args.out}: cannot write ({exc.strerror or exc})") from None
     m = result.model

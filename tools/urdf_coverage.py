@@ -44,9 +44,9 @@ def reason(message):
     return message[:80]
 
 
-def _short(o):
+def _short(o, roots):
     """Our message with the corpus folder written as ``<corpus>`` (no machine's paths in the docs)."""
-    return o.refused.replace(urdf_corpus.corpora()[o.corpus][0], f"<{o.corpus}>")
+    return o.refused.replace(roots[o.corpus], f"<{o.corpus}>")
 
 
 def survey(states):
@@ -60,7 +60,18 @@ def survey(states):
     return out
 
 
-def table(outcomes, states):
+URDF_NOTE = ("Mass matrices M and generalized forces Q (gravity, velocity terms, joint damping) at {states} random "
+             "states per file (joint positions uniform in ±1, velocities standard normal), of the robots whose joints "
+             "are all revolute, continuous, prismatic or fixed and that have a degree of freedom; Q relative to the "
+             "larger of MuJoCo's largest |Q| and g times its largest |M|.")
+
+
+def table(outcomes, states, roots=None, why=reason, note=URDF_NOTE,
+          odd_heading="Refused here although MuJoCo loads the file (with its geometry removed):"):
+    """The coverage tables (Markdown) of ``outcomes`` (group, Outcome); ``roots``: corpus → its
+    folder (written ``<corpus>``); ``why``: a refusal's reason from our message; ``note``: the
+    paragraph under the tables (``{states}`` filled in)."""
+    roots = roots or {c: r for c, (r, _) in urdf_corpus.corpora().items()}
     groups = list(dict.fromkeys(g for g, _ in outcomes))
     lines = ["| files | count | MuJoCo loads | imported | imported of those MuJoCo loads | compared "
              f"| M and Q equal (≤ {TOLERANCE:g} relative) | largest M difference | largest Q difference |",
@@ -76,39 +87,44 @@ def table(outcomes, states):
                      f"{len(loads)} ({100.0 * both / max(len(loads), 1):.0f} %) | {len(compared)} | "
                      f"{sum(max(o.difference, o.force_difference) <= TOLERANCE for o in compared)} | "
                      f"{'—' if worst is None else f'{worst:.1e}'} | {'—' if worst_Q is None else f'{worst_Q:.1e}'} |")
-    refused = collections.Counter((g, reason(o.refused), o.mujoco_error is None) for g, o in outcomes if o.refused)
+    refused = collections.Counter((g, why(o.refused), o.mujoco_error is None) for g, o in outcomes if o.refused)
     lines += ["", "| files | refused because | files | MuJoCo loads them |", "|---|---|---|---|"]
     for (g, why, mj), n in sorted(refused.items(), key=lambda kv: (groups.index(kv[0][0]), -kv[1])):
         lines.append(f"| {g} | {why} | {n} | {'yes' if mj else 'no'} |")
     odd = [(g, o) for g, o in outcomes if o.refused and o.mujoco_error is None]
     if odd:
-        lines += ["", "Refused here although MuJoCo loads the file (with its geometry removed):", ""]
-        lines += [f"* `{os.path.relpath(o.path, urdf_corpus.corpora()[o.corpus][0])}` ({g}): {_short(o)}"
-                  for g, o in odd]
-    lines += ["", f"Mass matrices M and generalized forces Q (gravity, velocity terms, joint damping) at {states} random "
-              "states per file (joint positions uniform in ±1, velocities standard normal), of the robots whose joints "
-              "are all revolute, continuous, prismatic or fixed and that have a degree of freedom; Q relative to the "
-              "larger of MuJoCo's largest |Q| and g times its largest |M|."]
+        lines += ["", odd_heading, ""]
+        lines += [f"* `{os.path.relpath(o.path, roots[o.corpus])}` ({g}): {_short(o, roots)}" for g, o in odd]
+    lines += ["", note.format(states=states)]
     return "\n".join(lines)
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def write_table(text, start, end):
+    """``text`` between the markers ``start`` and ``end`` of docs/import.md."""
+    with open(DOC, encoding="utf-8") as fh:
+        doc = fh.read()
+    a, b = doc.index(start) + len(start), doc.index(end)
+    with open(DOC, "w", encoding="utf-8") as fh:
+        fh.write(doc[:a] + "\n" + text + "\n" + doc[b:])
+
+
+def command(argv, description, make_text, start, end):
+    """A coverage script's command line: ``make_text(states)`` written between the markers
+    ``start`` and ``end`` of docs/import.md (``--print``: printed instead)."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--states", type=int, default=2)
     parser.add_argument("--print", action="store_true", help="print the table instead of writing docs/import.md")
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")
-    text = table(survey(args.states), args.states)
-    if args.print:
-        print(text)
-        return 0
-    with open(DOC, encoding="utf-8") as fh:
-        doc = fh.read()
-    a, b = doc.index(START) + len(START), doc.index(END)
-    with open(DOC, "w", encoding="utf-8") as fh:
-        fh.write(doc[:a] + "\n" + text + "\n" + doc[b:])
+    text = make_text(args.states)
+    if not args.print:
+        write_table(text, start, end)
     print(text)
     return 0
+
+
+def main(argv=None):
+    return command(argv, __doc__.splitlines()[0], lambda states: table(survey(states), states), START, END)
 
 
 if __name__ == "__main__":

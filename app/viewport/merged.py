@@ -85,11 +85,19 @@ class MergedMesh:
 
 
 def _tagged(data, k) -> vtkPolyData:
-    """A shallow copy of ``data`` (with normals) whose vertices carry the item index ``k``."""
+    """A shallow copy of ``data`` (with normals, named ``Normals``: vtkAppendPolyData drops the
+    normals when the inputs name them differently, as a tube's ``TubeNormals``) whose vertices carry
+    the item index ``k``."""
     if data.GetPointData().GetNormals() is None:
         data = shapes.with_normals(data)
     copy = vtkPolyData()
     copy.ShallowCopy(data)
+    normals = copy.GetPointData().GetNormals()
+    if normals.GetName() != "Normals":
+        renamed = normals.NewInstance()
+        renamed.DeepCopy(normals)
+        renamed.SetName("Normals")
+        copy.GetPointData().SetNormals(renamed)
     tags = vtkIntArray()
     tags.SetName(_ITEM)
     tags.SetNumberOfTuples(copy.GetNumberOfPoints())

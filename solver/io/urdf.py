@@ -31,8 +31,6 @@ leave the URDF's folder and the package folder.
 from __future__ import annotations
 
 import os
-import stat
-from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -40,27 +38,17 @@ from ..errors import ModelError
 from ..math.rotations import rotation_matrix
 from ..model.fields import Field, FieldProblem
 from ..model.model import GROUND, Model
-from .files import atomic_write, read_regular
+from .files import read_regular
+from .imported import Imported as UrdfImport
+from .imported import Names, add_joint_spring_damper, out_folder, save_imported, valid_name
 from .urdf_mesh import VisualReader
 from .urdf_xml import mesh_filenames, parse_urdf
 
 MAX_URDF_BYTES = 20 * 1024 * 1024
 GRAVITY = (0.0, 0.0, -9.81)            # URDF/ROS convention: z up
-MAX_REACH = 1.0e3                      # m: the largest limit a prismatic joint's damper is sized for
 JOINT_MAP = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic",
              "fixed": "fixed", "planar": "planar", "spherical": "spherical"}
 _INERTIA = Field("inertia", "inertia")
-
-
-@dataclass
-class UrdfImport:
-    """An imported robot: the model, each body's visual mesh (trimesh, body frame: origin at the
-    CM, body axes) and colour, and notes on what was mapped in a way the user should know."""
-    model: Model
-    meshes: dict = field(default_factory=dict)          # body name → trimesh.Trimesh
-    colors: dict = field(default_factory=dict)          # body name → (r, g, b) in [0, 1]
-    notes: list = field(default_factory=list)
-    joint_names: dict = field(default_factory=dict)     # URDF joint → model joint (renamed when needed)
 
 
 # ---- public API -------------------------------------------------------------------------------
@@ -80,24 +68,8 @@ def import_urdf(path, out_path, package_dir=None, enforce_limits=True) -> UrdfIm
     """Read a URDF file, write each body's visual mesh as ``<stem>_meshes/<body>.stl`` beside
     ``out_path`` (through the atomic writer, never through a link) and save the model as the
     project ``out_path`` (``*.mbs.json``)."""
-    from .project import save_project
-    out_path = os.fspath(out_path)
-    folder = os.path.dirname(os.path.abspath(out_path))
-    if not os.path.isdir(folder):
-        raise ModelError(f"{out_path}: folder {folder} does not exist")
-    result = read_urdf(path, package_dir, enforce_limits=enforce_limits)
-    mesh_dir = mesh_folder_name(out_path)
-    if result.meshes:
-        _mesh_folder(os.path.join(folder, mesh_dir))
-    for body, mesh in result.meshes.items():
-        rel = f"{mesh_dir}/{body}.stl"
-        atomic_write(os.path.join(folder, rel), mesh.export(file_type="stl"), keep_backup=False)
-        geometry = {"shape": "mesh", "file": rel}
-        if body in result.colors:
-            geometry["color"] = list(result.colors[body])
-        result.model.bodies[body].set("geometry", geometry)
-    save_project(result.model, out_path)
-    return result
+    out_folder(out_path)
+    return save_imported(read_urdf(path, package_dir, enforce_limits=enforce_limits), out_path)
 
 
 def urdf_needs_package_dir(path) -> bool:
@@ -105,36 +77,6 @@ def urdf_needs_package_dir(path) -> bool:
     path = os.fspath(path)
     names = mesh_filenames(read_regular(path, MAX_URDF_BYTES, "URDF file"), path)
     return any(name.startswith("package://") for name in names)
-
-
-def mesh_folder_name(out_path) -> str:
-    """``robot.mbs.json`` → ``robot_meshes`` (the folder beside the project holding its meshes)."""
-    name = os.path.basename(os.fspath(out_path))
-    for ext in (".mbs.json", ".json"):
-        if name.endswith(ext):
-            name = name[:-len(ext)]
-            break
-    return f"{name}_meshes"
-
-
-def _mesh_folder(path):
-    """Create the meshes folder, or accept it when it is a real folder (a link is refused)."""
-    try:
-        os.mkdir(path)
-        return
-    except FileExistsError:
-        pass
-    if not stat.S_ISDIR(os.lstat(path).st_mode):
-        raise ModelError(f"{path}: is not a folder (a link or a file); refusing to write meshes there")
-
-
-def _valid_name(name):
-    """``name`` as a valid model name: quotes, slashes, tabs, line breaks and control characters
-    replaced by ``_``, at most 200 characters, ``ground`` (the fixed frame) → ``ground_link``."""
-    import unicodedata
-    text = "".join("_" if c in "\n\r\t/\\\"'" or unicodedata.category(c) in ("Cc", "Cf", "Cs") else c
-                   for c in name).strip()[:200] or "unnamed"
-    return "ground_link" if text == GROUND else text
 
 
 class _Folders:
@@ -186,7 +128,7 @@ class _Builder:
                 if item.name in seen:
                     raise ModelError(f"{kind} '{item.name}': defined twice")
                 seen.add(item.name)
-        self.model = Model(name=_valid_name(robot.name or folders.stem), gravity=GRAVITY)
+        self.model = Model(name=valid_name(robot.name or folders.stem), gravity=GRAVITY)
         self.model.settings.set("formulation", "relative")
         self.result = UrdfImport(self.model)
         self.notes = self.result.notes
@@ -195,7 +137,7 @@ class _Builder:
         elif self.model.name != robot.name:
             self.notes.append(f"robot '{robot.name}': named '{self.model.name}' (a model name has no quotes, slashes "
                               "or control characters)")
-        self.taken = {GROUND}   # the model's names so far
+        self.taken = Names(self.notes)   # the model's names so far
         self.names = {}         # body link or joint (kind, URDF name) → its name in the model
         self.pose = {}          # link → 4×4 global pose at q = 0
         self.owner = {}         # link → the link whose body it belongs to (None: ground)
@@ -301,18 +243,7 @@ class _Builder:
         """The model's name for the URDF ``kind`` (link, joint) ``name``: the same when it is a
         valid model name not taken yet (URDF links and joints have separate name spaces, the model
         has one), else made valid and unique (noted)."""
-        new = base = _valid_name(name)
-        if new in self.taken:
-            new = base = f"{base}_{kind}"
-        k = 1
-        while new in self.taken:
-            k += 1
-            new = f"{base}{k}"
-        self.taken.add(new)
-        self.names[kind, name] = new
-        if new != name:
-            self.notes.append(f"{kind} '{name}': named '{new}' in the model (a model name is unique and has no "
-                              "quotes, slashes or control characters)")
+        new = self.names[kind, name] = self.taken.unique(kind, name)
         return new
 
     def _body(self, link):
@@ -385,23 +316,16 @@ class _Builder:
         return out if self.enforce_limits else out | {"stops": False}
 
     def _add_damping(self, j, joint, where, origin, axis):
-        """Joint damping: a rotational damper on a revolute joint; on a prismatic joint a
-        translational damper between a point on the parent a length L behind the joint origin on
-        the axis and the joint origin on the child (its length L + s, so its rate is ṡ and its
-        force −c ṡ along the axis while s > −L; L exceeds the joint's range by 1 m, at most
-        ``1 + MAX_REACH`` m)."""
-        if j.type in ("revolute", "continuous"):
-            self.model.add_rotational_spring_damper(self._name("force", f"{joint}_damping"), joint, damping=j.damping)
-        elif j.type == "prismatic":
-            u = axis / np.linalg.norm(axis)
-            reach = 1.0 + min(MAX_REACH, max([abs(j.limit.get(k, 0.0)) for k in ("lower", "upper")]))
-            name = self._name("force", f"{joint}_damping")
-            self.model.add_spring_damper(name, self._body(j.parent), self._body(j.child),
-                                         point_i=origin - reach * u, point_j=origin, damping=j.damping)
-            self.notes.append(f"{where}: <dynamics damping> as the translational damper '{name}' "
-                              f"along the axis (exact while the slide stays above {-reach:g} m)")
-        else:
+        """Joint damping (:func:`~solver.io.imported.add_joint_spring_damper`, stiffness 0)."""
+        if j.type not in ("revolute", "continuous", "prismatic"):
             self.notes.append(f"{where}: <dynamics damping> of a {j.type} joint is not modelled")
+            return
+        travel = max([abs(j.limit.get(k, 0.0)) for k in ("lower", "upper")])
+        note = add_joint_spring_damper(self.model, self._name("force", f"{joint}_damping"), joint, JOINT_MAP[j.type],
+                                       self._body(j.parent), self._body(j.child), origin, axis, j.damping,
+                                       travel=travel)
+        if note:
+            self.notes.append(f"{where}: <dynamics damping> as {note}")
 
     def _body_pose(self, body):
         """Global 4×4 pose of a body frame (origin at the CM, link axes) at q = 0."""

@@ -50,7 +50,7 @@ class VisualReader:
         import trimesh
         if visual.kind == "mesh":
             source = self._read(path, where)
-            self._charge(len(source.vertices), len(source.faces), where)
+            self.charge(len(source.vertices), len(source.faces), where)
             mesh = source.copy()
             S = np.eye(4)
             S[:3, :3] = np.diag(visual.scale)
@@ -62,10 +62,10 @@ class VisualReader:
             mesh = trimesh.creation.cylinder(radius=visual.size[0], height=visual.size[1])
         else:
             mesh = trimesh.creation.icosphere(subdivisions=SPHERE_SUBDIVISIONS, radius=visual.size[0])
-        self._charge(len(mesh.vertices), len(mesh.faces), where)
+        self.charge(len(mesh.vertices), len(mesh.faces), where)
         return mesh
 
-    def _charge(self, vertices, faces, where, commit=True):
+    def charge(self, vertices, faces, where, commit=True):
         """Add a mesh's size to the budgets (``commit=False``: only check that it fits)."""
         if self.vertices + vertices > MAX_VERTICES or self.faces + faces > MAX_FACES:
             raise ModelError(f"{where}: the visuals have more than {MAX_VERTICES} vertices or {MAX_FACES} "
@@ -107,7 +107,7 @@ class VisualReader:
         if isinstance(loaded, trimesh.Scene):
             instances = [loaded.geometry[g] for _, g in (loaded.graph[n] for n in loaded.graph.nodes_geometry)]
             instances = [g for g in instances if isinstance(g, trimesh.Trimesh)]
-            self._charge(sum(len(g.vertices) for g in instances), sum(len(g.faces) for g in instances), where,
+            self.charge(sum(len(g.vertices) for g in instances), sum(len(g.faces) for g in instances), where,
                          commit=False)
             loaded = loaded.to_mesh() if instances else None
         if not isinstance(loaded, trimesh.Trimesh) or len(loaded.faces) == 0:

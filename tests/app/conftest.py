@@ -104,3 +104,10 @@ def loaded(window, pendulum):
     window.document.set_model(pendulum)
     window.document.select("bob")
     return window
+
+
+def run_in_window(window, qtbot, t_end=0.05, timeout=30000):
+    """Run the open model from the window (its worker thread) and return the outcome once finished."""
+    with qtbot.waitSignal(window.simulation.finished, timeout=timeout) as blocker:
+        assert window.run_simulation(t_end=t_end)
+    return blocker.args[0]

@@ -156,3 +156,14 @@ def test_merged_animation_mesh_follows_the_bodies(window, qtbot):
         assert np.array_equal(merged.colors[mine][0], np.round(255 * np.array(color)))
     window.viewport.set_animating(False)
     assert not merged.actor.GetVisibility() and all(i.actor.GetVisibility() for i in merged.items)
+
+
+def test_merged_mesh_keeps_the_normals_of_tube_glyphs(window, pendulum):
+    """A rotational spring's spiral is a tube whose normals VTK names ``TubeNormals``: merged with
+    the solids (named ``Normals``) the normals were dropped and playback failed (an imported cart-pole)."""
+    pendulum.add_rotational_spring_damper("coil", "pivot", stiffness=10.0)
+    window.document.set_model(pendulum)
+    window.viewport.set_animating(True)
+    merged = window.viewport.scene.merged
+    assert merged.normals.shape == merged.xyz.shape
+    window.viewport.set_animating(False)

@@ -8,6 +8,7 @@ import trimesh
 
 from app import dialogs
 from app.viewport.shapes import body_shape
+from conftest import run_in_window
 
 ARM = """<robot name="two_link">
   <link name="base"/>
@@ -59,9 +60,7 @@ def test_import_opens_the_robot_as_a_project(window, qtbot, answers, monkeypatch
     assert np.allclose(shape.GetBounds(), [-0.05, 0.05, -0.05, 0.05, 0.0, 1.0], atol=1e-6)
     assert not answers.errors
     # the imported model runs (the arm falls under gravity about y)
-    with qtbot.waitSignal(window.simulation.finished, timeout=20000) as blocker:
-        assert window.run_simulation(t_end=0.05)
-    outcome = blocker.args[0]
+    outcome = run_in_window(window, qtbot)
     assert outcome.status == "ok" and len(outcome.results.t) > 1
 
 
