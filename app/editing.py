@@ -54,6 +54,9 @@ class Editing(QObject):
     def add_driver(self) -> str:
         return self._add(lambda m, s: factory.new_driver(m, s), "Add driver")
 
+    def add_point(self) -> str:
+        return self._add(lambda m, s: factory.new_point(m, s), "Add design point")
+
     def add_marker(self) -> str:
         return self._add(lambda m, s: factory.new_marker(m, s), "Add marker")
 

@@ -85,6 +85,9 @@ class _ElementTarget:
     def reference_names(self, field):
         if field.kind == "joint":
             return list(self.model.joints)
+        if "reference" in field.extra:          # a design point, a road: the elements of that kind
+            kind = field.extra["reference"]
+            return [""] * bool(field.extra.get("optional")) + [e.name for e in self.model.elements() if e.KIND == kind]
         ground = [solver.GROUND] if field.name in ("body_i", "body_j") else []
         return ground + list(self.model.bodies)
 
@@ -339,7 +342,9 @@ class PropertyEditor(QScrollArea):
             for field in self.target.fields():
                 form.addRow(_label(field), self._make_row(field, page))
             outer.addLayout(form)
-            if isinstance(getattr(self.target, "element", None), solver.Body):   # one body
+            element = getattr(self.target, "element", None)
+            # one body; a link's mass and inertia follow its section and density
+            if isinstance(element, solver.Body) and not isinstance(element, solver.Link):
                 outer.addWidget(self._make_inertia_tool(page))
         outer.addStretch(1)
         old = self.takeWidget()

@@ -161,10 +161,14 @@ class Element:
 
     def references(self) -> list[str]:
         """Names of other elements this one refers to."""
-        return [self.values[f.name] for f in self.FIELDS if f.kind in ("body", "joint") or "reference" in f.extra]
+        return [self.values[f.name] for f in self.FIELDS
+                if (f.kind in ("body", "joint") or "reference" in f.extra) and self.values[f.name] != ""]
 
     def to_dict(self) -> dict:
-        return plain_copy(self.values)
+        """The file form: every field, except those declared ``extra={"omit_default": True}`` while
+        at their default (files written before such a field existed stay as they were)."""
+        omit = {f.name: f.default for f in self.FIELDS if f.extra.get("omit_default")}
+        return {k: plain_copy(v) for k, v in self.values.items() if not (k in omit and v == omit[k])}
 
     def copy(self):
         new = object.__new__(type(self))
@@ -235,6 +239,8 @@ class Joint(Element):
         Field("body_i", "body", doc="first body (base)"),
         Field("body_j", "body", doc="second body (follower); reactions act on it"),
         Field("origin", "vec3", "m", default=(0.0, 0.0, 0.0), doc="joint origin, global"),
+        Field("at_point", "str", default="", doc="design point the origin follows (\"\" = none)",
+              extra={"reference": "point", "optional": True, "omit_default": True}),
         Field("axis", "unit_vec3", default=(0.0, 0.0, 1.0), doc="joint axis, global"),
         Field("axis2", "unit_vec3", default=(1.0, 0.0, 0.0), doc="second axis (universal), global"),
         Field("pitch", "float", "m/rev", default=0.01, doc="screw lead per revolution"),
@@ -282,7 +288,7 @@ class Joint(Element):
         return JOINT_KINDS[self.type]
 
     def used_fields(self):
-        return ("name", "type", "body_i", "body_j", "origin") + self.kind.fields
+        return ("name", "type", "body_i", "body_j", "origin", "at_point") + self.kind.fields
 
     def to_dict(self) -> dict:
         """The file form; limits only when set, stop fields only when not at their defaults (files
