@@ -1,6 +1,8 @@
 """Model ▸ Add Link (L): a link between two design points, as an engineer sketches it.
 
-Each end is an existing design point (its name, or picked from the list) or typed coordinates
+Each end is an existing design point (its name, picked from the list, or clicked in the viewport:
+the dialog does not block the window, and a design point selected there fills the end whose field
+last had the keyboard) or typed coordinates
 ("0.1, 0" or "100, 0, 0 mm": two or three components in display units; a unit typed on the last
 one applies to all): a new point is made there unless one already is.  The start is first the end
 of the last link, so a chain of links is one typed point each.  Each end may get a joint of the
@@ -16,7 +18,8 @@ from __future__ import annotations
 import re
 
 import numpy as np
-from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFormLayout, QHBoxLayout, QLabel)
+from PySide6.QtWidgets import (QApplication, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QHBoxLayout,
+                               QLabel)
 
 import solver
 
@@ -104,13 +107,14 @@ class _End:
 
 
 class LinkDialog(QDialog):
-    """The form (opened with ``open()``: it does not block); OK adds the link or says why not."""
+    """The form (shown with ``show()``: the window stays usable, a design point selected there fills
+    the end last typed in); OK adds the link or says why not."""
 
     last_section: dict = {}        # the section used last (offered next)
 
     def __init__(self, document, parent=None):
         super().__init__(parent)
-        self.document, self.model = document, document.model
+        self.document = document
         self.units = UnitSystem.of(self.model.settings)
         self.setWindowTitle("Add link")
         form = QFormLayout(self)
@@ -150,6 +154,31 @@ class LinkDialog(QDialog):
         self.buttons.rejected.connect(self.reject)
         form.addRow(self.buttons)
         self.added = ""
+        self.target = "end"               # the end a design point selected in the window fills
+        QApplication.instance().focusChanged.connect(self._focus_moved)
+        document.selection_changed.connect(self._selected)
+        self.finished.connect(self._disconnect)
+
+    @property
+    def model(self) -> solver.Model:
+        return self.document.model
+
+    def _focus_moved(self, _old, new):
+        for label, end in self.ends.items():
+            if new is not None and new in (end.point, end.point.lineEdit()):
+                self.target = label
+
+    def _selected(self, name):
+        if name in self.model.points:
+            self.ends[self.target].point.setCurrentText(name)
+
+    def _disconnect(self, *_):
+        """Closed: stop following the window; the window has the keyboard again (its shortcuts)."""
+        if self.parentWidget() is not None:
+            self.parentWidget().activateWindow()
+        self.finished.disconnect(self._disconnect)
+        QApplication.instance().focusChanged.disconnect(self._focus_moved)
+        self.document.selection_changed.disconnect(self._selected)
 
     def showEvent(self, event):  # noqa: N802  (Qt API name)
         """Shown: the end's point has the keyboard (the start is usually the last link's end)."""
@@ -185,5 +214,5 @@ class LinkDialog(QDialog):
             return
         LinkDialog.last_section = {name: editor.value() for name, editor in self.section.items()}
         self.added = link.name
-        self.document.select(link.name)
         super().accept()
+        self.document.select(link.name)

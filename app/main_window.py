@@ -113,10 +113,16 @@ class MainWindow(QMainWindow):
         return self.modes.linearize()
 
     def add_link(self):
-        """Model ▸ Add Link…: the link tool (:class:`app.link_dialog.LinkDialog`, not blocking)."""
+        """Model ▸ Add Link…: the link tool (:class:`app.link_dialog.LinkDialog`, not blocking: design
+        points may be clicked in the viewport meanwhile)."""
         from .link_dialog import LinkDialog
+        previous = getattr(self, "link_dialog", None)
+        if previous is not None:
+            if previous.isVisible():
+                previous.reject()
+            previous.deleteLater()
         self.link_dialog = LinkDialog(self.document, self)
-        self.link_dialog.open()
+        self.link_dialog.show()
         return self.link_dialog
 
     # ---- public API: files --------------------------------------------------------------------

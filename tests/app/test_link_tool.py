@@ -17,7 +17,7 @@ import sys
 
 import numpy as np
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from real_input import Actions
 
 import solver
@@ -141,3 +141,40 @@ def test_new_from_template_builds_the_model_and_refuses_a_bad_parameter(window, 
     m = w.document.model
     assert m.name == "slider_crank" and m.bodies["rod"].geometry["size"][0] == pytest.approx(0.25)
     assert w.tree.item("A") is not None and w.tree.item("slide") is not None
+
+
+def test_link_ends_and_a_joint_origin_picked_at_design_points_in_the_viewport(window, qtbot):
+    """With the link tool open, design points clicked in the viewport fill the end last typed in;
+    a joint placed by picking (Ctrl+J) whose origin snaps to a design point follows that point."""
+    w, doc = window, window.document
+    m = solver.Model("picked")
+    m.add_point("P", (0.0, 0.0, 0.0))
+    m.add_point("Q", (0.3, 0.1, 0.0))
+    doc.set_model(m)
+    w.actions["view_front"].trigger()
+    w.viewport.render()
+    act = Counted(w, qtbot)
+    act.key(Qt.Key.Key_L)
+    dialog = w.link_dialog
+    dialog.ends["start"].point.setFocus()
+    qtbot.waitUntil(lambda: dialog.target == "start", timeout=1000)
+    act.click((0.0, 0.0, 0.0))
+    dialog.ends["end"].point.setFocus()
+    qtbot.waitUntil(lambda: dialog.target == "end", timeout=1000)
+    act.click((0.3, 0.1, 0.0))
+    assert [e.point.currentText() for e in dialog.ends.values()] == ["P", "Q"]
+    act.press(dialog.ends["end"].point, Qt.Key.Key_Return)
+    link = doc.model.bodies["link1"]
+    assert (link.point_i, link.point_j) == ("P", "Q")
+    assert list(doc.model.joints) == ["revolute1"] and doc.model.joints["revolute1"].at_point == "P"
+    w.viewport.render()
+
+    act.trigger("add_joint_revolute")                                  # a second pivot at Q, by picking
+    act.click(tuple(link.position))
+    act.click(QPoint(8, act.widget.height() - 8))                     # empty space: ground
+    act.click((0.3, 0.1, 0.0))
+    joint = doc.model.joints["revolute2"]
+    assert (joint.body_i, joint.body_j, joint.at_point) == ("link1", "ground", "Q")
+    w.editing.move([0.05, 0.0, 0.0], "Q")                             # Edit ▸ Move of the point
+    assert joint.origin == pytest.approx([0.35, 0.1, 0.0]) and link.geometry["size"][0] == pytest.approx(
+        math.hypot(0.35, 0.1))
