@@ -640,6 +640,7 @@ def _model_from_dict(data, path):
                 paths[e.name] = (prefix, p)
             except ModelError as exc:
                 problems += [_relabel(x, prefix, p) for x in exc.details]
+                failed.add(e.name)      # what refers to it is not reported again
     if not problems:
         problems += [_relabel(x, *paths[x.element]) if x.element in paths else x for x in m.validate_details()]
     if problems:

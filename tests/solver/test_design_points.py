@@ -148,3 +148,15 @@ def test_slider_crank_template_follows_its_closed_form():
     x = 0.1 * np.cos(theta) + np.sqrt(0.3 ** 2 - (0.1 * np.sin(theta)) ** 2)
     slider_start = r.body_position("slider")[:, 0] - 0.03       # its CM is half its 0.06 m ahead of C
     assert slider_start == pytest.approx(x, abs=1e-6)
+
+
+def test_a_bad_file_names_each_bad_field_once():
+    """Elements that refer to one that did not load are not reported again (the driver of a joint
+    that was refused, the joints of a link that was)."""
+    data = solver.build_template("four_bar").to_dict()
+    data["links"][1]["width"] = -1
+    data["joints"][0]["at_point"] = "Z"
+    with pytest.raises(solver.ModelError) as info:
+        model_from_dict(data)
+    assert info.value.problems == ["model.links[1].width: must be > 0, got -1",
+                                   "model.joints[0].at_point: no point named 'Z' (points: A, B, C, D)"]
