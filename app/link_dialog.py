@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (QApplication, QComboBox, QDialog, QDialogButtonBo
 import solver
 
 from . import commands
-from .factory import unique_name
+from .factory import PALETTE, unique_name
 from .field_editors import make_editor
 from .units import UnitProblem, UnitSystem
 
@@ -195,7 +195,8 @@ class LinkDialog(QDialog):
             points[label] = name
             made += [new] * (new is not None)
         section = {name: editor.value() for name, editor in self.section.items()}
-        link = solver.Link(name=unique_name(model, "link"), point_i=points["start"], point_j=points["end"], **section)
+        link = solver.Link(name=unique_name(model, "link"), point_i=points["start"], point_j=points["end"],
+                           color=list(PALETTE[len(model.bodies) % len(PALETTE)]), **section)
         joints, kind = [], self.joint_type.currentText()
         for label, end in self.ends.items():
             other = end.joined_body()

@@ -70,6 +70,7 @@ class Link(Body):
               doc="material density"),
         Field("z_axis", "unit_vec3", default=(0.0, 0.0, 1.0),
               doc="direction of the section's height (body z), taken across the link"),
+        Field("color", "vec3", default=(0.30, 0.55, 0.85), doc="display colour (red, green, blue in [0, 1])"),
         Field("velocity", "vec3", "m/s", default=(0.0, 0.0, 0.0), doc="initial CM velocity, global"),
         Field("angular_velocity", "vec3", "rad/s", default=(0.0, 0.0, 0.0),
               doc="initial angular velocity, global"),
@@ -79,6 +80,8 @@ class Link(Body):
         super().__init__(**{k: v for k, v in values.items() if k not in LINK_DERIVED})
 
     def check(self):
+        if min(self.color) < 0.0 or max(self.color) > 1.0:
+            raise ModelError(self.problem("color", f"components must be in [0, 1]; got {self.color}", self.name))
         if self.point_i == self.point_j:
             raise ModelError(self.problem("point_j", f"must differ from point_i ('{self.point_i}')", self.name))
         inner = self.width if self.section == "round" else min(self.width, self.height)
@@ -124,6 +127,7 @@ class Link(Body):
                    rho * length * i_z + mass * length ** 2 / 12.0]
         geometry = ({"shape": "cylinder", "radius": self.width / 2.0, "length": length, "axis": "x"}
                     if self.section == "round" else {"shape": "box", "size": [length, self.width, self.height]})
+        geometry["color"] = list(self.color)
         values = {"mass": mass, "inertia": inertia, "position": ((start + end) / 2.0).tolist(),
                   "orientation": R.tolist(), "geometry": geometry}
         return {k: Body.field(k).coerce(v) for k, v in values.items()}       # the stored forms of a body

@@ -21,6 +21,7 @@ from PySide6.QtCore import QPoint, Qt
 from real_input import Actions
 
 import solver
+from app.screenshot import grab_window
 from solver.model.templates import circle_point
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -47,8 +48,9 @@ class Counted(Actions):
         self.count += 1
 
 
-def _link(act, qtbot, w, end_text, end_joint=None):
-    """L, the end's coordinates typed, (Tab to the end's joint, Down to ``end_joint``), Enter."""
+def _link(act, qtbot, w, end_text, end_joint=None, screenshot=None):
+    """L, the end's coordinates typed, (Tab to the end's joint, Down to ``end_joint``), Enter;
+    ``screenshot``: a path where the filled dialog is saved before Enter."""
     act.key(Qt.Key.Key_L)
     dialog = w.link_dialog
     line = dialog.ends["end"].point          # an editable list of the points
@@ -59,19 +61,22 @@ def _link(act, qtbot, w, end_text, end_joint=None):
         assert dialog.focusWidget() is dialog.ends["end"].joint
         act.press(dialog.ends["end"].joint, Qt.Key.Key_Down)
         assert dialog.ends["end"].joint.currentText() == end_joint
+    if screenshot is not None:
+        assert dialog.grab().save(str(screenshot))
     act.press(dialog.focusWidget(), Qt.Key.Key_Return)
     assert not dialog.isVisible(), dialog.message.text()
     return dialog.added
 
 
 @pytest.mark.slow
-def test_fourbar_with_the_link_tool_in_at_most_20_actions(window, qtbot):
+def test_fourbar_with_the_link_tool_in_at_most_20_actions(window, qtbot, screenshots_dir):
     w, doc = window, window.document
     w.activateWindow()
     act = Counted(w, qtbot)
     crank = _link(act, qtbot, w, "0, 100 mm")
     coupler = _link(act, qtbot, w, f"{C[0] * 1000:.6f}, {C[1] * 1000:.6f} mm")
-    rocker = _link(act, qtbot, w, "400, 0 mm", end_joint="revolute to ground")
+    rocker = _link(act, qtbot, w, "400, 0 mm", end_joint="revolute to ground",
+                   screenshot=screenshots_dir / "link_tool.png")
     m = doc.model
     assert [crank, coupler, rocker] == ["link1", "link2", "link3"]
     assert list(m.points) == ["point1", "point2", "point3", "point4"]
@@ -90,6 +95,8 @@ def test_fourbar_with_the_link_tool_in_at_most_20_actions(window, qtbot):
     act.type(line, "2*pi*t")
     act.press(line, Qt.Key.Key_Return)
     assert m.drivers["driver1"].expression == "2*pi*t"
+    w.viewport.set_view("front")
+    assert grab_window(w, w.viewport).save(str(screenshots_dir / "link_tool_fourbar.png"))
     with qtbot.waitSignal(w.simulation.finished, timeout=120_000):
         act.key(Qt.Key.Key_F5)
     print(f"four-bar with the link tool: {act.count} input actions")
