@@ -160,3 +160,13 @@ def test_a_bad_file_names_each_bad_field_once():
         model_from_dict(data)
     assert info.value.problems == ["model.links[1].width: must be > 0, got -1",
                                    "model.joints[0].at_point: no point named 'Z' (points: A, B, C, D)"]
+
+
+def test_a_study_varies_design_points_and_link_sections_not_what_follows_them():
+    from solver.study.spec import apply_edit, parameter_paths
+    m = solver.build_template("four_bar")
+    paths = parameter_paths(m)
+    assert {"points.B.position[1]", "bodies.crank.width"} <= set(paths)
+    assert "joints.pin_B.origin[0]" not in paths and "bodies.crank.mass" not in paths
+    apply_edit(m, "points.B.position[1]", 0.11)
+    assert m.joints["pin_B"].origin[1] == 0.11 and m.bodies["crank"].geometry["size"][0] == pytest.approx(0.11)
