@@ -93,6 +93,12 @@ class Link(Body):
         """The file form: its declared fields only (the derived ones follow from them)."""
         return {f.name: plain_copy(self.values[f.name]) for f in self.FIELDS}
 
+    @property
+    def length(self) -> float:
+        """The distance between its points (as derived)."""
+        geometry = self.values["geometry"]
+        return geometry["size"][0] if geometry["shape"] == "box" else geometry["length"]
+
     def section_moments(self):
         """(A, I_y, I_z) of the cross-section (module docstring)."""
         w, h, t = self.width, self.height, self.wall

@@ -83,7 +83,7 @@ def test_fourbar_with_the_link_tool_in_at_most_20_actions(window, qtbot, screens
     assert [(j.body_i, j.body_j, j.at_point) for j in m.joints.values()] == [
         ("ground", "link1", "point1"), ("link1", "link2", "point2"), ("link2", "link3", "point3"),
         ("ground", "link3", "point4")]
-    lengths = [m.bodies[n].geometry["size"][0] for n in ("link1", "link2", "link3")]
+    lengths = [m.bodies[n].length for n in ("link1", "link2", "link3")]
     assert lengths == pytest.approx([0.1, 0.35, 0.3], abs=2e-9)      # C typed to 1e-9 m
 
     act.click_widget(w.tree.viewport(), w.tree.visualItemRect(w.tree.item("revolute1")).center())
@@ -131,6 +131,10 @@ def test_moving_a_point_moves_its_links_and_joints_and_undoes(window, qtbot):
     assert m.bodies["crank"].mass == pytest.approx(7850 * 0.02 * 0.01 * 0.1)
     doc.select("crank")
     assert w.properties.inertia_button is None                      # a link's mass follows its section
+    assert "mass 0.157 kg" in w.properties.derived.text()
+    m.set_field("crank", "width", 0.04)
+    assert "mass 0.314 kg" in w.properties.derived.text() and m.bodies["crank"].inertia[2] == pytest.approx(
+        7850 * 0.1 * 0.04 * 0.01 * (0.1 ** 2 + 0.04 ** 2) / 12)
     combo = w.properties.editor("point_j").combo
     assert [combo.itemText(i) for i in range(combo.count())] == ["A", "B", "C", "D"]
 
