@@ -170,3 +170,25 @@ def test_a_study_varies_design_points_and_link_sections_not_what_follows_them():
     assert "joints.pin_B.origin[0]" not in paths and "bodies.crank.mass" not in paths
     apply_edit(m, "points.B.position[1]", 0.11)
     assert m.joints["pin_B"].origin[1] == 0.11 and m.bodies["crank"].geometry["size"][0] == pytest.approx(0.11)
+
+
+def test_a_link_pendulum_swings_at_the_compound_pendulum_frequency():
+    """A link of length L and width w hanging from a pivot at its end: I_pivot = m (L²/3 + w²/12)
+    (parallel axes), ω² = m g (L/2) / I_pivot — the link's derived inertia in the linearized dynamics."""
+    L, w, h, rho = 0.4, 0.03, 0.01, 7850.0
+    m = solver.build_template("pendulum_chain", links=1, angle=0.0, length=L, width=w, height=h, density=rho)
+    lin = solver.linearize(m)
+    mass = rho * L * w * h
+    i_pivot = mass * (L ** 2 / 3 + w ** 2 / 12)
+    assert lin.M[0, 0] == pytest.approx(i_pivot, rel=1e-12)
+    assert lin.frequencies_hz[0] == pytest.approx(math.sqrt(9.81 * L / 2 * mass / i_pivot) / (2 * math.pi), rel=1e-9)
+
+
+def test_template_links_have_the_parameter_lengths_and_the_mechanisms_their_mobility():
+    m = solver.build_template("double_wishbone", lower_arm=0.36, upper_arm=0.28, inner_spacing=0.24, upright=0.25)
+    assert [m.bodies[n].length for n in ("lower_arm", "upper_arm", "upright")] == pytest.approx([0.36, 0.28, 0.25],
+                                                                                              rel=1e-12)
+    assert solver.check_model(m).dof == 1
+    chain = solver.build_template("pendulum_chain", links=4)
+    assert solver.check_model(chain).dof == 4
+    assert solver.check_model(solver.build_template("slider_crank")).dof == 0     # driven
