@@ -189,3 +189,34 @@ def test_link_ends_and_a_joint_origin_picked_at_design_points_in_the_viewport(wi
     w.editing.move([0.05, 0.0, 0.0], "Q")                             # Edit ▸ Move of the point
     assert joint.origin == pytest.approx([0.35, 0.1, 0.0]) and link.geometry["size"][0] == pytest.approx(
         math.hypot(0.35, 0.1))
+
+
+def test_typed_link_ends_and_refused_values(window, qtbot):
+    from app.link_dialog import parse_point
+    from app.units import UnitSystem
+    si, mm = UnitSystem(), UnitSystem("mm-kg-s")
+    assert parse_point("0.1, 0", si, "end") == [0.1, 0.0, 0.0]
+    assert parse_point("100, 0, 5 mm", si, "end") == pytest.approx([0.1, 0.0, 0.005])
+    assert parse_point("1e-1, 2e1", si, "end") == pytest.approx([0.1, 20.0, 0.0])      # exponents, not units
+    assert parse_point("1e-1 m, 2 cm", si, "end") == pytest.approx([0.1, 0.02, 0.0])
+    assert parse_point("100, 50", mm, "end") == pytest.approx([0.1, 0.05, 0.0])
+    for text, message in (("nowhere", r"end: type a design point's name or its coordinates"),
+                          ("1, 2, 3, 4", r"end: type a design point's name"),
+                          ("1, 2 kg", r"end\.x: '1 kg' is .*cannot be converted to m"),
+                          ("1, 2 zorks", r"end\.x: unknown unit")):
+        with pytest.raises(solver.ModelError, match=message):
+            parse_point(text, si, "end")
+
+    w, doc = window, window.document
+    dialog = w.add_link()
+    dialog.ends["end"].point.setCurrentText("0.2, 0")
+    dialog.section["wall"].set_value(0.02)                  # more than half the 0.01 m height
+    dialog.accept()
+    assert dialog.isVisible() and "link 'link1'.wall: must be less than half the section" in dialog.message.text()
+    assert not doc.model.bodies and not doc.model.points
+    dialog.section["wall"].set_value(0.002)
+    dialog.accept()
+    assert not dialog.isVisible() and doc.model.bodies["link1"].wall == 0.002
+    assert len(doc.model.points) == 2 and list(doc.model.joints) == ["revolute1"]
+    w.actions["undo"].trigger()                               # points, link and joint: one step
+    assert not doc.model.points and not doc.model.bodies and not doc.model.joints
