@@ -159,7 +159,7 @@ def copy_of(model: solver.Model, original):
     """A copy of ``original`` (from this or another model) under a name unique in ``model``, a body
     shifted 0.1 m along x (a link stays on its design points)."""
     name = original.name
-    values = original.copy().values
+    values = original.to_dict()         # its declared fields (a link's derived ones follow from them)
     values["name"] = unique_name(model, re.sub(r"\d+$", "", name) or "copy")
     if isinstance(original, solver.Body) and "position" in original.location_fields():
         values["position"] = [values["position"][0] + 0.1] + list(values["position"][1:])
@@ -172,9 +172,9 @@ def copies_of(model: solver.Model, originals) -> list:
     Raises solver.ModelError when a copy refers to something ``model`` lacks."""
     scratch, renamed, copies = model.copy(), {}, []
     for original in originals:
-        values = original.copy().values
+        values = original.to_dict()
         for field in original.FIELDS:
-            if (field.kind in ("body", "joint") or "reference" in field.extra) and values[field.name] in renamed:
+            if (field.kind in ("body", "joint") or "reference" in field.extra) and values.get(field.name) in renamed:
                 values[field.name] = renamed[values[field.name]]
         element = copy_of(scratch, type(original)(**values))
         scratch.add(element.copy())

@@ -201,7 +201,8 @@ class LinkDialog(QDialog):
         for label, end in self.ends.items():
             other = end.joined_body()
             if other is not None:
-                joints.append(solver.Joint(name=unique_name(model, kind, {j.name for j in joints}), type=kind, body_i=other, body_j=link.name,
+                name = unique_name(model, kind, {j.name for j in joints})
+                joints.append(solver.Joint(name=name, type=kind, body_i=other, body_j=link.name,
                                            at_point=points[label], axis=self.axis.value()))
         return [*made, link, *joints]
 

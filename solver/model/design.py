@@ -76,9 +76,6 @@ class Link(Body):
               doc="initial angular velocity, global"),
     )
 
-    def __init__(self, **values):
-        super().__init__(**{k: v for k, v in values.items() if k not in LINK_DERIVED})
-
     def check(self):
         if min(self.color) < 0.0 or max(self.color) > 1.0:
             raise ModelError(self.problem("color", f"components must be in [0, 1]; got {self.color}", self.name))

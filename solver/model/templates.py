@@ -101,7 +101,8 @@ def slider_crank(crank, rod, offset, crank_angle, speed, slider_length, width, h
     section = {"width": width, "height": height, "density": density}
     _links(m, (("crank", "A", "B"), ("rod", "B", "C")), section)
     m.add_link("slider", "C", "S", width=3 * width, height=3 * height, density=density)
-    _revolutes(m, (("pivot_A", "ground", "crank", "A"), ("pin_B", "crank", "rod", "B"), ("pin_C", "rod", "slider", "C")))
+    _revolutes(m, (("pivot_A", "ground", "crank", "A"), ("pin_B", "crank", "rod", "B"),
+                   ("pin_C", "rod", "slider", "C")))
     m.add_joint("slide", "prismatic", "ground", "slider", at_point="C", axis=(1.0, 0.0, 0.0))
     m.add_driver("crank_speed", "pivot_A", expression=f"{speed!r}*t")
     return m

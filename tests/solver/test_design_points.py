@@ -192,3 +192,10 @@ def test_template_links_have_the_parameter_lengths_and_the_mechanisms_their_mobi
     chain = solver.build_template("pendulum_chain", links=4)
     assert solver.check_model(chain).dof == 4
     assert solver.check_model(solver.build_template("slider_crank")).dof == 0     # driven
+
+
+def test_a_link_in_a_file_holds_only_its_declared_fields():
+    data = solver.build_template("four_bar").to_dict()
+    data["links"][0]["mass"] = 3.0
+    with pytest.raises(solver.ModelError, match=r"model\.links\[0\]: unknown field 'mass'"):
+        model_from_dict(data)
