@@ -95,15 +95,16 @@ class _End:
         links = links_at(self.dialog.model, point) if point else []
         kind = self.dialog.joint_type.currentText()
         self.joint.clear()
-        self.joint.addItems([NO_JOINT, f"{kind} {TO_GROUND}", *(f"{kind} to '{n}'" for n in links)])
-        self.joint.setCurrentIndex(2 + len(links) - 1 if links else (1 if self.label == "start" else 0))
+        self.joint.addItem(NO_JOINT, None)
+        self.joint.addItem(f"{kind} {TO_GROUND}", solver.GROUND)
+        for name in links:
+            self.joint.addItem(f"{kind} to '{name}'", name)
+        # the last link on the point; else ground at the start, no joint at the end
+        self.joint.setCurrentIndex(len(links) + 1 if links else (1 if self.label == "start" else 0))
 
     def joined_body(self):
         """ground, a link's name, or None for no joint."""
-        index = self.joint.currentIndex()
-        if index <= 0:
-            return None
-        return solver.GROUND if index == 1 else self.joint.currentText().split("'")[1]
+        return self.joint.currentData()
 
 
 class LinkDialog(QDialog):
