@@ -187,8 +187,16 @@ def test_link_ends_and_a_joint_origin_picked_at_design_points_in_the_viewport(wi
     joint = doc.model.joints["revolute2"]
     assert (joint.body_i, joint.body_j, joint.at_point) == ("link1", "ground", "Q")
     w.editing.move([0.05, 0.0, 0.0], "Q")                             # Edit ▸ Move of the point
-    assert joint.origin == pytest.approx([0.35, 0.1, 0.0]) and link.geometry["size"][0] == pytest.approx(
-        math.hypot(0.35, 0.1))
+    assert joint.origin == pytest.approx([0.35, 0.1, 0.0]) and link.length == pytest.approx(math.hypot(0.35, 0.1))
+    w.viewport.fit_all()
+    w.viewport.render()
+    act.click((0.35, 0.1, 0.0))              # the point, not the selected joint drawn around it
+    assert doc.selection == "Q"
+    act.drag((0.35, 0.1, 0.0), (0.35, 0.15, 0.0))
+    pixel = 2.0 * np.linalg.norm(np.subtract(w.viewport.project((0.0, 0.0, 0.0)).toTuple(),
+                                             w.viewport.project((0.01, 0.0, 0.0)).toTuple())) ** -1 * 0.01
+    assert joint.origin == pytest.approx([0.35, 0.15, 0.0], abs=pixel)
+    assert link.length == pytest.approx(np.linalg.norm(doc.model.points["Q"].position))
 
 
 def test_typed_link_ends_and_refused_values(window, qtbot):
