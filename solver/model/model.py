@@ -357,7 +357,8 @@ class Model:
 
     def _follow(self, e):
         """Re-derive ``e`` and, for a design point, every element on it (solver.model.design);
-        returns the (element, changed fields) pairs of the others.  A problem leaves them as they were."""
+        returns the (element, changed fields) pairs (``e`` too: a joint's origin when its at_point
+        changes).  A problem leaves them as they were."""
         points = self._collections["points"]
         users = [e] + ([u for u in self.elements() if e.name in u.references()] if isinstance(e, Point) else [])
         derived = [(u, derived_values(u, points)) for u in users]      # raises before any change
@@ -365,7 +366,7 @@ class Model:
         for u, values in derived:
             fields = [f for f, v in values.items() if u.values.get(f) != v]
             u.values.update(values)
-            if u is not e and fields:
+            if fields:
                 changed.append((u, fields))
         return changed
 

@@ -93,6 +93,9 @@ def test_moving_a_point_moves_links_and_joints_on_it_and_derived_fields_are_refu
     assert m.points["B"].position == [0.0, 0.12, 0.0] and m.joints["pin_B"].origin == [0.0, 0.12, 0.0]
     with pytest.raises(solver.ModelError, match=r"link 'crank'\.point_j: no point named 'Z'"):
         m.set_field("crank", "point_j", "Z")
+    m.set_field("pin_B", "at_point", "D")                     # the origin follows another point
+    assert m.joints["pin_B"].origin == [0.4, 0.0, 0.0] and ("changed", "joints", "pin_B", "origin") == events[-1]
+    m.set_field("pin_B", "at_point", "B")
     m.rename("B", "B2")
     assert m.bodies["crank"].point_j == "B2" and m.joints["pin_B"].at_point == "B2"
     assert set(m.dependents("B2")) == {"crank", "coupler", "pin_B", "pin_C", "pivot_A", "crank_speed"}
