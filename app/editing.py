@@ -35,12 +35,15 @@ class Editing(QObject):
         """A joint from ground to ``body`` (else the selected body) at its CM (:func:`app.factory.new_joint`)."""
         return self._add(lambda m, s: factory.new_joint(m, joint_type, body or s), f"Add {joint_type} joint")
 
-    def add_joint_at(self, joint_type: str, body_i: str, body_j: str, origin, axis, origin2=None) -> str:
+    def add_joint_at(self, joint_type: str, body_i: str, body_j: str, origin, axis, origin2=None,
+                     at_point: str = "") -> str:
         """A joint of ``joint_type`` between two bodies (or a body and ground) at a global
-        ``origin`` with a global ``axis`` (``origin2``: the second point of a link) — as placed
-        by picking in the viewport; one undoable step."""
+        ``origin`` with a global ``axis`` (``origin2``: the second point of a link; ``at_point``: a
+        design point the origin follows) — as placed by picking in the viewport; one undoable step."""
         def make(model, _selected):
             options = {} if origin2 is None else {"origin2": [float(c) for c in origin2]}
+            if at_point:
+                options["at_point"] = at_point
             if "axis2" in solver.JOINT_KINDS[joint_type].fields:   # the second axis perpendicular to the first
                 options["axis2"] = frame_from_axis(axis)[:, 0].tolist()
             return solver.Joint(name=factory.unique_name(model, joint_type), type=joint_type, body_i=body_i,
@@ -53,6 +56,9 @@ class Editing(QObject):
 
     def add_driver(self) -> str:
         return self._add(lambda m, s: factory.new_driver(m, s), "Add driver")
+
+    def add_point(self) -> str:
+        return self._add(lambda m, s: factory.new_point(m, s), "Add design point")
 
     def add_marker(self) -> str:
         return self._add(lambda m, s: factory.new_marker(m, s), "Add marker")

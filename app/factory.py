@@ -17,10 +17,11 @@ PALETTE = ((0.30, 0.55, 0.85), (0.90, 0.50, 0.20), (0.35, 0.70, 0.35), (0.80, 0.
 
 BODY_DENSITY = 7850.0  # kg/m³ (steel), used for new bodies' mass and inertia
 
-def unique_name(model: solver.Model, prefix: str) -> str:
-    """``prefix1``, ``prefix2``, ... — the first name not used in the model."""
+def unique_name(model: solver.Model, prefix: str, taken=()) -> str:
+    """``prefix1``, ``prefix2``, ... — the first name not used in the model (nor in ``taken``:
+    names of elements made in the same step)."""
     i = 1
-    while f"{prefix}{i}" in model or f"{prefix}{i}" == solver.GROUND:
+    while f"{prefix}{i}" in model or f"{prefix}{i}" == solver.GROUND or f"{prefix}{i}" in taken:
         i += 1
     return f"{prefix}{i}"
 
@@ -133,6 +134,15 @@ def new_driver(model: solver.Model, selected: str = "") -> solver.Driver:
     return solver.Driver(name=unique_name(model, "driver"), joint=joint, expression="0")
 
 
+def new_point(model: solver.Model, selected: str = "") -> solver.Point:
+    """A design point at the selected element's first global point (a point's position, a body's
+    CM, a joint's origin), else at the origin."""
+    element = model.element(selected) if selected in model else None
+    where = next((element.values[f] for f in element.location_fields() if element.values[f] is not None), None) \
+        if element is not None else None
+    return solver.Point(name=unique_name(model, "point"), position=list(where or (0.0, 0.0, 0.0)))
+
+
 def new_marker(model: solver.Model, selected: str = "") -> solver.Marker:
     """A marker at the selected (else last) body's centre of mass."""
     body = _pick_body(model, selected, "a marker")
@@ -147,11 +157,11 @@ def duplicate(model: solver.Model, name: str):
 
 def copy_of(model: solver.Model, original):
     """A copy of ``original`` (from this or another model) under a name unique in ``model``, a body
-    shifted 0.1 m along x."""
+    shifted 0.1 m along x (a link stays on its design points)."""
     name = original.name
-    values = original.copy().values
+    values = original.to_dict()         # its declared fields (a link's derived ones follow from them)
     values["name"] = unique_name(model, re.sub(r"\d+$", "", name) or "copy")
-    if isinstance(original, solver.Body):
+    if isinstance(original, solver.Body) and "position" in original.location_fields():
         values["position"] = [values["position"][0] + 0.1] + list(values["position"][1:])
     return type(original)(**values)
 
@@ -162,9 +172,9 @@ def copies_of(model: solver.Model, originals) -> list:
     Raises solver.ModelError when a copy refers to something ``model`` lacks."""
     scratch, renamed, copies = model.copy(), {}, []
     for original in originals:
-        values = original.copy().values
+        values = original.to_dict()
         for field in original.FIELDS:
-            if (field.kind in ("body", "joint") or "reference" in field.extra) and values[field.name] in renamed:
+            if (field.kind in ("body", "joint") or "reference" in field.extra) and values.get(field.name) in renamed:
                 values[field.name] = renamed[values[field.name]]
         element = copy_of(scratch, type(original)(**values))
         scratch.add(element.copy())

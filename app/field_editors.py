@@ -839,10 +839,13 @@ MIXED_KINDS = ("float", "optional_float", "bool", "str", "vec3", "unit_vec3", "v
 
 
 def make_editor(field, reference_names=(), validator=None, parent=None, units=SI) -> FieldEditor:
-    """The editor for ``field`` (a ``solver.Field``); ``reference_names`` fills body/joint combos;
+    """The editor for ``field`` (a ``solver.Field``); ``reference_names`` fills the combos of
+    references (bodies, joints, the elements a field's ``extra["reference"]`` names);
     ``validator`` checks function values live; numbers are shown in ``units`` (an
     :class:`app.units.UnitSystem`)."""
     kind = field.kind
+    if "reference" in field.extra:          # a design point, a road: one of the elements of that kind
+        return ChoiceEditor(field, reference_names, parent)
     if kind == "float":
         return FloatEditor(field, units, parent)
     if kind == "optional_float":

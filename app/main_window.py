@@ -112,11 +112,37 @@ class MainWindow(QMainWindow):
         self.modes_dock.raise_()
         return self.modes.linearize()
 
+    def add_link(self):
+        """Model ▸ Add Link…: the link tool (:class:`app.link_dialog.LinkDialog`, not blocking: design
+        points may be clicked in the viewport meanwhile)."""
+        from .link_dialog import LinkDialog
+        previous = getattr(self, "link_dialog", None)
+        if previous is not None:
+            if previous.isVisible():
+                previous.reject()
+            previous.deleteLater()
+        self.link_dialog = LinkDialog(self.document, self)
+        self.link_dialog.show()
+        return self.link_dialog
+
     # ---- public API: files --------------------------------------------------------------------
     def new_project(self):
         if self.maybe_save():
             self.document.new()
             LOGGER.info("New project")
+
+    def new_from_template(self):
+        """File ▸ New from Template…: the gallery (:class:`app.template_dialog.TemplateDialog`); the
+        model built opens as a new untitled project (after offering to save changes)."""
+        from .template_dialog import TemplateDialog
+
+        def opened(model):
+            if self.maybe_save():
+                self.document.set_model(model)
+                LOGGER.info("New %s from its template", model.name)
+        self.template_dialog = TemplateDialog(opened, self)
+        self.template_dialog.open()
+        return self.template_dialog
 
     def open_project(self, path: str = "") -> bool:
         """Open ``path`` (ask for one if empty) after offering to save changes."""

@@ -50,6 +50,8 @@ def build(window) -> dict[str, QAction]:
     # File
     m = bar.addMenu("&File")
     m.addAction(act("new", "&New", window.new_project, QKeySequence.StandardKey.New))
+    m.addAction(act("new_from_template", "New from &Template…", window.new_from_template,
+                    tip="a four-bar, slider–crank, pendulum chain or double wishbone from its parameters"))
     m.addAction(act("open", "&Open…", lambda: window.open_project(), QKeySequence.StandardKey.Open))
     samples = m.addMenu("Open &Sample")
     samples.aboutToShow.connect(lambda: _fill_samples(window, samples))
@@ -102,6 +104,11 @@ def build(window) -> dict[str, QAction]:
     # Model
     m = bar.addMenu("&Model")
     m.addAction(act("add_body", "Add &Body", lambda: edit.add_body(), "Ctrl+B", "body"))
+    m.addAction(act("add_link", "Add &Link…", window.add_link, "L", "link",
+                    tip="a link between two design points (typed or picked), its section and density, "
+                        "joints at its ends"))
+    m.addAction(act("add_point", "Add Design &Point", lambda: edit.add_point(), icon_name="point",
+                    tip="a named point that link ends and joint origins follow"))
     joints = m.addMenu(icon("joint"), "Add &Joint")
     for t, kind in solver.JOINT_KINDS.items():   # every joint kind, placed by picking (factory.new_joint)
         joints.addAction(act(f"add_joint_{t}", kind.label, partial(window.placement.start, t),
@@ -111,7 +118,8 @@ def build(window) -> dict[str, QAction]:
     for kind, cls in solver.FORCE_CLASSES.items():  # every force kind (factory.new_force places it)
         forces.addAction(act(f"add_force_{kind}", cls.LABEL, partial(edit.add_force, kind),
                              icon_name=cls.ICON or kind))
-    m.addAction(act("add_driver", "Add &Driver", lambda: edit.add_driver(), icon_name="driver"))
+    m.addAction(act("add_driver", "Add &Driver", lambda: _add_driver(window), icon_name="driver",
+                    tip="prescribe the selected joint's coordinate: type its motion next (e.g. 2*pi*t)"))
     m.addAction(act("add_marker", "Add &Marker", lambda: edit.add_marker(), icon_name="marker"))
     m.addAction(act("add_flexible_beam", "Add Fle&xible Beam…", lambda: edit.add_flexible_beam(),
                     tip="a beam from its ends, section (rectangle, circle, tube), material and elements"))
@@ -191,7 +199,7 @@ def _toolbar(window, a, joints, forces):
     tb.addSeparator()
     tb.addActions([a["undo"], a["redo"]])
     tb.addSeparator()
-    tb.addAction(a["add_body"])
+    tb.addActions([a["add_body"], a["add_link"], a["add_point"]])
     for menu, icon_name, text in ((joints, "joint", "Add joint"), (forces, "spring_damper", "Add force element")):
         button = QToolButton(tb)
         button.setIcon(icon(icon_name))
@@ -214,7 +222,7 @@ def _toolbar(window, a, joints, forces):
 def _tree_menu(window, a, joints, forces):
     def show(pos):
         menu = QMenu(window.tree)
-        menu.addAction(a["add_body"])
+        menu.addActions([a["add_body"], a["add_link"], a["add_point"]])
         menu.addMenu(joints)
         menu.addMenu(forces)
         menu.addAction(a["add_driver"])
@@ -316,6 +324,13 @@ def _fill_recent(window, menu):
         menu.addAction("Clear list", app_settings.clear_recent_files)
     else:
         menu.addAction("(none)").setEnabled(False)
+
+
+def _add_driver(window):
+    """Add Driver: the new driver's motion is what is typed next (its expression field has the
+    keyboard, its text selected)."""
+    if window.editing.add_driver():
+        window.properties.focus_field("expression")
 
 
 def _move(window):

@@ -85,6 +85,9 @@ class _ElementTarget:
     def reference_names(self, field):
         if field.kind == "joint":
             return list(self.model.joints)
+        if "reference" in field.extra:          # a design point, a road: the elements of that kind
+            kind = field.extra["reference"]
+            return [""] * bool(field.extra.get("optional")) + [e.name for e in self.model.elements() if e.KIND == kind]
         ground = [solver.GROUND] if field.name in ("body_i", "body_j") else []
         return ground + list(self.model.bodies)
 
@@ -212,6 +215,7 @@ class PropertyEditor(QScrollArea):
         self.errors: dict[str, QLabel] = {}
         self.density = None
         self.inertia_button = None
+        self.derived = None        # a link's derived length and mass properties (read-only)
         document.selection_changed.connect(self.rebuild)
         document.selected_changed.connect(self._on_selected)
         document.model_replaced.connect(self.rebuild)
@@ -326,7 +330,7 @@ class PropertyEditor(QScrollArea):
         """Regenerate the form for the current selection."""
         self.target = self._make_target(self.document.selection, self.document.selected)
         self.editors, self.errors = {}, {}
-        self.inertia_button = None
+        self.inertia_button = self.derived = None
         page = QWidget()
         outer = QVBoxLayout(page)
         title = QLabel(self.target.title if self.target else "Select an item in the model tree", page)
@@ -339,7 +343,15 @@ class PropertyEditor(QScrollArea):
             for field in self.target.fields():
                 form.addRow(_label(field), self._make_row(field, page))
             outer.addLayout(form)
-            if isinstance(getattr(self.target, "element", None), solver.Body):   # one body
+            element = getattr(self.target, "element", None)
+            # one body; a link's mass and inertia follow its section and density: shown, not edited
+            if isinstance(element, solver.Link):
+                self.derived = QLabel(page)
+                self.derived.setObjectName("linkDerived")
+                self.derived.setWordWrap(True)
+                self._show_derived()
+                outer.addWidget(self.derived)
+            elif isinstance(element, solver.Body):
                 outer.addWidget(self._make_inertia_tool(page))
         outer.addStretch(1)
         old = self.takeWidget()
@@ -439,6 +451,20 @@ class PropertyEditor(QScrollArea):
                 self._show_error(field.name, "")
         if detail == "geometry" and self.inertia_button is not None:
             self.inertia_button.setEnabled(_has_volume(self.target.element.geometry))
+        if self.derived is not None:
+            self._show_derived()
+
+    def _show_derived(self):
+        """A link's length, mass and inertia (from its points, section and density), in display units."""
+        link, units = self.target.element, self.units
+
+        def shown(value, unit):
+            q = units.quantity(unit)
+            return f"{q.to_display(value):.4g} {q.suffix}"
+        inertia = ", ".join(shown(v, "kg·m²") for v in link.inertia[:3])
+        self.derived.setText(f"length {shown(link.length, 'm')} · "
+                             f"mass {shown(link.mass, 'kg')} · inertia {inertia} (from the points, section "
+                             "and density)")
 
     def _on_selected(self, names):
         """Several items selected, or back to one: the form changes (a change of the current item
@@ -457,7 +483,7 @@ class PropertyEditor(QScrollArea):
 
     def _refresh_references(self):
         for field in self.target.fields():
-            if field.kind in ("body", "joint"):
+            if field.kind in ("body", "joint") or "reference" in field.extra:
                 editor = self.editors[field.name]
                 editor.set_choices(self.target.reference_names(field))
                 editor.set_value(self.target.value(field))

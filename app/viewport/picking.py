@@ -26,13 +26,13 @@ from .transforms import pose, quat_to_matrix
 SNAP_PIXELS = 8.0     # a feature this close to the cursor (display pixels) is snapped to
 MAX_MESH_VERTICES = 20000  # mesh vertices offered as features (larger meshes: none, only their CM)
 _AXES = {"x": 0, "y": 1, "z": 2}
-_PRIORITY = ("joint", "marker", "cm", "end", "face", "centre", "corner", "vertex")
+_PRIORITY = ("point", "joint", "marker", "cm", "end", "face", "centre", "corner", "vertex")
 
 
 @dataclass(frozen=True)
 class Feature:
     """A snappable point: ``kind`` ('cm', 'corner', 'face', 'centre', 'end', 'vertex', 'joint',
-    'marker'),
+    'marker', 'point': a design point),
     the element it belongs to, the body it moves with ('ground' for none), its world point at the
     initial configuration and, for cylinder ends, the cylinder's axis (else None)."""
 
@@ -47,7 +47,7 @@ class Feature:
                 "face": f"face centre of {self.element}",
                 "centre": f"sphere centre of {self.element}", "end": f"end centre of {self.element}",
                 "vertex": f"vertex of {self.element}", "joint": f"origin of {self.element}",
-                "marker": f"marker {self.element}"}[self.kind]
+                "marker": f"marker {self.element}", "point": f"design point {self.element}"}[self.kind]
 
 
 @dataclass(frozen=True)
@@ -76,6 +76,7 @@ def features(model: solver.Model, meshes: dict | None = None) -> list[Feature]:
         out += [Feature("joint", name, carrier, tuple(map(float, p))) for p in points]
     for name, marker in model.markers.items():
         out.append(Feature("marker", name, marker.body, tuple(map(float, marker.position))))
+    out += [Feature("point", name, solver.GROUND, tuple(map(float, p.position))) for name, p in model.points.items()]
     return out
 
 

@@ -6,7 +6,8 @@ answers one prompt with a :class:`~app.viewport.picking.Pick` —
 1. "pick the first body" (a body, not ground): body_i, the base,
 2. "pick the second body (or empty space for ground)": body_j, which the joint's coordinates (and
    a driver's positive sense) measure relative to body_i,
-3. "pick the joint origin" (a surface point, snapped to a feature within a few pixels),
+3. "pick the joint origin" (a surface point, snapped to a feature within a few pixels; a design
+   point snapped to becomes the joint's ``at_point``: the origin then follows the point),
 4. for distance and revolute–spherical links, "pick the point on the second body".
 
 While the mode is on, the prompt names what a click would pick (the snapped feature, else the
@@ -93,11 +94,14 @@ class JointPlacement(QObject):
         if step == "origin":
             self.picked["axis"] = pick.feature.axis if pick.feature is not None and pick.feature.axis \
                 else view_axis(self.viewport.renderer)
+            self.picked["at_point"] = pick.feature.element if pick.feature is not None and pick.feature.kind == "point" \
+                else ""
         if self._step() == "origin2":
             return self._ask("pick the point on the second body")
         p, joint_type = self.picked, self.joint_type
         self._end()
-        self.editing.add_joint_at(joint_type, p["body_i"], p["body_j"], p["origin"], p["axis"], p.get("origin2"))
+        self.editing.add_joint_at(joint_type, p["body_i"], p["body_j"], p["origin"], p["axis"], p.get("origin2"),
+                                  at_point=p["at_point"])
 
     # ---- helpers --------------------------------------------------------------------------------
     def _step(self) -> str:

@@ -43,6 +43,8 @@ JOINT_COLOR = (0.20, 0.72, 0.30)       # joints whose kind has no colour of its 
 FORCE_COLOR = (0.80, 0.15, 0.15)
 SPRING_COLOR = (0.50, 0.20, 0.65)
 BEAM_COLOR = (0.90, 0.60, 0.20)
+POINT_COLOR = (0.90, 0.66, 0.09)
+POINT_RADIUS = 0.3      # design points' balls, in glyph sizes
 MANY_JOINTS = 50  # above this, joint glyphs get fewer polygons (frame time on software OpenGL)
 HIGHLIGHT = (1.0, 0.84, 0.0)
 HOVER = (0.55, 0.85, 1.0)
@@ -144,6 +146,9 @@ class Scene:
         for name, marker in model.markers.items():
             X = pose(marker.position, quat_to_matrix(marker.orientation))
             self._add(name, shapes.body_frame(X, 0.6 * g), marker.body, None)
+        for name, point in model.points.items():     # design points: small balls where they are
+            ball = {"shape": "sphere", "radius": POINT_RADIUS * g}
+            self._add(name, shapes.body_shape(ball, pose(point.position, np.eye(3)), g), solver.GROUND, POINT_COLOR)
         self._add_decor(model, g)
         meshes = {n: mesh_vertices(self.items[n].actor.GetMapper().GetInput())
                   for n, b in model.bodies.items() if b.geometry.get("shape") == "mesh"}

@@ -322,10 +322,13 @@ class Viewport(QWidget):
             pick = self._pick_display(x, y)
             if self.mode is not None:
                 self.mode.clicked(pick)
-            elif self.interactor.GetControlKey() and pick.element:
-                self.document.toggle(pick.element)
-            else:
-                self.picked.emit(pick.element)
+            else:   # a design point snapped to is selected rather than the joint glyph drawn around it
+                element = pick.feature.element if pick.feature is not None and pick.feature.kind == "point" \
+                    else pick.element
+                if self.interactor.GetControlKey() and element:
+                    self.document.toggle(element)
+                else:
+                    self.picked.emit(element)
 
     def _abort(self, event):
         self.interactor.GetCommand(self._drag_tags[event]).SetAbortFlag(1)
@@ -346,6 +349,8 @@ class Viewport(QWidget):
         pick = self._pick_display(x, y)
         if selected not in (pick.element, pick.feature.element if pick.feature is not None else ""):
             return
+        if pick.feature is not None and pick.feature.kind == "point" and pick.feature.element != selected:
+            return       # a design point there: the click selects it (a joint on it follows it anyway)
         grab = np.array(pick.point, float)
         self._drag = (selected, grab, self._display_depth(grab), np.zeros(3), (x, y))
         self._press = None

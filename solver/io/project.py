@@ -16,7 +16,7 @@ from ..errors import ModelError
 from ..model.elements import Settings
 from ..model.fields import show_problems, show_value
 from ..model.model import Model, model_from_dict
-from ..model.project_format import FORMAT, VERSION
+from ..model.project_format import FORMAT, VERSION, features
 from .files import read_regular
 from .jsontext import loads
 
@@ -102,6 +102,8 @@ def project_from_dict(data, source="project") -> Model:
     for key in data:
         if key not in ("format", "version", "model", "solver", "view"):
             problems.append(f"{_short(key)}: unknown key (valid: format, version, model, solver, view)")
+    problems += [f"model.{key}: needs version {v} of the file format; the file says {version}"
+                 for key, v in features(data.get("model")).items() if v > version]
     model = None
     if "model" not in data:
         problems.append("model: is required")

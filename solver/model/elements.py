@@ -11,7 +11,7 @@ import math
 
 from ..errors import ModelError, Problem
 from .fields import Field, FieldProblem, show_value
-from .joint_kinds import JOINT_KINDS, JOINT_TYPES, LIMIT_FIELDS, STOP_FIELDS
+from .joint_kinds import JOINT_KINDS, JOINT_TYPES
 from .paths import confined
 
 DRIVER_COORDINATES = ("default", "rotation", "translation", "x", "y")
@@ -161,10 +161,14 @@ class Element:
 
     def references(self) -> list[str]:
         """Names of other elements this one refers to."""
-        return [self.values[f.name] for f in self.FIELDS if f.kind in ("body", "joint") or "reference" in f.extra]
+        return [self.values[f.name] for f in self.FIELDS
+                if (f.kind in ("body", "joint") or "reference" in f.extra) and self.values[f.name] != ""]
 
     def to_dict(self) -> dict:
-        return plain_copy(self.values)
+        """The file form: every field, except those declared ``extra={"omit_default": True}`` while
+        at their default (files written before such a field existed stay as they were)."""
+        omit = {f.name: f.default for f in self.FIELDS if f.extra.get("omit_default")}
+        return {k: plain_copy(v) for k, v in self.values.items() if not (k in omit and v == omit[k])}
 
     def copy(self):
         new = object.__new__(type(self))
@@ -180,6 +184,9 @@ class Element:
 
 
 NAME = Field("name", "name", doc="unique name in the model")
+# A field written to the project file only when it differs from its default (Element.to_dict): files
+# written before the field existed stay byte-identical on a round trip.
+OMIT_AT_DEFAULT = {"omit_default": True}
 
 
 class Body(Element):
@@ -235,6 +242,8 @@ class Joint(Element):
         Field("body_i", "body", doc="first body (base)"),
         Field("body_j", "body", doc="second body (follower); reactions act on it"),
         Field("origin", "vec3", "m", default=(0.0, 0.0, 0.0), doc="joint origin, global"),
+        Field("at_point", "str", default="", doc="design point the origin follows (\"\" = none)",
+              extra={"reference": "point", "optional": True, **OMIT_AT_DEFAULT}),
         Field("axis", "unit_vec3", default=(0.0, 0.0, 1.0), doc="joint axis, global"),
         Field("axis2", "unit_vec3", default=(1.0, 0.0, 0.0), doc="second axis (universal), global"),
         Field("pitch", "float", "m/rev", default=0.01, doc="screw lead per revolution"),
@@ -242,24 +251,26 @@ class Joint(Element):
         Field("length", "optional_float", "m", default=None, minimum=0.0, exclusive_min=True,
               doc="distance link length (None = initial distance)"),
         Field("lower_limit", "optional_float", "m or rad", default=None,
-              doc="lower stop of the limited coordinate (None = none)"),
+              doc="lower stop of the limited coordinate (None = none)", extra=OMIT_AT_DEFAULT),
         Field("upper_limit", "optional_float", "m or rad", default=None,
-              doc="upper stop of the limited coordinate (None = none)"),
+              doc="upper stop of the limited coordinate (None = none)", extra=OMIT_AT_DEFAULT),
         Field("effort_limit", "optional_float", "N or N·m", default=None, minimum=0.0,
-              doc="largest actuator force or torque (data only; None = none)"),
+              doc="largest actuator force or torque (data only; None = none)", extra=OMIT_AT_DEFAULT),
         Field("velocity_limit", "optional_float", "m/s or rad/s", default=None, minimum=0.0,
-              doc="largest coordinate rate (data only; None = none)"),
+              doc="largest coordinate rate (data only; None = none)", extra=OMIT_AT_DEFAULT),
         Field("stops", "bool", default=True,
-              doc="enforce lower_limit and upper_limit as stops (false: keep them as data only)"),
+              doc="enforce lower_limit and upper_limit as stops (false: keep them as data only)",
+              extra=OMIT_AT_DEFAULT),
         Field("limit_coordinate", "enum", choices=("default", "rotation", "translation"), default="default",
-              doc="coordinate the stops limit (default: the joint's first)"),
+              doc="coordinate the stops limit (default: the joint's first)", extra=OMIT_AT_DEFAULT),
         Field("stop_stiffness", "float", "N/m or N·m/rad", default=1.0e5, minimum=0.0, exclusive_min=True,
-              doc="stop stiffness k (force k·δ^e at penetration δ)"),
-        Field("stop_exponent", "float", default=1.0, minimum=1.0, maximum=10.0, doc="stop force exponent e"),
+              doc="stop stiffness k (force k·δ^e at penetration δ)", extra=OMIT_AT_DEFAULT),
+        Field("stop_exponent", "float", default=1.0, minimum=1.0, maximum=10.0, doc="stop force exponent e",
+              extra=OMIT_AT_DEFAULT),
         Field("stop_damping", "float", "N·s/m or N·m·s/rad", default=100.0, minimum=0.0,
-              doc="stop damping c_max, reached at the penetration stop_depth"),
+              doc="stop damping c_max, reached at the penetration stop_depth", extra=OMIT_AT_DEFAULT),
         Field("stop_depth", "float", "m or rad", default=1.0e-3, minimum=0.0, exclusive_min=True,
-              doc="penetration d at which the stop damping is full (STEP from 0)"),
+              doc="penetration d at which the stop damping is full (STEP from 0)", extra=OMIT_AT_DEFAULT),
     )
 
     def check(self):
@@ -282,14 +293,8 @@ class Joint(Element):
         return JOINT_KINDS[self.type]
 
     def used_fields(self):
-        return ("name", "type", "body_i", "body_j", "origin") + self.kind.fields
+        return ("name", "type", "body_i", "body_j", "origin", "at_point") + self.kind.fields
 
-    def to_dict(self) -> dict:
-        """The file form; limits only when set, stop fields only when not at their defaults (files
-        without them stay as they were)."""
-        defaults = {f.name: f.default for f in self.FIELDS if f.name in STOP_FIELDS}
-        return {k: v for k, v in super().to_dict().items()
-                if not (k in LIMIT_FIELDS and v is None) and not (k in defaults and v == defaults[k])}
 
     def stop_coordinate(self):
         """The coordinate the stops act on (``limit_coordinate``; default: the first), or None when
@@ -783,18 +788,18 @@ class Settings(Element):
         Field("planar", "enum", choices=PLANAR_CHOICES, default="off",
               doc="planar joint forms: off = 3-D joints; xy/yz/zx = the model moves in that plane (each joint "
                   "keeps its in-plane equations: no redundant out-of-plane constraints, out-of-plane reactions "
-                  "zero); auto = the plane the model is planar in, else 3-D"),
+                  "zero); auto = the plane the model is planar in, else 3-D", extra=OMIT_AT_DEFAULT),
         Field("display_units", "enum", choices=DISPLAY_UNITS, default="SI",
-              doc="units the GUI shows and reads numbers in (files stay SI)"),
+              doc="units the GUI shows and reads numbers in (files stay SI)", extra=OMIT_AT_DEFAULT),
         Field("display_angles", "enum", choices=DISPLAY_ANGLES, default="rad",
-              doc="angle unit the GUI shows and reads (files stay in rad)"),
+              doc="angle unit the GUI shows and reads (files stay in rad)", extra=OMIT_AT_DEFAULT),
         Field("max_steps", "int", default=10_000_000, minimum=1, advanced=True,
-              doc="integrator steps after which a run stops as failed (kind 'limit'), its results so far kept"),
+              doc="integrator steps after which a run stops as failed (kind 'limit'), its results so far kept",
+              extra=OMIT_AT_DEFAULT),
         Field("max_wall_time", "optional_float", "s", default=None, minimum=0.0, exclusive_min=True,
               advanced=True, doc="wall time after which a run stops as failed (kind 'limit'), its results so "
-                                 "far kept; None = no limit"),
+                                 "far kept; None = no limit", extra=OMIT_AT_DEFAULT),
     )
-    _OMITTED_AT_DEFAULT = ("planar", "display_units", "display_angles", "max_steps", "max_wall_time")
 
     def check(self):
         """At most MAX_STREAMED_ROWS output rows (checked before anything is allocated; simulate()
@@ -821,14 +826,6 @@ class Settings(Element):
                 f"output_step, or stream the results to a file (mbs run --out FILE.h5, simulate(results_path="
                 f"...)) for up to {MAX_STREAMED_ROWS}")
 
-    def to_dict(self) -> dict:
-        """The saved form; the planar option and the GUI's display units only when not the defaults
-        (files written before they existed stay byte-identical on a round trip)."""
-        d = super().to_dict()
-        for f in self.FIELDS:
-            if f.name in self._OMITTED_AT_DEFAULT and d[f.name] == f.default:
-                del d[f.name]
-        return d
 
 
 # The force element kinds (the file's "type"): each class holds its fields (file schema, validation, the

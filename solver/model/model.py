@@ -16,13 +16,19 @@ import numpy as np
 
 from ..errors import ModelError, Problem
 from ..expression_budget import ExpressionBudget
+from .design import Link, Point, derived_fields, derived_values
 from .elements import (Body, Marker, Joint, Driver, Settings, FORCE_CLASSES, FRICTION_JOINTS, ELEMENT_CLASSES,
                        Element, FlexibleBody, Measure, ModelInput, ModelOutput)
 from .fields import Field, FieldProblem, show_names, show_value
 from .sections import Material, Section
 
 GROUND = "ground"
-COLLECTIONS = ("bodies", "flexible_bodies", "markers", "joints", "forces", "drivers", "measures", "inputs", "outputs")
+COLLECTIONS = ("points", "bodies", "flexible_bodies", "markers", "joints", "forces", "drivers", "measures", "inputs",
+               "outputs")
+# The project file's lists, in the order they are read (a list's elements may refer to earlier lists'): links
+# are bodies of the model kept in their own list, since their file form differs (solver.model.design).
+FILE_CLASSES = {"points": Point, "bodies": Body, "links": Link, **ELEMENT_CLASSES}
+FILE_LISTS = ("points", "bodies", "links") + COLLECTIONS[2:]
 
 
 def attaching_kinds() -> list[str]:
@@ -82,7 +88,13 @@ class Model:
         self._emit("changed", "model", None, "gravity")
 
     @property
+    def points(self):
+        """Design points (:class:`~solver.model.design.Point`), name → point."""
+        return dict(self._collections["points"])
+
+    @property
     def bodies(self):
+        """Rigid bodies, links (:class:`~solver.model.design.Link`, derived from design points) included."""
         return dict(self._collections["bodies"])
 
     @property
@@ -152,6 +164,16 @@ class Model:
             cy=sec.cy, cz=sec.cz, ct=sec.ct, density=mat.density, youngs=mat.youngs, poisson=mat.poisson,
             elements=elements, modes=modes, damping_ratio=damping_ratio, interface=interface,
             velocity=velocity, angular_velocity=angular_velocity, modes_file=modes_file))
+
+    def add_point(self, name, position):
+        """A design point (:class:`~solver.model.design.Point`) that links and joints may refer to."""
+        return self.add(Point(name=name, position=position))
+
+    def add_link(self, name, point_i, point_j, **fields):
+        """A rigid link between two design points (:class:`~solver.model.design.Link`; fields
+        section rectangle|round, width, height, wall, density, z_axis, velocity, angular_velocity):
+        pose, mass, inertia and geometry follow its points and section."""
+        return self.add(Link(name=name, point_i=point_i, point_j=point_j, **fields))
 
     def add_marker(self, name, body, position=(0.0, 0.0, 0.0), orientation=None):
         return self.add(Marker(name=name, body=body, position=position, orientation=orientation))
@@ -251,6 +273,7 @@ class Model:
         problems = self._check_name(element.name, element.KIND) + self._check_references(element)
         if problems:
             raise ModelError(problems)
+        element.values.update(derived_values(element, self._collections["points"]))
         coll = self._collections[_collection_of(element)]
         if isinstance(element, FlexibleBody):
             element.base_dir = self._base_dir
@@ -305,6 +328,9 @@ class Model:
         if field_name == "name":
             self.rename(name, value)
             return name
+        if field_name in derived_fields(e):
+            raise ModelError(e.problem(field_name, "follows its design points (move the points"
+                                       + (", or clear at_point)" if isinstance(e, Joint) else ")"), e.name))
         old = e.set(field_name, value)
         problems = self._check_references(e)
         if not problems and isinstance(e, Driver):
@@ -312,11 +338,37 @@ class Model:
         for user in self.elements():      # e.g. a driven joint made spherical: its driver breaks
             if not problems and e.name in user.references():
                 problems = self._check_references(user) + (self._check_driver(user) if isinstance(user, Driver) else [])
+        followers = []
+        if not problems:
+            try:
+                followers = self._follow(e)
+            except ModelError as exc:     # said at the point moved, naming the element that refuses it
+                problems = [e.problem(field_name, str(p), e.name) for p in exc.details] if isinstance(e, Point) \
+                    else exc.details
         if problems:
             e.values[field_name] = old
+            self._follow(e)
             raise ModelError(problems)
         self._emit("changed", _collection_of(e), name, field_name)
+        for user, fields in followers:
+            for f in fields:
+                self._emit("changed", _collection_of(user), user.name, f)
         return old
+
+    def _follow(self, e):
+        """Re-derive ``e`` and, for a design point, every element on it (solver.model.design);
+        returns the (element, changed fields) pairs (``e`` too: a joint's origin when its at_point
+        changes).  A problem leaves them as they were."""
+        points = self._collections["points"]
+        users = [e] + ([u for u in self.elements() if e.name in u.references()] if isinstance(e, Point) else [])
+        derived = [(u, derived_values(u, points)) for u in users]      # raises before any change
+        changed = []
+        for u, values in derived:
+            fields = [f for f, v in values.items() if u.values.get(f) != v]
+            u.values.update(values)
+            if fields:
+                changed.append((u, fields))
+        return changed
 
     def rename(self, old, new):
         """Rename an element and every reference to it."""
@@ -392,17 +444,17 @@ class Model:
         return new
 
     def to_dict(self) -> dict:
-        """The model part of the project file (plain JSON types)."""
-        return {
-            "name": self._name,
-            "gravity": list(self._gravity),
-            "bodies": [e.to_dict() for e in self._collections["bodies"].values()],
-            "markers": [e.to_dict() for e in self._collections["markers"].values()],
-            "joints": [e.to_dict() for e in self._collections["joints"].values()],
-            "forces": [dict(type=e.KIND, **e.to_dict()) for e in self._collections["forces"].values()],
-            "drivers": [e.to_dict() for e in self._collections["drivers"].values()],
-        } | {c: [e.to_dict() for e in self._collections[c].values()]
-             for c in ("flexible_bodies", "measures", "inputs", "outputs") if self._collections[c]}
+        """The model part of the project file (plain JSON types): the lists always written, then
+        those written only when they have elements (a file without design points stays as it was)."""
+        lists = {c: [e.to_dict() for e in self._collections[c].values()] for c in COLLECTIONS}
+        bodies = self._collections["bodies"].values()
+        lists["links"] = [e.to_dict() for e in bodies if isinstance(e, Link)]
+        lists["bodies"] = [e.to_dict() for e in bodies if not isinstance(e, Link)]
+        lists["forces"] = [dict(type=e.KIND, **e.to_dict()) for e in self._collections["forces"].values()]
+        always = ("bodies", "markers", "joints", "forces", "drivers")
+        optional = ("points", "links", "flexible_bodies", "measures", "inputs", "outputs")
+        return {"name": self._name, "gravity": list(self._gravity)} | {c: lists[c] for c in always} \
+            | {c: lists[c] for c in optional if lists[c]}
 
     def __eq__(self, other):
         return (isinstance(other, Model) and self.to_dict() == other.to_dict()
@@ -446,11 +498,14 @@ class Model:
                 bodies = self._collections["bodies"]
                 names = show_names(chain([GROUND] * ground_ok, bodies), len(bodies) + ground_ok)
                 problems.append(e.problem(f.name, f"no body named '{ref}' (bodies: {names})", e.name))
-            elif "reference" in f.extra:       # a force element of a given kind (a tire's road)
+            elif "reference" in f.extra:       # an element of a given kind (a tire's road, a link's point)
                 kind = f.extra["reference"]
-                target = self._collections["forces"].get(ref)
+                if ref == "" and f.extra.get("optional"):
+                    continue
+                pool = self._collections["points" if kind == "point" else "forces"]
+                target = pool.get(ref)
                 if target is None or target.KIND != kind:
-                    names = show_names(n for n, x in self._collections["forces"].items() if x.KIND == kind)
+                    names = show_names(n for n, x in pool.items() if x.KIND == kind)
                     problems.append(e.problem(f.name, f"no {kind} named '{ref}' ({kind}s: {names})", e.name))
             elif f.kind == "joint":
                 if ref not in self._collections["joints"]:
@@ -517,7 +572,7 @@ def element_from_dict(collection, data, path):
                                      f"must be one of {', '.join(FORCE_CLASSES)}; got {show_value(kind)}"))
         cls = FORCE_CLASSES[kind]
     else:
-        cls = ELEMENT_CLASSES[collection]
+        cls = FILE_CLASSES[collection]
     try:
         return cls(**{str(k): v for k, v in data.items()})
     except ModelError as exc:
@@ -549,7 +604,7 @@ def _model_from_dict(data, path):
     if not isinstance(data, dict):
         raise ModelError(Problem(path, None, None, "must be an object"))
     problems = []
-    known = {"name", "gravity"} | set(COLLECTIONS)
+    known = {"name", "gravity"} | set(COLLECTIONS) | set(FILE_CLASSES)
     for key in data:
         if key not in known:
             problems.append(Problem(path, None, key, f"unknown key (valid: {', '.join(sorted(known))})"))
@@ -563,7 +618,7 @@ def _model_from_dict(data, path):
         m = Model()
     failed = set()          # names of elements that did not build: references to them are not re-reported
     paths = {}              # element name -> ("kind 'name'", file path) of every element added
-    for coll in COLLECTIONS:
+    for coll in FILE_LISTS:
         items = data.get(coll, [])
         if not isinstance(items, list):
             problems.append(Problem(path, None, coll, "must be a list"))
@@ -586,6 +641,7 @@ def _model_from_dict(data, path):
                 paths[e.name] = (prefix, p)
             except ModelError as exc:
                 problems += [_relabel(x, prefix, p) for x in exc.details]
+                failed.add(e.name)      # what refers to it is not reported again
     if not problems:
         problems += [_relabel(x, *paths[x.element]) if x.element in paths else x for x in m.validate_details()]
     if problems:
@@ -594,4 +650,4 @@ def _model_from_dict(data, path):
 
 
 __all__ = ["Model", "GROUND", "model_from_dict", "element_from_dict", "Body", "Marker", "Joint",
-           "Driver", "Settings"]
+           "Driver", "Settings", "Point", "Link"]

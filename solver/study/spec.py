@@ -27,6 +27,7 @@ from ..io.jsontext import loads
 from ..io.project import load_project
 from ..model.elements import Settings
 from ..model.fields import show_names, show_problems, show_value
+from ..model.design import derived_fields
 from ..model.model import COLLECTIONS
 from .responses import Response
 
@@ -277,9 +278,10 @@ def parameter_paths(model) -> list[str]:
     for collection in COLLECTIONS:
         for name, e in getattr(model, collection).items():
             used = e.used_fields() if hasattr(e, "used_fields") else [f.name for f in e.FIELDS]
+            derived = derived_fields(e)          # they follow design points: vary the points
             for f in e.FIELDS:
                 value, base = e.values[f.name], f"{collection}.{name}.{f.name}"
-                if f.name not in used:
+                if f.name not in used or f.name in derived:
                     continue
                 if f.kind in ("float", "optional_float", "function"):
                     out.append(base)
