@@ -133,8 +133,6 @@ def _store_rows(run, part, seg):
     else:                                   # Partition.singularity of each row, in one batched SVD
         sv = np.linalg.svd(jac, compute_uv=False)
         conditioning = singular_value_ratio(sv[:, -1], sv[:, 0])
-    add = run.rec.add
-    for k in range(len(t)):
-        add(float(t[k]), q[k], qd[k], qdd[k], lam[k], float(violation[k]), float(conditioning[k]), part.method)
+    run.rec.add_rows(t, q, qd, qdd, lam, violation, conditioning, part.method)
     if run.progress is not None:
         run.progress(float(t[-1]), run.s.t_end)
