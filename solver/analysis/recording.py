@@ -13,6 +13,7 @@ import numpy as np
 
 from ..partitioning.self_stress import uniqueness_of, uniqueness_probes
 from ..results import FLEX_ARRAYS, INCOMPLETE, METHOD_CODES, Results, ResultsWriter, load_results
+from .heap import keep_freed_memory
 from .hybrid import energy_conserved
 
 CHUNK_BYTES = 4 * 2**20       # one buffer of rows (per table: outputs, steps)
@@ -32,6 +33,7 @@ class Recorder:
         results file to stream into (None: keep everything in memory); chunk_bytes: size of one
         buffer of rows (default ``CHUNK_BYTES``)."""
         chunk_bytes = chunk_bytes or CHUNK_BYTES
+        keep_freed_memory()          # the post-processing's temporaries reused, not faulted in every run
         self.system = system
         self.on_event = on_event
         self.meta = meta

@@ -41,12 +41,19 @@ def skew(v):
 
 
 def matvec(M, v):
-    """M v of (stacked, broadcast) matrices (…, m, n) and vectors (…, n)."""
-    return M @ v if np.ndim(v) == 1 else (M @ v[..., None])[..., 0]
+    """M v of (stacked, broadcast) matrices (…, m, n) and vectors (…, n); stacked floats by einsum
+    (about half the time of a stacked matmul of 3 × 3 blocks), sympy objects by matmul."""
+    if np.ndim(v) == 1:
+        return M @ v
+    if getattr(M, "dtype", None) == np.float64 and getattr(v, "dtype", None) == np.float64:
+        return np.einsum("...ij,...j->...i", M, v)
+    return (M @ v[..., None])[..., 0]
 
 
 def tmatvec(M, v):
-    """Mᵀ v of (stacked, broadcast) matrices and vectors."""
+    """Mᵀ v of (stacked, broadcast) matrices and vectors (floats by einsum, as :func:`matvec`)."""
+    if getattr(M, "dtype", None) == np.float64 and getattr(v, "dtype", None) == np.float64:
+        return np.einsum("...ji,...j->...i", M, v)
     return (np.swapaxes(M, -1, -2) @ v[..., None])[..., 0]
 
 
