@@ -52,9 +52,12 @@ class Recorder:
             self.writer = ResultsWriter(path, columns, self._meta(INCOMPLETE, UNFINISHED))
 
     def add(self, t, q, qd, qdd, lam, violation, conditioning, method):
-        """Store a consistent state (:meth:`add_rows` of one row)."""
-        self.add_rows(*(np.asarray(x, dtype=float)[None] for x in (t, q, qd, qdd, lam, violation, conditioning)),
-                      method)
+        """Store one consistent state (:meth:`add_rows` of one row, without stacking it)."""
+        self._probe(t, q, qd, qdd)
+        row = {"t": t, "q": q, "qd": qd, "qdd": qdd, "lam": lam, "constraint_violation": violation,
+               "conditioning": conditioning, "method_code": METHOD_CODES.index(method)}
+        if self.outputs.add(row):
+            self._flush(self.outputs)
 
     def add_rows(self, t, q, qd, qdd, lam, violation, conditioning, method):
         """Store N consistent states (arrays with a leading axis N; ``method`` the partitioning of
@@ -65,8 +68,7 @@ class Recorder:
         found (:meth:`_nonunique`, with the same batch)."""
         if not len(t):
             return
-        if self.meta.get("redundant") and "nonunique_components" not in self.meta and self._probes is None:
-            self._probes = uniqueness_probes(self.system, float(t[0]), q[0], qd[0], qdd[0])
+        self._probe(float(t[0]), q[0], qd[0], qdd[0])
         rows = {"t": t, "q": q, "qd": qd, "qdd": qdd, "lam": lam, "constraint_violation": violation,
                 "conditioning": conditioning, "method_code": np.full(len(t), METHOD_CODES.index(method))}
         start = 0
@@ -75,6 +77,11 @@ class Recorder:
             start += stored
             if full:
                 self._flush(self.outputs)
+
+    def _probe(self, t, q, qd, qdd):
+        """The first state stored after the partition found redundant rows: its probes (:meth:`_nonunique`)."""
+        if self.meta.get("redundant") and "nonunique_components" not in self.meta and self._probes is None:
+            self._probes = uniqueness_probes(self.system, t, q, qd, qdd)
 
     def step(self, t, h):
         if self.steps.add({"step_t": t, "step_h": h}):
