@@ -8,6 +8,7 @@ for, one run of ``--t-end`` s with 0.01 s output points and generated kernels (`
 the build is done once per formulation, before the timed runs) reports:
 
 * ``wall s``   simulate() wall time (build excluded),
+* ``CPU s``    CPU time of the process during simulate() (on a shared machine the fairer one),
 * ``error m``  max over output points and bodies of |r_CM − r_CM exact| (``position_error``),
 * ``drift``    energy drift max |E − E₀| / max |E| (Results.summary),
 * ``steps``, ``rhs`` accepted steps and right-hand-side evaluations,
@@ -39,8 +40,8 @@ from tools.scale_models import fourbar_row                 # noqa: E402
 RTOLS = (1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10)
 INTEGRATORS = ("adams", "rk", "rk45", "bdf", "radau", "galpha")
 GALPHA_MIN_STEP = 1e-4
-COLUMNS = ("n", "formulation", "partitioning", "integrator", "rtol", "wall_s", "error_m", "drift", "steps", "rhs",
-           "status")
+COLUMNS = ("n", "formulation", "partitioning", "integrator", "rtol", "wall_s", "cpu_s", "error_m", "drift", "steps",
+           "rhs", "status")
 
 
 def one_run(compiled, n, t_end, integrator, partitioning, rtol, budget):
@@ -50,19 +51,20 @@ def one_run(compiled, n, t_end, integrator, partitioning, rtol, budget):
         options["max_step"] = 100 * rtol
     else:
         options.update(rtol=rtol, atol=rtol / 100)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     row = dict(n=n, formulation=compiled.settings.formulation, partitioning=partitioning, integrator=integrator,
                rtol=rtol)
     try:
         res = solver.simulate(compiled, cancel=lambda: time.perf_counter() - start > budget, **options)
     except solver.Cancelled:
-        return dict(row, wall_s=time.perf_counter() - start, error_m=float("nan"), drift=float("nan"), steps=0,
-                    rhs=0, status="budget")
+        return dict(row, wall_s=time.perf_counter() - start, cpu_s=time.process_time() - cpu, error_m=float("nan"),
+                    drift=float("nan"), steps=0, rhs=0, status="budget")
     except solver.SolverError as exc:
-        return dict(row, wall_s=time.perf_counter() - start, error_m=float("nan"), drift=float("nan"), steps=0,
-                    rhs=0, status="failed: " + str(exc).splitlines()[0][:60])
+        return dict(row, wall_s=time.perf_counter() - start, cpu_s=time.process_time() - cpu, error_m=float("nan"),
+                    drift=float("nan"), steps=0, rhs=0, status="failed: " + str(exc).splitlines()[0][:60])
+    cpu = time.process_time() - cpu
     s = res.summary()
-    return dict(row, wall_s=res.meta["wall_time"], error_m=position_error(res, n), drift=s["energy_drift"],
+    return dict(row, wall_s=res.meta["wall_time"], cpu_s=cpu, error_m=position_error(res, n), drift=s["energy_drift"],
                 steps=s["steps"], rhs=s["rhs_evaluations"], status="ok")
 
 
@@ -87,8 +89,8 @@ def main(argv=None):
     ap.add_argument("--budget", type=float, default=120.0, help="s of wall time per run before it is cut")
     ap.add_argument("--csv", default=None, help="write the table here as CSV")
     args = ap.parse_args(argv)
-    head = (f"{'N':>3} {'formulation':>11} {'part':>6} {'integrator':>10} {'rtol':>7} {'wall s':>8} {'error m':>9} "
-            f"{'drift':>9} {'steps':>6} {'rhs':>7}  status")
+    head = (f"{'N':>3} {'formulation':>11} {'part':>6} {'integrator':>10} {'rtol':>7} {'wall s':>8} {'CPU s':>8} "
+            f"{'error m':>9} {'drift':>9} {'steps':>6} {'rhs':>7}  status")
     print(f"four-bar row, {args.t_end:g} s simulated, generated kernels (build excluded), atol = rtol/100; "
           "error = max |r_CM − exact| over bodies and output points")
     print(head)
@@ -104,14 +106,15 @@ def main(argv=None):
             for integrator, partitioning, rtol in cases(args):
                 r = one_run(compiled, n, args.t_end, integrator, partitioning, rtol, args.budget)
                 print(f"{n:>3} {formulation:>11} {partitioning:>6} {integrator:>10} {rtol:>7.0e} {r['wall_s']:>8.2f} "
-                      f"{r['error_m']:>9.2e} {r['drift']:>9.2e} {r['steps']:>6} {r['rhs']:>7}  {r['status']}",
+                      f"{r['cpu_s']:>8.2f} {r['error_m']:>9.2e} {r['drift']:>9.2e} {r['steps']:>6} {r['rhs']:>7}  {r['status']}",
                       flush=True)
                 if writer:
                     writer.writerow(r)
                     out.flush()
     if out:
         out.close()
-    print("machine: 2 cores shared with other processes; BLAS single-threaded inside simulate()")
+    print("machine: 2 cores shared with other processes; BLAS single-threaded inside simulate(); load average "
+          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at the end")
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..partitioning.self_stress import uniqueness_of, uniqueness_probes
 from ..results import FLEX_ARRAYS, INCOMPLETE, METHOD_CODES, Results, ResultsWriter, load_results
+from .heap import keep_freed_memory
 from .hybrid import energy_conserved
 
 CHUNK_BYTES = 4 * 2**20       # one buffer of rows (per table: outputs, steps)
@@ -32,6 +33,7 @@ class Recorder:
         results file to stream into (None: keep everything in memory); chunk_bytes: size of one
         buffer of rows (default ``CHUNK_BYTES``)."""
         chunk_bytes = chunk_bytes or CHUNK_BYTES
+        keep_freed_memory()          # the post-processing's temporaries reused, not faulted in every run
         self.system = system
         self.on_event = on_event
         self.meta = meta
@@ -50,16 +52,36 @@ class Recorder:
             self.writer = ResultsWriter(path, columns, self._meta(INCOMPLETE, UNFINISHED))
 
     def add(self, t, q, qd, qdd, lam, violation, conditioning, method):
-        """Store a consistent state; its body, joint, driver and energy values are post-processed
-        with the rest of its chunk (``MechanicalSystem.postprocess_batch``) when the chunk is taken.
-        The first state after the partition found redundant rows is also the one whose non-unique
-        reaction components are found (:meth:`_nonunique`, with the same batch)."""
-        if self.meta.get("redundant") and "nonunique_components" not in self.meta and self._probes is None:
-            self._probes = uniqueness_probes(self.system, t, q, qd, qdd)
+        """Store one consistent state (:meth:`add_rows` of one row, without stacking it)."""
+        self._probe(t, q, qd, qdd)
         row = {"t": t, "q": q, "qd": qd, "qdd": qdd, "lam": lam, "constraint_violation": violation,
                "conditioning": conditioning, "method_code": METHOD_CODES.index(method)}
         if self.outputs.add(row):
             self._flush(self.outputs)
+
+    def add_rows(self, t, q, qd, qdd, lam, violation, conditioning, method):
+        """Store N consistent states (arrays with a leading axis N; ``method`` the partitioning of
+        all of them), copied into the buffer a block at a time; their body, joint, driver and
+        energy values are post-processed with the rest of their chunk
+        (``MechanicalSystem.postprocess_batch``) when the chunk is taken.  The first state after the
+        partition found redundant rows is also the one whose non-unique reaction components are
+        found (:meth:`_nonunique`, with the same batch)."""
+        if not len(t):
+            return
+        self._probe(float(t[0]), q[0], qd[0], qdd[0])
+        rows = {"t": t, "q": q, "qd": qd, "qdd": qdd, "lam": lam, "constraint_violation": violation,
+                "conditioning": conditioning, "method_code": np.full(len(t), METHOD_CODES.index(method))}
+        start = 0
+        while start < len(t):
+            stored, full = self.outputs.add_block(rows, start)
+            start += stored
+            if full:
+                self._flush(self.outputs)
+
+    def _probe(self, t, q, qd, qdd):
+        """The first state stored after the partition found redundant rows: its probes (:meth:`_nonunique`)."""
+        if self.meta.get("redundant") and "nonunique_components" not in self.meta and self._probes is None:
+            self._probes = uniqueness_probes(self.system, t, q, qd, qdd)
 
     def step(self, t, h):
         if self.steps.add({"step_t": t, "step_h": h}):
@@ -219,6 +241,15 @@ class _Buffer:
             self.data[name][self.n] = value
         self.n += 1
         return self.n == self.rows
+
+    def add_block(self, rows, start=0):
+        """Store rows ``start:`` of ``rows`` ({name: array with a leading axis}), as many as fit;
+        returns (rows stored, whether the buffer is now full)."""
+        k = min(self.rows - self.n, len(next(iter(rows.values()))) - start)
+        for name, value in rows.items():
+            self.data[name][self.n:self.n + k] = value[start:start + k]
+        self.n += k
+        return k, self.n == self.rows
 
     def take(self) -> dict:
         """The rows stored so far ({name: array}); the next rows go into a new buffer."""

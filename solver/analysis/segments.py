@@ -19,7 +19,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import SolverError
-from ..partitioning.partition import PartitionError, singular_value_ratio
+from ..partitioning.conditioning import tracked_conditioning
+from ..partitioning.partition import PartitionError
 from .step_rules import AMPLIFICATION_GROWTH, REPARTITION_RATIO, STALL_FRACTION, stall_error
 
 
@@ -125,16 +126,12 @@ def run_segments(run, part, compiled, t, q, qd, times, next_out, window):
 
 def _store_rows(run, part, seg):
     """Hand the output points of the last call to the recorder (as Run._store does one by one)."""
-    t, q, qd, qdd, lam, violation, jac = seg.rows()
+    t, q, qd, qdd, lam, violation, jac, sigma = seg.rows()
     if not len(t):
         return
-    if jac is None:
-        conditioning = np.ones(len(t))
-    else:                                   # Partition.singularity of each row, in one batched SVD
-        sv = np.linalg.svd(jac, compute_uv=False)
-        conditioning = singular_value_ratio(sv[:, -1], sv[:, 0])
-    add = run.rec.add
-    for k in range(len(t)):
-        add(float(t[k]), q[k], qd[k], qdd[k], lam[k], float(violation[k]), float(conditioning[k]), part.method)
+    # Partition.singularity of each row: exact near singular configurations, carried along the solves'
+    # σ_min estimates between them (solver.partitioning.conditioning)
+    conditioning = np.ones(len(t)) if jac is None else tracked_conditioning(jac, sigma)
+    run.rec.add_rows(t, q, qd, qdd, lam, violation, conditioning, part.method)
     if run.progress is not None:
         run.progress(float(t[-1]), run.s.t_end)

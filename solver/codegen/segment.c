@@ -3,7 +3,8 @@
  * cg_segment advances the independent state y = [z, ż] of one partition (reduced.c, Kim & Yoo (1997)
  * eqs. 7, 8, 13) with dp_step (dopri.c, DOP853 or DOPRI5) from the last accepted step towards the end time and, at
  * every output time a step passes, writes the consistent state there: y from the dense output, then
- * one cg_reduced solve (q, q̇, q̈, λ, max |Φ|, and Φ_q[rows] when asked).  Each step's (t, h) goes
+ * one cg_reduced solve (q, q̇, q̈, λ, max |Φ|, the solve's estimate of σ_min(Φ_q[rows] U), and
+ * Φ_q[rows] when asked).  Each step's (t, h) goes
  * into a buffer.  Every solve starts Newton from the last accepted state moved along its q̇ (not from
  * the last solve: a stage of a long step that will be rejected may converge to the other assembly
  * branch of a loop, and the steps after it would follow that branch), and unwraps the joint angles
@@ -59,6 +60,7 @@ typedef struct {
     double *ang_acc, *ang_rate;     /* na unwrapped angles at dp.t and their rates (branches.Branches) */
     double guard, shrink;           /* branches.BRANCH_GUARD, BRANCH_SHRINK */
     long branch_refusals;           /* steps refused by the branch rule in this call */
+    double *out_sigma;              /* per row: the solve's σ_min(Φ_q[rows] U) estimate (reduced.c) */
 } cg_segment_t;
 
 enum { SEG_END = 0, SEG_BUDGET = 1, SEG_STAGE = 2, SEG_OUTPUT = 3, SEG_QUALITY = 4, SEG_STALL = 5,
@@ -141,6 +143,7 @@ static void write_row(cg_segment_t *g, double t)
     double viol = 0.0;
     for (int i = 0; i < m; ++i) viol = fmax(viol, fabs(s->phi[i]));
     g->out_viol[row] = viol;
+    g->out_sigma[row] = *s->sigma_min;
     if (g->store_jac)
         for (int i = 0; i < s->r; ++i)
             memcpy(g->out_jac + ((size_t)row * s->r + i) * nq, s->jac + (size_t)s->rows[i] * nq, sizeof(double) * nq);

@@ -51,7 +51,7 @@ class _Segment(ctypes.Structure):
                 ("n_out", _I), ("store_jac", _I), ("out_t", _P), ("out_q", _P), ("out_qd", _P), ("out_qdd", _P),
                 ("out_lam", _P), ("out_viol", _P), ("out_jac", _P), ("n_steps", _I), ("step_t", _P), ("step_h", _P),
                 ("rhs_count", _L), ("cg_status", _I), ("fail_t", _D), ("fail_y", _P), ("ang_acc", _P),
-                ("ang_rate", _P), ("guard", _D), ("shrink", _D), ("branch_refusals", _L)]
+                ("ang_rate", _P), ("guard", _D), ("shrink", _D), ("branch_refusals", _L), ("out_sigma", _P)]
 
 
 def time_source(driver_fns, input_fns) -> str:
@@ -124,7 +124,7 @@ class CompiledSegments:
             "q_acc": np.zeros(nq), "qd_acc": np.zeros(nq), "q_prev": np.zeros(nq), "qd_prev": np.zeros(nq),
             "y_out": np.zeros(max(1, n)), "fail_y": np.zeros(max(1, n)), "out_t": np.zeros(max_out), "out_q": np.zeros((max_out, nq)),
             "out_qd": np.zeros((max_out, nq)), "out_qdd": np.zeros((max_out, nq)),
-            "out_lam": np.zeros((max_out, max(1, m))), "out_viol": np.zeros(max_out),
+            "out_lam": np.zeros((max_out, max(1, m))), "out_viol": np.zeros(max_out), "out_sigma": np.zeros(max_out),
             "out_jac": np.zeros((max_out if self.store_jac else 1, max(1, r), nq)),
             "step_t": np.zeros(max_steps), "step_h": np.zeros(max_steps),
             "ang_acc": np.zeros(max(1, len(self._angles))), "ang_rate": np.zeros(max(1, len(self._angles)))}
@@ -138,7 +138,7 @@ class CompiledSegments:
                             guard=BRANCH_GUARD, shrink=BRANCH_SHRINK,
                             **{name: ptr[name] for name in ("q_last", "qd_last", "q_acc", "qd_acc", "q_prev", "qd_prev",
                                                             "y_out", "fail_y", "out_t", "out_q", "out_qd", "out_qdd", "out_lam",
-                                                            "out_viol", "out_jac", "step_t", "step_h", "ang_acc",
+                                                            "out_viol", "out_sigma", "out_jac", "step_t", "step_h", "ang_acc",
                                                             "ang_rate")})
         lib = reduction.system.kernels.runtime
         fn, init = lib.cg_segment, lib.cg_segment_init
@@ -173,10 +173,11 @@ class CompiledSegments:
         return self.seg.dp.t
 
     def rows(self):
-        """(t, q, q̇, q̈, λ, max |Φ|, Φ_q[rows] or None) of the output points of the last call (views)."""
+        """(t, q, q̇, q̈, λ, max |Φ|, Φ_q[rows] or None, the solves' σ_min(Φ_q[rows] U) estimates) of the
+        output points of the last call (views)."""
         a, n, m = self.arrays, self.seg.n_out, self.reduction.problem.m
         return (a["out_t"][:n], a["out_q"][:n], a["out_qd"][:n], a["out_qdd"][:n], a["out_lam"][:n, :m],
-                a["out_viol"][:n], a["out_jac"][:n] if self.store_jac else None)
+                a["out_viol"][:n], a["out_jac"][:n] if self.store_jac else None, a["out_sigma"][:n])
 
     def steps(self):
         """(t, h) of the steps of the last call (views)."""

@@ -77,6 +77,7 @@ class Kinematics:
         self.D = np.zeros(lead + (ne, 6))          # D_e = Ḃ_e q̇_e (eq. 8)
         self.has_velocity = False
         self.K = None                              # K_e (eq. 16), filled on first use
+        self.J = None                              # global inertia A J' Aᵀ per body, filled on first use
 
 
 class KinematicsCache(dict):
@@ -420,13 +421,19 @@ class RelativeSystem(MechanicalSystem):
         """Body state mass matrix M̂_b (Kim & You (1997) eq. 11), global, about the global origin; ``b`` a
         body index or a slice of bodies (stacked along the body axis), of one or N states."""
         m = np.asarray(self.mass_values[b])[..., None, None]
-        A, rt = kin.A[..., b, :, :], skew(kin.r[..., b, :])
+        rt = skew(kin.r[..., b, :])
         out = np.zeros(rt.shape[:-2] + (6, 6))
         out[..., :3, :3] = m * np.eye(3)
         out[..., 3:, :3] = m * rt
         out[..., :3, 3:] = -m * rt
-        out[..., 3:, 3:] = A @ self.inertia[b] @ np.swapaxes(A, -1, -2) - m * rt @ rt
+        out[..., 3:, 3:] = self._global_inertia(kin)[..., b, :, :] - m * rt @ rt
         return out
+
+    def _global_inertia(self, kin):
+        """J_b = A_b J'_b A_bᵀ of every body (global axes, about the CM), once per kinematics."""
+        if kin.J is None:
+            kin.J = kin.A @ self.inertia @ np.swapaxes(kin.A, -1, -2)
+        return kin.J
 
     # ---- helpers: tree ----------------------------------------------------------------------------
     def _build_tree(self, joints):
@@ -546,16 +553,18 @@ class RelativeSystem(MechanicalSystem):
         return levels
 
     def _distinct_recursion(self, q, qd):
-        """:meth:`_recursion` of N stacked states, done once per distinct (q, q̇) (byte for byte) and
-        gathered back to the N rows — the probe rows of the non-unique reaction components
-        (:mod:`solver.partitioning.self_stress`) repeat one state with different λ."""
-        both = np.ascontiguousarray(np.concatenate([q, qd], axis=-1))
-        keys = both.view(np.dtype((np.void, both.itemsize * both.shape[-1]))).reshape(-1)
-        _, first, back = np.unique(keys, return_index=True, return_inverse=True)
-        if len(first) == len(keys):
+        """:meth:`_recursion` of N stacked states, done once per run of equal consecutive (q, q̇)
+        (byte for byte) and gathered back to the N rows — the probe rows of the non-unique reaction
+        components (:mod:`solver.partitioning.self_stress`) repeat one state with different λ, one
+        after the other (a comparison of neighbours, not a sort: output rows are all distinct)."""
+        both = np.concatenate([q, qd], axis=-1)
+        new = np.ones(len(both), dtype=bool)
+        new[1:] = np.any(both[1:].view(np.uint64) != both[:-1].view(np.uint64), axis=-1)
+        if new.all():
             return self._recursion(q, qd)
+        first = np.flatnonzero(new)
         kin = self._recursion(q[first], qd[first])
-        back = back.reshape(-1)
+        back = np.cumsum(new) - 1
         for name in ("A", "r", "o", "Y", "Yd0", "D"):
             setattr(kin, name, getattr(kin, name)[back])
         kin.B = [B[back] for B in kin.B]
@@ -600,7 +609,7 @@ class RelativeSystem(MechanicalSystem):
             spring[...] = energy
         m, w = self.mass_values[:, None], frames.w
         f = F + m * np.asarray(self.gravity, dtype=float) - m * cross(w, frames.v)
-        J = kin.A @ self.inertia @ np.swapaxes(kin.A, -1, -2)
+        J = self._global_inertia(kin)
         return np.concatenate([f, cross(kin.r, f) + T - cross(w, matvec(J, w))], axis=-1)
 
     def _accelerations(self, kin, qdd):

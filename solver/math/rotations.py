@@ -18,8 +18,12 @@ def cross(a, b):
     sympy objects (numpy's cross costs about ten times more on single vectors)."""
     if np.ndim(a) == 1 and np.ndim(b) == 1:
         return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
-    return np.stack([a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1], a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
-                     a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]], axis=-1)
+    a, b = np.asarray(a), np.asarray(b)
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape), dtype=np.result_type(a, b))    # no stacking copy
+    out[..., 0] = a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1]
+    out[..., 1] = a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2]
+    out[..., 2] = a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
+    return out
 
 
 def skew(v):
@@ -27,19 +31,29 @@ def skew(v):
     if np.ndim(v) == 1:
         x, y, z = v
         return np.array([[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]])
+    v = np.asarray(v)
     x, y, z = v[..., 0], v[..., 1], v[..., 2]
-    o = 0 * x
-    return np.stack([np.stack([o, -z, y], axis=-1), np.stack([z, o, -x], axis=-1), np.stack([-y, x, o], axis=-1)],
-                    axis=-2)
+    out = np.empty(v.shape + (3,), dtype=v.dtype)
+    out[..., 0, 0], out[..., 0, 1], out[..., 0, 2] = 0 * x, -z, y
+    out[..., 1, 0], out[..., 1, 1], out[..., 1, 2] = z, 0 * x, -x
+    out[..., 2, 0], out[..., 2, 1], out[..., 2, 2] = -y, x, 0 * x
+    return out
 
 
 def matvec(M, v):
-    """M v of (stacked, broadcast) matrices (…, m, n) and vectors (…, n)."""
-    return M @ v if np.ndim(v) == 1 else (M @ v[..., None])[..., 0]
+    """M v of (stacked, broadcast) matrices (…, m, n) and vectors (…, n); stacked floats by einsum
+    (about half the time of a stacked matmul of 3 × 3 blocks), sympy objects by matmul."""
+    if np.ndim(v) == 1:
+        return M @ v
+    if getattr(M, "dtype", None) == np.float64 and getattr(v, "dtype", None) == np.float64:
+        return np.einsum("...ij,...j->...i", M, v)
+    return (M @ v[..., None])[..., 0]
 
 
 def tmatvec(M, v):
-    """Mᵀ v of (stacked, broadcast) matrices and vectors."""
+    """Mᵀ v of (stacked, broadcast) matrices and vectors (floats by einsum, as :func:`matvec`)."""
+    if getattr(M, "dtype", None) == np.float64 and getattr(v, "dtype", None) == np.float64:
+        return np.einsum("...ji,...j->...i", M, v)
     return (np.swapaxes(M, -1, -2) @ v[..., None])[..., 0]
 
 

@@ -1,0 +1,64 @@
+"""The conditioning read-out of the compiled step loop (solver/partitioning/conditioning.py): exact
+σ_min / σ_max of Φ_q[rows] where the run nears a singular configuration, carried along the solves'
+σ_min estimates elsewhere — checked against a fresh SVD at every output point of a run through
+singular positions, and the rule that picks the exact rows."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import solver
+from solver.codegen.build import compiler_path
+from solver.partitioning.choose import build_partition
+from solver.partitioning.conditioning import TRACK_FACTOR, exact_rows
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from tools.fourbar_row import exact_angle  # noqa: E402
+from tools.scale_models import fourbar_row  # noqa: E402
+
+needs_compiler = pytest.mark.skipif(not compiler_path(), reason="no C compiler")
+
+
+def test_exact_rows_at_the_start_the_dips_and_factor_moves():
+    est = np.array([1.0, 0.9, 0.6, 0.45, 0.2, 0.05, 0.01, 0.04, 0.3, 0.5, 0.55, 0.6, 0.62, 0.61])
+    exact = exact_rows(est)
+    assert exact[0]                                     # the first row of a call
+    assert exact[5] and exact[6] and exact[7]           # the dip (a local minimum) and its neighbours
+    assert exact[3] and exact[4]                        # 0.45 is below 1/2 of 1.0; 0.2 below 1/2 of 0.45
+    assert exact[8]                                     # up by more than TRACK_FACTOR from the dip
+    assert exact[-1]                                    # still falling at the last row
+    assert not exact[1] and not exact[2] and not exact[10]
+    assert exact_rows(np.array([1.0, 0.0, np.nan, 1.0])).tolist() == [True, True, True, True]
+    assert exact_rows(np.zeros(0)).tolist() == []
+
+
+@needs_compiler
+def test_the_read_out_through_singular_positions_equals_the_svd_where_it_matters():
+    """Four-bar row N = 3, relative formulation, compiled loop, 4 s (two horizontal passes, where
+    Φ_q turns singular): the smallest values and every value below 1/5 of the run's median are
+    the exact SVD ones (round-off); the others lie within TRACK_FACTOR of it."""
+    theta, _ = exact_angle(3, np.array([0.0, 4.0]))
+    assert theta[1] - theta[0] > 2 * np.pi              # at least two passes
+    compiled = solver.compile_model(fourbar_row(3), codegen="on")
+    res = solver.simulate(compiled, t_end=4.0, output_step=0.01)
+    assert res.status == "ok"
+    assert "step loop in C" in " ".join(e["message"] for e in res.events)
+    system = compiled.system.workspace()
+    rows = build_partition("qr", system, res.coordinates[0], 0.0).rows      # the independent rows
+    exact = []
+    for t, q in zip(res.t, res.coordinates):
+        sv = np.linalg.svd(system.constraints(q, t).jac[rows], compute_uv=False)
+        exact.append(sv[-1] / sv[0])
+    exact, got = np.array(exact), np.asarray(res.conditioning)
+    assert exact.min() < 0.03 * np.median(exact)        # the passes are near singular
+    # the passes: local minima of the exact read-out well below its median
+    inner = (exact[1:-1] <= exact[:-2]) & (exact[1:-1] <= exact[2:]) & (exact[1:-1] < 0.2 * np.median(exact))
+    passes = np.flatnonzero(inner) + 1
+    assert len(passes) >= 2
+    np.testing.assert_allclose(got[passes], exact[passes], rtol=1e-8)
+    assert np.argmin(got) == np.argmin(exact)
+    ratio = got / exact
+    assert np.all((ratio >= 1 / TRACK_FACTOR) & (ratio <= TRACK_FACTOR))
