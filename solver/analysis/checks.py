@@ -99,7 +99,7 @@ def check_model(model: Model) -> ModelCheck:
     flexible = getattr(system, "flex_layout", [])
     bodies = len(system.body_names) + len(flexible)
     freedoms = (3 if plane is not None else 6) * bodies + sum(f["modes"] for f in flexible)
-    n_joint = sum(joint_equations.values())
+    n_joint = sum(joint_equations.values()) + len(model.couplers)      # a coupler is one equation
     full = null_spaces(jac)
     free = null_spaces(jac[other_rows]) if driver_rows else full
     # a row depends on the others iff some self-stress state has an entry there

@@ -161,10 +161,13 @@ def describe(system) -> dict:
     """JSON-able description of a CartesianSystem (conventional form): everything :func:`derive`
     reads, and the layout of the parameter and time-input vectors.  The joints are the model's and,
     with the planar forms, the bodies' plane constraints (``plane_joints``) after them.  Raises CodegenUnavailable for
-    the parametric form and for force elements that are not generated."""
+    the parametric form, for couplers and for force elements that are not generated."""
     if system.form != "conventional":
         raise CodegenUnavailable("only the conventional joint form is generated "
                                  f"(this model uses settings.constraints = {system.form!r})")
+    if getattr(system, "couplers", None):
+        raise CodegenUnavailable(f"couplers are not generated ({', '.join(system.coupler_names)}): the generic "
+                                 "path runs the model")
     if system.flex and flexible.unsupported(system):
         raise CodegenUnavailable(flexible.unsupported(system))
     nb = system.nb

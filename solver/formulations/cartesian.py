@@ -50,7 +50,7 @@ from ..math.rotations import L_matrices, L_matrix, quat_from_matrix, rotation_ma
 from ..model.fields import inertia_matrix
 from ..model.model import GROUND
 from .planar import plane_joints, planar_model
-from .rows import DriverRow, JointRows
+from .rows import DriverRow, JointRows, coupler_rows
 from .system import ConstraintEval, Equation, MechanicalSystem
 
 
@@ -128,6 +128,7 @@ class CartesianSystem(MechanicalSystem):
             self.drivers.append(DriverRow(k, coord, time_function(d.expression), row))
             self.driver_names.append(d.name)
             self.equations.append(Equation(d.name, "driver", f"{coord} of joint '{d.joint}' prescribed"))
+        self.couplers, self.coupler_names = coupler_rows(model, joint_pos, self.equations)
         self.norm_rows = list(range(len(self.equations), len(self.equations) + self.nblocks))
         self.equations += [Equation(n, "normalization", "Euler parameter normalization")
                            for n in self.body_names + self.flex_names]
@@ -149,22 +150,29 @@ class CartesianSystem(MechanicalSystem):
             pj = [(j.joint, j.body_i, j.body_j, j.rows, ac) for j, ac in zip(self.joints, self.alpha_cols)
                   if j.joint.type in PARAMETRIC_FORMS]
             assert all(len(rows) == N_EQ for _, _, _, rows, _ in pj)
-            drv = []
-            for d in self.drivers:
-                coords = PARAMETRIC_FORMS[self.joints[d.joint].joint.type].coordinates
-                drv.append((d.row, self.alpha_cols[d.joint][coords.index(d.coordinate)], d.function))
+            drv = [(d.row, self._alpha_column(d.joint, d.coordinate), d.function)
+                   for d in self.drivers + self.couplers]
             self.param = ParametricConstraints(pj, drv, nb, self.nq)
         else:
             joints = [(j.joint, j.body_i, j.body_j, j.rows) for j in self.joints + self.plane_joints]
             if self.flex_joints:       # slots on flexible bodies move with their nodes (solver.flexible.batch)
-                self.batch = FlexibleBatch(joints, self.drivers, self.nblocks, self.m, self.nq, self.flex_joints)
+                self.batch = FlexibleBatch(joints, self.drivers + self.couplers, self.nblocks, self.m, self.nq,
+                                           self.flex_joints)
             else:
-                self.batch = BatchConstraints(joints, self.drivers, self.nblocks, self.m) if joints else None
+                self.batch = (BatchConstraints(joints, self.drivers + self.couplers, self.nblocks, self.m) if joints
+                              else None)
         # drivers of joints on flexible bodies (solver.flexible.joints.FlexibleJoint.drive)
         self.flex_drivers = [d for d in self.drivers if d.joint in self.flex_joints]
+        for name, c in zip(self.coupler_names, self.couplers):
+            for k in (c.joint, c.source.joint):
+                if k in self.flex_joints:
+                    raise ModelError(f"coupler '{name}': joint '{self.joint_names[k]}' is on a flexible body; "
+                                     "couplers relate joints between rigid bodies")
+        # the rows whose multipliers load each joint: its drivers' and the couplers' on either of its coordinates
         self._driven_rows = {}
-        for d in self.drivers:
-            self._driven_rows.setdefault(d.joint, []).append(d.row)
+        for d in self.drivers + self.couplers:
+            for k in {d.joint, d.source.joint if d.source else d.joint}:
+                self._driven_rows.setdefault(k, []).append(d.row)
 
     # ---- public API -----------------------------------------------------------------------------
     def run_state(self):
@@ -225,6 +233,14 @@ class CartesianSystem(MechanicalSystem):
                 self.batch.evaluate(q[:n7], None if qd is None else qd[:n7], t, level, phi, jac[:, :n7],
                                     nu, gamma)
             self.param.evaluate(q, qd, t, level, phi, jac, nu, gamma)
+            for c in self.couplers:              # α_j − p(α_i) (rows.CouplerSource)
+                col = self._alpha_column(c.source.joint, c.source.coordinate)
+                dphi, dgrad, dgamma = c.source.terms(q[col], 1.0, None if gamma is None else 0.0,
+                                                     None if gamma is None else qd[col])
+                phi[c.row] += dphi
+                jac[c.row, col] += dgrad
+                if gamma is not None:
+                    gamma[c.row] += dgamma
         P = q[:n7].reshape(self.nblocks, 7)[:, 3:]
         rows = np.asarray(self.norm_rows)
         phi[rows] = np.einsum("ij,ij->i", P, P) - 1.0
@@ -262,6 +278,19 @@ class CartesianSystem(MechanicalSystem):
                 nu[row] = fn.d1(t)
             if gamma is not None:
                 gamma[row] = -s.quad + fn.d2(t)
+        for c in self.couplers:
+            j, i = self.joints[c.joint], self.joints[c.source.joint]
+            sj = j.joint.coordinate(c.coordinate, states[j.body_i], states[j.body_j], slevel)
+            si = i.joint.coordinate(c.source.coordinate, states[i.body_i], states[i.body_j], slevel)
+            jac[c.row, j.cols] = sj.grad[j.mask]
+            grad_i = np.zeros(self.nq)
+            grad_i[i.cols] = si.grad[i.mask]
+            rate = None if gamma is None else grad_i @ qd
+            dphi, dgrad, dgamma = c.source.terms(si.val, grad_i, None if gamma is None else si.quad, rate)
+            phi[c.row] = sj.val + dphi
+            jac[c.row] += dgrad
+            if gamma is not None:
+                gamma[c.row] = -sj.quad + dgamma
         for k, row in enumerate(self.norm_rows):
             p = q[7 * k + 3:7 * k + 7]
             phi[row] = p @ p - 1.0
@@ -285,11 +314,21 @@ class CartesianSystem(MechanicalSystem):
                 H[np.ix_(j.cols, j.cols)] += s.hess(lam[row])[np.ix_(j.mask, j.mask)]
         if self.param is not None:
             self.param.hessian(q, lam, H)        # driver rows α_k − f(t) are linear
+            for c in self.couplers:              # α_j − p(α_i): −p''(α_i) λ at (α_i, α_i)
+                col = self._alpha_column(c.source.joint, c.source.coordinate)
+                H[col, col] -= c.source.derivatives(q[col])[2] * lam[c.row]
         else:
-            for d in self.drivers:
+            for d in self.drivers + self.couplers:
                 j = self.joints[d.joint]
                 s = j.joint.coordinate(d.coordinate, states[j.body_i], states[j.body_j], 0)
                 H[np.ix_(j.cols, j.cols)] += s.hess(lam[d.row])[np.ix_(j.mask, j.mask)]
+            for c in self.couplers:              # −p(θ_i): −p' ∇²θ_i − p'' ∇θ_i ∇θ_iᵀ, times λ
+                i = self.joints[c.source.joint]
+                s = i.joint.coordinate(c.source.coordinate, states[i.body_i], states[i.body_j], 0)
+                _, dp, ddp = c.source.derivatives(s.val)
+                g = s.grad[i.mask]
+                H[np.ix_(i.cols, i.cols)] -= (s.hess(dp * lam[c.row])[np.ix_(i.mask, i.mask)]
+                                              + ddp * lam[c.row] * np.outer(g, g))
         for k, row in enumerate(self.norm_rows):
             H[7 * k + 3:7 * k + 7, 7 * k + 3:7 * k + 7] += 2.0 * lam[row] * np.eye(4)
         return H
@@ -312,8 +351,9 @@ class CartesianSystem(MechanicalSystem):
             for row in j.rows:
                 rows += [row] * len(j.cols)
                 cols += list(j.cols)
-        for d in self.drivers:
-            columns = self.joints[d.joint].cols
+        for d in self.drivers + self.couplers:
+            columns = np.unique(np.concatenate([self.joints[k].cols for k in {d.joint, d.source.joint if d.source
+                                                                               else d.joint}]))
             rows += [d.row] * len(columns)
             cols += list(columns)
         for k, row in enumerate(self.norm_rows):
@@ -524,6 +564,10 @@ class CartesianSystem(MechanicalSystem):
         T_ref = rotation_matrix(p) @ (0.5 * L_matrix(p) @ g[3:7])
         T = T_ref + np.cross(q[o:o + 3] - fj.origin_j(q), g[:3])
         return sign * g[:3], sign * T, fj.frame_i(q)
+
+    def _alpha_column(self, joint, coordinate):
+        """The q column of a joint coordinate's α (parametric form)."""
+        return self.alpha_cols[joint][PARAMETRIC_FORMS[self.joints[joint].joint.type].coordinates.index(coordinate)]
 
     def _init_of(self, b):
         return self.init[b] if b >= 0 else (np.zeros(3), np.eye(3))

@@ -54,7 +54,7 @@ from ..model.fields import inertia_matrix
 from ..model.model import GROUND
 from .mobilizers import Mobilizer
 from .planar import planar_model
-from .rows import DriverRow
+from .rows import DriverRow, coupler_rows
 from .system import ConstraintEval, Equation, MechanicalSystem
 from .topology import build_topology
 
@@ -151,6 +151,18 @@ class RelativeSystem(MechanicalSystem):
             self.drivers.append(DriverRow(k, coord, time_function(d.expression), row, col))
             self.driver_names.append(d.name)
             self.equations.append(Equation(d.name, "driver", f"{coord} of joint '{d.joint}' prescribed"))
+
+        def tree_column(k, coordinate):
+            return self.cols[edge_of_joint[k]][list(joints[k].coordinates()).index(coordinate)] \
+                if k in edge_of_joint else None
+        self.couplers, self.coupler_names = coupler_rows(model, {n: k for k, n in enumerate(self.joint_names)},
+                                                         self.equations, tree_column)
+        for name, c in zip(self.coupler_names, self.couplers):
+            cut = [self.joint_names[k] for k, col in ((c.joint, c.column), (c.source.joint, c.source.column))
+                   if col is None]
+            if cut:
+                raise ModelError(f"coupler '{name}': joint '{cut[0]}' closes a loop (a cut joint of the relative "
+                                 "formulation); couplers there need formulation='cartesian'")
         self.norm_rows = []
         for e, mob in enumerate(self.mobs):
             if mob.euler is not None:
@@ -224,7 +236,7 @@ class RelativeSystem(MechanicalSystem):
                 jac[row], quad = self._chain(kin, ends, s, vel)
                 if vel:
                     gamma[row] = -quad
-        for d in self.drivers:
+        for d in self.drivers + self.couplers:
             row, fn = d.row, d.function
             if d.column is not None:
                 phi[row] = q[d.column] - fn.value(t)
@@ -238,6 +250,13 @@ class RelativeSystem(MechanicalSystem):
                 nu[row] = fn.d1(t)
             if vel:
                 gamma[row] = -quad + fn.d2(t)
+            if d.source is not None:              # a coupler between tree joints: θ_j − p(q_column)
+                col = d.source.column
+                dphi, dgrad, dgamma = d.source.terms(q[col], 1.0, 0.0 if vel else None, qd[col] if vel else None)
+                phi[row] += dphi
+                jac[row, col] += dgrad
+                if vel:
+                    gamma[row] += dgamma
         for row, c in self.norm_rows:
             p = q[c:c + 4]
             phi[row] = p @ p - 1.0
@@ -375,6 +394,9 @@ class RelativeSystem(MechanicalSystem):
             else:
                 e = next(e for e, cols in enumerate(self.cols) if col in cols)
                 drv[..., n] = tmatvec(kin.B[e], Rhat[..., e, :])[..., list(self.cols[e]).index(col)]     # eq. (36)
+                for c in self.couplers:      # less a coupler's load on the same coordinate, p'(q_col) λ
+                    if c.source.column == col:
+                        drv[..., n] -= c.source.derivatives(q[..., col])[1] * lam[..., c.row]
         r, v, w = kin.r, frames.v, np.ascontiguousarray(frames.w)
         w_body = tmatvec(kin.A, w)
         energy = np.zeros(lead + (4,))

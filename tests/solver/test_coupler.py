@@ -1,0 +1,193 @@
+"""Coupler constraints (solver.model.elements.Coupler; the row θ_j − p(θ_i) of
+solver/formulations/rows.py) against closed forms on every path.
+
+Gear pair (no gravity): shafts on revolutes to ground, I1 and I2 about their axes, θ2 = −r θ1, torque
+τ on shaft 1.  The energy ½ (I1 + r² I2) θ̇1² gives α1 = τ / (I1 + r² I2); the tooth torque on shaft 2
+along its axis is I2 α2 = −r I2 α1 (the coupler force), and joint 1 carries τ_J1 = I1 α1 − τ about
+its axis.  With a torsional spring k on joint 2: ω² = r² k / (I1 + r² I2) (the reflected inertia).
+"""
+import math
+
+import numpy as np
+import pytest
+
+import solver
+
+R, I1, I2, TAU = 2.0, 0.3, 0.5, 1.5
+ALPHA1 = TAU / (I1 + R * R * I2)
+
+
+def gear_pair(ratio=-R, torque=TAU):
+    m = solver.Model(name="gear pair", gravity=(0.0, 0.0, 0.0))
+    m.add_body("shaft1", mass=1.0, inertia=(0.2, 0.2, I1), position=(0.0, 0.0, 0.0))
+    m.add_body("shaft2", mass=2.0, inertia=(0.3, 0.3, I2), position=(1.0, 0.0, 0.0))
+    m.add_joint("J1", "revolute", "ground", "shaft1", origin=(0, 0, 0), axis=(0, 0, 1))
+    m.add_joint("J2", "revolute", "ground", "shaft2", origin=(1, 0, 0), axis=(0, 0, 1))
+    m.add_coupler("mesh", "J1", "J2", ratio=ratio)
+    m.add_torque("drive", "shaft1", torque=(0.0, 0.0, torque))
+    return m
+
+
+def angle_about_z(res, body):
+    A = res.body_rotation(body)
+    return np.unwrap(np.arctan2(A[:, 1, 0], A[:, 0, 0]))
+
+
+PATHS = [(f, cg, i) for f in ("relative", "cartesian") for cg in ("auto", "off") for i in ("auto", "rk45", "bdf")]
+
+
+@pytest.mark.parametrize("formulation,codegen,integrator", PATHS)
+def test_a_gear_pair_follows_its_closed_form(formulation, codegen, integrator):
+    """θ1 = ½ α1 t², θ2 = −r θ1; tooth torque and the reactions about the axes.  Bounds: the
+    integrators' error at the default tolerances (rtol 1e-8 over θ ≤ 1.4 rad: ≲ 1e-6 rad); the
+    multipliers solve a linear system at each point (1e-8 N·m)."""
+    res = solver.simulate(gear_pair(), t_end=1.0, output_step=0.1, formulation=formulation, codegen=codegen,
+                          integrator=integrator)
+    assert res.status == "ok"
+    theta1 = 0.5 * ALPHA1 * res.t ** 2
+    assert np.max(np.abs(angle_about_z(res, "shaft1") - theta1)) < 1e-6
+    assert np.max(np.abs(angle_about_z(res, "shaft2") + R * theta1)) < 2e-6
+    assert np.allclose(res.coupler_force("mesh"), -R * I2 * ALPHA1, atol=1e-8)
+    assert np.allclose(res.joint_reaction("J2")[1][:, 2], -R * I2 * ALPHA1, atol=1e-8)
+    assert np.allclose(res.joint_reaction("J1")[1][:, 2], I1 * ALPHA1 - TAU, atol=1e-8)
+
+
+@pytest.mark.parametrize("options", [{"integrator": "galpha"}, {"constraints": "parametric"},
+                                     {"partitioning": "qr"}])
+def test_a_gear_pair_on_the_other_cartesian_paths(options):
+    """Generalized-α (the coupler's (Φ_qᵀλ)_q), the parametric joint form (α_j − p(α_i)), QR."""
+    res = solver.simulate(gear_pair(), t_end=0.4, output_step=0.2, formulation="cartesian", **options)
+    assert res.status == "ok"
+    assert np.max(np.abs(angle_about_z(res, "shaft2") + R * 0.5 * ALPHA1 * res.t ** 2)) < 1e-5
+    assert np.allclose(res.coupler_force("mesh"), -R * I2 * ALPHA1, atol=1e-6)
+
+
+def test_the_generated_kernels_leave_couplers_to_the_generic_path():
+    compiled = solver.compile_model(gear_pair())
+    assert not compiled.generated
+    assert any("couplers are not generated (mesh)" in n for n in compiled.notices)
+    with pytest.raises(solver.ModelError, match="couplers are not generated"):
+        solver.compile_model(gear_pair(), codegen="on")
+
+
+def test_the_natural_frequency_of_a_gear_pair_has_the_reflected_inertia():
+    m = gear_pair(torque=0.0)
+    m.add_rotational_spring_damper("shaft2_spring", "J2", stiffness=40.0)
+    expected = math.sqrt(R * R * 40.0 / (I1 + R * R * I2)) / (2 * math.pi)
+    for formulation in ("relative", "cartesian"):
+        lin = solver.linearize(solver.compile_model(m, formulation=formulation, codegen="off"))
+        assert lin.frequencies_hz == pytest.approx([expected], rel=1e-9)
+
+
+@pytest.mark.parametrize("formulation", ["relative", "cartesian"])
+def test_a_polynomial_coupler_with_offset_follows_its_driven_leader(formulation):
+    """A mimic-like coupler on a kinematic run: θ_i = 0.8 sin 2t prescribed, θ_j = 0.1 + 0.5 θ_i + 0.2 θ_i²
+    exactly (assembly moves joint_j to the offset 0.1 at t = 0); the follower's rates by the chain rule."""
+    m = gear_pair(torque=0.0)
+    m.remove("mesh")
+    m.add_coupler("mimic", "J1", "J2", coefficients=[0.1, 0.5, 0.2])
+    m.add_driver("motor", "J1", expression="0.8*sin(2*t)")
+    res = solver.simulate(m, t_end=1.0, output_step=0.1, formulation=formulation)
+    assert res.status == "ok"
+    th = 0.8 * np.sin(2 * res.t)
+    th_d = 1.6 * np.cos(2 * res.t)
+    assert np.max(np.abs(angle_about_z(res, "shaft2") - (0.1 + 0.5 * th + 0.2 * th ** 2))) < 1e-8
+    w2 = res.body_angular_velocity("shaft2")[:, 2]
+    assert np.max(np.abs(w2 - (0.5 + 0.4 * th) * th_d)) < 1e-7
+
+
+def test_a_linear_mimic_with_offset_assembles_and_reports_its_force():
+    """URDF-style mimic θ_j = 0.5 θ_i + 0.3 under torque: assembly takes the nearest configuration
+    on the coupler (least change: θ1 = −0.12, θ2 = 0.24 rad), and the energy ½ (I1 + ¼ I2) θ̇1² gives
+    α1 = τ / (I1 + I2/4); coupler force I2 α2 = ½ I2 α1."""
+    m = gear_pair(ratio=0.5)
+    m.set_field("mesh", "offset", 0.3)
+    res = solver.simulate(m, t_end=1.0, output_step=0.1)
+    alpha1 = TAU / (I1 + 0.25 * I2)
+    theta1, theta2 = angle_about_z(res, "shaft1"), angle_about_z(res, "shaft2")
+    assert theta1[0] == pytest.approx(-0.12, abs=1e-9) and theta2[0] == pytest.approx(0.24, abs=1e-9)
+    assert np.max(np.abs(theta1 - theta1[0] - 0.5 * alpha1 * res.t ** 2)) < 1e-6
+    assert np.max(np.abs(theta2 - (0.5 * theta1 + 0.3))) < 1e-8
+    assert np.allclose(res.coupler_force("mesh"), 0.5 * I2 * alpha1, atol=1e-8)
+
+
+def test_the_cartesian_evaluators_agree_on_a_polynomial_coupler():
+    """Batched and per-joint evaluators, Φ_q against central differences of Φ, γ against Φ_q q̇
+    differentiated along q̇, and (Φ_qᵀλ)_q against differences of Φ_qᵀλ."""
+    from solver.formulations.cartesian import CartesianSystem
+    m = gear_pair()
+    m.remove("mesh")
+    m.add_coupler("poly", "J1", "J2", coefficients=[0.0, -1.5, 0.4, 0.3])
+    system = CartesianSystem(m)
+    rng = np.random.default_rng(3)
+    q, _, _ = system.initial_state()
+    q = system.normalize(q + 0.3 * rng.standard_normal(system.nq))
+    qd = rng.standard_normal(system.nq)
+    batch, ref = system.constraints(q, 0.0, qd, level=2), system.constraints_per_joint(q, 0.0, qd, level=2)
+    for a, b in ((batch.phi, ref.phi), (batch.jac, ref.jac), (batch.gamma, ref.gamma)):
+        assert np.allclose(a, b, atol=1e-12)
+    row = system.couplers[0].row
+    eps = 1e-6
+    fd = [(system.constraints(q + eps * e, 0.0).phi[row] - system.constraints(q - eps * e, 0.0).phi[row]) / (2 * eps)
+          for e in np.eye(system.nq)]
+    assert np.allclose(batch.jac[row], fd, atol=1e-8)
+    jdot = (system.constraints(q + eps * qd, 0.0).jac[row] - system.constraints(q - eps * qd, 0.0).jac[row]) / (2 * eps)
+    assert batch.gamma[row] == pytest.approx(-jdot @ qd, abs=1e-6)
+    lam = rng.standard_normal(system.m)
+    H = system.constraint_hessian(q, lam, 0.0)
+    fd_H = np.array([(system.constraints(q + eps * e, 0.0).jac.T @ lam - system.constraints(q - eps * e, 0.0).jac.T @ lam)
+                     / (2 * eps) for e in np.eye(system.nq)]).T
+    assert np.allclose(H, fd_H, atol=1e-6)
+
+
+def test_a_coupler_on_a_loop_closing_joint_runs_cartesian_by_default():
+    """Shaft 2 also turns in a second, coaxial bearing to ground (a redundant loop): coupled to that
+    cut joint, the relative formulation refuses and "auto" picks the Cartesian one."""
+    m = gear_pair()
+    m.add_joint("J2b", "revolute", "ground", "shaft2", origin=(1, 0, 0.5), axis=(0, 0, 1))
+    m.remove("mesh")
+    m.add_coupler("mesh", "J1", "J2b", ratio=-R)
+    with pytest.raises(solver.ModelError, match="J2b' closes a loop"):
+        solver.compile_model(m, formulation="relative", codegen="off")
+    res = solver.simulate(m, t_end=0.5, output_step=0.25)
+    assert res.meta["formulation"] == "cartesian"
+    assert np.allclose(res.coupler_force("mesh"), -R * I2 * ALPHA1, atol=1e-6)
+
+
+def test_bad_couplers_are_model_errors_naming_the_field(tmp_path):
+    m = gear_pair()
+    m.add_joint("ball", "spherical", "shaft1", "shaft2", origin=(0.5, 0, 0))
+    cases = [({"joint_i": "J1", "joint_j": "J1"}, r"coupler 'c'\.joint_j: must differ from joint_i"),
+             ({"joint_i": "nope", "joint_j": "J2"}, r"coupler 'c'\.joint_i: no joint named 'nope'"),
+             ({"joint_i": "ball", "joint_j": "J2"}, r"coupler 'c'\.joint_i: a spherical joint has no coordinate"),
+             ({"joint_i": "J1", "joint_j": "J2", "ratio": float("inf")}, r"coupler 'c'\.ratio: must be finite"),
+             ({"joint_i": "J1", "joint_j": "J2", "coordinate_j": "translation"}, r"coupler 'c'\.coordinate_j"),
+             ({"joint_i": "J1", "joint_j": "J2", "coefficients": [1.0, "x"]}, r"coupler 'c'\.coefficients"),
+             ({"joint_i": "J1", "joint_j": "J2", "ratio": 2.0, "coefficients": [0.0, 1.0]},
+              r"coupler 'c'\.coefficients: give either")]
+    for fields, message in cases:
+        with pytest.raises(solver.ModelError, match=message):
+            m.add_coupler("c", **fields)
+    m.add_driver("d2", "J2", expression="t")
+    with pytest.raises(solver.ModelError, match=r"coupler 'mesh'\.joint_j: coordinate rotation of joint 'J2' is already driven by 'd2'"):
+        m.check()
+
+
+def test_a_coupler_file_round_trip_and_its_field_paths(tmp_path):
+    m = gear_pair()
+    m.add_coupler("poly", "J2", "J1", coefficients=[0.0, 1.0, 0.5])
+    m.remove("poly")
+    m.set_field("mesh", "offset", 0.25)
+    path = tmp_path / "gear.mbs.json"
+    m.save(path)
+    back = solver.load_model(path)
+    assert back == m and back.couplers["mesh"].ratio == -R and back.couplers["mesh"].offset == 0.25
+    text = path.read_text().replace('"ratio": -2.0', '"ratio": "big"')
+    path.write_text(text)
+    with pytest.raises(solver.ModelError, match=r"model\.couplers\[0\]\.ratio: must be a number"):
+        solver.load_model(path)
+
+
+def test_an_fmu_export_refuses_a_coupler(tmp_path):
+    with pytest.raises(solver.ModelError, match="coupler 'mesh'.*cannot be exported as an FMU"):
+        solver.export_fmu(gear_pair(), tmp_path / "gear.fmu")
