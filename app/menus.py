@@ -112,6 +112,9 @@ def build(window) -> dict[str, QAction]:
         forces.addAction(act(f"add_force_{kind}", cls.LABEL, partial(edit.add_force, kind),
                              icon_name=cls.ICON or kind))
     m.addAction(act("add_driver", "Add &Driver", lambda: edit.add_driver(), icon_name="driver"))
+    m.addAction(act("add_coupler", "Add &Coupler", lambda: edit.add_coupler(), icon_name="driver",
+                    tip="couple two joint coordinates: θ_j = ratio·θ_i + offset (gears, rack-and-pinion, mimic); "
+                        "the selected joint follows the one before it"))
     m.addAction(act("add_marker", "Add &Marker", lambda: edit.add_marker(), icon_name="marker"))
     m.addAction(act("add_flexible_beam", "Add Fle&xible Beam…", lambda: edit.add_flexible_beam(),
                     tip="a beam from its ends, section (rectangle, circle, tube), material and elements"))

@@ -50,10 +50,11 @@ GLYPH_ROLES = {
 # The words a kind's NEW may use for the value of a new element's field (resolved by the GUI's
 # app/factory.py from the selection): the body the element is added to (the selected body, else
 # the body of the selected element, else the last body), ground, that body's CM, a point 0.5 m
-# above it (+y), the selected or last joint (":rotation": one with a rotation coordinate), the first
+# above it (+y), the selected or last joint (":rotation": one with a rotation coordinate), another
+# joint with a coordinate (the one before the selected or last one: a coupler's leader), the first
 # element of a kind, the N-th body (from 0) other than the target that elements of a kind act on.
-PLACEMENT_WORDS = ("@body", "@ground", "@cm", "@above", "@joint", "@joint:<coordinate>", "@first:<kind>",
-                   "@body_of:<kind>:<N>")
+PLACEMENT_WORDS = ("@body", "@ground", "@cm", "@above", "@joint", "@joint:<coordinate>", "@other_joint",
+                   "@first:<kind>", "@body_of:<kind>:<N>")
 
 
 class Element:
@@ -681,7 +682,8 @@ class Coupler(Element):
     KIND = "coupler"
     COLLECTION = "couplers"
     LABEL = "Coupler"
-    NEW = {"joint_i": "@joint", "joint_j": "@joint"}
+    # the selected (or last) joint follows the joint with a coordinate before it
+    NEW = {"joint_i": "@other_joint", "joint_j": "@joint"}
     FIELDS = (
         NAME,
         Field("joint_i", "joint", doc="leading joint: its coordinate θ_i drives the other"),

@@ -409,12 +409,12 @@ MAX_POLYNOMIAL_DEGREE = 10
 def _polynomial(f: Field, value):
     """None, or the coefficients [c_0, c_1, …] of Σ c_k x^k: a list of finite numbers (at most
     :data:`MAX_POLYNOMIAL_DEGREE` + 1) or the same as text, numbers separated by commas or spaces
-    (the GUI's line editor)."""
+    (the GUI's line editor; brackets allowed, as it shows the list)."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
     if isinstance(value, str):
         try:
-            value = [float(x) for x in value.replace(",", " ").split()]
+            value = [float(x) for x in value.strip().strip("[]()").replace(",", " ").split()]
         except ValueError:
             raise FieldProblem(f"must be numbers separated by commas, got {show_value(value)}") from None
     if not isinstance(value, (list, tuple)) or not value:
