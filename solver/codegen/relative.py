@@ -20,7 +20,7 @@ from .derive import CodegenUnavailable, describe, input_functions, interpreted_f
 from .system import KernelEquations, cartesian_generalized_forces
 from .tree import describe_tree
 
-ROW_CARTESIAN, ROW_COORDINATE, ROW_NORM = range(3)          # relative.c's row kinds
+ROW_CARTESIAN, ROW_COORDINATE, ROW_NORM, ROW_COUPLER = range(4)          # relative.c's row kinds
 
 
 def describe_relative(system, cartesian) -> dict:
@@ -32,7 +32,7 @@ def describe_relative(system, cartesian) -> dict:
     ``articulated.c`` instead (formulation ``"articulated"``)."""
     if system.nq == 0:
         raise CodegenUnavailable("the model has no joint coordinates")
-    cdesc = describe(cartesian)
+    cdesc = describe(cartesian, tree_couplers=True)
     if system.m == 0:                   # an open tree: articulated.c, O(n) per evaluation
         return {"formulation": "articulated", "cartesian": cdesc, "tree": describe_tree(system), "nq": system.nq,
                 "m": 0, "rows": [], "angles": [], "drivers": [], "n_parameters": cdesc["n_parameters"],
@@ -46,11 +46,15 @@ def describe_relative(system, cartesian) -> dict:
                        else [ROW_CARTESIAN, cartesian.drivers[n].row, 0])
     for row, col in system.norm_rows:
         rows[row] = [ROW_NORM, int(col), 0]
+    for n, c in enumerate(system.couplers):          # between tree joints (RelativeSystem refuses cut joints)
+        rows[c.row] = [ROW_COUPLER, int(c.column), n]
+    couplers = [[int(c.source.column), cd["par"], cd["n"]] for c, cd in zip(system.couplers, cdesc["couplers"])]
     relative_of = {c: r for r, (kind, c, _) in enumerate(rows) if kind == ROW_CARTESIAN}
     cdesc = dict(cdesc, used_rows=sorted(relative_of))     # only these Cartesian rows are derived
     angles = [[relative_of[c], jk, spec, n] for n, (c, jk, spec) in enumerate(cdesc["angles"]) if c in relative_of]
     return {"formulation": "relative", "cartesian": cdesc, "tree": describe_tree(system), "nq": system.nq,
             "m": system.m, "rows": rows, "row_bodies": _row_bodies(rows, cartesian), "angles": angles,
+            "couplers": couplers,
             "drivers": cdesc["drivers"], "n_parameters": cdesc["n_parameters"], "n_inputs": cdesc["n_inputs"]}
 
 

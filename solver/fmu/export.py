@@ -26,7 +26,7 @@ from ..codegen.flexible import unsupported_forces
 from ..formulations.cartesian import CartesianSystem
 from ..io.files import atomic_write
 from ..compile import compile_model
-from ..errors import ModelError, Problem, SolverError
+from ..errors import ModelError, SolverError
 from ..partitioning.partition import independent_rows
 from .description import model_description
 from .source import layout_source
@@ -94,11 +94,7 @@ def export_fmu(model, path, step=None, inputs=None, rtol=None, atol=None, on_eve
 def _compile(model, on_event, cancel):
     """The model compiled with generated kernels (Cartesian, conventional joints).  A flexible model
     the kernels do not cover is refused naming the force elements in the way
-    (:func:`solver.codegen.flexible.unsupported_forces`, looked up only then); so is a model with
-    couplers, which the kernels do not generate."""
-    if model.couplers:
-        raise ModelError([Problem(f"coupler '{name}'", name, None, "couplers are not generated as C, so a model "
-                                  "with one cannot be exported as an FMU") for name in model.couplers])
+    (:func:`solver.codegen.flexible.unsupported_forces`, looked up only then)."""
     try:
         return compile_model(model, formulation="cartesian", constraints="conventional", codegen="on",
                              on_event=on_event, cancel=cancel)
