@@ -133,15 +133,16 @@ def auto_formulation(model, settings) -> str:
     """The formulation "auto" stands for: relative (recursive joint coordinates, Kim & You (1997))
     — on the four-bar row through its singular passes it holds the exact motion where the Cartesian
     formulation folds (docs/performance.md, work–precision) — unless the model needs the Cartesian
-    one: flexible bodies, the parametric joint form, the generalized-α integrator, or a coupler on a
-    joint that closes a loop (a cut joint: the relative formulation couples tree joints only)."""
+    one: flexible bodies, the parametric joint form, the generalized-α integrator, or a coupler with a
+    polynomial of degree > 1 of a joint that closes a loop (a cut joint: the relative formulation
+    couples those linearly only)."""
     if model.flexible_bodies or settings.constraints != "conventional" or settings.integrator == "galpha":
         return "cartesian"
     if model.couplers:
         from .formulations.topology import build_topology
         joints = list(model.joints.values())
         cut = {joints[k].name for k in build_topology(list(model.bodies), joints).cut}
-        if any({c.joint_i, c.joint_j} & cut for c in model.couplers.values()):
+        if any(c.joint_i in cut and len(c.polynomial()) > 2 for c in model.couplers.values()):
             return "cartesian"
     return "relative"
 

@@ -11,13 +11,14 @@ forces by eq. 36) is the generic relative one.
 """
 from __future__ import annotations
 
-from ..constraints.forms import angle_coefficient
+from ..constraints.forms import uses_angle
+from ..constraints.joints import COORDINATES
 from ..formulations.cartesian import CartesianSystem
 from ..forces import BodyFrames, Wrenches
 from ..formulations.relative import RelativeSystem
 from .build import Buffers, load_kernels
 from .derive import CodegenUnavailable, describe, input_functions, interpreted_forces, parameters
-from .system import KernelEquations, cartesian_generalized_forces
+from .system import KernelEquations, cartesian_generalized_forces, coupled_angle_rows
 from .tree import describe_tree
 
 ROW_CARTESIAN, ROW_COORDINATE, ROW_NORM, ROW_COUPLER = range(4)          # relative.c's row kinds
@@ -46,9 +47,16 @@ def describe_relative(system, cartesian) -> dict:
                        else [ROW_CARTESIAN, cartesian.drivers[n].row, 0])
     for row, col in system.norm_rows:
         rows[row] = [ROW_NORM, int(col), 0]
-    for n, c in enumerate(system.couplers):          # between tree joints (RelativeSystem refuses cut joints)
-        rows[c.row] = [ROW_COUPLER, int(c.column), n]
-    couplers = [[int(c.source.column), cd["par"], cd["n"]] for c, cd in zip(system.couplers, cdesc["couplers"])]
+    couplers = []
+    for n, (c, cc) in enumerate(zip(system.couplers, cartesian.couplers)):
+        if c.column is not None and c.source.column is not None:      # between tree coordinates: relative.c
+            rows[c.row] = [ROW_COUPLER, int(c.column), len(couplers)]
+            couplers.append([int(c.source.column), cdesc["couplers"][n]["par"], cdesc["couplers"][n]["n"]])
+        elif uses_angle(COORDINATES[c.source.coordinate]) and len(c.source.coefficients) > 2:
+            raise CodegenUnavailable(f"coupler '{system.coupler_names[n]}': a polynomial of degree > 1 of an "
+                                     "angle on a loop-closing joint is not generated (the generic path runs the model)")
+        else:                                     # on a cut joint: the Cartesian kernels' row
+            rows[c.row] = [ROW_CARTESIAN, cc.row, 0]
     relative_of = {c: r for r, (kind, c, _) in enumerate(rows) if kind == ROW_CARTESIAN}
     cdesc = dict(cdesc, used_rows=sorted(relative_of))     # only these Cartesian rows are derived
     angles = [[relative_of[c], jk, spec, n] for n, (c, jk, spec) in enumerate(cdesc["angles"]) if c in relative_of]
@@ -84,8 +92,8 @@ class CodegenRelativeSystem(KernelEquations, RelativeSystem):
         self._inputs = input_functions(self)
         self.interpreted = interpreted_forces(self)
         self._bind_drivers([d.row for d in self.drivers], [d.function for d in self.drivers])
-        self._angle_rows = [(row, self.cjoints[jk], angle_coefficient(spec, self.cjoints[jk].constant))
-                            for row, jk, spec, _ in desc["angles"]]
+        self._angle_rows = coupled_angle_rows(self.couplers, [(row, jk, self.cjoints[jk], spec)
+                                                              for row, jk, spec, _ in desc["angles"]])
         self.kernels["par"][:] = parameters(cartesian, desc["cartesian"])
         self.articulated = desc["formulation"] == "articulated"
         nc, nb, nq = 7 * self.nb, self.nb, self.nq

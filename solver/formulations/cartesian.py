@@ -168,11 +168,9 @@ class CartesianSystem(MechanicalSystem):
                 if k in self.flex_joints:
                     raise ModelError(f"coupler '{name}': joint '{self.joint_names[k]}' is on a flexible body; "
                                      "couplers relate joints between rigid bodies")
-        # the rows whose multipliers load each joint: its drivers' and the couplers' on either of its coordinates
         self._driven_rows = {}
-        for d in self.drivers + self.couplers:
-            for k in {d.joint, d.source.joint if d.source else d.joint}:
-                self._driven_rows.setdefault(k, []).append(d.row)
+        for d in self.drivers:
+            self._driven_rows.setdefault(d.joint, []).append(d.row)
 
     # ---- public API -----------------------------------------------------------------------------
     def run_state(self):
@@ -423,8 +421,9 @@ class CartesianSystem(MechanicalSystem):
         """:meth:`postprocess` of N output points at once (arrays with a leading axis N; "energy" an
         (N, 4) array: kinetic, gravity, spring, strain), vectorized over the points for rigid bodies.
         Reaction of a joint on body_j at its origin P from the body-block constraint forces
-        g = −Φ_qᵀλ of that body (rows of the joint and of the drivers on it): F = g_r, torque about
-        the CM A·½L g_p (ṗ = ½Lᵀω' ↔ T' = ½ L g_p), moved to P.  ``jac``: Φ_q at the points if known."""
+        g = −Φ_qᵀλ of that body (rows of the joint and of the drivers on it, and the part of a coupler's
+        row along its coordinate: :meth:`_coupler_loads`): F = g_r, torque about the CM A·½L g_p
+        (ṗ = ½Lᵀω' ↔ T' = ½ L g_p), moved to P.  ``jac``: Φ_q at the points if known."""
         step = max(1, POST_JACOBIAN_ENTRIES // max(1, self.m * self.nq))
         if jac is None and len(t) > step:         # bound the memory of the stacked Jacobians
             parts = [self.postprocess_batch(t[i:i + step], q[i:i + step], qd[i:i + step], qdd[i:i + step],
@@ -437,6 +436,7 @@ class CartesianSystem(MechanicalSystem):
         if jac is None:
             jac = np.array([self.constraints(qk, tk).jac for qk, tk in zip(q, t)]).reshape(n, self.m, self.nq)
         nj = len(self.joints)
+        coupled = self._coupler_loads(q, lam)
         RF, RT, RFj, RTj = (np.zeros((n, nj, 3)) for _ in range(4))
         for k, joint in enumerate(self.joints):
             cj, bi, bj = joint.joint, joint.body_i, joint.body_j
@@ -449,6 +449,8 @@ class CartesianSystem(MechanicalSystem):
             side, sign = (bj, 1.0) if bj >= 0 else (bi, -1.0)
             o = 7 * side
             g = -np.einsum("nri,nr->ni", jac[:, rows, o:o + 7], lam[:, rows])
+            if k in coupled:
+                g += coupled[k][:, o:o + 7]
             F = g[:, :3]
             T_cm = np.einsum("nij,nj->ni", A[:, side], 0.25 * np.einsum("nij,nj->ni", L2[:, side], g[:, 3:]))
             P = r[:, bj] + A[:, bj] @ cj.s_j if bj >= 0 else np.broadcast_to(cj.s_j, (n, 3))
@@ -468,6 +470,27 @@ class CartesianSystem(MechanicalSystem):
         return post
 
     # ---- helpers --------------------------------------------------------------------------------
+    def _coupler_loads(self, q, lam):
+        """{joint index: (N, nq)}: −Φ_qᵀλ of the coupler rows split by the joint whose coordinate each
+        part differentiates — joint_j's −λ ∇θ_j, joint_i's p'(θ_i) λ ∇θ_i — so that each joint's
+        reaction carries the coupler's load along its own coordinate only (a body of both joints, as
+        in a serial chain, gets each part through its own joint).  Empty for the parametric form,
+        whose joint rows carry the loads (the coupler rows are on the α columns)."""
+        out = {}
+        if self.param is not None:
+            return out
+        for x, qx in enumerate(q):
+            states = self._states(qx, None)
+            for c in self.couplers:
+                for k, coordinate, source in ((c.joint, c.coordinate, None), (c.source.joint, c.source.coordinate,
+                                                                             c.source)):
+                    jr = self.joints[k]
+                    s = jr.joint.coordinate(coordinate, states[jr.body_i], states[jr.body_j], 0)
+                    scale = 1.0 if source is None else -source.derivatives(s.val)[1]
+                    loads = out.setdefault(k, np.zeros((len(q), self.nq)))
+                    loads[x, jr.cols] -= scale * lam[x, c.row] * s.grad[jr.mask]
+        return out
+
     def _body_kinematics(self, q, qd):
         """(r, v, A, 2L, ω', ω) of the rigid bodies at N states q, q̇ (N, nq): arrays (N, nb, …)."""
         n, nb = len(q), self.nb

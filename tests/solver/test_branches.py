@@ -143,8 +143,9 @@ def test_an_fmu_of_the_rack_and_pinion_follows_its_closed_form(tmp_path):
     from solver.fmu import export_fmu
     path = export_fmu(rack_and_pinion(), tmp_path / "rack.fmu", step=0.1)
     out = fmpy.simulate_fmu(str(path), stop_time=2.0, output_interval=0.1, relative_tolerance=1e-9,
-                            output=["bodies.rack.position.x"])
+                            output=["bodies.rack.position.x", "couplers.mesh.force"])
     assert np.max(np.abs(out["bodies.rack.position.x"] - P * 0.5 * ALPHA * out["time"] ** 2)) < 1e-5
+    assert np.allclose(out["couplers.mesh.force"], MASS * P * ALPHA, rtol=1e-6)
 
 
 # ---- the rule itself --------------------------------------------------------------------------------

@@ -48,6 +48,8 @@ def test_a_gear_pair_follows_its_closed_form(formulation, codegen, integrator):
     assert np.max(np.abs(angle_about_z(res, "shaft1") - theta1)) < 1e-6
     assert np.max(np.abs(angle_about_z(res, "shaft2") + R * theta1)) < 2e-6
     assert np.allclose(res.coupler_force("mesh"), -R * I2 * ALPHA1, atol=1e-8)
+    assert np.array_equal(solver.output(gear_pair(), "couplers.mesh.force").evaluate(res, gear_pair()),
+                          res.coupler_force("mesh"))
     assert np.allclose(res.joint_reaction("J2")[1][:, 2], -R * I2 * ALPHA1, atol=1e-8)
     assert np.allclose(res.joint_reaction("J1")[1][:, 2], I1 * ALPHA1 - TAU, atol=1e-8)
 
@@ -168,18 +170,58 @@ def test_the_cartesian_evaluators_agree_on_a_polynomial_coupler():
     assert np.allclose(H, fd_H, atol=1e-6)
 
 
-def test_a_coupler_on_a_loop_closing_joint_runs_cartesian_by_default():
-    """Shaft 2 also turns in a second, coaxial bearing to ground (a redundant loop): coupled to that
-    cut joint, the relative formulation refuses and "auto" picks the Cartesian one."""
+@pytest.mark.parametrize("formulation,codegen,leading", [("relative", "on", "J1"), ("relative", "off", "J1"),
+                                                         ("cartesian", "off", "J1"), ("relative", "on", "J2b"),
+                                                         ("relative", "off", "J2b")])
+def test_a_coupler_on_a_loop_closing_joint(formulation, codegen, leading):
+    """Shaft 2 also turns in a second, coaxial bearing J2b to ground (a redundant loop; the relative
+    formulation's cut joint): the coupler on J2b holds θ2 = −r θ1 and J2b carries the tooth torque
+    about its axis (J2, a revolute without the coupler, none); the same with J2b leading (θ1 = −θ2/r,
+    the coupler force along θ1: I1 α1 − τ, the cut joint's multiplier column scaled by −c_1).  A polynomial on a cut leading joint is
+    left to the Cartesian formulation (a ModelError for "relative"; "auto" picks the Cartesian one)."""
     m = gear_pair()
     m.add_joint("J2b", "revolute", "ground", "shaft2", origin=(1, 0, 0.5), axis=(0, 0, 1))
     m.remove("mesh")
-    m.add_coupler("mesh", "J1", "J2b", ratio=-R)
-    with pytest.raises(solver.ModelError, match="J2b' closes a loop"):
+    if leading == "J1":
+        m.add_coupler("mesh", "J1", "J2b", ratio=-R)
+    else:
+        m.add_coupler("mesh", "J2b", "J1", ratio=-1.0 / R)
+    res = solver.simulate(m, t_end=1.0, output_step=0.25, formulation=formulation, codegen=codegen)
+    assert res.status == "ok"
+    assert np.max(np.abs(angle_about_z(res, "shaft2") + R * 0.5 * ALPHA1 * res.t ** 2)) < 1e-6
+    force = -R * I2 * ALPHA1 if leading == "J1" else I1 * ALPHA1 - TAU
+    assert np.allclose(res.coupler_force("mesh"), force, atol=1e-7)
+    assert np.allclose(res.joint_reaction("J2b")[1][:, 2], -R * I2 * ALPHA1, atol=1e-7)
+    assert np.allclose(res.joint_reaction("J2")[1][:, 2], 0.0, atol=1e-7)
+    m.remove("mesh")
+    m.add_coupler("mesh", "J2b", "J1", coefficients=[0.0, -0.5, 0.1])
+    with pytest.raises(solver.ModelError, match="coupler 'mesh': joint 'J2b' closes a loop"):
         solver.compile_model(m, formulation="relative", codegen="off")
-    res = solver.simulate(m, t_end=0.5, output_step=0.25)
-    assert res.meta["formulation"] == "cartesian"
-    assert np.allclose(res.coupler_force("mesh"), -R * I2 * ALPHA1, atol=1e-6)
+    assert solver.compile_model(m, codegen="off").settings.formulation == "cartesian"
+
+
+def test_a_mimic_in_a_serial_chain_loads_each_joint_along_its_own_axis():
+    """Joint 2 (link 1 → link 2) mimics joint 1 (ground → link 1) with ratio ½ under gravity.  Link 1
+    is a body of both joints, so the coupler row's gradient on it mixes ∂θ2 and ∂θ1; each joint's
+    reaction must carry only its own part: about the axes τ_J2 = the coupler force f and τ_J1 = −½ f
+    (revolutes carry nothing else about their axes).  The Cartesian reactions equal the relative
+    formulation's (Newton–Euler from the motion, an independent route) to the integration error."""
+    m = solver.Model(name="serial mimic", gravity=(0.0, -9.81, 0.0))
+    m.add_body("l1", mass=1.0, inertia=(0.01, 0.1, 0.1), position=(0.5, 0.0, 0.0))
+    m.add_body("l2", mass=0.7, inertia=(0.01, 0.08, 0.08), position=(1.4, 0.0, 0.0))
+    m.add_joint("j1", "revolute", "ground", "l1", origin=(0, 0, 0), axis=(0, 0, 1))
+    m.add_joint("j2", "revolute", "l1", "l2", origin=(1, 0, 0), axis=(0, 0, 1))
+    m.add_coupler("mimic", "j1", "j2", ratio=0.5)
+    runs = [solver.simulate(m, t_end=0.6, output_step=0.2, formulation=f, codegen=cg)
+            for f, cg in (("relative", "off"), ("cartesian", "off"), ("cartesian", "on"))]
+    for res in runs:
+        f = res.coupler_force("mimic")
+        assert np.allclose(res.joint_reaction("j2")[1][:, 2], f, atol=1e-9)
+        assert np.allclose(res.joint_reaction("j1")[1][:, 2], -0.5 * f, atol=1e-9)
+        for joint in ("j1", "j2"):
+            for a, b in zip(res.joint_reaction(joint), runs[0].joint_reaction(joint)):
+                assert np.max(np.abs(a - b)) < 1e-5
+    assert abs(runs[0].coupler_force("mimic")[-1]) > 1.0
 
 
 def test_bad_couplers_are_model_errors_naming_the_field(tmp_path):
