@@ -256,3 +256,23 @@ def test_a_coupler_file_round_trip_and_its_field_paths(tmp_path):
     path.write_text(text)
     with pytest.raises(solver.ModelError, match=r"model\.couplers\[0\]\.ratio: must be a number"):
         solver.load_model(path)
+
+
+def test_a_bad_coupler_in_a_file_exits_2_naming_the_field(tmp_path, capsys):
+    from solver import cli
+    m = gear_pair()
+    path = tmp_path / "gear.mbs.json"
+    m.save(path)
+    path.write_text(path.read_text().replace('"joint_j": "J2"', '"joint_j": "J1"'))
+    assert cli.main(["validate", str(path)]) == 2
+    assert "model.couplers[0].joint_j: must differ from joint_i" in capsys.readouterr().err
+
+
+def test_check_model_counts_a_coupler_as_one_equation_and_hold_leaves_it_alone():
+    """Gear pair: 2 bodies × 6 − 2 revolutes × 5 − 1 coupler = 1 DOF (Grübler and rank agree);
+    assembling with joint 2 (the follower) held adds no hold driver on its coupled coordinate (which
+    would conflict with the coupler): the coupler sets it."""
+    check = solver.check_model(gear_pair())
+    assert (check.grubler, check.dof) == (1, 1)
+    res = solver.simulate(gear_pair(), t_end=0.2, output_step=0.1, hold=["J2"])
+    assert res.status == "ok"
