@@ -55,10 +55,14 @@ def test_a_gear_pair_follows_its_closed_form(formulation, codegen, integrator):
 
 
 @pytest.mark.parametrize("options", [{"integrator": "galpha"}, {"constraints": "parametric"},
-                                     {"partitioning": "qr"}])
-def test_a_gear_pair_on_the_other_cartesian_paths(options):
-    """Generalized-α (the coupler's (Φ_qᵀλ)_q), the parametric joint form (α_j − p(α_i)), QR."""
-    res = solver.simulate(gear_pair(), t_end=0.4, output_step=0.2, formulation="cartesian", **options)
+                                     {"partitioning": "qr"}, {"integrator": "adams"},
+                                     {"integrator": "dop853", "formulation": "relative"},
+                                     {"integrator": "adams", "formulation": "relative"}])
+def test_a_gear_pair_on_the_other_paths(options):
+    """Generalized-α (the coupler's (Φ_qᵀλ)_q), the parametric joint form (α_j − p(α_i)), QR, the
+    other integrators."""
+    options = {"formulation": "cartesian", **options}
+    res = solver.simulate(gear_pair(), t_end=0.2, output_step=0.1, **options)
     assert res.status == "ok"
     assert np.max(np.abs(angle_about_z(res, "shaft2") + R * 0.5 * ALPHA1 * res.t ** 2)) < 1e-5
     assert np.allclose(res.coupler_force("mesh"), -R * I2 * ALPHA1, atol=1e-6)
