@@ -1,13 +1,14 @@
 """Model ▸ Add Coupler (solver.Coupler's declarations: NEW, LABEL): on two geared shafts, with the
 second joint selected, the menu couples it to the joint before it; it is listed in the tree, its
-ratio is edited through the model, it runs (θ2 = −2 θ1), and undo removes it."""
+coefficients are typed into the property editor (a bad list refused naming the field), it runs
+(θ2 = −2 θ1), and undo takes the edit and the coupler back."""
 from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import Qt
 
 import solver
-from app.commands import SetField
+from real_input import retype
 
 
 def two_shafts():
@@ -30,12 +31,18 @@ def test_a_coupler_from_the_menu_relates_the_selected_joint_and_runs(window, qtb
     coupler = model.couplers[name]
     assert name == "coupler1" and (coupler.joint_i, coupler.joint_j) == ("axle0", "axle1")
     assert window.tree.findItems(name, Qt.MatchFlag.MatchExactly | Qt.MatchFlag.MatchRecursive, 0)
-    window.document.undo_stack.push(SetField(model, name, "ratio", -2.0))      # the property editor's command
+    window.document.select(name)
+    line = window.properties.editor("coefficients").line
+    retype(qtbot, line, "0, x")                           # refused, naming the field; the model keeps its own
+    assert "must be numbers" in window.properties.error("coefficients")
+    assert model.couplers[name].coefficients is None
+    retype(qtbot, line, "0, -2")                          # θ_j = 0 − 2 θ_i
+    assert model.couplers[name].coefficients == [0.0, -2.0]
     result = solver.simulate(model, t_end=0.5, output_step=0.25)
     assert result.status == "ok"
     w = [result.body_angular_velocity(f"shaft{k}")[:, 2] for k in (0, 1)]
     assert np.allclose(w[1], -2.0 * w[0], atol=1e-8) and w[0][-1] > 0.0
     window.document.undo_stack.undo()
-    assert model.couplers[name].ratio == 1.0
+    assert model.couplers[name].coefficients is None
     window.document.undo_stack.undo()
     assert name not in window.document.model.couplers
