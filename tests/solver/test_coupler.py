@@ -280,3 +280,23 @@ def test_check_model_counts_a_coupler_as_one_equation_and_hold_leaves_it_alone()
     assert (check.grubler, check.dof) == (1, 1)
     res = solver.simulate(gear_pair(), t_end=0.2, output_step=0.1, hold=["J2"])
     assert res.status == "ok"
+
+
+def test_a_redundant_gear_loop_runs_and_flags_its_coupler_forces_as_not_unique():
+    """Three gears coupled round a loop with consistent ratios (θ1 = −2 θ0, θ2 = −½ θ1, θ0 = θ2): one
+    coupler is redundant, the motion is the 1-DOF closed form θ0 = ½ τ/(I0 + 4 I1 + I2) t², and the
+    split of the load among the couplers is not unique (reported like a redundant driver's force)."""
+    m = solver.Model(name="three gears", gravity=(0.0, 0.0, 0.0))
+    for k in range(3):
+        m.add_body(f"g{k}", mass=1.0, inertia=(0.2, 0.2, 0.3), position=(float(k), 0.0, 0.0))
+        m.add_joint(f"J{k}", "revolute", "ground", f"g{k}", origin=(float(k), 0, 0), axis=(0, 0, 1))
+    m.add_coupler("c01", "J0", "J1", ratio=-2.0)
+    m.add_coupler("c12", "J1", "J2", ratio=-0.5)
+    m.add_coupler("c20", "J2", "J0", ratio=1.0)
+    m.add_torque("drive", "g0", torque=(0.0, 0.0, 1.0))
+    res = solver.simulate(m, t_end=0.5, output_step=0.25)
+    assert res.status == "ok"
+    assert np.max(np.abs(angle_about_z(res, "g0") - 0.5 / (0.3 * 6.0) * res.t ** 2)) < 1e-9
+    assert res.meta["nonunique_components"] == {name: ["coupler force"] for name in ("c01", "c12", "c20")}
+    check = solver.check_model(m)
+    assert (check.dof, check.redundant) == (1, 1)
