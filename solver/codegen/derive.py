@@ -197,7 +197,7 @@ def describe(system, tree_couplers=False) -> dict:
         spec_j, spec_i = COORDINATES[c.coordinate], COORDINATES[c.source.coordinate]
         if uses_angle(spec_i) and len(c.source.coefficients) > 2 and not tree_couplers:
             raise CodegenUnavailable(f"coupler '{name}': a polynomial of degree > 1 of an angle is not generated "
-                                     "(the generic path runs the model)")
+                                     "(compile.py refuses it in this form: check_coupler_branches)")
         couplers.append({"joint": c.joint, "coordinate": list(spec_j), "source": c.source.joint,
                          "source_coordinate": list(spec_i), "row": c.row,
                          "par": layout.parameters(len(c.source.coefficients)), "n": len(c.source.coefficients)})

@@ -11,8 +11,6 @@ forces by eq. 36) is the generic relative one.
 """
 from __future__ import annotations
 
-from ..constraints.forms import uses_angle
-from ..constraints.joints import COORDINATES
 from ..formulations.cartesian import CartesianSystem
 from ..forces import BodyFrames, Wrenches
 from ..formulations.relative import RelativeSystem
@@ -52,10 +50,7 @@ def describe_relative(system, cartesian) -> dict:
         if c.column is not None and c.source.column is not None:      # between tree coordinates: relative.c
             rows[c.row] = [ROW_COUPLER, int(c.column), len(couplers)]
             couplers.append([int(c.source.column), cdesc["couplers"][n]["par"], cdesc["couplers"][n]["n"]])
-        elif uses_angle(COORDINATES[c.source.coordinate]) and len(c.source.coefficients) > 2:
-            raise CodegenUnavailable(f"coupler '{system.coupler_names[n]}': a polynomial of degree > 1 of an "
-                                     "angle on a loop-closing joint is not generated (the generic path runs the model)")
-        else:                                     # on a cut joint: the Cartesian kernels' row
+        else:            # on a cut joint (linear in a cut leading joint: RelativeSystem): the Cartesian kernels' row
             rows[c.row] = [ROW_CARTESIAN, cc.row, 0]
     relative_of = {c: r for r, (kind, c, _) in enumerate(rows) if kind == ROW_CARTESIAN}
     cdesc = dict(cdesc, used_rows=sorted(relative_of))     # only these Cartesian rows are derived

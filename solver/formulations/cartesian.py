@@ -34,7 +34,8 @@ import functools
 import numpy as np
 
 from ..constraints.batch import BatchConstraints
-from ..constraints.joints import CartesianJoint
+from ..constraints.forms import uses_angle
+from ..constraints.joints import COORDINATES, CartesianJoint
 from ..constraints.planar import PlanarJoint
 from ..constraints.parametric import N_EQ, PARAMETRIC_FORMS, ParametricConstraints, equation_texts
 from ..constraints.primitives import BodyState, NLOC
@@ -615,6 +616,20 @@ class CartesianSystem(MechanicalSystem):
         for f in self.force_elements:
             f.apply(t, frames, w)
         return w
+
+
+def check_coupler_branches(model):
+    """Raise ModelError for a coupler with a polynomial of degree > 1 of an angle: a run in the
+    conventional form evaluates it on the right branch, but its post-processing (the leading joint's
+    share p'(θ_i) λ of the reactions, :meth:`CartesianSystem._coupler_loads`) cannot tell the branch
+    of θ_i from the recorded poses; the relative formulation (θ_i a tree coordinate) and the
+    parametric form (θ_i = α) can."""
+    for c in model.couplers.values():
+        leading = model.coupler_coordinates(c.name)[0]
+        if len(c.polynomial()) > 2 and uses_angle(COORDINATES.get(leading, ("dot",))):
+            raise ModelError(f"coupler '{c.name}': a polynomial of degree > 1 of an angle needs the relative "
+                             "formulation or settings.constraints = 'parametric' (the conventional Cartesian form "
+                             "cannot tell the angle's branch when it post-processes the reactions)")
 
 
 def compile_cartesian(model, form="conventional"):

@@ -28,6 +28,18 @@ def gear_pair(ratio=-R, torque=TAU):
     return m
 
 
+def gears_and_slider():
+    """The gear pair (a linear coupler of two angles) and a slider on a prismatic along x whose
+    displacement x drives a third wheel: θ3 = 0.1 − 0.7 x + 0.4 x² + 0.3 x³ (a cubic of a translation)."""
+    m = gear_pair()
+    m.add_body("slider", mass=1.0, inertia=(0.1, 0.1, 0.1), position=(0.0, 1.0, 0.0))
+    m.add_body("wheel", mass=1.0, inertia=(0.1, 0.1, 0.15), position=(0.0, 2.0, 0.0))
+    m.add_joint("S1", "prismatic", "ground", "slider", origin=(0, 1, 0), axis=(1, 0, 0))
+    m.add_joint("J3", "revolute", "ground", "wheel", origin=(0, 2, 0), axis=(0, 0, 1))
+    m.add_coupler("cubic", "S1", "J3", coefficients=[0.1, -0.7, 0.4, 0.3])
+    return m
+
+
 def angle_about_z(res, body):
     A = res.body_rotation(body)
     return np.unwrap(np.arctan2(A[:, 1, 0], A[:, 0, 0]))
@@ -70,18 +82,13 @@ def test_a_gear_pair_on_the_other_paths(options):
 
 def test_the_generated_kernels_evaluate_couplers_as_the_generic_path():
     """Φ, Φ_q, ν, γ of the kernels equal the generic evaluators' at random states (Cartesian: a linear
-    coupler of two angles, a cubic of a translation; relative: a quadratic of a tree angle); a
-    polynomial of degree > 1 of an angle in the Cartesian kernels is left to the generic path with a
-    notice naming it (its branch enters Φ nonlinearly)."""
+    coupler of two angles, a cubic of a translation driving an angle; relative: a quadratic of a tree
+    angle); a polynomial of degree > 1 of an angle is the relative formulation's only (its branch
+    enters Φ nonlinearly, and the conventional Cartesian form cannot tell it when it post-processes)."""
     from solver.codegen import CodegenCartesianSystem, CodegenRelativeSystem
     from solver.formulations.cartesian import CartesianSystem
     from solver.formulations.relative import RelativeSystem
-    m = gear_pair()
-    m.add_body("slider", mass=1.0, inertia=(0.1, 0.1, 0.1), position=(0.0, 1.0, 0.0))
-    m.add_body("slider2", mass=1.0, inertia=(0.1, 0.1, 0.1), position=(0.0, 2.0, 0.0))
-    m.add_joint("S1", "prismatic", "ground", "slider", origin=(0, 1, 0), axis=(1, 0, 0))
-    m.add_joint("S2", "prismatic", "ground", "slider2", origin=(0, 2, 0), axis=(0, 1, 0))
-    m.add_coupler("cubic", "S1", "S2", coefficients=[0.1, -0.7, 0.4, 0.3])
+    m = gears_and_slider()
     rng = np.random.default_rng(5)
     for generic, generated in ((CartesianSystem(m), CodegenCartesianSystem(m)), (None, None)):
         if generic is None:
@@ -99,8 +106,8 @@ def test_the_generated_kernels_evaluate_couplers_as_the_generic_path():
     m = gear_pair()
     m.remove("mesh")
     m.add_coupler("square", "J1", "J2", coefficients=[0.0, 1.0, 0.5])
-    compiled = solver.compile_model(m, formulation="cartesian")
-    assert not compiled.generated and any("coupler 'square': a polynomial" in n for n in compiled.notices)
+    with pytest.raises(solver.ModelError, match="coupler 'square': a polynomial of degree > 1 of an angle needs"):
+        solver.compile_model(m, formulation="cartesian")
     assert solver.compile_model(m, formulation="relative").generated
 
 
@@ -113,21 +120,32 @@ def test_the_natural_frequency_of_a_gear_pair_has_the_reflected_inertia():
         assert lin.frequencies_hz == pytest.approx([expected], rel=1e-9)
 
 
-@pytest.mark.parametrize("formulation", ["relative", "cartesian"])
-def test_a_polynomial_coupler_with_offset_follows_its_driven_leader(formulation):
+@pytest.mark.parametrize("options", [{"formulation": "relative"},
+                                     {"formulation": "cartesian", "constraints": "parametric"}])
+def test_a_polynomial_coupler_with_offset_follows_its_driven_leader(options):
     """A mimic-like coupler on a kinematic run: θ_i = 0.8 sin 2t prescribed, θ_j = 0.1 + 0.5 θ_i + 0.2 θ_i²
-    exactly (assembly moves joint_j to the offset 0.1 at t = 0); the follower's rates by the chain rule."""
+    exactly (assembly moves joint_j to the offset 0.1 at t = 0); the follower's rates by the chain rule;
+    then θ_i = 3t for 2 s (past π: the branch matters): the coupler force f = I2 θ̈_j, the motor
+    torque p'(θ_i) f, and the leading joint's reaction about its axis I1 θ̈_i = 0 — the motor's torque
+    less the coupler's p'(θ_i) f on the branch the angle is on."""
     m = gear_pair(torque=0.0)
     m.remove("mesh")
     m.add_coupler("mimic", "J1", "J2", coefficients=[0.1, 0.5, 0.2])
     m.add_driver("motor", "J1", expression="0.8*sin(2*t)")
-    res = solver.simulate(m, t_end=1.0, output_step=0.1, formulation=formulation)
+    res = solver.simulate(m, t_end=1.0, output_step=0.1, **options)
     assert res.status == "ok"
     th = 0.8 * np.sin(2 * res.t)
     th_d = 1.6 * np.cos(2 * res.t)
     assert np.max(np.abs(angle_about_z(res, "shaft2") - (0.1 + 0.5 * th + 0.2 * th ** 2))) < 1e-8
     w2 = res.body_angular_velocity("shaft2")[:, 2]
     assert np.max(np.abs(w2 - (0.5 + 0.4 * th) * th_d)) < 1e-7
+    m.set_field("motor", "expression", "3*t")
+    res = solver.simulate(m, t_end=2.0, output_step=0.1, **options)
+    th = 3.0 * res.t
+    tooth = I2 * 0.4 * 3.0 ** 2                           # I2 θ̈2, θ̈2 = p''(θ) θ̇² (θ̈ = 0)
+    assert np.allclose(res.coupler_force("mimic"), tooth, rtol=1e-6)
+    assert np.allclose(res.driver_force("motor"), (0.5 + 0.4 * th) * tooth, rtol=1e-6)
+    assert np.max(np.abs(res.joint_reaction("J1")[1][:, 2])) < 1e-6 * tooth      # I1 θ̈ = 0: driver − p' f
 
 
 def test_a_linear_mimic_with_offset_assembles_and_reports_its_force():
@@ -146,13 +164,10 @@ def test_a_linear_mimic_with_offset_assembles_and_reports_its_force():
 
 
 def test_the_cartesian_evaluators_agree_on_a_polynomial_coupler():
-    """Batched and per-joint evaluators, Φ_q against central differences of Φ, γ against Φ_q q̇
-    differentiated along q̇, and (Φ_qᵀλ)_q against differences of Φ_qᵀλ."""
+    """Batched and per-joint evaluators, Φ_q of the cubic coupler against central differences of Φ,
+    γ against Φ_q q̇ differentiated along q̇, and (Φ_qᵀλ)_q against differences of Φ_qᵀλ."""
     from solver.formulations.cartesian import CartesianSystem
-    m = gear_pair()
-    m.remove("mesh")
-    m.add_coupler("poly", "J1", "J2", coefficients=[0.0, -1.5, 0.4, 0.3])
-    system = CartesianSystem(m)
+    system = CartesianSystem(gears_and_slider())
     rng = np.random.default_rng(3)
     q, _, _ = system.initial_state()
     q = system.normalize(q + 0.3 * rng.standard_normal(system.nq))
@@ -160,7 +175,7 @@ def test_the_cartesian_evaluators_agree_on_a_polynomial_coupler():
     batch, ref = system.constraints(q, 0.0, qd, level=2), system.constraints_per_joint(q, 0.0, qd, level=2)
     for a, b in ((batch.phi, ref.phi), (batch.jac, ref.jac), (batch.gamma, ref.gamma)):
         assert np.allclose(a, b, atol=1e-12)
-    row = system.couplers[0].row
+    row = system.couplers[1].row
     eps = 1e-6
     fd = [(system.constraints(q + eps * e, 0.0).phi[row] - system.constraints(q - eps * e, 0.0).phi[row]) / (2 * eps)
           for e in np.eye(system.nq)]
@@ -181,8 +196,8 @@ def test_a_coupler_on_a_loop_closing_joint(formulation, codegen, leading):
     """Shaft 2 also turns in a second, coaxial bearing J2b to ground (a redundant loop; the relative
     formulation's cut joint): the coupler on J2b holds θ2 = −r θ1 and J2b carries the tooth torque
     about its axis (J2, a revolute without the coupler, none); the same with J2b leading (θ1 = −θ2/r,
-    the coupler force along θ1: I1 α1 − τ, the cut joint's multiplier column scaled by −c_1).  A polynomial on a cut leading joint is
-    left to the Cartesian formulation (a ModelError for "relative"; "auto" picks the Cartesian one)."""
+    the coupler force along θ1: I1 α1 − τ, the cut joint's multiplier column scaled by −c_1).  A polynomial
+    of the angle of a cut leading joint is refused by both formulations, naming the coupler."""
     m = gear_pair()
     m.add_joint("J2b", "revolute", "ground", "shaft2", origin=(1, 0, 0.5), axis=(0, 0, 1))
     m.remove("mesh")
@@ -200,8 +215,9 @@ def test_a_coupler_on_a_loop_closing_joint(formulation, codegen, leading):
     m.remove("mesh")
     m.add_coupler("mesh", "J2b", "J1", coefficients=[0.0, -0.5, 0.1])
     with pytest.raises(solver.ModelError, match="coupler 'mesh': joint 'J2b' closes a loop"):
-        solver.compile_model(m, formulation="relative", codegen="off")
-    assert solver.compile_model(m, codegen="off").settings.formulation == "cartesian"
+        solver.compile_model(m, codegen="off")
+    with pytest.raises(solver.ModelError, match="coupler 'mesh': a polynomial of degree > 1 of an angle needs"):
+        solver.compile_model(m, formulation="cartesian", codegen="off")
 
 
 def test_a_mimic_in_a_serial_chain_loads_each_joint_along_its_own_axis():
