@@ -69,13 +69,19 @@ def test_a_gear_pair_follows_its_closed_form(formulation, codegen, integrator):
 @pytest.mark.parametrize("options", [{"integrator": "galpha"}, {"constraints": "parametric"},
                                      {"partitioning": "qr"}, {"integrator": "adams"},
                                      {"integrator": "dop853", "formulation": "relative"},
-                                     {"integrator": "adams", "formulation": "relative"}])
+                                     {"integrator": "adams", "formulation": "relative"},
+                                     {"planar": "auto"}, {"planar": "auto", "formulation": "relative"}])
 def test_a_gear_pair_on_the_other_paths(options):
     """Generalized-α (the coupler's (Φ_qᵀλ)_q), the parametric joint form (α_j − p(α_i)), QR, the
-    other integrators."""
+    other integrators, the planar joint forms."""
     options = {"formulation": "cartesian", **options}
-    res = solver.simulate(gear_pair(), t_end=0.2, output_step=0.1, **options)
+    m = gear_pair()
+    if "planar" in options:
+        m.settings.set("planar", options.pop("planar"))
+    res = solver.simulate(m, t_end=0.2, output_step=0.1, **options)
     assert res.status == "ok"
+    assert any(e["message"].startswith("planar: the model is planar") for e in res.events) == (
+        m.settings.planar == "auto")
     assert np.max(np.abs(angle_about_z(res, "shaft2") + R * 0.5 * ALPHA1 * res.t ** 2)) < 1e-5
     assert np.allclose(res.coupler_force("mesh"), -R * I2 * ALPHA1, atol=1e-6)
 
