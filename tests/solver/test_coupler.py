@@ -300,6 +300,7 @@ def test_check_model_counts_a_coupler_as_one_equation_and_hold_leaves_it_alone()
     would conflict with the coupler): the coupler sets it."""
     check = solver.check_model(gear_pair())
     assert (check.grubler, check.dof) == (1, 1)
+    assert "12 body freedoms (2 moving bodies) − 10 joint equations − 1 coupler equation = 1" in check.messages[0]
     res = solver.simulate(gear_pair(), t_end=0.2, output_step=0.1, hold=["J2"])
     assert res.status == "ok"
 
@@ -322,3 +323,5 @@ def test_a_redundant_gear_loop_runs_and_flags_its_coupler_forces_as_not_unique()
     assert res.meta["nonunique_components"] == {name: ["coupler force"] for name in ("c01", "c12", "c20")}
     check = solver.check_model(m)
     assert (check.dof, check.redundant) == (1, 1)
+    assert any("the couplers c01, c12, c20 over-constrain their loop" in text for text in check.messages)
+    assert check.planar_suggestion is None          # the planar joint forms would not remove it
