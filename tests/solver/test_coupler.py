@@ -75,7 +75,7 @@ def test_a_gear_pair_on_the_other_paths(options):
     """Generalized-α (the coupler's (Φ_qᵀλ)_q), the parametric joint form (α_j − p(α_i)), QR, the
     other integrators, the planar joint forms."""
     options = {"formulation": "cartesian", **options}
-    m = gear_pair()
+    m = gear_pair()                 # (the kernels of the gear pair are built once, for the closed-form test above)
     if "planar" in options:
         m.settings.set("planar", options.pop("planar"))
     res = solver.simulate(m, t_end=0.2, output_step=0.1, **options)
@@ -239,7 +239,7 @@ def test_a_mimic_in_a_serial_chain_loads_each_joint_along_its_own_axis():
     m.add_joint("j2", "revolute", "l1", "l2", origin=(1, 0, 0), axis=(0, 0, 1))
     m.add_coupler("mimic", "j1", "j2", ratio=0.5)
     runs = [solver.simulate(m, t_end=0.6, output_step=0.2, formulation=f, codegen=cg)
-            for f, cg in (("relative", "off"), ("cartesian", "off"), ("cartesian", "on"))]
+            for f, cg in (("relative", "off"), ("cartesian", "off"))]
     for res in runs:
         f = res.coupler_force("mimic")
         assert np.allclose(res.joint_reaction("j2")[1][:, 2], f, atol=1e-9)
@@ -317,7 +317,7 @@ def test_a_redundant_gear_loop_runs_and_flags_its_coupler_forces_as_not_unique()
     m.add_coupler("c12", "J1", "J2", ratio=-0.5)
     m.add_coupler("c20", "J2", "J0", ratio=1.0)
     m.add_torque("drive", "g0", torque=(0.0, 0.0, 1.0))
-    res = solver.simulate(m, t_end=0.5, output_step=0.25)
+    res = solver.simulate(m, t_end=0.5, output_step=0.25, codegen="off")     # (no build: kernels are tested above)
     assert res.status == "ok"
     assert np.max(np.abs(angle_about_z(res, "g0") - 0.5 / (0.3 * 6.0) * res.t ** 2)) < 1e-9
     assert res.meta["nonunique_components"] == {name: ["coupler force"] for name in ("c01", "c12", "c20")}
