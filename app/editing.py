@@ -54,6 +54,9 @@ class Editing(QObject):
     def add_force(self, kind: str) -> str:
         return self._add(lambda m, s: factory.new_force(m, kind, s), f"Add {solver.FORCE_CLASSES[kind].LABEL.lower()}")
 
+    def add_coupler(self) -> str:
+        return self._add(lambda m, s: factory.new_element(m, solver.Coupler, s), "Add coupler")
+
     def add_driver(self) -> str:
         return self._add(lambda m, s: factory.new_driver(m, s), "Add driver")
 

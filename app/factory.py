@@ -53,8 +53,14 @@ def new_force(model: solver.Model, kind: str, selected: str = ""):
     """A force element of ``kind`` (a key of ``solver.FORCE_CLASSES``) on the selected body or joint,
     made from its class's declarations: ``NEW`` (values and placement words, :func:`placed`),
     ``NAME_PREFIX``, and for the other required fields a value their declaration admits."""
-    cls = solver.FORCE_CLASSES[kind]
-    values = {"name": unique_name(model, cls.NAME_PREFIX or kind)}
+    return new_element(model, solver.FORCE_CLASSES[kind], selected)
+
+
+def new_element(model: solver.Model, cls, selected: str = ""):
+    """An element of kind ``cls`` (a force kind, a coupler) made from its class's declarations:
+    ``NEW`` (values and placement words, :func:`placed`), ``NAME_PREFIX``, and for the other required
+    fields a value their declaration admits."""
+    values = {"name": unique_name(model, cls.NAME_PREFIX or cls.KIND)}
     for field in cls.FIELDS[1:]:
         if field.name in cls.NEW:
             values[field.name] = placed(model, cls, field, cls.NEW[field.name], selected)
@@ -75,6 +81,13 @@ def placed(model: solver.Model, cls, field, value, selected: str = ""):
         return solver.GROUND
     if word == "joint":
         return _pick_joint(model, selected, what, lambda j: not arg or arg in j.coordinates())
+    if word == "other_joint":         # a second joint with a coordinate, before the one "@joint" picks
+        first = _pick_joint(model, selected, what, lambda j: bool(j.coordinates()))
+        others = [n for n, j in model.joints.items() if j.coordinates() and n != first]
+        if not others:
+            raise solver.ModelError(f"add a second joint with a coordinate first: {what} relates two ({field.name})")
+        before = [n for n in others if list(model.joints).index(n) < list(model.joints).index(first)]
+        return (before or others)[-1]
     if word == "first":
         found = [f.name for f in model.forces.values() if f.KIND == arg]
         if not found:

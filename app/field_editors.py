@@ -854,7 +854,7 @@ def make_editor(field, reference_names=(), validator=None, parent=None, units=SI
         return IntEditor(field, parent)
     if kind == "bool":
         return BoolEditor(field, parent)
-    if kind in ("str", "name"):
+    if kind in ("str", "name", "polynomial"):
         return TextEditor(field, parent)
     if kind in ("vec3", "unit_vec3"):
         return VectorEditor(field, ("x", "y", "z"), units=units, parent=parent)

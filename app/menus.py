@@ -120,6 +120,9 @@ def build(window) -> dict[str, QAction]:
                              icon_name=cls.ICON or kind))
     m.addAction(act("add_driver", "Add &Driver", lambda: _add_driver(window), icon_name="driver",
                     tip="prescribe the selected joint's coordinate: type its motion next (e.g. 2*pi*t)"))
+    m.addAction(act("add_coupler", "Add &Coupler", lambda: edit.add_coupler(), icon_name="driver",
+                    tip="couple two joint coordinates: θ_j = ratio·θ_i + offset (gears, rack-and-pinion, mimic); "
+                        "the selected joint follows the one before it"))
     m.addAction(act("add_marker", "Add &Marker", lambda: edit.add_marker(), icon_name="marker"))
     m.addAction(act("add_flexible_beam", "Add Fle&xible Beam…", lambda: edit.add_flexible_beam(),
                     tip="a beam from its ends, section (rectangle, circle, tube), material and elements"))

@@ -27,9 +27,9 @@ MODEL_ITEM = "/model"
 SETTINGS_ITEM = "/settings"
 
 GROUPS = (("points", "Design points"), ("bodies", "Bodies"), ("flexible_bodies", "Flexible bodies"), ("joints", "Joints"),
-          ("forces", "Force elements"), ("drivers", "Drivers"), ("markers", "Markers"), ("measures", "Measures"),
-          ("inputs", "Inputs"), ("outputs", "Outputs"))
-_OPTIONAL_GROUPS = ("points", "markers", "flexible_bodies", "measures", "inputs", "outputs")  # shown only when they have elements
+          ("forces", "Force elements"), ("drivers", "Drivers"), ("couplers", "Couplers"), ("markers", "Markers"),
+          ("measures", "Measures"), ("inputs", "Inputs"), ("outputs", "Outputs"))
+_OPTIONAL_GROUPS = ("points", "markers", "flexible_bodies", "couplers", "measures", "inputs", "outputs")  # shown only when they have elements
 NONUNIQUE_TIP = "redundant constraints: plots show the minimum-norm solution for these components"
 _MARKED = ("joints", "drivers")   # collections whose elements carry reactions
 _NAME_ROLE = Qt.ItemDataRole.UserRole

@@ -8,7 +8,7 @@ Public API (see ``docs/architecture.md``; checked by ``tests/test_public_contrac
 """
 from .errors import MBSError, ModelError, Problem, ExpressionError, SolverError, Cancelled, FAILURE_KINDS
 from .model import (Model, GROUND, Body, Marker, Joint, SpringDamper, RotationalSpringDamper, Bushing,
-                    AppliedForce, AppliedTorque, Driver, Settings, JOINT_TYPES, JOINT_KINDS,
+                    AppliedForce, AppliedTorque, Driver, Coupler, Settings, JOINT_TYPES, JOINT_KINDS,
                     JointKind, FORCE_CLASSES, FORCE_TYPES, Field, inertia_matrix, Point, Link, TEMPLATES,
                     Template, build_template)
 from .io.project import load_project as load_model, save_project
@@ -17,7 +17,7 @@ __version__ = "0.1.0"
 
 __all__ = ["MBSError", "ModelError", "Problem", "ExpressionError", "SolverError", "Cancelled", "FAILURE_KINDS", "Model", "GROUND",
            "Body", "Marker", "Joint", "SpringDamper", "RotationalSpringDamper", "Bushing", "AppliedForce",
-           "AppliedTorque", "Driver", "Settings", "JOINT_TYPES", "JOINT_KINDS", "JointKind",
+           "AppliedTorque", "Driver", "Coupler", "Settings", "JOINT_TYPES", "JOINT_KINDS", "JointKind",
            "FORCE_CLASSES", "FORCE_TYPES", "Field", "inertia_matrix", "load_model", "save_project",
            "Point", "Link", "TEMPLATES", "Template", "build_template",
            "__version__"]

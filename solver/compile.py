@@ -108,6 +108,9 @@ def compile_model(model: Model | CompiledModel, settings: Settings | None = None
 def _compile(model, settings, choice, on_event, cancel) -> CompiledModel:
     """The compilation of ``model`` with resolved ``settings`` and codegen ``choice`` (compile_model)."""
     plane, notice = resolve_plane(model, settings)
+    if settings.formulation == "cartesian" and settings.constraints == "conventional":
+        from .formulations.cartesian import check_coupler_branches
+        check_coupler_branches(model)
     notices = [notice] if notice else []
     system, generated = None, False
     if choice != "off":
@@ -133,9 +136,20 @@ def auto_formulation(model, settings) -> str:
     """The formulation "auto" stands for: relative (recursive joint coordinates, Kim & You (1997))
     — on the four-bar row through its singular passes it holds the exact motion where the Cartesian
     formulation folds (docs/performance.md, work–precision) — unless the model needs the Cartesian
-    one: flexible bodies, the parametric joint form, or the generalized-α integrator."""
+    one: flexible bodies, the parametric joint form, the generalized-α integrator, or a coupler with a
+    polynomial of degree > 1 of a translation of a joint that closes a loop (a cut joint: the relative
+    formulation couples those linearly only; of an angle there, no formulation does)."""
     if model.flexible_bodies or settings.constraints != "conventional" or settings.integrator == "galpha":
         return "cartesian"
+    if model.couplers:
+        from .constraints.forms import uses_angle
+        from .constraints.joints import COORDINATES
+        from .formulations.topology import build_topology
+        joints = list(model.joints.values())
+        cut = {joints[k].name for k in build_topology(list(model.bodies), joints).cut}
+        if any(c.joint_i in cut and len(c.polynomial()) > 2
+               and not uses_angle(COORDINATES[model.coupler_coordinates(c.name)[0]]) for c in model.couplers.values()):
+            return "cartesian"
     return "relative"
 
 

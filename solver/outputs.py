@@ -16,6 +16,8 @@ joints      stop_force: the stops' generalized force    —           N or N·m
             along the limited coordinate; stop_power:               W
             the power the stops dissipate (limited joints)
 drivers     force (generalized actuator force)          —           N or N·m
+couplers    force (generalized force along joint_j's    —           N or N·m
+            coordinate: Results.coupler_force)
 forces      friction_power: the power a joint friction  —           W
             dissipates (its normal load from the
             recorded joint reaction)
@@ -47,7 +49,7 @@ BODY_QUANTITIES = {"position": ("m", "body_position"), "velocity": ("m/s", "body
 REACTIONS = {"reaction_force": ("N", 0), "reaction_torque": ("N·m", 1)}
 COORDINATE_UNITS = {"rotation": "rad", "translation": "m", "x": "m", "y": "m"}
 STOP_QUANTITIES = {"stop_force": 0, "stop_power": 1}      # JointStop.load: (F, P, …)
-KIND = {"bodies": "body", "joints": "joint", "drivers": "driver", "forces": "force element"}
+KIND = {"bodies": "body", "joints": "joint", "drivers": "driver", "couplers": "coupler", "forces": "force element"}
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,8 @@ class Output:
             return np.asarray(getattr(results, BODY_QUANTITIES[self.quantity][1])(self.element))[:, self.component]
         if self.collection == "drivers":
             return np.asarray(results.driver_force(self.element))
+        if self.collection == "couplers":
+            return np.asarray(results.coupler_force(self.element))
         if self.collection == "forces":
             return _friction_power(results, model, self.element)
         if self.quantity in REACTIONS:
@@ -94,6 +98,9 @@ def output_paths(model) -> list[Output]:
     for name in model.drivers:
         unit = "N·m" if model.driver_coordinate(name) == "rotation" else "N"
         out.append(Output(f"drivers.{name}.force", unit, "drivers", name, "force"))
+    for name in model.couplers:
+        unit = "N·m" if model.coupler_coordinates(name)[1] == "rotation" else "N"
+        out.append(Output(f"couplers.{name}.force", unit, "couplers", name, "force"))
     out += [Output(f"forces.{name}.friction_power", "W", "forces", name, "friction_power")
             for name, e in model.forces.items() if e.KIND == "joint_friction"]
     return out
@@ -105,7 +112,7 @@ def output(model, path) -> Output:
     parts = path.split(".") if isinstance(path, str) else []
     if len(parts) < 3 or parts[0] not in KIND:
         raise ModelError(f"output {path!r}: must be bodies.NAME.QUANTITY.x|y|z, joints.NAME.QUANTITY[.x|y|z], "
-                         "drivers.NAME.force or forces.NAME.friction_power")
+                         "drivers.NAME.force, couplers.NAME.force or forces.NAME.friction_power")
     collection, element = parts[0], parts[1]
     names = list(getattr(model, collection))
     if element not in names:

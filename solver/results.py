@@ -8,7 +8,8 @@ chunk of rows whatever the number of output points.
 Conventions (the public contract): SI units, global axes; ``joint_reaction`` is the force and
 torque acting ON body_j FROM body_i at the joint origin (for a driven joint the actuator torque is
 included); ``driver_force`` the generalized force the actuator applies to body_j along the driven
-coordinate.
+coordinate; ``coupler_force`` the generalized force a coupler applies along joint_j's coordinate
+(−λ of its row, recorded in ``lam``).
 """
 from __future__ import annotations
 
@@ -90,6 +91,14 @@ class Results:
 
     def driver_force(self, name):
         return self._a["driver_force"][:, self._index(self.driver_names, name, "driver")]
+
+    def coupler_force(self, name):
+        """(N,) generalized force coupler ``name`` applies along joint_j's coordinate (N·m about a
+        revolute's axis: a gear's tooth torque on joint_j's body; N along a prismatic: a rack's
+        force): −λ of the coupler's row.  Along joint_i's coordinate it applies −p'(θ_i) times it."""
+        k = self._index(list(self.meta.get("coupler_names", [])), name, "coupler")
+        lam = self._a["lam"]
+        return -np.asarray(lam[:, int(self.meta["coupler_rows"][k])])
 
     def contact_force(self, name):
         """(N,3) force on body_j from body_i of contact element ``name``, global axes (the sum over

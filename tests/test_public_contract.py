@@ -89,3 +89,25 @@ def test_a_ball_dropped_on_a_contact_plane_comes_to_rest_on_it():
     assert np.all(F[:5] == 0.0)                                     # falling: 0.05 m takes 0.1 s
     assert np.allclose(F[-1], (0.0, MASS * G, 0.0), rtol=0, atol=1e-6 * MASS * G)
     assert abs(res.body_position("ball")[-1, 1] - (0.05 - (MASS * G / 1e6) ** (1 / 1.5))) < 1e-9
+
+
+def test_a_coupler_holds_two_joint_coordinates_in_ratio_and_reports_its_force(tmp_path):
+    """m.add_coupler(name, joint_i, joint_j, ratio, offset, coefficients): θ_j = ratio·θ_i + offset.
+    Two pendulums geared 1 : −1 (no gravity), a torque τ on the first: each turns at α = τ / 2I and
+    res.coupler_force is the torque on the second along its joint, I α2 = −τ/2; it survives a save."""
+    mod = solver.Model(name="contract-gears", gravity=(0.0, 0.0, 0.0))
+    for k, x in enumerate((0.0, 1.0)):
+        mod.add_body(f"wheel{k}", mass=1.0, inertia=(0.5, 0.5, 1.0), position=(x, 0.0, 0.0))
+        mod.add_joint(f"axle{k}", "revolute", "ground", f"wheel{k}", origin=(x, 0.0, 0.0), axis=(0.0, 0.0, 1.0))
+    mod.add_coupler("gears", "axle0", "axle1", ratio=-1.0, offset=0.0, coefficients=None)
+    mod.add_torque("T", "wheel0", torque=(0.0, 0.0, 2.0))
+    res = solver.simulate(mod, t_end=1.0, output_step=0.5)
+    w = [np.asarray(res.body_angular_velocity(f"wheel{k}"))[:, 2] for k in (0, 1)]
+    np.testing.assert_allclose(w[0], 1.0 * np.asarray(res.t), atol=1e-8)
+    np.testing.assert_allclose(w[1], -w[0], atol=1e-8)
+    np.testing.assert_allclose(np.asarray(res.coupler_force("gears")), -1.0, atol=1e-8)
+    mod.save(str(tmp_path / "g.mbs.json"))
+    assert solver.load_model(str(tmp_path / "g.mbs.json")).couplers["gears"].ratio == -1.0
+    res.save(str(tmp_path / "g.h5"))
+    np.testing.assert_allclose(np.asarray(solver.load_results(str(tmp_path / "g.h5")).coupler_force("gears")), -1.0,
+                               atol=1e-8)

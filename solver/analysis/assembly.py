@@ -61,7 +61,8 @@ def consistent_velocities(system, q, qd, t):
 
 def holding_model(model, hold):
     """A copy of ``model`` in which every coordinate of the ``hold`` joints is prescribed to stay at
-    its drawn value (0) — used only to assemble; coordinates already driven are left to their driver."""
+    its drawn value (0) — used only to assemble; coordinates already driven are left to their driver,
+    those a coupler sets to their coupler."""
     m = model.copy()
     problems = []
     for name in hold:
@@ -71,6 +72,7 @@ def holding_model(model, hold):
             problems.append(f"hold: '{name}' is not a joint with coordinates (joints: {', '.join(valid) or 'none'})")
             continue
         driven = {m.driver_coordinate(d.name) for d in m.drivers.values() if d.joint == name}
+        driven |= {m.coupler_coordinates(c.name)[1] for c in m.couplers.values() if c.joint_j == name}
         for coord in joint.coordinates():
             if coord not in driven:
                 m.add_driver(f"hold {name} {coord}", joint=name, expression=0, coordinate=coord)

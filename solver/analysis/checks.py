@@ -53,8 +53,8 @@ class ModelCheck:
     freedoms: int                     # 6 per body (+ the modal coordinates of flexible bodies)
     joint_equations: dict             # {joint: number of equations}
     drivers: list                     # driver names
-    grubler: int                      # F_G = freedoms − Σ m_j − n_d
-    grubler_mobility: int             # F_G⁰ = freedoms − Σ m_j
+    grubler: int                      # F_G = freedoms − Σ m_j − n_c − n_d
+    grubler_mobility: int             # F_G⁰ = freedoms − Σ m_j − n_c
     dof: int                          # n_q − rank Φ_q
     mobility: int                     # n_q − rank Φ_q⁰ (drivers released)
     redundant: int                    # redundant joint equations r
@@ -69,6 +69,7 @@ class ModelCheck:
     messages: list = field(default_factory=list)
     plane: str | None = None          # the plane of the planar joint forms compiled (settings.planar), else None
     planar_suggestion: str | None = None   # 3-D forms with redundant equations, and the model is planar here
+    couplers: list = field(default_factory=list)   # coupler names (one equation each, n_c)
 
     @property
     def ok(self) -> bool:
@@ -99,7 +100,7 @@ def check_model(model: Model) -> ModelCheck:
     flexible = getattr(system, "flex_layout", [])
     bodies = len(system.body_names) + len(flexible)
     freedoms = (3 if plane is not None else 6) * bodies + sum(f["modes"] for f in flexible)
-    n_joint = sum(joint_equations.values())
+    n_joint = sum(joint_equations.values()) + len(model.couplers)      # a coupler is one equation
     full = null_spaces(jac)
     free = null_spaces(jac[other_rows]) if driver_rows else full
     # a row depends on the others iff some self-stress state has an entry there
@@ -114,8 +115,9 @@ def check_model(model: Model) -> ModelCheck:
         redundant_joints=[j for j in model.joints if j in u.components],
         nonunique_components=u.components, nonunique_messages=u.messages, overdriven=overdriven,
         underdriven=bool(driver_rows) and system.nq - full.rank > 0,
-        moving_joints=_moving_joints(model, system, q, full.modes), assembled=assembled, plane=plane)
-    if plane is None and check.redundant:
+        moving_joints=_moving_joints(model, system, q, full.modes), assembled=assembled, plane=plane,
+        couplers=list(model.couplers))
+    if plane is None and check.redundant and (check.redundant_joints or not check.couplers):   # not couplers' alone
         check.planar_suggestion = planar_plane(model, compiled.settings)
     check.messages = _messages(check, note)
     return check
@@ -162,17 +164,20 @@ def _messages(c: ModelCheck, note: str) -> list[str]:
                    f"(joints still moving: {', '.join(c.moving_joints)}), so the run is dynamic in those "
                    "(gravity and forces move them), not a kinematic analysis.")
     driver_term = f" − {_plural(len(c.drivers), 'driver equation')}" if c.drivers else ""
+    coupler_term = f" − {_plural(len(c.couplers), 'coupler equation')}" if c.couplers else ""
     planar = f" in the {c.plane} plane" if c.plane else ""
     out.append(f"Grübler (Kutzbach) count{planar}: {c.freedoms} body freedoms "
                f"({_plural(c.bodies, 'moving body', 'moving bodies')}) − "
-               f"{sum(c.joint_equations.values())} joint equations{driver_term} = {c.grubler}.")
+               f"{sum(c.joint_equations.values())} joint equations{coupler_term}{driver_term} = {c.grubler}.")
     drivers = f"{c.dof} with the drivers, " if c.drivers else ""
     out.append(f"Degrees of freedom from the rank of the constraint Jacobian at the initial configuration: "
                f"{drivers}{c.mobility} for the mechanism itself.")
     if c.redundant:
-        joints = ", ".join(c.redundant_joints)
+        couplers = [n for n in c.couplers if n in c.nonunique_components]
+        what = " and ".join(w for w, names in (("joints", c.redundant_joints), ("couplers", couplers)) if names)
         out.append(f"{_plural(c.redundant, 'redundant constraint equation')} (Grübler {c.grubler_mobility} vs "
-                   f"mobility {c.mobility}): the joints {joints} over-constrain their loop. The solver handles "
+                   f"mobility {c.mobility}): the {what or 'joints'} {', '.join(c.redundant_joints + couplers)} "
+                   "over-constrain their loop. The solver handles "
                    "this with minimum-norm multipliers; the reaction components the redundancy leaves "
                    "undetermined are listed below (all others are unique).")
         out += [text[0].upper() + text[1:] + "." for text in c.nonunique_messages.values()]

@@ -193,6 +193,8 @@ class Recorder:
         meta = dict(self.meta)
         meta.update(status=status, message=message, body_names=list(s.body_names),
                     joint_names=list(s.joint_names), driver_names=list(s.driver_names),
+                    coupler_names=list(getattr(s, "coupler_names", [])),
+                    coupler_rows=[c.row for c in getattr(s, "couplers", [])],
                     equations=[f"{e.owner}: {e.text}" for e in s.equations])
         layout = getattr(s, "flex_layout", [])
         if layout:

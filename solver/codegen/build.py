@@ -437,5 +437,6 @@ def _relative_layout(desc):
               f"#define NAC1 {max(1, len(cdesc['angles']))}", f"#define NAR {len(desc['angles'])}",
               _table("row_kind", [r[0] for r in rows]), _table("row_a", [r[1] for r in rows]),
               _table("row_b", [r[2] for r in rows]), _table("ang_src", [a[3] for a in desc["angles"]]),
+              *(_table(f"cpl_{key}", [c[k] for c in desc.get("couplers", [])]) for k, key in enumerate(("col", "par", "n"))),
               *_csr("body_col", columns), *_csr("row_body", desc["row_bodies"])]
     return "\n".join([*layout, RELATIVE_C.read_text()])

@@ -157,11 +157,15 @@ class Layout:
 
 
 # ---- Public API -----------------------------------------------------------------------------------
-def describe(system) -> dict:
+def describe(system, tree_couplers=False) -> dict:
     """JSON-able description of a CartesianSystem (conventional form): everything :func:`derive`
     reads, and the layout of the parameter and time-input vectors.  The joints are the model's and,
-    with the planar forms, the bodies' plane constraints (``plane_joints``) after them.  Raises CodegenUnavailable for
-    the parametric form and for force elements that are not generated."""
+    with the planar forms, the bodies' plane constraints (``plane_joints``) after them; couplers after the
+    drivers (their coefficients parameters; the angle entries of a coupler row: θ_j's, then θ_i's).
+    Raises CodegenUnavailable for the parametric form, for a coupler whose polynomial of an angle is
+    not linear (the branch of θ_i enters Φ nonlinearly; ``tree_couplers``: the relative formulation's
+    description, whose couplers are rows of tree coordinates, continuous angles) and for force elements
+    that are not generated."""
     if system.form != "conventional":
         raise CodegenUnavailable("only the conventional joint form is generated "
                                  f"(this model uses settings.constraints = {system.form!r})")
@@ -188,6 +192,17 @@ def describe(system) -> dict:
     drivers = [{"joint": d.joint, "coordinate": list(COORDINATES[d.coordinate]), "row": d.row}
                for d in system.drivers]
     layout = Layout(npar)
+    couplers = []
+    for name, c in zip(getattr(system, "coupler_names", []), getattr(system, "couplers", [])):
+        spec_j, spec_i = COORDINATES[c.coordinate], COORDINATES[c.source.coordinate]
+        if uses_angle(spec_i) and len(c.source.coefficients) > 2 and not tree_couplers:
+            raise CodegenUnavailable(f"coupler '{name}': a polynomial of degree > 1 of an angle is not generated "
+                                     "(compile.py refuses it in this form: check_coupler_branches)")
+        couplers.append({"joint": c.joint, "coordinate": list(spec_j), "source": c.source.joint,
+                         "source_coordinate": list(spec_i), "row": c.row,
+                         "par": layout.parameters(len(c.source.coefficients)), "n": len(c.source.coefficients)})
+        angles += [[c.row, jk, list(spec)] for jk, spec in ((c.joint, spec_j), (c.source.joint, spec_i))
+                   if uses_angle(spec)]
     forces = {hook.key: [] for hook in HOOKS.values()}
     for f in system.force_elements:
         hook = hook_of(f)
@@ -196,7 +211,8 @@ def describe(system) -> dict:
     npar = layout.n_parameters
     flex, npar = (flexible.describe(system, joints, npar, BODY_PARAMETERS * nb, _snap) if system.flex
                   else (None, npar))
-    return {"nb": nb, "nq": system.nq, "m": system.m, "joints": joints, "drivers": drivers, "flexible": flex,
+    return {"nb": nb, "nq": system.nq, "m": system.m, "joints": joints, "drivers": drivers, "couplers": couplers,
+            "flexible": flex,
             "angles": angles, "norm_rows": list(system.norm_rows), **forces,
             "n_parameters": npar, "n_inputs": layout.n_inputs}
 
@@ -213,6 +229,8 @@ def parameters(system, desc) -> np.ndarray:
         cj = jr.joint
         for key, index in jd["constants"].items():
             par[index] = cj.constant(key)
+    for c, entry in zip(getattr(system, "couplers", []), desc.get("couplers", [])):
+        par[entry["par"]:entry["par"] + entry["n"]] = c.source.coefficients
     for hook, f, entry in generated_elements(system, desc):
         values = hook.parameters(f)
         if len(values):
@@ -514,15 +532,24 @@ def _constraint_outputs(desc, s, out):
         if wanted(dd["row"]):
             jd = desc["joints"][dd["joint"]]
             rows[dd["row"]] = (*_scalar(dd["coordinate"], joint_vectors(dd["joint"]), jd, s), dk)
+    for cd in desc.get("couplers", []):
+        if wanted(cd["row"]):
+            xj, raw_j = _scalar(cd["coordinate"], joint_vectors(cd["joint"]), desc["joints"][cd["joint"]], s)
+            xi, raw_i = _scalar(cd["source_coordinate"], joint_vectors(cd["source"]), desc["joints"][cd["source"]], s)
+            coefficients = [Poly.of(s.c[cd["par"] + k]) for k in range(cd["n"])]
+            rows[cd["row"]] = (_coupled(xj, xi, coefficients), [r for r in (raw_j, raw_i) if r is not None], None)
     for b, row in enumerate(desc["norm_rows"]):
         if not wanted(row):
             continue
         p, pd = polys(s.q[7 * b + 3:7 * b + 7]), polys(s.v[7 * b + 3:7 * b + 7])
         rows[row] = (_Scalar(p @ p - 1.0, dict(zip(s.q[7 * b + 3:7 * b + 7], 2.0 * p)), 0, 2.0 * (pd @ pd)),
                      None, None)
-    angle_of = {row: k for k, (row, _, _) in enumerate(desc["angles"])}
+    angle_of = {}                        # row → its angle entries (a coupler row may have two)
+    for k, (row, _, _) in enumerate(desc["angles"]):
+        angle_of.setdefault(row, []).append(k)
     for row in sorted(rows):
-        x, raw, dk = rows[row]
+        x, raws, dk = rows[row]
+        raws = raws if isinstance(raws, list) else [] if raws is None else [raws]
         f = Poly.of(s.f[dk]) if dk is not None else 0.0
         out["position"].append(("phi", row, defined(s, x.val - f)))
         out["gamma"].append(("gamma", row, defined(s, f - x.quad)))
@@ -530,8 +557,23 @@ def _constraint_outputs(desc, s, out):
             g = defined(s, x.grad[sym])
             if g != 0:
                 out["position"].append(("jac", row * nq + q_index[sym], g))
-        if row in angle_of:
-            out["position"].append(("ang", angle_of[row], raw))
+        for k, raw in zip(angle_of.get(row, []), raws):
+            out["position"].append(("ang", k, raw))
+
+
+def _coupled(xj, xi, coefficients):
+    """The coupler row θ_j − p(θ_i), p = Σ c_k x^k (:class:`solver.formulations.rows.CouplerSource`):
+    Φ = θ_j − p, ∇Φ = ∇θ_j − p' ∇θ_i, rate θ̇_j − p' θ̇_i, quad = quad_j − p' quad_i − p'' θ̇_i²
+    (p, p', p'' by Horner's rule on the Polys of θ_i's value)."""
+    p = dp = ddp = Poly.of(0.0)
+    for c in reversed(coefficients):
+        ddp = ddp * xi.val + 2.0 * dp
+        dp = dp * xi.val + p
+        p = p * xi.val + c
+    grad = dict(xj.grad)
+    for sym, g in xi.grad.items():
+        grad[sym] = grad.get(sym, 0) - dp * g
+    return _Scalar(xj.val - p, grad, xj.dot - dp * xi.dot, xj.quad - dp * xi.quad - ddp * xi.dot * xi.dot)
 
 
 def _inertia(s, b):

@@ -11,6 +11,9 @@
  *                  Φ = Φ_c[a], Φ_q = Φ_c,q[a] T, γ = γ_c[a] − Φ_c,q[a] Ṫq̇
  *   ROW_COORDINATE a driven tree coordinate, column a, driver b:  Φ = q_a − f_b, γ = f̈_b
  *   ROW_NORM       Euler parameters of a tree joint at column a:  Φ = pᵀp − 1, γ = −2 ṗᵀṗ
+ *   ROW_COUPLER    a coupler between tree coordinates, column a following column cpl_col[b]:
+ *                  Φ = q_a − p(q_s), Φ_q = e_a − p'(q_s) e_s, γ = p''(q_s) q̇_s² (solver.formulations.rows,
+ *                  CouplerSource), p = Σ_k c_k x^k with c_k = par[cpl_par[b] + k], k < cpl_n[b]
  * and the equations of motion are
  *   M = Tᵀ M_c T,   Q = Tᵀ (Q_c − M_c Ṫq̇)          (M_c block diagonal: 7 × 7 per body)
  * T is sparse along the tree: body b's 7 rows are non-zero only in the columns of the joints on its
@@ -32,7 +35,18 @@ void cgc_gamma(const double *q, const double *qd, const double *par, const doubl
 void cgc_mass(const double *q, const double *qd, const double *par, const double *f, const double *u, double *M);
 void cgc_forces(const double *q, const double *qd, const double *par, const double *f, const double *u, double *Q);
 
-enum { ROW_CARTESIAN = 0, ROW_COORDINATE = 1, ROW_NORM = 2 };
+enum { ROW_CARTESIAN = 0, ROW_COORDINATE = 1, ROW_NORM = 2, ROW_COUPLER = 3 };
+
+/* p, p', p'' at x of coupler b's polynomial (Horner's rule). */
+static void coupler_terms(int b, const double *par, double x, double *p, double *dp, double *ddp)
+{
+    *p = *dp = *ddp = 0.0;
+    for (int k = cpl_n[b] - 1; k >= 0; --k) {
+        *ddp = *ddp * x + 2.0 * *dp;
+        *dp = *dp * x + *p;
+        *p = *p * x + par[cpl_par[b] + k];
+    }
+}
 
 static _Thread_local struct {
     double qc[NC], T[NC * NQ], qdc[NC], tdqd[NC];
@@ -80,6 +94,13 @@ void cg_position(const double *q, const double *qd, const double *par, const dou
         if (row_kind[i] == ROW_COORDINATE) {
             phi[i] = q[a] - f[row_b[i]];
             J[a] = 1.0;
+        } else if (row_kind[i] == ROW_COUPLER) {
+            const int s = cpl_col[row_b[i]];
+            double p, dp, ddp;
+            coupler_terms(row_b[i], par, q[s], &p, &dp, &ddp);
+            phi[i] = q[a] - p;
+            J[a] = 1.0;
+            J[s] -= dp;
         } else {
             phi[i] = q[a] * q[a] + q[a + 1] * q[a + 1] + q[a + 2] * q[a + 2] + q[a + 3] * q[a + 3] - 1.0;
             for (int k = 0; k < 4; ++k) J[a + k] = 2.0 * q[a + k];
@@ -112,7 +133,7 @@ static void add_reduced_mass(double *M)
 }
 
 /* γ of the relative rows from ws (cgc_gamma and cgc_position at q_c, Ṫq̇ of cgt_velocity); f: f̈. */
-static void relative_gamma(const double *q, const double *qd, const double *f, double *gamma)
+static void relative_gamma(const double *q, const double *qd, const double *par, const double *f, double *gamma)
 {
     for (int i = 0; i < MR; ++i) {
         const int a = row_a[i];
@@ -120,6 +141,11 @@ static void relative_gamma(const double *q, const double *qd, const double *f, d
             gamma[i] = ws.gamma[a] - row_dot(i, ws.jac + a * NC, ws.tdqd);
         } else if (row_kind[i] == ROW_COORDINATE) {
             gamma[i] = f[row_b[i]];
+        } else if (row_kind[i] == ROW_COUPLER) {
+            const int s = cpl_col[row_b[i]];
+            double p, dp, ddp;
+            coupler_terms(row_b[i], par, q[s], &p, &dp, &ddp);
+            gamma[i] = ddp * qd[s] * qd[s];
         } else {
             gamma[i] = -2.0 * (qd[a] * qd[a] + qd[a + 1] * qd[a + 1] + qd[a + 2] * qd[a + 2] + qd[a + 3] * qd[a + 3]);
         }
@@ -160,7 +186,7 @@ void cg_gamma(const double *q, const double *qd, const double *par, const double
     cgt_velocity(q, qd, ws.qc, ws.T, ws.qdc, ws.tdqd);
     cgc_gamma(ws.qc, ws.qdc, par, f, u, ws.gamma);
     cgc_position(ws.qc, ws.qdc, par, f, u, ws.phi, ws.jac, ws.ang);     /* Φ_c,q for −Φ_c,q Ṫq̇ */
-    relative_gamma(q, qd, f, gamma);
+    relative_gamma(q, qd, par, f, gamma);
 }
 
 void cg_mass(const double *q, const double *qd, const double *par, const double *f, const double *u, double *M)
@@ -188,7 +214,7 @@ void cg_dynamics(const double *q, const double *qd, const double *par, const dou
     cgc_position(ws.qc, ws.qdc, par, f, u, ws.phi, ws.jac, ws.ang);
     cgc_mass(ws.qc, ws.qdc, par, f, u, ws.M);
     cgc_forces(ws.qc, ws.qdc, par, f, u, ws.Q);
-    relative_gamma(q, qd, fdd, gamma);
+    relative_gamma(q, qd, par, fdd, gamma);
     relative_mass(M);
     relative_forces(Q);
 }

@@ -11,16 +11,15 @@ forces by eq. 36) is the generic relative one.
 """
 from __future__ import annotations
 
-from ..constraints.forms import angle_coefficient
 from ..formulations.cartesian import CartesianSystem
 from ..forces import BodyFrames, Wrenches
 from ..formulations.relative import RelativeSystem
 from .build import Buffers, load_kernels
 from .derive import CodegenUnavailable, describe, input_functions, interpreted_forces, parameters
-from .system import KernelEquations, cartesian_generalized_forces
+from .system import KernelEquations, cartesian_generalized_forces, coupled_angle_rows
 from .tree import describe_tree
 
-ROW_CARTESIAN, ROW_COORDINATE, ROW_NORM = range(3)          # relative.c's row kinds
+ROW_CARTESIAN, ROW_COORDINATE, ROW_NORM, ROW_COUPLER = range(4)          # relative.c's row kinds
 
 
 def describe_relative(system, cartesian) -> dict:
@@ -32,7 +31,7 @@ def describe_relative(system, cartesian) -> dict:
     ``articulated.c`` instead (formulation ``"articulated"``)."""
     if system.nq == 0:
         raise CodegenUnavailable("the model has no joint coordinates")
-    cdesc = describe(cartesian)
+    cdesc = describe(cartesian, tree_couplers=True)
     if system.m == 0:                   # an open tree: articulated.c, O(n) per evaluation
         return {"formulation": "articulated", "cartesian": cdesc, "tree": describe_tree(system), "nq": system.nq,
                 "m": 0, "rows": [], "angles": [], "drivers": [], "n_parameters": cdesc["n_parameters"],
@@ -46,11 +45,19 @@ def describe_relative(system, cartesian) -> dict:
                        else [ROW_CARTESIAN, cartesian.drivers[n].row, 0])
     for row, col in system.norm_rows:
         rows[row] = [ROW_NORM, int(col), 0]
+    couplers = []
+    for n, (c, cc) in enumerate(zip(system.couplers, cartesian.couplers)):
+        if c.column is not None and c.source.column is not None:      # between tree coordinates: relative.c
+            rows[c.row] = [ROW_COUPLER, int(c.column), len(couplers)]
+            couplers.append([int(c.source.column), cdesc["couplers"][n]["par"], cdesc["couplers"][n]["n"]])
+        else:            # on a cut joint (linear in a cut leading joint: RelativeSystem): the Cartesian kernels' row
+            rows[c.row] = [ROW_CARTESIAN, cc.row, 0]
     relative_of = {c: r for r, (kind, c, _) in enumerate(rows) if kind == ROW_CARTESIAN}
     cdesc = dict(cdesc, used_rows=sorted(relative_of))     # only these Cartesian rows are derived
     angles = [[relative_of[c], jk, spec, n] for n, (c, jk, spec) in enumerate(cdesc["angles"]) if c in relative_of]
     return {"formulation": "relative", "cartesian": cdesc, "tree": describe_tree(system), "nq": system.nq,
             "m": system.m, "rows": rows, "row_bodies": _row_bodies(rows, cartesian), "angles": angles,
+            "couplers": couplers,
             "drivers": cdesc["drivers"], "n_parameters": cdesc["n_parameters"], "n_inputs": cdesc["n_inputs"]}
 
 
@@ -80,8 +87,8 @@ class CodegenRelativeSystem(KernelEquations, RelativeSystem):
         self._inputs = input_functions(self)
         self.interpreted = interpreted_forces(self)
         self._bind_drivers([d.row for d in self.drivers], [d.function for d in self.drivers])
-        self._angle_rows = [(row, self.cjoints[jk], angle_coefficient(spec, self.cjoints[jk].constant))
-                            for row, jk, spec, _ in desc["angles"]]
+        self._angle_rows = coupled_angle_rows(self.couplers, [(row, jk, self.cjoints[jk], spec)
+                                                              for row, jk, spec, _ in desc["angles"]])
         self.kernels["par"][:] = parameters(cartesian, desc["cartesian"])
         self.articulated = desc["formulation"] == "articulated"
         nc, nb, nq = 7 * self.nb, self.nb, self.nq

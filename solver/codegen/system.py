@@ -141,10 +141,19 @@ class CodegenCartesianSystem(KernelEquations, CartesianSystem):
         self._inputs = input_functions(self)
         self.interpreted = interpreted_forces(self)
         self._bind_drivers([d.row for d in self.drivers], [d.function for d in self.drivers])
-        self._angle_rows = [(row, self.joints[jk].joint, angle_coefficient(spec, self.joints[jk].joint.constant))
-                            for row, jk, spec in desc["angles"]]
+        self._angle_rows = coupled_angle_rows(self.couplers, [(row, jk, self.joints[jk].joint, spec)
+                                                              for row, jk, spec in desc["angles"]])
         self.kernels["par"][:] = parameters(self, desc)
 
     def interpreted_forces(self, q, qd, t):
         """Q of the force elements not in the kernels (:func:`cartesian_generalized_forces`)."""
         return cartesian_generalized_forces(self.interpreted, self.frames(q, qd), q, t)
+
+
+def coupled_angle_rows(couplers, entries) -> list:
+    """[(row, CartesianJoint, coefficient)] of the angle entries [(row, joint index, its CartesianJoint,
+    equation form)]: Φ_row += coefficient · (θ_unwrapped − θ_raw), the coefficient the form's (1 for
+    drivers, −pitch for screws), times −c_1 for the leading angle θ_i of a coupler row (``couplers``:
+    the system's) θ_j − c_0 − c_1 θ_i (generated only when linear in an angle)."""
+    scale = {(c.row, c.source.joint): -(c.source.coefficients + (0.0, 0.0))[1] for c in couplers}
+    return [(row, cj, scale.get((row, jk), 1.0) * angle_coefficient(spec, cj.constant)) for row, jk, cj, spec in entries]

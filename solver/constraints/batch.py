@@ -45,6 +45,7 @@ class BatchConstraints:
         scalars = {}                             # (op u, op w, factor) → index
         self.direct = []                         # (row, scalar, constant)
         self.combined = []                       # (row, joint, [(c, scalar)], [(c, y scalar, x scalar)], constant)
+        self.sources = []                        # (row, joint, terms, angles, constant, CouplerSource): couplers' θ_i
         ground = nb
         for k in range(3):
             slots.append((ground, np.eye(3)[k], False))
@@ -74,6 +75,10 @@ class BatchConstraints:
                     self.direct.append((row, terms[0][1], const))
                 else:
                     self.combined.append((row, cj, terms, angles, const))
+            for d in drivers:
+                if d.source is not None and d.source.joint == jk:
+                    self.sources.append((d.row, cj, *scalar(COORDINATES[d.source.coordinate], named, rows_of,
+                                                            cj.constant), d.source))
         scalars = list(scalars)
         self.drivers = [(d.row, d.function) for d in drivers]
         zero = len(slots)                        # the zero slot (ground, a' = 0): v = 0
@@ -198,23 +203,38 @@ class BatchConstraints:
         jac[self.d_row, :self.nq] = grad[self.d_sc]
         if gamma is not None:
             gamma[self.d_row] = -s_quad[self.d_sc]
+        scalars = (s_val, grad, s_dot, s_quad)
         for row, cj, terms, angles, const in self.combined:
-            parts = [(c, s_val[k], grad[k], None if gamma is None else s_quad[k]) for c, k in terms]
-            for c, ys, xs in angles:
-                y, x = s_val[ys], s_val[xs]
-                chain = gy, gx, *_ = atan2_chain(y, x)
-                quad = None if gamma is None else atan2_quad(chain, s_dot[ys], s_dot[xs], s_quad[ys], s_quad[xs])
-                parts.append((c, cj.unwrap(np.arctan2(y, x)), gy * grad[ys] + gx * grad[xs], quad))
-            phi[row] = sum(c * v for c, v, _, _ in parts) - const
-            jac[row, :self.nq] = sum(c * g for c, _, g, _ in parts)
+            phi[row], jac[row, :self.nq], quad = _combination(cj, terms, angles, const, *scalars)
             if gamma is not None:
-                gamma[row] = -sum(c * quad for c, _, _, quad in parts)
+                gamma[row] = -quad
+        for row, cj, terms, angles, const, source in self.sources:     # −p(θ_i) of a coupler row
+            value, g, quad = _combination(cj, terms, angles, const, *scalars)
+            rate = None if gamma is None else g @ qd[:self.nq]
+            dphi, dgrad, dgamma = source.terms(value, g, quad, rate)
+            phi[row] += dphi
+            jac[row, :self.nq] += dgrad
+            if gamma is not None:
+                gamma[row] += dgamma
         for row, fn in self.drivers:
             phi[row] -= fn.value(t)
             if nu is not None:
                 nu[row] = fn.d1(t)
             if gamma is not None:
                 gamma[row] += fn.d2(t)
+
+
+def _combination(cj, terms, angles, const, s_val, grad, s_dot, s_quad):
+    """(value, gradient, velocity-quadratic term or None) of Σ c s + Σ c θ − constant, the angles
+    θ = atan2(y, x) of joint ``cj`` unwrapped and differentiated by the chain rule."""
+    parts = [(c, s_val[k], grad[k], None if s_quad is None else s_quad[k]) for c, k in terms]
+    for c, ys, xs in angles:
+        y, x = s_val[ys], s_val[xs]
+        chain = gy, gx, *_ = atan2_chain(y, x)
+        quad = None if s_quad is None else atan2_quad(chain, s_dot[ys], s_dot[xs], s_quad[ys], s_quad[xs])
+        parts.append((c, cj.unwrap(np.arctan2(y, x)), gy * grad[ys] + gx * grad[xs], quad))
+    quad = None if s_quad is None else sum(c * quad for c, _, _, quad in parts)
+    return sum(c * v for c, v, _, _ in parts) - const, sum(c * g for c, _, g, _ in parts), quad
 
 
 def b_tensor(vectors):

@@ -74,12 +74,13 @@ def fmu_variables(model, system, inputs) -> list[Variable]:
 
     C table entries: outputs of bodies ``a`` = coordinate index 7 k + component (angular velocity:
     ``a`` = body, ``b`` = component), reactions ``a`` = joint, ``b`` = component, driver forces
-    ``a`` = constraint row; parameters ``a`` = index in the parameter vector, ``b`` = 1 when the value
+    ``a`` = constraint row (coupler forces the same); parameters ``a`` = index in the parameter vector, ``b`` = 1 when the value
     must be > 0 (else ≥ 0); inputs ``a`` = input number.  ``inputs``: {FMI name: path} (module
     docstring); a ModelError names a bad entry."""
     body = {name: k for k, name in enumerate(system.body_names)}
     joint = {name: k for k, name in enumerate(system.joint_names)}
-    driver_row = {name: d.row for name, d in zip(system.driver_names, system.drivers)}
+    row_of = {("drivers", name): d.row for name, d in zip(system.driver_names, system.drivers)}
+    row_of.update({("couplers", name): c.row for name, c in zip(system.coupler_names, system.couplers)})
     out = []
     for o in output_paths(model):
         kind = OUTPUT_KINDS.get(o.quantity)
@@ -91,7 +92,7 @@ def fmu_variables(model, system, inputs) -> list[Variable]:
         elif o.collection == "joints":
             a, b = joint[o.element], o.component
         else:
-            a, b = driver_row[o.element], 0
+            a, b = row_of[o.collection, o.element], 0
         out.append(Variable(o.path, "output", o.unit, kind, a, b))
     out += _flexible_outputs(system)
     out += _parameters(system)

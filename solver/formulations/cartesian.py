@@ -34,7 +34,8 @@ import functools
 import numpy as np
 
 from ..constraints.batch import BatchConstraints
-from ..constraints.joints import CartesianJoint
+from ..constraints.forms import uses_angle
+from ..constraints.joints import COORDINATES, CartesianJoint
 from ..constraints.planar import PlanarJoint
 from ..constraints.parametric import N_EQ, PARAMETRIC_FORMS, ParametricConstraints, equation_texts
 from ..constraints.primitives import BodyState, NLOC
@@ -50,7 +51,7 @@ from ..math.rotations import L_matrices, L_matrix, quat_from_matrix, rotation_ma
 from ..model.fields import inertia_matrix
 from ..model.model import GROUND
 from .planar import plane_joints, planar_model
-from .rows import DriverRow, JointRows
+from .rows import DriverRow, JointRows, coupler_rows
 from .system import ConstraintEval, Equation, MechanicalSystem
 
 
@@ -128,6 +129,7 @@ class CartesianSystem(MechanicalSystem):
             self.drivers.append(DriverRow(k, coord, time_function(d.expression), row))
             self.driver_names.append(d.name)
             self.equations.append(Equation(d.name, "driver", f"{coord} of joint '{d.joint}' prescribed"))
+        self.couplers, self.coupler_names = coupler_rows(model, joint_pos, self.equations)
         self.norm_rows = list(range(len(self.equations), len(self.equations) + self.nblocks))
         self.equations += [Equation(n, "normalization", "Euler parameter normalization")
                            for n in self.body_names + self.flex_names]
@@ -149,19 +151,24 @@ class CartesianSystem(MechanicalSystem):
             pj = [(j.joint, j.body_i, j.body_j, j.rows, ac) for j, ac in zip(self.joints, self.alpha_cols)
                   if j.joint.type in PARAMETRIC_FORMS]
             assert all(len(rows) == N_EQ for _, _, _, rows, _ in pj)
-            drv = []
-            for d in self.drivers:
-                coords = PARAMETRIC_FORMS[self.joints[d.joint].joint.type].coordinates
-                drv.append((d.row, self.alpha_cols[d.joint][coords.index(d.coordinate)], d.function))
+            drv = [(d.row, self._alpha_column(d.joint, d.coordinate), d.function)
+                   for d in self.drivers + self.couplers]
             self.param = ParametricConstraints(pj, drv, nb, self.nq)
         else:
             joints = [(j.joint, j.body_i, j.body_j, j.rows) for j in self.joints + self.plane_joints]
             if self.flex_joints:       # slots on flexible bodies move with their nodes (solver.flexible.batch)
-                self.batch = FlexibleBatch(joints, self.drivers, self.nblocks, self.m, self.nq, self.flex_joints)
+                self.batch = FlexibleBatch(joints, self.drivers + self.couplers, self.nblocks, self.m, self.nq,
+                                           self.flex_joints)
             else:
-                self.batch = BatchConstraints(joints, self.drivers, self.nblocks, self.m) if joints else None
+                self.batch = (BatchConstraints(joints, self.drivers + self.couplers, self.nblocks, self.m) if joints
+                              else None)
         # drivers of joints on flexible bodies (solver.flexible.joints.FlexibleJoint.drive)
         self.flex_drivers = [d for d in self.drivers if d.joint in self.flex_joints]
+        for name, c in zip(self.coupler_names, self.couplers):
+            for k in (c.joint, c.source.joint):
+                if k in self.flex_joints:
+                    raise ModelError(f"coupler '{name}': joint '{self.joint_names[k]}' is on a flexible body; "
+                                     "couplers relate joints between rigid bodies")
         self._driven_rows = {}
         for d in self.drivers:
             self._driven_rows.setdefault(d.joint, []).append(d.row)
@@ -225,6 +232,14 @@ class CartesianSystem(MechanicalSystem):
                 self.batch.evaluate(q[:n7], None if qd is None else qd[:n7], t, level, phi, jac[:, :n7],
                                     nu, gamma)
             self.param.evaluate(q, qd, t, level, phi, jac, nu, gamma)
+            for c in self.couplers:              # α_j − p(α_i) (rows.CouplerSource)
+                col = self._alpha_column(c.source.joint, c.source.coordinate)
+                dphi, dgrad, dgamma = c.source.terms(q[col], 1.0, None if gamma is None else 0.0,
+                                                     None if gamma is None else qd[col])
+                phi[c.row] += dphi
+                jac[c.row, col] += dgrad
+                if gamma is not None:
+                    gamma[c.row] += dgamma
         P = q[:n7].reshape(self.nblocks, 7)[:, 3:]
         rows = np.asarray(self.norm_rows)
         phi[rows] = np.einsum("ij,ij->i", P, P) - 1.0
@@ -262,6 +277,19 @@ class CartesianSystem(MechanicalSystem):
                 nu[row] = fn.d1(t)
             if gamma is not None:
                 gamma[row] = -s.quad + fn.d2(t)
+        for c in self.couplers:
+            j, i = self.joints[c.joint], self.joints[c.source.joint]
+            sj = j.joint.coordinate(c.coordinate, states[j.body_i], states[j.body_j], slevel)
+            si = i.joint.coordinate(c.source.coordinate, states[i.body_i], states[i.body_j], slevel)
+            jac[c.row, j.cols] = sj.grad[j.mask]
+            grad_i = np.zeros(self.nq)
+            grad_i[i.cols] = si.grad[i.mask]
+            rate = None if gamma is None else grad_i @ qd
+            dphi, dgrad, dgamma = c.source.terms(si.val, grad_i, None if gamma is None else si.quad, rate)
+            phi[c.row] = sj.val + dphi
+            jac[c.row] += dgrad
+            if gamma is not None:
+                gamma[c.row] = -sj.quad + dgamma
         for k, row in enumerate(self.norm_rows):
             p = q[7 * k + 3:7 * k + 7]
             phi[row] = p @ p - 1.0
@@ -285,11 +313,21 @@ class CartesianSystem(MechanicalSystem):
                 H[np.ix_(j.cols, j.cols)] += s.hess(lam[row])[np.ix_(j.mask, j.mask)]
         if self.param is not None:
             self.param.hessian(q, lam, H)        # driver rows α_k − f(t) are linear
+            for c in self.couplers:              # α_j − p(α_i): −p''(α_i) λ at (α_i, α_i)
+                col = self._alpha_column(c.source.joint, c.source.coordinate)
+                H[col, col] -= c.source.derivatives(q[col])[2] * lam[c.row]
         else:
-            for d in self.drivers:
+            for d in self.drivers + self.couplers:
                 j = self.joints[d.joint]
                 s = j.joint.coordinate(d.coordinate, states[j.body_i], states[j.body_j], 0)
                 H[np.ix_(j.cols, j.cols)] += s.hess(lam[d.row])[np.ix_(j.mask, j.mask)]
+            for c in self.couplers:              # −p(θ_i): −p' ∇²θ_i − p'' ∇θ_i ∇θ_iᵀ, times λ
+                i = self.joints[c.source.joint]
+                s = i.joint.coordinate(c.source.coordinate, states[i.body_i], states[i.body_j], 0)
+                _, dp, ddp = c.source.derivatives(s.val)
+                g = s.grad[i.mask]
+                H[np.ix_(i.cols, i.cols)] -= (s.hess(dp * lam[c.row])[np.ix_(i.mask, i.mask)]
+                                              + ddp * lam[c.row] * np.outer(g, g))
         for k, row in enumerate(self.norm_rows):
             H[7 * k + 3:7 * k + 7, 7 * k + 3:7 * k + 7] += 2.0 * lam[row] * np.eye(4)
         return H
@@ -312,8 +350,9 @@ class CartesianSystem(MechanicalSystem):
             for row in j.rows:
                 rows += [row] * len(j.cols)
                 cols += list(j.cols)
-        for d in self.drivers:
-            columns = self.joints[d.joint].cols
+        for d in self.drivers + self.couplers:
+            columns = np.unique(np.concatenate([self.joints[k].cols for k in {d.joint, d.source.joint if d.source
+                                                                               else d.joint}]))
             rows += [d.row] * len(columns)
             cols += list(columns)
         for k, row in enumerate(self.norm_rows):
@@ -383,8 +422,9 @@ class CartesianSystem(MechanicalSystem):
         """:meth:`postprocess` of N output points at once (arrays with a leading axis N; "energy" an
         (N, 4) array: kinetic, gravity, spring, strain), vectorized over the points for rigid bodies.
         Reaction of a joint on body_j at its origin P from the body-block constraint forces
-        g = −Φ_qᵀλ of that body (rows of the joint and of the drivers on it): F = g_r, torque about
-        the CM A·½L g_p (ṗ = ½Lᵀω' ↔ T' = ½ L g_p), moved to P.  ``jac``: Φ_q at the points if known."""
+        g = −Φ_qᵀλ of that body (rows of the joint and of the drivers on it, and the part of a coupler's
+        row along its coordinate: :meth:`_coupler_loads`): F = g_r, torque about the CM A·½L g_p
+        (ṗ = ½Lᵀω' ↔ T' = ½ L g_p), moved to P.  ``jac``: Φ_q at the points if known."""
         step = max(1, POST_JACOBIAN_ENTRIES // max(1, self.m * self.nq))
         if jac is None and len(t) > step:         # bound the memory of the stacked Jacobians
             parts = [self.postprocess_batch(t[i:i + step], q[i:i + step], qd[i:i + step], qdd[i:i + step],
@@ -397,6 +437,7 @@ class CartesianSystem(MechanicalSystem):
         if jac is None:
             jac = np.array([self.constraints(qk, tk).jac for qk, tk in zip(q, t)]).reshape(n, self.m, self.nq)
         nj = len(self.joints)
+        coupled = self._coupler_loads(q, lam)
         RF, RT, RFj, RTj = (np.zeros((n, nj, 3)) for _ in range(4))
         for k, joint in enumerate(self.joints):
             cj, bi, bj = joint.joint, joint.body_i, joint.body_j
@@ -409,6 +450,8 @@ class CartesianSystem(MechanicalSystem):
             side, sign = (bj, 1.0) if bj >= 0 else (bi, -1.0)
             o = 7 * side
             g = -np.einsum("nri,nr->ni", jac[:, rows, o:o + 7], lam[:, rows])
+            if k in coupled:
+                g += coupled[k][:, o:o + 7]
             F = g[:, :3]
             T_cm = np.einsum("nij,nj->ni", A[:, side], 0.25 * np.einsum("nij,nj->ni", L2[:, side], g[:, 3:]))
             P = r[:, bj] + A[:, bj] @ cj.s_j if bj >= 0 else np.broadcast_to(cj.s_j, (n, 3))
@@ -428,6 +471,27 @@ class CartesianSystem(MechanicalSystem):
         return post
 
     # ---- helpers --------------------------------------------------------------------------------
+    def _coupler_loads(self, q, lam):
+        """{joint index: (N, nq)}: −Φ_qᵀλ of the coupler rows split by the joint whose coordinate each
+        part differentiates — joint_j's −λ ∇θ_j, joint_i's p'(θ_i) λ ∇θ_i — so that each joint's
+        reaction carries the coupler's load along its own coordinate only (a body of both joints, as
+        in a serial chain, gets each part through its own joint).  Empty for the parametric form,
+        whose joint rows carry the loads (the coupler rows are on the α columns)."""
+        out = {}
+        if self.param is not None:
+            return out
+        for x, qx in enumerate(q):
+            states = self._states(qx, None)
+            for c in self.couplers:
+                for k, coordinate, source in ((c.joint, c.coordinate, None), (c.source.joint, c.source.coordinate,
+                                                                             c.source)):
+                    jr = self.joints[k]
+                    s = jr.joint.coordinate(coordinate, states[jr.body_i], states[jr.body_j], 0)
+                    scale = 1.0 if source is None else -source.derivatives(s.val)[1]
+                    loads = out.setdefault(k, np.zeros((len(q), self.nq)))
+                    loads[x, jr.cols] -= scale * lam[x, c.row] * s.grad[jr.mask]
+        return out
+
     def _body_kinematics(self, q, qd):
         """(r, v, A, 2L, ω', ω) of the rigid bodies at N states q, q̇ (N, nq): arrays (N, nb, …)."""
         n, nb = len(q), self.nb
@@ -525,6 +589,10 @@ class CartesianSystem(MechanicalSystem):
         T = T_ref + np.cross(q[o:o + 3] - fj.origin_j(q), g[:3])
         return sign * g[:3], sign * T, fj.frame_i(q)
 
+    def _alpha_column(self, joint, coordinate):
+        """The q column of a joint coordinate's α (parametric form)."""
+        return self.alpha_cols[joint][PARAMETRIC_FORMS[self.joints[joint].joint.type].coordinates.index(coordinate)]
+
     def _init_of(self, b):
         return self.init[b] if b >= 0 else (np.zeros(3), np.eye(3))
 
@@ -548,6 +616,20 @@ class CartesianSystem(MechanicalSystem):
         for f in self.force_elements:
             f.apply(t, frames, w)
         return w
+
+
+def check_coupler_branches(model):
+    """Raise ModelError for a coupler with a polynomial of degree > 1 of an angle: a run in the
+    conventional form evaluates it on the right branch, but its post-processing (the leading joint's
+    share p'(θ_i) λ of the reactions, :meth:`CartesianSystem._coupler_loads`) cannot tell the branch
+    of θ_i from the recorded poses; the relative formulation (θ_i a tree coordinate) and the
+    parametric form (θ_i = α) can."""
+    for c in model.couplers.values():
+        leading = model.coupler_coordinates(c.name)[0]
+        if len(c.polynomial()) > 2 and uses_angle(COORDINATES.get(leading, ("dot",))):
+            raise ModelError(f"coupler '{c.name}': a polynomial of degree > 1 of an angle needs the relative "
+                             "formulation or settings.constraints = 'parametric' (the conventional Cartesian form "
+                             "cannot tell the angle's branch when it post-processes the reactions)")
 
 
 def compile_cartesian(model, form="conventional"):

@@ -54,7 +54,7 @@ from ..model.fields import inertia_matrix
 from ..model.model import GROUND
 from .mobilizers import Mobilizer
 from .planar import planar_model
-from .rows import DriverRow
+from .rows import DriverRow, coupler_rows
 from .system import ConstraintEval, Equation, MechanicalSystem
 from .topology import build_topology
 
@@ -152,6 +152,17 @@ class RelativeSystem(MechanicalSystem):
             self.drivers.append(DriverRow(k, coord, time_function(d.expression), row, col))
             self.driver_names.append(d.name)
             self.equations.append(Equation(d.name, "driver", f"{coord} of joint '{d.joint}' prescribed"))
+
+        def tree_column(k, coordinate):
+            return self.cols[edge_of_joint[k]][list(joints[k].coordinates()).index(coordinate)] \
+                if k in edge_of_joint else None
+        self.couplers, self.coupler_names = coupler_rows(model, {n: k for k, n in enumerate(self.joint_names)},
+                                                         self.equations, tree_column)
+        for name, c in zip(self.coupler_names, self.couplers):
+            if c.source.column is None and len(c.source.coefficients) > 2:
+                raise ModelError(f"coupler '{name}': joint '{self.joint_names[c.source.joint]}' closes a loop (a cut "
+                                 "joint of the relative formulation), which couples it linearly only; a polynomial "
+                                 "needs formulation='cartesian'")
         self.norm_rows = []
         for e, mob in enumerate(self.mobs):
             if mob.euler is not None:
@@ -162,7 +173,8 @@ class RelativeSystem(MechanicalSystem):
         self._cut_bodies = sorted({b for k, _ in self.cut for b in self.joint_ends[k] if b >= 0})
         self._joint_ends_array = np.array(self.joint_ends, dtype=int).reshape(-1, 2)
         self._cut_groups = self._group_cut_joints()
-        self._needs_kinematics = bool(self.cut) or any(d.column is None for d in self.drivers)
+        self._needs_kinematics = bool(self.cut) or any(d.column is None for d in self.drivers) or any(
+            c.source.column is None for c in self.couplers)
         self.force_elements = compile_forces(model, self.index, self.init)
         self._friction = [f for f in self.force_elements if getattr(f, "reaction_load", False)]
         for f in self._friction:          # bound: their normal load is this formulation's reaction
@@ -225,7 +237,7 @@ class RelativeSystem(MechanicalSystem):
                 jac[row], quad = self._chain(kin, ends, s, vel)
                 if vel:
                     gamma[row] = -quad
-        for d in self.drivers:
+        for d in self.drivers + self.couplers:
             row, fn = d.row, d.function
             if d.column is not None:
                 phi[row] = q[d.column] - fn.value(t)
@@ -239,6 +251,20 @@ class RelativeSystem(MechanicalSystem):
                 nu[row] = fn.d1(t)
             if vel:
                 gamma[row] = -quad + fn.d2(t)
+            if d.source is None:
+                continue
+            col = d.source.column                 # a coupler: θ_j − p(θ_i), θ_i a tree column or a cut joint's
+            if col is not None:
+                dphi, dgrad, dgamma = d.source.terms(q[col], 1.0, 0.0 if vel else None, qd[col] if vel else None)
+                jac[row, col] += dgrad
+            else:
+                ends, s = self._cut_coordinate(kin, d.source.joint, d.source.coordinate, vel)
+                grad, quad = self._chain(kin, ends, s, vel)
+                dphi, dgrad, dgamma = d.source.terms(s.val, grad, quad if vel else None, grad @ qd if vel else None)
+                jac[row] += dgrad
+            phi[row] += dphi
+            if vel:
+                gamma[row] += dgamma
         for row, c in self.norm_rows:
             p = q[c:c + 4]
             phi[row] = p @ p - 1.0
@@ -376,6 +402,9 @@ class RelativeSystem(MechanicalSystem):
             else:
                 e = next(e for e, cols in enumerate(self.cols) if col in cols)
                 drv[..., n] = tmatvec(kin.B[e], Rhat[..., e, :])[..., list(self.cols[e]).index(col)]     # eq. (36)
+                for c in self.couplers:      # less a coupler's load on the same coordinate, p'(q_col) λ
+                    if c.source.column == col:
+                        drv[..., n] -= c.source.derivatives(q[..., col])[1] * lam[..., c.row]
         r, v, w = kin.r, frames.v, np.ascontiguousarray(frames.w)
         w_body = tmatvec(kin.A, w)
         energy = np.zeros(lead + (4,))
@@ -727,6 +756,9 @@ class RelativeSystem(MechanicalSystem):
         the joint's constraint functions (:class:`_Gradients`); one or N stacked states.  Cut joints
         with the same equation forms (:meth:`_cut_groups`) are done together, along an extra axis."""
         out = {}
+        if self._cut_sources:            # a coupler's λ on a cut leading joint: −c_1 λ (linear there)
+            lam = np.concatenate([lam, np.stack([-c.source.coefficients[1] * lam[..., c.row]
+                                                 for c in self._cut_sources], axis=-1)], axis=-1)
         for joints, rows, specs, constant in self._cut_groups:
             v = self._joint_vectors(kin, joints)
             named = {name: (name, value) for name, value in v.items()}
@@ -741,11 +773,16 @@ class RelativeSystem(MechanicalSystem):
 
     def _group_cut_joints(self):
         """[(joint indices, rows (G × n), equation forms, constant)]: the cut joints by their forms
-        (joint rows, then the rows of drivers on them) and the constants the forms read."""
+        (joint rows, then the rows of drivers and couplers on them) and the constants the forms read.
+        A coupler on a cut leading joint reads the multiplier column m + s of :meth:`_cut_wrenches`
+        (s: its place in ``_cut_sources``)."""
         drivers_on = {}
-        for d in self.drivers:
+        for d in self.drivers + self.couplers:
             if d.column is None:
                 drivers_on.setdefault(d.joint, []).append((d.row, COORDINATES[d.coordinate]))
+        self._cut_sources = [c for c in self.couplers if c.source.column is None]
+        for s, c in enumerate(self._cut_sources):
+            drivers_on.setdefault(c.source.joint, []).append((self.m + s, COORDINATES[c.source.coordinate]))
         groups = {}
         for k, rows in self.cut:
             cj = self.cjoints[k]

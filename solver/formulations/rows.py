@@ -3,8 +3,10 @@
 A :class:`JointRows` is one joint of a Cartesian system (its constraint evaluator, its bodies, the
 q columns its equations touch and its rows of Φ); a :class:`DriverRow` is one driver, the
 rheonomic constraint θ(q) − f(t) = 0 on a joint coordinate θ (Haug's driving constraints, as in
-Lee, Lee & Bae (2013) eq. 1).  The Cartesian and relative formulations build them; the batched
-evaluators and the code generator read them by field.
+Lee, Lee & Bae (2013) eq. 1).  A coupler is the same row with f replaced by a polynomial of another
+joint's coordinate, θ_j − p(θ_i) = 0 (a DriverRow whose ``source`` is a :class:`CouplerSource`;
+f ≡ 0).  The Cartesian and relative formulations build them; the batched evaluators and the code
+generator read them by field.
 """
 from __future__ import annotations
 
@@ -12,6 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from ..expressions import time_function
+from .system import Equation
 
 
 @dataclass(frozen=True)
@@ -40,3 +45,51 @@ class DriverRow:
     function: Any
     row: int
     column: int | None = None
+    source: CouplerSource | None = None
+
+
+@dataclass(frozen=True)
+class CouplerSource:
+    """The leading coordinate θ_i of a coupler row Φ = θ_j − p(θ_i), p(x) = Σ c_k x^k (``coefficients``
+    c_0, c_1, …): ``joint`` (index in the system's joint list), ``coordinate``, and (relative
+    formulation) ``column``, its tree column or None.  With θ_i's gradient ∇θ_i, rate θ̇_i and
+    velocity-quadratic term (θ̈_i = ∇θ_i q̈ + quad_i), the row's terms beside θ_j's own are
+
+        Φ −= p(θ_i),   Φ_q −= p'(θ_i) ∇θ_i,   γ += p'(θ_i) quad_i + p''(θ_i) θ̇_i²
+
+    (γ = −(Φ_q q̇)_q q̇: Φ̈ = ∇θ_j q̈ + quad_j − p' (∇θ_i q̈ + quad_i) − p'' θ̇_i²)."""
+    joint: int
+    coordinate: str
+    coefficients: tuple
+    column: int | None = None
+
+    def derivatives(self, x):
+        """(p, p', p'') at x (a number or an array), by Horner's rule."""
+        p = dp = ddp = 0.0 * x
+        for c in reversed(self.coefficients):
+            ddp = ddp * x + 2.0 * dp
+            dp = dp * x + p
+            p = p * x + c
+        return p, dp, ddp
+
+    def terms(self, value, grad, quad=None, rate=None):
+        """What the leading coordinate adds to the row (class docstring): (ΔΦ, ΔΦ_q, Δγ); Δγ is
+        None when ``quad`` is."""
+        p, dp, ddp = self.derivatives(value)
+        return -p, -dp * grad, None if quad is None else dp * quad + ddp * rate * rate
+
+
+def coupler_rows(model, joint_pos, equations, column=None):
+    """The couplers of ``model`` as rows appended to ``equations``: ([DriverRow with a CouplerSource],
+    names).  ``joint_pos``: joint name → index; ``column(joint, coordinate)``: the tree column of a
+    joint coordinate or None (relative formulation)."""
+    rows, names = [], []
+    column = column or (lambda joint, coordinate: None)
+    for c in model.couplers.values():
+        ci, cj = model.coupler_coordinates(c.name)
+        i, j = joint_pos[c.joint_i], joint_pos[c.joint_j]
+        source = CouplerSource(i, ci, c.polynomial(), column(i, ci))
+        rows.append(DriverRow(j, cj, time_function(0.0), len(equations), column(j, cj), source))
+        names.append(c.name)
+        equations.append(Equation(c.name, "coupler", f"{cj} of joint '{c.joint_j}' = p({ci} of joint '{c.joint_i}')"))
+    return rows, names

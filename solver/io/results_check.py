@@ -24,7 +24,7 @@ from .jsontext import loads
 METHOD_CODES = ("lu", "qr", "svd", "kinematic")    # dataset method_code: the partitioning of each output point
 
 MAX_LOAD_BYTES = 2 * 1024 ** 3         # what load_results reads at once (lazy: t, codes, steps)
-_TEXT_LISTS = ("body_names", "joint_names", "driver_names", "redundant", "nonunique_reactions",
+_TEXT_LISTS = ("body_names", "joint_names", "driver_names", "coupler_names", "redundant", "nonunique_reactions",
                "equations")
 _TEXTS = ("status", "message", "model_name", "formulation", "partitioning", "integrator")
 _COUNTS = ("steps", "rhs_evaluations")
@@ -54,6 +54,10 @@ def read_meta(f, path) -> dict:
     for key in _COUNTS:
         if key in meta and not (_is_int(meta[key]) and meta[key] >= 0):
             problems.append(f"meta.{key}: must be a non-negative integer")
+    rows = meta.get("coupler_rows", [])
+    if not (isinstance(rows, list) and all(_is_int(r) and r >= 0 for r in rows)
+            and len(rows) == len(meta.get("coupler_names", []))):
+        problems.append("meta.coupler_rows: must be a list of non-negative integers, one per coupler_names")
     if "wall_time" in meta and not (_is_number(meta["wall_time"]) and meta["wall_time"] >= 0):
         problems.append("meta.wall_time: must be a non-negative number")
     for key in ("body_names", "joint_names", "driver_names"):

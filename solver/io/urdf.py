@@ -23,8 +23,11 @@ at q = 0 (``T_child = T_parent · T_origin(joint)``, rpy = R_z(yaw) R_y(pitch) R
 * every ``<visual>`` (mesh STL/OBJ/DAE or box/cylinder/sphere) of the links of one body is placed
   in the body frame (origin at the CM) and the union written as one STL file.
 
-Noted, not refused: ``<transmission>`` (ignored), ``<mimic>`` (the joint is independent),
-``<dynamics friction>`` (not modelled).  Refused with a ModelError naming the element: malformed
+``<mimic joint multiplier offset>`` → a coupler q = multiplier · q_mimic + offset (named
+``<joint>_mimic``); a mimic of a joint that is not imported with a coordinate (fixed, floating,
+missing) is noted and the joint left independent.
+
+Noted, not refused: ``<transmission>`` (ignored), ``<dynamics friction>`` (not modelled).  Refused with a ModelError naming the element: malformed
 numbers (:mod:`solver.io.urdf_xml`), links that are the child of two joints, and mesh paths that
 leave the URDF's folder and the package folder.
 """
@@ -165,6 +168,8 @@ class _Builder:
             self.notes.append(f"link '{root}': the root link is welded to ground by joint '{weld}'")
         for link in self.order[1:]:
             self._add_joint(self.parent_joint[link])
+        for link in self.order[1:]:
+            self._add_mimic(self.parent_joint[link])
         if self.draw:
             drawn = sum(len(self.links[link].visuals) for link in self.order if self.owner[link] is not None)
             self.visuals = VisualReader(drawn, f"robot '{self.robot.name}'")
@@ -284,11 +289,24 @@ class _Builder:
         self.model.add_body(self._name("link", body), mass=float(m), position=c, orientation=A,
                             inertia=(J[0, 0], J[1, 1], J[2, 2], J[0, 1], J[1, 2], J[2, 0]))
 
+    def _add_mimic(self, j):
+        """A joint's <mimic>: the coupler q_j = multiplier · q_mimic + offset (both URDF coordinates
+        are zero at the imported configuration, as the model's are)."""
+        if j.mimic is None:
+            return
+        names = self.result.joint_names
+        follower, leader = names.get(j.name), names.get(j.mimic)
+        coordinates = [n is not None and self.model.joints[n].coordinates() for n in (follower, leader)]
+        if not all(coordinates):
+            self.notes.append(f"joint '{j.name}': follows joint '{j.mimic}' (<mimic>), but "
+                              f"{'it' if not coordinates[0] else repr(j.mimic)} is not imported as a joint with a "
+                              "coordinate; the mimic relation is not enforced")
+            return
+        self.model.add_coupler(self._name("coupler", f"{j.name}_mimic"), leader, follower,
+                               ratio=j.mimic_multiplier, offset=j.mimic_offset)
+
     def _add_joint(self, j):
         where = f"joint '{j.name}'"
-        if j.mimic is not None:
-            self.notes.append(f"{where}: follows joint '{j.mimic}' (<mimic>) in the URDF; imported as an "
-                              "independent joint, the mimic relation is not enforced")
         if j.friction:
             self.notes.append(f"{where}: <dynamics friction> {j.friction:g} (Coulomb friction) is not modelled")
         if self.owner[j.child] != j.child:

@@ -67,7 +67,9 @@ class Joint:
     limit: dict = field(default_factory=dict)   # lower, upper, effort, velocity (those given)
     damping: float = 0.0
     friction: float = 0.0
-    mimic: str | None = None            # the joint it follows
+    mimic: str | None = None            # the joint it follows: q = multiplier · q_mimic + offset
+    mimic_multiplier: float = 1.0
+    mimic_offset: float = 0.0
 
 
 @dataclass
@@ -203,8 +205,8 @@ def _joint(e, k):
     mimic = e.find("mimic")
     if mimic is not None:
         joint.mimic = mimic.get("joint") or "?"
-        for a in ("multiplier", "offset"):
-            _number(mimic, a, f"{here}.mimic", 0.0)
+        joint.mimic_multiplier = _number(mimic, "multiplier", f"{here}.mimic", 1.0)
+        joint.mimic_offset = _number(mimic, "offset", f"{here}.mimic", 0.0)
     return joint
 
 

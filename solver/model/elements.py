@@ -50,10 +50,11 @@ GLYPH_ROLES = {
 # The words a kind's NEW may use for the value of a new element's field (resolved by the GUI's
 # app/factory.py from the selection): the body the element is added to (the selected body, else
 # the body of the selected element, else the last body), ground, that body's CM, a point 0.5 m
-# above it (+y), the selected or last joint (":rotation": one with a rotation coordinate), the first
+# above it (+y), the selected or last joint (":rotation": one with a rotation coordinate), another
+# joint with a coordinate (the one before the selected or last one: a coupler's leader), the first
 # element of a kind, the N-th body (from 0) other than the target that elements of a kind act on.
-PLACEMENT_WORDS = ("@body", "@ground", "@cm", "@above", "@joint", "@joint:<coordinate>", "@first:<kind>",
-                   "@body_of:<kind>:<N>")
+PLACEMENT_WORDS = ("@body", "@ground", "@cm", "@above", "@joint", "@joint:<coordinate>", "@other_joint",
+                   "@first:<kind>", "@body_of:<kind>:<N>")
 
 
 class Element:
@@ -672,6 +673,50 @@ class Driver(Element):
         check_motion_at_start(self, "expression")
 
 
+class Coupler(Element):
+    """A coupler constraint between the coordinates of two joints (gear pair, rack-and-pinion, belt,
+    URDF ``<mimic>``, MJCF ``<equality joint>``): the algebraic row
+
+        θ_j − ratio·θ_i − offset = 0,   or with ``coefficients`` [c_0, c_1, …]:  θ_j − Σ c_k θ_i^k = 0,
+
+    θ_i, θ_j the joint coordinates a driver measures (zero at the assembly configuration; angles
+    unwrapped).  It is a driver row θ_j − f = 0 whose f is the polynomial of θ_i instead of a
+    function of t (:class:`solver.formulations.rows.DriverRow` with a ``source``).  Its multiplier
+    is the generalized force the coupler applies along θ_j (the gear's tooth torque on joint_j's
+    body, the rack force): ``Results.coupler_force``; along θ_i it applies −p'(θ_i) times that."""
+    KIND = "coupler"
+    COLLECTION = "couplers"
+    LABEL = "Coupler"
+    # the selected (or last) joint follows the joint with a coordinate before it
+    NEW = {"joint_i": "@other_joint", "joint_j": "@joint"}
+    FIELDS = (
+        NAME,
+        Field("joint_i", "joint", doc="leading joint: its coordinate θ_i drives the other"),
+        Field("joint_j", "joint", doc="following joint: θ_j = ratio·θ_i + offset"),
+        Field("ratio", "float", default=1.0,
+              doc="dθ_j/dθ_i (a gear pair: −r_i/r_j; rack-and-pinion: the pinion radius)"),
+        Field("offset", "float", "m or rad", default=0.0, doc="θ_j when θ_i = 0"),
+        Field("coefficients", "polynomial", default=None,
+              doc="c_0, c_1, …: θ_j = Σ c_k θ_i^k in place of ratio and offset (empty: linear)"),
+        Field("coordinate_i", "enum", choices=DRIVER_COORDINATES, default="default",
+              doc="which coordinate of joint_i (default: its first)"),
+        Field("coordinate_j", "enum", choices=DRIVER_COORDINATES, default="default",
+              doc="which coordinate of joint_j (default: its first)"),
+    )
+
+    def check(self):
+        if self.joint_i == self.joint_j:
+            raise ModelError(self.problem("joint_j", f"must differ from joint_i ('{self.joint_i}'): a coupler "
+                                                     "relates the coordinates of two joints", self.name))
+        if self.coefficients is not None and (self.ratio != 1.0 or self.offset != 0.0):
+            raise ModelError(self.problem("coefficients", "give either coefficients or ratio and offset "
+                                          f"(ratio {self.ratio:g}, offset {self.offset:g})", self.name))
+
+    def polynomial(self) -> tuple[float, ...]:
+        """(c_0, c_1, …) of θ_j = Σ c_k θ_i^k: ``coefficients``, else (offset, ratio)."""
+        return tuple(self.coefficients) if self.coefficients is not None else (self.offset, self.ratio)
+
+
 # Size of a flexible body: beam elements (800 took 89 s and 2.4 GB for 0.01 s) and modes kept, also of
 # a modes file (solver.flexible.modes_file: E2 alone is 72·k² bytes).
 MAX_BEAM_ELEMENTS = 200
@@ -898,4 +943,4 @@ class Measure(Element):
 
 
 ELEMENT_CLASSES = {"bodies": Body, "flexible_bodies": FlexibleBody, "markers": Marker, "joints": Joint,
-                   "drivers": Driver, "measures": Measure, "inputs": ModelInput, "outputs": ModelOutput}
+                   "drivers": Driver, "couplers": Coupler, "measures": Measure, "inputs": ModelInput, "outputs": ModelOutput}

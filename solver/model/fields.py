@@ -19,7 +19,7 @@ REQUIRED = object()
 # Field kinds understood by coerce() and by the GUI property editor.
 KINDS = ("float", "int", "bool", "str", "name", "vec3", "unit_vec3", "inertia", "orientation",
          "body", "joint", "enum", "function", "function_vec3", "geometry", "vec6", "optional_float",
-         "optional_vec3")
+         "optional_vec3", "polynomial")
 
 
 class FieldProblem(Exception):
@@ -403,10 +403,32 @@ def _reference(f: Field, value):
     return _name(f, value)
 
 
+MAX_POLYNOMIAL_DEGREE = 10
+
+
+def _polynomial(f: Field, value):
+    """None, or the coefficients [c_0, c_1, …] of Σ c_k x^k: a list of finite numbers (at most
+    :data:`MAX_POLYNOMIAL_DEGREE` + 1) or the same as text, numbers separated by commas or spaces
+    (the GUI's line editor; brackets allowed, as it shows the list)."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, str):
+        try:
+            value = [float(x) for x in value.strip().strip("[]()").replace(",", " ").split()]
+        except ValueError:
+            raise FieldProblem(f"must be numbers separated by commas, got {show_value(value)}") from None
+    if not isinstance(value, (list, tuple)) or not value:
+        raise FieldProblem(f"must be a non-empty list of numbers (c_0, c_1, …) or null, got {show_value(value)}")
+    if len(value) > MAX_POLYNOMIAL_DEGREE + 1:
+        raise FieldProblem(f"at most {MAX_POLYNOMIAL_DEGREE + 1} coefficients (degree {MAX_POLYNOMIAL_DEGREE}), "
+                           f"got {len(value)}")
+    return [_number(c, "a list of numbers") for c in value]
+
+
 _COERCERS = {
     "float": _float, "optional_float": _optional_float, "int": _int, "bool": _bool, "str": _str,
     "name": _name, "vec3": _vec3, "optional_vec3": _optional_vec3, "vec6": _vec6,
     "unit_vec3": _unit_vec3, "inertia": _inertia, "orientation": _orientation,
     "body": _reference, "joint": _reference, "enum": _enum, "function": _function,
-    "function_vec3": _function_vec3, "geometry": _geometry,
+    "function_vec3": _function_vec3, "geometry": _geometry, "polynomial": _polynomial,
 }

@@ -17,14 +17,14 @@ import numpy as np
 from ..errors import ModelError, Problem
 from ..expression_budget import ExpressionBudget
 from .design import Link, Point, derived_fields, derived_values
-from .elements import (Body, Marker, Joint, Driver, Settings, FORCE_CLASSES, FRICTION_JOINTS, ELEMENT_CLASSES,
+from .elements import (Body, Marker, Joint, Driver, Coupler, Settings, FORCE_CLASSES, FRICTION_JOINTS, ELEMENT_CLASSES,
                        Element, FlexibleBody, Measure, ModelInput, ModelOutput)
 from .fields import Field, FieldProblem, show_names, show_value
 from .sections import Material, Section
 
 GROUND = "ground"
-COLLECTIONS = ("points", "bodies", "flexible_bodies", "markers", "joints", "forces", "drivers", "measures", "inputs",
-               "outputs")
+COLLECTIONS = ("points", "bodies", "flexible_bodies", "markers", "joints", "forces", "drivers", "couplers", "measures",
+               "inputs", "outputs")
 # The project file's lists, in the order they are read (a list's elements may refer to earlier lists'): links
 # are bodies of the model kept in their own list, since their file form differs (solver.model.design).
 FILE_CLASSES = {"points": Point, "bodies": Body, "links": Link, **ELEMENT_CLASSES}
@@ -116,6 +116,10 @@ class Model:
     @property
     def drivers(self):
         return dict(self._collections["drivers"])
+
+    @property
+    def couplers(self):
+        return dict(self._collections["couplers"])
 
     @property
     def measures(self):
@@ -267,10 +271,19 @@ class Model:
         return self.add(Driver(name=name, joint=joint, expression=expression if table is None else table,
                                coordinate=coordinate))
 
+    def add_coupler(self, name, joint_i, joint_j, ratio=1.0, offset=0.0, coefficients=None,
+                    coordinate_i="default", coordinate_j="default"):
+        """Couple two joint coordinates: θ_j = ratio·θ_i + offset, or θ_j = Σ c_k θ_i^k with
+        ``coefficients`` (c_0, c_1, …) — :class:`~solver.model.elements.Coupler`."""
+        return self.add(Coupler(name=name, joint_i=joint_i, joint_j=joint_j, ratio=ratio, offset=offset,
+                                coefficients=coefficients, coordinate_i=coordinate_i, coordinate_j=coordinate_j))
+
     # ---- public API: editing (used by the GUI's undo commands) --------------------------------
     def add(self, element: Element, index=None):
         """Add an element after checking its name and references; returns it."""
         problems = self._check_name(element.name, element.KIND) + self._check_references(element)
+        if not problems and isinstance(element, Coupler):     # (a driver's coordinate is checked by validate)
+            problems = self._check_coordinates(element)
         if problems:
             raise ModelError(problems)
         element.values.update(derived_values(element, self._collections["points"]))
@@ -333,11 +346,11 @@ class Model:
                                        + (", or clear at_point)" if isinstance(e, Joint) else ")"), e.name))
         old = e.set(field_name, value)
         problems = self._check_references(e)
-        if not problems and isinstance(e, Driver):
-            problems = self._check_driver(e)
+        if not problems:
+            problems = self._check_coordinates(e)
         for user in self.elements():      # e.g. a driven joint made spherical: its driver breaks
             if not problems and e.name in user.references():
-                problems = self._check_references(user) + (self._check_driver(user) if isinstance(user, Driver) else [])
+                problems = self._check_references(user) + self._check_coordinates(user)
         followers = []
         if not problems:
             try:
@@ -408,16 +421,19 @@ class Model:
         and field as data)."""
         problems = []
         for e in self.elements():
-            problems += self._check_references(e)
-            if isinstance(e, Driver):
-                problems += self._check_driver(e)
+            refs = self._check_references(e)
+            problems += refs or self._check_coordinates(e)
         seen = {}
-        for d in self.drivers.values():
-            key = (d.joint, self._driver_coordinate(d))
+        prescribed = [(d, "joint", d.joint, self._driver_coordinate(d)) for d in self.drivers.values()]
+        prescribed += [(c, "joint_j", c.joint_j, self._coordinate_of(c.joint_j, c.coordinate_j))
+                       for c in self.couplers.values()]
+        for e, field, joint, coordinate in prescribed:
+            key = (joint, coordinate)
             if key in seen:
-                problems.append(d.problem("joint", f"coordinate {key[1]} of joint '{d.joint}' is "
-                                                   f"already driven by '{seen[key]}'", d.name))
-            seen[key] = d.name
+                verb = "driven" if isinstance(seen[key], Driver) else "coupled"
+                problems.append(e.problem(field, f"coordinate {coordinate} of joint '{joint}' is "
+                                                 f"already {verb} by '{seen[key].name}'", e.name))
+            seen[key] = e
         if not self._collections["bodies"] and not self._collections["flexible_bodies"]:
             problems.append(Problem("model", None, "bodies", "the model has no bodies"))
         return problems
@@ -452,7 +468,7 @@ class Model:
         lists["bodies"] = [e.to_dict() for e in bodies if not isinstance(e, Link)]
         lists["forces"] = [dict(type=e.KIND, **e.to_dict()) for e in self._collections["forces"].values()]
         always = ("bodies", "markers", "joints", "forces", "drivers")
-        optional = ("points", "links", "flexible_bodies", "measures", "inputs", "outputs")
+        optional = ("points", "links", "flexible_bodies", "couplers", "measures", "inputs", "outputs")
         return {"name": self._name, "gravity": list(self._gravity)} | {c: lists[c] for c in always} \
             | {c: lists[c] for c in optional if lists[c]}
 
@@ -528,23 +544,39 @@ class Model:
         return problems
 
     def _driver_coordinate(self, d: Driver):
-        joint = self._collections["joints"].get(d.joint)
-        if joint is None:
-            return d.coordinate
-        coords = joint.coordinates()
-        return coords[0] if d.coordinate == "default" and coords else d.coordinate
+        return self._coordinate_of(d.joint, d.coordinate)
 
-    def _check_driver(self, d: Driver):
-        joint = self._collections["joints"].get(d.joint)
+    def coupler_coordinates(self, coupler_name) -> tuple[str, str]:
+        """The joint coordinates (of joint_i, of joint_j) a coupler relates (resolving 'default')."""
+        c = self.element(coupler_name)
+        return self._coordinate_of(c.joint_i, c.coordinate_i), self._coordinate_of(c.joint_j, c.coordinate_j)
+
+    def _coordinate_of(self, joint_name, coordinate):
+        """A joint's coordinate named ``coordinate`` ('default': its first)."""
+        joint = self._collections["joints"].get(joint_name)
         if joint is None:
-            return []
+            return coordinate
         coords = joint.coordinates()
-        if not coords:
-            return [d.problem("joint", f"a {joint.type} joint has no coordinate that can be driven", d.name)]
-        c = self._driver_coordinate(d)
-        if c not in coords:
-            return [d.problem("coordinate", f"joint '{d.joint}' ({joint.type}) has coordinates "
-                                            f"{', '.join(coords)}; got {c}", d.name)]
+        return coords[0] if coordinate == "default" and coords else coordinate
+
+    def _check_coordinates(self, e: Element):
+        """The problems of the joint coordinates a driver prescribes or a coupler relates: the joint
+        has one (a spherical joint has none), of that name."""
+        pairs = ((("joint", "coordinate"),) if isinstance(e, Driver)
+                 else (("joint_i", "coordinate_i"), ("joint_j", "coordinate_j")) if isinstance(e, Coupler) else ())
+        what = "driven" if isinstance(e, Driver) else "coupled"
+        for joint_field, coordinate_field in pairs:
+            name = e.values[joint_field]
+            joint = self._collections["joints"].get(name)
+            if joint is None:
+                continue
+            coords = joint.coordinates()
+            if not coords:
+                return [e.problem(joint_field, f"a {joint.type} joint has no coordinate that can be {what}", e.name)]
+            c = self._coordinate_of(name, e.values[coordinate_field])
+            if c not in coords:
+                return [e.problem(coordinate_field, f"joint '{name}' ({joint.type}) has coordinates "
+                                                    f"{', '.join(coords)}; got {c}", e.name)]
         return []
 
 
@@ -650,4 +682,4 @@ def _model_from_dict(data, path):
 
 
 __all__ = ["Model", "GROUND", "model_from_dict", "element_from_dict", "Body", "Marker", "Joint",
-           "Driver", "Settings", "Point", "Link"]
+           "Driver", "Coupler", "Settings", "Point", "Link"]

@@ -37,6 +37,7 @@ from .partition import numerical_rank
 
 JOINT_COMPONENTS = ("force x", "force y", "force z", "moment x", "moment y", "moment z")
 DRIVER_COMPONENT = "driver force"
+COUPLER_COMPONENT = "coupler force"
 UNIQUE_TOL = 1e-6         # ‖Sᵀc‖ ≤ UNIQUE_TOL ‖c‖: the component is unique
 SKETCH_STRESS = 8         # more self-stress states than this: a random 8-dimensional subspace of them
 EXACT_NORMS = 32          # more multipliers than this: ‖c‖ from NORM_PROBES Gaussian probes
@@ -48,8 +49,8 @@ AXIS_TOL = 1e-6           # |e·n| within this of 0 or 1: the axis is in the pla
 class ReactionUniqueness:
     """The non-unique reaction components at one state.
 
-    components: {joint or driver name: [component names]} (``JOINT_COMPONENTS`` in the joint frame /
-    ``DRIVER_COMPONENT``), only elements with at least one; global_components: the same with the
+    components: {joint, driver or coupler name: [component names]} (``JOINT_COMPONENTS`` in the joint
+    frame / ``DRIVER_COMPONENT`` / ``COUPLER_COMPONENT``), only elements with at least one; global_components: the same with the
     joints' components in global axes; messages: {name: sentence};
     basis: S (m × k), orthonormal self-stress states; normal: the plane normal of a planar model,
     else None."""
@@ -204,7 +205,7 @@ def sentence(name, phrases):
     sharing their words before the axis letter are merged."""
     groups: dict[str, list[str]] = {}
     for p in phrases:
-        head, _, axis = p.rpartition(" ") if p != DRIVER_COMPONENT else (p, "", "")
+        head, _, axis = p.rpartition(" ") if p not in (DRIVER_COMPONENT, COUPLER_COMPONENT) else (p, "", "")
         groups.setdefault(head, []).append(axis)
     parts = [head + (" " + ", ".join(axes) if axes[0] else "") for head, axes in groups.items()]
     text = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
@@ -286,8 +287,13 @@ def uniqueness_of(system, probes, post) -> ReactionUniqueness:
             out.messages[name] = sentence(name, [
                 component_words(c, None if frame is None else frame[:, JOINT_COMPONENTS.index(c) % 3], out.normal)
                 for c in comps])
-    for k, name in enumerate(system.driver_names):
-        if driver_bad[k]:
-            out.components[name] = out.global_components[name] = [DRIVER_COMPONENT]
-            out.messages[name] = sentence(name, [DRIVER_COMPONENT])
+    # a coupler's force is −λ of its row: its responses are the probe directions' entries there
+    rows = [c.row for c in getattr(system, "couplers", [])]
+    coupler_bad = nonunique_mask(-P[:, rows][..., None], -G[:, rows][..., None])[:, 0] if rows else []
+    for names, bad, component in ((system.driver_names, driver_bad, DRIVER_COMPONENT),
+                                  (getattr(system, "coupler_names", []), coupler_bad, COUPLER_COMPONENT)):
+        for k, name in enumerate(names):
+            if bad[k]:
+                out.components[name] = out.global_components[name] = [component]
+                out.messages[name] = sentence(name, [component])
     return out

@@ -320,6 +320,28 @@ def test_transmission_mimic_and_friction_are_noted_not_refused(tmp_path):
     assert "joint 'hinge': <dynamics friction> 0.3 (Coulomb friction) is not modelled" in notes
 
 
+def test_a_mimic_joint_becomes_a_coupler(tmp_path):
+    """<mimic joint="a" multiplier="-0.5" offset="0.2">: the coupler q_b = −0.5 q_a + 0.2 (URDF and model
+    coordinates are both zero at the imported configuration); with a driven: q_b follows it to the
+    Newton tolerance, the assembly taking b to its offset at t = 0."""
+    text = f"""<robot name="mimic"><link name="base"/>
+      {_link("wa", 1.0, "0 0 0", "0 0 0", .02, .02, .01)}{_link("wb", 1.0, "0 0 0", "0 0 0", .02, .02, .01)}
+      {_joint("a", "continuous", "base", "wa", "0 0 0")}
+      <joint name="b" type="continuous"><parent link="base"/><child link="wb"/><origin xyz="1 0 0"/>
+        <axis xyz="0 0 1"/><mimic joint="a" multiplier="-0.5" offset="0.2"/></joint></robot>"""
+    result = read_urdf(write(tmp_path, text))
+    m = result.model
+    (coupler,) = m.couplers.values()
+    assert (coupler.name, coupler.joint_i, coupler.joint_j, coupler.ratio, coupler.offset) == ("b_mimic", "a", "b",
+                                                                                               -0.5, 0.2)
+    assert not any("mimic" in n for n in result.notes)
+    m.add_driver("motor", "a", expression="2*t")
+    res = solver.simulate(m, t_end=1.0, output_step=0.25, codegen="off")
+    A = res.body_rotation("wb")
+    q_b = np.unwrap(np.arctan2(A[:, 1, 0], A[:, 0, 0]))
+    assert np.max(np.abs(q_b - (0.2 - 0.5 * 2 * res.t))) < 1e-9
+
+
 @pytest.mark.parametrize("prefix", ['<?xml version="0.0" ?>\n', '\n\n  <?xml version="1.0" encoding="utf-8"?>\n',
                                     '\ufeff<?xml version=\'1.0\'?>'])
 def test_declarations_that_mujoco_and_pybullet_accept(tmp_path, prefix):
