@@ -20,7 +20,7 @@ ground its free 6-DOF joint).  ``limited`` hinges and slides → ``lower_limit``
 qpos0) enforced as stops; joint damping and stiffness → a spring–damper on the joint
 (:func:`~solver.io.imported.add_joint_spring_damper`; free position springref − qpos0).
 ``<equality connect>`` → spherical joint, ``weld`` → fixed joint (both closing loops; refused when
-not satisfied at qpos0), ``<equality joint>`` → :func:`_joint_coupling`.  Everything else that
+not satisfied at qpos0), ``<equality joint>`` → a coupler (:meth:`_Builder._joint_coupling`).  Everything else that
 MuJoCo models and this model does not (actuators, tendons, contacts, armature, friction loss,
 fluid forces …) is listed in the notes.  Geoms → display meshes (:mod:`solver.io.mjcf_geoms`).
 """
@@ -249,15 +249,31 @@ class _Builder:
                           "(a rigid constraint; MuJoCo's is soft, solref/solimp)")
 
     def _joint_coupling(self, e, where):
-        """``<equality joint>``: q2 = f(q1), a polynomial of degree 4 (``eq_data[0:5]``) — noted,
-        not enforced (the coupler element is not in the model yet; with it, ratio = data[1] and
-        offset = data[0] of the linear case become one ``add_coupler`` call here)."""
+        """``<equality joint>``: q1 − q1₀ = Σₖ cₖ (q2 − q2₀)ᵏ, k = 0…4 (``eq_data[0:5]``, MuJoCo's
+        mjEQ_JOINT).  Our joint coordinates are q − q₀, so this is the coupler
+        θ_joint1 = Σ cₖ θ_joint2ᵏ (ratio c₁ and offset c₀ when linear); without joint2, joint1 is
+        held at c₀ by a constant driver."""
         mj = self.mj
         j1, j2 = mj.eq_obj1id[e], mj.eq_obj2id[e]
-        other = self._label("JOINT", j2, "joint") if j2 >= 0 else "(none: a constant)"
-        coef = " ".join(f"{c:g}" for c in mj.eq_data[e, :5])
-        self.notes.append(f"{where}: couples joint '{self._label('JOINT', j1, 'joint')}' to {other} "
-                          f"(polynomial {coef}); not enforced (no coupler constraint yet)")
+        label = self._label("EQUALITY", e, "equality")
+        coef = [float(c) for c in mj.eq_data[e, :5]]
+        leader = self.result.joint_names.get(self._label("JOINT", j2, "joint")) if j2 >= 0 else None
+        follower = self.result.joint_names.get(self._label("JOINT", j1, "joint"))
+        if follower is None or (j2 >= 0 and leader is None):
+            self.notes.append(f"{where}: couples a joint that was not imported as a joint; not enforced")
+            return
+        if leader is None:
+            name = self.names.unique("driver", label)
+            self.model.add_driver(name, joint=follower, expression=repr(coef[0]))
+            self.notes.append(f"{where}: holds joint '{follower}' at {coef[0]:g} → driver '{name}' (rigid; "
+                              "MuJoCo's is soft, solref/solimp)")
+            return
+        name = self.names.unique("coupler", label)
+        linear = not any(coef[2:])
+        poly = {"ratio": coef[1], "offset": coef[0]} if linear else {"coefficients": coef}
+        self.model.add_coupler(name, leader, follower, **poly)
+        self.notes.append(f"{where}: → coupler '{name}' (joint '{follower}' = "
+                          f"{'ratio·' if linear else 'polynomial of '}joint '{leader}'; rigid, MuJoCo's is soft)")
 
     def _eq_end(self, e, side):
         """(MuJoCo body id, global anchor at qpos0) of side 1 or 2 of a connect/weld."""

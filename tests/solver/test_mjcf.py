@@ -205,9 +205,11 @@ def test_mapping_of_joints_limits_springs_and_notes(tmp_path):
     assert any("joint 'h4': qpos0 is outside its range 0.5 … 2" in n for n in outside.notes)
 
 
-def test_equalities_close_loops_and_couplers_are_noted(tmp_path):
-    """A four-bar closed by <equality connect>: a spherical joint; a weld: a fixed joint; a joint
-    equality: noted (no coupler yet).  The closed four-bar runs with the constraint held."""
+def test_equalities_close_loops_and_couple_joints(tmp_path):
+    """A four-bar closed by <equality connect>: a spherical joint; a joint equality (MuJoCo:
+    q1 − q1₀ = Σ cₖ (q2 − q2₀)ᵏ): a coupler, spinner angle = 2 × crank angle while the loop moves.
+    The closed four-bar runs with the constraint held; a joint equality without joint2 holds the
+    joint at c₀ (a constant driver)."""
     text = """<mujoco model="fourbar">
       <worldbody>
         <body name="crank" pos="0 0 0"><joint name="j1" type="hinge" axis="0 1 0"/>
@@ -229,10 +231,17 @@ def test_equalities_close_loops_and_couplers_are_noted(tmp_path):
     m = result.model
     assert m.joints["close"].type == "spherical" and {m.joints["close"].body_i, m.joints["close"].body_j} == \
         {"coupler", "rocker"} and np.allclose(m.joints["close"].origin, [0.5, 0, 0.4])
-    assert any("equality 'gear': couples joint 'j4' to 'j1'" in n or "couples joint 'j4' to j1" in n
-               for n in result.notes), result.notes
+    gear = m.couplers["gear"]
+    assert (gear.joint_i, gear.joint_j, gear.ratio, gear.offset) == ("j1", "j4", 2.0, 0.0)
     res = solver.simulate(m, t_end=0.3, output_step=0.05)
     assert res.status == "ok" and np.max(res.constraint_violation) < 1e-8
+    R1, R4 = res.body_rotation("crank"), res.body_rotation("spinner")       # identity at qpos0
+    crank = np.arctan2(R1[:, 0, 2], R1[:, 0, 0])                             # about +y
+    spinner = np.arctan2(R4[:, 1, 0], R4[:, 0, 0])                           # about +z
+    assert np.ptp(crank) > 0.05 and np.max(np.abs(spinner - 2 * crank)) < 1e-8
+    held = read_mjcf(write(tmp_path, text.replace('joint2="j1" polycoef="0 2 0 0 0"', 'polycoef="0.3 0 0 0 0"'),
+                           "held.xml")).model
+    assert held.drivers["gear"].joint == "j4" and float(held.drivers["gear"].expression) == 0.3
 
 
 def test_import_writes_the_project_and_meshes(tmp_path):
