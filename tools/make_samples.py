@@ -551,6 +551,32 @@ def geneva():
     return model
 
 
+KUKA_SWING = 1.0     # rad/s: joint 2's initial rate in kuka_on_limits()
+
+
+def kuka_on_limits():
+    """The KUKA LBR iiwa of pybullet_data's kuka_iiwa/model.urdf (the pybullet package, ``test``
+    extra), imported without its meshes: its ``<limit>``s are stops (Adams IMPACT, the import's
+    defaults k = 1e5 N·m/rad, c_max = 100 N·m·s/rad from 1e-3 rad), its ``<dynamics damping>`` rotational
+    dampers.  Upright at the URDF's zero pose (an unstable equilibrium) with joint 2 turning at
+    1 rad/s (the bodies beyond it turning rigidly about its axis), it falls under gravity until its
+    joints rest on their limits (tests/solver/test_contact_samples.py); 3 s, 10 ms outputs."""
+    import pybullet_data
+    from solver.io.urdf import read_urdf
+    model = read_urdf(os.path.join(pybullet_data.getDataPath(), "kuka_iiwa", "model.urdf"), visuals=False).model
+    model.name = "kuka-on-limits"
+    joint = model.joints["lbr_iiwa_joint_2"]
+    axis, origin = np.asarray(joint.axis, dtype=float), np.asarray(joint.origin, dtype=float)
+    for k in range(2, 8):
+        body = model.bodies[f"lbr_iiwa_link_{k}"]
+        omega = KUKA_SWING * axis
+        model.set_field(body.name, "angular_velocity", tuple(omega))
+        model.set_field(body.name, "velocity", tuple(np.cross(omega, np.asarray(body.position) - origin)))
+    model.settings.set("t_end", 3.0)
+    model.settings.set("output_step", 0.01)
+    return model
+
+
 BUILDERS = {"pendulum": pendulum, "double_pendulum": double_pendulum, "slider_crank": slider_crank,
             "fourbar": fourbar, "rrc_arm_case1": rrc_arm_case1, "rrc_arm_case2": rrc_arm_case2,
             "fourbar_spring": fourbar_spring, "fourbar_singular_rigid": fourbar_singular_rigid,
@@ -559,7 +585,8 @@ BUILDERS = {"pendulum": pendulum, "double_pendulum": double_pendulum, "slider_cr
             "vehicle_cae_tc_j_turn": lambda: vehicle("j_turn"),
             "vehicle_cae_tc_lane_change": lambda: vehicle("lane_change"),
             "vehicle_23body": lambda: vehicle("bump", link_bodies=True), "box_on_ramp": box_on_ramp,
-            "cam_follower": cam_follower, "slider_end_stop": slider_end_stop, "geneva": geneva}
+            "cam_follower": cam_follower, "slider_end_stop": slider_end_stop, "geneva": geneva,
+            "kuka_on_limits": kuka_on_limits}
 
 
 # ---- generated large models (issue 11, Scale; tools/scale_models.py) ---------------------------

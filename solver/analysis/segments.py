@@ -39,7 +39,7 @@ def step_loop(run):
     from ..codegen.contact import split_interpreted
     from ..codegen.derive import CodegenUnavailable
     why = None
-    python_forces = split_interpreted(system)[2]
+    python_forces = split_interpreted(system)[-1]
     if python_forces:
         why = "force elements evaluated in Python: " + ", ".join(f.name for f in python_forces)
     elif run.s.partitioning == "hybrid":

@@ -29,6 +29,7 @@ enum { PR_PLANE_SPHERE = 0, PR_SPHERE_SPHERE, PR_BOX_SPHERE, PR_PLANE_BOX, PR_PL
 enum { CS_SIZE = 11 };   /* a shape: centre (3), axis (3), radius, half (3: a box's half edges; else [half, 0, 0]), bound */
 enum { CL_SIZE = 9 };    /* a law: k, e, c_max or λ, hunt_crossley (1/0), d_max, μ_s, μ_d, v_s, v_d */
 enum { ST_SIZE = 8 };    /* a stop: lower, upper, has lower (1/0), has upper, k, e, c_max, d */
+enum { SP_SIZE = 4 };    /* a rotational spring-damper: k, c, θ₀, preload */
 
 typedef void (*cc_edges_fn)(const double *q, const double *qd, double *qc, double *qdc, double *A, double *w,
                             double *B, double *D);
@@ -55,6 +56,9 @@ typedef struct {
     int nst;                  /* joint stops */
     const int *st_col;        /* per stop: its column of q */
     const double *st_par;     /* per stop: ST_SIZE */
+    int nsp;                  /* rotational spring-dampers */
+    const int *sp_col;        /* per spring: its column of q */
+    const double *sp_par;     /* per spring: SP_SIZE */
 } cc_contact_t;
 
 typedef struct { double c[3], a[3], A[9]; const double *s; const double *verts; int nv; } cc_placed_t;
@@ -388,7 +392,8 @@ static double cc_impact(double delta, double rate, const double *p)
     return p[4] * pow(delta, p[5]) + cc_step(delta, 0.0, 0.0, p[7], p[6]) * rate;
 }
 
-/* Q (nq) of the contact elements and joint stops at (q, q̇): cg_reduced's k_extra.  Returns 0. */
+/* Q (nq) of the contact elements, joint stops and rotational spring-dampers at (q, q̇): cg_reduced's
+ * k_extra.  Returns 0. */
 int cc_generalized(void *ctx, const double *q, const double *qd, double *Q)
 {
     cc_contact_t *c = ctx;
@@ -418,6 +423,11 @@ int cc_generalized(void *ctx, const double *q, const double *qd, double *Q)
         const int x = c->st_col[s];
         if (p[2] != 0.0) Q[x] += cc_impact(p[0] - q[x], -qd[x], p);
         if (p[3] != 0.0) Q[x] -= cc_impact(q[x] - p[1], qd[x], p);
+    }
+    for (int s = 0; s < c->nsp; ++s) {
+        const double *p = c->sp_par + SP_SIZE * s;
+        const int x = c->sp_col[s];
+        Q[x] += -p[0] * (q[x] - p[2]) - p[1] * qd[x] - p[3];
     }
     return 0;
 }

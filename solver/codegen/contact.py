@@ -3,9 +3,10 @@
 A model's contact elements are one evaluator, :class:`solver.contact.element.ContactSet`; on
 generated kernels its generalized forces are computed by ``contact.c`` (in the runtime library)
 inside ``cg_reduced`` at each right-hand side (its ``k_extra``), and so are the stops
-(:class:`solver.joint_forces.JointStop`) of the tree joints of the relative formulation (a load
-on one column of q); a model whose other force elements are all generated keeps the compiled
-step loop (:mod:`solver.analysis.segments`).  :class:`ContactTables` are the constant arrays
+(:class:`solver.joint_forces.JointStop`) and rotational spring-dampers
+(:class:`solver.forces.RotationalSpringDamperForce`) of the tree joints of the relative
+formulation (loads on one column of q each); a model whose other force elements are all
+generated keeps the compiled step loop (:mod:`solver.analysis.segments`).  :class:`ContactTables` are the constant arrays
 (shapes, laws, mesh vertices, stops), built once per system; :class:`CompiledContact` is a run's
 struct with its own work arrays (one per compiled reduction, so runs in several threads do not
 share them).  The Python evaluators stay the reference: the tests compare the two.
@@ -18,11 +19,12 @@ import numpy as np
 
 from ..contact.element import ContactSet
 from ..contact.geometry import PAIRS
+from ..forces import RotationalSpringDamperForce
 from ..joint_forces import JointStop
 
 KINDS = {"plane": 0, "sphere": 1, "box": 2, "cylinder": 3, "capsule": 4, "mesh": 5}   # contact.c SH_*
 PAIR_CODES = {kinds: code for code, kinds in enumerate(PAIRS)}                        # contact.c PR_*
-SHAPE_SIZE, LAW_SIZE, STOP_SIZE = 11, 9, 8                                             # CS_, CL_, ST_SIZE
+SHAPE_SIZE, LAW_SIZE, STOP_SIZE, SPRING_SIZE = 11, 9, 8, 4                            # CS_, CL_, ST_, SP_SIZE
 CARTESIAN, TREE, RELATIVE = 0, 1, 2                                                    # CC_* modes
 _INT, _PTR = ctypes.c_int, ctypes.c_void_p
 
@@ -34,7 +36,7 @@ class _Contact(ctypes.Structure):
                                              "edges", "generalized", "velocity", "r", "A", "v", "w", "F", "T",
                                              "qc", "qdc", "B", "D", "Tm", "tdqd", "Qc")]
                 + [("points", ctypes.c_long), ("energy", ctypes.c_double), ("nst", _INT), ("st_col", _PTR),
-                   ("st_par", _PTR)])
+                   ("st_par", _PTR), ("nsp", _INT), ("sp_col", _PTR), ("sp_par", _PTR)])
 
 
 def _shape_row(shape):
@@ -44,12 +46,12 @@ def _shape_row(shape):
 
 
 class ContactTables:
-    """The constant arrays of a ContactSet (or None) and of stops [(JointStop, column)] (contact.c's
-    tables)."""
+    """The constant arrays of a ContactSet (or None), of stops [(JointStop, column)] and of rotational
+    spring-dampers [(RotationalSpringDamperForce, column)] (contact.c's tables)."""
 
-    def __init__(self, contact: ContactSet | None, stops):
+    def __init__(self, contact: ContactSet | None, stops, springs=()):
         pairs = contact.pairs if contact is not None else []
-        self.ne, self.nst = len(pairs), len(stops)
+        self.ne, self.nst, self.nsp = len(pairs), len(stops), len(springs)
         law_fields = ("stiffness", "exponent", "damping", "damping_law", "penetration_depth", "static_friction",
                       "dynamic_friction", "stiction_velocity", "friction_velocity")
         blocks = [np.zeros((0, 3)) if shape.vertices is None else np.asarray(shape.vertices, dtype=float)
@@ -70,6 +72,8 @@ class ContactTables:
             "verts": np.concatenate([*blocks, np.zeros((1, 3))]).ravel(),
             "st_col": np.array([col for _, col in stops] or [0], dtype=np.intc),
             "st_par": np.array([_stop_row(stop) for stop, _ in stops] or [0.0], dtype=float).ravel(),
+            "sp_col": np.array([col for _, col in springs] or [0], dtype=np.intc),
+            "sp_par": np.array([[f.k, f.c, f.theta0, f.preload] for f, _ in springs] or [0.0], dtype=float).ravel(),
         }
 
 
@@ -89,36 +93,44 @@ def contact_mode(system):
 
 
 def split_interpreted(system):
-    """(the ContactSet or None, the stops [(JointStop, column of q)], the force elements left to
-    Python) of a generated system: contact.c evaluates the first two."""
+    """(the ContactSet or None, the stops [(JointStop, column of q)], the rotational spring-dampers
+    [(element, column)], the force elements left to Python) of a generated system: contact.c
+    evaluates the first three."""
     interpreted = list(getattr(system, "interpreted", None) or [])
     if not interpreted or contact_mode(system) is None:
-        return None, [], interpreted
+        return None, [], [], interpreted
     contact = next((f for f in interpreted if isinstance(f, ContactSet)), None)
-    column = getattr(system, "tree_column", lambda joint, coordinate: None)
-    stops = [(f, column(f.name, f.coordinate.coordinate)) for f in interpreted if isinstance(f, JointStop)]
-    stops = [(f, col) for f, col in stops if col is not None]
-    compiled = {id(contact)} | {id(f) for f, _ in stops}
-    return contact, stops, [f for f in interpreted if id(f) not in compiled]
+    column = getattr(system, "tree_column", None)
+
+    def on_columns(kind, coordinate):
+        if column is None:
+            return []
+        found = [(f, column(f.name if kind is JointStop else f.joint, coordinate(f))) for f in interpreted
+                 if isinstance(f, kind)]
+        return [(f, col) for f, col in found if col is not None]
+    stops = on_columns(JointStop, lambda f: f.coordinate.coordinate)
+    springs = on_columns(RotationalSpringDamperForce, lambda f: "rotation")
+    compiled = {id(contact)} | {id(f) for f, _ in stops + springs}
+    return contact, stops, springs, [f for f in interpreted if id(f) not in compiled]
 
 
 def compiled_elements(system):
     """(CompiledContact or None: a new one, for a run, the force elements left to Python)."""
-    contact, stops, rest = split_interpreted(system)
-    if contact is None and not stops:
+    contact, stops, springs, rest = split_interpreted(system)
+    if contact is None and not stops and not springs:
         return None, rest
-    return CompiledContact(system, contact, stops), rest
+    return CompiledContact(system, contact, stops, springs), rest
 
 
 class CompiledContact:
     """A run's ``cc_contact_t``: the system's tables, its own work arrays; ``pointers()`` for
     cg_reduced (k_extra, extra), :meth:`generalized` to evaluate Q from Python."""
 
-    def __init__(self, system, contact: ContactSet | None, stops=()):
-        key = (id(contact), tuple(col for _, col in stops))
+    def __init__(self, system, contact: ContactSet | None, stops=(), springs=()):
+        key = (id(contact), tuple(col for _, col in stops), tuple(col for _, col in springs))
         cached = getattr(system, "_contact_tables", None)
         if cached is None or cached[0] != key:
-            cached = system._contact_tables = (key, ContactTables(contact, stops))
+            cached = system._contact_tables = (key, ContactTables(contact, stops, springs))
         tables = cached[1]
         k = system.kernels
         nb, nq = system.nb, system.nq
@@ -129,7 +141,7 @@ class CompiledContact:
                      "B": np.zeros(6 * max(1, nq)), "D": np.zeros(6 * nb),
                      "Tm": np.zeros(nc * nq if mode == RELATIVE else 1), "tdqd": np.zeros(nc), "Qc": np.zeros(nc)}
         self.tables = tables
-        self.struct = _Contact(nb=nb, ne=tables.ne, nq=nq, mode=mode, nst=tables.nst,
+        self.struct = _Contact(nb=nb, ne=tables.ne, nq=nq, mode=mode, nst=tables.nst, nsp=tables.nsp,
                                edges=k.pointer("cgt_edges"), generalized=k.pointer("cg_tree_generalized"),
                                velocity=k.pointer("cgt_velocity"),
                                **{name: a.ctypes.data for name, a in {**tables.arrays, **self.work}.items()})

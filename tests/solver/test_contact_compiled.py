@@ -1,6 +1,7 @@
-"""The compiled contact forces and joint stops (solver/codegen/contact.c) against the Python
-evaluators (solver/contact/element.py, solver/joint_forces.py JointStop), the reference: the
-generalized forces of every closed-form shape pair, both orders, and of stops past either limit, at
+"""The compiled contact forces, joint stops and rotational spring-dampers (solver/codegen/contact.c)
+against the Python evaluators (solver/contact/element.py, solver/joint_forces.py JointStop,
+solver/forces.py RotationalSpringDamperForce), the reference: the generalized forces of every
+closed-form shape pair, both orders, of stops past either limit and of the springs, at
 random poses and velocities with the bodies overlapping, for each way contact.c reads the body
 frames (Cartesian coordinates, a relative tree map with Euler-parameter rows, an open tree's
 articulated map) agree to round-off; a contact model steps in the compiled loop and gives the
@@ -46,6 +47,7 @@ def free_bodies(tmp_path, formulation):
     m.add_body("arm", mass=1.0, inertia=(1e-3,) * 3, position=(0.5, 0.5, 0.0), angular_velocity=(0, 0, 1.0))
     m.add_joint("pivot", "revolute", "ground", "arm", origin=(0.4, 0.5, 0.0), axis=(0, 0, 1), lower_limit=-1e-3,
                 upper_limit=1e-3, stop_damping=30.0)       # a stop: compiled in the relative formulation
+    m.add_rotational_spring_damper("pivot_spring", "pivot", stiffness=40.0, damping=0.3, free_angle=0.2, preload=0.1)
     m.settings.set("formulation", formulation)
     return m
 
@@ -61,24 +63,27 @@ def arm_and_slider(formulation):
                 stop_exponent=1.5, stop_damping=30.0)
     m.add_joint("rail", "prismatic", "ground", "slider", origin=(0.22, 0.03, 0.0), axis=(1, 0, 0), lower_limit=-1e-3,
                 upper_limit=0.2)
+    m.add_rotational_spring_damper("pivot_spring", "pivot", stiffness=40.0, damping=0.3, free_angle=-0.2)
     m.add_contact("floor_arm", "ground", "arm", geometry_i={**PLANE, "point": (0.0, 0.01, 0.0)}, **LAW)
     m.add_contact("hit", "arm", "slider", **LAW)
     m.settings.set("formulation", formulation)
     return m
 
 
-def assert_same_forces(compiled, mode, states, stops):
+def assert_same_forces(compiled, mode, states, stops, springs):
     system = compiled.system
     assert contact_mode(system) == mode
-    contact, compiled_stops, rest = split_interpreted(system)
-    assert contact is not None and len(compiled_stops) == stops
-    assert [f.name for f in rest] == (["pivot"] if mode == CARTESIAN else [])   # Cartesian stops: Python
-    c = CompiledContact(system, contact, compiled_stops)
+    n_springs = springs
+    contact, compiled_stops, springs, rest = split_interpreted(system)
+    assert contact is not None and len(compiled_stops) == stops and len(springs) == n_springs
+    # Cartesian stops and springs: Python
+    assert sorted(f.name for f in rest) == (["pivot", "pivot_spring"] if mode == CARTESIAN else [])
+    c = CompiledContact(system, contact, compiled_stops, springs)
     q0, qd0, _ = system.initial_state()
     rng = np.random.default_rng(2)
     for k in range(states):
         q, qd = (q0, qd0) if k == 0 else (q0 + rng.normal(0, 2e-3, q0.size), qd0 + rng.normal(0, 0.5, q0.size))
-        reference = system.interpreted_forces(q, qd, 0.0, [contact, *(f for f, _ in compiled_stops)])
+        reference = system.interpreted_forces(q, qd, 0.0, [contact, *(f for f, _ in compiled_stops + springs)])
         assert c.struct.points == 0 or k > 0
         Q = c.generalized(q, qd)
         assert c.struct.points > 0
@@ -90,11 +95,11 @@ def assert_same_forces(compiled, mode, states, stops):
 def test_every_pair_as_the_python_evaluator(tmp_path, formulation, mode):
     pytest.importorskip("trimesh")
     assert_same_forces(solver.compile_model(free_bodies(tmp_path, formulation)), mode, states=5,
-                       stops=int(mode == RELATIVE))
+                       stops=int(mode == RELATIVE), springs=int(mode == RELATIVE))
 
 
 def test_an_open_tree_as_the_python_evaluator():
-    assert_same_forces(solver.compile_model(arm_and_slider("relative")), TREE, states=5, stops=2)
+    assert_same_forces(solver.compile_model(arm_and_slider("relative")), TREE, states=5, stops=2, springs=1)
 
 
 def test_a_contact_model_steps_in_the_compiled_loop_as_in_python():

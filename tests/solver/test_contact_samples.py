@@ -9,7 +9,9 @@ C), against closed forms:
   N(θ) = m g + P + k_s e − (k_s − m ω²) e cos θ once the start's transient has died out; above ω*
   the follower leaves the cam where N(θ) = 0;
 * geneva: each turn of the crank indexes the wheel −90° (within the slot's play seen from the pin's
-  exit radius) and the wheel dwells between the indexings.
+  exit radius) and the wheel dwells between the indexings;
+* kuka_on_limits: the iiwa from its URDF falls over onto its stops and rests on joint 2's, the
+  penetration equal to the stop torque over the stiffness.
 """
 import sys
 from pathlib import Path
@@ -94,3 +96,25 @@ def test_geneva_indexes_a_quarter_turn_per_crank_turn():
         # the crank turns 90° while the pin is in a slot (from 45° after the start), then the wheel dwells
         dwell = (res.t > (k - 1 + 0.4) * turn) & (res.t < (k + 0.1) * turn)
         assert np.ptp(angle[dwell]) < 1e-4
+
+
+def test_kuka_falls_onto_its_limits_and_rests_on_joint_2s_stop():
+    """The iiwa of pybullet_data's URDF, upright with joint 2 turning: it falls over; no joint passes
+    its limit by more than its stop lets it at the impact (measured 0.017 rad at a 1070 N·m peak,
+    k = 1e5 N·m/rad), and joint 2 ends resting on its upper stop, its penetration the stop torque
+    over k (the damping's share c |θ̇|/k is 1e-6 rad at the end)."""
+    pytest.importorskip("pybullet_data")
+    model = sample("kuka_on_limits")
+    res = solver.simulate(model)
+    assert in_compiled_loop(res)
+    for joint in model.joints.values():
+        angle = solver.output(model, f"joints.{joint.name}.rotation").evaluate(res, model)
+        assert np.max(np.abs(angle)) < joint.upper_limit + 0.02, joint.name
+    j2 = model.joints["lbr_iiwa_joint_2"]
+    angle = solver.output(model, "joints.lbr_iiwa_joint_2.rotation").evaluate(res, model)
+    torque = solver.output(model, "joints.lbr_iiwa_joint_2.stop_force").evaluate(res, model)
+    rate = res.t[-1] - res.t[-2]
+    rate = (angle[-1] - angle[-2]) / rate
+    assert torque[-1] < -10.0                                            # holding the arm up
+    assert abs((angle[-1] - j2.upper_limit) - (-torque[-1] / j2.stop_stiffness)) <= (
+        j2.stop_damping * abs(rate) / j2.stop_stiffness + 1e-9)
