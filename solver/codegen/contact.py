@@ -23,7 +23,7 @@ from ..forces import RotationalSpringDamperForce
 from ..joint_forces import JointStop
 
 KINDS = {"plane": 0, "sphere": 1, "box": 2, "cylinder": 3, "capsule": 4, "mesh": 5}   # contact.c SH_*
-PAIR_CODES = {kinds: code for code, kinds in enumerate(PAIRS)}                        # contact.c PR_*
+PAIR_CODES = {kinds: code for code, kinds in enumerate(list(PAIRS)[:8])}              # contact.c PR_* (mesh–mesh: Python)
 SHAPE_SIZE, LAW_SIZE, STOP_SIZE, SPRING_SIZE = 11, 9, 8, 4                            # CS_, CL_, ST_, SP_SIZE
 CARTESIAN, TREE, RELATIVE = 0, 1, 2                                                    # CC_* modes
 _INT, _PTR = ctypes.c_int, ctypes.c_void_p
@@ -77,6 +77,11 @@ class ContactTables:
         }
 
 
+def _in_c(pair):
+    """contact.c has the pair's query."""
+    return ((pair.sj.kind, pair.si.kind) if pair.swapped else (pair.si.kind, pair.sj.kind)) in PAIR_CODES
+
+
 def _stop_row(stop):
     lower, upper = stop.limits
     return [lower or 0.0, upper or 0.0, float(lower is not None), float(upper is not None), *stop.law]
@@ -100,6 +105,8 @@ def split_interpreted(system):
     if not interpreted or contact_mode(system) is None:
         return None, [], [], interpreted
     contact = next((f for f in interpreted if isinstance(f, ContactSet)), None)
+    if contact is not None and not all(_in_c(p) for p in contact.pairs):
+        contact = None                                # a pair contact.c has not (mesh–mesh): all in Python
     column = getattr(system, "tree_column", None)
 
     def on_columns(kind, coordinate):
