@@ -106,10 +106,11 @@ def test_a_contact_model_steps_in_the_compiled_loop_as_in_python():
     """The arm strikes the slider: the compiled loop (DOP853 in C, contact.c) and the Python loop
     (LSODA, the Python evaluator) give the same motion within their tolerances."""
     compiled = solver.compile_model(arm_and_slider("relative"))
-    res = solver.simulate(compiled, t_end=0.3, output_step=0.01, rtol=1e-9, atol=1e-11)
+    options = dict(t_end=0.05, output_step=0.005, rtol=1e-8, atol=1e-10)
+    res = solver.simulate(compiled, **options)
     assert any("step loop in C" in e.get("message", "") for e in res.meta["events"])
-    python = solver.simulate(compiled, t_end=0.3, output_step=0.01, rtol=1e-9, atol=1e-11, integrator="adams")
+    python = solver.simulate(compiled, integrator="adams", **options)     # (the Python loop: 3500 evaluations)
     assert not any("step loop in C" in e.get("message", "") for e in python.meta["events"])
-    assert np.max(np.abs(res.contact_force("hit"))) > 1.0            # they did strike
+    assert np.max(np.abs(res.contact_force("hit"))) > 1e3            # they strike (2.9 kN)
     x, y = res.body_position("slider")[:, 0], python.body_position("slider")[:, 0]
-    assert np.max(np.abs(x - y)) < 1e-5
+    assert np.max(np.abs(x - y)) < 1e-6                                # the two integrators at rtol 1e-8: 2e-8 m
