@@ -26,6 +26,7 @@ from vtkmodules.vtkRenderingCore import vtkActor, vtkPolyDataMapper
 import solver
 
 from . import dialogs
+from .contact_arrows import ContactArrows
 from .log_panel import LOGGER
 from .resources import icon
 from .screenshot import array_to_image, grab_window
@@ -81,6 +82,7 @@ class Player(QObject):
         self._trace_local = np.zeros(3)
         self._trace_actor = None
         self._trace_points = 0
+        self.contact_arrows = None
 
     # ---- public API ---------------------------------------------------------------------------
     @property
@@ -97,6 +99,7 @@ class Player(QObject):
         self.trajectory = Trajectory(results) if results is not None and len(results.t) else None
         self.index, self.time = 0, float(self.trajectory.t[0]) if self.trajectory is not None else 0.0
         self._rebuild_trace()
+        self._rebuild_contact_arrows(results)
         self._measure_stress()
         self.trajectory_changed.emit()
         if self.trajectory is None:
@@ -258,6 +261,8 @@ class Player(QObject):
         start = time.perf_counter()
         self.index, self.time = index, t
         self._update_trace()
+        if self.contact_arrows is not None:
+            self.contact_arrows.show(index)
         self.viewport.flush()  # a pending scene rebuild would drop the colours set next
         self._update_stress()
         self.viewport.set_body_poses(self.trajectory.poses(index), render, self.trajectory.beams(index),
@@ -277,6 +282,17 @@ class Player(QObject):
             return
         scene.set_beam_scalars(self.trajectory.stress(self.index, self.stress_kind), self._stress_range,
                                f"{self.stress_kind}\n[MPa]")  # ASCII: VTK's fonts lack σ
+
+    def _rebuild_contact_arrows(self, results):
+        """The arrows of the run's contact forces (app/contact_arrows.py), sized by the model's extent."""
+        if self.contact_arrows is not None:
+            self.contact_arrows.remove()
+            self.contact_arrows = None
+        if self.trajectory is None or not results.contact_names:
+            return
+        bounds = self.viewport.scene.model_bounds()
+        extent = float(np.linalg.norm(np.subtract(bounds[1::2], bounds[0::2])))
+        self.contact_arrows = ContactArrows(self.viewport.renderer, results, extent)
 
     def _rebuild_trace(self):
         renderer = self.viewport.renderer

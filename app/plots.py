@@ -336,7 +336,8 @@ class TimePlots(QWidget):
 
 class SelectionPlots(TimePlots):
     """Plots of the selected element: joint → reaction force & torque (global or joint frame) and
-    their magnitudes; driver → driving force; body → position, velocity, acceleration.  Pinned
+    their magnitudes; driver → driving force; body → position, velocity, acceleration; contact
+    element → its contact force on body_j (global axes, ``Results.contact_force``).  Pinned
     elements stay and are overlaid (one line style per element).
 
     Reaction components that are not unique (``Results.nonunique_components_in(frame)``: redundant
@@ -407,7 +408,7 @@ class SelectionPlots(TimePlots):
         self.refresh()
 
     def kind(self, name: str) -> str:
-        """'joint', 'driver', 'body' or '' (not in the results)."""
+        """'joint', 'driver', 'body', 'contact' or '' (not in the results)."""
         r = self.results
         if r is None or not name:
             return ""
@@ -417,6 +418,8 @@ class SelectionPlots(TimePlots):
             return "driver"
         if name in r.body_names:
             return "body"
+        if name in r.contact_names:
+            return "contact"
         return ""
 
     def nonunique(self) -> dict[str, list[str]]:
@@ -454,7 +457,7 @@ class SelectionPlots(TimePlots):
             self.info.setText("Run a simulation to see results.")
             return
         if not names:
-            self.info.setText("Click a joint, driver or body (viewport or tree) to plot it.")
+            self.info.setText("Click a joint, driver, body or contact (viewport or tree) to plot it.")
             return
         pinned = f" · pinned: {', '.join(self.pinned)}" if self.pinned else ""
         self.info.setText(f"{', '.join(names)}{pinned}")
@@ -469,6 +472,8 @@ class SelectionPlots(TimePlots):
         if "body" in kinds:
             rows += [("position", "Position (CM)", "m", False), ("velocity", "Velocity (CM)", "m/s", False),
                      ("acceleration", "Acceleration (CM)", "m/s²", False)]
+        if "contact" in kinds:
+            rows += [("contact", "Contact force (on body_j)", "N", False)]
         plots = self.set_rows(rows, columns=min(len(rows), 3 if "body" in kinds else 2))
         for key, title, _, _ in rows:
             marked = self._row_flags(key, names)
@@ -493,6 +498,9 @@ class SelectionPlots(TimePlots):
                                          ("acceleration", self.results.body_acceleration, "a")):
                     self._components(plots[key], name, sym, t, getter(name), style, multi, k,
                                      magnitude=key != "position", scale=self.scale(key))
+            elif kind == "contact":
+                self._components(plots["contact"], name, "F", t, self.results.contact_force(name), style, multi, k,
+                                 scale=self.scale("contact"))
 
     def scale(self, key: str) -> float:
         """The run's scale of a plotted quantity, over the whole run:
@@ -501,7 +509,8 @@ class SelectionPlots(TimePlots):
         - "torque" (and drivers in N·m): the largest of the reaction and driving torques and F·L,
           L the extent of the bodies' CM paths (so a planar model whose torques are all round-off
           still gets the scale of its forces' moments);
-        - "position", "velocity", "acceleration": the largest over all bodies."""
+        - "position", "velocity", "acceleration": the largest over all bodies;
+        - "contact": the largest contact force."""
         key = {"driver N": "force", "driver N·m": "torque"}.get(key, key)
         if key not in self._scales:
             r = self.results
@@ -510,6 +519,8 @@ class SelectionPlots(TimePlots):
                 arrays = [r.joint_reaction(j)[key == "torque"] for j in r.joint_names]
                 arrays += [r.driver_force(d) for d in r.driver_names if self.driver_unit(d) == unit]
                 extra = self.scale("force") * _extent(r) if key == "torque" else 0.0
+            elif key == "contact":
+                arrays, extra = [r.contact_force(c) for c in r.contact_names], 0.0
             else:
                 getter = {"position": r.body_position, "velocity": r.body_velocity,
                           "acceleration": r.body_acceleration}.get(key)

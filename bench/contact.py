@@ -6,12 +6,14 @@ with small random initial velocities (seed 0), in a 0.1 m-per-sphere-wide square
 and four walls, planes on ground); gravity −9.81 m/s² along y; 1 s.  MBS Studio: one contact
 element per sphere–wall, sphere–floor and sphere–sphere pair (n + 4n + n(n − 1)/2 elements;
 k = 1e6 N/m^1.5, e = 1.5, impact damping 50 N·s/m, μ = 0.3), evaluated by one ContactSet
-(bounding-sphere broad phase, docs/contact.md) in Python beside the kernels, LSODA (what
-``simulate(model)`` picks).  MuJoCo: the same spheres and planes (its soft contacts, default
+(bounding-sphere broad phase, docs/contact.md) in C (solver/codegen/contact.c) inside the compiled
+reduced right-hand side, DOP853 in the compiled step loop (what ``simulate(model)`` picks).  MuJoCo: the same spheres and planes (its soft contacts, default
 solref/solimp, friction 0.3), Euler at dt = 1e-3, ``mj_step`` loop.  The two contact laws differ,
 so only the rest height of the pile (mean sphere height at 1 s) is compared.
 
     .venv/bin/python bench/contact.py [--n 10 100] [--t-end 1.0]
+
+Prints the load average first (the machine is shared: wall times scale with it).
 """
 from __future__ import annotations
 
@@ -67,8 +69,9 @@ def ours(n, t_end):
     res = solver.simulate(compiled, t_end=t_end, output_step=0.01)
     t2 = time.perf_counter()
     height = np.mean([res.body_position(f"s{k}")[-1, 1] for k in range(n)])
+    loop = next((e["message"] for e in res.events if e["message"].startswith("step loop")), "")
     return {"compile": t1 - t0, "run": t2 - t1, "steps": res.meta["steps"],
-            "rhs": res.meta["rhs_evaluations"], "height": height, "contacts": len(m.forces)}
+            "rhs": res.meta["rhs_evaluations"], "height": height, "contacts": len(m.forces), "loop": loop}
 
 
 def mujoco_run(n, t_end):
@@ -95,9 +98,10 @@ def main(argv=None):
     parser.add_argument("--n", type=int, nargs="+", default=[10, 100])
     parser.add_argument("--t-end", type=float, default=1.0)
     args = parser.parse_args(argv)
+    print(f"load average {os.getloadavg()[0]:.1f}; t_end {args.t_end} s")
     print("| spheres | contact elements | MBS compile s | MBS run s | steps | RHS | MuJoCo run s | "
-          "mean height MBS / MuJoCo m |")
-    print("|---|---|---|---|---|---|---|---|")
+          "mean height MBS / MuJoCo m | MBS step loop |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for n in args.n:
         a = ours(n, args.t_end)
         try:
@@ -105,7 +109,7 @@ def main(argv=None):
         except ImportError:
             b = {"run": float("nan"), "height": float("nan")}
         print(f"| {n} | {a['contacts']} | {a['compile']:.2f} | {a['run']:.2f} | {a['steps']} | {a['rhs']} | "
-              f"{b['run']:.3f} | {a['height']:.4f} / {b['height']:.4f} |", flush=True)
+              f"{b['run']:.3f} | {a['height']:.4f} / {b['height']:.4f} | {a['loop']} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -181,7 +181,7 @@ class RotationalSpringDamperForce:
     atan2(y_iᵀx_j, x_iᵀx_j)), unwrapped to be continuous."""
 
     def __init__(self, e, joint, index, init):
-        self.name = e.name
+        self.name, self.joint = e.name, joint.name
         self.k, self.c, self.theta0, self.preload = e.stiffness, e.damping, e.free_angle, e.preload
         C = joint_frame(joint)
         self.bi = _local(index, joint.body_i, init, joint.origin)[0]

@@ -21,6 +21,8 @@ couplers    force (generalized force along joint_j's    —           N or N·m
 forces      friction_power: the power a joint friction  —           W
             dissipates (its normal load from the
             recorded joint reaction)
+forces      contact_force: a contact element's force    x, y, z     N
+            on body_j (``Results.contact_force``)
 ==========  ==========================================  ==========  =========================
 
 Vector components are in global axes.  A joint coordinate is measured as the solver's drivers
@@ -70,6 +72,8 @@ class Output:
             return np.asarray(results.driver_force(self.element))
         if self.collection == "couplers":
             return np.asarray(results.coupler_force(self.element))
+        if self.collection == "forces" and self.quantity == "contact_force":
+            return np.asarray(results.contact_force(self.element))[:, self.component]
         if self.collection == "forces":
             return _friction_power(results, model, self.element)
         if self.quantity in REACTIONS:
@@ -101,8 +105,12 @@ def output_paths(model) -> list[Output]:
     for name in model.couplers:
         unit = "N·m" if model.coupler_coordinates(name)[1] == "rotation" else "N"
         out.append(Output(f"couplers.{name}.force", unit, "couplers", name, "force"))
-    out += [Output(f"forces.{name}.friction_power", "W", "forces", name, "friction_power")
-            for name, e in model.forces.items() if e.KIND == "joint_friction"]
+    for name, e in model.forces.items():
+        if e.KIND == "joint_friction":
+            out.append(Output(f"forces.{name}.friction_power", "W", "forces", name, "friction_power"))
+        elif e.KIND == "contact":
+            out += [Output(f"forces.{name}.contact_force.{a}", "N", "forces", name, "contact_force", k)
+                    for k, a in enumerate(AXES)]
     return out
 
 
@@ -112,7 +120,8 @@ def output(model, path) -> Output:
     parts = path.split(".") if isinstance(path, str) else []
     if len(parts) < 3 or parts[0] not in KIND:
         raise ModelError(f"output {path!r}: must be bodies.NAME.QUANTITY.x|y|z, joints.NAME.QUANTITY[.x|y|z], "
-                         "drivers.NAME.force, couplers.NAME.force or forces.NAME.friction_power")
+                         "drivers.NAME.force, couplers.NAME.force, forces.NAME.friction_power or "
+                         "forces.NAME.contact_force.x|y|z")
     collection, element = parts[0], parts[1]
     names = list(getattr(model, collection))
     if element not in names:

@@ -100,6 +100,11 @@ class Results:
         lam = self._a["lam"]
         return -np.asarray(lam[:, int(self.meta["coupler_rows"][k])])
 
+    @property
+    def contact_names(self):
+        """The contact elements whose forces the results can re-evaluate (``meta.contacts``)."""
+        return [c.get("name") for c in self.meta.get("contacts", []) if isinstance(c, dict)]
+
     def contact_force(self, name):
         """(N,3) force on body_j from body_i of contact element ``name``, global axes (the sum over
         its contact points); zero while apart.  Re-evaluated from the recorded body states with the

@@ -408,6 +408,175 @@ def box_on_ramp():
     return m
 
 
+# The valve train of cam_follower(): an eccentric (a sphere of radius CAM_RADIUS whose centre turns
+# at CAM_ECCENTRICITY about the camshaft, starting below it) under a flat-faced follower pressed
+# down by a spring: lift s = e (1 − cos θ).
+CAM_RADIUS, CAM_ECCENTRICITY = 0.02, 0.005          # m
+FOLLOWER_MASS, VALVE_SPRING, SPRING_PRELOAD = 0.1, 2000.0, 20.0    # kg, N/m, N (compression at zero lift)
+CAM_CONTACT = {"stiffness": 1e9, "exponent": 1.5, "damping": 500.0, "penetration_depth": 1e-6}  # impact law
+
+
+def cam_lift_off_speed():
+    """The camshaft speed ω* (rad/s) from which the follower leaves the cam: the contact force on a
+    follower that keeps to the profile s = e (1 − cos θ), s̈ = e ω² cos θ, is
+    N(θ) = m (g + s̈) + P + k_s s = m g + P + k_s e − (k_s − m ω²) e cos θ (:func:`cam_contact_force`),
+    least at the top of the lift (θ = π) once m ω² > k_s; N = 0 there at
+    ω*² = (m g + P + 2 k_s e)/(m e)."""
+    m, e = FOLLOWER_MASS, CAM_ECCENTRICITY
+    return float(np.sqrt((m * 9.81 + SPRING_PRELOAD + 2 * VALVE_SPRING * e) / (m * e)))
+
+
+def cam_contact_force(theta, omega):
+    """N(θ) of :func:`cam_lift_off_speed`: the contact force on a follower that keeps to the profile."""
+    m, e = FOLLOWER_MASS, CAM_ECCENTRICITY
+    return m * 9.81 + SPRING_PRELOAD + VALVE_SPRING * e - (VALVE_SPRING - m * omega ** 2) * e * np.cos(theta)
+
+
+def cam_follower(speed_ratio=0.9):
+    """A valve train: a camshaft turning at ``speed_ratio`` × the lift-off speed
+    (:func:`cam_lift_off_speed`, 286 rad/s) about z (a driver on its revolute joint), its cam an
+    eccentric disc (a sphere of radius 20 mm whose centre starts 5 mm below the axis: lift
+    s = e (1 − cos θ), the follower at rest at the start);
+    a 0.1 kg follower on a vertical prismatic joint, its flat face (a plane, ``geometry_i``) on the
+    cam, pressed down by a 2000 N/m valve spring with 20 N of preload at zero lift.  Contact
+    k = 1e9 N/m^1.5, e = 1.5, impact damping 100 N·s/m, no friction.  Below ω* the follower's lift
+    is the cam profile (within the contact's penetration, 7 µm at 20 N) and the contact force the
+    closed form N(θ); above, the follower leaves the cam where N(θ) = 0, before the top
+    (tests/solver/test_contact_samples.py).  Ten turns of the cam, 0.5 ms outputs, rtol 1e-6."""
+    R, e, m = CAM_RADIUS, CAM_ECCENTRICITY, FOLLOWER_MASS
+    omega = speed_ratio * cam_lift_off_speed()
+    model = solver.Model(name="cam-follower", gravity=(0.0, -9.81, 0.0))
+    model.add_body("camshaft", mass=1.0, inertia=(1e-3, 1e-3, 1e-3),
+                   geometry={"shape": "sphere", "radius": R, "offset": [0.0, -e, 0.0], "color": [0.7, 0.7, 0.75]})
+    model.add_joint("bearing", "revolute", "ground", "camshaft", axis=(0.0, 0.0, 1.0))
+    model.add_driver("drive", "bearing", f"{omega!r}*t")
+    sink = (SPRING_PRELOAD + m * 9.81) / CAM_CONTACT["stiffness"]          # static penetration^1.5
+    face = R - e - sink ** (1 / 1.5)                                        # the face's height at rest
+    height = 0.02                                                           # the follower's CM over its face
+    model.add_body("follower", mass=m, inertia=(1e-5, 1e-5, 1e-5), position=(0.0, face + height, 0.0),
+                   geometry={"shape": "cylinder", "radius": 0.012, "length": 2 * height, "axis": "y",
+                             "color": [0.8, 0.4, 0.3]})
+    model.add_joint("guide", "prismatic", "ground", "follower", origin=(0.0, face + height, 0.0),
+                    axis=(0.0, 1.0, 0.0))
+    top = face + height + 0.1
+    model.add_spring_damper("valve_spring", "ground", "follower", point_i=(0.0, top, 0.0),
+                            point_j=(0.0, face + height, 0.0), stiffness=VALVE_SPRING,
+                            free_length=0.1 + SPRING_PRELOAD / VALVE_SPRING)
+    model.add_contact("cam", "follower", "camshaft", **CAM_CONTACT,
+                      geometry_i={"shape": "plane", "point": [0.0, -height, 0.0], "normal": [0.0, -1.0, 0.0]})
+    model.settings.set("t_end", 10 * 2 * np.pi / omega)
+    model.settings.set("output_step", 5e-4)
+    model.settings.set("rtol", 1e-6)        # the checks' numbers are those of 1e-8 (the contact's compliance
+    model.settings.set("atol", 1e-8)        # dominates), in half the steps
+    return model
+
+
+# The end stop of slider_end_stop(): a 2 kg carriage on a vertical rail dropped onto its lower stop.
+SLIDER_DROP, SLIDER_MASS, SLIDER_STOP = 0.05, 2.0, {"stop_stiffness": 2e5, "stop_damping": 200.0,
+                                                    "stop_depth": 1e-4}
+
+
+def slider_end_stop():
+    """A 2 kg carriage on a vertical prismatic rail released 50 mm above its lower end stop
+    (``lower_limit`` −0.05 m; the Adams IMPACT stop, k = 2e5 N/m, c_max = 200 N·s/m from 0.1 mm
+    of penetration): it falls freely for √(2h/g) = 0.101 s, strikes at √(2 g h) = 0.99 m/s,
+    bounces and settles on the stop at the static penetration m g/k = 98 µm
+    (tests/solver/test_contact_samples.py).  1 s, 5 ms outputs."""
+    model = solver.Model(name="slider-end-stop", gravity=(0.0, -9.81, 0.0))
+    model.add_body("rail", mass=5.0, inertia=(0.1, 0.1, 0.1), position=(0.0, 0.0, 0.0),
+                   geometry={"shape": "box", "size": [0.02, 0.3, 0.02], "color": [0.6, 0.6, 0.6]})
+    model.add_joint("base", "fixed", "ground", "rail")
+    model.add_body("carriage", mass=SLIDER_MASS, inertia=(2e-3, 2e-3, 2e-3), position=(0.03, 0.05, 0.0),
+                   geometry={"shape": "box", "size": [0.04, 0.04, 0.04], "color": [0.8, 0.4, 0.3]})
+    model.add_joint("rail_slide", "prismatic", "rail", "carriage", origin=(0.03, 0.05, 0.0), axis=(0.0, 1.0, 0.0),
+                    lower_limit=-SLIDER_DROP, upper_limit=0.05, **SLIDER_STOP)
+    model.settings.set("t_end", 1.0)
+    model.settings.set("output_step", 5e-3)
+    return model
+
+
+# The Geneva drive of geneva(): a 4-slot wheel indexed by a pin on a crank turning at GENEVA_SPEED.
+GENEVA_CENTRES, GENEVA_PIN, GENEVA_CLEARANCE = 0.1, 0.006, 5e-4     # m: axis distance C, pin radius, slot play
+GENEVA_SPEED = 4 * np.pi                                            # rad/s: two turns of the crank a second
+
+
+def geneva():
+    """A 4-slot Geneva drive in the xy-plane: a crank on a revolute joint at (C, 0) (C = 0.1 m)
+    driven at 2 turns/s, its pin (a sphere of radius 6 mm at a = C sin 45° from the crank's axis) on
+    the driven wheel's slots (each two wall boxes 0.5 mm wider than the pin, from 20 to 75 mm from
+    the wheel's axis; the wheel's body axes along its slots, turned 45° at the start so that a slot
+    points at the pin's entry point).  The pin enters a slot radially 45° before the line of
+    centres and leaves it 45° after: each turn of the crank turns the wheel −90°, and the wheel
+    dwells for the other 270° (the pin enters and leaves the slot radially, so the wheel stops with
+    the crank's pin out of it; no locking disc: a friction brake (below) stops the wheel when the pin
+    leaves, with the speed the slot's play let it keep).  Contact k = 1e8 N/m^1.5, e = 1.5, impact
+    damping 200 N·s/m from 10 µm.  Three turns, 2 ms outputs; the indexed angles are checked in
+    tests/solver/test_contact_samples.py."""
+    C, r, play = GENEVA_CENTRES, GENEVA_PIN, GENEVA_CLEARANCE
+    a = C * np.sin(np.pi / 4)
+    model = solver.Model(name="geneva", gravity=(0.0, 0.0, -9.81))
+    disc_mass = STEEL * np.pi * 0.08 ** 2 * 0.005
+    c, s = np.cos(np.pi / 8), np.sin(np.pi / 8)
+    model.add_body("wheel", mass=disc_mass, inertia=(disc_mass * 0.08 ** 2 / 4,) * 2 + (disc_mass * 0.08 ** 2 / 2,),
+                   orientation=(c, 0.0, 0.0, s),
+                   geometry={"shape": "cylinder", "radius": 0.08, "length": 0.005, "axis": "z",
+                             "offset": [0.0, 0.0, -0.008], "color": [0.6, 0.6, 0.65]})
+    model.add_joint("wheel_axis", "revolute", "ground", "wheel", axis=(0.0, 0.0, 1.0))
+    model.add_body("crank", mass=0.5, inertia=(1e-3, 1e-3, 1e-3), position=(C, 0.0, 0.0),
+                   geometry={"shape": "sphere", "radius": r, "offset": [0.0, a, 0.0], "color": [0.8, 0.4, 0.3]})
+    model.add_joint("crank_axis", "revolute", "ground", "crank", origin=(C, 0.0, 0.0), axis=(0.0, 0.0, 1.0))
+    model.add_driver("drive", "crank_axis", f"{GENEVA_SPEED!r}*t")
+    wall, inner, outer = 0.006, 0.02, 0.075
+    middle, length, side = (inner + outer) / 2, outer - inner, r + play + wall / 2
+    for k, (u, v) in enumerate(((1, 0), (0, 1), (-1, 0), (0, -1))):        # the slots, along the body axes
+        for w, sign in enumerate((1, -1)):
+            centre = (u * middle - v * sign * side, v * middle + u * sign * side, 0.0)
+            size = (length if u else wall, length if v else wall, 0.01)
+            model.add_contact(f"slot{k}_wall{w}", "wheel", "crank", stiffness=1e8, damping=200.0,
+                              penetration_depth=1e-5,
+                              geometry_i={"shape": "box", "size": list(size), "offset": list(centre)})
+    # the brake: a pad (a sphere 50 mm off the wheel's axis) pressed on a ground plane with 50 N (the
+    # revolute joint carries it), its friction (μ = 0.5: 1.25 N·m) holds the wheel while it dwells (no
+    # torque on it then: it does not creep; v_s = 10 mm/s keeps the stiction's slope moderate)
+    pad, force = 0.005, 50.0
+    press = (force / 1e8) ** (1 / 1.5)
+    model.add_body("pad", mass=0.01, inertia=(1e-7,) * 3, position=(0.05 * np.cos(np.pi / 4), 0.05 * np.sin(np.pi / 4),
+                                                                     -0.015), geometry={"shape": "sphere", "radius": pad})
+    model.add_joint("pad_mount", "fixed", "wheel", "pad", origin=(0.0, 0.0, 0.0))
+    model.add_contact("brake", "ground", "pad", stiffness=1e8, damping=200.0, penetration_depth=1e-5,
+                      friction=(0.5, 0.5), stiction_velocity=1e-2, friction_velocity=0.1, geometry_i={"shape": "plane", "point": [0.0, 0.0, -0.015 - pad + press],
+                                                       "normal": [0.0, 0.0, 1.0]})
+    model.settings.set("t_end", 3 * 2 * np.pi / GENEVA_SPEED)
+    model.settings.set("output_step", 2e-3)
+    return model
+
+
+KUKA_SWING = 1.0     # rad/s: joint 2's initial rate in kuka_on_limits()
+
+
+def kuka_on_limits():
+    """The KUKA LBR iiwa of pybullet_data's kuka_iiwa/model.urdf (the pybullet package, ``test``
+    extra), imported without its meshes: its ``<limit>``s are stops (Adams IMPACT, the import's
+    defaults k = 1e5 N·m/rad, c_max = 100 N·m·s/rad from 1e-3 rad), its ``<dynamics damping>`` rotational
+    dampers.  Upright at the URDF's zero pose (an unstable equilibrium) with joint 2 turning at
+    1 rad/s (the bodies beyond it turning rigidly about its axis), it falls under gravity until its
+    joints rest on their limits (tests/solver/test_contact_samples.py); 3 s, 10 ms outputs."""
+    import pybullet_data
+    from solver.io.urdf import read_urdf
+    model = read_urdf(os.path.join(pybullet_data.getDataPath(), "kuka_iiwa", "model.urdf"), visuals=False).model
+    model.name = "kuka-on-limits"
+    joint = model.joints["lbr_iiwa_joint_2"]
+    axis, origin = np.asarray(joint.axis, dtype=float), np.asarray(joint.origin, dtype=float)
+    for k in range(2, 8):
+        body = model.bodies[f"lbr_iiwa_link_{k}"]
+        omega = KUKA_SWING * axis
+        model.set_field(body.name, "angular_velocity", tuple(omega))
+        model.set_field(body.name, "velocity", tuple(np.cross(omega, np.asarray(body.position) - origin)))
+    model.settings.set("t_end", 3.0)
+    model.settings.set("output_step", 0.01)
+    return model
+
+
 BUILDERS = {"pendulum": pendulum, "double_pendulum": double_pendulum, "slider_crank": slider_crank,
             "fourbar": fourbar, "rrc_arm_case1": rrc_arm_case1, "rrc_arm_case2": rrc_arm_case2,
             "fourbar_spring": fourbar_spring, "fourbar_singular_rigid": fourbar_singular_rigid,
@@ -415,7 +584,9 @@ BUILDERS = {"pendulum": pendulum, "double_pendulum": double_pendulum, "slider_cr
             "vehicle_cae_tc": lambda: vehicle("straight"), "vehicle_cae_tc_bump": lambda: vehicle("bump"),
             "vehicle_cae_tc_j_turn": lambda: vehicle("j_turn"),
             "vehicle_cae_tc_lane_change": lambda: vehicle("lane_change"),
-            "vehicle_23body": lambda: vehicle("bump", link_bodies=True), "box_on_ramp": box_on_ramp}
+            "vehicle_23body": lambda: vehicle("bump", link_bodies=True), "box_on_ramp": box_on_ramp,
+            "cam_follower": cam_follower, "slider_end_stop": slider_end_stop, "geneva": geneva,
+            "kuka_on_limits": kuka_on_limits}
 
 
 # ---- generated large models (issue 11, Scale; tools/scale_models.py) ---------------------------

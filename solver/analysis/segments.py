@@ -37,10 +37,12 @@ def step_loop(run):
     kernels = getattr(system, "kernels", None)
     if kernels is None:
         return FALLBACK[name], None, None           # the generic path (the codegen event says why)
+    from ..codegen.contact import split_interpreted
     from ..codegen.derive import CodegenUnavailable
     why = None
-    if getattr(system, "interpreted", None):
-        why = "force elements evaluated in Python: " + ", ".join(f.name for f in system.interpreted)
+    python_forces = split_interpreted(system)[-1]
+    if python_forces:
+        why = "force elements evaluated in Python: " + ", ".join(f.name for f in python_forces)
     elif run.s.partitioning == "hybrid":
         why = "hybrid partitioning checks every step"
     else:

@@ -71,6 +71,11 @@ typedef struct {
     cg_kernel_fn k_gamma, k_mass, k_forces;
     cg_dynamics_fn k_dynamics;  /* NULL: k_gamma, k_mass, k_forces */
     cg_tree_fn k_tree;          /* NULL: not an open tree */
+    /* elements evaluated by fixed code at the solved state (contact.c's cc_generalized; NULL: none):
+     * k_extra(extra, q, q̇, Qe) writes their generalized forces, Qx is added to them */
+    int (*k_extra)(void *extra, const double *q, const double *qd, double *Qe);
+    void *extra;
+    double *Qe;               /* nq (work) */
 } cg_reduced_t;
 
 enum { CG_OK = 0, CG_NO_CONVERGENCE = 1, CG_SINGULAR = 2, CG_NOT_FINITE = 3, CG_MASS_SINGULAR = 4,
@@ -320,6 +325,16 @@ static int minimum_norm(cg_reduced_t *s, const double *A, const int *piv)
     return ok;
 }
 
+/* The generalized forces of the elements outside the kernels at the solved (q, q̇): Qx (set by the
+ * caller), plus those of k_extra when it is set. */
+static const double *applied(cg_reduced_t *s)
+{
+    if (!s->k_extra) return s->Qx;
+    s->k_extra(s->extra, s->q, s->qd, s->Qe);
+    for (int k = 0; k < s->nq; ++k) s->Qe[k] += s->Qx[k];
+    return s->Qe;
+}
+
 /* An open tree (articulated.c: no constraint rows).  Every partition of it has V = I (U empty), so
  * q = q_ref + z, q̇ = ż, and q̈ = z̈ comes from the articulated-body recursion in O(n) instead of
  * factoring NᵀMN = M; the generalized forces Qx of the elements not generated enter as τ. */
@@ -333,7 +348,7 @@ static int tree_reduced(cg_reduced_t *s, const double *y, int level)
     if (level < 1) return CG_OK;
     for (int k = 0; k < nq; ++k) s->qd[k] = y[nq + k];
     if (level < 2) return CG_OK;
-    if (!s->k_tree(s->q, s->qd, s->par, s->f, s->u, s->Qx, s->qdd)) return CG_MASS_SINGULAR;
+    if (!s->k_tree(s->q, s->qd, s->par, s->f, s->u, applied(s), s->qdd)) return CG_MASS_SINGULAR;
     for (int k = 0; k < nq; ++k) s->zdd[k] = s->qdd[k];
     return CG_OK;
 }
@@ -435,7 +450,8 @@ int cg_reduced(cg_reduced_t *s, const double *y, int level)
         s->k_mass(s->q, s->qd, s->par, s->f, s->u, s->M);
         s->k_forces(s->q, s->qd, s->par, s->f, s->u, s->Q);
     }
-    for (int k = 0; k < nq; ++k) s->Q[k] += s->Qx[k];
+    const double *Qa = applied(s);
+    for (int k = 0; k < nq; ++k) s->Q[k] += Qa[k];
     for (int i = 0; i < r; ++i) w[i] = s->gamma[s->rows[i]];
     lu_solve(A, piv, r, w, 1);                                /* c = U A⁻¹ γ */
     for (int k = 0; k < nq; ++k) {

@@ -16,6 +16,7 @@ import ctypes
 import numpy as np
 
 from ..partitioning.partition import PartitionError
+from .contact import compiled_elements
 
 OK, NO_CONVERGENCE, SINGULAR, NOT_FINITE, MASS_SINGULAR = range(5)
 _PROBLEMS = {NO_CONVERGENCE: "position Newton did not converge", SINGULAR: "dependent Jacobian block is singular",
@@ -39,7 +40,8 @@ class _Problem(ctypes.Structure):
                 + [("tol", ctypes.c_double), ("max_iter", _INT)]
                 + [(name, _PTR) for name in ("q", "qd", "qdd", "zdd", "lam", "phi", "jac", "ang", "gamma", "M", "Q",
                                              "err", "sigma_min", "amplification")]
-                + [(field, _PTR) for field in KERNEL_POINTERS])
+                + [(field, _PTR) for field in KERNEL_POINTERS]
+                + [(name, _PTR) for name in ("k_extra", "extra", "Qe")])
 
 
 class CompiledReduction:
@@ -71,13 +73,16 @@ class CompiledReduction:
             "q": np.zeros(nq), "qd": np.zeros(nq), "qdd": np.zeros(nq), "zdd": np.zeros(max(1, f)),
             "lam": np.zeros(max(1, m)),
             "phi": k["phi"], "jac": k["jac"], "ang": k["ang"], "gamma": k["gamma"], "M": k["M"], "Q": k["Q"],
-            "err": np.zeros(1), "sigma_min": np.zeros(1), "amplification": np.zeros(1),
+            "err": np.zeros(1), "sigma_min": np.zeros(1), "amplification": np.zeros(1), "Qe": np.zeros(nq),
         }
+        # contact and joint stops in C (contact.c) at each solve; the rest of the interpreted elements in Python
+        self.contact, self._python_forces = compiled_elements(system)
         self.problem = _Problem(nq=nq, m=m, r=len(part.rows), dof=f, na=len(self._angle_rows), ndrv=self._drivers,
                                 nred=len(part.redundant),
                                 tol=max(tol, part.roundoff_tol), max_iter=max_iter,
                                 **{name: a.ctypes.data for name, a in self.arrays.items()},
-                                **{field: k.pointer(symbol) for field, symbol in KERNEL_POINTERS.items()})
+                                **{field: k.pointer(symbol) for field, symbol in KERNEL_POINTERS.items()},
+                                **(self.contact.pointers() if self.contact else {}))
         self._fn = k.runtime.cg_reduced
         self._fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
         self._fn.restype = ctypes.c_int
@@ -106,11 +111,11 @@ class CompiledReduction:
                 a["fdd"][:] = self.system._driver_values(t, 2)
         if level >= 2 and self._inputs:
             a["u"][:] = [fn.value(t) for fn in self._inputs]
-        if level >= 2 and self.system.interpreted:
+        if level >= 2 and self._python_forces:
             # forces the kernels leave out need the solved state: positions and velocities first,
             # then the accelerations from there (Newton then stops at its first evaluation)
             self._call(1)
-            a["Qx"][:] = self.system.interpreted_forces(a["q"], a["qd"], t)
+            a["Qx"][:] = self.system.interpreted_forces(a["q"], a["qd"], t, self._python_forces)
         return self._call(level)
 
     @property

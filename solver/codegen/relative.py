@@ -15,6 +15,7 @@ from ..formulations.cartesian import CartesianSystem
 from ..forces import BodyFrames, Wrenches
 from ..formulations.relative import RelativeSystem
 from .build import Buffers, load_kernels
+from .contact import bind_states
 from .derive import CodegenUnavailable, describe, input_functions, interpreted_forces, parameters
 from .system import KernelEquations, cartesian_generalized_forces, coupled_angle_rows
 from .tree import describe_tree
@@ -102,6 +103,7 @@ class CodegenRelativeSystem(KernelEquations, RelativeSystem):
             calls = {"frames": ("cgt_frames", ("q", "qd", "r", "A", "v", "w")),
                      "velocity": ("cgt_velocity", ("q", "qd", "qc", "T", "qdc", "tdqd"))}
         self._tree = Buffers(self.kernels.lib, sizes, calls)
+        bind_states(self)
 
     def run_state(self):
         """The run state of a generated system and the tree map's buffers."""
@@ -125,16 +127,18 @@ class CodegenRelativeSystem(KernelEquations, RelativeSystem):
             r, v = b["r"].reshape(nb, 3), b["v"].reshape(nb, 3)
         return BodyFrames(r.copy(), b["A"].reshape(nb, 3, 3).copy(), v.copy(), b["w"].reshape(nb, 3).copy())
 
-    def interpreted_forces(self, q, qd, t):
+    def interpreted_forces(self, q, qd, t, elements=None):
         """Generalized forces of the force elements not in the kernels (tires on table roads,
         rotational springs): Tᵀ Q_c of their Cartesian generalized forces at the body states of the
         tree map, or, for an articulated library, B_eᵀ Σ_subtree Ŵ_b of their body wrenches.  Joint
-        friction takes the normal load of :meth:`RelativeSystem.update_friction_loads` first."""
+        friction takes the normal load of :meth:`RelativeSystem.update_friction_loads` first.
+        ``elements``: those of them to evaluate (default: all)."""
+        elements = self.interpreted if elements is None else elements
         self.update_friction_loads(q, qd, t)
         frames = self.frames(q, qd)
         if self.articulated:
             w = Wrenches(self.nb)
-            for f in self.interpreted:
+            for f in elements:
                 f.apply(t, frames, w)
             b = self._tree                  # q_c and B of this state: frames() ran cgt_edges
             b["F"][:] = w.F.ravel()
@@ -142,7 +146,7 @@ class CodegenRelativeSystem(KernelEquations, RelativeSystem):
             b.call("generalized")
             return b["Q"].copy()
         qc, T, _, _ = self.cartesian_state(q, qd)
-        return T.T @ cartesian_generalized_forces(self.interpreted, frames, qc, t)
+        return T.T @ cartesian_generalized_forces(elements, frames, qc, t)
 
     # ---- helpers ----------------------------------------------------------------------------------
     def _call_tree(self, name, q, qd):

@@ -15,7 +15,11 @@
  *   SEG_END        every output time is written
  *   SEG_BUDGET     max_steps steps or max_out output points in this call (Python stores the rows,
  *                  reports progress, checks cancel and calls again: nothing is lost or redone)
- *   SEG_STAGE      a right-hand side of a step failed (cg_status; the accepted state is unchanged)
+ *   SEG_STAGE      a right-hand side of a step failed (cg_status; the accepted state is unchanged);
+ *                  a stage whose position Newton did not converge or whose accelerations are not
+ *                  finite first refuses the step, retried `shrink` times shorter up to STAGE_RETRIES
+ *                  times in a row (a long step into a stiff contact predicts a stage far off the
+ *                  constraints: a shorter one converges, a re-partition from the same state would not)
  *   SEG_DENSE      a right-hand side of the dense output (DOP853's extra stages) failed (cg_status;
  *                  the step stays accepted, none of its output points is written)
  *   SEG_OUTPUT     the solve at an output point failed (cg_status; the step stays accepted, the
@@ -149,6 +153,8 @@ static void write_row(cg_segment_t *g, double t)
             memcpy(g->out_jac + ((size_t)row * s->r + i) * nq, s->jac + (size_t)s->rows[i] * nq, sizeof(double) * nq);
 }
 
+enum { STAGE_RETRIES = 4 };
+
 /* Advance (module comment).  On the first call of a partition the caller has set dp.t, dp.y,
  * q_acc/qd_acc (the consistent start) and started = 0. */
 int cg_segment(cg_segment_t *g)
@@ -157,6 +163,7 @@ int cg_segment(cg_segment_t *g)
     const int nq = g->s->nq;
     g->n_out = g->n_steps = 0;
     g->rhs_count = 0;
+    int retries = 0;                    /* stage failures refused in a row (SEG_STAGE) */
     if (!g->started) {
         if (segment_rhs(g, d->t, d->y, d->f)) return SEG_STAGE;
         const int code = dp_initial_step(d, segment_rhs, g, g->times[g->n_times - 1]);
@@ -180,7 +187,14 @@ int cg_segment(cg_segment_t *g)
                 ++g->branch_refusals;
                 continue;
             }
+            if ((code == CG_NO_CONVERGENCE || code == CG_NOT_FINITE) && retries < STAGE_RETRIES) {
+                ++retries;                         /* the same: a shorter step (module comment) */
+                d->h *= g->shrink;
+                d->rejected_last = 1;
+                continue;
+            }
             if (code) return SEG_STAGE;
+            retries = 0;
             remember_accepted(g, d->t - d->t_old); /* k7 was solved at (dp.t, dp.y) */
             g->sigma_acc = *g->s->sigma_min;
             g->amplification_acc = *g->s->amplification;

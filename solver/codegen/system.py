@@ -17,6 +17,7 @@ from ..formulations.system import ConstraintEval
 from .build import load_kernels
 from ..forces import Wrenches
 from ..math.rotations import L_matrices
+from .contact import bind_states
 from .derive import describe, input_functions, interpreted_forces, parameters
 from .reduced import CompiledReduction
 
@@ -144,10 +145,13 @@ class CodegenCartesianSystem(KernelEquations, CartesianSystem):
         self._angle_rows = coupled_angle_rows(self.couplers, [(row, jk, self.joints[jk].joint, spec)
                                                               for row, jk, spec in desc["angles"]])
         self.kernels["par"][:] = parameters(self, desc)
+        bind_states(self)
 
-    def interpreted_forces(self, q, qd, t):
-        """Q of the force elements not in the kernels (:func:`cartesian_generalized_forces`)."""
-        return cartesian_generalized_forces(self.interpreted, self.frames(q, qd), q, t)
+    def interpreted_forces(self, q, qd, t, elements=None):
+        """Q of the force elements not in the kernels (:func:`cartesian_generalized_forces`);
+        ``elements``: those of them to evaluate (default: all)."""
+        return cartesian_generalized_forces(self.interpreted if elements is None else elements, self.frames(q, qd),
+                                            q, t)
 
 
 def coupled_angle_rows(couplers, entries) -> list:

@@ -94,6 +94,17 @@ class ContactSet:
         self.Ri = np.array([p.si.bound() for p in pairs])
         self.Rj = np.array([p.sj.bound() for p in pairs])
         self.laws = ContactLaw.stacked([p.law for p in pairs])
+        self._states = None
+
+    def bind_states(self, evaluate):
+        """Evaluate stacked states with ``evaluate(frames) → (F, T, elastic energy)`` (the compiled
+        contact of a generated system, :func:`solver.codegen.contact.bind_states`): the recorder's
+        post-processing then takes all of a chunk's states in one call (``stacked``)."""
+        self._states = evaluate
+
+    @property
+    def stacked(self):
+        return self._states is not None
 
     def candidates(self, frames):
         """Indices of the pairs whose bounding volumes overlap."""
@@ -138,6 +149,11 @@ class ContactSet:
         return F, fn, (fn - law.stiffness * delta ** law.exponent) * -un + friction * speed
 
     def apply(self, t, frames, out):
+        if np.ndim(frames.r) > 2:                  # stacked states (``stacked``): compiled
+            F, T, _ = self._states(frames)
+            out.F += F
+            out.T += T
+            return
         owner, P, n, delta = self.points(frames)
         if not len(owner):
             return
@@ -148,6 +164,8 @@ class ContactSet:
             np.add.at(out.T, b[body], sign * cross(P[body] - frames.r[b[body]], F[body]))
 
     def potential(self, frames):
+        if np.ndim(frames.r) > 2:
+            return self._states(frames)[2]
         owner, _, _, delta = self.points(frames)
         if not len(owner):
             return 0.0

@@ -23,6 +23,12 @@ plane–cylinder     4 points on each end circle, 90° apart, starting at the ci
                    (a cylinder rolling on its side: one point per end; standing: 4 on the face)
 plane–mesh         each vertex of the mesh's convex hull below the plane (the mesh file read by
                    trimesh, scaled, at ``offset``)
+mesh–mesh          the two convex hulls by the coal collision library (J. Pan, S. Chitta,
+                   D. Manocha, "FCL: a general purpose library for collision and proximity
+                   queries", ICRA 2012; its maintained successor coal): GJK/EPA gives the
+                   penetration δ and the normal, coal's contact patch the overlap polygon on the
+                   plane between the surfaces; each polygon vertex is a point with that δ (a face
+                   on a face: the overlap's corners; an edge on a face: its two ends)
 =================  ==========================================================================
 
 The reversed pairs (sphere–plane, …) swap the shapes and the normal's sign.  Any other pair is a
@@ -50,6 +56,7 @@ class Shape:
     radius: float = 0.0
     half: object = 0.0
     vertices: object = None        # a mesh: its convex hull's vertices from the centre, body axes
+    faces: object = None           # a mesh: its convex hull's triangles (indices into vertices)
 
     @classmethod
     def of(cls, geometry: dict):
@@ -59,7 +66,8 @@ class Shape:
         centre = np.array(geometry.get("offset", (0.0, 0.0, 0.0)), dtype=float)
         axis = np.array(AXES[geometry.get("axis", "z")])
         if kind == "mesh":
-            return cls(kind, centre, axis, vertices=_hull(geometry["file"]) * geometry.get("scale", 1.0))
+            vertices, faces = _hull(geometry["file"])
+            return cls(kind, centre, axis, vertices=vertices * geometry.get("scale", 1.0), faces=faces)
         if kind == "plane":
             return cls(kind, centre + geometry["point"], np.array(geometry["normal"], dtype=float))
         if kind == "box":
@@ -86,11 +94,11 @@ class Shape:
 
 
 def _hull(path):
-    """The vertices of the convex hull of the mesh file at ``path`` (trimesh; STL, OBJ, …)."""
+    """(vertices, triangles) of the convex hull of the mesh file at ``path`` (trimesh; STL, OBJ, …)."""
     import trimesh
     try:
-        mesh = trimesh.load(path, force="mesh")
-        return np.asarray(mesh.convex_hull.vertices, dtype=float)
+        hull = trimesh.load(path, force="mesh").convex_hull
+        return np.asarray(hull.vertices, dtype=float), np.asarray(hull.faces, dtype=np.int32)
     except (OSError, ValueError, IndexError) as exc:
         raise ModelError(f"mesh file {path}: cannot be read as a mesh ({type(exc).__name__}: {exc})") from None
 
@@ -161,6 +169,42 @@ def plane_mesh(pl: Placed, ms: Placed):
     return _below(pl, ms.c + ms.shape.vertices @ ms.A.T)
 
 
+_CONVEX = {}     # id(Shape) → (the Shape, its coal Convex): built once per shape
+
+
+def _convex(shape: Shape):
+    """The shape's convex hull as a coal Convex (vertices about its centre, body axes)."""
+    found = _CONVEX.get(id(shape))
+    if found is None or found[0] is not shape:
+        import coal
+        bvh = coal.BVHModelOBBRSS()
+        bvh.beginModel(len(shape.faces), len(shape.vertices))
+        bvh.addVertices(np.ascontiguousarray(shape.vertices, dtype=float))
+        bvh.addTriangles(np.ascontiguousarray(shape.faces, dtype=np.int32))
+        bvh.endModel()
+        bvh.buildConvexHull(True, "Qt")
+        found = _CONVEX[id(shape)] = (shape, bvh.convex)
+    return found[1]
+
+
+def mesh_mesh(a: Placed, b: Placed):
+    import coal
+    ta, tb = coal.Transform3s(a.A, a.c), coal.Transform3s(b.A, b.c)
+    ca, cb = _convex(a.shape), _convex(b.shape)
+    result = coal.CollisionResult()
+    if not coal.collide(ca, ta, cb, tb, coal.CollisionRequest(coal.CollisionRequestFlag.CONTACT, 1), result):
+        return []
+    request = coal.ContactPatchRequest()
+    patches = coal.ContactPatchResult(request)
+    coal.computeContactPatch(ca, ta, cb, tb, result, request, patches)
+    patch = patches.getContactPatch(0)
+    delta = -float(patch.penetration_depth)          # coal: the signed distance, < 0 when they overlap
+    if delta <= 0.0:
+        return []
+    n = np.array(patch.getNormal(), dtype=float)      # from the first shape into the second
+    return [(np.array(patch.getPoint(k), dtype=float), n, delta) for k in range(patch.size())]
+
+
 def _ends(s: Placed):
     return s.c - s.shape.half * s.a, s.c + s.shape.half * s.a
 
@@ -190,7 +234,8 @@ def plane_cylinder(pl: Placed, cy: Placed):
 
 PAIRS = {("plane", "sphere"): plane_sphere, ("sphere", "sphere"): sphere_sphere, ("box", "sphere"): box_sphere,
          ("plane", "box"): plane_box, ("plane", "capsule"): plane_capsule,
-         ("capsule", "sphere"): capsule_sphere, ("plane", "cylinder"): plane_cylinder, ("plane", "mesh"): plane_mesh}
+         ("capsule", "sphere"): capsule_sphere, ("plane", "cylinder"): plane_cylinder, ("plane", "mesh"): plane_mesh,
+         ("mesh", "mesh"): mesh_mesh}
 
 
 def pair_function(kind_i, kind_j, where):

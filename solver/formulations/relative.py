@@ -140,24 +140,20 @@ class RelativeSystem(MechanicalSystem):
             self.equations += [Equation(cj.name, "cut joint", f"{cj.type} equation {r + 1}") for r in range(cj.n_eq)]
         self.drivers = []                    # DriverRow: column = the tree column, or None (on a cut joint)
         self.driver_names = []
-        edge_of_joint = {edge.joint: e for e, edge in enumerate(topo.edges) if edge.joint is not None}
+        self._edge_of_joint = {edge.joint: e for e, edge in enumerate(topo.edges) if edge.joint is not None}
+        self._joint_coordinates = [list(j.coordinates()) for j in joints]
         for d in model.drivers.values():
             coord = model.driver_coordinate(d.name)
             k = self.joint_names.index(d.joint)
-            col = None
-            if k in edge_of_joint:
-                e = edge_of_joint[k]
-                col = self.cols[e][list(joints[k].coordinates()).index(coord)]
+            col = self.tree_column(d.joint, coord)
             row = len(self.equations)
             self.drivers.append(DriverRow(k, coord, time_function(d.expression), row, col))
             self.driver_names.append(d.name)
             self.equations.append(Equation(d.name, "driver", f"{coord} of joint '{d.joint}' prescribed"))
 
-        def tree_column(k, coordinate):
-            return self.cols[edge_of_joint[k]][list(joints[k].coordinates()).index(coordinate)] \
-                if k in edge_of_joint else None
-        self.couplers, self.coupler_names = coupler_rows(model, {n: k for k, n in enumerate(self.joint_names)},
-                                                         self.equations, tree_column)
+        self.couplers, self.coupler_names = coupler_rows(
+            model, {n: k for k, n in enumerate(self.joint_names)}, self.equations,
+            lambda k, coordinate: self.tree_column(self.joint_names[k], coordinate))
         for name, c in zip(self.coupler_names, self.couplers):
             if c.source.column is None and len(c.source.coefficients) > 2:
                 raise ModelError(f"coupler '{name}': joint '{self.joint_names[c.source.joint]}' closes a loop (a cut "
@@ -182,6 +178,15 @@ class RelativeSystem(MechanicalSystem):
         self._cache = KinematicsCache()
 
     # ---- public API: MechanicalSystem -----------------------------------------------------------
+
+    def tree_column(self, joint, coordinate):
+        """The column of q that is ``coordinate`` of joint ``joint`` (the joint coordinate a driver
+        prescribes, zero at the initial configuration), or None on a cut joint."""
+        k = self.joint_names.index(joint)
+        if k not in self._edge_of_joint:
+            return None
+        return self.cols[self._edge_of_joint[k]][self._joint_coordinates[k].index(coordinate)]
+
     def run_state(self):
         """Force elements with a state, the joints (angle unwrapping of cut joints and drivers on
         them) and the cache of the last forward recursions."""

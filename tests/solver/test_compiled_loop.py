@@ -259,16 +259,22 @@ def test_streamed_results_of_the_compiled_loop_equal_those_in_memory(tmp_path):
 @pytest.mark.slow
 @needs_compiler
 def test_auto_steps_in_python_when_a_force_needs_python_or_hybrid_partitioning():
-    """A rotational spring-damper is evaluated in Python, hybrid partitioning looks at every step:
-    "auto" then runs LSODA in the Python loop (and says so), with the same motion as the compiled
-    loop of the pendulum alone (the spring has zero stiffness)."""
+    """A rotational spring-damper in the Cartesian formulation is evaluated in Python, hybrid
+    partitioning looks at every step: "auto" then runs LSODA in the Python loop (and says so), with
+    the same motion as the compiled loop of the pendulum alone (the spring has zero stiffness).  In
+    the relative formulation the spring on a tree joint is compiled (solver/codegen/contact.c): the
+    compiled loop."""
     m = pendulum()
     m.add_rotational_spring_damper("spring", "pin", stiffness=0.0, damping=0.0)
     events = []
-    res = solver.simulate(m, t_end=1.0, codegen="on", on_event=events.append)
+    res = solver.simulate(m, t_end=1.0, codegen="on", formulation="cartesian", on_event=events.append)
     assert "step loop in Python (adams): force elements evaluated in Python: spring" in [e["message"] for e in events]
     compiled_loop = solver.simulate(pendulum(), t_end=1.0, codegen="on")
     assert np.max(np.abs(res.body_position("bob") - compiled_loop.body_position("bob"))) < 1e-6
+    events = []
+    relative = solver.simulate(m, t_end=1.0, codegen="on", formulation="relative", on_event=events.append)
+    assert "step loop in C (Dormand–Prince 8(5,3))" in [e["message"] for e in events]
+    assert np.max(np.abs(relative.body_position("bob") - compiled_loop.body_position("bob"))) < 1e-6
     events = []
     hybrid = solver.simulate(pendulum(), t_end=1.0, codegen="on", partitioning="hybrid", on_event=events.append)
     assert "step loop in Python (adams): hybrid partitioning checks every step" in [e["message"] for e in events]

@@ -59,7 +59,11 @@ def test_rotor_rebounds_with_the_kelvin_voigt_restitution(formulation):
 
 def test_undamped_hertz_stop_returns_the_energy_at_the_closed_form_penetration():
     k, e, inertia, omega = 1.0e3, 1.5, 0.1, 1.0
-    res = solver.simulate(rotor(k, e, 0.0, 1e-3, omega, inertia), t_end=0.15, output_step=5e-4)
+    # the compiled loop's DOP853 steps across the stop's onset (δ^1.5: no event location), where its
+    # error estimate is blind to the kink: the energy it loses there scales with rtol (1.3e-6 of it at
+    # the default 1e-8, 3e-8 at 1e-10); the law itself conserves it
+    res = solver.simulate(rotor(k, e, 0.0, 1e-3, omega, inertia), t_end=0.15, output_step=5e-4, rtol=1e-10,
+                          atol=1e-12)
     theta = solver.output(rotor(k, e, 0.0, 1e-3), "joints.pivot.rotation").evaluate(res, rotor(k, e, 0.0, 1e-3))
     w = res.body_angular_velocity("rotor")[:, 2]
     delta_max = ((e + 1.0) * inertia * omega ** 2 / (2.0 * k)) ** (1.0 / (e + 1.0))

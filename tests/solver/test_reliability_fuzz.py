@@ -202,7 +202,9 @@ def m_driver(data, d):
     if kind == "undrivable":
         joint["type"] = data.draw(st.sampled_from(["spherical", "fixed"]))
         drivers.append(new)
-        return d, [f"model.drivers[{i}].joint" for i, dr in enumerate(drivers) if dr["joint"] == joint["name"]]
+        # the new type breaks the force elements on the joint too (a rotational spring-damper needs a rotation)
+        return d, [f"model.drivers[{i}].joint" for i, dr in enumerate(drivers) if dr["joint"] == joint["name"]] + [
+            f"model.forces[{i}].joint" for i, f in enumerate(d["model"]["forces"]) if f.get("joint") == joint["name"]]
     if kind == "twice":
         # the same coordinate twice: "default" is the joint's first coordinate (a cylindrical joint's
         # rotation, so its translation would be a second, valid driver)

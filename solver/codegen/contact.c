@@ -1,0 +1,433 @@
+/* Compliant contact in compiled code (MBS Studio, solver.contact): the generalized forces of all of a
+ * model's contact elements, and of the stops of its tree joints, at (q, q̇), called by cg_reduced at
+ * each right-hand side (its k_extra).
+ *
+ * The same arithmetic as the Python evaluator (solver/contact/element.py, geometry.py, laws.py; the
+ * tests compare the two to round-off): per element a bounding-volume test (spheres about the shapes'
+ * centres, a plane's half-space), then the closed-form contact points (P, n, δ) of its shape pair, and
+ * at each point, with u = V_j − V_i the velocity of body j's material point over body i's,
+ *
+ *   δ̇ = −n·u,  f_n = max(0, k δ^e + c(δ) δ̇),  v_t = u − (n·u) n,  s = |v_t|,
+ *   F = f_n n − μ(s) f_n v_t / s     (on body j at P, −F on body i)
+ *
+ * c(δ) = c_max STEP(δ; 0, 0, d_max, 1) (Adams IMPACT) or λ δ^e (Hunt & Crossley (1975)), μ(s) the
+ * Adams stick–slip law (solver/math/friction.py).  Body frames come from q: the Cartesian
+ * coordinates [r ; p] per body (mode CC_CARTESIAN: A(p), ω = 2 A L(p) ṗ), an open tree's map
+ * (CC_TREE: the model library's cgt_edges) or a relative tree map with cut joints (CC_RELATIVE: its
+ * cgt_velocity, q_c and T = ∂q_c/∂q); the wrenches map to Q as [F ; 2 Lᵀ Aᵀ T] per body (Haug
+ * eq. 11.2.22), by the model library's cg_tree_generalized (B_eᵀ Σ_subtree Ŵ), or as Tᵀ Q_c.
+ */
+#include <math.h>
+#include <string.h>
+
+enum { CC_CARTESIAN = 0, CC_TREE = 1, CC_RELATIVE = 2 };
+/* shape kinds (solver/contact/compiled.py KINDS) */
+enum { SH_PLANE = 0, SH_SPHERE = 1, SH_BOX = 2, SH_CYLINDER = 3, SH_CAPSULE = 4, SH_MESH = 5 };
+/* pairs (solver/contact/geometry.py PAIRS, in its order; the first shape is the pair's first kind) */
+enum { PR_PLANE_SPHERE = 0, PR_SPHERE_SPHERE, PR_BOX_SPHERE, PR_PLANE_BOX, PR_PLANE_CAPSULE, PR_CAPSULE_SPHERE,
+       PR_PLANE_CYLINDER, PR_PLANE_MESH };
+enum { CS_SIZE = 11 };   /* a shape: centre (3), axis (3), radius, half (3: a box's half edges; else [half, 0, 0]), bound */
+enum { CL_SIZE = 9 };    /* a law: k, e, c_max or λ, hunt_crossley (1/0), d_max, μ_s, μ_d, v_s, v_d */
+enum { ST_SIZE = 8 };    /* a stop: lower, upper, has lower (1/0), has upper, k, e, c_max, d */
+enum { SP_SIZE = 4 };    /* a rotational spring-damper: k, c, θ₀, preload */
+
+typedef void (*cc_edges_fn)(const double *q, const double *qd, double *qc, double *qdc, double *A, double *w,
+                            double *B, double *D);
+typedef void (*cc_generalized_fn)(const double *qc, const double *B, const double *Fx, const double *Tx, double *Q);
+typedef void (*cc_velocity_fn)(const double *q, const double *qd, double *qc, double *T, double *qdc, double *tdqd);
+
+/* Shared with Python (solver/contact/compiled.py, same fields, same order). */
+typedef struct {
+    int nb, ne, nq, mode;
+    const int *bi, *bj;       /* per element: bodies (−1: ground) */
+    const int *pair, *swap;   /* per element: pair kind; 1 when its first shape is side j */
+    const double *shape;      /* per element: side i then side j, CS_SIZE each (body axes) */
+    const double *law;        /* per element: CL_SIZE */
+    const int *vstart, *vcount;   /* per element and side: its mesh vertices in verts (3 each) */
+    const double *verts;
+    cc_edges_fn edges;        /* CC_TREE */
+    cc_generalized_fn generalized;
+    cc_velocity_fn velocity;  /* CC_RELATIVE: the tree map's cgt_velocity */
+    double *r, *A, *v, *w, *F, *T;      /* work: per body frames and wrenches (nb × 3, 9, 3, 3, 3, 3) */
+    double *qc, *qdc, *B, *D;           /* work, CC_TREE: cgt_edges outputs (CC_RELATIVE: q_c, q̇_c) */
+    double *Tm, *tdqd, *Qc;             /* work, CC_RELATIVE: T = ∂q_c/∂q (7 nb × nq), Ṫq̇, Q_c */
+    long points;              /* contact points of the last evaluation */
+    double energy;            /* their elastic energy Σ k δ^(e+1)/(e+1) */
+    int nst;                  /* joint stops */
+    const int *st_col;        /* per stop: its column of q */
+    const double *st_par;     /* per stop: ST_SIZE */
+    int nsp;                  /* rotational spring-dampers */
+    const int *sp_col;        /* per spring: its column of q */
+    const double *sp_par;     /* per spring: SP_SIZE */
+} cc_contact_t;
+
+typedef struct { double c[3], a[3], A[9]; const double *s; const double *verts; int nv; } cc_placed_t;
+
+static const double CC_EYE[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+static const double CC_ZERO[3] = {0, 0, 0};
+
+static double cc_dot(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+static void cc_mul(const double *A, const double *x, double *y)     /* y = A x */
+{
+    for (int i = 0; i < 3; ++i) y[i] = A[3 * i] * x[0] + A[3 * i + 1] * x[1] + A[3 * i + 2] * x[2];
+}
+
+static void cc_cross(const double *a, const double *b, double *c)
+{
+    c[0] = a[1] * b[2] - a[2] * b[1];
+    c[1] = a[2] * b[0] - a[0] * b[2];
+    c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static double cc_step(double x, double x0, double h0, double x1, double h1)   /* Adams STEP */
+{
+    double s = (x - x0) / (x1 - x0);
+    s = s < 0.0 ? 0.0 : (s > 1.0 ? 1.0 : s);
+    return h0 + (h1 - h0) * s * s * (3.0 - 2.0 * s);
+}
+
+/* The body frame of b (ground: the origin at rest). */
+static void cc_frame(const cc_contact_t *c, int b, const double **r, const double **A, const double **v,
+                     const double **w)
+{
+    if (b < 0) { *r = CC_ZERO; *A = CC_EYE; *v = CC_ZERO; *w = CC_ZERO; return; }
+    *r = c->r + 3 * b; *A = c->A + 9 * b; *v = c->v + 3 * b; *w = c->w + 3 * b;
+}
+
+static void cc_place(const cc_contact_t *c, int e, int side, int b, cc_placed_t *p)
+{
+    const double *r, *A, *v, *w;
+    cc_frame(c, b, &r, &A, &v, &w);
+    p->s = c->shape + CS_SIZE * (2 * e + side);
+    cc_mul(A, p->s, p->c);
+    for (int i = 0; i < 3; ++i) p->c[i] += r[i];
+    cc_mul(A, p->s + 3, p->a);
+    memcpy(p->A, A, sizeof p->A);
+    p->verts = c->verts + 3 * c->vstart[2 * e + side];
+    p->nv = c->vcount[2 * e + side];
+}
+
+/* Force at one contact point (P, n from the pair's first shape into its second, δ); sign −1 when
+ * the first shape is side j (the normal from i into j is then −n). */
+static void cc_point(cc_contact_t *c, int e, const double *P, const double *n_pair, double delta, double sign)
+{
+    const double *L = c->law + CL_SIZE * e;
+    const double n[3] = {sign * n_pair[0], sign * n_pair[1], sign * n_pair[2]};
+    const int b[2] = {c->bi[e], c->bj[e]};
+    double u[3] = {0, 0, 0};
+    for (int s = 0; s < 2; ++s) {
+        const double *r, *A, *v, *w;
+        cc_frame(c, b[s], &r, &A, &v, &w);
+        const double d[3] = {P[0] - r[0], P[1] - r[1], P[2] - r[2]};
+        double wd[3];
+        cc_cross(w, d, wd);
+        const double sgn = s ? 1.0 : -1.0;
+        for (int i = 0; i < 3; ++i) u[i] += sgn * (v[i] + wd[i]);
+    }
+    const double un = cc_dot(n, u);
+    const double spring = L[0] * pow(delta, L[1]);
+    c->energy += spring * delta / (L[1] + 1.0);
+    const double damping = L[2] * (L[3] != 0.0 ? pow(delta, L[1]) : cc_step(delta, 0.0, 0.0, L[4], 1.0));
+    double fn = spring - damping * un;
+    if (fn < 0.0) fn = 0.0;
+    double vt[3];
+    for (int i = 0; i < 3; ++i) vt[i] = u[i] - un * n[i];
+    const double speed = sqrt(cc_dot(vt, vt));
+    double per = 0.0;                            /* μ(s) f_n / s */
+    if (speed > 0.0 && fn > 0.0) {
+        const double mu = speed < L[7] ? cc_step(speed, -L[7], -L[5], L[7], L[5])
+                                       : cc_step(speed, L[7], L[5], L[8], L[6]);
+        per = mu * fn / speed;
+    }
+    double F[3];
+    for (int i = 0; i < 3; ++i) F[i] = fn * n[i] - per * vt[i];
+    for (int s = 0; s < 2; ++s) {
+        if (b[s] < 0) continue;
+        const double sgn = s ? 1.0 : -1.0, *r = c->r + 3 * b[s];
+        const double d[3] = {P[0] - r[0], P[1] - r[1], P[2] - r[2]};
+        double t[3];
+        cc_cross(d, F, t);
+        for (int i = 0; i < 3; ++i) {
+            c->F[3 * b[s] + i] += sgn * F[i];
+            c->T[3 * b[s] + i] += sgn * t[i];
+        }
+    }
+    ++c->points;
+}
+
+/* A round surface at centre ce, radius R, touching along n with penetration δ: the midpoint. */
+static void cc_round(cc_contact_t *c, int e, double sg, const double *ce, const double *n, double R, double delta)
+{
+    const double P[3] = {ce[0] - (R - 0.5 * delta) * n[0], ce[1] - (R - 0.5 * delta) * n[1],
+                         ce[2] - (R - 0.5 * delta) * n[2]};
+    cc_point(c, e, P, n, delta, sg);
+}
+
+static void cc_plane_sphere(cc_contact_t *c, int e, double sg, const cc_placed_t *pl, const double *ce, double R)
+{
+    const double d[3] = {ce[0] - pl->c[0], ce[1] - pl->c[1], ce[2] - pl->c[2]};
+    const double delta = R - cc_dot(pl->a, d);
+    if (delta > 0.0) cc_round(c, e, sg, ce, pl->a, R, delta);
+}
+
+static void cc_spheres(cc_contact_t *c, int e, double sg, const double *ci, double ri, const double *cj, double rj)
+{
+    const double d[3] = {cj[0] - ci[0], cj[1] - ci[1], cj[2] - ci[2]};
+    const double length = sqrt(cc_dot(d, d));
+    const double delta = ri + rj - length;
+    if (delta <= 0.0 || length == 0.0) return;
+    const double n[3] = {d[0] / length, d[1] / length, d[2] / length};
+    cc_round(c, e, sg, cj, n, rj, delta);
+}
+
+static void cc_box_sphere(cc_contact_t *c, int e, double sg, const cc_placed_t *bx, const cc_placed_t *sp)
+{
+    const double *h = bx->s + 7, *A = bx->A, R = sp->s[6];
+    const double g[3] = {sp->c[0] - bx->c[0], sp->c[1] - bx->c[1], sp->c[2] - bx->c[2]};
+    double x[3], d[3], n[3], delta;
+    for (int i = 0; i < 3; ++i) {
+        x[i] = A[i] * g[0] + A[3 + i] * g[1] + A[6 + i] * g[2];            /* Aᵀ g */
+        d[i] = x[i] - (x[i] < -h[i] ? -h[i] : (x[i] > h[i] ? h[i] : x[i]));
+    }
+    const double length = sqrt(cc_dot(d, d));
+    if (length > 0.0) {
+        delta = R - length;
+        const double dl[3] = {d[0] / length, d[1] / length, d[2] / length};
+        cc_mul(A, dl, n);
+    } else {                                   /* centre inside: out through the face of least depth */
+        int k = 0;
+        for (int i = 1; i < 3; ++i)
+            if (h[i] - fabs(x[i]) < h[k] - fabs(x[k])) k = i;
+        delta = R + h[k] - fabs(x[k]);
+        const double s = x[k] >= 0.0 ? 1.0 : -1.0;
+        for (int i = 0; i < 3; ++i) n[i] = A[3 * i + k] * s;
+    }
+    if (delta > 0.0) cc_round(c, e, sg, sp->c, n, R, delta);
+}
+
+/* Each point below the plane: a contact point δ = n·(p_plane − x), P = x + δ/2 n. */
+static void cc_below(cc_contact_t *c, int e, double sg, const cc_placed_t *pl, const double *x)
+{
+    const double g[3] = {pl->c[0] - x[0], pl->c[1] - x[1], pl->c[2] - x[2]};
+    const double delta = cc_dot(g, pl->a);
+    if (delta <= 0.0) return;
+    const double P[3] = {x[0] + 0.5 * delta * pl->a[0], x[1] + 0.5 * delta * pl->a[1], x[2] + 0.5 * delta * pl->a[2]};
+    cc_point(c, e, P, pl->a, delta, sg);
+}
+
+static void cc_at(const cc_placed_t *s, const double *local, double *x)    /* x = c + A local */
+{
+    cc_mul(s->A, local, x);
+    for (int i = 0; i < 3; ++i) x[i] += s->c[i];
+}
+
+static void cc_plane_box(cc_contact_t *c, int e, double sg, const cc_placed_t *pl, const cc_placed_t *bx)
+{
+    const double *h = bx->s + 7;
+    for (int k = 0; k < 8; ++k) {             /* geometry.CORNERS order: x slowest */
+        const double local[3] = {(k & 4 ? 1 : -1) * h[0], (k & 2 ? 1 : -1) * h[1], (k & 1 ? 1 : -1) * h[2]};
+        double x[3];
+        cc_at(bx, local, x);
+        cc_below(c, e, sg, pl, x);
+    }
+}
+
+static void cc_plane_mesh(cc_contact_t *c, int e, double sg, const cc_placed_t *pl, const cc_placed_t *ms)
+{
+    for (int k = 0; k < ms->nv; ++k) {
+        double x[3];
+        cc_at(ms, ms->verts + 3 * k, x);
+        cc_below(c, e, sg, pl, x);
+    }
+}
+
+static void cc_end(const cc_placed_t *s, double side, double *x)
+{
+    for (int i = 0; i < 3; ++i) x[i] = s->c[i] + side * s->s[7] * s->a[i];
+}
+
+static void cc_plane_capsule(cc_contact_t *c, int e, double sg, const cc_placed_t *pl, const cc_placed_t *cp)
+{
+    for (int k = 0; k < 2; ++k) {
+        double x[3];
+        cc_end(cp, k ? 1.0 : -1.0, x);
+        cc_plane_sphere(c, e, sg, pl, x, cp->s[6]);
+    }
+}
+
+static void cc_capsule_sphere(cc_contact_t *c, int e, double sg, const cc_placed_t *cp, const cc_placed_t *sp)
+{
+    const double g[3] = {sp->c[0] - cp->c[0], sp->c[1] - cp->c[1], sp->c[2] - cp->c[2]};
+    const double half = cp->s[7];
+    double s = cc_dot(g, cp->a);
+    s = s < -half ? -half : (s > half ? half : s);
+    const double x[3] = {cp->c[0] + s * cp->a[0], cp->c[1] + s * cp->a[1], cp->c[2] + s * cp->a[2]};
+    cc_spheres(c, e, sg, x, cp->s[6], sp->c, sp->s[6]);
+}
+
+static void cc_plane_cylinder(cc_contact_t *c, int e, double sg, const cc_placed_t *pl, const cc_placed_t *cy)
+{
+    const double *n = pl->a, *a = cy->a, R = cy->s[6];
+    const double na = cc_dot(n, a);
+    double u[3], v[3];
+    for (int i = 0; i < 3; ++i) u[i] = n[i] - na * a[i];
+    const double size = sqrt(cc_dot(u, u));
+    if (size > 1e-9) {
+        for (int i = 0; i < 3; ++i) u[i] = -u[i] / size;
+    } else {                                   /* standing on an end: the body axis least along a */
+        int k = 0;
+        for (int i = 1; i < 3; ++i)
+            if (fabs(cy->A[3 * 0 + i] * a[0] + cy->A[3 * 1 + i] * a[1] + cy->A[3 * 2 + i] * a[2])
+                < fabs(cy->A[3 * 0 + k] * a[0] + cy->A[3 * 1 + k] * a[1] + cy->A[3 * 2 + k] * a[2])) k = i;
+        const double col[3] = {cy->A[k], cy->A[3 + k], cy->A[6 + k]};
+        cc_cross(a, col, u);
+        const double l = sqrt(cc_dot(u, u));
+        for (int i = 0; i < 3; ++i) u[i] /= l;
+    }
+    cc_cross(a, u, v);
+    for (int end = 0; end < 2; ++end) {
+        double x0[3];
+        cc_end(cy, end ? 1.0 : -1.0, x0);
+        for (int k = 0; k < 4; ++k) {          /* u, v, −u, −v */
+            const double *d = k % 2 ? v : u, s = k < 2 ? R : -R;
+            const double x[3] = {x0[0] + s * d[0], x0[1] + s * d[1], x0[2] + s * d[2]};
+            cc_below(c, e, sg, pl, x);
+        }
+    }
+}
+
+/* May the shapes of element e touch?  Bounding spheres about the centres, or a plane's half-space. */
+static int cc_near(const cc_placed_t *p0, const cc_placed_t *p1)
+{
+    const double R0 = p0->s[10], R1 = p1->s[10];
+    const double d[3] = {p1->c[0] - p0->c[0], p1->c[1] - p0->c[1], p1->c[2] - p0->c[2]};
+    if (isinf(R0)) return cc_dot(p0->a, d) <= R1;
+    if (isinf(R1)) return -cc_dot(p1->a, d) <= R0;
+    return cc_dot(d, d) <= (R0 + R1) * (R0 + R1);
+}
+
+static void cc_element(cc_contact_t *c, int e)
+{
+    cc_placed_t pi, pj;
+    cc_place(c, e, 0, c->bi[e], &pi);
+    cc_place(c, e, 1, c->bj[e], &pj);
+    if (!cc_near(&pi, &pj)) return;
+    const int sw = c->swap[e];
+    const cc_placed_t *a = sw ? &pj : &pi, *b = sw ? &pi : &pj;
+    const double sg = sw ? -1.0 : 1.0;
+    switch (c->pair[e]) {
+    case PR_PLANE_SPHERE: cc_plane_sphere(c, e, sg, a, b->c, b->s[6]); break;
+    case PR_SPHERE_SPHERE: cc_spheres(c, e, sg, a->c, a->s[6], b->c, b->s[6]); break;
+    case PR_BOX_SPHERE: cc_box_sphere(c, e, sg, a, b); break;
+    case PR_PLANE_BOX: cc_plane_box(c, e, sg, a, b); break;
+    case PR_PLANE_CAPSULE: cc_plane_capsule(c, e, sg, a, b); break;
+    case PR_CAPSULE_SPHERE: cc_capsule_sphere(c, e, sg, a, b); break;
+    case PR_PLANE_CYLINDER: cc_plane_cylinder(c, e, sg, a, b); break;
+    case PR_PLANE_MESH: cc_plane_mesh(c, e, sg, a, b); break;
+    }
+}
+
+/* Body wrenches (c->F, c->T) of all elements at the frames c->r, A, v, w. */
+void cc_wrenches(cc_contact_t *c)
+{
+    memset(c->F, 0, sizeof(double) * 3 * c->nb);
+    memset(c->T, 0, sizeof(double) * 3 * c->nb);
+    c->points = 0;
+    c->energy = 0.0;
+    for (int e = 0; e < c->ne; ++e) cc_element(c, e);
+}
+
+/* The wrenches (F, T: n × nb × 3) and elastic energy (V: n) of the contact elements at n stacked
+ * body states (r, v, w: n × nb × 3, A: n × nb × 9), for the recorder's post-processing; c is the
+ * caller's copy of a struct (its frame and wrench pointers are moved over the states). */
+void cc_states(cc_contact_t *c, int n, double *r, double *A, double *v, double *w, double *F, double *T, double *V)
+{
+    const int nb = c->nb;
+    for (int k = 0; k < n; ++k) {
+        c->r = r + 3 * nb * k; c->A = A + 9 * nb * k; c->v = v + 3 * nb * k; c->w = w + 3 * nb * k;
+        c->F = F + 3 * nb * k; c->T = T + 3 * nb * k;
+        cc_wrenches(c);
+        V[k] = c->energy;
+    }
+}
+
+/* Q (7 nb) in the Cartesian coordinates x = [r ; p] per body, at (x, ẋ). */
+static void cc_cartesian(cc_contact_t *c, const double *q, const double *qd, double *Q)
+{
+    const int nb = c->nb;
+    for (int b = 0; b < nb; ++b) {             /* A(p), ω = 2 A L(p) ṗ (CartesianSystem.frames) */
+        const double *x = q + 7 * b, *p = x + 3, *pd = qd + 7 * b + 3;
+        const double e0 = p[0], e1 = p[1], e2 = p[2], e3 = p[3];
+        double *A = c->A + 9 * b;
+        A[0] = e0 * e0 + e1 * e1 - e2 * e2 - e3 * e3;
+        A[4] = e0 * e0 - e1 * e1 + e2 * e2 - e3 * e3;
+        A[8] = e0 * e0 - e1 * e1 - e2 * e2 + e3 * e3;
+        A[1] = 2 * (e1 * e2 - e0 * e3); A[3] = 2 * (e1 * e2 + e0 * e3);
+        A[2] = 2 * (e1 * e3 + e0 * e2); A[6] = 2 * (e1 * e3 - e0 * e2);
+        A[5] = 2 * (e2 * e3 - e0 * e1); A[7] = 2 * (e2 * e3 + e0 * e1);
+        const double Lm[12] = {-e1, e0, e3, -e2, -e2, -e3, e0, e1, -e3, e2, -e1, e0};
+        double wb[3];
+        for (int i = 0; i < 3; ++i)
+            wb[i] = 2.0 * (Lm[4 * i] * pd[0] + Lm[4 * i + 1] * pd[1] + Lm[4 * i + 2] * pd[2] + Lm[4 * i + 3] * pd[3]);
+        cc_mul(A, wb, c->w + 3 * b);
+        for (int i = 0; i < 3; ++i) { c->r[3 * b + i] = x[i]; c->v[3 * b + i] = qd[7 * b + i]; }
+    }
+    cc_wrenches(c);
+    for (int b = 0; b < nb; ++b) {
+        const double *A = c->A + 9 * b, *T = c->T + 3 * b, *p = q + 7 * b + 3;
+        const double e0 = p[0], e1 = p[1], e2 = p[2], e3 = p[3];
+        const double Lm[12] = {-e1, e0, e3, -e2, -e2, -e3, e0, e1, -e3, e2, -e1, e0};
+        double tb[3];                          /* Aᵀ T */
+        for (int i = 0; i < 3; ++i) tb[i] = A[i] * T[0] + A[3 + i] * T[1] + A[6 + i] * T[2];
+        for (int i = 0; i < 3; ++i) Q[7 * b + i] = c->F[3 * b + i];
+        for (int j = 0; j < 4; ++j) Q[7 * b + 3 + j] = 2.0 * (Lm[j] * tb[0] + Lm[4 + j] * tb[1] + Lm[8 + j] * tb[2]);
+    }
+}
+
+/* IMPACT(δ, δ̇) for δ > 0, else 0. */
+static double cc_impact(double delta, double rate, const double *p)
+{
+    if (delta <= 0.0) return 0.0;
+    return p[4] * pow(delta, p[5]) + cc_step(delta, 0.0, 0.0, p[7], p[6]) * rate;
+}
+
+/* Q (nq) of the contact elements, joint stops and rotational spring-dampers at (q, q̇): cg_reduced's
+ * k_extra.  Returns 0. */
+int cc_generalized(void *ctx, const double *q, const double *qd, double *Q)
+{
+    cc_contact_t *c = ctx;
+    const int nb = c->nb, nq = c->nq;
+    if (c->ne == 0) {
+        memset(Q, 0, sizeof(double) * nq);
+    } else if (c->mode == CC_TREE) {
+        c->edges(q, qd, c->qc, c->qdc, c->A, c->w, c->B, c->D);
+        for (int b = 0; b < nb; ++b)
+            for (int i = 0; i < 3; ++i) { c->r[3 * b + i] = c->qc[7 * b + i]; c->v[3 * b + i] = c->qdc[7 * b + i]; }
+        cc_wrenches(c);
+        c->generalized(c->qc, c->B, c->F, c->T, Q);
+    } else if (c->mode == CC_RELATIVE) {
+        c->velocity(q, qd, c->qc, c->Tm, c->qdc, c->tdqd);
+        cc_cartesian(c, c->qc, c->qdc, c->Qc);
+        for (int k = 0; k < nq; ++k) {         /* Q = Tᵀ Q_c */
+            double s = 0.0;
+            for (int i = 0; i < 7 * nb; ++i) s += c->Tm[i * nq + k] * c->Qc[i];
+            Q[k] = s;
+        }
+    } else {
+        cc_cartesian(c, q, qd, Q);
+        for (int k = 7 * nb; k < nq; ++k) Q[k] = 0.0;
+    }
+    for (int s = 0; s < c->nst; ++s) {
+        const double *p = c->st_par + ST_SIZE * s;
+        const int x = c->st_col[s];
+        if (p[2] != 0.0) Q[x] += cc_impact(p[0] - q[x], -qd[x], p);
+        if (p[3] != 0.0) Q[x] -= cc_impact(q[x] - p[1], qd[x], p);
+    }
+    for (int s = 0; s < c->nsp; ++s) {
+        const double *p = c->sp_par + SP_SIZE * s;
+        const int x = c->sp_col[s];
+        Q[x] += -p[0] * (q[x] - p[2]) - p[1] * qd[x] - p[3];
+    }
+    return 0;
+}
