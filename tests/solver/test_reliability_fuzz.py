@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import solver
 from solver.io.project import project_from_bytes
+from solver.model.project_format import VERSION
 
 SAMPLE_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "sample_models")
 RAW = {n: open(os.path.join(SAMPLE_DIR, n), "rb").read() for n in sorted(os.listdir(SAMPLE_DIR))
@@ -249,7 +250,7 @@ def m_huge_array(data, d):
 def m_top_level(data, d):
     key, value = data.draw(st.sampled_from([
         ("format", "mbs-studio"), ("format", None), ("version", "1"), ("version", 1.0), ("version", True),
-        ("version", 0), ("version", 2), ("version", None), ("model", []), ("model", "x"), ("solver", []),
+        ("version", 0), ("version", VERSION + 1), ("version", None), ("model", []), ("model", "x"), ("solver", []),
         ("solver", 5), ("view", [1]), ("view", "x"), ("model.bodies", {}), ("model.joints", "J"),
         ("model.forces", None), ("model.name", 5), ("model.gravity", [0, 0]), ("model.bodies[0]", 5),
         ("model.joints[0]", []), ("solver.name", "s")]))
