@@ -239,9 +239,9 @@ def joint_actuator_wrench(force, axis, rotation):
 
 
 class JointActuatorForce:
-    """A joint actuator (:class:`~solver.model.elements.JointActuator`): the generalized force f(t)
-    along a joint coordinate as the wrench :func:`joint_actuator_wrench`; no potential.  Stacked
-    states: yes."""
+    """A joint actuator (:class:`~solver.model.elements.JointActuator`): the generalized force
+    gain·f(t) along a joint coordinate as the wrench :func:`joint_actuator_wrench`; no potential.
+    Stacked states: yes."""
 
     stacked = True
 
@@ -253,13 +253,13 @@ class JointActuatorForce:
         self.bj, self.sj = _local(index, joint.body_j, init, joint.origin)
         Ai0 = init[self.bi][1] if self.bi >= 0 else np.eye(3)
         self.axis_i = Ai0.T @ joint_frame(joint)[:, JOINT_AXES[coordinate]]   # in body_i's axes
-        self.f = time_function(e.force)
+        self.f, self.gain = time_function(e.force), e.gain
 
     def apply(self, t, frames, out: Wrenches):
         Ai = frames.get(self.bi)[1]
         rj, Aj = frames.get(self.bj)[:2]
         Pj = rj + matvec(Aj, self.sj)
-        force, torque = joint_actuator_wrench(_values(self.f, t), matvec(Ai, self.axis_i), self.rotation)
+        force, torque = joint_actuator_wrench(self.gain * _values(self.f, t), matvec(Ai, self.axis_i), self.rotation)
         for b, sign in ((self.bj, 1.0), (self.bi, -1.0)):
             out.at_point(b, sign * force, Pj, frames)
             out.torque(b, sign * torque)

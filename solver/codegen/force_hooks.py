@@ -10,7 +10,7 @@ TireForce (road kinds  tire fields, road z0, x0, H, L        —                
 in GENERATED_ROADS)
 SpeedControlForce      v*, k_p, k_i, T_max, R                sin φ, cos φ (φ = v* t/R)  :func:`_speed_control`
 AppliedLoad            —                                     the 3 components           force at a point or torque
-JointActuatorForce     —                                     force(t)                   :func:`solver.forces.joint_actuator_wrench`
+JointActuatorForce     gain                                  force(t)                   :func:`solver.forces.joint_actuator_wrench`
 =====================  ====================================  =========================  ===========
 
 Each wrench is the numeric evaluator's own definition written once for numbers and symbols, so the
@@ -171,14 +171,17 @@ class AppliedLoadHook(ForceHook):
 
 @force_hook(JointActuatorForce)
 class JointActuatorHook(ForceHook):
-    """A generalized force f(t) along a joint coordinate (:func:`solver.forces.joint_actuator_wrench`):
+    """A generalized force gain·f(t) along a joint coordinate (:func:`solver.forces.joint_actuator_wrench`):
     the coordinate's axis fixed in body_i, body_j's joint point."""
 
     key = "joint_actuators"
 
     def describe(self, f, layout):
         return {"bi": f.bi, "bj": f.bj, "axis": _snap(f.axis_i), "sj": _snap(f.sj), "rotation": f.rotation,
-                "input": layout.inputs(1)}
+                "par": layout.parameters(1), "input": layout.inputs(1)}
+
+    def parameters(self, f):
+        return (f.gain,)
 
     def inputs(self, f):
         return [f.f]
@@ -190,7 +193,7 @@ class JointActuatorHook(ForceHook):
         A = w.frames[ad["bi"]][2] if ad["bi"] >= 0 else np.eye(3, dtype=int).astype(object)
         axis = w.s.vector(A.dot(np.array([_number(x) for x in ad["axis"]], dtype=object)))
         Pj = w.point(ad["bj"], ad["sj"])[0]
-        force, torque = joint_actuator_wrench(w.s.u[ad["input"]], axis, ad["rotation"])
+        force, torque = joint_actuator_wrench(w.s.c[ad["par"]] * w.s.u[ad["input"]], axis, ad["rotation"])
         for b, sign in ((ad["bj"], 1), (ad["bi"], -1)):
             w.at_point(b, sign * force, Pj)
             w.torque(b, sign * torque)

@@ -384,8 +384,9 @@ class RotationalSpringDamper(Element):
 
 
 class JointActuator(Element):
-    """Generalized force F(t) along one coordinate q of a joint (a motor): a number, an expression of
-    t or a table.  On a rotation coordinate it is the torque F z on body_j and −F z on body_i about
+    """Generalized force F = gain·force(t) along one coordinate q of a joint (a motor); force(t) a
+    number, an expression of t or a table (a declared input's target: an imported actuator's
+    control, its gear the gain).  On a rotation coordinate it is the torque F z on body_j and −F z on body_i about
     the joint axis z (N·m); on a translation (translation, x, y) the force F a on body_j and −F a on
     body_i, both at body_j's joint point, a the coordinate's axis on body_i (N).  Its virtual power
     is F q̇ (:mod:`solver.joint_forces`); MuJoCo's ``<motor>`` and URDF's SimpleTransmission import
@@ -402,6 +403,7 @@ class JointActuator(Element):
         Field("joint", "joint", doc="a joint with a coordinate (not spherical, universal, fixed, …)"),
         Field("force", "function", "N or N·m", default=0.0,
               doc="generalized force along the coordinate as a function of t (expression or table)"),
+        Field("gain", "float", default=1.0, doc="factor on force(t): the applied F = gain·force(t)"),
         Field("coordinate", "enum", choices=DRIVER_COORDINATES, default="default",
               doc="which joint coordinate (default: the joint's first)"),
     )

@@ -200,10 +200,11 @@ class Model:
             name=name, joint=joint, stiffness=stiffness, damping=damping, free_angle=free_angle,
             preload=preload))
 
-    def add_joint_actuator(self, name, joint, force=0.0, coordinate="default"):
-        """A generalized force ``force`` (t) along a joint coordinate
+    def add_joint_actuator(self, name, joint, force=0.0, gain=1.0, coordinate="default"):
+        """A generalized force gain·``force`` (t) along a joint coordinate
         (:class:`~solver.model.elements.JointActuator`: N·m on a rotation, N on a translation)."""
-        return self.add(FORCE_CLASSES["joint_actuator"](name=name, joint=joint, force=force, coordinate=coordinate))
+        return self.add(FORCE_CLASSES["joint_actuator"](name=name, joint=joint, force=force, gain=gain,
+                                                        coordinate=coordinate))
 
     def add_joint_friction(self, name, joint, **fields):
         """Friction in a revolute, prismatic, cylindrical or spherical joint

@@ -72,7 +72,7 @@ def test_every_generated_kind_has_one_hook_and_the_others_are_interpreted():
     assert desc["n_inputs"] == len(derive.input_functions(system)) == 2 + 2 + 3 + 3 + 1   # 2 springs, sin/cos φ,
     #                                                                                  2 loads, the joint actuator
     assert desc["n_parameters"] == (derive.BODY_PARAMETERS * system.nb + 3 + 2 * 4 + 12
-                                    + 3 * (len(TIRE_FIELDS) + 4) + 5)
+                                    + 3 * (len(TIRE_FIELDS) + 4) + 5 + 1)
 
 
 def test_a_subclass_of_a_generated_evaluator_is_interpreted():

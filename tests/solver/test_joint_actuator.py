@@ -94,10 +94,11 @@ def test_the_reaction_on_body_i_is_equal_and_opposite():
 
 def test_a_declared_input_drives_it():
     model = shaft(torque=0.0)
+    model.set_field("motor", "gain", 2.0)             # F = gain·input: the input a·t/2 gives a·t
     model.add_input("torque", "forces.motor.force", default=0.0)
-    given = solver.simulate(model, inputs={"torque": f"{A}*t"}, codegen=False, **RUN)
+    given = solver.simulate(model, inputs={"torque": f"{A / 2}*t"}, codegen=False, **RUN)
     reference = solver.simulate(shaft(), codegen=False, **RUN)
-    np.testing.assert_array_equal(given.body_position("b"), reference.body_position("b"))
+    np.testing.assert_allclose(given.body_position("b"), reference.body_position("b"), rtol=0, atol=1e-12)
     idle = solver.simulate(model, codegen=False, **RUN)
     np.testing.assert_allclose(shaft_angle(idle), 0.0, atol=1e-12)
 
@@ -121,5 +122,5 @@ def test_the_generated_wrench_equals_the_generic_one_off_the_constraint_manifold
     m.add_body("c", mass=1.0, inertia=(0.1, 0.2, 0.25), position=(0.4, 0.0, 0.5), orientation=(0.9, 0.1, -0.3, 0.2))
     m.add_joint("s", "cylindrical", "j", "c", origin=(0.2, 0.1, 0.5), axis=(0.3, -0.5, 0.8))
     m.add_joint_actuator("thrust", "s", force="1 + sin(t)", coordinate="translation")
-    m.add_joint_actuator("spin", "s", force=-0.7)
+    m.add_joint_actuator("spin", "s", force=-0.7, gain=1.3)
     assert check_kernels(m, seed=3, required=True).interpreted == []
