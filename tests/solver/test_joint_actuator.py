@@ -10,6 +10,7 @@ import pytest
 
 import solver
 from solver.errors import ModelError
+from solver.fmu import input_slots
 from test_codegen import check_kernels
 
 RTOL = 1e-8          # the default integrator tolerance: the closed forms below are met to a few of it
@@ -117,10 +118,14 @@ def test_a_joint_without_the_coordinate_is_a_model_error_naming_the_field():
 
 def test_the_generated_wrench_equals_the_generic_one_off_the_constraint_manifold():
     """Q of the kernels (hook JointActuatorHook) equals the generic evaluator's at random states, with
-    actuators on a rotation and on a translation between two moving bodies."""
+    actuators on a rotation and on a translation between two moving bodies; an exported FMU would
+    offer their forces as inputs."""
     m = floating_pair("revolute")
     m.add_body("c", mass=1.0, inertia=(0.1, 0.2, 0.25), position=(0.4, 0.0, 0.5), orientation=(0.9, 0.1, -0.3, 0.2))
     m.add_joint("s", "cylindrical", "j", "c", origin=(0.2, 0.1, 0.5), axis=(0.3, -0.5, 0.8))
     m.add_joint_actuator("thrust", "s", force="1 + sin(t)", coordinate="translation")
     m.add_joint_actuator("spin", "s", force=-0.7, gain=1.3)
-    assert check_kernels(m, seed=3, required=True).interpreted == []
+    system = check_kernels(m, seed=3, required=True)
+    assert system.interpreted == []
+    slots = input_slots(system)
+    assert ("forces.thrust.force", "N") in slots and ("forces.spin.force", "N·m") in slots
