@@ -1,5 +1,6 @@
 """The joint actuator (a generalized force f(t) along a joint coordinate) against closed forms: a
-shaft on a revolute with torque a·t turns θ = a t³/(6 I); a slider pushed by F moves x = F t²/(2 m);
+shaft on a revolute with torque a·t turns θ = a t³/(6 I), its kinetic energy the work ∫ F θ̇ dt =
+a² t⁴/(8 I); a slider pushed by F moves x = F t²/(2 m);
 between two floating bodies the reaction on body_i is equal and opposite (the momenta stay zero:
 I_j ω_j = −I_i ω_i = a t²/2, m_j v_j = −m_i v_i = F t); the default run (generated kernels, step
 loop in C) and the generic path agree; a declared input drives it; bad joints are ModelErrors."""
@@ -56,6 +57,8 @@ def test_a_torque_a_t_turns_a_shaft_by_a_t3_over_6_i_on_the_default_path():
     np.testing.assert_allclose(shaft_angle(res), exact, rtol=0, atol=10 * RTOL * exact.max())
     generic = solver.simulate(shaft(), codegen=False, **RUN)
     np.testing.assert_allclose(shaft_angle(generic), exact, rtol=0, atol=10 * RTOL * exact.max())
+    work = A ** 2 * res.t ** 4 / (8 * inertia)          # ∫ F θ̇ dt = ∫ a t · a t²/(2I) dt: its power F q̇
+    np.testing.assert_allclose(res.energy["kinetic"], work, rtol=0, atol=10 * RTOL * work.max())
 
 
 def test_a_force_moves_a_slider_by_f_t2_over_2_m_on_both_paths():
