@@ -20,10 +20,11 @@ ground its free 6-DOF joint).  ``limited`` hinges and slides → ``lower_limit``
 qpos0) enforced as stops; joint damping and stiffness → a spring–damper on the joint
 (:func:`~solver.io.imported.add_joint_spring_damper`; free position springref − qpos0).
 ``<equality connect>`` → spherical joint, ``weld`` → fixed joint (both closing loops; refused when
-not satisfied at qpos0), ``<equality joint>`` → a coupler (:meth:`_Builder._joint_coupling`).  A force actuator on a hinge
-or slide (``<motor>``, a fixed-gain ``<general>``) → a joint actuator with a declared input for its
-ctrl (:meth:`_Builder._actuator`).  Everything else that MuJoCo models and this model does not
-(servos, tendons, contacts, armature, friction loss, fluid forces …) is listed in the notes.  Geoms → display meshes (:mod:`solver.io.mjcf_geoms`).
+not satisfied at qpos0), ``<equality joint>`` → a coupler (:meth:`_Builder._joint_coupling`).  A
+force actuator on a hinge or slide (``<motor>``, a fixed-gain ``<general>``) → a joint actuator with
+a declared input for its ctrl (:meth:`_Builder._actuator`).  Everything else that MuJoCo models and
+this model does not (servos, tendons, contacts, armature, friction loss, fluid forces …) is listed
+in the notes.  Geoms → display meshes (:mod:`solver.io.mjcf_geoms`).
 """
 from __future__ import annotations
 
@@ -99,10 +100,10 @@ class _Builder:
         self.notes_pending = []
         D = mujoco.mjtDisableBit
         self.disabled = {f: bool(flags & getattr(D, f"mjDSBL_{f.upper()}")) for f in
-                         ("gravity", "spring", "damper", "limit", "equality", "constraint")}
+                         ("gravity", "spring", "damper", "limit", "equality", "constraint", "actuation")}
         for f in ("limit", "equality"):
             self.disabled[f] |= self.disabled["constraint"]
-        for f in ("spring", "damper", "limit", "equality"):
+        for f in ("spring", "damper", "limit", "equality", "actuation"):
             if self.disabled[f]:
                 self.notes_pending.append(f"option: {f} disabled (disableflags); not imported")
         gravity = (0.0, 0.0, 0.0) if self.disabled["gravity"] else tuple(float(g) for g in mj.opt.gravity)
@@ -122,7 +123,7 @@ class _Builder:
             self._body(b)
         for e in range(self.mj.neq):
             self._equality(e)
-        for a in range(self.mj.nu):
+        for a in range(0 if self.disabled["actuation"] else self.mj.nu):
             self._actuator(a)
         self._unmapped()
         if visuals:

@@ -227,6 +227,9 @@ def test_actuators_driven_by_inputs_follow_mujoco_rk4(tmp_path, controls):
     result = read_mjcf(path, visuals=False)
     assert any("actuator 'servo': not imported: its force depends on the state" in n for n in result.notes)
     assert any("actuator 'drive': its ctrlrange -1 … 1 is not enforced" in n for n in result.notes)
+    off = read_mjcf(write(tmp_path, ACTUATED.replace("<option ", '<option><flag actuation="disable"/></option><option '),
+                          "off.xml"), visuals=False)
+    assert not off.model.inputs and "option: actuation disabled (disableflags); not imported" in off.notes
     inputs = dict(zip(("drive", "push"), controls))
     res = solver.simulate(result.model, inputs=inputs, t_end=0.5, output_step=0.05)
     assert res.status == "ok"
