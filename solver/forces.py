@@ -222,6 +222,56 @@ class RotationalSpringDamperForce:
         return True
 
 
+JOINT_AXES = {"rotation": 2, "translation": 2, "x": 0, "y": 1}   # coordinate → its axis: column of the joint frame
+
+
+def joint_actuator_wrench(force, axis, rotation):
+    """(force at body_j's joint point, torque) on body_j of a joint actuator with generalized force
+    ``force`` along a joint coordinate whose axis is ``axis`` (global, fixed in body_i): the torque
+    F z about the axis of a rotation, the force F a along that of a translation; body_i takes both
+    negated at the same point.  Their virtual power is F q̇: θ̇ = zᵀ(ω_j − ω_i) (z_i ∥ z_j, the joint
+    holds), and for x = aᵀ(P_j − P_i), ẋ = aᵀ(V_j(P_j) − V_i(P_j)) (the power of F a on body_j and of
+    −F a on body_i, both at P_j; Haug (1989) §11.4's generalized force of a point load).  Written
+    once for numbers (stacked: F (…), a (…, 3)) and the code generator's sympy vectors."""
+    load = along(force, axis)
+    zero = 0.0 * load
+    return (zero, load) if rotation else (load, zero)
+
+
+class JointActuatorForce:
+    """A joint actuator (:class:`~solver.model.elements.JointActuator`): the generalized force
+    gain·f(t) along a joint coordinate as the wrench :func:`joint_actuator_wrench`; no potential.
+    Stacked states: yes."""
+
+    stacked = True
+
+    def __init__(self, e, joint, index, init):
+        self.name = e.name
+        coordinate = joint.coordinates()[0] if e.coordinate == "default" else e.coordinate
+        self.rotation = coordinate == "rotation"
+        self.bi = _local(index, joint.body_i, init, joint.origin)[0]
+        self.bj, self.sj = _local(index, joint.body_j, init, joint.origin)
+        Ai0 = init[self.bi][1] if self.bi >= 0 else np.eye(3)
+        self.axis_i = Ai0.T @ joint_frame(joint)[:, JOINT_AXES[coordinate]]   # in body_i's axes
+        self.f, self.gain = time_function(e.force), e.gain
+
+    def apply(self, t, frames, out: Wrenches):
+        Ai = frames.get(self.bi)[1]
+        rj, Aj = frames.get(self.bj)[:2]
+        Pj = rj + matvec(Aj, self.sj)
+        force, torque = joint_actuator_wrench(self.gain * _values(self.f, t), matvec(Ai, self.axis_i), self.rotation)
+        for b, sign in ((self.bj, 1.0), (self.bi, -1.0)):
+            out.at_point(b, sign * force, Pj, frames)
+            out.torque(b, sign * torque)
+
+    def potential(self, frames):
+        return 0.0
+
+    def conserves_energy(self):
+        """Its work (∫ F q̇ dt) is not in a potential."""
+        return False
+
+
 def bushing_deflection(Pi, Vi, Fi, wi, Pj, Vj, Fj, wj):
     """(δ, δ̇, θ, θ̇) of a bushing from its ends (point P, its velocity V, axes F, ω; global): the
     displacement δ = F_iᵀ(P_j − P_i) and small rotation θ = vee(skew part of F_iᵀF_j) of body j's
@@ -343,6 +393,11 @@ def _linear_actuator(e, model, index, init):
 @evaluator("rotational_spring_damper")
 def _rotational_spring_damper(e, model, index, init):
     return [RotationalSpringDamperForce(e, model.joints[e.joint], index, init)]
+
+
+@evaluator("joint_actuator")
+def _joint_actuator(e, model, index, init):
+    return [JointActuatorForce(e, model.joints[e.joint], index, init)]
 
 
 @evaluator("bushing")

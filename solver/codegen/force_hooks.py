@@ -10,6 +10,7 @@ TireForce (road kinds  tire fields, road z0, x0, H, L        —                
 in GENERATED_ROADS)
 SpeedControlForce      v*, k_p, k_i, T_max, R                sin φ, cos φ (φ = v* t/R)  :func:`_speed_control`
 AppliedLoad            —                                     the 3 components           force at a point or torque
+JointActuatorForce     gain                                  force(t)                   :func:`solver.forces.joint_actuator_wrench`
 =====================  ====================================  =========================  ===========
 
 Each wrench is the numeric evaluator's own definition written once for numbers and symbols, so the
@@ -24,7 +25,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..expressions import time_function
-from ..forces import AppliedLoad, BushingForce, SpringDamperForce, bushing_loads, spring_damper_force
+from ..forces import (AppliedLoad, BushingForce, JointActuatorForce, SpringDamperForce, bushing_loads,
+                      joint_actuator_wrench, spring_damper_force)
 from ..vehicle import SpeedControlForce, TireForce, TireParameters
 from ..vehicle.road import road_profile
 from ..vehicle.speed_control import DrivenWheel, speed_control
@@ -165,6 +167,36 @@ class AppliedLoadHook(ForceHook):
             w.torque(ld["body"], value)
         else:
             w.at_point(ld["body"], value, w.point(ld["body"], ld["s"])[0])
+
+
+@force_hook(JointActuatorForce)
+class JointActuatorHook(ForceHook):
+    """A generalized force gain·f(t) along a joint coordinate (:func:`solver.forces.joint_actuator_wrench`):
+    the coordinate's axis fixed in body_i, body_j's joint point."""
+
+    key = "joint_actuators"
+
+    def describe(self, f, layout):
+        return {"bi": f.bi, "bj": f.bj, "axis": _snap(f.axis_i), "sj": _snap(f.sj), "rotation": f.rotation,
+                "par": layout.parameters(1), "input": layout.inputs(1)}
+
+    def parameters(self, f):
+        return (f.gain,)
+
+    def inputs(self, f):
+        return [f.f]
+
+    def input_slots(self, f):
+        return [(f"forces.{f.name}.force", "N·m" if f.rotation else "N")]
+
+    def loads(self, ad, w):
+        A = w.frames[ad["bi"]][2] if ad["bi"] >= 0 else np.eye(3, dtype=int).astype(object)
+        axis = w.s.vector(A.dot(np.array([_number(x) for x in ad["axis"]], dtype=object)))
+        Pj = w.point(ad["bj"], ad["sj"])[0]
+        force, torque = joint_actuator_wrench(w.s.c[ad["par"]] * w.s.u[ad["input"]], axis, ad["rotation"])
+        for b, sign in ((ad["bj"], 1), (ad["bi"], -1)):
+            w.at_point(b, sign * force, Pj)
+            w.torque(b, sign * torque)
 
 
 def _bushing(s, bd, frames):

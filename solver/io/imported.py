@@ -1,6 +1,6 @@
 """What the importers (URDF: :mod:`solver.io.urdf`, MJCF: :mod:`solver.io.mjcf`) share: the result
-of an import, valid model names, a joint's passive spring–damper, and the project written with its
-meshes beside it (docs/import.md)."""
+of an import, valid model names, a joint's passive spring–damper, an actuator as a joint actuator
+with a declared input, and the project written with its meshes beside it (docs/import.md)."""
 from __future__ import annotations
 
 import os
@@ -81,6 +81,19 @@ def add_joint_spring_damper(model, name, joint, kind, body_i, body_j, origin, ax
                             stiffness=stiffness, damping=damping, free_length=reach + free)
     return (f"the translational spring–damper '{name}' along the axis (exact while the slide stays above "
             f"{-reach:g} m)")
+
+
+def add_actuator_input(model, names, label, joint, gain):
+    """An imported actuator on a model joint: the joint actuator ``<label>_motor`` (F = gain·u
+    along the joint's coordinate) and the declared input ``label`` (u, default 0) whose value
+    ``simulate(inputs={label: …})`` gives; returns (input name, force name).  MJCF ``<motor>`` and
+    fixed-gain ``<general>`` actuators (gain = gear × gainprm[0]) and URDF SimpleTransmissions
+    (gain = mechanicalReduction) import through here."""
+    force = names.unique("force", f"{label}_motor")
+    model.add_joint_actuator(force, joint, force=0.0, gain=gain)
+    name = names.unique("input", label)
+    model.add_input(name, f"forces.{force}.force", default=0.0)
+    return name, force
 
 
 def mesh_folder_name(out_path) -> str:

@@ -20,9 +20,11 @@ ground its free 6-DOF joint).  ``limited`` hinges and slides → ``lower_limit``
 qpos0) enforced as stops; joint damping and stiffness → a spring–damper on the joint
 (:func:`~solver.io.imported.add_joint_spring_damper`; free position springref − qpos0).
 ``<equality connect>`` → spherical joint, ``weld`` → fixed joint (both closing loops; refused when
-not satisfied at qpos0), ``<equality joint>`` → a coupler (:meth:`_Builder._joint_coupling`).  Everything else that
-MuJoCo models and this model does not (actuators, tendons, contacts, armature, friction loss,
-fluid forces …) is listed in the notes.  Geoms → display meshes (:mod:`solver.io.mjcf_geoms`).
+not satisfied at qpos0), ``<equality joint>`` → a coupler (:meth:`_Builder._joint_coupling`).  A
+force actuator on a hinge or slide (``<motor>``, a fixed-gain ``<general>``) → a joint actuator with
+a declared input for its ctrl (:meth:`_Builder._actuator`).  Everything else that MuJoCo models and
+this model does not (servos, tendons, contacts, armature, friction loss, fluid forces …) is listed
+in the notes.  Geoms → display meshes (:mod:`solver.io.mjcf_geoms`).
 """
 from __future__ import annotations
 
@@ -32,7 +34,8 @@ import numpy as np
 
 from ..errors import ModelError
 from ..model.model import GROUND, Model
-from .imported import Imported, Names, add_joint_spring_damper, out_folder, save_imported, valid_name
+from .imported import (Imported, Names, add_actuator_input, add_joint_spring_damper, out_folder, save_imported,
+                       valid_name)
 from .mjcf_files import load_spec
 from .mjcf_geoms import DRAWN_GROUPS, geom_color, geom_mesh
 from .urdf_mesh import VisualReader
@@ -97,10 +100,10 @@ class _Builder:
         self.notes_pending = []
         D = mujoco.mjtDisableBit
         self.disabled = {f: bool(flags & getattr(D, f"mjDSBL_{f.upper()}")) for f in
-                         ("gravity", "spring", "damper", "limit", "equality", "constraint")}
+                         ("gravity", "spring", "damper", "limit", "equality", "constraint", "actuation")}
         for f in ("limit", "equality"):
             self.disabled[f] |= self.disabled["constraint"]
-        for f in ("spring", "damper", "limit", "equality"):
+        for f in ("spring", "damper", "limit", "equality", "actuation"):
             if self.disabled[f]:
                 self.notes_pending.append(f"option: {f} disabled (disableflags); not imported")
         gravity = (0.0, 0.0, 0.0) if self.disabled["gravity"] else tuple(float(g) for g in mj.opt.gravity)
@@ -120,6 +123,8 @@ class _Builder:
             self._body(b)
         for e in range(self.mj.neq):
             self._equality(e)
+        for a in range(0 if self.disabled["actuation"] else self.mj.nu):
+            self._actuator(a)
         self._unmapped()
         if visuals:
             self._geoms()
@@ -297,13 +302,43 @@ class _Builder:
             raise ModelError(f"{where}: not satisfied at qpos0 (residual {residual:.3g}); the model is built at "
                              "qpos0, where a joint holds by construction (refused)")
 
+    # ---- actuators ----------------------------------------------------------------------------
+    def _actuator(self, a):
+        """A force actuator on a hinge or slide joint (``<motor>``, or ``<general>`` with a fixed gain,
+        no bias and no activation dynamics): the joint's generalized force is gear · gainprm[0] · ctrl,
+        a joint actuator with that gain and a declared input for ctrl
+        (:func:`~solver.io.imported.add_actuator_input`).  Other actuators are noted."""
+        mj, m = self.mj, self.mujoco
+        label = self._label("ACTUATOR", a, "actuator")
+        where = f"actuator '{label}'"
+        trn = m.mjtTrn(mj.actuator_trntype[a]).name
+        joint = int(mj.actuator_trnid[a, 0])
+        target = self.result.joint_names.get(self._label("JOINT", joint, "joint")) if trn in (
+            "mjTRN_JOINT", "mjTRN_JOINTINPARENT") else None
+        why = None
+        if target is None or self.model.joints[target].type not in ("revolute", "prismatic"):
+            why = f"its transmission ({trn[len('mjTRN_'):].lower()}) is not a hinge or slide joint of the model"
+        elif m.mjtDyn(mj.actuator_dyntype[a]).name != "mjDYN_NONE":
+            why = "it has activation dynamics"
+        elif (m.mjtGain(mj.actuator_gaintype[a]).name != "mjGAIN_FIXED"
+              or m.mjtBias(mj.actuator_biastype[a]).name != "mjBIAS_NONE"):
+            why = "its force depends on the state (a position or velocity servo: gain or bias not fixed)"
+        if why is not None:
+            self.notes.append(f"{where}: not imported: {why}")
+            return
+        gain = float(mj.actuator_gear[a, 0] * mj.actuator_gainprm[a, 0])
+        name, force = add_actuator_input(self.model, self.names, label, target, gain)
+        self.notes.append(f"{where}: → joint actuator '{force}' on joint '{target}' (force {gain:g} × the input "
+                          f"'{name}', MuJoCo's ctrl; default 0)")
+        limits = [f"{what} {lo:g} … {hi:g}" for what, limited, (lo, hi) in (
+            ("ctrlrange", mj.actuator_ctrllimited[a], mj.actuator_ctrlrange[a]),
+            ("forcerange", mj.actuator_forcelimited[a], mj.actuator_forcerange[a])) if limited]
+        if limits:
+            self.notes.append(f"{where}: its {' and '.join(limits)} is not enforced (give inputs within it)")
+
     # ---- what is not mapped -------------------------------------------------------------------
     def _unmapped(self):
         mj = self.mj
-        if mj.nu:
-            driven = [f"{self._label('ACTUATOR', a, 'actuator')}" for a in range(mj.nu)]
-            self.notes.append(f"{mj.nu} actuators not imported (the model has no control inputs; add drivers or "
-                              f"torques): {', '.join(driven)}")
         if mj.ntendon:
             passive = any(np.any(a) for a in (mj.tendon_stiffness, mj.tendon_damping, mj.tendon_limited))
             self.notes.append(f"{mj.ntendon} tendons not modelled" +

@@ -27,7 +27,10 @@ at q = 0 (``T_child = T_parent · T_origin(joint)``, rpy = R_z(yaw) R_y(pitch) R
 ``<joint>_mimic``); a mimic of a joint that is not imported with a coordinate (fixed, floating,
 missing) is noted and the joint left independent.
 
-Noted, not refused: ``<transmission>`` (ignored), ``<dynamics friction>`` (not modelled).  Refused with a ModelError naming the element: malformed
+A ``SimpleTransmission`` (one actuator, one joint, an effort interface) → a joint actuator with a
+declared input named after the actuator (gain: the mechanical reduction,
+:meth:`_Builder._add_transmission`).  Noted, not refused: other transmissions, ``<dynamics
+friction>`` (not modelled).  Refused with a ModelError naming the element: malformed
 numbers (:mod:`solver.io.urdf_xml`), links that are the child of two joints, and mesh paths that
 leave the URDF's folder and the package folder.
 """
@@ -43,7 +46,7 @@ from ..model.fields import Field, FieldProblem
 from ..model.model import GROUND, Model
 from .files import read_regular
 from .imported import Imported as UrdfImport
-from .imported import Names, add_joint_spring_damper, out_folder, save_imported, valid_name
+from .imported import Names, add_actuator_input, add_joint_spring_damper, out_folder, save_imported, valid_name
 from .urdf_mesh import VisualReader
 from .urdf_xml import mesh_filenames, parse_urdf
 
@@ -149,8 +152,6 @@ class _Builder:
         self.parent_joint = {}  # link → the joint it is the child of
 
     def build(self) -> UrdfImport:
-        for t in self.robot.transmissions:
-            self.notes.append(f"transmission '{t}': ignored (joints are driven by drivers or forces in the model)")
         if not self.links:
             self.notes.append(f"robot '{self.robot.name}': has no <link>; the model is empty")
             return self.result
@@ -170,6 +171,8 @@ class _Builder:
             self._add_joint(self.parent_joint[link])
         for link in self.order[1:]:
             self._add_mimic(self.parent_joint[link])
+        for t in self.robot.transmissions:
+            self._add_transmission(t)
         if self.draw:
             drawn = sum(len(self.links[link].visuals) for link in self.order if self.owner[link] is not None)
             self.visuals = VisualReader(drawn, f"robot '{self.robot.name}'")
@@ -304,6 +307,31 @@ class _Builder:
             return
         self.model.add_coupler(self._name("coupler", f"{j.name}_mimic"), leader, follower,
                                ratio=j.mimic_multiplier, offset=j.mimic_offset)
+
+    def _add_transmission(self, t):
+        """A SimpleTransmission of one actuator on one revolute, continuous or prismatic joint with an
+        effort interface (or none named): joint effort = mechanicalReduction × actuator effort (as
+        ros_control's SimpleTransmission), a joint actuator with a declared input named after the
+        actuator (:func:`~solver.io.imported.add_actuator_input`).  Other transmissions, and position
+        or velocity interfaces (a controller the model does not have), are noted."""
+        where = f"transmission '{t.name}'"
+        joint = self.result.joint_names.get(t.joints[0][0]) if len(t.joints) == 1 else None
+        interfaces = t.joints[0][1] if len(t.joints) == 1 else []
+        why = None
+        if not t.type.endswith("SimpleTransmission") or len(t.actuators) != 1:
+            why = f"type {t.type or 'unset'} with {len(t.joints)} joints and {len(t.actuators)} actuators " \
+                  "(a SimpleTransmission of one actuator on one joint is imported)"
+        elif joint is None or self.model.joints[joint].type not in ("revolute", "prismatic"):
+            why = f"joint '{t.joints[0][0]}' is not imported as a revolute or prismatic joint"
+        elif interfaces and not any("Effort" in h for h in interfaces):
+            why = f"its interface {', '.join(interfaces)} needs a controller the model does not have"
+        if why is not None:
+            self.notes.append(f"{where}: not imported: {why}")
+            return
+        label, reduction = t.actuators[0]
+        name, force = add_actuator_input(self.model, self.taken, label or t.name, joint, reduction)
+        self.notes.append(f"{where}: → joint actuator '{force}' on joint '{joint}' (effort {reduction:g} × the "
+                          f"input '{name}'; default 0)")
 
     def _add_joint(self, j):
         where = f"joint '{j.name}'"

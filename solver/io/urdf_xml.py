@@ -6,9 +6,8 @@ NUL bytes after the document (pybullet's humanoid.urdf) and a declaration of ano
 is refused with a ModelError naming the element and attribute (``link 'arm'.visual[0].origin.rpy:
 expected 3 numbers, got '0 0 0 1'``): a wrong count of numbers, text that is not a number, NaN or
 infinity, a negative or oversized visual size, an origin farther than 10⁶ m, a negative mass or
-damping.  ``<collision>``,
-``<gazebo>``, ``<transmission>`` contents, ``<calibration>`` and ``<safety_controller>`` are not
-read (the import ignores them).  The XML is parsed without external entities, DTDs or network and
+damping, a mechanical reduction that is not a number.  ``<collision>``, ``<gazebo>``,
+``<calibration>`` and ``<safety_controller>`` are not read (the import ignores them).  The XML is parsed without external entities, DTDs or network and
 is never "recovered" when malformed.
 """
 from __future__ import annotations
@@ -73,12 +72,20 @@ class Joint:
 
 
 @dataclass
+class Transmission:
+    name: str
+    type: str                           # <type> text or the type attribute (the older form)
+    joints: list                        # [(joint name, its hardwareInterface texts)]
+    actuators: list                     # [(actuator name, mechanicalReduction)] (reduction default 1)
+
+
+@dataclass
 class Robot:
     name: str                           # "" when the <robot> element has none
     links: list
     joints: list
     materials: dict                     # material name → rgba
-    transmissions: list                 # names of the <transmission> elements (ignored)
+    transmissions: list                 # the <transmission> elements (Transmission)
 
 
 # ---- public API -------------------------------------------------------------------------------
@@ -101,7 +108,7 @@ def parse_urdf(raw: bytes, where: str) -> Robot:
             materials[m.get("name")] = rgba
     return Robot(name=name, links=[_link(e, k) for k, e in enumerate(root.findall("link"))],
                  joints=[_joint(e, k) for k, e in enumerate(root.findall("joint"))], materials=materials,
-                 transmissions=[t.get("name") or f"#{k + 1}" for k, t in enumerate(root.findall("transmission"))])
+                 transmissions=[_transmission(t, k) for k, t in enumerate(root.findall("transmission"))])
 
 
 def mesh_filenames(raw: bytes, where: str) -> list:
@@ -208,6 +215,38 @@ def _joint(e, k):
         joint.mimic_multiplier = _number(mimic, "multiplier", f"{here}.mimic", 1.0)
         joint.mimic_offset = _number(mimic, "offset", f"{here}.mimic", 0.0)
     return joint
+
+
+def _transmission(e, k):
+    """A <transmission>: its type (ros_control's ``<type>`` or the older ``type`` attribute), joints
+    with their hardware interfaces, actuators with their mechanical reductions (a finite number; the
+    older form keeps ``<mechanicalReduction>`` beside them)."""
+    name = e.get("name") or f"#{k + 1}"
+    here = f"transmission '{name}'"
+    kind = (e.findtext("type") or e.get("type") or "").strip()
+    joints = [(j.get("name") or "", [(h.text or "").strip() for h in j.findall("hardwareInterface")])
+              for j in e.findall("joint")]
+    outer = e.find("mechanicalReduction")
+    actuators = []
+    for a in e.findall("actuator"):
+        where = f"{here}.actuator '{a.get('name') or ''}'"
+        reduction = a.find("mechanicalReduction")
+        actuators.append((a.get("name") or "", _reduction(reduction if reduction is not None else outer, where)))
+    return Transmission(name, kind, joints, actuators)
+
+
+def _reduction(e, here):
+    """The number of a <mechanicalReduction> element (1 when there is none)."""
+    if e is None:
+        return 1.0
+    text = (e.text or "").strip()
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise ModelError(f"{here}.mechanicalReduction: expected a finite number, got {text!r}")
+    return value
 
 
 def _name(e, tag, k):

@@ -383,6 +383,32 @@ class RotationalSpringDamper(Element):
     )
 
 
+class JointActuator(Element):
+    """Generalized force F = gain·force(t) along one coordinate q of a joint (a motor); force(t) a
+    number, an expression of t or a table (a declared input's target: an imported actuator's
+    control, its gear the gain).  On a rotation coordinate it is the torque F z on body_j and −F z on body_i about
+    the joint axis z (N·m); on a translation (translation, x, y) the force F a on body_j and −F a on
+    body_i, both at body_j's joint point, a the coordinate's axis on body_i (N).  Its virtual power
+    is F q̇ (:mod:`solver.joint_forces`); MuJoCo's ``<motor>`` and URDF's SimpleTransmission import
+    as one (docs/import.md)."""
+    KIND = "joint_actuator"
+    COLLECTION = "forces"
+    LABEL = "Joint actuator"
+    GLYPH = "spiral"
+    ICON = "rotational_spring_damper"
+    NAME_PREFIX = "motor"
+    NEW = {"joint": "@joint"}
+    FIELDS = (
+        NAME,
+        Field("joint", "joint", doc="a joint with a coordinate (not spherical, universal, fixed, …)"),
+        Field("force", "function", "N or N·m", default=0.0,
+              doc="generalized force along the coordinate as a function of t (expression or table)"),
+        Field("gain", "float", default=1.0, doc="factor on force(t): the applied F = gain·force(t)"),
+        Field("coordinate", "enum", choices=DRIVER_COORDINATES, default="default",
+              doc="which joint coordinate (default: the joint's first)"),
+    )
+
+
 FRICTION_JOINTS = ("revolute", "prismatic", "cylindrical", "spherical")
 
 
@@ -877,13 +903,14 @@ class Settings(Element):
 # GUI's editor), LABEL (menus) and GLYPH (how the viewport draws it: spring, spiral, bushing, arrow,
 # torque, or None) with the GUI's declarations of Element (NEW, NAME_PREFIX, GLYPH_FIELDS, …);
 # solver.forces.EVALUATORS holds how each is evaluated.
-FORCE_CLASSES = {c.KIND: c for c in (SpringDamper, LinearActuator, RotationalSpringDamper, Bushing, AppliedForce,
-                                       AppliedTorque, Road, Tire, SpeedControl, JointFriction, Contact)}
+FORCE_CLASSES = {c.KIND: c for c in (SpringDamper, LinearActuator, RotationalSpringDamper, JointActuator, Bushing,
+                                       AppliedForce, AppliedTorque, Road, Tire, SpeedControl, JointFriction, Contact)}
 FORCE_TYPES = tuple(FORCE_CLASSES)
 class ModelInput(Element):
     """A value set from outside a run — by ``simulate(inputs=…)``, or by the importer of an exported
     FMU — in place of the time function of its ``target``: ``drivers.NAME.motion`` (a driver's
-    coordinate, m or rad), ``forces.NAME.force`` (a spring-damper's or linear actuator's tension, N),
+    coordinate, m or rad), ``forces.NAME.force`` (a spring-damper's or linear actuator's tension, N; a joint actuator's
+    generalized force, N or N·m),
     ``forces.NAME.force.x|y|z`` (an applied force component, N) or ``forces.NAME.torque.x|y|z``
     (an applied torque component, N·m).  ``default``: its value when none is given."""
     KIND = "input"

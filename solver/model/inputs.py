@@ -57,7 +57,7 @@ def _apply(model, target, value):
         return
     if not component:
         if "force" not in e.values or not isinstance(e.values["force"], (int, float, str, dict)):
-            raise ModelError(f"{target}: '{element}' has no scalar force (a spring-damper or linear actuator does)")
+            raise ModelError(f"{target}: '{element}' has no scalar force (a spring-damper, linear actuator or joint actuator does)")
         model.set_field(element, "force", value)
         return
     if what not in e.values or not isinstance(e.values[what], list):

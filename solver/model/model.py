@@ -200,6 +200,12 @@ class Model:
             name=name, joint=joint, stiffness=stiffness, damping=damping, free_angle=free_angle,
             preload=preload))
 
+    def add_joint_actuator(self, name, joint, force=0.0, gain=1.0, coordinate="default"):
+        """A generalized force gain·``force`` (t) along a joint coordinate
+        (:class:`~solver.model.elements.JointActuator`: N·m on a rotation, N on a translation)."""
+        return self.add(FORCE_CLASSES["joint_actuator"](name=name, joint=joint, force=force, gain=gain,
+                                                        coordinate=coordinate))
+
     def add_joint_friction(self, name, joint, **fields):
         """Friction in a revolute, prismatic, cylindrical or spherical joint
         (:class:`~solver.model.elements.JointFriction`; fields static_coefficient,
@@ -560,11 +566,12 @@ class Model:
         return coords[0] if coordinate == "default" and coords else coordinate
 
     def _check_coordinates(self, e: Element):
-        """The problems of the joint coordinates a driver prescribes or a coupler relates: the joint
-        has one (a spherical joint has none), of that name."""
-        pairs = ((("joint", "coordinate"),) if isinstance(e, Driver)
+        """The problems of the joint coordinates a driver prescribes, a joint actuator pushes or a
+        coupler relates: the joint has one (a spherical joint has none), of that name."""
+        actuated = e.KIND == "joint_actuator"
+        pairs = ((("joint", "coordinate"),) if isinstance(e, Driver) or actuated
                  else (("joint_i", "coordinate_i"), ("joint_j", "coordinate_j")) if isinstance(e, Coupler) else ())
-        what = "driven" if isinstance(e, Driver) else "coupled"
+        what = "driven" if isinstance(e, Driver) else "actuated" if actuated else "coupled"
         for joint_field, coordinate_field in pairs:
             name = e.values[joint_field]
             joint = self._collections["joints"].get(name)

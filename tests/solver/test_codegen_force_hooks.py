@@ -17,7 +17,8 @@ from solver.codegen.force_hooks import TIRE_FIELDS
 from solver.formulations.cartesian import CartesianSystem
 from test_codegen import check_kernels
 
-GENERATED = {"spring_damper", "linear_actuator", "bushing", "force", "torque", "tire", "speed_control"}
+GENERATED = {"spring_damper", "linear_actuator", "bushing", "force", "torque", "tire", "speed_control",
+             "joint_actuator"}
 INTERPRETED = {"rotational_spring_damper", "contact", "joint_friction"}    # and tires on table roads
 NO_LOAD = {"road"}                                   # compiles to no evaluator
 
@@ -25,7 +26,7 @@ NO_LOAD = {"road"}                                   # compiles to no evaluator
 def every_force_kind():
     """A chassis on four wheels with every force kind: tires on a half-sine road and one on a table
     road, a speed controller, a spring-damper, a linear actuator, a rotational spring-damper, a
-    bushing, an applied force and torque."""
+    joint actuator, a bushing, an applied force and torque."""
     m = solver.Model(name="every-force", gravity=(0.0, 0.0, -9.81))
     m.add_body("chassis", mass=500.0, inertia=(100.0, 300.0, 350.0), position=(0.0, 0.0, 0.6))
     m.add_road("bump", profile="half_sine", start=2.0, obstacle_height=0.05, obstacle_length=0.5)
@@ -41,6 +42,7 @@ def every_force_kind():
     m.add(solver.FORCE_CLASSES["linear_actuator"](name="ram", body_i="ground", body_j="chassis",
                                                   point_i=(3.0, 0.0, 0.6), point_j=(1.0, 0.0, 0.6), force="10*t"))
     m.add_rotational_spring_damper("hub_spring", "hub2", stiffness=3.0)
+    m.add_joint_actuator("motor", "hub1", force="2*t")
     m.add_bushing("mount", "chassis", "wheel3", origin=(-1.2, -0.8, 0.3), stiffness=(1e3,) * 6)
     m.add_force("push", "chassis", force=(1.0, "sin(t)", 0.0), point=(0.5, 0.0, 0.6))
     m.add_torque("twist", "chassis", torque=(0.0, 0.0, "cos(t)"))
@@ -59,16 +61,18 @@ def test_every_generated_kind_has_one_hook_and_the_others_are_interpreted():
         assert (derive.hook_of(f) is None) == (f in interpreted)
     desc = derive.describe(system)
     hooks = list(derive.HOOKS.values())
-    assert [h.key for h in hooks] == ["springs", "bushings", "tires", "controls", "loads"]   # the kernels' order
+    assert [h.key for h in hooks] == ["springs", "bushings", "tires", "controls", "loads",
+                                      "joint_actuators"]                          # the kernels' order
     assert {h.key: len(desc[h.key]) for h in hooks} == {"springs": 2, "bushings": 1, "tires": 3, "controls": 1,
-                                                        "loads": 2}     # the actuator is a spring without k, c
+                                                        "loads": 2, "joint_actuators": 1}   # the actuator is a spring without k, c
     # the layouts tile the parameter and input vectors after the bodies and gravity, in element order
     par = derive.parameters(system, desc)
     tire = desc["tires"][0]
     assert par[tire["par"] + TIRE_FIELDS.index("stiffness")] == 2e5
-    assert desc["n_inputs"] == len(derive.input_functions(system)) == 2 + 2 + 3 + 3   # 2 springs, sin/cos φ, 2 loads
+    assert desc["n_inputs"] == len(derive.input_functions(system)) == 2 + 2 + 3 + 3 + 1   # 2 springs, sin/cos φ,
+    #                                                                                  2 loads, the joint actuator
     assert desc["n_parameters"] == (derive.BODY_PARAMETERS * system.nb + 3 + 2 * 4 + 12
-                                    + 3 * (len(TIRE_FIELDS) + 4) + 5)
+                                    + 3 * (len(TIRE_FIELDS) + 4) + 5 + 1)
 
 
 def test_a_subclass_of_a_generated_evaluator_is_interpreted():

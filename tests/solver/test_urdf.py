@@ -308,16 +308,47 @@ def test_unsupported_or_bad_input_is_refused_naming_the_element(tmp_path, text, 
 
 
 def test_transmission_mimic_and_friction_are_noted_not_refused(tmp_path):
-    """As MuJoCo and Pinocchio do: <transmission> is ignored, a <mimic> joint imported as an
-    independent joint, Coulomb friction not modelled; each with a note naming the element."""
+    """A <transmission> that is not a SimpleTransmission is noted, a <mimic> of a missing joint leaves
+    the joint independent, Coulomb friction is not modelled; each with a note naming the element."""
     text = _one_link(extra='<transmission name="tr1"><type>x</type></transmission>',
                      joint_extra='<mimic joint="other" multiplier="2"/><dynamics friction="0.3"/>')
     result = read_urdf(write(tmp_path, text))
     assert result.model.joints["hinge"].type == "revolute" and not result.model.forces
     notes = "\n".join(result.notes)
-    assert "transmission 'tr1': ignored" in notes
+    assert "transmission 'tr1': not imported: type x with 0 joints and 0 actuators" in notes
     assert "joint 'hinge': follows joint 'other' (<mimic>)" in notes and "not enforced" in notes
     assert "joint 'hinge': <dynamics friction> 0.3 (Coulomb friction) is not modelled" in notes
+
+
+SIMPLE = """<transmission name="{name}"><type>transmission_interface/SimpleTransmission</type>
+  <joint name="hinge"><hardwareInterface>hardware_interface/{interface}</hardwareInterface></joint>
+  <actuator name="{name}_motor"><mechanicalReduction>{reduction}</mechanicalReduction></actuator></transmission>"""
+
+
+def test_a_simple_transmission_becomes_a_joint_actuator_with_an_input(tmp_path):
+    """A SimpleTransmission (reduction 50, effort interface) on the hinge: joint actuator
+    'tr_motor_motor' with gain 50 and the input 'tr_motor'.  The arm's CM is on the hinge (no
+    gravity torque): u = 0.002 N·m gives θ = 50 u t²/(2 I_xx) = 5 t² (I_xx = 0.01), to the
+    integrator's tolerance.  A position interface is noted, a reduction that is not a number refused."""
+    text = _one_link(extra=SIMPLE.format(name="tr", interface="EffortJointInterface", reduction=50) +
+                     SIMPLE.format(name="pos", interface="PositionJointInterface", reduction=1))
+    result = read_urdf(write(tmp_path, text))
+    m = result.model
+    motor = m.forces["tr_motor_motor"]
+    assert (motor.KIND, motor.joint, motor.gain) == ("joint_actuator", "hinge", 50.0)
+    assert list(m.inputs) == ["tr_motor"] and m.inputs["tr_motor"].target == "forces.tr_motor_motor.force"
+    assert any("transmission 'pos': not imported: its interface hardware_interface/PositionJointInterface" in n
+               for n in result.notes)
+    res = solver.simulate(m, inputs={"tr_motor": 0.002}, t_end=0.3, output_step=0.1, codegen=False)
+    axis = np.array([1.0, 0.0, 0.0])
+    theta = np.array([np.arctan2(R[2, 1], R[1, 1]) for R in res.body_rotation("arm")])   # about x
+    exact = 5.0 * res.t ** 2
+    np.testing.assert_allclose(theta, exact, rtol=0, atol=1e-7 * exact.max())
+    np.testing.assert_allclose(res.body_angular_velocity("arm") @ axis, 10.0 * res.t, rtol=0, atol=1e-7 * 3)
+    bad = _one_link(extra=SIMPLE.format(name="tr", interface="EffortJointInterface", reduction="fifty"))
+    with pytest.raises(solver.ModelError, match=r"transmission 'tr'.actuator 'tr_motor'.mechanicalReduction: "
+                                                r"expected a finite number, got 'fifty'"):
+        read_urdf(write(tmp_path, bad, "bad.urdf"))
 
 
 def test_a_mimic_joint_becomes_a_coupler(tmp_path):
