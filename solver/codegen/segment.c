@@ -14,7 +14,9 @@
  *   SEG_END        every output time is written
  *   SEG_BUDGET     max_steps steps or max_out output points in this call (Python stores the rows,
  *                  reports progress, checks cancel and calls again: nothing is lost or redone)
- *   SEG_STAGE      a right-hand side of a step failed (cg_status; the accepted state is unchanged)
+ *   SEG_STAGE      a right-hand side of a step failed (cg_status; the accepted state is unchanged) —
+ *                  a position Newton that did not converge first retries the step `shrink` times
+ *                  shorter, up to `stage_retries` times (step_rules.STAGE_RETRIES)
  *   SEG_DENSE      a right-hand side of the dense output (DOP853's extra stages) failed (cg_status;
  *                  the step stays accepted, none of its output points is written)
  *   SEG_OUTPUT     the solve at an output point failed (cg_status; the step stays accepted, the
@@ -59,6 +61,7 @@ typedef struct {
     double *ang_acc, *ang_rate;     /* na unwrapped angles at dp.t and their rates (branches.Branches) */
     double guard, shrink;           /* branches.BRANCH_GUARD, BRANCH_SHRINK */
     long branch_refusals;           /* steps refused by the branch rule in this call */
+    int stage_retries;              /* step_rules.STAGE_RETRIES: a stage's failed Newton retries the step shorter */
 } cg_segment_t;
 
 enum { SEG_END = 0, SEG_BUDGET = 1, SEG_STAGE = 2, SEG_OUTPUT = 3, SEG_QUALITY = 4, SEG_STALL = 5,
@@ -154,6 +157,7 @@ int cg_segment(cg_segment_t *g)
     const int nq = g->s->nq;
     g->n_out = g->n_steps = 0;
     g->rhs_count = 0;
+    int newton_retries = 0;             /* stage Newton failures since the last accepted step */
     if (!g->started) {
         if (segment_rhs(g, d->t, d->y, d->f)) return SEG_STAGE;
         const int code = dp_initial_step(d, segment_rhs, g, g->times[g->n_times - 1]);
@@ -177,7 +181,14 @@ int cg_segment(cg_segment_t *g)
                 ++g->branch_refusals;
                 continue;
             }
+            if (code == CG_NO_CONVERGENCE && newton_retries < g->stage_retries) {
+                ++newton_retries;                  /* a trial stage of a step too long for the Newton start */
+                d->h *= g->shrink;
+                d->rejected_last = 1;
+                continue;
+            }
             if (code) return SEG_STAGE;
+            newton_retries = 0;
             remember_accepted(g, d->t - d->t_old); /* k7 was solved at (dp.t, dp.y) */
             g->sigma_acc = *g->s->sigma_min;
             g->amplification_acc = *g->s->amplification;
