@@ -38,7 +38,7 @@ from ..model.inputs import with_inputs
 from ..model.model import Model
 from ..results import Results
 from ..integrators import INTEGRATORS, GeneralizedAlpha, limit_step
-from ..partitioning.partition import PartitionError, Renewal, independent_rows
+from ..partitioning.partition import PartitionError, Renewal, independent_rows, position_tolerance
 from ..partitioning.choose import build_partition
 from .assembly import assemble_positions, consistent_velocities, holding_model
 from ..formulations.branches import (ASSEMBLY_GUARD, ASSEMBLY_RETRIES, BRANCH_SHRINK, AssemblyRefused, BranchRefused, Branches, step_cap,
@@ -185,6 +185,7 @@ class Run:
         self._rate_last = None   # … and (q̇, t) there, or None: the Newton start is extrapolated
         self._compiled = None    # the active partition's compiled reduced equations, if the system has them
         self.branches = Branches(system)   # the unwrapped angles' accepted values and rates
+        self.newton_tol = position_tolerance(settings.atol)   # the dynamic run's position Newton bound
 
     # ---- public API -----------------------------------------------------------------------------
     def execute(self):
@@ -458,7 +459,7 @@ class Run:
             self._solve_compiled(t, y, 1)
             return self.q_last, self._rate_last[0], self._compiled.jac.copy()
         self.branches.predict(t)
-        q, ev = part.positions(self.system, y[:f], t, self._guess(t))
+        q, ev = part.positions(self.system, y[:f], t, self._guess(t), tol=self.newton_tol)
         self._remember(t, q, part.velocities(ev.jac, ev.nu, y[f:]))
         self._check_branches(t)
         return q, self._rate_last[0], ev.jac
@@ -528,7 +529,8 @@ class Run:
             raise SolverError(f"cannot partition the coordinates ({exc})", time=t, kind="singular",
                               elements=self._worst_owners(q, t)) from None
         # the compiled reduction is dense: a sparse partition (many constraint rows) solves in Python
-        self._compiled = self.system.compiled_reduction(part) if part.dof and not part.sparse else None
+        self._compiled = (self.system.compiled_reduction(part, self.newton_tol) if part.dof and not part.sparse
+                          else None)
         self.rec.event(t, "partition", f"{method.upper()} partition, {part.dof} independent coordinates ({reason})"
                        + ("; sparse factorizations of Φ_q" if part.sparse else ""))
         if len(part.redundant) and not self.meta.get("redundant"):

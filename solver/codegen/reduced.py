@@ -15,7 +15,7 @@ import ctypes
 
 import numpy as np
 
-from ..partitioning.partition import PartitionError
+from ..partitioning.partition import POSITION_TOL, PartitionError
 
 OK, NO_CONVERGENCE, SINGULAR, NOT_FINITE, MASS_SINGULAR = range(5)
 _PROBLEMS = {NO_CONVERGENCE: "position Newton did not converge", SINGULAR: "dependent Jacobian block is singular",
@@ -50,7 +50,7 @@ class CompiledReduction:
     state at (t, y); q̈, z̈, λ, M and Q only after a level-2 solve.  λ is the minimum-norm solution of
     Φ_qᵀλ = Q − M q̈ (the least-squares λ of the generic path)."""
 
-    def __init__(self, system, part, tol=1e-10, max_iter=25):
+    def __init__(self, system, part, tol=POSITION_TOL, max_iter=25):
         k = system.kernels
         self.system = system
         nq, m, f = system.nq, system.m, part.dof

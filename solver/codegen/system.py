@@ -18,6 +18,7 @@ from .build import load_kernels
 from ..forces import Wrenches
 from ..math.rotations import L_matrices
 from .derive import describe, input_functions, interpreted_forces, parameters
+from ..partitioning.partition import POSITION_TOL
 from .reduced import CompiledReduction
 
 
@@ -65,9 +66,10 @@ class KernelEquations:
             gamma = k["gamma"][:self.m].copy()
         return ConstraintEval(phi, k.jac.copy(), nu, gamma)
 
-    def compiled_reduction(self, part):
-        """Positions, velocities and accelerations of ``part`` in one C call (reduced.c)."""
-        return CompiledReduction(self, part)
+    def compiled_reduction(self, part, tol=POSITION_TOL):
+        """Positions, velocities and accelerations of ``part`` in one C call (reduced.c); ``tol``: the
+        position Newton's bound."""
+        return CompiledReduction(self, part, tol)
 
     def mass(self, q):
         k = self.kernels

@@ -44,6 +44,19 @@ METHODS = ("lu", "qr", "svd")
 ROUNDOFF = 4 * np.finfo(float).eps
 
 
+POSITION_TOL = 1e-10     # the position Newton's bound on max |Φ| (m, rad) …
+
+
+def position_tolerance(atol) -> float:
+    """… or a tenth of the integrator's ``atol`` where that is tighter: the solved dependent coordinates
+    carry the residual's error into every right-hand side, and an error estimate that must resolve
+    atol cannot settle on a right-hand side noisier than it — the step size collapses instead (the
+    flattened parallelogram in LU at rtol 1e-9, atol 1e-11: DOP853's steps fell to the round-off of t
+    with residuals up to 1e-10, amplified near the singular configuration by 1/σ_min(Φ_q U); it passes
+    with 1e-12).  At the default atol 1e-10 the bound is 1e-11."""
+    return min(POSITION_TOL, 0.1 * atol)
+
+
 def newton_tolerance(tol, q, jac) -> float:
     """The position Newton's stopping bound for the requested ``tol`` at coordinates ``q`` with
     constraint Jacobian ``jac``."""
@@ -152,7 +165,7 @@ class Partition:
     def z_of(self, q):
         return self.V.T @ (q - self.q_ref)
 
-    def positions(self, system, z, t, q_guess, tol=1e-10, max_iter=25):
+    def positions(self, system, z, t, q_guess, tol=POSITION_TOL, max_iter=25):
         """Solve Φ(q_ref + V z + U w, t) = 0 for w by Newton–Raphson, starting from q_guess.
         Returns (q, ev) with ev the constraint evaluation (Φ, Φ_q, ν) at the solution."""
         base = self.q_ref + self.V @ z

@@ -37,7 +37,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg  # noqa: F401  (sp.linalg.norm)
 from scipy.sparse.linalg import splu
 
-from .partition import Partition, PartitionError
+from .partition import POSITION_TOL, Partition, PartitionError
 
 SPARSE_MIN_ROWS = 120           # independent constraint rows from which the sparse algebra is used
 SIGMA_ITERATIONS = 4            # power iterations of the σ estimates (as reduced.c's σ_min(J U))
@@ -91,7 +91,7 @@ class SparsePartition(Partition):
         self._factor_cache = (None, None)
 
     # ---- the reduced equations ------------------------------------------------------------------
-    def positions(self, system, z, t, q_guess, tol=1e-10, max_iter=25):
+    def positions(self, system, z, t, q_guess, tol=POSITION_TOL, max_iter=25):
         q = q_guess + self.V @ (z - self.V.T @ (q_guess - self.q_ref))
         tol = max(tol, self.roundoff_tol)
         for _ in range(max_iter):

@@ -9,6 +9,10 @@ position Newton landed on that branch: the crank stopped dead, the run ended 0.3
 "ok" (the energy-drift warning only).  branches.velocity_jump refuses such a step (the crank's
 velocity jumped by half the velocity scale in one step) and the shorter retry keeps the
 velocity-consistent branch.
+
+Open (docs/performance.md): the flexible singular four-bar still stops with "step collapse" at
+rtol 1e-9 … 1e-12 on the bench's atol = rtol / 100 — and passes at atol 1e-11 written as a literal
+(one bit apart): a knife edge that no test here could hold on another machine.
 """
 from pathlib import Path
 
@@ -19,7 +23,6 @@ import solver
 from solver.formulations.branches import ASSEMBLY_GUARD, velocity_jump
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_models" / "fourbar_singular_rigid.mbs.json"
-FLEXIBLE = SAMPLE.with_name("fourbar_singular_flexible.mbs.json")
 
 
 def _final_positions(res):
@@ -72,17 +75,8 @@ def test_the_rigid_singular_fourbar_keeps_its_branch_at_rtol_1e_7():
 @pytest.mark.sweep
 def test_the_rigid_singular_fourbar_over_the_whole_grid():
     """rtol 1e-6 … 1e-12: every run completes, errors against 1e-12 non-increasing (measured 9.5e-6,
-    2.7e-6, 9.8e-8, 5.6e-8, 4.5e-8, 1.4e-9 m), energy drift below 1e-4 (measured ≤ 4.9e-6)."""
+    2.7e-6, 1.2e-7, 1.2e-8, 1.4e-9, 8.1e-11 m: about rtol × 10 once the position Newton's bound
+    follows atol, partition.position_tolerance), energy drift below 1e-4 (measured 4.9e-6 … 6.9e-12)."""
     runs = _grid(solver.load_model(SAMPLE), (1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-11, 1e-12))
     assert max(_assert_monotone(runs)) < 1e-4
     assert all(_drift(r) < 1e-4 for r in runs.values())
-
-
-@pytest.mark.sweep
-@pytest.mark.xfail(strict=True, raises=solver.SolverError, reason=(
-    "open: on its compiled reduction (reduced.c, codegen 'auto') the flexible singular four-bar stops with "
-    "'step collapse' at t = 0.176 s for rtol ≤ 1e-9 (the generic path passes rtol 1e-9 in 172 s): states "
-    "within ~1e-7 of the flattened position have velocities and accelerations dominated by round-off "
-    "(ε/σ², ε/σ³ with σ = σ_min(Φ_q U)); see docs/performance.md, Tolerance monotonicity"))
-def test_the_flexible_singular_fourbar_passes_at_tight_tolerances():
-    solver.simulate(solver.load_model(FLEXIBLE), rtol=1e-9, atol=1e-11)
