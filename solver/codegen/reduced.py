@@ -15,7 +15,7 @@ import ctypes
 
 import numpy as np
 
-from ..partitioning.partition import POSITION_TOL, PartitionError
+from ..partitioning.partition import NEWTON_STALL, POSITION_TOL, PartitionError
 
 OK, NO_CONVERGENCE, SINGULAR, NOT_FINITE, MASS_SINGULAR = range(5)
 _PROBLEMS = {NO_CONVERGENCE: "position Newton did not converge", SINGULAR: "dependent Jacobian block is singular",
@@ -36,7 +36,8 @@ class _Problem(ctypes.Structure):
                 + [("rows", _PTR), ("nred", _INT)]
                 + [(name, _PTR) for name in ("red_rows", "U", "V", "q_ref", "ang_row", "ang_coef", "ang_state",
                                              "drv_row", "par", "f", "fd", "fdd", "u", "Qx")]
-                + [("tol", ctypes.c_double), ("max_iter", _INT)]
+                + [("tol", ctypes.c_double), ("max_iter", _INT), ("accept", ctypes.c_double),
+                   ("stall", ctypes.c_double)]
                 + [(name, _PTR) for name in ("q", "qd", "qdd", "zdd", "lam", "phi", "jac", "ang", "gamma", "M", "Q",
                                              "err", "sigma_min", "amplification")]
                 + [(field, _PTR) for field in KERNEL_POINTERS])
@@ -75,7 +76,8 @@ class CompiledReduction:
         }
         self.problem = _Problem(nq=nq, m=m, r=len(part.rows), dof=f, na=len(self._angle_rows), ndrv=self._drivers,
                                 nred=len(part.redundant),
-                                tol=max(tol, part.roundoff_tol), max_iter=max_iter,
+                                tol=max(tol, part.roundoff_tol), max_iter=max_iter, accept=POSITION_TOL,
+                                stall=NEWTON_STALL,
                                 **{name: a.ctypes.data for name, a in self.arrays.items()},
                                 **{field: k.pointer(symbol) for field, symbol in KERNEL_POINTERS.items()})
         self._fn = k.runtime.cg_reduced
