@@ -38,10 +38,11 @@ from ..model.inputs import with_inputs
 from ..model.model import Model
 from ..results import Results
 from ..integrators import INTEGRATORS, GeneralizedAlpha, limit_step
-from ..partitioning.partition import PartitionError, Renewal, independent_rows
+from ..partitioning.partition import PartitionError, Renewal, independent_rows, position_tolerance
 from ..partitioning.choose import build_partition
 from .assembly import assemble_positions, consistent_velocities, holding_model
-from ..formulations.branches import BRANCH_SHRINK, BranchRefused, Branches, step_cap
+from ..formulations.branches import (ASSEMBLY_GUARD, ASSEMBLY_RETRIES, BRANCH_SHRINK, AssemblyRefused, BranchRefused, Branches, step_cap,
+                                     velocity_jump)
 from .equilibrium import starting_at_equilibrium
 from .hybrid import HybridSwitch
 from .recording import Recorder
@@ -184,6 +185,7 @@ class Run:
         self._rate_last = None   # … and (q̇, t) there, or None: the Newton start is extrapolated
         self._compiled = None    # the active partition's compiled reduced equations, if the system has them
         self.branches = Branches(system)   # the unwrapped angles' accepted values and rates
+        self.newton_tol = position_tolerance(settings.atol)   # the dynamic run's position Newton bound
 
     # ---- public API -----------------------------------------------------------------------------
     def execute(self):
@@ -243,7 +245,8 @@ class Run:
         solver_cls = INTEGRATORS[integrator]
         max_step = self.s.max_step or np.inf
         t = times[0]
-        self._record(part, t, q, qd, part.method)
+        accel = self._record(part, t, q, qd, part.method)[0]   # q̈ at the last accepted state (velocity_jump)
+        refused = 0              # steps from the last accepted state refused for a velocity jump
         next_out = 1
         hybrid = HybridSwitch(self.system, self.s.rtol) if self.s.partitioning == "hybrid" else None
         first_step = None        # after a hybrid switch: HybridSwitch.restart_step
@@ -278,10 +281,18 @@ class Run:
                                           elements=self._worst_owners(self.q_last, ode.t))
                     # the step's end first: its angles' branch decides whether the step stands
                     q_new, qd_new, jac = self._state(part, ode.t, ode.y)
+                    jump = velocity_jump(ode.t - t, qd, accel, qd_new)
+                    if jump > ASSEMBLY_GUARD and refused < ASSEMBLY_RETRIES:
+                        refused += 1
+                        raise AssemblyRefused(f"the velocities jumped {jump:.2g} of their scale over the step to "
+                                            f"t = {ode.t:.6g} s (an assembly branch crossed at a singular "
+                                            "configuration)")
                     c = self._compiled          # its estimates at the step's end (before the output points')
                     estimates = (None, None) if c is None else (c.sigma_min, c.amplification)
                 except PartitionError as exc:
-                    restart = str(exc)         # (q, t): still the last accepted state
+                    # (q, t): still the last accepted state; a velocity jump's retries are bounded by
+                    # ASSEMBLY_RETRIES, not counted towards the stuck partition's restarts
+                    restart = Renewal(exc) if isinstance(exc, AssemblyRefused) else str(exc)
                     if isinstance(exc, BranchRefused):
                         tried = ode.t - t if ode.t > t else getattr(ode, "h_abs", None)
                         first_step = BRANCH_SHRINK * tried if tried else None
@@ -305,6 +316,8 @@ class Run:
                 if clean >= CLEAN_STRETCH:
                     restarts = 0
                 self.rec.step(ode.t, h)
+                accel = (qd_new - qd) / h if h > 0 else accel
+                refused = 0
                 t, q, qd = ode.t, q_new, qd_new
                 self._remember(t, q, qd)       # the next step's Newton starts from its start, not an output point
                 self._check_cancel(t)
@@ -333,6 +346,11 @@ class Run:
                 method = switch[0]
                 self._switch = None
             part = self._partition(method, q, t, restart)
+            # the velocities the new partition integrates from (its V ż, ẇ solved): velocity_jump
+            # measures the next step against them, not against a q̇ the new independent set represents
+            # poorly (a coordinate stationary there: ż ≈ 0 times a large ∂q/∂z)
+            ev = self.system.constraints(q, t, level=1)
+            qd = part.velocities(ev.jac, ev.nu, part.V.T @ qd)
             if hybrid is not None:
                 hybrid.started(method, switch is not None)
 
@@ -441,7 +459,7 @@ class Run:
             self._solve_compiled(t, y, 1)
             return self.q_last, self._rate_last[0], self._compiled.jac.copy()
         self.branches.predict(t)
-        q, ev = part.positions(self.system, y[:f], t, self._guess(t))
+        q, ev = part.positions(self.system, y[:f], t, self._guess(t), tol=self.newton_tol)
         self._remember(t, q, part.velocities(ev.jac, ev.nu, y[f:]))
         self._check_branches(t)
         return q, self._rate_last[0], ev.jac
@@ -511,7 +529,8 @@ class Run:
             raise SolverError(f"cannot partition the coordinates ({exc})", time=t, kind="singular",
                               elements=self._worst_owners(q, t)) from None
         # the compiled reduction is dense: a sparse partition (many constraint rows) solves in Python
-        self._compiled = self.system.compiled_reduction(part) if part.dof and not part.sparse else None
+        self._compiled = (self.system.compiled_reduction(part, self.newton_tol) if part.dof and not part.sparse
+                          else None)
         self.rec.event(t, "partition", f"{method.upper()} partition, {part.dof} independent coordinates ({reason})"
                        + ("; sparse factorizations of Φ_q" if part.sparse else ""))
         if len(part.redundant) and not self.meta.get("redundant"):

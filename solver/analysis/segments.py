@@ -21,7 +21,7 @@ import numpy as np
 from ..errors import SolverError
 from ..partitioning.conditioning import tracked_conditioning
 from ..partitioning.partition import PartitionError
-from .step_rules import AMPLIFICATION_GROWTH, REPARTITION_RATIO, STALL_FRACTION, stall_error
+from .step_rules import AMPLIFICATION_GROWTH, REPARTITION_RATIO, STAGE_RETRIES, STALL_FRACTION, stall_error
 
 
 
@@ -69,7 +69,7 @@ def run_segments(run, part, compiled, t, q, qd, times, next_out, window):
     growth_bound = AMPLIFICATION_GROWTH * part.amplification_ref if rows else np.inf
     method, time_fn = compiled
     seg = CompiledSegments(c, method, time_fn, times, next_out, s.rtol, s.atol, s.max_step, bound, growth_bound,
-                           STALL_FRACTION * s.t_end, window, run.branches)
+                           STALL_FRACTION * s.t_end, window, run.branches, STAGE_RETRIES)
     seg.start(t, np.concatenate([part.z_of(q), part.V.T @ qd]), q, qd)
     start, steps = (t, q, qd), 0
     while True:

@@ -59,6 +59,8 @@ typedef struct {
     const double *Qx;         /* nq generalized forces added to the kernel's Q (elements not generated) */
     double tol;               /* Newton tolerance on max |Φ| */
     int max_iter;
+    double accept, stall;     /* … or below accept once an iteration no longer cuts it below stall × the last
+                                 (round-off: partition.converged, POSITION_TOL and NEWTON_STALL) */
     /* outputs */
     double *q, *qd, *qdd, *zdd;   /* q is also the Newton start (in/out) */
     double *lam;              /* m multipliers (level 2) */
@@ -385,6 +387,7 @@ int cg_reduced(cg_reduced_t *s, const double *y, int level)
         for (int i = 0; i < r; ++i) w[i] += s->U[k * r + i] * d;
     }
     int converged = 0;
+    double prev = -1.0;
     for (int it = 0; it <= s->max_iter; ++it) {
         for (int k = 0; k < nq; ++k) {
             double v = base[k];
@@ -394,8 +397,9 @@ int cg_reduced(cg_reduced_t *s, const double *y, int level)
         const double err = evaluate_position(s);
         *s->err = err;
         if (isnan(err)) { status = CG_NOT_FINITE; goto done; }
-        if (err < s->tol) { converged = 1; break; }
+        if (err < s->tol || (prev >= 0.0 && err < s->accept && err > s->stall * prev)) { converged = 1; break; }
         if (it == s->max_iter) break;
+        prev = err;
         rows_times(s, s->U, r, A);
         if (!lu_factor(A, piv, r)) { status = CG_SINGULAR; goto done; }
         for (int i = 0; i < r; ++i) B[i] = s->phi[s->rows[i]];

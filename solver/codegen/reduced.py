@@ -15,7 +15,7 @@ import ctypes
 
 import numpy as np
 
-from ..partitioning.partition import PartitionError
+from ..partitioning.partition import NEWTON_STALL, POSITION_TOL, PartitionError
 from .contact import compiled_elements
 
 OK, NO_CONVERGENCE, SINGULAR, NOT_FINITE, MASS_SINGULAR = range(5)
@@ -37,7 +37,8 @@ class _Problem(ctypes.Structure):
                 + [("rows", _PTR), ("nred", _INT)]
                 + [(name, _PTR) for name in ("red_rows", "U", "V", "q_ref", "ang_row", "ang_coef", "ang_state",
                                              "drv_row", "par", "f", "fd", "fdd", "u", "Qx")]
-                + [("tol", ctypes.c_double), ("max_iter", _INT)]
+                + [("tol", ctypes.c_double), ("max_iter", _INT), ("accept", ctypes.c_double),
+                   ("stall", ctypes.c_double)]
                 + [(name, _PTR) for name in ("q", "qd", "qdd", "zdd", "lam", "phi", "jac", "ang", "gamma", "M", "Q",
                                              "err", "sigma_min", "amplification")]
                 + [(field, _PTR) for field in KERNEL_POINTERS]
@@ -52,7 +53,7 @@ class CompiledReduction:
     state at (t, y); q̈, z̈, λ, M and Q only after a level-2 solve.  λ is the minimum-norm solution of
     Φ_qᵀλ = Q − M q̈ (the least-squares λ of the generic path)."""
 
-    def __init__(self, system, part, tol=1e-10, max_iter=25):
+    def __init__(self, system, part, tol=POSITION_TOL, max_iter=25):
         k = system.kernels
         self.system = system
         nq, m, f = system.nq, system.m, part.dof
@@ -79,7 +80,8 @@ class CompiledReduction:
         self.contact, self._python_forces = compiled_elements(system)
         self.problem = _Problem(nq=nq, m=m, r=len(part.rows), dof=f, na=len(self._angle_rows), ndrv=self._drivers,
                                 nred=len(part.redundant),
-                                tol=max(tol, part.roundoff_tol), max_iter=max_iter,
+                                tol=max(tol, part.roundoff_tol), max_iter=max_iter, accept=POSITION_TOL,
+                                stall=NEWTON_STALL,
                                 **{name: a.ctypes.data for name, a in self.arrays.items()},
                                 **{field: k.pointer(symbol) for field, symbol in KERNEL_POINTERS.items()},
                                 **(self.contact.pointers() if self.contact else {}))

@@ -17,9 +17,10 @@
  *                  reports progress, checks cancel and calls again: nothing is lost or redone)
  *   SEG_STAGE      a right-hand side of a step failed (cg_status; the accepted state is unchanged);
  *                  a stage whose position Newton did not converge or whose accelerations are not
- *                  finite first refuses the step, retried `shrink` times shorter up to STAGE_RETRIES
- *                  times in a row (a long step into a stiff contact predicts a stage far off the
- *                  constraints: a shorter one converges, a re-partition from the same state would not)
+ *                  finite first refuses the step, retried `shrink` times shorter up to `stage_retries`
+ *                  times in a row (step_rules.STAGE_RETRIES: a long step into a stiff contact or a
+ *                  trial stage too far for the Newton start; a re-partition from the same state would
+ *                  not help)
  *   SEG_DENSE      a right-hand side of the dense output (DOP853's extra stages) failed (cg_status;
  *                  the step stays accepted, none of its output points is written)
  *   SEG_OUTPUT     the solve at an output point failed (cg_status; the step stays accepted, the
@@ -65,6 +66,7 @@ typedef struct {
     double guard, shrink;           /* branches.BRANCH_GUARD, BRANCH_SHRINK */
     long branch_refusals;           /* steps refused by the branch rule in this call */
     double *out_sigma;              /* per row: the solve's σ_min(Φ_q[rows] U) estimate (reduced.c) */
+    int stage_retries;              /* step_rules.STAGE_RETRIES: a stage's failed Newton retries the step shorter */
 } cg_segment_t;
 
 enum { SEG_END = 0, SEG_BUDGET = 1, SEG_STAGE = 2, SEG_OUTPUT = 3, SEG_QUALITY = 4, SEG_STALL = 5,
@@ -153,7 +155,6 @@ static void write_row(cg_segment_t *g, double t)
             memcpy(g->out_jac + ((size_t)row * s->r + i) * nq, s->jac + (size_t)s->rows[i] * nq, sizeof(double) * nq);
 }
 
-enum { STAGE_RETRIES = 4 };
 
 /* Advance (module comment).  On the first call of a partition the caller has set dp.t, dp.y,
  * q_acc/qd_acc (the consistent start) and started = 0. */
@@ -163,7 +164,7 @@ int cg_segment(cg_segment_t *g)
     const int nq = g->s->nq;
     g->n_out = g->n_steps = 0;
     g->rhs_count = 0;
-    int retries = 0;                    /* stage failures refused in a row (SEG_STAGE) */
+    int newton_retries = 0;             /* stage failures refused in a row (SEG_STAGE) */
     if (!g->started) {
         if (segment_rhs(g, d->t, d->y, d->f)) return SEG_STAGE;
         const int code = dp_initial_step(d, segment_rhs, g, g->times[g->n_times - 1]);
@@ -187,14 +188,14 @@ int cg_segment(cg_segment_t *g)
                 ++g->branch_refusals;
                 continue;
             }
-            if ((code == CG_NO_CONVERGENCE || code == CG_NOT_FINITE) && retries < STAGE_RETRIES) {
-                ++retries;                         /* the same: a shorter step (module comment) */
+            if ((code == CG_NO_CONVERGENCE || code == CG_NOT_FINITE) && newton_retries < g->stage_retries) {
+                ++newton_retries;                  /* a shorter step (module comment) */
                 d->h *= g->shrink;
                 d->rejected_last = 1;
                 continue;
             }
             if (code) return SEG_STAGE;
-            retries = 0;
+            newton_retries = 0;
             remember_accepted(g, d->t - d->t_old); /* k7 was solved at (dp.t, dp.y) */
             g->sigma_acc = *g->s->sigma_min;
             g->amplification_acc = *g->s->amplification;

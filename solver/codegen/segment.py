@@ -51,7 +51,8 @@ class _Segment(ctypes.Structure):
                 ("n_out", _I), ("store_jac", _I), ("out_t", _P), ("out_q", _P), ("out_qd", _P), ("out_qdd", _P),
                 ("out_lam", _P), ("out_viol", _P), ("out_jac", _P), ("n_steps", _I), ("step_t", _P), ("step_h", _P),
                 ("rhs_count", _L), ("cg_status", _I), ("fail_t", _D), ("fail_y", _P), ("ang_acc", _P),
-                ("ang_rate", _P), ("guard", _D), ("shrink", _D), ("branch_refusals", _L), ("out_sigma", _P)]
+                ("ang_rate", _P), ("guard", _D), ("shrink", _D), ("branch_refusals", _L), ("out_sigma", _P),
+                ("stage_retries", _I)]
 
 
 def time_source(driver_fns, input_fns) -> str:
@@ -104,10 +105,11 @@ class CompiledSegments:
     dependent rows); ``window``: the stall watchdog's
     ring of step times, (array, count, position), shared by the partitions of a run; ``branches``:
     the run's :class:`solver.formulations.branches.Branches` (the accepted angles and rates, which a call
-    reads and advances)."""
+    reads and advances); ``stage_retries``: step_rules.STAGE_RETRIES (a failed stage Newton's shorter
+    retries)."""
 
     def __init__(self, reduction, method, time_fn, times, next_out, rtol, atol, max_step, bound, growth_bound,
-                 stall, window, branches, max_steps=200, max_out=100):
+                 stall, window, branches, stage_retries, max_steps=200, max_out=100):
         from ..formulations.branches import BRANCH_GUARD, BRANCH_SHRINK
         self.reduction = reduction
         self.branches = branches
@@ -135,7 +137,7 @@ class CompiledSegments:
                             max_steps=max_steps,
                             max_out=max_out, stall_steps=len(window[0]), stall_span=stall, window=window[0].ctypes.data,
                             window_n=window[1], window_pos=window[2], store_jac=int(self.store_jac),
-                            guard=BRANCH_GUARD, shrink=BRANCH_SHRINK,
+                            guard=BRANCH_GUARD, shrink=BRANCH_SHRINK, stage_retries=stage_retries,
                             **{name: ptr[name] for name in ("q_last", "qd_last", "q_acc", "qd_acc", "q_prev", "qd_prev",
                                                             "y_out", "fail_y", "out_t", "out_q", "out_qd", "out_qdd", "out_lam",
                                                             "out_viol", "out_sigma", "out_jac", "step_t", "step_h", "ang_acc",

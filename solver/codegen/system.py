@@ -19,6 +19,7 @@ from ..forces import Wrenches
 from ..math.rotations import L_matrices
 from .contact import bind_states
 from .derive import describe, input_functions, interpreted_forces, parameters
+from ..partitioning.partition import POSITION_TOL
 from .reduced import CompiledReduction
 
 
@@ -66,9 +67,10 @@ class KernelEquations:
             gamma = k["gamma"][:self.m].copy()
         return ConstraintEval(phi, k.jac.copy(), nu, gamma)
 
-    def compiled_reduction(self, part):
-        """Positions, velocities and accelerations of ``part`` in one C call (reduced.c)."""
-        return CompiledReduction(self, part)
+    def compiled_reduction(self, part, tol=POSITION_TOL):
+        """Positions, velocities and accelerations of ``part`` in one C call (reduced.c); ``tol``: the
+        position Newton's bound."""
+        return CompiledReduction(self, part, tol)
 
     def mass(self, q):
         k = self.kernels
@@ -148,10 +150,16 @@ class CodegenCartesianSystem(KernelEquations, CartesianSystem):
         bind_states(self)
 
     def interpreted_forces(self, q, qd, t, elements=None):
-        """Q of the force elements not in the kernels (:func:`cartesian_generalized_forces`);
-        ``elements``: those of them to evaluate (default: all)."""
-        return cartesian_generalized_forces(self.interpreted if elements is None else elements, self.frames(q, qd),
-                                            q, t)
+        """Q of the force elements not in the kernels (:func:`cartesian_generalized_forces`), all nq
+        entries; ``elements``: those of them to evaluate (default: all).  The bodies' rigid
+        coordinates lead q, a flexible body's modal coordinates follow and take nothing from these
+        elements (they act on the rigid bodies' frames; fuzz seeds 1061 and 1108 crashed adding 14
+        entries to 23)."""
+        Q = np.zeros(len(q))
+        rigid = cartesian_generalized_forces(self.interpreted if elements is None else elements, self.frames(q, qd),
+                                             q, t)
+        Q[:len(rigid)] = rigid
+        return Q
 
 
 def coupled_angle_rows(couplers, entries) -> list:

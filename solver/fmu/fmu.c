@@ -182,11 +182,15 @@ static void repartition(Instance *I)
             for (int k = c + 1; k < nq; ++k) Qf[k * nq + j] -= s * A[k * r + c];
         }
     }
+    double scale = 1.0;                     /* partition.newton_tolerance(position_tolerance(atol), q, Φ_q) */
     for (int k = 0; k < nq; ++k) {
         for (int i = 0; i < r; ++i) I->U[k * r + i] = Qf[k * nq + i];
         for (int c = 0; c < DOF; ++c) I->V[k * DOF + c] = Qf[k * nq + r + c];
         I->q_ref[k] = I->q[k];
+        scale = fmax(scale, fabs(I->q[k]));
     }
+    for (size_t k = 0; k < (size_t)NM * nq; ++k) scale = fmax(scale, fabs(I->jac[k]));
+    I->s.tol = fmax(fmin(MBS_POSITION_TOL, MBS_POSITION_FRACTION * I->atol), MBS_ROUNDOFF * scale);
 }
 
 /* [ż; z̈] at (t, y) by cg_reduced (level 2); 0 on success, else a CG_* status */
@@ -309,7 +313,8 @@ static void reset_instance(Instance *I)
     s->rows = I->rows; s->red_rows = I->red_rows; s->U = I->U; s->V = I->V; s->q_ref = I->q_ref;
     s->ang_row = I->ang_row; s->ang_coef = I->ang_coef; s->ang_state = I->ang_state; s->drv_row = I->drv_row;
     s->par = I->par; s->f = I->f; s->fd = I->fd; s->fdd = I->fdd; s->u = I->u; s->Qx = I->Qx;
-    s->tol = 1e-10; s->max_iter = 25;
+    s->tol = MBS_POSITION_TOL; s->max_iter = 25;       /* repartition() sets tol from atol */
+    s->accept = MBS_POSITION_TOL; s->stall = MBS_NEWTON_STALL;
     s->q = I->q; s->qd = I->qd; s->qdd = I->qdd; s->zdd = I->zdd; s->lam = I->lam; s->phi = I->phi;
     s->jac = I->jac; s->ang = I->ang; s->gamma = I->gamma; s->M = I->Mass; s->Q = I->Q;
     s->err = &I->err; s->sigma_min = &I->sigma; s->amplification = &I->amplification;

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..formulations.branches import BRANCH_GUARD, BRANCH_SHRINK
+from ..partitioning.partition import NEWTON_STALL, POSITION_FRACTION, POSITION_TOL, ROUNDOFF
 from ..codegen.derive import input_functions
 from ..codegen.timefunctions import PRELUDE, c_time_function
 from .variables import OUTPUT_KINDS, VR_INPUT, VR_PARAMETER, driver_slots, input_slots
@@ -42,7 +43,10 @@ def layout_source(model, system, start, variables, guid, rtol, atol) -> str:
         ("NA", len(system._angle_rows)), ("NDRV", len(system._driver_fns)), ("NU", len(fns)),
         ("NPAR1", max(1, len(par))), ("NIN", len(inputs)), ("NJ", len(system.joints)), ("NVR", len(variables)),
         ("MBS_RTOL", repr(float(rtol))), ("MBS_ATOL", repr(float(atol))), ("MBS_GUID", f'"{guid}"'),
-        ("MBS_BRANCH_GUARD", repr(BRANCH_GUARD)), ("MBS_BRANCH_SHRINK", repr(BRANCH_SHRINK)))]
+        ("MBS_BRANCH_GUARD", repr(BRANCH_GUARD)), ("MBS_BRANCH_SHRINK", repr(BRANCH_SHRINK)),
+        ("MBS_POSITION_TOL", repr(POSITION_TOL)), ("MBS_POSITION_FRACTION", repr(POSITION_FRACTION)),
+        ("MBS_NEWTON_STALL", repr(NEWTON_STALL)),
+        ("MBS_ROUNDOFF", repr(float(ROUNDOFF))))]
     lines.append("enum { " + ", ".join(f"OUT_{name.upper()} = {code}" for name, code in OUTPUT_KINDS.items())
                  + f", VR_PARAMETER = {VR_PARAMETER}, VR_INPUT = {VR_INPUT} }};")
     lines += [_array("int", "mbs_rows", rows), _array("int", "mbs_red_rows", redundant),

@@ -32,6 +32,8 @@ from ..partitioning.partition import PartitionError
 BRANCH_GUARD = 0.25 * math.pi      # largest departure of an unwrapped angle from its prediction (rad)
 BRANCH_SHRINK = 0.25               # a refused step is retried this much shorter
 FD_STEP = 1e-7                     # the start's central difference: q ± ε q̇ with ε = FD_STEP / max|q̇|
+ASSEMBLY_GUARD = 0.25              # largest jump of q̇ over a step, relative to its scale (velocity_jump) …
+ASSEMBLY_RETRIES = 2               # … refused this many times from one accepted state, then accepted
 
 
 class BranchRefused(PartitionError):
@@ -40,10 +42,36 @@ class BranchRefused(PartitionError):
     accepted state on a failed solve does so here too)."""
 
 
+class AssemblyRefused(BranchRefused):
+    """A step's velocities jumped more than ASSEMBLY_GUARD (:func:`velocity_jump`): retried shorter,
+    at most ASSEMBLY_RETRIES times from one accepted state."""
+
+
 def angle_holders(system) -> list:
     """The objects of the run state of ``system`` that hold an unwrapped angle (a float attribute
     ``angle``: joints, joints on flexible bodies, rotational spring-dampers), in a fixed order."""
     return [obj for obj in system.run_state() if isinstance(getattr(obj, "angle", None), float)]
+
+
+def velocity_jump(h, qd0, a0, qd1) -> float:
+    """How much more the velocities changed over a step of length h than its accelerations allow:
+    max_i (|q̇1 − q̇0|_i − 2 h |a0|_i) over the step's velocity scale max(‖q̇0‖∞, ‖q̇1‖∞), with a0 the
+    accelerations at the step's start (the secant of the step before).
+
+    The assembly branch: at a singular configuration (a flattened four-bar) several solution curves
+    of Φ(q) = 0 cross, and the position Newton of a step that crosses one can land on either.  The
+    other curve has another tangent, so its velocities differ by O(‖q̇‖) from the incoming ones,
+    while the true motion's q̇ is continuous: |q̇1 − q̇0| ≤ h max|q̈| (twice the start's
+    accelerations leave room for their change over a resolved step and for the noise of a secant).
+    A jump beyond ASSEMBLY_GUARD of the scale refuses the step like an angle's departure
+    (BranchRefused): the shorter retry's Newton starts from q0 + h q̇0, O(h²) from the curve the
+    velocity follows and O(h) from the other, and keeps the velocity-consistent branch — the
+    physical continuation, since a bilateral constraint without impact leaves q̇ continuous.
+    0 when nothing moves."""
+    scale = max(float(np.max(np.abs(qd0), initial=0.0)), float(np.max(np.abs(qd1), initial=0.0)))
+    if scale <= 0.0 or not np.isfinite(scale):
+        return 0.0
+    return max(0.0, float(np.max(np.abs(qd1 - qd0) - 2.0 * h * np.abs(a0), initial=0.0))) / scale
 
 
 def step_cap(h, departure):

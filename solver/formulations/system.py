@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..partitioning.partition import POSITION_TOL
 from .workspace import reset, workspace
 
 
@@ -109,9 +110,10 @@ class MechanicalSystem:
         frames, plus whatever extra points a formulation attaches forces to."""
         return self.frames(q, qd)
 
-    def compiled_reduction(self, part):
+    def compiled_reduction(self, part, tol=POSITION_TOL):
         """The reduced equations of partition ``part`` in compiled code (an object with ``solve``,
-        see :class:`solver.codegen.reduced.CompiledReduction`), or None: the Python path is used."""
+        see :class:`solver.codegen.reduced.CompiledReduction`; ``tol``: its position Newton's
+        bound), or None: the Python path is used."""
         return None
 
     def normalize(self, q):

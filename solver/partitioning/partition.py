@@ -44,6 +44,31 @@ METHODS = ("lu", "qr", "svd")
 ROUNDOFF = 4 * np.finfo(float).eps
 
 
+POSITION_TOL = 1e-10     # the position Newton's bound on max |Φ| (m, rad) …
+POSITION_FRACTION = 0.1  # … or this fraction of the integrator's atol where that is tighter
+NEWTON_STALL = 0.5       # an iteration that no longer halves max |Φ| has reached the round-off: below
+                         # POSITION_TOL it is converged (converged(); a tight atol asks for what the
+                         # model's arithmetic may not give: the 40-loop four-bar row stalls near 1e-14)
+
+
+def converged(err, prev, tol) -> bool:
+    """Whether the position Newton stops at max |Φ| = ``err`` after an iteration from ``prev`` (None
+    before the first): below ``tol``, or below POSITION_TOL and no longer gaining (NEWTON_STALL).
+    reduced.c's Newton applies the same rule (its fields tol, accept, stall)."""
+    return err < tol or (prev is not None and err < POSITION_TOL and err > NEWTON_STALL * prev)
+
+
+def position_tolerance(atol) -> float:
+    """… or a tenth of the integrator's ``atol`` (POSITION_FRACTION) where that is tighter (the FMU's
+    fmu.c applies the same rule with these constants): the solved dependent coordinates
+    carry the residual's error into every right-hand side, and an error estimate that must resolve
+    atol cannot settle on a right-hand side noisier than it — the step size collapses instead (the
+    flattened parallelogram in LU at rtol 1e-9, atol 1e-11: DOP853's steps fell to the round-off of t
+    with residuals up to 1e-10, amplified near the singular configuration by 1/σ_min(Φ_q U); it passes
+    with 1e-12).  At the default atol 1e-10 the bound is 1e-11."""
+    return min(POSITION_TOL, POSITION_FRACTION * atol)
+
+
 def newton_tolerance(tol, q, jac) -> float:
     """The position Newton's stopping bound for the requested ``tol`` at coordinates ``q`` with
     constraint Jacobian ``jac``."""
@@ -152,25 +177,25 @@ class Partition:
     def z_of(self, q):
         return self.V.T @ (q - self.q_ref)
 
-    def positions(self, system, z, t, q_guess, tol=1e-10, max_iter=25):
+    def positions(self, system, z, t, q_guess, tol=POSITION_TOL, max_iter=25):
         """Solve Φ(q_ref + V z + U w, t) = 0 for w by Newton–Raphson, starting from q_guess.
         Returns (q, ev) with ev the constraint evaluation (Φ, Φ_q, ν) at the solution."""
         base = self.q_ref + self.V @ z
         w = self.U.T @ (q_guess - self.q_ref)
-        tol = max(tol, self.roundoff_tol)
+        tol, prev = max(tol, self.roundoff_tol), None
         for _ in range(max_iter):
             q = base + self.U @ w
             ev = system.constraints(q, t, level=1)
             err = np.max(np.abs(ev.phi)) if ev.phi.size else 0.0
             if not np.isfinite(err):
                 raise PartitionError("constraint evaluation produced NaN/inf")
-            if err < tol:
+            if converged(err, prev, tol):
                 return q, ev
             try:
                 dw = np.linalg.solve(ev.jac[self.rows] @ self.U, ev.phi[self.rows])
             except np.linalg.LinAlgError:
                 raise PartitionError("dependent Jacobian block is singular", kind="singular") from None
-            w = w - dw
+            w, prev = w - dw, err
         raise PartitionError(f"position Newton did not converge (max |Φ| = {err:.3g})", kind="locked")
 
     def velocities(self, jac, nu, zd):

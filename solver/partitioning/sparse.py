@@ -37,7 +37,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg  # noqa: F401  (sp.linalg.norm)
 from scipy.sparse.linalg import splu
 
-from .partition import Partition, PartitionError
+from .partition import POSITION_TOL, Partition, PartitionError, converged
 
 SPARSE_MIN_ROWS = 120           # independent constraint rows from which the sparse algebra is used
 SIGMA_ITERATIONS = 4            # power iterations of the σ estimates (as reduced.c's σ_min(J U))
@@ -91,17 +91,17 @@ class SparsePartition(Partition):
         self._factor_cache = (None, None)
 
     # ---- the reduced equations ------------------------------------------------------------------
-    def positions(self, system, z, t, q_guess, tol=1e-10, max_iter=25):
+    def positions(self, system, z, t, q_guess, tol=POSITION_TOL, max_iter=25):
         q = q_guess + self.V @ (z - self.V.T @ (q_guess - self.q_ref))
-        tol = max(tol, self.roundoff_tol)
+        tol, prev = max(tol, self.roundoff_tol), None
         for _ in range(max_iter):
             ev = system.constraints(q, t, level=1)
             err = np.max(np.abs(ev.phi)) if ev.phi.size else 0.0
             if not np.isfinite(err):
                 raise PartitionError("constraint evaluation produced NaN/inf")
-            if err < tol:
+            if converged(err, prev, tol):
                 return q, ev
-            q = q - self.B @ self._factor(ev.jac)[0].solve(ev.phi[self.rows])
+            q, prev = q - self.B @ self._factor(ev.jac)[0].solve(ev.phi[self.rows]), err
         raise PartitionError(f"position Newton did not converge (max |Φ| = {err:.3g})", kind="locked")
 
     def velocities(self, jac, nu, zd):

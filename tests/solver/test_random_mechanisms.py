@@ -20,6 +20,8 @@ import pytest
 
 import differential as diff
 from random_mechanisms import random_mechanism
+from regressions.compiled_dop853_flexible_stops import T_END as T_END_1047
+from regressions.compiled_dop853_flexible_stops import run as run_1047
 from regressions.relative_redundant_cut_joints import runs as runs_1020
 
 # 58: its reference run takes seconds (a stiff spring); 46: its LSODA run (the known disagreement below)
@@ -76,6 +78,42 @@ def test_relative_keeps_the_freedom_of_welded_cut_joints():
     itself, and the velocity projection solved it (partition.numerical_rank)."""
     cartesian, relative = runs_1020()
     assert np.max(np.abs(relative.body_position("b0") - cartesian.body_position("b0"))) < 1e-7
+
+
+def test_compiled_dop853_retries_a_failed_stage_newton_shorter():
+    """Seed 1047 (regressions/compiled_dop853_flexible_stops.py): the compiled DOP853 loop used to stop
+    after 25 re-partitions at one state, each retrying the same too-long step whose trial stage failed
+    its position Newton; a failed stage now retries the step shorter (step_rules.STAGE_RETRIES).  It
+    runs to the end with the constraints held to the Newton tolerance (bound diff.PHI_BOUND)."""
+    res = run_1047()
+    assert res.t[-1] == pytest.approx(T_END_1047)
+    assert np.max(res.constraint_violation) < diff.PHI_BOUND
+
+
+@pytest.mark.sweep      # BDF on the flexible model takes ≈ 13 s
+def test_compiled_dop853_after_a_failed_stage_agrees_with_bdf():
+    """Seed 1047: "auto" against "bdf" on the same kernels within the sweep's position bound
+    K × rtol × (largest position) (measured 4.3e-9 m against 4e-7 m)."""
+    auto, bdf = run_1047(), run_1047("bdf")
+    scale = max(np.max(np.abs(bdf.body_position(b))) for b in bdf.body_names)
+    error = max(np.max(np.abs(auto.body_position(b) - bdf.body_position(b))) for b in bdf.body_names)
+    assert error < diff.K * diff.RTOL * scale
+
+
+def test_generated_kernels_add_python_forces_to_models_with_flexible_bodies():
+    """Seeds 1061, 1108 (bench/fuzz.py --bodies 3): a rotational spring-damper (evaluated in Python
+    beside the generated kernels) on a model with a flexible beam crashed every generated path:
+    its 14 rigid-body entries of Q were added to the 23 of q (ValueError).  The generated system's
+    Q now equals the generic one's at the start (modal entries untouched by the element; the whole
+    runs agreed to 3.3e-13 m)."""
+    from solver.compile import compile_model
+    model = random_mechanism(1061, max_bodies=3)
+    generated = compile_model(model, formulation="cartesian", codegen="on").system
+    generic = compile_model(model, formulation="cartesian", codegen="off").system
+    q, qd, t = generic.initial_state()
+    assert generated.interpreted and len(q) > 7 * len(generic.body_names)
+    expected = generic.forces(q, qd, t)
+    assert np.allclose(generated.forces(q, qd, t), expected, rtol=0, atol=1e-12 * np.max(np.abs(expected)))
 
 
 def test_same_seed_same_model():

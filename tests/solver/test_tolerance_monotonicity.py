@@ -1,0 +1,99 @@
+"""Tolerance monotonicity (issue #27, item 4): asking for more accuracy never fails where less
+succeeds, and never gives a larger error (bench/tolerance_grid.py prints the whole grid).
+
+The rigid singular four-bar (a rhombus: crank = coupler = rocker = ground = 1 m, hybrid LU/QR
+partitioning, LSODA, its saved settings) passes flattened positions where the parallelogram branch
+crosses the others: at the first one (t ≈ 0.16 s) B coincides with D, and the "deltoid" branch —
+crank at rest, coupler and rocker swinging together about D — meets it.  At rtol 1e-7 a step's
+position Newton landed on that branch: the crank stopped dead, the run ended 0.38 m off with status
+"ok" (the energy-drift warning only).  branches.velocity_jump refuses such a step (the crank's
+velocity jumped by half the velocity scale in one step) and the shorter retry keeps the
+velocity-consistent branch.
+
+Open (docs/performance.md): the flexible singular four-bar still stops with "step collapse" at
+rtol 1e-9 … 1e-12 on the bench's atol = rtol / 100 — and passes at atol 1e-11 written as a literal
+(one bit apart): a knife edge that no test here could hold on another machine.
+"""
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import solver
+from solver.formulations.branches import ASSEMBLY_GUARD, velocity_jump
+
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_models" / "fourbar_singular_rigid.mbs.json"
+
+
+def _final_positions(res):
+    return np.array([res.body_position(b) for b in res.body_names])
+
+
+def _drift(res):
+    e = res.energy["total"]
+    return float(np.max(np.abs(e - e[0])) / np.max(res.energy["kinetic"]))
+
+
+def test_velocity_jump_tells_a_branch_change_from_a_resolved_step():
+    """A pendulum-like motion q̇ = (cos t, −sin t) sampled at h = 0.01: the change over a step is
+    within twice h |q̈| (velocity_jump 0); the crank stopping dead in one step (the deltoid branch)
+    jumps by its whole velocity, far beyond ASSEMBLY_GUARD; a motion at rest jumps 0."""
+    h, t = 0.01, 0.3
+    qd0, a0 = np.array([np.cos(t), -np.sin(t)]), np.array([-np.sin(t), -np.cos(t)])
+    qd1 = np.array([np.cos(t + h), -np.sin(t + h)])
+    assert velocity_jump(h, qd0, a0, qd1) == 0.0
+    stopped = np.array([0.0, qd1[1]])
+    assert velocity_jump(h, qd0, a0, stopped) > 2 * ASSEMBLY_GUARD
+    assert velocity_jump(h, np.zeros(2), np.zeros(2), np.zeros(2)) == 0.0
+
+
+def _grid(model, rtols):
+    return {rtol: solver.simulate(model, rtol=rtol, atol=rtol / 100) for rtol in rtols}
+
+
+def _assert_monotone(runs, slack=3.0, floor=1e-7):
+    """Every run completed; the error against the tightest one does not grow as rtol tightens
+    (up to ``slack`` × the looser run's error, and the reference's own accuracy ``floor``, m)."""
+    rtols = sorted(runs, reverse=True)
+    ref = _final_positions(runs[rtols[-1]])
+    errors = [float(np.max(np.abs(_final_positions(runs[r]) - ref))) for r in rtols[:-1]]
+    for looser, tighter in zip(errors, errors[1:]):
+        assert tighter <= max(slack * looser, floor), errors
+    return errors
+
+
+def test_the_rigid_singular_fourbar_keeps_its_branch_at_rtol_1e_7():
+    """rtol 1e-6 and 1e-7 against 1e-12 (measured 9.5e-6 and 2.7e-6 m; the 1e-7 run used to end
+    0.38 m off), energy kept to 1e-4 of the kinetic scale (measured 4.9e-6, 1.5e-6; it was 0.18)."""
+    runs = _grid(solver.load_model(SAMPLE), (1e-6, 1e-7, 1e-12))
+    errors = _assert_monotone(runs)
+    assert max(errors) < 1e-4
+    assert all(_drift(r) < 1e-4 for r in runs.values())
+    assert not any("drifted" in e["message"] for r in runs.values() for e in r.events)
+
+
+@pytest.mark.sweep
+def test_the_rigid_singular_fourbar_over_the_whole_grid():
+    """rtol 1e-6 … 1e-12: every run completes, errors against 1e-12 non-increasing (measured 9.5e-6,
+    2.7e-6, 1.2e-7, 1.2e-8, 1.4e-9, 8.1e-11 m: about rtol × 10 once the position Newton's bound
+    follows atol, partition.position_tolerance), energy drift below 1e-4 (measured 4.9e-6 … 6.9e-12)."""
+    runs = _grid(solver.load_model(SAMPLE), (1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-11, 1e-12))
+    assert max(_assert_monotone(runs)) < 1e-4
+    assert all(_drift(r) < 1e-4 for r in runs.values())
+
+
+@pytest.mark.sweep
+def test_the_fourbar_row_over_the_whole_grid():
+    """The four-bar row N = 10 (relative formulation, 5 s) against its exact 1-DOF motion at rtol
+    1e-6 … 1e-12: every run completes — rtol 1e-12 used to stop ('singular' at t = 0: its position
+    Newton asked for atol / 10 = 1e-15, below the model's round-off) — and the error does not grow by
+    more than the factor 3 of run-to-run noise as rtol tightens (measured 4.7e-3, 6.9e-6, 6.4e-7,
+    2.5e-7, 4.7e-7, 3.5e-8, 3.8e-9 m)."""
+    from tools.fourbar_row import position_error
+    from tools.scale_models import fourbar_row
+    model = fourbar_row(10)
+    errors = [position_error(solver.simulate(model, rtol=rtol, atol=rtol / 100, t_end=5.0), 10)
+              for rtol in (1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-11, 1e-12)]
+    for looser, tighter in zip(errors, errors[1:]):
+        assert tighter <= 3.0 * looser, errors
+    assert errors[-1] < 1e-7
