@@ -47,7 +47,7 @@ from .hybrid import HybridSwitch
 from .recording import Recorder
 from .segments import run_segments, step_loop
 from .step_rules import (AMPLIFICATION_GROWTH, CLEAN_STRETCH, REPARTITION_RATIO, STALL_FRACTION, STALL_STEPS,
-                         STUCK_RESTARTS, stall_error)
+                         STUCK_RESTARTS, Progress, stall_error)
 from .threads import single_threaded_blas
 
 JACOBIAN_STEP = 1e-7          # relative forward-difference step of the implicit integrators' Jacobian
@@ -64,15 +64,17 @@ def check_output_rows(settings, streamed):
 
 
 def run_limit(run, t):
-    """Raise SolverError (kind "limit", the partial results kept by Run.execute) when ``run`` has
-    taken more than settings.max_steps steps or run longer than settings.max_wall_time."""
-    s = run.s
+    """Raise SolverError (the partial results kept by Run.execute) when ``run`` has taken more than
+    settings.max_steps steps or run longer than settings.max_wall_time (kind "limit"), or when its
+    recent rate projects far more than that to reach t_end (kind "crawl": step_rules.Progress)."""
+    s, wall = run.s, _time.perf_counter()
     if run.steps > s.max_steps:
         raise SolverError(f"the run reached its step limit ({s.max_steps} steps, settings.max_steps)", time=t,
                           kind="limit")
-    if s.max_wall_time is not None and _time.perf_counter() - run.wall0 > s.max_wall_time:
+    if s.max_wall_time is not None and wall - run.wall0 > s.max_wall_time:
         raise SolverError(f"the run reached its wall-time limit ({s.max_wall_time:g} s, settings.max_wall_time)",
                           time=t, kind="limit")
+    run.crawl.check(t, run.steps, wall)
 
 
 def output_times(t_end, step):
@@ -178,7 +180,8 @@ class Run:
         self.rec = Recorder(system, self.meta, on_event, path=results_path)
         self.rhs_count = 0
         self.steps = 0
-        self.wall0 = _time.perf_counter()      # set again when execute() starts
+        self.wall0 = _time.perf_counter()      # set again when execute() starts …
+        self.crawl = Progress(settings, self.wall0)    # … and so is the crawl rule's start
         self._switch = None      # pending hybrid switch: (method, reason)
         self.q_last = None       # the last consistent positions (Newton start, diagnostics) …
         self._rate_last = None   # … and (q̇, t) there, or None: the Newton start is extrapolated
@@ -188,6 +191,7 @@ class Run:
     # ---- public API -----------------------------------------------------------------------------
     def execute(self):
         self.wall0 = wall0 = _time.perf_counter()
+        self.crawl = Progress(self.s, wall0)
         try:
             q, qd, t0 = self.system.initial_state() if self.start is None else self.start
             q, qd = np.array(q, dtype=float), np.array(qd, dtype=float)

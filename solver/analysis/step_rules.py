@@ -1,7 +1,10 @@
 """The rules both step loops of a dynamic run follow — the Python loop of
 :class:`solver.analysis.dynamics.Run` and the compiled one of :mod:`solver.analysis.segments`:
-when to re-partition, when a partition is stuck, when the step size has collapsed."""
+when to re-partition, when a partition is stuck, when the step size has collapsed, when a run
+crawls too slowly to finish within its bounds (:class:`Progress`)."""
 from __future__ import annotations
+
+from collections import deque
 
 from ..errors import SolverError
 
@@ -11,6 +14,12 @@ STUCK_RESTARTS = 25          # restarts without 20 clean steps in between: the p
 CLEAN_STRETCH = 20
 STALL_STEPS = 300            # this many steps advancing less than STALL_FRACTION·t_end: stalled
 STALL_FRACTION = 1e-6
+CRAWL_MIN_STEPS = 1000       # the crawl rule (Progress) projects a run's cost from its last steps: checkpoints
+CRAWL_WINDOW = 4             # every CRAWL_MIN_STEPS steps, the last CRAWL_WINDOW of them kept; it starts once
+CRAWL_MIN_FRACTION = 0.05    # the run has used this fraction of its wall-time bound (a steady rate, not the
+CRAWL_FACTOR = 2.0           # start-up), and stops a run whose projection exceeds a bound this many times
+BATCH_WALL_TIME = 300.0      # settings.max_wall_time of the CLI batch commands (mbs run, mbs study) when the
+                             # project sets none; the GUI has none (its runs show progress and are cancelled)
 
 
 def stall_error(run, t, span):
@@ -19,3 +28,50 @@ def stall_error(run, t, span):
                        "is probably at a singular configuration or the model is too stiff for this integrator — "
                        "try partitioning='qr', 'hybrid' or integrator='bdf'", time=t, kind="step_collapse",
                        elements=run._worst_owners(run.q_last, t))
+
+
+class Progress:
+    """The crawl rule.  A run whose recent rate — simulated time per step and per second of wall
+    time from the oldest of its last CRAWL_WINDOW checkpoints (one every CRAWL_MIN_STEPS steps) —
+    projects more than CRAWL_FACTOR · settings.max_steps steps, or more than CRAWL_FACTOR ·
+    settings.max_wall_time of wall time, to reach t_end stops now (SolverError kind "crawl", the
+    partial results kept by ``Run.execute``) instead of when it hits the bound:
+
+        steps + (t_end − t) · Δsteps/Δt  > CRAWL_FACTOR · max_steps,   or
+        elapsed + (t_end − t) · Δwall/Δt > CRAWL_FACTOR · max_wall_time   (after CRAWL_MIN_FRACTION of it).
+
+    The step-size collapse (STALL_STEPS) catches a run that no longer advances; this rule one that
+    advances too slowly to finish: steps held small by the tolerance or by stiffness on an explicit
+    integrator (issue #32: the 200-link chain at rtol 1e-12 crawled 467,006 steps for 445 s).  Both
+    step loops apply it through ``Run._check_cancel`` (the compiled one between calls of segment.c,
+    at most every 200 steps)."""
+
+    def __init__(self, settings, wall0):
+        self.s, self.wall0 = settings, wall0
+        self.marks = deque([(wall0, 0.0, 0)], maxlen=CRAWL_WINDOW)     # (wall, t, steps)
+
+    def check(self, t, steps, wall):
+        """Raise the crawl SolverError when the projection from the oldest checkpoint to (t, steps,
+        wall) exceeds a bound; take a checkpoint every CRAWL_MIN_STEPS steps."""
+        if steps - self.marks[-1][2] >= CRAWL_MIN_STEPS:
+            self.marks.append((wall, t, steps))
+        wall_a, t_a, steps_a = self.marks[0]
+        if steps - steps_a < CRAWL_MIN_STEPS or t <= t_a:
+            return
+        s, left, elapsed = self.s, self.s.t_end - t, wall - self.wall0
+        per_step, per_second = (t - t_a) / (steps - steps_a), (t - t_a) / max(wall - wall_a, 1e-9)
+        need_steps, need_wall = steps + left / per_step, elapsed + left / per_second
+        if need_steps > CRAWL_FACTOR * s.max_steps:
+            bound = f"settings.max_steps ({s.max_steps})"
+        elif (s.max_wall_time is not None and elapsed >= CRAWL_MIN_FRACTION * s.max_wall_time
+              and need_wall > CRAWL_FACTOR * s.max_wall_time):
+            bound = f"settings.max_wall_time ({s.max_wall_time:g} s)"
+        else:
+            return
+        raise SolverError(
+            f"the run is crawling: at its recent rate ({1 / per_step:.3g} steps per simulated second, mean step "
+            f"{per_step:.3g} s, {1e3 * per_step / per_second:.3g} ms of wall time per step) it would need about "
+            f"{need_steps:.3g} steps and {need_wall:.3g} s to reach t_end = {s.t_end:g} s, more than {CRAWL_FACTOR:g} "
+            f"times {bound}; small steps come from the tolerance (rtol {s.rtol:g}, atol {s.atol:g}) or from "
+            f"stiffness on the '{s.integrator}' integrator, costly ones from the model's size — loosen rtol/atol, "
+            "try integrator='bdf' for a stiff model, or raise the bound", time=t, kind="crawl")
