@@ -69,11 +69,11 @@ def run_limit(run, t):
     recent rate projects far more than that to reach t_end (kind "crawl": step_rules.Progress)."""
     s, wall = run.s, _time.perf_counter()
     if run.steps > s.max_steps:
-        raise SolverError(f"the run reached its step limit ({s.max_steps} steps, settings.max_steps)", time=t,
-                          kind="limit")
+        raise SolverError(f"the run reached its step limit ({s.max_steps} steps, settings.max_steps; "
+                          f"{run.crawl.describe(t, run.steps, wall)})", time=t, kind="limit")
     if s.max_wall_time is not None and wall - run.wall0 > s.max_wall_time:
-        raise SolverError(f"the run reached its wall-time limit ({s.max_wall_time:g} s, settings.max_wall_time)",
-                          time=t, kind="limit")
+        raise SolverError(f"the run reached its wall-time limit ({s.max_wall_time:g} s, settings.max_wall_time; "
+                          f"{run.crawl.describe(t, run.steps, wall)})", time=t, kind="limit")
     run.crawl.check(t, run.steps, wall)
 
 

@@ -55,23 +55,40 @@ class Progress:
         wall) exceeds a bound; take a checkpoint every CRAWL_MIN_STEPS steps."""
         if steps - self.marks[-1][2] >= CRAWL_MIN_STEPS:
             self.marks.append((wall, t, steps))
-        wall_a, t_a, steps_a = self.marks[0]
-        if steps - steps_a < CRAWL_MIN_STEPS or t <= t_a:
+        projection = self.projection(t, steps, wall)
+        if projection is None:
             return
-        s, left, elapsed = self.s, self.s.t_end - t, wall - self.wall0
-        per_step, per_second = (t - t_a) / (steps - steps_a), (t - t_a) / max(wall - wall_a, 1e-9)
-        need_steps, need_wall = steps + left / per_step, elapsed + left / per_second
+        s, (need_steps, need_wall, _) = self.s, projection
         if need_steps > CRAWL_FACTOR * s.max_steps:
             bound = f"settings.max_steps ({s.max_steps})"
-        elif (s.max_wall_time is not None and elapsed >= CRAWL_MIN_FRACTION * s.max_wall_time
+        elif (s.max_wall_time is not None and wall - self.wall0 >= CRAWL_MIN_FRACTION * s.max_wall_time
               and need_wall > CRAWL_FACTOR * s.max_wall_time):
             bound = f"settings.max_wall_time ({s.max_wall_time:g} s)"
         else:
             return
-        raise SolverError(
-            f"the run is crawling: at its recent rate ({1 / per_step:.3g} steps per simulated second, mean step "
-            f"{per_step:.3g} s, {1e3 * per_step / per_second:.3g} ms of wall time per step) it would need about "
-            f"{need_steps:.3g} steps and {need_wall:.3g} s to reach t_end = {s.t_end:g} s, more than {CRAWL_FACTOR:g} "
-            f"times {bound}; small steps come from the tolerance (rtol {s.rtol:g}, atol {s.atol:g}) or from "
-            f"stiffness on the '{s.integrator}' integrator, costly ones from the model's size — loosen rtol/atol, "
-            "try integrator='bdf' for a stiff model, or raise the bound", time=t, kind="crawl")
+        raise SolverError(f"the run is crawling: {self.describe(t, steps, wall)}, more than {CRAWL_FACTOR:g} times "
+                          f"{bound}; small steps come from the tolerance (rtol {s.rtol:g}, atol {s.atol:g}) or from "
+                          f"stiffness on the '{s.integrator}' integrator, costly ones from the model's size — loosen "
+                          "rtol/atol, try integrator='bdf' for a stiff model, or raise the bound", time=t, kind="crawl")
+
+    def projection(self, t, steps, wall):
+        """(steps, wall time, rate text) the run needs to reach t_end at its recent rate, or None
+        before it has CRAWL_MIN_STEPS steps of rate."""
+        wall_a, t_a, steps_a = self.marks[0]
+        if steps - steps_a < CRAWL_MIN_STEPS or t <= t_a:
+            return None
+        left = self.s.t_end - t
+        per_step, per_second = (t - t_a) / (steps - steps_a), (t - t_a) / max(wall - wall_a, 1e-9)
+        rate = (f"{1 / per_step:.3g} steps per simulated second, mean step {per_step:.3g} s, "
+                f"{1e3 * per_step / per_second:.3g} ms of wall time per step")
+        return steps + left / per_step, wall - self.wall0 + left / per_second, rate
+
+    def describe(self, t, steps, wall):
+        """Where the run is and, once it has a rate, what it needs to reach t_end (the crawl and
+        limit messages)."""
+        projection = self.projection(t, steps, wall)
+        if projection is None:
+            return f"{steps} steps to t = {t:.6g} s of t_end = {self.s.t_end:g} s"
+        need_steps, need_wall, rate = projection
+        return (f"at its recent rate ({rate}) it would need about {need_steps:.3g} steps and {need_wall:.3g} s "
+                f"to reach t_end = {self.s.t_end:g} s")
