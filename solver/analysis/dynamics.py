@@ -18,7 +18,7 @@ conservative model drifts or the step size collapses, and returns to LU after co
 QR steps (:mod:`solver.analysis.hybrid` decides); each switch is a logged event (time, from, to,
 reason), and the integrator restarts after a switch with a step size it suggests.
 
-Integrators: scipy's (``INTEGRATORS``) step in this module's loop; with generated kernels the
+Integrators: scipy's (``integrator_class``) step in this module's loop; with generated kernels the
 default ``"auto"`` (DOP853) and ``"rk45"`` (DOPRI5) step in C over run segments instead
 (:mod:`solver.analysis.segments`), with the same re-partitioning, stall and cancel rules.
 """
@@ -37,7 +37,7 @@ from ..forces import Wrenches
 from ..model.inputs import with_inputs
 from ..model.model import Model
 from ..results import Results
-from ..integrators import INTEGRATORS, GeneralizedAlpha, limit_step
+from ..integrators import GeneralizedAlpha, integrator_class, limit_step
 from ..partitioning.partition import PartitionError, Renewal, independent_rows
 from ..partitioning.choose import build_partition
 from .assembly import assemble_positions, consistent_velocities, holding_model
@@ -244,7 +244,6 @@ class Run:
         integrator, compiled, note = step_loop(self)     # compiled None: every step in Python
         if note is not None:
             self.rec.event(times[0], "integrator", note)
-        solver_cls = INTEGRATORS[integrator]
         max_step = self.s.max_step or np.inf
         t = times[0]
         self._record(part, t, q, qd, part.method)
@@ -270,7 +269,7 @@ class Run:
                 continue
             y0 = np.concatenate([part.z_of(q), part.V.T @ qd])
             jacobian = {"jac": lambda tt, y: self._jacobian(part, tt, y)} if integrator in IMPLICIT else {}
-            ode = solver_cls(lambda tt, y: self._rhs(part, tt, y), t, y0, times[-1], rtol=self.s.rtol,
+            ode = integrator_class(integrator)(lambda tt, y: self._rhs(part, tt, y), t, y0, times[-1], rtol=self.s.rtol,
                              atol=self.s.atol, max_step=max_step, first_step=first_step, **jacobian)
             restart = None
             first_step = None
