@@ -5,7 +5,10 @@ end in a fresh process).
 Every measurement is a fresh ``python`` subprocess (best of ``--repeat``, default 3, by total CPU time;
 the load average is printed with the table: on a shared machine wall time includes waiting).  Rows:
 
-- ``import solver``: the interpreter start and ``import solver`` alone;
+- ``import solver``: the interpreter start and ``import solver`` alone, with the bytecode compiled (as
+  an installed package has it; the measurements keep theirs in a folder of their own,
+  ``PYTHONPYCACHEPREFIX``) and, ``no .pyc``, every source of the checkout compiled (run with
+  ``PYTHONDONTWRITEBYTECODE``, as the project's shared machine sets it; the dependencies' bytecode used);
 - per sample, ``warm``: the codegen cache already holds the model's kernels (the run after the first
   on this machine) — import, load the project, build (``solver.compile_model``: formulation, kernels
   loaded from the cache, checked), run the sample's own settings;
@@ -52,9 +55,16 @@ print(json.dumps(phases))
 """
 
 
-def measure(args, cache):
-    """(wall, cpu, phases) of one fresh process running CHILD with ``args`` and codegen cache ``cache``."""
+def measure(args, cache, pycache):
+    """(wall, cpu, phases) of one fresh process running CHILD with ``args``, codegen cache ``cache`` and
+    the bytecode in ``pycache`` (None: none written or read — every source compiled)."""
     env = dict(os.environ, MBS_CODEGEN_CACHE=cache, PYTHONPATH=ROOT)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    if pycache is None:                  # the installed packages' own bytecode, none of the checkout's
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        env.pop("PYTHONPYCACHEPREFIX", None)
+    else:
+        env["PYTHONPYCACHEPREFIX"] = pycache
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     out = subprocess.run([sys.executable, "-c", CHILD, *args], env=env, capture_output=True, text=True, check=True,
@@ -65,9 +75,9 @@ def measure(args, cache):
     return wall, cpu, json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def best(repeat, args, cache_for):
+def best(repeat, args, cache_for, pycache):
     """The measurement with the least CPU time of ``repeat`` (``cache_for(k)``: the k-th's cache)."""
-    return min((measure(args, cache_for(k)) for k in range(repeat)), key=lambda r: r[1])
+    return min((measure(args, cache_for(k), pycache) for k in range(repeat)), key=lambda r: r[1])
 
 
 def main(argv=None):
@@ -78,18 +88,21 @@ def main(argv=None):
     args = parser.parse_args(argv)
     rows = []
     with tempfile.TemporaryDirectory(prefix="mbs-first-run-") as tmp:
-        warm = os.path.join(tmp, "warm")
-        rows.append(("import solver", "", best(args.repeat, [], lambda k: warm)))
+        warm, pycache = os.path.join(tmp, "warm"), os.path.join(tmp, "pycache")
+        rows.append(("import solver", "no .pyc", best(args.repeat, [], lambda k: warm, None)))
         for name in args.samples:
             path = os.path.join(ROOT, "sample_models", f"{name}.mbs.json")
-            measure([path], warm)                                   # fills the warm cache
-            rows.append((name, "warm", best(args.repeat, [path], lambda k: warm)))
+            measure([path], warm, pycache)                          # fills the warm cache and the bytecode
+        rows.append(("import solver", "", best(args.repeat, [], lambda k: warm, pycache)))
+        for name in args.samples:
+            path = os.path.join(ROOT, "sample_models", f"{name}.mbs.json")
+            rows.append((name, "warm", best(args.repeat, [path], lambda k: warm, pycache)))
             if not args.no_cold:
                 rows.append((name, "cold", best(args.repeat, [path],
-                                                 lambda k: os.path.join(tmp, f"cold-{name}-{k}"))))
+                                                 lambda k: os.path.join(tmp, f"cold-{name}-{k}"), pycache)))
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"first runs, fresh process each, best of {args.repeat} by CPU time; load average {load}")
-    print(f"{'model':<16}{'cache':<6}{'wall':>8}{'CPU':>8}{'import':>8}{'load':>8}{'compile':>9}{'build':>8}"
+    print(f"{'model':<16}{'cache':<9}{'wall':>8}{'CPU':>8}{'import':>8}{'load':>8}{'compile':>9}{'build':>8}"
           f"{'run':>8}  generated, simulated")
     for name, cache, (wall, cpu, p) in rows:
         cells = [p.get("import"), p.get("load"), p.get("compile")]
@@ -98,7 +111,7 @@ def main(argv=None):
         text += f"{cells[2]:>9.3f}" if cells[2] is not None else f"{'':>9}"
         text += "".join(f"{v:>8.3f}" if v is not None else f"{'':>8}" for v in (build, p.get("run")))
         extra = f"  {p['generated']}, {p['simulated']:g} s" if "generated" in p else ""
-        print(f"{name:<16}{cache:<6}{text}{extra}")
+        print(f"{name:<16}{cache:<9}{text}{extra}")
 
 
 if __name__ == "__main__":
