@@ -45,7 +45,10 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")          # forked children: no BLA
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
+import solver  # noqa: E402
 from solver.cli import main  # noqa: E402
+
+solver.preload()          # what runs import on first use, imported once here: the forked children share it
 
 SAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "sample_models")
 NUMBERS = [0, -1, -1e308, 1e308, 1e-320, 2 ** 63, 10 ** 30, "NaN", "Infinity", "-Infinity", "HUGE_INT", 1e-300,

@@ -16,7 +16,7 @@ STALL_STEPS = 300            # this many steps advancing less than STALL_FRACTIO
 STALL_FRACTION = 1e-6
 CRAWL_MIN_STEPS = 1000       # the crawl rule (Progress) projects a run's cost from its last steps: checkpoints
 CRAWL_WINDOW = 4             # every CRAWL_MIN_STEPS steps, the last CRAWL_WINDOW of them kept; it starts once
-CRAWL_MIN_FRACTION = 0.05    # the run has used this fraction of its wall-time bound (a steady rate, not the
+CRAWL_MIN_FRACTION = 0.05    # the run has used this fraction of the bound it projects (a steady rate, not the
 CRAWL_FACTOR = 2.0           # start-up), and stops a run whose projection exceeds a bound this many times
 BATCH_WALL_TIME = 300.0      # settings.max_wall_time of the CLI batch commands (mbs run, mbs study) when the
                              # project sets none; the GUI has none (its runs show progress and are cancelled)
@@ -38,7 +38,10 @@ class Progress:
     partial results kept by ``Run.execute``) instead of when it hits the bound:
 
         steps + (t_end − t) · Δsteps/Δt  > CRAWL_FACTOR · max_steps,   or
-        elapsed + (t_end − t) · Δwall/Δt > CRAWL_FACTOR · max_wall_time   (after CRAWL_MIN_FRACTION of it).
+        elapsed + (t_end − t) · Δwall/Δt > CRAWL_FACTOR · max_wall_time,
+
+    each once the run has used CRAWL_MIN_FRACTION of that bound (a start-up transient — an impact,
+    the first steps of a stiff model — is not projected over the whole run).
 
     The step-size collapse (STALL_STEPS) catches a run that no longer advances; this rule one that
     advances too slowly to finish: steps held small by the tolerance or by stiffness on an explicit
@@ -59,7 +62,7 @@ class Progress:
         if projection is None:
             return
         s, (need_steps, need_wall, _) = self.s, projection
-        if need_steps > CRAWL_FACTOR * s.max_steps:
+        if steps >= CRAWL_MIN_FRACTION * s.max_steps and need_steps > CRAWL_FACTOR * s.max_steps:
             bound = f"settings.max_steps ({s.max_steps})"
         elif (s.max_wall_time is not None and wall - self.wall0 >= CRAWL_MIN_FRACTION * s.max_wall_time
               and need_wall > CRAWL_FACTOR * s.max_wall_time):

@@ -113,3 +113,31 @@ def test_a_bad_wall_time_option_is_refused(tmp_path, capsys, value):
     assert main(["run", str(path), "--quiet", "--max-wall-time", value]) == 2
     assert "--max-wall-time" in capsys.readouterr().err
 
+
+
+def test_a_start_up_transient_is_not_projected_over_the_run():
+    """The rule as numbers: 1000 steps through an impact (1e-7 s each) project 1e8 steps for a 10-s run,
+    beyond 2 × max_steps = 2e6, but the run has used less than CRAWL_MIN_FRACTION of max_steps: it goes
+    on, and once its recent steps are 1e-3 s it never projects beyond the bound; the same slow rate
+    sustained past that fraction stops it."""
+    s = solver.Settings()
+    s.set("t_end", 10.0)
+    s.set("max_steps", 1_000_000)
+    rule = step_rules.Progress(s, 0.0)
+    t = 0.0
+    for steps in range(1, 1001):
+        t += 1e-7
+        rule.check(t, steps, 1e-3 * steps)                 # a transient: no stop
+    for steps in range(1001, 12_001):
+        t += 1e-3
+        rule.check(t, steps, 1e-3 * steps)                 # the rate recovers: ~1e4 steps in all
+    slow = step_rules.Progress(s, 0.0)
+    t, stopped = 0.0, None
+    for steps in range(1, 60_001):
+        t += 1e-7
+        try:
+            slow.check(t, steps, 1e-3 * steps)
+        except solver.SolverError as exc:
+            stopped = (steps, exc.kind)
+            break
+    assert stopped == (int(step_rules.CRAWL_MIN_FRACTION * 1_000_000), "crawl")
