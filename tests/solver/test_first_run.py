@@ -17,16 +17,20 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 HEAVY = ("scipy", "sympy", "h5py", "lxml", "dask", "threadpoolctl", "scipy.integrate", "scipy.optimize")
 
 
-def fresh(code, *args):
-    """``sorted(HEAVY modules imported)`` after running ``code`` in a new interpreter."""
-    probe = f"import sys\n{code}\nimport json\nprint(json.dumps(sorted(m for m in {HEAVY!r} if m in sys.modules)))"
+def fresh(*steps, args=()):
+    """For each piece of code in ``steps``, run in turn in one new interpreter: ``sorted(HEAVY
+    modules imported)`` after it."""
+    probe = "import json, sys\n" + "".join(
+        f"{code}\nprint(json.dumps(sorted(m for m in {HEAVY!r} if m in sys.modules)))\n" for code in steps)
     out = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, check=True, cwd=ROOT,
                          env=dict(os.environ, PYTHONPATH=ROOT))
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return [json.loads(line) for line in out.stdout.strip().splitlines()[-len(steps):]]
 
 
-def test_import_solver_imports_no_heavy_dependency():
-    assert fresh("import solver") == []
+def test_import_solver_imports_no_heavy_dependency_and_preload_what_runs_use():
+    imported, preloaded = fresh("import solver", "solver.preload()")
+    assert imported == []
+    assert {"scipy.integrate", "scipy.optimize"} <= set(preloaded)
 
 
 def test_every_public_name_resolves_and_star_import_works():
@@ -38,17 +42,14 @@ def test_every_public_name_resolves_and_star_import_works():
     assert "tire" in solver.forces.EVALUATORS                 # the vehicle kinds are registered at import
 
 
-def test_a_warm_build_needs_no_sympy_and_a_run_in_c_no_scipy_integrate(tmp_path, module_codegen_cache):
+def test_a_warm_build_needs_no_sympy_and_a_run_in_c_no_scipy_integrate(tmp_path):
     path = tmp_path / "pendulum.mbs.json"
     model = pendulum()
     model.settings.set("t_end", 0.5)
     model.save(path)
-    assert solver.compile_model(solver.load_model(path)).generated        # fills the module's cache
-    loaded = fresh("import solver\ncompiled = solver.compile_model(solver.load_model(sys.argv[1]))\n"
-                   "assert compiled.generated\nres = solver.simulate(compiled)\n"
-                   "assert any('step loop in C' in e['message'] for e in res.events)", str(path))
+    assert solver.compile_model(solver.load_model(path)).generated        # in the cache (built now or before)
+    [loaded] = fresh("import solver\ncompiled = solver.compile_model(solver.load_model(sys.argv[1]))\n"
+                     "assert compiled.generated\nres = solver.simulate(compiled)\n"
+                     "assert any('step loop in C' in e['message'] for e in res.events)", args=(str(path),))
     assert "sympy" not in loaded and "scipy.integrate" not in loaded and "scipy.optimize" not in loaded
 
-
-def test_preload_imports_what_runs_import_on_first_use():
-    assert {"scipy.integrate", "scipy.optimize"} <= set(fresh("import solver\nsolver.preload()"))
