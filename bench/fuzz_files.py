@@ -206,7 +206,7 @@ def fuzz(cases, seed, t_end, timeout, memory_mb, show, codegen="off"):
                 if outside(root, folder) - before:
                     outcome = "write outside"
                 table[command][outcome] += 1
-                if outcome not in ("ok", "exit 2", "exit 3", "starved") and len(examples[outcome]) < show:
+                if outcome not in ("ok", "exit 2", "exit 3") and len(examples[outcome]) < show:   # starved: to re-run alone
                     last = err.strip().splitlines()[-1] if err.strip() else ""
                     examples[outcome].append(f"case {case}: {os.path.basename(source)}: {what}: {command}: "
                                              f"{last[:300]!r}")
