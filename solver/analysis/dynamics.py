@@ -269,8 +269,9 @@ class Run:
                 continue
             y0 = np.concatenate([part.z_of(q), part.V.T @ qd])
             jacobian = {"jac": lambda tt, y: self._jacobian(part, tt, y)} if integrator in IMPLICIT else {}
-            ode = integrator_class(integrator)(lambda tt, y: self._rhs(part, tt, y), t, y0, times[-1], rtol=self.s.rtol,
-                             atol=self.s.atol, max_step=max_step, first_step=first_step, **jacobian)
+            ode = integrator_class(integrator)(lambda tt, y: self._rhs(part, tt, y), t, y0, times[-1],
+                                               rtol=self.s.rtol, atol=self.s.atol, max_step=max_step,
+                                               first_step=first_step, **jacobian)
             restart = None
             first_step = None
             while ode.status == "running" and restart is None:
