@@ -141,6 +141,7 @@ class SimulationController(QObject):
         self._edits_at_start = 0
         self.document.model_replaced.connect(self._on_model_replaced)
         self.document.model_event.connect(self._on_model_edit)
+        solver.preload()          # on the GUI thread: a run's worker never stalls the event loop importing
 
     # ---- public API ---------------------------------------------------------------------------
     @property

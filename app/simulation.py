@@ -96,6 +96,9 @@ def suggestion(outcome: RunOutcome) -> str:
         "mass": f"A free motion of the mechanism has (almost) no mass or inertia: check the bodies {who}.",
         "limit": ("The run reached its step or wall-time limit: raise max_steps or max_wall_time in the "
                   "solver settings (advanced), or look for why it needs so many steps."),
+        "crawl": ("The run advanced too slowly to reach its end time within its step or wall-time limit: the "
+                  "steps are held small by tight tolerances or by stiffness. Loosen rtol/atol, try a stiff "
+                  "integrator (bdf), or raise max_steps or max_wall_time in the solver settings (advanced)."),
     }
     if outcome.message.startswith("MemoryError"):
         return ("The run needs more memory than this computer has: shorten the end time or raise the "

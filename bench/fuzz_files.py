@@ -3,8 +3,10 @@
 Each case mutates one sample, structurally or semantically (a number to an extreme, NaN or a huge
 integer, a string to odd unicode or a path, an array resized, a field dropped, duplicated or given
 another type), writes it into a folder of its own and runs ``mbs validate`` and then
-``mbs run --t-end T --codegen off --quiet`` on it, each in a forked child process with caps on its
-address space and CPU time (``resource.setrlimit``) and a wall-clock timeout.  Outcomes::
+``mbs run --t-end T --codegen C --max-wall-time W --quiet`` on it (C: ``--codegen``, default off,
+the generic path; "auto" or "on" builds generated kernels into a codegen cache of the fuzz's own,
+shared by its cases; W: half the timeout, the run's own bound), each in a forked child process with
+caps on its address space and CPU time (``resource.setrlimit``) and a wall-clock timeout.  Outcomes::
 
     ok            exit 0
     exit 2        refused as bad input
@@ -19,7 +21,7 @@ address space and CPU time (``resource.setrlimit``) and a wall-clock timeout.  O
 Usage (low priority: it keeps a core busy for a while)::
 
     nice python bench/fuzz_files.py [--cases 2000] [--seed 1] [--t-end 0.01] [--timeout 20]
-                                    [--memory-mb 2048] [--show 5]
+                                    [--memory-mb 2048] [--show 5] [--codegen off|auto|on]
 
 It prints a table of outcome counts per command and up to ``--show`` examples of every outcome
 other than ok / exit 2 / exit 3.  The children are forks of this process (the solver is imported
@@ -43,7 +45,10 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")          # forked children: no BLA
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
+import solver  # noqa: E402
 from solver.cli import main  # noqa: E402
+
+solver.preload()          # what runs import on first use, imported once here: the forked children share it
 
 SAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "sample_models")
 NUMBERS = [0, -1, -1e308, 1e308, 1e-320, 2 ** 63, 10 ** 30, "NaN", "Infinity", "-Infinity", "HUGE_INT", 1e-300,
@@ -176,13 +181,15 @@ def samples():
     return sorted(os.path.join(SAMPLES, name) for name in os.listdir(SAMPLES) if name.endswith(".mbs.json"))
 
 
-def fuzz(cases, seed, t_end, timeout, memory_mb, show):
+def fuzz(cases, seed, t_end, timeout, memory_mb, show, codegen="off"):
     rng = random.Random(seed)
     sources = {path: json.load(open(path, encoding="utf-8")) for path in samples()}
     table = collections.defaultdict(collections.Counter)
     examples = collections.defaultdict(list)
     start = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="mbs-fuzz-") as root:
+    with tempfile.TemporaryDirectory(prefix="mbs-fuzz-") as root, \
+            tempfile.TemporaryDirectory(prefix="mbs-fuzz-cache-") as cache:
+        os.environ["MBS_CODEGEN_CACHE"] = cache        # outside the watched root, inherited by the children
         for case in range(cases):
             source = rng.choice(sorted(sources))
             doc, what = mutate(json.loads(json.dumps(sources[source])), rng)
@@ -193,12 +200,13 @@ def fuzz(cases, seed, t_end, timeout, memory_mb, show):
                 fh.write(to_text(doc))
             before = outside(root, folder)
             for command, argv in (("validate", ["validate", path]),
-                                  ("run", ["run", path, "--t-end", str(t_end), "--codegen", "off", "--quiet"])):
+                                  ("run", ["run", path, "--t-end", str(t_end), "--codegen", codegen,
+                                           "--max-wall-time", str(timeout / 2), "--quiet"])):
                 outcome, err = run_child(argv, folder, timeout, memory_mb)
                 if outside(root, folder) - before:
                     outcome = "write outside"
                 table[command][outcome] += 1
-                if outcome not in ("ok", "exit 2", "exit 3", "starved") and len(examples[outcome]) < show:
+                if outcome not in ("ok", "exit 2", "exit 3") and len(examples[outcome]) < show:   # starved: to re-run alone
                     last = err.strip().splitlines()[-1] if err.strip() else ""
                     examples[outcome].append(f"case {case}: {os.path.basename(source)}: {what}: {command}: "
                                              f"{last[:300]!r}")
@@ -208,9 +216,10 @@ def fuzz(cases, seed, t_end, timeout, memory_mb, show):
     return table, examples, time.perf_counter() - start
 
 
-def print_table(table, examples, cases, wall):
+def print_table(table, examples, cases, wall, codegen="off"):
     outcomes = sorted({o for counts in table.values() for o in counts})
-    print(f"{cases} cases over {len(samples())} samples in {wall:.0f} s")
+    print(f"{cases} cases over {len(samples())} samples, --codegen {codegen}, in {wall:.0f} s (load average "
+          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())})")
     print(f"{'outcome':<22}" + "".join(f"{c:>10}" for c in table))
     for o in outcomes:
         print(f"{o:<22}" + "".join(f"{table[c][o]:>10}" for c in table))
@@ -228,9 +237,12 @@ def main_cli(argv=None):
     parser.add_argument("--timeout", type=int, default=20, help="seconds per command")
     parser.add_argument("--memory-mb", type=int, default=2048, help="address-space cap per command")
     parser.add_argument("--show", type=int, default=5, help="examples shown per unusual outcome")
+    parser.add_argument("--codegen", choices=("off", "auto", "on"), default="off",
+                        help="mbs run's --codegen: off (the generic path) or generated kernels")
     args = parser.parse_args(argv)
-    table, examples, wall = fuzz(args.cases, args.seed, args.t_end, args.timeout, args.memory_mb, args.show)
-    print_table(table, examples, args.cases, wall)
+    table, examples, wall = fuzz(args.cases, args.seed, args.t_end, args.timeout, args.memory_mb, args.show,
+                                 args.codegen)
+    print_table(table, examples, args.cases, wall, args.codegen)
 
 
 if __name__ == "__main__":

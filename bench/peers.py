@@ -50,7 +50,7 @@ sys.path.insert(0, str(ROOT))
 
 import solver  # noqa: E402
 from solver import recent_compiles  # noqa: E402
-from solver.integrators import INTEGRATORS  # noqa: E402
+from solver.integrators import integrator_class  # noqa: E402
 from solver.math.rotations import rotation_matrix  # noqa: E402
 
 PITCH = (0.3, 0.3, 0.3)        # rad at joints 2, 4, 6: the arm starts bent and falls
@@ -363,7 +363,7 @@ def breakdown(repeat=5):
     out["rhs_solve"] = best_of(lambda: reduction.solve(0.1, y, q, 2), repeat, n)
     out["rhs_c"] = best_of(lambda: reduction._fn(reduction._problem_ptr, reduction._y_ptr, 2), repeat, n)
 
-    ode = INTEGRATORS[s["integrator"]](lambda t, yy: run._rhs(part, t, yy), 0.0, y, 1.0,
+    ode = integrator_class(s["integrator"])(lambda t, yy: run._rhs(part, t, yy), 0.0, y, 1.0,
                                        rtol=s["rtol"], atol=s["atol"])
     for _ in range(10):
         ode.step()

@@ -6,24 +6,77 @@ Public API (see ``docs/architecture.md``; checked by ``tests/test_public_contrac
     res = solver.simulate(m, t_end=1.0)
     lin = solver.linearize(m)
 """
+from __future__ import annotations
+
+import importlib
+
 from .errors import MBSError, ModelError, Problem, ExpressionError, SolverError, Cancelled, FAILURE_KINDS
-from .model import (Model, GROUND, Body, Marker, Joint, SpringDamper, RotationalSpringDamper, Bushing,
-                    AppliedForce, AppliedTorque, Driver, Coupler, Settings, JOINT_TYPES, JOINT_KINDS,
-                    JointKind, FORCE_CLASSES, FORCE_TYPES, Field, inertia_matrix, Point, Link, TEMPLATES,
-                    Template, build_template)
-from .io.project import load_project as load_model, save_project
 
 __version__ = "0.1.0"
 
-__all__ = ["MBSError", "ModelError", "Problem", "ExpressionError", "SolverError", "Cancelled", "FAILURE_KINDS", "Model", "GROUND",
-           "Body", "Marker", "Joint", "SpringDamper", "RotationalSpringDamper", "Bushing", "AppliedForce",
-           "AppliedTorque", "Driver", "Coupler", "Settings", "JOINT_TYPES", "JOINT_KINDS", "JointKind",
-           "FORCE_CLASSES", "FORCE_TYPES", "Field", "inertia_matrix", "load_model", "save_project",
-           "Point", "Link", "TEMPLATES", "Template", "build_template",
-           "__version__"]
+#: The public names and the submodule each comes from (``name`` or ``(name, attribute)``), imported at
+#: first use (PEP 562 ``__getattr__``): ``import solver`` costs what solver.errors does, and a program
+#: pays for numpy, scipy, h5py or sympy only when it uses what needs them (issue #32: first runs).
+_PUBLIC = {
+    ".model": ("Model", "GROUND", "Body", "Marker", "Joint", "SpringDamper", "RotationalSpringDamper", "Bushing",
+               "AppliedForce", "AppliedTorque", "Driver", "Coupler", "Settings", "JOINT_TYPES", "JOINT_KINDS", "JointKind",
+               "FORCE_CLASSES", "FORCE_TYPES", "Field", "inertia_matrix", "Point", "Link", "TEMPLATES",
+               "Template", "build_template"),
+    ".io.project": (("load_model", "load_project"), "save_project"),
+    ".compile": ("CompiledModel", "compile_model"),
+    ".analysis.dynamics": ("simulate",),
+    ".results": ("Results", "load_results"),
+    ".analysis.linearize": ("linearize", "Linearization"),
+    ".analysis.equilibrium": ("static_equilibrium", "Equilibrium"),
+    ".analysis.frequency": ("dominant_frequency",),
+    ".analysis.checks": ("check_model", "ModelCheck"),       # Check Model: DOF, redundancy, driving
+    ".model.elements": ("Road", "Tire", "SpeedControl", "FlexibleBody", "LinearActuator", "Measure", "ModelInput",
+                        "ModelOutput", "FRICTION_JOINTS", "JointFriction"),
+    ".io.urdf": ("import_urdf", "read_urdf", "urdf_needs_package_dir"),       # docs/import.md
+    ".io.mjcf": ("import_mjcf", "is_mjcf", "read_mjcf"),     # docs/import.md (needs the mujoco package)
+    ".model.sections": ("Material", "Section"),               # flexible beam cross-sections and materials
+    ".outputs": ("Output", "declared_outputs", "marker_local", "measure", "output", "output_paths", "MEASURE_AXES",
+                 "MEASURE_UNITS"),                             # named outputs of a run
+    ".io.confine": ("MAX_MESH_BYTES", "checked_mesh", "confined"),   # paths a file names stay in its folder
+    ".io.files": ("open_regular",),
+    ".model.fields": ("shown_text",),                          # text from a file, shown on a terminal or in the GUI
+}
+_SUBMODULES = ("study", "vehicle")     # solver.study (parameter studies on Dask, docs/studies.md), solver.vehicle
+_WHERE = {(n if isinstance(n, str) else n[0]): (module, n if isinstance(n, str) else n[1])
+          for module, names in _PUBLIC.items() for n in names}
 
-from .compile import CompiledModel, compile_model  # noqa: E402
-from .analysis.dynamics import simulate  # noqa: E402
+#: What runs import at their first use (the run loop; scipy's integrators, root finder and splines), which
+#: preload() imports at once.
+RUN_MODULES = (".analysis.dynamics", ".analysis.linearize", "scipy.integrate", "scipy.optimize", "scipy.interpolate")
+
+__all__ = ["MBSError", "ModelError", "Problem", "ExpressionError", "SolverError", "Cancelled", "FAILURE_KINDS",
+           *_WHERE, "export_fmu", "codegen_compiler", "preload", *_SUBMODULES, "__version__"]
+
+
+def __getattr__(name):
+    """A public name imported at its first use (and kept: later lookups do not come here)."""
+    if name in _SUBMODULES:
+        value = importlib.import_module(f".{name}", __name__)
+    elif name in _WHERE:
+        module, attribute = _WHERE[name]
+        value = getattr(importlib.import_module(module, __name__), attribute)
+    else:
+        raise AttributeError(f"module 'solver' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
+
+
+def preload():
+    """Import now what runs import at their first use (RUN_MODULES).  An interactive program calls it
+    on its main thread at start: a run's worker thread then never imports for a fraction of a second
+    while holding the interpreter, which the event loop waits for (with the imports in the worker,
+    a 0.25 s run of the slider–crank let the GUI's 10 ms timer tick twice)."""
+    for module in RUN_MODULES:
+        importlib.import_module(module, __name__)
 
 
 def export_fmu(model, path, **options):
@@ -40,49 +93,4 @@ def codegen_compiler() -> str:
     return compiler_path()
 
 
-from .results import Results, load_results  # noqa: E402
-
-__all__ += ["CompiledModel", "compile_model", "simulate", "codegen_compiler", "export_fmu", "Results", "load_results"]
-from .analysis.linearize import linearize, Linearization  # noqa: E402
-
-__all__ += ["linearize", "Linearization"]
-from .analysis.equilibrium import static_equilibrium, Equilibrium  # noqa: E402
-from .analysis.frequency import dominant_frequency  # noqa: E402
-
-__all__ += ["static_equilibrium", "Equilibrium", "dominant_frequency"]
-from .analysis.checks import check_model, ModelCheck  # noqa: E402  (Check Model: DOF, redundancy, driving)
-
-__all__ += ["check_model", "ModelCheck"]
-from . import study  # noqa: E402  (solver.study: parameter studies on Dask, docs/studies.md)
-
-__all__ += ["study"]
-from . import vehicle  # noqa: E402  (solver.vehicle: road, tire, speed control, the CAE-TC car; docs/vehicle.md)
 from .vehicle import evaluators as _vehicle_evaluators  # noqa: E402,F401  (registers the vehicle force kinds)
-from .model.elements import Road, Tire, SpeedControl  # noqa: E402
-
-__all__ += ["vehicle", "Road", "Tire", "SpeedControl"]
-from .io.urdf import import_urdf, read_urdf, urdf_needs_package_dir  # noqa: E402  (docs/import.md)
-
-__all__ += ["import_urdf", "read_urdf", "urdf_needs_package_dir"]
-from .io.mjcf import import_mjcf, is_mjcf, read_mjcf  # noqa: E402  (docs/import.md; needs the mujoco package)
-
-__all__ += ["import_mjcf", "is_mjcf", "read_mjcf"]
-from .model.sections import Material, Section  # noqa: E402  (flexible beam cross-sections and materials)
-from .model.elements import FlexibleBody, LinearActuator, Measure, ModelInput, ModelOutput  # noqa: E402
-
-__all__ += ["Material", "Section", "FlexibleBody", "LinearActuator", "Measure", "ModelInput", "ModelOutput"]
-from .model.elements import FRICTION_JOINTS, JointFriction  # noqa: E402  (joint friction, docs/formulations.md)
-
-__all__ += ["FRICTION_JOINTS", "JointFriction"]
-from .outputs import (Output, declared_outputs, marker_local, measure, output, output_paths,  # noqa: E402
-                      MEASURE_AXES, MEASURE_UNITS)           # (named outputs of a run)
-
-__all__ += ["Output", "declared_outputs", "marker_local", "measure", "output", "output_paths", "MEASURE_AXES",
-            "MEASURE_UNITS"]
-from .io.confine import MAX_MESH_BYTES, checked_mesh, confined  # noqa: E402  (paths a file names stay in its folder)
-from .io.files import open_regular  # noqa: E402
-
-__all__ += ["MAX_MESH_BYTES", "checked_mesh", "confined", "open_regular"]
-from .model.fields import shown_text  # noqa: E402  (text from a file, shown on a terminal or in the GUI)
-
-__all__ += ["shown_text"]

@@ -4,19 +4,22 @@
 
     mbs run MODEL [--t-end S] [--output-step S] [--formulation ...] [--partitioning ...]
                   [--integrator ...] [--rtol X] [--atol X] [--max-step S] [--codegen [auto|on|off]]
-                  [--max-steps N] [--max-wall-time S]
+                  [--max-steps N] [--max-wall-time S|none]
                   [--out FILE.h5] [--csv DIR] [--quiet]
     mbs validate MODEL
     mbs info RESULTS.h5
     mbs linearize MODEL [--formulation ...] [--equilibrium [--nearest]]
     mbs study STUDY.json [--scheduler tcp://HOST:PORT | --serial] [--workers N] [--out RESULTS.csv]
-                         [--results-dir DIR] [--quiet]
+                         [--results-dir DIR] [--max-wall-time S|none] [--quiet]
     mbs import ROBOT.urdf|MODEL.xml -o MODEL.mbs.json [--package-dir DIR] [--no-limits]
     mbs export-fmu MODEL -o MODEL.fmu [--step S] [--input NAME=PATH ...] [--rtol X] [--atol X] [--quiet]
     mbs --version
 
 Exit codes (error policy, docs/reliability.md): 0 success, 2 bad input (invalid model or option,
 missing or unreadable file), 3 solver failure (or an unexpected internal error), 130 interrupted.
+The batch commands (run, study) bound each run's wall time: ``--max-wall-time``, else the project's
+``max_wall_time``, else BATCH_WALL_TIME (300 s, solver/analysis/step_rules.py); a run that reaches it,
+or whose rate projects twice it to t_end (the crawl rule), stops with exit 3 and its results so far.
 Errors are one line on stderr starting with ``mbs: error:``, never a traceback (set ``MBS_DEBUG=1``
 to see the traceback of an internal error).  A failed or interrupted run still saves the results up
 to that point when ``--out``/``--csv`` was given.
@@ -40,12 +43,14 @@ from .errors import Cancelled, ModelError, SolverError
 from .io.files import check_target
 from .io.project import load_project
 from .model.elements import Settings
+from .analysis.step_rules import BATCH_WALL_TIME
 from .model.fields import FieldProblem, problem_count, shown_text
 
 EXIT_OK, EXIT_INPUT, EXIT_SOLVER, EXIT_INTERRUPTED = 0, 2, 3, 130
 RUN_OPTIONS = ("t_end", "output_step", "formulation", "partitioning", "integrator", "rtol", "atol",
                "max_step")
-LIMIT_OPTIONS = ("max_steps", "max_wall_time")
+LIMIT_OPTIONS = ("max_steps",)       # settings a run takes from its options (--max-wall-time: _batch_wall_time)
+NO_BOUND = "none"
 MAX_EVENTS_SHOWN = 20
 DOF_ESTIMATE_MAX_COORDINATES = 700   # rank of the constraint Jacobian only while it is cheap
 
@@ -100,8 +105,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--atol", type=float, metavar="X", help="absolute tolerance")
     run.add_argument("--max-step", type=float, metavar="S", help="largest integration step [s]")
     run.add_argument("--max-steps", type=int, metavar="N", help="stop (exit 3, results kept) after N integrator steps")
-    run.add_argument("--max-wall-time", type=float, metavar="S",
-                     help="stop (exit 3, results kept) after S seconds of wall time")
+    run.add_argument("--max-wall-time", type=_wall_time, metavar="S",
+                     help="stop (exit 3, results kept) after S seconds of wall time, or sooner when the run's rate "
+                          "projects twice that to t_end; default: the project's setting, else "
+                          f"{BATCH_WALL_TIME:g}; 'none': no bound")
     run.add_argument("--hold", metavar="J1,J2", help="joints that keep their drawn position while assembling")
     run.add_argument("--from-equilibrium", action="store_true",
                      help="start at rest from the static equilibrium near the drawn configuration")
@@ -143,6 +150,9 @@ def build_parser() -> argparse.ArgumentParser:
     study.add_argument("--workers", type=int, default=2, metavar="N", help="local cluster worker processes")
     study.add_argument("--out", metavar="RESULTS.csv", help="write the table here (default: stdout)")
     study.add_argument("--results-dir", metavar="DIR", help="save each variant's full results (HDF5) here")
+    study.add_argument("--max-wall-time", type=_wall_time, metavar="S",
+                       help="each variant's run stops (failed, results kept) after S seconds of wall time; default: "
+                            f"the project's setting, else {BATCH_WALL_TIME:g}; 'none': no bound")
     study.add_argument("--quiet", action="store_true", help="no progress bar or summary")
     study.set_defaults(command=cmd_study)
 
@@ -185,6 +195,7 @@ def cmd_run(args) -> int:
         model.settings.set("planar", args.planar)
     for key, value in _run_options(args, LIMIT_OPTIONS).items():     # settings, not simulate() arguments
         model.settings.set(key, value)
+    _batch_wall_time(model, args)
     try:
         with _CtrlC() as ctrl_c, ProgressBar(sys.stderr, enabled=not args.quiet and _isatty(sys.stderr)) as bar:
             res = simulate(model, progress=bar, cancel=ctrl_c.requested,
@@ -291,6 +302,7 @@ def cmd_study(args) -> int:
         except ModelError as exc:
             raise InputError(f"--out {exc}") from None
     study = load_study(args.study)
+    _batch_wall_time(study.model, args)
     if args.results_dir:
         study.results_dir = args.results_dir
     executor = "serial" if args.serial else (args.scheduler or "local")
@@ -478,6 +490,22 @@ def _option(flag, key, value):
         return Settings.field(key).coerce(value)
     except FieldProblem as p:
         raise InputError(f"{flag}: {p}") from None
+
+
+def _wall_time(text):
+    """--max-wall-time's value: seconds, or 'none' (no bound: NO_BOUND)."""
+    return NO_BOUND if text.strip().lower() == "none" else float(text)
+
+
+def _batch_wall_time(model, args):
+    """settings.max_wall_time of a batch command's runs: --max-wall-time (checked as the setting;
+    'none' removes the bound), else the project's own, else BATCH_WALL_TIME (step_rules)."""
+    if args.max_wall_time is NO_BOUND:
+        model.settings.set("max_wall_time", None)
+    elif args.max_wall_time is not None:
+        model.settings.set("max_wall_time", _option("--max-wall-time", "max_wall_time", args.max_wall_time))
+    elif model.settings.max_wall_time is None:
+        model.settings.set("max_wall_time", BATCH_WALL_TIME)
 
 
 def _check_output_paths(args):

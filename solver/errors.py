@@ -76,6 +76,7 @@ FAILURE_KINDS = {
     "equilibrium": "no static equilibrium found",
     "build": "generated code could not be compiled (FMU export)",
     "limit": "the run reached settings.max_steps or settings.max_wall_time",
+    "crawl": "at its recent rate the run would need far more than settings.max_steps or max_wall_time",
 }
 
 

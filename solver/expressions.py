@@ -79,7 +79,6 @@ from dataclasses import dataclass
 from typing import Callable, NamedTuple, Protocol, Union, runtime_checkable
 
 import numpy as np
-from scipy.interpolate import CubicSpline, PPoly
 
 from .errors import ExpressionError
 from .expression_budget import charge, check_budget
@@ -1017,6 +1016,7 @@ class TableFunction:
             i = steep[0]
             raise ExpressionError(f"t[{i + 1}]: too close to t[{i}] for the change of value between them "
                                   f"(t = {t[i]:g} and {t[i + 1]:g}: the slope is not a finite number)")
+        from scipy.interpolate import CubicSpline, PPoly     # imported on use: only tables need them
         if len(t) >= 4:
             try:
                 with np.errstate(all="ignore"):

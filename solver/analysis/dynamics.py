@@ -18,7 +18,7 @@ conservative model drifts or the step size collapses, and returns to LU after co
 QR steps (:mod:`solver.analysis.hybrid` decides); each switch is a logged event (time, from, to,
 reason), and the integrator restarts after a switch with a step size it suggests.
 
-Integrators: scipy's (``INTEGRATORS``) step in this module's loop; with generated kernels the
+Integrators: scipy's (``integrator_class``) step in this module's loop; with generated kernels the
 default ``"auto"`` (DOP853) and ``"rk45"`` (DOPRI5) step in C over run segments instead
 (:mod:`solver.analysis.segments`), with the same re-partitioning, stall and cancel rules.
 """
@@ -37,7 +37,7 @@ from ..forces import Wrenches
 from ..model.inputs import with_inputs
 from ..model.model import Model
 from ..results import Results
-from ..integrators import INTEGRATORS, GeneralizedAlpha, limit_step
+from ..integrators import GeneralizedAlpha, integrator_class, limit_step
 from ..partitioning.partition import PartitionError, Renewal, independent_rows, position_tolerance
 from ..partitioning.choose import build_partition
 from .assembly import assemble_positions, consistent_velocities, holding_model
@@ -48,7 +48,7 @@ from .hybrid import HybridSwitch
 from .recording import Recorder
 from .segments import run_segments, step_loop
 from .step_rules import (AMPLIFICATION_GROWTH, CLEAN_STRETCH, REPARTITION_RATIO, STALL_FRACTION, STALL_STEPS,
-                         STUCK_RESTARTS, stall_error)
+                         STUCK_RESTARTS, Progress, stall_error)
 from .threads import single_threaded_blas
 
 JACOBIAN_STEP = 1e-7          # relative forward-difference step of the implicit integrators' Jacobian
@@ -65,15 +65,17 @@ def check_output_rows(settings, streamed):
 
 
 def run_limit(run, t):
-    """Raise SolverError (kind "limit", the partial results kept by Run.execute) when ``run`` has
-    taken more than settings.max_steps steps or run longer than settings.max_wall_time."""
-    s = run.s
+    """Raise SolverError (the partial results kept by Run.execute) when ``run`` has taken more than
+    settings.max_steps steps or run longer than settings.max_wall_time (kind "limit"), or when its
+    recent rate projects far more than that to reach t_end (kind "crawl": step_rules.Progress)."""
+    s, wall = run.s, _time.perf_counter()
     if run.steps > s.max_steps:
-        raise SolverError(f"the run reached its step limit ({s.max_steps} steps, settings.max_steps)", time=t,
-                          kind="limit")
-    if s.max_wall_time is not None and _time.perf_counter() - run.wall0 > s.max_wall_time:
-        raise SolverError(f"the run reached its wall-time limit ({s.max_wall_time:g} s, settings.max_wall_time)",
-                          time=t, kind="limit")
+        raise SolverError(f"the run reached its step limit ({s.max_steps} steps, settings.max_steps; "
+                          f"{run.crawl.describe(t, run.steps, wall)})", time=t, kind="limit")
+    if s.max_wall_time is not None and wall - run.wall0 > s.max_wall_time:
+        raise SolverError(f"the run reached its wall-time limit ({s.max_wall_time:g} s, settings.max_wall_time; "
+                          f"{run.crawl.describe(t, run.steps, wall)})", time=t, kind="limit")
+    run.crawl.check(t, run.steps, wall)
 
 
 def output_times(t_end, step):
@@ -179,7 +181,8 @@ class Run:
         self.rec = Recorder(system, self.meta, on_event, path=results_path)
         self.rhs_count = 0
         self.steps = 0
-        self.wall0 = _time.perf_counter()      # set again when execute() starts
+        self.wall0 = _time.perf_counter()      # set again when execute() starts …
+        self.crawl = Progress(settings, self.wall0)    # … and so is the crawl rule's start
         self._switch = None      # pending hybrid switch: (method, reason)
         self.q_last = None       # the last consistent positions (Newton start, diagnostics) …
         self._rate_last = None   # … and (q̇, t) there, or None: the Newton start is extrapolated
@@ -190,6 +193,7 @@ class Run:
     # ---- public API -----------------------------------------------------------------------------
     def execute(self):
         self.wall0 = wall0 = _time.perf_counter()
+        self.crawl = Progress(self.s, wall0)
         try:
             q, qd, t0 = self.system.initial_state() if self.start is None else self.start
             q, qd = np.array(q, dtype=float), np.array(qd, dtype=float)
@@ -242,7 +246,6 @@ class Run:
         integrator, compiled, note = step_loop(self)     # compiled None: every step in Python
         if note is not None:
             self.rec.event(times[0], "integrator", note)
-        solver_cls = INTEGRATORS[integrator]
         max_step = self.s.max_step or np.inf
         t = times[0]
         accel = self._record(part, t, q, qd, part.method)[0]   # q̈ at the last accepted state (velocity_jump)
@@ -269,8 +272,9 @@ class Run:
                 continue
             y0 = np.concatenate([part.z_of(q), part.V.T @ qd])
             jacobian = {"jac": lambda tt, y: self._jacobian(part, tt, y)} if integrator in IMPLICIT else {}
-            ode = solver_cls(lambda tt, y: self._rhs(part, tt, y), t, y0, times[-1], rtol=self.s.rtol,
-                             atol=self.s.atol, max_step=max_step, first_step=first_step, **jacobian)
+            ode = integrator_class(integrator)(lambda tt, y: self._rhs(part, tt, y), t, y0, times[-1],
+                                               rtol=self.s.rtol, atol=self.s.atol, max_step=max_step,
+                                               first_step=first_step, **jacobian)
             restart = None
             first_step = None
             while ode.status == "running" and restart is None:

@@ -84,7 +84,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.linalg import eigh
 
 from ..compile import CompiledModel, for_analysis
 from ..errors import ModelError, SolverError
@@ -218,6 +217,7 @@ class _Solver:
         """(ω², S, floor, ε_K): K̂ S = M̂ S diag(ω²) with SᵀM̂S = I for K̂ = −J symmetrized, the
         round-off of ω² and their tolerance for J by central or forward differences (module
         docstring)."""
+        from scipy.linalg import eigh     # (scipy.linalg is loaded by the partitions: a lookup)
         w2, S = eigh(-0.5 * (J + J.T), Mhat)
         floor = EIG_ROUNDOFF * max(1.0, float(np.max(np.abs(w2), initial=0.0)))
         eps = floor if central else floor * STEP / EIG_ROUNDOFF

@@ -37,7 +37,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scipy.optimize import brentq
 
 from ..math.friction import friction_coefficient
 from ..math.impact import step
@@ -99,6 +98,7 @@ class ContactLaw:
         ratio < μ_s: how fast a body held by friction creeps."""
         if not 0.0 <= ratio < self.static_friction:
             raise ValueError(f"ratio {ratio:g} is not below μ_s = {self.static_friction:g}")
+        from scipy.optimize import brentq     # imported on use (scipy.optimize: 0.3 s of a first run)
         return brentq(lambda s: float(self.friction_coefficient(s)) - ratio, 0.0, self.stiction_velocity,
                       xtol=1e-15)
 
@@ -112,4 +112,5 @@ def hunt_crossley_exit_speed(v_in, stiffness, damping):
 
     def gap(v_out):
         return a * (v_in + v_out) - math.log((1.0 + a * v_in) / (1.0 - a * v_out))
+    from scipy.optimize import brentq
     return brentq(gap, 1e-12 * v_in, min(v_in, (1.0 - 1e-15) / a), xtol=1e-15 * v_in)

@@ -28,7 +28,6 @@ like the node frames of the joints.
 from __future__ import annotations
 
 import numpy as np
-from scipy.spatial.transform import Rotation
 
 from ..forces import BodyFrames
 from ..math.rotations import L_matrix, cross, rotation_matrix
@@ -84,6 +83,7 @@ class FlexibleAttachments:
 
     def frames(self, q, qd):
         """(r_P, A_P, ṙ_P, ω_P) of every attachment (module docstring), as arrays (n, …)."""
+        from scipy.spatial.transform import Rotation     # imported on use: only flexible models need it
         n = len(self.items)
         r, A, v, w = np.empty((n, 3)), np.empty((n, 3, 3)), np.empty((n, 3)), np.empty((n, 3))
         for k, (fb, node, u0) in enumerate(self._bound()):

@@ -1,10 +1,21 @@
 """Which partition a configuration gets: dense (:class:`~solver.partitioning.partition.Partition`)
 or sparse (:class:`~solver.partitioning.sparse.SparsePartition`, when the system's Φ_q has a known
-pattern and enough rows for sparse factorizations to pay)."""
+pattern and enough rows for sparse factorizations to pay; :mod:`solver.partitioning.sparse` and
+scipy.sparse are imported only then)."""
 from __future__ import annotations
 
 from .partition import Partition, independent_rows
-from .sparse import SparsePartition, sparse_pattern
+
+SPARSE_MIN_ROWS = 120           # independent constraint rows from which the sparse algebra is used
+
+
+def sparse_pattern(system, rows):
+    """The system's Φ_q pattern (rows, cols) when the sparse algebra should be used for a partition
+    with ``rows`` independent constraint rows; else None."""
+    pattern = getattr(system, "jacobian_pattern", None)
+    if pattern is None or rows < SPARSE_MIN_ROWS:
+        return None
+    return pattern()
 
 
 def build_partition(method, system, q, t) -> Partition:
@@ -13,5 +24,6 @@ def build_partition(method, system, q, t) -> Partition:
     rows, redundant = independent_rows(jac)
     pattern = sparse_pattern(system, len(rows))
     if pattern is not None:
+        from .sparse import SparsePartition
         return SparsePartition(method, q, jac, rows, redundant, pattern)
     return Partition(method, q, jac, rows, redundant)

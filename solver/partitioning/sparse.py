@@ -25,8 +25,8 @@ r×r, factorized by SuperLU (scipy.sparse.linalg.splu):
                    and σ_min (from above) for the re-partition test and the conditioning output
 
 Everything else (the partition itself, V from the dense QR/LU/SVD at partition time, the
-re-partition and hybrid rules) is the dense path's.  Chosen automatically by size: ``sparse_pattern``
-returns the pattern when the system has one and r ≥ ``SPARSE_MIN_ROWS`` (measured crossover, see
+re-partition and hybrid rules) is the dense path's.  Chosen automatically by size: ``choose.sparse_pattern``
+returns the pattern when the system has one and r ≥ ``choose.SPARSE_MIN_ROWS`` (measured crossover, see
 docs/performance.md).
 """
 from __future__ import annotations
@@ -39,19 +39,9 @@ from scipy.sparse.linalg import splu
 
 from .partition import POSITION_TOL, Partition, PartitionError, converged
 
-SPARSE_MIN_ROWS = 120           # independent constraint rows from which the sparse algebra is used
 SIGMA_ITERATIONS = 4            # power iterations of the σ estimates (as reduced.c's σ_min(J U))
 ROUND_OFF = 1e-15              # entries of S = J B below this fraction of its largest are dropped
 NORMAL_CONDITION = 1e8          # minimum_norm_correction: normal equations up to this condition number
-
-
-def sparse_pattern(system, rows):
-    """The system's Φ_q pattern (rows, cols) when the sparse algebra should be used for a partition
-    with ``rows`` independent constraint rows; else None."""
-    pattern = getattr(system, "jacobian_pattern", None)
-    if pattern is None or rows < SPARSE_MIN_ROWS:
-        return None
-    return pattern()
 
 
 class SparsePartition(Partition):

@@ -103,8 +103,8 @@ def test_rows_kept_in_memory_are_bounded_and_the_message_says_how_to_stream(tmp_
 
 # ---- a run's steps and wall time ------------------------------------------------------------------
 @pytest.mark.parametrize("limit, value, message", [
-    ("max_steps", 40, "the run reached its step limit (40 steps, settings.max_steps)"),
-    ("max_wall_time", 0.3, "the run reached its wall-time limit (0.3 s, settings.max_wall_time)")])
+    ("max_steps", 40, "the run reached its step limit (40 steps, settings.max_steps; "),
+    ("max_wall_time", 0.3, "the run reached its wall-time limit (0.3 s, settings.max_wall_time; ")])
 def test_a_run_stops_at_its_step_or_wall_time_limit_keeping_its_results(tmp_path, capsys, limit, value, message):
     m = pendulum()
     m.settings.set(limit, value)
@@ -174,7 +174,7 @@ def test_mbs_run_takes_the_limits_as_options(tmp_path, capsys):
     pendulum().save(path)
     assert main(["run", str(path), "--quiet", "--codegen", "off", "--t-end", "1e4", "--output-step", "1",
                  "--max-steps", "30"]) == 3
-    assert "the run reached its step limit (30 steps, settings.max_steps)" in capsys.readouterr().err
+    assert "the run reached its step limit (30 steps, settings.max_steps; " in capsys.readouterr().err
     assert main(["run", str(path), "--quiet", "--max-steps", "0"]) == 2
     assert main(["run", str(path), "--quiet", "--max-wall-time", "-1"]) == 2
     err = capsys.readouterr().err

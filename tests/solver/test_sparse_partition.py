@@ -15,7 +15,7 @@ import pytest
 import solver
 from solver.analysis.assembly import assemble_positions, consistent_velocities
 from solver.formulations.cartesian import CartesianSystem
-from solver.partitioning import sparse
+from solver.partitioning import choose, sparse
 from solver.partitioning.partition import Partition, independent_rows
 from solver.partitioning.choose import build_partition
 from solver.partitioning.sparse import SparsePartition
@@ -86,7 +86,7 @@ def test_sparse_trajectory_equals_the_dense_one(monkeypatch, name, t_end):
     model = MODELS[name]()
     runs = {}
     for key, threshold in (("dense", 10**9), ("sparse", 1)):
-        monkeypatch.setattr(sparse, "SPARSE_MIN_ROWS", threshold)
+        monkeypatch.setattr(choose, "SPARSE_MIN_ROWS", threshold)
         runs[key] = solver.simulate(model, t_end=t_end, output_step=t_end / 20, partitioning="qr")
     d, s = runs["dense"], runs["sparse"]
     assert d.meta["steps"] == s.meta["steps"]
@@ -116,7 +116,7 @@ def test_the_jacobian_pattern_holds_every_nonzero(sample):
 
 
 def test_the_sparse_path_is_chosen_by_size_and_pattern(monkeypatch):
-    monkeypatch.setattr(sparse, "SPARSE_MIN_ROWS", 50)
+    monkeypatch.setattr(choose, "SPARSE_MIN_ROWS", 50)
     for n, expected in ((5, True), (2, False)):            # 76 and 34 independent rows
         system = CartesianSystem(fourbar_row(n))
         q, _, t = system.initial_state()
