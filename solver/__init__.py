@@ -43,6 +43,9 @@ def codegen_compiler() -> str:
 from .results import Results, load_results  # noqa: E402
 
 __all__ += ["CompiledModel", "compile_model", "simulate", "codegen_compiler", "export_fmu", "Results", "load_results"]
+from .analysis.interactive import InteractiveRun, PULL_FREQUENCY  # noqa: E402  (Interact mode: pull while it runs)
+
+__all__ += ["InteractiveRun", "PULL_FREQUENCY"]
 from .analysis.linearize import linearize, Linearization  # noqa: E402
 
 __all__ += ["linearize", "Linearization"]

@@ -236,14 +236,18 @@ class Run:
             self.branches.accept(t)
             self._check_cancel(t)
 
-    def _dynamic(self, part, q, qd, times):
+    def _dynamic(self, part, q, qd, times, record_start=True):
+        """Integrate from the consistent state (times[0], q, q̇) through the output points ``times``
+        (times[0] recorded unless ``record_start`` is False: a continued run recorded it already).
+        Returns the partition and the state (part, t, q, q̇) it ended with, at times[-1]."""
         integrator, compiled, note = step_loop(self)     # compiled None: every step in Python
-        if note is not None:
+        if note is not None and record_start:
             self.rec.event(times[0], "integrator", note)
         solver_cls = INTEGRATORS[integrator]
         max_step = self.s.max_step or np.inf
         t = times[0]
-        self._record(part, t, q, qd, part.method)
+        if record_start:
+            self._record(part, t, q, qd, part.method)
         next_out = 1
         hybrid = HybridSwitch(self.system, self.s.rtol) if self.s.partitioning == "hybrid" else None
         first_step = None        # after a hybrid switch: HybridSwitch.restart_step
@@ -335,6 +339,7 @@ class Run:
             part = self._partition(method, q, t, restart)
             if hybrid is not None:
                 hybrid.started(method, switch is not None)
+        return part, t, q, qd
 
     def _restarted(self, part, hybrid, restarts, clean, reason, q, t):
         """(restarts, clean steps) after one more restart for ``reason``; too many in a row stop the

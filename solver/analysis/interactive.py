@@ -1,0 +1,232 @@
+"""An interactive run: a dynamic run advanced in short chunks while a user pulls its bodies.
+
+:class:`InteractiveRun` compiles a model once (the defaults: generated kernels, the compiled step
+loop) and integrates it chunk by chunk (``step(dt)``), each chunk continuing from the state the
+last one ended with (``Run._dynamic`` from that state; the integrator's step size is chosen afresh
+at each chunk start).  Nothing is recompiled between chunks: the loads a user changes while it runs
+enter as *held external loads* — generalized forces Q_x evaluated from the state at the start of a
+chunk and held over it (a zero-order hold, as a display-rate controller acts), added to the kernels'
+Q by the compiled reduction's ``Qx`` buffer (the buffer the force elements not generated use) or,
+on the generic path, to ``system.forces``.  The hold is exact at rest, so equilibria are exact; a
+pull's stiffness is chosen so that ω·dt stays well below 1 at display rates (below).
+
+The pull (MuJoCo's viewer perturbation, Todorov et al. (2012)): a spring–damper from the anchor P
+(a point fixed in the grabbed body) to a target point X (the GUI's mouse point),
+
+    F = m (ω² (X − P) − 2 ζ ω v_P),     ω = 2π·PULL_FREQUENCY, ζ = PULL_DAMPING,
+
+acting at P, with m the grabbed body's own mass: stiffness k = m ω² and damping c = 2 ζ m ω scale
+with the mass, so the body follows the cursor with the same natural frequency (and the same sag
+g/ω² under gravity) whether it weighs 1 g or 100 kg.  A point force F at P is mapped to generalized
+forces by the principle of virtual work, Q = J_Pᵀ F with J_P = ∂v_P/∂q̇ (v_P = v + ω × (P − r) is
+linear in q̇: its columns are the formulation's own body frames at unit rates), so one rule serves
+every formulation.
+"""
+from __future__ import annotations
+
+import bisect
+
+import numpy as np
+
+from ..compile import CompiledModel, compile_model
+from ..errors import ModelError, Problem
+from ..model.model import Model
+from .assembly import assemble_positions, consistent_velocities
+from .dynamics import Run
+from .threads import single_threaded_blas
+
+PULL_FREQUENCY = 2.0     # Hz: the natural frequency of a grabbed body on the pull's spring
+PULL_DAMPING = 1.0       # damping ratio ζ of the pull (critically damped)
+
+
+class HeldLoads:
+    """The force element of an interactive run's held loads, for what evaluates force elements (the
+    generic path's Q, the post-processing's reactions and energies): point forces F (global axes)
+    at points fixed in bodies, held over each chunk — the loads of the chunk that contains t (a
+    chunk's end point belongs to it).  No potential: their work is external."""
+
+    conserves_energy = False
+
+    def __init__(self, name="interact"):
+        self.name = name
+        self.starts = []        # chunk start times, ascending
+        self.loads = []         # per chunk: [(body index, point in body axes, force)]
+
+    def hold(self, t, loads):
+        self.starts.append(t)
+        self.loads.append(loads)
+
+    def apply(self, t, frames, out):
+        k = bisect.bisect_left(self.starts, t) - 1
+        if k < 0:
+            return
+        for b, local, force in self.loads[k]:
+            r, A, _, _ = frames.get(b)
+            out.at_point(b, force, r + A @ local, frames)
+
+    def potential(self, frames):
+        return 0.0
+
+
+class _ChunkRun(Run):
+    """A Run that keeps its held generalized forces Q_x across re-partitions and is never stopped
+    by its step or wall-time limits (the user ends an interactive session)."""
+
+    held = None          # (nq,) generalized forces of the compiled path held over the current chunk
+
+    def _partition(self, method, q, t, reason):
+        part = super()._partition(method, q, t, reason)
+        if self._compiled is not None and self.held is not None:
+            self._compiled.arrays["Qx"][:] = self.held
+        return part
+
+    def _check_cancel(self, t):
+        pass
+
+
+class InteractiveRun:
+    """A model run chunk by chunk with pulls and held loads that change between chunks.
+
+    ``step(dt)`` advances dt seconds of simulated time; ``set_pull(body, point, target)`` grabs
+    ``body`` at the global point ``point`` (at the current state; the anchor then moves with the
+    body) and pulls it toward ``target``; ``release()`` lets go; ``set_load(name, body, force)`` holds
+    a force (global axes, N) at a body's CM until changed (zero removes it); ``results()`` is the
+    session so far as ordinary :class:`~solver.results.Results` (one output point per chunk end)."""
+
+    def __init__(self, model: Model | CompiledModel, **overrides):
+        compiled = model if isinstance(model, CompiledModel) else compile_model(model, **overrides)
+        settings = compiled.run_settings(**overrides) if isinstance(model, CompiledModel) else compiled.settings
+        self.compiled = compiled
+        self.run = run = _ChunkRun(compiled.system, settings)
+        for message in compiled.notices:
+            run.rec.event(0.0, "codegen", message)
+        system = run.system
+        self.held = HeldLoads()
+        system.force_elements = [*system.force_elements, self.held]     # this run's workspace only
+        self.body_names = list(system.body_names)
+        self.masses = np.asarray(system.mass_values, dtype=float)
+        with single_threaded_blas():
+            q, qd, t = system.initial_state()
+            q = assemble_positions(system, np.array(q, dtype=float), t)
+            qd = consistent_velocities(system, q, np.array(qd, dtype=float), t)
+            run.branches.start(system, t, q, qd)
+            self.part = run._partition(settings.partitioning if settings.partitioning != "hybrid" else "lu",
+                                       q, t, "initial")
+            if self.part.dof == 0:
+                raise ModelError(Problem("interact", None, "model", "the model has no degrees of freedom: "
+                                         "nothing to interact with (its motion is prescribed)"))
+            run._record(self.part, t, q, qd, self.part.method)
+        self.t, self.q, self.qd = t, q, qd
+        self.pull = None         # (body index, anchor in body axes, target)
+        self.loads = {}          # name -> (body index, force)
+        self.pulled = False      # a pull or load acted at some time (the energy is not conserved)
+        self._finished = None
+
+    # ---- what the user changes ---------------------------------------------------------------------
+    def set_pull(self, body, point, target):
+        """Grab ``body`` (name) at the global point ``point`` of the current state and pull it toward
+        the global point ``target``; called again with the same body and anchor moves the target."""
+        b = self._body(body)
+        r, A = self.frame(b)
+        anchor = A.T @ (np.asarray(point, dtype=float) - r)
+        self.pull = (b, anchor, np.asarray(target, dtype=float))
+        self.pulled = True
+
+    def move_target(self, target):
+        """Move the current pull's target (a global point); no pull: nothing."""
+        if self.pull is not None:
+            self.pull = (self.pull[0], self.pull[1], np.asarray(target, dtype=float))
+
+    def release(self):
+        self.pull = None
+
+    def set_load(self, name, body, force):
+        """Hold ``force`` (global axes, N) at the CM of ``body`` from now on (zero: none)."""
+        force = np.asarray(force, dtype=float)
+        if np.any(force):
+            self.loads[name] = (self._body(body), force)
+            self.pulled = True
+        else:
+            self.loads.pop(name, None)
+
+    # ---- running -------------------------------------------------------------------------------------
+    def step(self, dt):
+        """Advance ``dt`` seconds (> 0) of simulated time; one output point at the end.  Returns t."""
+        if self._finished is not None:
+            raise ModelError("interact: the session's results were taken; start a new InteractiveRun")
+        if not dt > 0:
+            raise ModelError(Problem("interact", None, "dt", f"must be > 0 s; got {dt!r}"))
+        run = self.run
+        loads = self.held_loads()
+        self.held.hold(self.t, loads)
+        run.held = self._generalized(loads) if loads else None
+        if run._compiled is not None:
+            run._compiled.arrays["Qx"][:] = 0.0 if run.held is None else run.held
+        with single_threaded_blas():
+            self.part, t, q, qd = run._dynamic(self.part, self.q, self.qd, np.array([self.t, self.t + dt]),
+                                               record_start=False)
+        self.t, self.q, self.qd = float(t), q, qd
+        return self.t
+
+    def held_loads(self):
+        """[(body index, point in body axes, force)] of the pull and the loads at the current state."""
+        loads = []
+        if self.pull is not None:
+            b, anchor, _ = self.pull
+            loads.append((b, anchor, self.pull_force()[1]))
+        loads += [(b, np.zeros(3), force) for b, force in self.loads.values()]
+        return loads
+
+    def pull_force(self):
+        """(global anchor point P, force F on it) of the current pull: F = m(ω²(X − P) − 2ζω v_P)."""
+        b, anchor, target = self.pull
+        frames = self.run.system.frames(self.q, self.qd)
+        r, A, v, w = frames.get(b)
+        point = r + A @ anchor
+        vp = v + np.cross(w, point - r)
+        omega = 2.0 * np.pi * PULL_FREQUENCY
+        return point, self.masses[b] * (omega**2 * (target - point) - 2.0 * PULL_DAMPING * omega * vp)
+
+    def _generalized(self, loads):
+        """Q = Σ J_Pᵀ F of point forces (body, point in body axes, force) at the current state:
+        column k of J_P is the point's velocity at the unit rate q̇ = e_k."""
+        system, q = self.run.system, self.q
+        Q, unit = np.zeros(len(q)), np.zeros(len(q))
+        for k in range(len(q)):
+            unit[k] = 1.0
+            frames = system.frames(q, unit)
+            unit[k] = 0.0
+            for b, local, force in loads:
+                _, A, v, w = frames.get(b)
+                Q[k] += (v + np.cross(w, A @ local)) @ force
+        return Q
+
+    # ---- reading -------------------------------------------------------------------------------------
+    def frame(self, b):
+        """(CM position, rotation matrix) of body index b at the current state."""
+        r, A, _, _ = self.run.system.frames(self.q, self.qd).get(b)
+        return r.copy(), A.copy()
+
+    def poses(self):
+        """{body name: (CM position, rotation matrix)} at the current state."""
+        frames = self.run.system.frames(self.q, self.qd)
+        return {name: (frames.r[k].copy(), frames.A[k].copy()) for k, name in enumerate(self.body_names)}
+
+    def results(self):
+        """The session as Results (each chunk's end an output point); ends the session."""
+        if self._finished is None:
+            run = self.run
+            run.meta["t_end"] = self.t
+            run.meta["output_step"] = None
+            if self.pulled:
+                run.meta["interactive"] = "pulled by the user: external work, the energy is not conserved"
+                run.rec._energy = None
+            run._finish(run.wall0)
+            self._finished = run.rec.build()
+        return self._finished
+
+    def _body(self, name):
+        if name not in self.body_names:
+            raise ModelError(Problem("interact", name, "body", f"no rigid body named '{name}'"))
+        return self.body_names.index(name)
+
