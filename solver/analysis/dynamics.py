@@ -184,6 +184,7 @@ class Run:
         self._rate_last = None   # … and (q̇, t) there, or None: the Newton start is extrapolated
         self._compiled = None    # the active partition's compiled reduced equations, if the system has them
         self.branches = Branches(system)   # the unwrapped angles' accepted values and rates
+        self.last_step = None    # the Python loop's last accepted step size (a continued run starts with it)
 
     # ---- public API -----------------------------------------------------------------------------
     def execute(self):
@@ -250,7 +251,8 @@ class Run:
             self._record(part, t, q, qd, part.method)
         next_out = 1
         hybrid = HybridSwitch(self.system, self.s.rtol) if self.s.partitioning == "hybrid" else None
-        first_step = None        # after a hybrid switch: HybridSwitch.restart_step
+        # after a hybrid switch: HybridSwitch.restart_step; a continued run: its last step (within times)
+        first_step = min(self.last_step, times[-1] - t) if self.last_step and times[-1] > t else None
         restarts = 0             # restarts (not renewals) since the last clean stretch of CLEAN_STRETCH steps
         clean = 0
         window = deque(maxlen=STALL_STEPS)   # times of the last accepted steps (stall watchdog)
@@ -309,6 +311,7 @@ class Run:
                 if clean >= CLEAN_STRETCH:
                     restarts = 0
                 self.rec.step(ode.t, h)
+                self.last_step = h
                 t, q, qd = ode.t, q_new, qd_new
                 self._remember(t, q, qd)       # the next step's Newton starts from its start, not an output point
                 self._check_cancel(t)

@@ -13,14 +13,19 @@ pull's stiffness is chosen so that ω·dt stays well below 1 at display rates (b
 The pull (MuJoCo's viewer perturbation, Todorov et al. (2012)): a spring–damper from the anchor P
 (a point fixed in the grabbed body) to a target point X (the GUI's mouse point),
 
-    F = m (ω² (X − P) − 2 ζ ω v_P),     ω = 2π·PULL_FREQUENCY, ζ = PULL_DAMPING,
+    F = Λ (ω² (X − P) − 2 ζ ω v_P),     ω = 2π·PULL_FREQUENCY, ζ = PULL_DAMPING,
 
-acting at P, with m the grabbed body's own mass: stiffness k = m ω² and damping c = 2 ζ m ω scale
-with the mass, so the body follows the cursor with the same natural frequency (and the same sag
-g/ω² under gravity) whether it weighs 1 g or 100 kg.  A point force F at P is mapped to generalized
-forces by the principle of virtual work, Q = J_Pᵀ F with J_P = ∂v_P/∂q̇ (v_P = v + ω × (P − r) is
-linear in q̇: its columns are the formulation's own body frames at unit rates), so one rule serves
-every formulation.
+acting at P, with Λ the effective (operational-space) inertia of the point P in the mechanism
+(Khatib (1987)): Λ = (J_P N (NᵀMN)⁻¹ Nᵀ J_Pᵀ)⁺, N the motions the constraints allow.  Stiffness
+Λω² and damping 2ζωΛ scale with the mass the hand feels at P — for a free body pulled at its CM,
+Λ = m·I: k = m ω², c = 2ζ m ω — so the point follows the cursor as a critically damped oscillator of
+the same frequency (and the same sag g/ω² under gravity) whether the body weighs 1 g or 100 kg or
+carries a robot behind it; and ω·dt ≈ 0.2 per display frame keeps the hold stable (scaling by the
+body's own mass is not enough: a light tip link has a far smaller Λ across its joint axis, a much
+higher ω there, and the held force diverges).  A point force F at P is mapped to generalized forces
+by the principle of virtual work, Q = J_Pᵀ F with J_P = ∂v_P/∂q̇ (v_P = v + ω × (P − r) is linear in
+q̇: its columns are the formulation's own body frames at unit rates), so one rule serves every
+formulation.
 """
 from __future__ import annotations
 
@@ -104,7 +109,6 @@ class InteractiveRun:
         self.held = HeldLoads()
         system.force_elements = [*system.force_elements, self.held]     # this run's workspace only
         self.body_names = list(system.body_names)
-        self.masses = np.asarray(system.mass_values, dtype=float)
         with single_threaded_blas():
             q, qd, t = system.initial_state()
             q = assemble_positions(system, np.array(q, dtype=float), t)
@@ -178,28 +182,46 @@ class InteractiveRun:
         return loads
 
     def pull_force(self):
-        """(global anchor point P, force F on it) of the current pull: F = m(ω²(X − P) − 2ζω v_P)."""
+        """(global anchor point P, force F on it) of the current pull: F = Λ(ω²(X − P) − 2ζω v_P)."""
         b, anchor, target = self.pull
-        frames = self.run.system.frames(self.q, self.qd)
-        r, A, v, w = frames.get(b)
+        J = self._point_jacobian(b, anchor)
+        r, A = self.frame(b)
         point = r + A @ anchor
-        vp = v + np.cross(w, point - r)
         omega = 2.0 * np.pi * PULL_FREQUENCY
-        return point, self.masses[b] * (omega**2 * (target - point) - 2.0 * PULL_DAMPING * omega * vp)
+        return point, self.pull_inertia(J) @ (omega**2 * (target - point) - 2.0 * PULL_DAMPING * omega * (J @ self.qd))
+
+    def pull_inertia(self, J):
+        """Λ = (J N (NᵀMN)⁻¹ Nᵀ Jᵀ)⁺ of a point with velocity Jacobian J (3 × nq): its effective
+        inertia in the mechanism (Khatib (1987)), N a basis of the motions the constraints allow
+        (N = V − U (Φ_q,r U)⁻¹ Φ_q,r V of the active partition); directions the point cannot move
+        in get no force (pseudo-inverse)."""
+        system, part = self.run.system, self.part
+        N = part.V
+        if len(part.rows):
+            Jr = system.constraints(self.q, self.t).jac[part.rows]
+            N = part.V - part.U @ np.linalg.lstsq(Jr @ part.U, Jr @ part.V, rcond=None)[0]
+        JN = J @ N
+        mobility = JN @ np.linalg.solve(N.T @ system.mass(self.q) @ N, JN.T)
+        return np.linalg.pinv(mobility, rcond=1e-9, hermitian=True)
 
     def _generalized(self, loads):
-        """Q = Σ J_Pᵀ F of point forces (body, point in body axes, force) at the current state:
-        column k of J_P is the point's velocity at the unit rate q̇ = e_k."""
+        """Q = Σ J_Pᵀ F of point forces (body, point in body axes, force) at the current state."""
+        Q = np.zeros(len(self.q))
+        for b, local, force in loads:
+            Q += self._point_jacobian(b, local).T @ force
+        return Q
+
+    def _point_jacobian(self, b, local):
+        """J_P = ∂v_P/∂q̇ (3 × nq) of the point ``local`` (body axes) of body b: column k is the point's
+        velocity v + ω × A·local at the unit rate q̇ = e_k (the formulation's own frames)."""
         system, q = self.run.system, self.q
-        Q, unit = np.zeros(len(q)), np.zeros(len(q))
+        J, unit = np.zeros((3, len(q))), np.zeros(len(q))
         for k in range(len(q)):
             unit[k] = 1.0
-            frames = system.frames(q, unit)
+            _, A, v, w = system.frames(q, unit).get(b)
             unit[k] = 0.0
-            for b, local, force in loads:
-                _, A, v, w = frames.get(b)
-                Q[k] += (v + np.cross(w, A @ local)) @ force
-        return Q
+            J[:, k] = v + np.cross(w, A @ local)
+        return J
 
     # ---- reading -------------------------------------------------------------------------------------
     def frame(self, b):

@@ -45,7 +45,8 @@ def test_chunks_without_pull_equal_simulate():
 
 @pytest.mark.parametrize("mass", [1e-3, 100.0])
 def test_pull_settles_where_spring_balances_gravity(mass):
-    """k = m ω²: the sag below the target is g/ω² whatever the mass."""
+    """A slider moves along y only, with effective mass m: k = m ω², so the sag below the target is
+    g/ω² whatever the mass (and no force across the slide)."""
     run = solver.InteractiveRun(slider(mass))
     run.set_pull("b", (0.1, 0.0, 0.0), (0.1, 0.5, 0.0))
     for _ in range(180):
@@ -57,19 +58,24 @@ def test_pull_settles_where_spring_balances_gravity(mass):
 
 @pytest.mark.parametrize("options", [{"formulation": "cartesian"}, {"formulation": "relative"}, {"codegen": "off"}])
 def test_pulled_pendulum_holds_its_equilibrium_and_reaction(options):
-    """Anchor at the CM r = L(cos θ, sin θ), target X: the equilibrium angle solves the torque balance
-    about the pivot r × (m ω²(X − r) − m g ŷ) = 0 (a scalar root, brentq); started there, the pulled
-    pendulum stays, and the pivot's recorded reaction on the rod is −(F + m g): reactions include the
-    pull on every path."""
+    """Anchor at the CM r = L(cos θ, sin θ), target X.  The CM moves only along the tangent t, with
+    effective mass Λ = I_pivot/L² (I_pivot = I_zz + m L²): the pull is F = Λ ω² (t·(X − r)) t at rest.
+    The equilibrium angle solves the torque balance about the pivot r × (F − m g ŷ) = 0 (a scalar
+    root, brentq); started there, the pulled pendulum stays, and the pivot's recorded reaction on the
+    rod is −(F + m g): reactions include the pull on every path."""
     mass, length, target = 2.0, 0.5, np.array([0.5, 0.3, 0.0])
     weight = np.array([0.0, -mass * G, 0.0])
 
     def at(theta):
         return length * np.array([np.cos(theta), np.sin(theta), 0.0])
 
-    def torque(theta):
+    def pull(theta):
         r = at(theta)
-        return np.cross(r, mass * OMEGA**2 * (target - r) + weight)[2]
+        t = np.array([-np.sin(theta), np.cos(theta), 0.0])
+        return (mass * 1e-3 + mass * length**2) / length**2 * OMEGA**2 * (t @ (target - r)) * t
+
+    def torque(theta):
+        return np.cross(at(theta), pull(theta) + weight)[2]
 
     theta = brentq(torque, 0.0, np.pi / 2, xtol=1e-15)
     run = solver.InteractiveRun(pendulum(mass, length, theta), **options)
@@ -81,7 +87,7 @@ def test_pulled_pendulum_holds_its_equilibrium_and_reaction(options):
     assert np.linalg.norm(r - r0) < 1e-9 * length
     res = run.results()
     force, _ = res.joint_reaction("J1")
-    np.testing.assert_allclose(force[-1], -(mass * OMEGA**2 * (target - r0) + weight), atol=1e-8 * mass * G)
+    np.testing.assert_allclose(force[-1], -(pull(theta) + weight), atol=1e-8 * mass * G)
     assert res.meta["interactive"]
 
 
