@@ -38,6 +38,7 @@ from ..errors import ModelError, Problem
 from ..model.model import Model
 from .assembly import assemble_positions, consistent_velocities
 from .dynamics import Run
+from .recording import Recorder
 from .threads import single_threaded_blas
 
 PULL_FREQUENCY = 2.0     # Hz: the natural frequency of a grabbed body on the pull's spring
@@ -73,11 +74,25 @@ class HeldLoads:
         return 0.0
 
 
+class _LastRow(Recorder):
+    """A Recorder that also keeps its last row (t, q, q̇, q̈, λ): what the live plots post-process."""
+
+    last = None
+
+    def add(self, t, q, qd, qdd, lam, violation, conditioning, method):
+        self.last = (t, np.array(q), np.array(qd), np.array(qdd), np.array(lam))
+        super().add(t, q, qd, qdd, lam, violation, conditioning, method)
+
+
 class _ChunkRun(Run):
     """A Run that keeps its held generalized forces Q_x across re-partitions and is never stopped
     by its step or wall-time limits (the user ends an interactive session)."""
 
     held = None          # (nq,) generalized forces of the compiled path held over the current chunk
+
+    def __init__(self, system, settings):
+        super().__init__(system, settings)
+        self.rec = _LastRow(self.system, self.meta)
 
     def _partition(self, method, q, t, reason):
         part = super()._partition(method, q, t, reason)
@@ -228,6 +243,17 @@ class InteractiveRun:
         """(CM position, rotation matrix) of body index b at the current state."""
         r, A, _, _ = self.run.system.frames(self.q, self.qd).get(b)
         return r.copy(), A.copy()
+
+    def live(self):
+        """What the live plots show at the last output point: {"t", "energy": (kinetic, gravity,
+        spring, strain), "reaction_force": {joint: (3,) force on body_j}} (post-processed like the
+        recorded rows, held loads included)."""
+        t, q, qd, qdd, lam = self.run.rec.last
+        system = self.run.system
+        post = system.postprocess(q, qd, qdd, lam, t)
+        names = getattr(system, "joint_names", [])
+        return {"t": t, "energy": tuple(float(e) for e in post["energy"]),
+                "reaction_force": {n: np.array(post["reaction_force"][k]) for k, n in enumerate(names)}}
 
     def poses(self):
         """{body name: (CM position, rotation matrix)} at the current state."""
