@@ -89,6 +89,8 @@ class _ChunkRun(Run):
     by its step or wall-time limits (the user ends an interactive session)."""
 
     held = None          # (nq,) generalized forces of the compiled path held over the current chunk
+    jacobian = None      # (partition, ∂f/∂y) last computed by _jacobian
+    reuse = None         # the same, offered to the next integrator once (set at each chunk start)
 
     def __init__(self, system, settings):
         super().__init__(system, settings)
@@ -102,6 +104,18 @@ class _ChunkRun(Run):
 
     def _check_cancel(self, t):
         pass
+
+    def _jacobian(self, part, t, y):
+        """The implicit integrators' Jacobian: each chunk's new integrator first gets the last one
+        of the same partition (forward differences cost 2·dof + 1 right-hand sides, more than a
+        frame's steps); it asks again — and gets a fresh one — when its Newton iteration stalls."""
+        if self.reuse is not None and self.reuse[0] is part:
+            J, self.reuse = self.reuse[1], None
+            return J
+        J = super()._jacobian(part, t, y)
+        self.jacobian = (part, J)
+        self.reuse = None
+        return J
 
 
 class InteractiveRun:
@@ -179,6 +193,7 @@ class InteractiveRun:
         loads = self.held_loads()
         self.held.hold(self.t, loads)
         run.held = self._generalized(loads) if loads else None
+        run.reuse = run.jacobian
         if run._compiled is not None:
             run._compiled.arrays["Qx"][:] = 0.0 if run.held is None else run.held
         with single_threaded_blas():
