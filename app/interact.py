@@ -251,6 +251,7 @@ class InteractController(QObject):
         if window.simulation.running or window.refuse_invalid_edits("Interact"):
             self._uncheck()
             return
+        window.player.pause()           # the session draws the bodies now, not the results' animation
         self.panel.clear()
         self.frames, self.keep = 0, False
         self.worker = InteractWorker(window.document.model.copy())
