@@ -190,15 +190,7 @@ class Run:
     def execute(self):
         self.wall0 = wall0 = _time.perf_counter()
         try:
-            q, qd, t0 = self.system.initial_state() if self.start is None else self.start
-            q, qd = np.array(q, dtype=float), np.array(qd, dtype=float)
-            if self.holding is not None:
-                q = assemble_positions(self.holding, q, t0)
-            q = assemble_positions(self.system, q, t0)
-            qd = consistent_velocities(self.system, q, qd, t0)
-            self.branches.start(self.system, t0, q, qd)
-            method = "lu" if self.s.partitioning == "hybrid" else self.s.partitioning
-            part = self._partition(method, q, t0, "initial")
+            part, q, qd, t0 = self.begin()
             times = output_times(self.s.t_end, self.s.output_step)
             if part.dof == 0:
                 self._kinematic(part, q, times)
@@ -215,6 +207,19 @@ class Run:
             raise
         self._finish(wall0)
         return self.rec.build()
+
+    def begin(self):
+        """The consistent start state and its partition: (part, q, q̇, t0) — assembled (the held
+        joints first), consistent velocities, the angles' branches started."""
+        q, qd, t0 = self.system.initial_state() if self.start is None else self.start
+        q, qd = np.array(q, dtype=float), np.array(qd, dtype=float)
+        if self.holding is not None:
+            q = assemble_positions(self.holding, q, t0)
+        q = assemble_positions(self.system, q, t0)
+        qd = consistent_velocities(self.system, q, qd, t0)
+        self.branches.start(self.system, t0, q, qd)
+        method = "lu" if self.s.partitioning == "hybrid" else self.s.partitioning
+        return self._partition(method, q, t0, "initial"), q, qd, t0
 
     # ---- analyses -------------------------------------------------------------------------------
     def _kinematic(self, part, q, times):

@@ -36,7 +36,6 @@ import numpy as np
 from ..compile import CompiledModel, compile_model
 from ..errors import ModelError, Problem
 from ..model.model import Model
-from .assembly import assemble_positions, consistent_velocities
 from .dynamics import Run
 from .recording import Recorder
 from .threads import single_threaded_blas
@@ -139,12 +138,7 @@ class InteractiveRun:
         system.force_elements = [*system.force_elements, self.held]     # this run's workspace only
         self.body_names = list(system.body_names)
         with single_threaded_blas():
-            q, qd, t = system.initial_state()
-            q = assemble_positions(system, np.array(q, dtype=float), t)
-            qd = consistent_velocities(system, q, np.array(qd, dtype=float), t)
-            run.branches.start(system, t, q, qd)
-            self.part = run._partition(settings.partitioning if settings.partitioning != "hybrid" else "lu",
-                                       q, t, "initial")
+            self.part, q, qd, t = run.begin()
             if self.part.dof == 0:
                 raise ModelError(Problem("interact", None, "model", "the model has no degrees of freedom: "
                                          "nothing to interact with (its motion is prescribed)"))
@@ -158,7 +152,7 @@ class InteractiveRun:
     # ---- what the user changes ---------------------------------------------------------------------
     def set_pull(self, body, point, target):
         """Grab ``body`` (name) at the global point ``point`` of the current state and pull it toward
-        the global point ``target``; called again with the same body and anchor moves the target."""
+        the global point ``target`` (:meth:`move_target` moves it; a new grab replaces the pull)."""
         b = self._body(body)
         r, A = self.frame(b)
         anchor = A.T @ (np.asarray(point, dtype=float) - r)
