@@ -171,6 +171,7 @@ class InteractPanel(QWidget):
                        for name, color in (("kinetic", "#d62728"), ("potential", "#1f77b4"), ("total", "#222"))}
         self.reaction_curve = self.reaction_plot.plot(pen=pg.mkPen("#2ca02c", width=2), name="")
         self.history = {name: deque(maxlen=HISTORY) for name in ("t", "kinetic", "potential", "total", "reaction")}
+        self.joint, self.speed = "", 0.0
         self.load_weights()
 
     def load_weights(self) -> float:
@@ -183,7 +184,7 @@ class InteractPanel(QWidget):
             d.clear()
         self.load.setValue(0)
 
-    def add(self, frame, joint):
+    def record(self, frame, joint):
         """Append a frame's energies and the reaction magnitude of ``joint`` ("" or unknown: none)."""
         live, h = frame["live"], self.history
         kinetic, gravity, spring, strain = live["energy"]
@@ -193,12 +194,19 @@ class InteractPanel(QWidget):
         h["total"].append(kinetic + gravity + spring + strain)
         force = live["reaction_force"].get(joint)
         h["reaction"].append(float(np.linalg.norm(force)) if force is not None else np.nan)
+        self.joint, self.speed = joint, frame["speed"]
+
+    def redraw(self):
+        h = self.history
+        if not h["t"]:
+            return
         t = np.fromiter(h["t"], float)
         for name, curve in self.curves.items():
             curve.setData(t, np.fromiter(h[name], float))
         self.reaction_curve.setData(t, np.fromiter(h["reaction"], float), connect="finite")
-        self.reaction_plot.setTitle(f"Reaction |F| of {joint} (N)" if joint else "Reaction |F| (select a joint)")
-        self.status.setText(f"t = {live['t']:.2f} s   ×{frame['speed']:.2f} real time")
+        self.reaction_plot.setTitle(f"Reaction |F| of {self.joint} (N)" if self.joint
+                                    else "Reaction |F| (select a joint)")
+        self.status.setText(f"t = {t[-1]:.2f} s   ×{self.speed:.2f} real time")
 
 
 class InteractController(QObject):
@@ -228,6 +236,7 @@ class InteractController(QObject):
         self.frames = 0
         self.t = 0.0
         self.poses = {}          # the last frame's {body: (CM, rotation)}
+        self._draw_pending = False
         p = self.panel
         p.pause.toggled.connect(self._pause)
         p.step.clicked.connect(self.to_step)
@@ -235,6 +244,7 @@ class InteractController(QObject):
         p.keep.clicked.connect(self.keep_results)
         p.load.valueChanged.connect(lambda _: self._send_load())
         p.axis.currentIndexChanged.connect(lambda _: self._send_load())
+        window.document.model_replaced.connect(self.stop)      # another model: the session's bodies are gone
 
     @property
     def active(self) -> bool:
@@ -306,13 +316,23 @@ class InteractController(QObject):
 
     # ---- worker signals --------------------------------------------------------------------------------
     def _show(self, frame):
+        """Each frame's values are recorded; the view and plots are drawn once per event-loop turn
+        with the latest (frames that arrive while the GUI draws are not drawn one by one: it never
+        falls behind the run)."""
         self.frames += 1
         self.t, self.poses = frame["t"], frame["poses"]
-        self.window.viewport.set_body_poses(frame["poses"])
         selection = self.window.document.selection
-        joint = selection if selection in self.window.document.model.joints else ""
-        self.panel.add(frame, joint)
+        self.panel.record(frame, selection if selection in self.window.document.model.joints else "")
+        if not self._draw_pending:
+            self._draw_pending = True
+            QTimer.singleShot(0, self._draw)
         self.frame_shown.emit(self.t)
+
+    def _draw(self):
+        self._draw_pending = False
+        if self.active:
+            self.window.viewport.set_body_poses(self.poses)
+            self.panel.redraw()
 
     def _failed(self, message):
         LOGGER.error("Interact stopped: %s", message)

@@ -39,7 +39,7 @@ def test_interact_drag_pause_step_and_keep(window, qtbot):
     for s in np.linspace(0.0, 1.0, 6)[1:]:
         QTest.mouseMove(widget, QPoint(round(start.x() + s * (right.x() - start.x())), start.y()))
     t_grab = interact.t
-    qtbot.waitUntil(lambda: interact.t > t_grab + 1.0, timeout=60000)
+    qtbot.waitUntil(lambda: interact.t > t_grab + 0.6, timeout=60000)     # ≈ 7 time constants 1/ω
     QTest.mouseRelease(widget, LEFT, NONE, right)
     x = interact.poses["bob"][0][0]
     assert 0.05 < x < 0.3          # toward the cursor (+x), not past it
@@ -68,3 +68,13 @@ def test_interact_drag_pause_step_and_keep(window, qtbot):
     qtbot.waitUntil(lambda: "pivot Fx" in window.plots.curves, timeout=5000)
     t, fx = window.plots.curve_data("pivot Fx")
     assert len(t) == len(results.t)
+
+
+def test_interact_ends_when_another_model_opens(window, qtbot):
+    window.document.set_model(hanging_pendulum())
+    with qtbot.waitSignal(window.interact.started, timeout=60000):
+        window.actions["interact"].trigger()
+    with qtbot.waitSignal(window.interact.ended, timeout=20000) as ended:
+        window.document.set_model(hanging_pendulum())
+    assert ended.args[0] is not None and window.simulation.results is None     # not kept
+    assert not window.actions["interact"].isChecked()
