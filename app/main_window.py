@@ -16,6 +16,7 @@ from .animation import AnimationBar, Player
 from .autosave import Autosave
 from .document import Document
 from .editing import Editing
+from .interact import InteractController
 from .log_panel import LOGGER, LogPanel
 from .modes import ModesPanel
 from .plots import CustomPlots, DiagnosticsPlots, EnergyPlots, ModalPlots, SelectionPlots
@@ -64,6 +65,7 @@ class MainWindow(QMainWindow):
         self._play_next_results = False
         self.actions = menus.build(self)
         self._setup_results()
+        self.interact = InteractController(self)
         self.setAcceptDrops(True)
         self.document.path_changed.connect(self._update_title)
         self.document.modified_changed.connect(self._update_title)
@@ -292,6 +294,7 @@ class MainWindow(QMainWindow):
         self.player.pause()
         self.modes.stop_animation()
         self.simulation.shutdown()
+        self.interact.shutdown()
         self.viewport.shutdown()
         self.log.detach()
         event.accept()

@@ -140,6 +140,8 @@ def build(window) -> dict[str, QAction]:
                     tip="stop the run, keeping the results so far"))
     m.addAction(act("run_settings", "Solver &Settings…", lambda: window.simulation.edit_settings(), icon_name="settings",
                     tip="end time, output step, formulation, partitioning, integrator, tolerances, display units"))
+    m.addAction(act("interact", "&Interact", lambda on: window.interact.toggle(on), "F6", icon_name="driver", checkable=True,
+                    tip="run the model in real time and pull its bodies with the mouse"))
     autoplay = act("autoplay", "&Play After Run", app_settings.set_autoplay, checkable=True,
                    tip="play the animation when a run ends")
     autoplay.setChecked(app_settings.autoplay())
@@ -212,6 +214,8 @@ def _toolbar(window, a, joints, forces):
         tb.addWidget(button)
     tb.addAction(a["add_driver"])
     tb.addAction(a["delete"])
+    tb.addSeparator()
+    tb.addAction(a["interact"])
     tb.addSeparator()
     tb.addAction(a["fit"])
     for v in VIEWS:

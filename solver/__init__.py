@@ -27,6 +27,7 @@ _PUBLIC = {
     ".analysis.dynamics": ("simulate",),
     ".results": ("Results", "load_results"),
     ".analysis.linearize": ("linearize", "Linearization"),
+    ".analysis.interactive": ("InteractiveRun", "PULL_FREQUENCY"),   # Interact mode: pull while it runs
     ".analysis.equilibrium": ("static_equilibrium", "Equilibrium"),
     ".analysis.frequency": ("dominant_frequency",),
     ".analysis.checks": ("check_model", "ModelCheck"),       # Check Model: DOF, redundancy, driving

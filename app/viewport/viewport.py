@@ -74,6 +74,8 @@ class Viewport(QWidget):
         self._drag = None            # (element, grab point, its display depth, offset so far)
         self._hover = Pick("", "", None, None)
         self.mode = None             # an interaction mode: clicked(Pick) gets the clicks
+        self.grabber = None          # Interact: grab(body, point) → bool, pull(target), release()
+        self._pull_depth = None      # display depth of the grabbed point while a body is pulled
         self._render_pending = False
         self._rebuild_pending = False
         self._closed = False
@@ -222,6 +224,14 @@ class Viewport(QWidget):
         self.flush()
         return self._pick_display(*self._to_vtk(x, y))
 
+    def set_grabber(self, grabber):
+        """Interact mode: a left press on a body calls ``grabber.grab(body, point)`` (True: it is
+        grabbed), each mouse move ``grabber.pull(target)`` — the mouse ray's point in the plane
+        through the grab point facing the camera — and the release ``grabber.release()``; the camera
+        does not see those presses.  None: back to selecting and dragging elements."""
+        self.grabber = grabber
+        self._pull_depth = None
+
     def set_mode(self, mode):
         """Send clicks to ``mode.clicked(pick)`` instead of selecting (None: back to selecting)."""
         self.mode = mode
@@ -338,6 +348,9 @@ class Viewport(QWidget):
         or on its snapped
         feature (a marker inside a body: its origin) — the camera style does not see the press
         then, so it does not rotate."""
+        if self.grabber is not None:
+            self._grab_press()
+            return
         selected = self.document.selection
         if self._animating or self.mode is not None or selected not in self.document.model:
             return
@@ -356,8 +369,21 @@ class Viewport(QWidget):
         self._press = None
         self._abort("LeftButtonPressEvent")
 
+    def _grab_press(self):
+        self.flush()
+        x, y = self.interactor.GetEventPosition()
+        pick = self._pick_display(x, y)
+        if pick.point is not None and self.grabber.grab(pick.body, np.array(pick.point, float)):
+            self._pull_depth = self._display_depth(pick.point)
+            self._press = None
+            self._abort("LeftButtonPressEvent")
+
     def _on_mouse_move(self, *_):
         x, y = self.interactor.GetEventPosition()
+        if self._pull_depth is not None:
+            self.grabber.pull(self._display_to_world(x, y, self._pull_depth))
+            self._abort("MouseMoveEvent")
+            return
         if self._drag is not None:
             name, grab, depth, _, start = self._drag
             offset = self._display_to_world(x, y, depth) - grab
@@ -377,6 +403,11 @@ class Viewport(QWidget):
             self.request_render()
 
     def _on_drag_release(self, *_):
+        if self._pull_depth is not None:
+            self._pull_depth = None
+            self.grabber.release()
+            self._abort("LeftButtonReleaseEvent")
+            return
         if self._drag is None:
             return
         name, _, _, offset, start = self._drag

@@ -189,21 +189,14 @@ class Run:
         self._compiled = None    # the active partition's compiled reduced equations, if the system has them
         self.branches = Branches(system)   # the unwrapped angles' accepted values and rates
         self.newton_tol = position_tolerance(settings.atol)   # the dynamic run's position Newton bound
+        self.last_step = None    # the Python loop's last accepted step size (a continued run starts with it)
 
     # ---- public API -----------------------------------------------------------------------------
     def execute(self):
         self.wall0 = wall0 = _time.perf_counter()
         self.crawl = Progress(self.s, wall0)
         try:
-            q, qd, t0 = self.system.initial_state() if self.start is None else self.start
-            q, qd = np.array(q, dtype=float), np.array(qd, dtype=float)
-            if self.holding is not None:
-                q = assemble_positions(self.holding, q, t0)
-            q = assemble_positions(self.system, q, t0)
-            qd = consistent_velocities(self.system, q, qd, t0)
-            self.branches.start(self.system, t0, q, qd)
-            method = "lu" if self.s.partitioning == "hybrid" else self.s.partitioning
-            part = self._partition(method, q, t0, "initial")
+            part, q, qd, t0 = self.begin()
             times = output_times(self.s.t_end, self.s.output_step)
             if part.dof == 0:
                 self._kinematic(part, q, times)
@@ -220,6 +213,19 @@ class Run:
             raise
         self._finish(wall0)
         return self.rec.build()
+
+    def begin(self):
+        """The consistent start state and its partition: (part, q, q̇, t0) — assembled (the held
+        joints first), consistent velocities, the angles' branches started."""
+        q, qd, t0 = self.system.initial_state() if self.start is None else self.start
+        q, qd = np.array(q, dtype=float), np.array(qd, dtype=float)
+        if self.holding is not None:
+            q = assemble_positions(self.holding, q, t0)
+        q = assemble_positions(self.system, q, t0)
+        qd = consistent_velocities(self.system, q, qd, t0)
+        self.branches.start(self.system, t0, q, qd)
+        method = "lu" if self.s.partitioning == "hybrid" else self.s.partitioning
+        return self._partition(method, q, t0, "initial"), q, qd, t0
 
     # ---- analyses -------------------------------------------------------------------------------
     def _kinematic(self, part, q, times):
@@ -242,17 +248,23 @@ class Run:
             self.branches.accept(t)
             self._check_cancel(t)
 
-    def _dynamic(self, part, q, qd, times):
+    def _dynamic(self, part, q, qd, times, record_start=True):
+        """Integrate from the consistent state (times[0], q, q̇) through the output points ``times``
+        (times[0] recorded unless ``record_start`` is False: a continued run recorded it already).
+        Returns the partition and the state (part, t, q, q̇) it ended with, at times[-1]."""
         integrator, compiled, note = step_loop(self)     # compiled None: every step in Python
-        if note is not None:
+        if note is not None and not any(e["message"] == note for e in self.rec.events):
             self.rec.event(times[0], "integrator", note)
         max_step = self.s.max_step or np.inf
         t = times[0]
         accel = self._record(part, t, q, qd, part.method)[0]   # q̈ at the last accepted state (velocity_jump)
         refused = 0              # steps from the last accepted state refused for a velocity jump
+        if record_start:
+            self._record(part, t, q, qd, part.method)
         next_out = 1
         hybrid = HybridSwitch(self.system, self.s.rtol) if self.s.partitioning == "hybrid" else None
-        first_step = None        # after a hybrid switch: HybridSwitch.restart_step
+        # after a hybrid switch: HybridSwitch.restart_step; a continued run: its last step (within times)
+        first_step = min(self.last_step, times[-1] - t) if self.last_step and times[-1] > t else None
         restarts = 0             # restarts (not renewals) since the last clean stretch of CLEAN_STRETCH steps
         clean = 0
         window = deque(maxlen=STALL_STEPS)   # times of the last accepted steps (stall watchdog)
@@ -322,6 +334,7 @@ class Run:
                 self.rec.step(ode.t, h)
                 accel = (qd_new - qd) / h if h > 0 else accel
                 refused = 0
+                self.last_step = h
                 t, q, qd = ode.t, q_new, qd_new
                 self._remember(t, q, qd)       # the next step's Newton starts from its start, not an output point
                 self._check_cancel(t)
@@ -357,6 +370,7 @@ class Run:
             qd = part.velocities(ev.jac, ev.nu, part.V.T @ qd)
             if hybrid is not None:
                 hybrid.started(method, switch is not None)
+        return part, t, q, qd
 
     def _restarted(self, part, hybrid, restarts, clean, reason, q, t):
         """(restarts, clean steps) after one more restart for ``reason``; too many in a row stop the
