@@ -257,10 +257,9 @@ class Run:
             self.rec.event(times[0], "integrator", note)
         max_step = self.s.max_step or np.inf
         t = times[0]
-        accel = self._record(part, t, q, qd, part.method)[0]   # q̈ at the last accepted state (velocity_jump)
+        # q̈ at the last accepted state (velocity_jump); its row recorded unless a continued run has it
+        accel = self._record(part, t, q, qd, part.method, store=record_start)[0]
         refused = 0              # steps from the last accepted state refused for a velocity jump
-        if record_start:
-            self._record(part, t, q, qd, part.method)
         next_out = 1
         hybrid = HybridSwitch(self.system, self.s.rtol) if self.s.partitioning == "hybrid" else None
         # after a hybrid switch: HybridSwitch.restart_step; a continued run: its last step (within times)
@@ -521,13 +520,15 @@ class Run:
             q, qd, _ = self._state(part, t, y)
             self._record(part, t, q, qd, part.method)
 
-    def _record(self, part, t, q, qd, method):
+    def _record(self, part, t, q, qd, method, store=True):
+        """(q̈, λ) at the consistent state (t, q, q̇); its row handed to the recorder when ``store``
+        (else λ is None)."""
         self.branches.predict(t)
         ev = self.system.constraints(q, t, qd, level=2)
         M = self.system.mass(q)
         Q = self._forces(q, qd, t)
         qdd, _, _ = self._accelerations(part, q, t, M, Q, ev)
-        return qdd, self._store(part, t, q, qd, qdd, ev.phi, ev.jac, M, Q, method)
+        return qdd, (self._store(part, t, q, qd, qdd, ev.phi, ev.jac, M, Q, method) if store else None)
 
     def _store(self, part, t, q, qd, qdd, phi, jac, M, Q, method, lam=None):
         """Multipliers (unless given), constraint violation and conditioning of a consistent state;
