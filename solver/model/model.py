@@ -671,10 +671,11 @@ def _model_from_dict(data, path):
                 if _name_in(item) is not None:
                     failed.add(item["name"])
                 continue
-            if failed.intersection(e.references()):
-                failed.add(e.name)
-                continue
             prefix = e.problem(None, "", e.name).path
+            if failed.intersection(e.references()):      # its own name is still checked
+                failed.add(e.name)
+                problems += [_relabel(x, prefix, p) for x in m._check_name(e.name, e.KIND)]
+                continue
             try:
                 m.add(e)
                 paths[e.name] = (prefix, p)
