@@ -364,8 +364,15 @@ def test_the_result_does_not_depend_on_the_communication_step(slider_crank_fmu):
         assert np.max(np.abs(coarse[name] - fine[name][::10])) < 1e-7 * scale, name
 
 
+# The 14-body car's four road variants share one model (test_car_over_the_bump_fmu_equals_the_solver
+# compares it in full): in the sweep tier only, which keeps make test within its time budget.
+SAME_CAR = ("vehicle_cae_tc.mbs.json", "vehicle_cae_tc_bump.mbs.json", "vehicle_cae_tc_j_turn.mbs.json",
+            "vehicle_cae_tc_lane_change.mbs.json")
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("sample", sorted(p.name for p in SAMPLES.glob("*.mbs.json")))
+@pytest.mark.parametrize("sample", [pytest.param(name, marks=pytest.mark.sweep) if name in SAME_CAR else name
+                                    for name in sorted(p.name for p in SAMPLES.glob("*.mbs.json"))])
 def test_every_sample_exports_and_runs_or_is_refused_by_name(sample, tmp_path):
     """Every sample (the flexible four-bar too: test_fmu_flexible.py) becomes a valid FMU that runs
     0.2 s in FMPy."""
