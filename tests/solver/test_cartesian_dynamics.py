@@ -329,4 +329,6 @@ def test_assembly_holds_the_chosen_joints():
 def test_events_are_reported_as_they_happen():
     seen = []
     res = solver.simulate(slider_crank(), t_end=0.05, output_step=0.01, on_event=seen.append)
-    assert seen == res.events and any(e["kind"] == "redundant" for e in seen)
+    # a build's start is announced live only ("compiling the model…", when the kernels are not cached)
+    live = [e for e in seen if e["message"] != "compiling the model…"]
+    assert live == res.events and any(e["kind"] == "redundant" for e in seen)
