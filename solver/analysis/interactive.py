@@ -89,7 +89,8 @@ class _ChunkRun(Run):
 
     held = None          # (nq,) generalized forces of the compiled path held over the current chunk
     jacobian = None      # (partition, ∂f/∂y) last computed by _jacobian
-    reuse = None         # the same, offered to the next integrator once (set at each chunk start)
+    reuse = None         # the same, offered once to an integrator started afresh (not to a continued one)
+    kept = None          # (partition, integrator) the last chunk ended with: the next one continues it
 
     def __init__(self, system, settings):
         super().__init__(system, settings)
@@ -104,8 +105,32 @@ class _ChunkRun(Run):
     def _check_cancel(self, t):
         pass
 
+    def _integrator(self, integrator, part, t, y0, t_end, max_step, first_step):
+        """The scipy integrator of the last chunk, continued to t_end, when it ended at (t, y0) on the
+        same partition: a chunk then goes on with the same integration (BDF keeps its order, step
+        size, history and Jacobian) instead of starting one (a start re-chooses the step and climbs
+        from order 1, the most of a 1/60 s frame's steps).  The held loads may have changed at t:
+        a multistep history then interpolates a right-hand side that has a small jump there, which
+        the integrator's error control treats as any other change (:meth:`InteractiveRun.step`
+        drops the integrator — a fresh start — when the user's action is itself a jump).  An
+        explicit Runge–Kutta's stored f(t, y) is re-evaluated with the new loads.  LSODA (Fortran:
+        its end time is fixed at its start) always starts afresh."""
+        kept, self.kept = self.kept, None
+        if kept is not None and kept[0] is part and kept[1].t == t and not hasattr(kept[1], "_lsoda_solver") and np.allclose(
+                kept[1].y, y0, rtol=1e-12, atol=1e-14):
+            ode = kept[1]
+            ode.t_bound, ode.status = t_end, "running"
+            if hasattr(ode, "f"):
+                ode.f = ode.fun(ode.t, ode.y)
+            self.reuse = None         # it asks for a Jacobian when its own one stalls: a fresh one
+        else:
+            self.reuse = self.jacobian
+            ode = super()._integrator(integrator, part, t, y0, t_end, max_step, first_step)
+        self.kept = (part, ode)
+        return ode
+
     def _jacobian(self, part, t, y):
-        """The implicit integrators' Jacobian: each chunk's new integrator first gets the last one
+        """The implicit integrators' Jacobian: an integrator started afresh first gets the last one
         of the same partition (forward differences cost 2·dof + 1 right-hand sides, more than a
         frame's steps); it asks again — and gets a fresh one — when its Newton iteration stalls."""
         if self.reuse is not None and self.reuse[0] is part:
@@ -148,6 +173,8 @@ class InteractiveRun:
         self.loads = {}          # name -> (body index, force)
         self.pulled = False      # a pull or load acted at some time (the energy is not conserved)
         self._finished = None
+        self._jacobians = {}     # the last point Jacobian J_P and its (body, point, t)
+        self._jump = False       # the user's last action was a jump of the loads: the next chunk starts afresh
 
     # ---- what the user changes ---------------------------------------------------------------------
     def set_pull(self, body, point, target):
@@ -157,7 +184,7 @@ class InteractiveRun:
         r, A = self.frame(b)
         anchor = A.T @ (np.asarray(point, dtype=float) - r)
         self.pull = (b, anchor, np.asarray(target, dtype=float))
-        self.pulled = True
+        self.pulled = self._jump = True
 
     def move_target(self, target):
         """Move the current pull's target (a global point); no pull: nothing."""
@@ -165,11 +192,13 @@ class InteractiveRun:
             self.pull = (self.pull[0], self.pull[1], np.asarray(target, dtype=float))
 
     def release(self):
+        self._jump = self._jump or self.pull is not None
         self.pull = None
 
     def set_load(self, name, body, force):
         """Hold ``force`` (global axes, N) at the CM of ``body`` from now on (zero: none)."""
         force = np.asarray(force, dtype=float)
+        self._jump = True
         if np.any(force):
             self.loads[name] = (self._body(body), force)
             self.pulled = True
@@ -187,7 +216,8 @@ class InteractiveRun:
         loads = self.held_loads()
         self.held.hold(self.t, loads)
         run.held = self._generalized(loads) if loads else None
-        run.reuse = run.jacobian
+        if self._jump:
+            run.kept, self._jump = None, False
         if run._compiled is not None:
             run._compiled.arrays["Qx"][:] = 0.0 if run.held is None else run.held
         with single_threaded_blas():
@@ -238,13 +268,17 @@ class InteractiveRun:
     def _point_jacobian(self, b, local):
         """J_P = ∂v_P/∂q̇ (3 × nq) of the point ``local`` (body axes) of body b: column k is the point's
         velocity v + ω × A·local at the unit rate q̇ = e_k (the formulation's own frames)."""
+        key = (b, local.tobytes(), self.t)
+        if self._jacobians.get("key") == key:          # the pull's force and its Q at one state: once
+            return self._jacobians["J"]
         system, q = self.run.system, self.q
-        J, unit = np.zeros((3, len(q))), np.zeros(len(q))
+        V, W, unit = np.zeros((3, len(q))), np.zeros((3, len(q))), np.zeros(len(q))
         for k in range(len(q)):
             unit[k] = 1.0
-            _, A, v, w = system.frames(q, unit).get(b)
+            _, A, V[:, k], W[:, k] = system.frames(q, unit).get(b)
             unit[k] = 0.0
-            J[:, k] = v + np.cross(w, A @ local)
+        J = V + np.cross(W, A @ local, axis=0)
+        self._jacobians = {"key": key, "J": J}
         return J
 
     # ---- reading -------------------------------------------------------------------------------------

@@ -43,6 +43,35 @@ def test_chunks_without_pull_equal_simulate():
     assert np.max(np.abs(res.energy["total"] - ref.energy["total"])) < 100 * m.settings.rtol * 2.0 * G * 0.5
 
 
+@pytest.mark.parametrize("integrator", ["bdf", "radau"])
+def test_python_loop_continues_one_integration_across_chunks(integrator):
+    """With an integrator of the Python loop (BDF: the car's saved setting) a chunk continues the
+    last chunk's integrator instead of starting one — one integrator object for the whole session
+    while the load only moves, a fresh one after a grab (a jump of the load) — and 60 chunks equal
+    one simulate run to the integrators' tolerance (the continued steps end on the frame times)."""
+    m = pendulum(theta=0.3)
+    run = solver.InteractiveRun(m, integrator=integrator)
+    integrators = set()
+    for _ in range(60):
+        run.step(1.0 / 60.0)
+        integrators.add(id(run.run.kept[1]))
+    assert len(integrators) == 1
+    res = run.results()
+    ref = solver.simulate(m, t_end=1.0, output_step=1.0 / 60.0, integrator=integrator)
+    assert res.status == ref.status == "ok"
+    assert np.max(np.abs(res.body_position("rod") - ref.body_position("rod"))) < 100 * m.settings.rtol * 0.5
+    run = solver.InteractiveRun(m, integrator=integrator)
+    run.step(1.0 / 60.0)
+    before = run.run.kept[1]
+    run.move_target((0.0, 0.0, 0.0))            # no pull yet: nothing
+    run.step(1.0 / 60.0)
+    assert run.run.kept[1] is before
+    r, _ = run.frame(0)
+    run.set_pull("rod", r, r + 0.01)
+    run.step(1.0 / 60.0)
+    assert run.run.kept[1] is not before
+
+
 @pytest.mark.parametrize("mass", [1e-3, 100.0])
 def test_pull_settles_where_spring_balances_gravity(mass):
     """A slider moves along y only, with effective mass m: k = m ω², so the sag below the target is
