@@ -38,6 +38,7 @@ from ..errors import ModelError, Problem
 from ..model.model import Model
 from .dynamics import Run
 from .recording import Recorder
+from .timewarp import TimeWarp, warp_drivers
 from .threads import single_threaded_blas
 
 PULL_FREQUENCY = 2.0     # Hz: the natural frequency of a grabbed body on the pull's spring
@@ -173,6 +174,8 @@ class InteractiveRun:
         self.loads = {}          # name -> (body index, force)
         self.pulled = False      # a pull or load acted at some time (the energy is not conserved)
         self._finished = None
+        self.warp = None         # the drivers' time warp (set_speed), None: their own motion
+        self._speed = None       # the speed scale asked for, applied at the next chunk's start
         self._jacobians = {}     # the last point Jacobian J_P and its (body, point, t)
         self._jump = False       # the user's last action was a jump of the loads: the next chunk starts afresh
 
@@ -205,6 +208,26 @@ class InteractiveRun:
         else:
             self.loads.pop(name, None)
 
+    def set_speed(self, scale):
+        """Run the model's drivers at ``scale`` × their motion rate from now on (the time warp of
+        :mod:`solver.analysis.timewarp`: θ = f(τ), θ̇ = s f'(τ), θ̈ = s² f''(τ), dτ/dt = s ≥ 0); the
+        first scale ≠ 1 moves the run from the compiled step loop to the Python one."""
+        scale = float(scale)
+        if not (np.isfinite(scale) and scale >= 0.0):
+            raise ModelError(Problem("interact", None, "speed", f"must be a finite number ≥ 0; got {scale!r}"))
+        if not self.run.system.drivers:
+            raise ModelError(Problem("interact", None, "speed", "the model has no drivers to speed up"))
+        if self.warp is None:
+            if scale == 1.0:
+                return
+            warp = TimeWarp()
+            if not warp_drivers(self.run.system, warp):
+                raise ModelError(Problem("interact", None, "speed", "a driver speed scale needs generated kernels "
+                                         "or the relative formulation (the generic Cartesian one keeps its "
+                                         "driver functions in its constraint sets)"))
+            self.warp = warp
+        self._speed = scale
+
     # ---- running -------------------------------------------------------------------------------------
     def step(self, dt):
         """Advance ``dt`` seconds (> 0) of simulated time; one output point at the end.  Returns t."""
@@ -216,6 +239,8 @@ class InteractiveRun:
         loads = self.held_loads()
         self.held.hold(self.t, loads)
         run.held = self._generalized(loads) if loads else None
+        if self._speed is not None and self._speed != self.warp.scale:
+            self._rescale()
         if self._jump:
             run.kept, self._jump = None, False
         if run._compiled is not None:
@@ -225,6 +250,18 @@ class InteractiveRun:
                                                record_start=False)
         self.t, self.q, self.qd = float(t), q, qd
         return self.t
+
+    def _rescale(self):
+        """A new driver speed from the current time: the driven rates jump (θ̇ = s f'(τ)), so the
+        velocities are resolved anew — the free ones kept (V ż), the dependent ones from the
+        constraints' ν — and the next chunk starts its integrator afresh."""
+        system, part = self.run.system, self.part
+        self.warp.set_scale(self.t, self._speed)
+        if hasattr(system, "_drive"):
+            system._drive.reset()
+        ev = system.constraints(self.q, self.t, level=1)
+        self.qd = part.velocities(ev.jac, ev.nu, part.V.T @ self.qd)
+        self._jump = True
 
     def held_loads(self):
         """[(body index, point in body axes, force)] of the pull and the loads at the current state."""

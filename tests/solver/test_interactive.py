@@ -130,3 +130,35 @@ def test_held_load_and_bad_input():
         run.set_pull("nope", (0, 0, 0), (0, 0, 0))
     with pytest.raises(solver.ModelError, match="dt"):
         run.step(0.0)
+
+
+@pytest.mark.parametrize("options", [{}, pytest.param({"codegen": "off", "formulation": "relative"},
+                                                      marks=pytest.mark.sweep)])    # generic: 4 s
+def test_speed_scale_doubles_a_constant_speed_crank(options):
+    """A crank driven at θ = ω t (ω = 2 rad/s) carries a free pendulum (1 DOF to interact with).  Its
+    speed scale 1 for 0.5 s, then 2 for 0.5 s: the warped time τ = 0.5 + 2 (t − 0.5) gives θ(1 s) =
+    ω τ(1) = 3 rad and θ̇ = 2ω from the change on (closed form), on the default path (the first
+    scale ≠ 1 leaves the compiled loop for the Python one) and the generic relative one."""
+    omega, arm = 2.0, 0.4
+    m = solver.Model(name="crank", gravity=(0.0, -G, 0.0))
+    m.add_body("crank", mass=1.0, inertia=(1e-2,) * 3, position=(arm, 0.0, 0.0))
+    m.add_joint("pin", "revolute", "ground", "crank", origin=(0.0, 0.0, 0.0), axis=(0.0, 0.0, 1.0))
+    m.add_body("bob", mass=0.5, inertia=(1e-3,) * 3, position=(2 * arm, -0.3, 0.0))
+    m.add_joint("hinge", "revolute", "crank", "bob", origin=(2 * arm, 0.0, 0.0), axis=(0.0, 0.0, 1.0))
+    m.add_driver("motor", "pin", expression=f"{omega}*t")
+    run = solver.InteractiveRun(m, **options)
+    for _ in range(30):
+        run.step(1.0 / 60.0)
+    run.set_speed(2.0)
+    for _ in range(30):
+        run.step(1.0 / 60.0)
+    r, _ = run.frame(0)
+    assert abs(run.t - 1.0) < 1e-12
+    assert abs(np.arctan2(r[1], r[0]) - omega * (0.5 + 2.0 * 0.5)) < 1e-9
+    res = run.results()
+    assert res.status == "ok"
+    rate = res.body_angular_velocity("crank")[:, 2]
+    np.testing.assert_allclose(rate[res.t <= 0.5 - 1e-9], omega, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(rate[res.t > 0.5 + 1e-9], 2.0 * omega, rtol=0, atol=1e-9)
+    with pytest.raises(solver.ModelError, match="speed"):
+        run.set_speed(-1.0)
