@@ -100,6 +100,7 @@ def main():
              ("car (14 bodies), saved settings, fresh start", car, "chassis", {"fresh": True}),
              ("car (14 bodies), integrator auto", car, "chassis", {"integrator": "auto"}),
              ("KUKA iiwa (7 DOF), limits as stops", iiwa, None, {}),
+             ("KUKA iiwa (7 DOF), limits as stops, BDF", iiwa, None, {"integrator": "bdf"}),
              ("KUKA iiwa (7 DOF), no limit stops", iiwa_free, None, {})]
     print(f"{'model':50s} {'path':9s} {'form.':9s} {'integ.':6s} {'chunks':>6s} {'sim s':>6s} {'wall s':>7s} "
           f"{'×real':>6s} {'×CPU':>6s} {'alone':>6s} {'med ms':>7s} {'max ms':>7s} {'steps':>6s} {'lag m':>7s} {'compile s':>9s}")
@@ -109,7 +110,11 @@ def main():
         model = build()
         body = body or list(model.bodies)[-1]
         for _ in range(args.repeat):
-            row = drag(model, body, args.seconds, **settings)
+            try:
+                row = drag(model, body, args.seconds, **settings)
+            except solver.SolverError as exc:
+                print(f"{label:50s} failed: {exc}")
+                continue
             print(f"{label:50s} {row['path']:9s} {row['formulation']:9s} {row['integrator']:6s} {row['chunks']:6d} "
                   f"{row['sim']:6.2f} {row['wall']:7.3f} {row['rtf']:6.2f} {row['rtf_cpu']:6.2f} {row['alone']:6.2f} {row['median_ms']:7.2f} {row['worst_ms']:7.2f} "
                   f"{row['steps']:6.1f} {row['lag']:7.4f} {row['compile']:9.2f}")
