@@ -106,7 +106,10 @@ class InteractWorker(QObject):
     def set_speed(self, scale):
         """The drivers' speed scale (InteractiveRun.set_speed), applied at the next chunk."""
         if self.run is not None and self.run.run.system.drivers:
-            self.run.set_speed(scale)
+            try:
+                self.run.set_speed(scale)
+            except solver.MBSError as exc:       # a formulation the warp cannot reach: the run goes on
+                LOGGER.warning("Driver speed: %s", exc)
 
     @Slot()
     def finish(self):

@@ -14,7 +14,10 @@ settings).
 "fresh start": every frame starts its integrator afresh (what Interact did before a chunk continued
 the Python loop's integrator; the last Jacobian still reused), for a comparison under the same load.
 
-Usage:  nice -n 10 python bench/interact.py [--seconds 5] [--only car] [--repeat 3]
+--accuracy: the car's chassis path continued and restarted each frame against a tight-tolerance
+session (what continuing costs in accuracy).
+
+Usage:  nice -n 10 python bench/interact.py [--seconds 5] [--only car] [--repeat 3] [--accuracy]
 """
 from __future__ import annotations
 
@@ -88,12 +91,44 @@ def drag(model, body, seconds, fresh=False, **settings):
             "formulation": run.run.s.formulation}
 
 
+def accuracy(seconds=2.0):
+    """The car dragged ``seconds`` at its saved settings, continued and restarted each frame, against
+    the same session at rtol 1e-7 (restarted): the largest chassis position difference (m)."""
+    model = car()
+
+    def path(fresh, **settings):
+        run = solver.InteractiveRun(model, **settings)
+        b = run.body_names.index("chassis")
+        r, A = run.frame(b)
+        grab = r + A @ np.array([0.1, 0.0, 0.0])
+        run.set_pull("chassis", grab, grab)
+        points = []
+        while run.t < seconds - 1e-9:
+            phase = 2 * np.pi * 0.5 * run.t
+            run.move_target(grab + 0.1 * np.array([np.cos(phase) - 1.0, np.sin(phase), 0.0]))
+            if fresh:
+                run.run.kept = None
+            run.step(FRAME)
+            points.append(run.frame(b)[0])
+        return np.array(points), run.run.s.rtol
+
+    reference, _ = path(True, rtol=1e-7, atol=1e-9)
+    for label, fresh in (("continued", False), ("restarted each frame", True)):
+        points, rtol = path(fresh)
+        print(f"car dragged {seconds:g} s, {label:22s} rtol {rtol:g}: max |Δr chassis| vs rtol 1e-7 "
+              f"{np.abs(points - reference).max():.2e} m (path extent {np.ptp(reference, axis=0).max():.2f} m)")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seconds", type=float, default=5.0)
     p.add_argument("--only", help="run only the cases whose label contains this text (e.g. car, iiwa)")
     p.add_argument("--repeat", type=int, default=1, help="runs per case (the table has each)")
+    p.add_argument("--accuracy", action="store_true", help="only the car's accuracy, continued vs restarted")
     args = p.parse_args()
+    if args.accuracy:
+        accuracy()
+        return
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; ×real: simulated / wall time, "
           "×CPU: simulated / this process's CPU time (what the load average does not change)")
     cases = [("car (14 bodies), saved settings", car, "chassis", {}),
