@@ -2,7 +2,8 @@
 
 :class:`InteractiveRun` compiles a model once (the defaults: generated kernels, the compiled step
 loop) and integrates it chunk by chunk (``step(dt)``), each chunk continuing from the state the
-last one ended with (``Run._dynamic`` from that state; the integrator's step size is chosen afresh
+last one ended with (``Run._dynamic`` from that state; the Python loop's scipy integrator itself
+is continued — :meth:`_ChunkRun._integrator` — while the C loop and LSODA choose their step afresh
 at each chunk start).  Nothing is recompiled between chunks: the loads a user changes while it runs
 enter as *held external loads* — generalized forces Q_x evaluated from the state at the start of a
 chunk and held over it (a zero-order hold, as a display-rate controller acts), added to the kernels'
@@ -154,7 +155,8 @@ class InteractiveRun:
     ``step(dt)`` advances dt seconds of simulated time; ``set_pull(body, point, target)`` grabs
     ``body`` at the global point ``point`` (at the current state; the anchor then moves with the
     body) and pulls it toward ``target``; ``release()`` lets go; ``set_load(name, body, force)`` holds
-    a force (global axes, N) at a body's CM until changed (zero removes it); ``results()`` is the
+    a force (global axes, N) at a body's CM until changed (zero removes it); ``set_speed(s)`` runs the
+    drivers at s × their motion rate from the next chunk on (:mod:`.timewarp`); ``results()`` is the
     session so far as ordinary :class:`~solver.results.Results` (one output point per chunk end)."""
 
     def __init__(self, model: Model | CompiledModel, **overrides):

@@ -123,6 +123,7 @@ def test_interact_driver_speed_slider(window, qtbot):
 
 
 @pytest.mark.slow
+@pytest.mark.sweep          # not in make test (15-60 s: a compile and 1 s of real-time session); tools/screenshots.sh runs it
 def test_interact_screenshot(window, qtbot, screenshots_dir):
     """docs/screenshots/interact.png (tools/screenshots.sh): the double pendulum sample, its lower link
     pulled down and toward the shoulder by the mouse (a target within reach: a stretched arm is a
