@@ -59,6 +59,9 @@ class Warped:
     def __init__(self, function, warp):
         self.function, self.warp = function, warp
 
+    def __repr__(self):
+        return f"{self.function!r} at the driver speed scale"
+
     def value(self, t):
         return self.function.value(self.warp.tau(t))
 
