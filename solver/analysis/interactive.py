@@ -43,6 +43,7 @@ from .timewarp import TimeWarp, warp_drivers
 from .threads import single_threaded_blas
 
 PULL_FREQUENCY = 2.0     # Hz: the natural frequency of a grabbed body on the pull's spring
+PULL_INERTIA_CAP = 2.0   # Λ's eigenvalues at most this × the mechanism's total mass (near singular poses)
 PULL_DAMPING = 1.0       # damping ratio ζ of the pull (critically damped)
 
 
@@ -292,7 +293,12 @@ class InteractiveRun:
         """Λ = (J N (NᵀMN)⁻¹ Nᵀ Jᵀ)⁺ of a point with velocity Jacobian J (3 × nq): its effective
         inertia in the mechanism (Khatib (1987)), N a basis of the motions the constraints allow
         (N = V − U (Φ_q,r U)⁻¹ Φ_q,r V of the active partition); directions the point cannot move
-        in get no force (pseudo-inverse)."""
+        in get no force (pseudo-inverse).  Near a singular pose (a stretched arm: the point barely
+        moves along it) Λ grows without bound, and a force held over a frame while the pose leaves
+        the singularity kicked the straight double pendulum to 10⁵ J; so Λ's eigenvalues are capped
+        at PULL_INERTIA_CAP × the mechanism's total mass.  A cap only softens the pull along those
+        directions (ω_eff = ω √(Λ_cap/Λ) < ω: the hold stays stable); a free body at its CM
+        (Λ = m ≤ total mass) and a pendulum's bob (Λ = I_pivot/L²) are below it."""
         system, part = self.run.system, self.part
         N = part.V
         if len(part.rows):
@@ -300,7 +306,10 @@ class InteractiveRun:
             N = part.V - part.U @ np.linalg.lstsq(Jr @ part.U, Jr @ part.V, rcond=None)[0]
         JN = J @ N
         mobility = JN @ np.linalg.solve(N.T @ system.mass(self.q) @ N, JN.T)
-        return np.linalg.pinv(mobility, rcond=1e-9, hermitian=True)
+        mu, axes = np.linalg.eigh(mobility)
+        cap = PULL_INERTIA_CAP * float(np.sum(system.mass_values))
+        inertia = np.where(mu > 1e-9 * max(mu.max(), 0.0), 1.0 / np.maximum(mu, 1.0 / cap), 0.0)
+        return (axes * inertia) @ axes.T
 
     def _generalized(self, loads):
         """Q = Σ J_Pᵀ F of point forces (body, point in body axes, force) at the current state."""

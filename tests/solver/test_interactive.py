@@ -162,3 +162,26 @@ def test_speed_scale_doubles_a_constant_speed_crank(options):
     np.testing.assert_allclose(rate[res.t > 0.5 + 1e-9], 2.0 * omega, rtol=0, atol=1e-9)
     with pytest.raises(solver.ModelError, match="speed"):
         run.set_speed(-1.0)
+
+
+def test_grab_at_a_singular_pose_gives_a_bounded_kick():
+    """The double pendulum sample starts straight: its lower CM cannot move along the arm, so the
+    point's effective inertia Λ is unbounded there, and held over a frame the pull kicked it to
+    4346 J.  With Λ's eigenvalues capped at PULL_INERTIA_CAP × the total mass M, the kinetic energy
+    stays below what the sources can give: the pull spring's energy at the cap, ½ Λ_cap ω² d², plus
+    the largest fall of gravity's potential, M g (reach 1 m)."""
+    from pathlib import Path
+    m = solver.load_model(str(Path(__file__).resolve().parents[2] / "sample_models" / "double_pendulum.mbs.json"))
+    run = solver.InteractiveRun(m)
+    run.step(1.0 / 60.0)
+    r, _ = run.frame(1)
+    target = r + np.array([-0.2, -0.35, 0.0])
+    run.set_pull("lower", r, target)
+    total = sum(b.mass for b in m.bodies.values())
+    bound = 0.5 * solver.analysis.interactive.PULL_INERTIA_CAP * total * OMEGA**2 * np.sum((target - r)**2) \
+        + total * G * 1.0
+    kinetic = []
+    for _ in range(30):
+        run.step(1.0 / 60.0)
+        kinetic.append(run.live()["energy"][0])
+    assert max(kinetic) < bound
