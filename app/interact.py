@@ -30,6 +30,7 @@ SLOW_MOTION = (1.0, 0.5, 0.25, 0.1)      # simulated seconds per wall second
 HISTORY = 1200                           # points kept in the live plots (20 s at 60 frames/s)
 LOAD_STEPS = 50                          # the load slider's steps each way; full scale = LOAD_WEIGHTS × weight
 LOAD_WEIGHTS = 5.0
+SPEED_PERCENT = 300                      # the driver speed slider's range: 0 … 300 % of the drivers' motion rate
 
 
 class InteractWorker(QObject):
@@ -101,6 +102,15 @@ class InteractWorker(QObject):
             float(np.linalg.norm(self.model.gravity))
         self.run.set_load("slider", body, force)
 
+    @Slot(float)
+    def set_speed(self, scale):
+        """The drivers' speed scale (InteractiveRun.set_speed), applied at the next chunk."""
+        if self.run is not None and self.run.run.system.drivers:
+            try:
+                self.run.set_speed(scale)
+            except solver.MBSError as exc:       # a formulation the warp cannot reach: the run goes on
+                LOGGER.warning("Driver speed: %s", exc)
+
     @Slot()
     def finish(self):
         if self.timer is not None:
@@ -128,8 +138,8 @@ class InteractWorker(QObject):
 
 
 class InteractPanel(QWidget):
-    """The Interact dock: pause/resume, step, slow motion, a load slider on the selected body,
-    live energy and reaction plots, Keep as Results."""
+    """The Interact dock: pause/resume, step, slow motion, a load slider on the selected body, the
+    drivers' speed slider, live energy and reaction plots, Keep as Results."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -159,6 +169,15 @@ class InteractPanel(QWidget):
         load.addWidget(self.load, 1)
         load.addWidget(self.load_label)
         layout.addLayout(load)
+        drive = QHBoxLayout()
+        self.drive = QSlider(Qt.Orientation.Horizontal)
+        self.drive.setRange(0, SPEED_PERCENT)
+        self.drive.setValue(100)
+        self.drive_label = QLabel()
+        drive.addWidget(QLabel("Driver speed"))
+        drive.addWidget(self.drive, 1)
+        drive.addWidget(self.drive_label)
+        layout.addLayout(drive)
         plots = QHBoxLayout()
         self.energy_plot = pg.PlotWidget(title="Energy (J)")
         self.reaction_plot = pg.PlotWidget(title="Reaction |F| (N)")
@@ -173,6 +192,12 @@ class InteractPanel(QWidget):
         self.history = {name: deque(maxlen=HISTORY) for name in ("t", "kinetic", "potential", "total", "reaction")}
         self.joint, self.speed = "", 0.0
         self.load_weights()
+        self.drive_scale()
+
+    def drive_scale(self) -> float:
+        scale = self.drive.value() / 100.0
+        self.drive_label.setText(f"×{scale:.2f} of the drivers' rate")
+        return scale
 
     def load_weights(self) -> float:
         weights = LOAD_WEIGHTS * self.load.value() / LOAD_STEPS
@@ -183,6 +208,7 @@ class InteractPanel(QWidget):
         for d in self.history.values():
             d.clear()
         self.load.setValue(0)
+        self.drive.setValue(100)
 
     def record(self, frame, joint):
         """Append a frame's energies and the reaction magnitude of ``joint`` ("" or unknown: none)."""
@@ -220,6 +246,7 @@ class InteractController(QObject):
     to_pull = Signal(object)
     to_release = Signal()
     to_load = Signal(str, int, float)
+    to_speed = Signal(float)
     to_finish = Signal()
     started = Signal()
     frame_shown = Signal(float)
@@ -244,6 +271,7 @@ class InteractController(QObject):
         p.keep.clicked.connect(self.keep_results)
         p.load.valueChanged.connect(lambda _: self._send_load())
         p.axis.currentIndexChanged.connect(lambda _: self._send_load())
+        p.drive.valueChanged.connect(lambda _: self.to_speed.emit(p.drive_scale()))
         window.document.model_replaced.connect(self.stop)      # another model: the session's bodies are gone
 
     @property
@@ -263,6 +291,7 @@ class InteractController(QObject):
             return
         window.player.pause()           # the session draws the bodies now, not the results' animation
         self.panel.clear()
+        self.panel.drive.setEnabled(bool(window.document.model.drivers))
         self.frames, self.keep = 0, False
         self.worker = InteractWorker(window.document.model.copy())
         self.thread = QThread(self)
@@ -270,7 +299,8 @@ class InteractController(QObject):
         for signal, slot in ((self.to_running, self.worker.set_running), (self.to_factor, self.worker.set_factor),
                              (self.to_step, self.worker.step_once), (self.to_grab, self.worker.grab),
                              (self.to_pull, self.worker.pull), (self.to_release, self.worker.release),
-                             (self.to_load, self.worker.set_load), (self.to_finish, self.worker.finish)):
+                             (self.to_load, self.worker.set_load), (self.to_speed, self.worker.set_speed),
+                             (self.to_finish, self.worker.finish)):
             signal.connect(slot)
         self.worker.frame.connect(self._show)
         self.worker.failed.connect(self._failed)

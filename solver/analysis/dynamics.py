@@ -282,10 +282,7 @@ class Run:
                 part = self._partition(part.method, q, t, restart)
                 continue
             y0 = np.concatenate([part.z_of(q), part.V.T @ qd])
-            jacobian = {"jac": lambda tt, y: self._jacobian(part, tt, y)} if integrator in IMPLICIT else {}
-            ode = integrator_class(integrator)(lambda tt, y: self._rhs(part, tt, y), t, y0, times[-1],
-                                               rtol=self.s.rtol, atol=self.s.atol, max_step=max_step,
-                                               first_step=first_step, **jacobian)
+            ode = self._integrator(integrator, part, t, y0, times[-1], max_step, first_step)
             restart = None
             first_step = None
             while ode.status == "running" and restart is None:
@@ -388,6 +385,13 @@ class Run:
             self._switch = hybrid.collapsed("repeated re-partitions near a singular configuration")
             restarts = 0
         return restarts, 0
+
+    def _integrator(self, integrator, part, t, y0, t_end, max_step, first_step):
+        """A new scipy integrator of the partition's ODE y = (z, ż) from (t, y0) to t_end."""
+        jacobian = {"jac": lambda tt, y: self._jacobian(part, tt, y)} if integrator in IMPLICIT else {}
+        return integrator_class(integrator)(lambda tt, y: self._rhs(part, tt, y), t, y0, t_end,
+                                            rtol=self.s.rtol, atol=self.s.atol, max_step=max_step,
+                                            first_step=first_step, **jacobian)
 
     def _dynamic_index3(self, part, q, qd, times):
         """Generalized-α on the full index-3 DAE (no partitioned ODE); outputs as usual."""

@@ -43,6 +43,35 @@ def test_chunks_without_pull_equal_simulate():
     assert np.max(np.abs(res.energy["total"] - ref.energy["total"])) < 100 * m.settings.rtol * 2.0 * G * 0.5
 
 
+@pytest.mark.parametrize("integrator", ["bdf", "radau"])
+def test_python_loop_continues_one_integration_across_chunks(integrator):
+    """With an integrator of the Python loop (BDF: the car's saved setting) a chunk continues the
+    last chunk's integrator instead of starting one — one integrator object for the whole session
+    while the load only moves, a fresh one after a grab (a jump of the load) — and 60 chunks equal
+    one simulate run to the integrators' tolerance (the continued steps end on the frame times)."""
+    m = pendulum(theta=0.3)
+    run = solver.InteractiveRun(m, integrator=integrator)
+    integrators = set()
+    for _ in range(60):
+        run.step(1.0 / 60.0)
+        integrators.add(id(run.run.kept[1]))
+    assert len(integrators) == 1
+    res = run.results()
+    ref = solver.simulate(m, t_end=1.0, output_step=1.0 / 60.0, integrator=integrator)
+    assert res.status == ref.status == "ok"
+    assert np.max(np.abs(res.body_position("rod") - ref.body_position("rod"))) < 100 * m.settings.rtol * 0.5
+    run = solver.InteractiveRun(m, integrator=integrator)
+    run.step(1.0 / 60.0)
+    before = run.run.kept[1]
+    run.move_target((0.0, 0.0, 0.0))            # no pull yet: nothing
+    run.step(1.0 / 60.0)
+    assert run.run.kept[1] is before
+    r, _ = run.frame(0)
+    run.set_pull("rod", r, r + 0.01)
+    run.step(1.0 / 60.0)
+    assert run.run.kept[1] is not before
+
+
 @pytest.mark.parametrize("mass", [1e-3, 100.0])
 def test_pull_settles_where_spring_balances_gravity(mass):
     """A slider moves along y only, with effective mass m: k = m ω², so the sag below the target is
@@ -101,3 +130,58 @@ def test_held_load_and_bad_input():
         run.set_pull("nope", (0, 0, 0), (0, 0, 0))
     with pytest.raises(solver.ModelError, match="dt"):
         run.step(0.0)
+
+
+@pytest.mark.parametrize("options", [{}, pytest.param({"codegen": "off", "formulation": "relative"},
+                                                      marks=pytest.mark.sweep)])    # generic: 4 s
+def test_speed_scale_doubles_a_constant_speed_crank(options):
+    """A crank driven at θ = ω t (ω = 2 rad/s) carries a free pendulum (1 DOF to interact with).  Its
+    speed scale 1 for 0.5 s, then 2 for 0.5 s: the warped time τ = 0.5 + 2 (t − 0.5) gives θ(1 s) =
+    ω τ(1) = 3 rad and θ̇ = 2ω from the change on (closed form), on the default path (the first
+    scale ≠ 1 leaves the compiled loop for the Python one) and the generic relative one."""
+    omega, arm = 2.0, 0.4
+    m = solver.Model(name="crank", gravity=(0.0, -G, 0.0))
+    m.add_body("crank", mass=1.0, inertia=(1e-2,) * 3, position=(arm, 0.0, 0.0))
+    m.add_joint("pin", "revolute", "ground", "crank", origin=(0.0, 0.0, 0.0), axis=(0.0, 0.0, 1.0))
+    m.add_body("bob", mass=0.5, inertia=(1e-3,) * 3, position=(2 * arm, -0.3, 0.0))
+    m.add_joint("hinge", "revolute", "crank", "bob", origin=(2 * arm, 0.0, 0.0), axis=(0.0, 0.0, 1.0))
+    m.add_driver("motor", "pin", expression=f"{omega}*t")
+    run = solver.InteractiveRun(m, **options)
+    for _ in range(30):
+        run.step(1.0 / 60.0)
+    run.set_speed(2.0)
+    for _ in range(30):
+        run.step(1.0 / 60.0)
+    r, _ = run.frame(0)
+    assert abs(run.t - 1.0) < 1e-12
+    assert abs(np.arctan2(r[1], r[0]) - omega * (0.5 + 2.0 * 0.5)) < 1e-9
+    res = run.results()
+    assert res.status == "ok"
+    rate = res.body_angular_velocity("crank")[:, 2]
+    np.testing.assert_allclose(rate[res.t <= 0.5 - 1e-9], omega, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(rate[res.t > 0.5 + 1e-9], 2.0 * omega, rtol=0, atol=1e-9)
+    with pytest.raises(solver.ModelError, match="speed"):
+        run.set_speed(-1.0)
+
+
+def test_grab_at_a_singular_pose_gives_a_bounded_kick():
+    """The double pendulum sample starts straight: its lower CM cannot move along the arm, so the
+    point's effective inertia Λ is unbounded there, and held over a frame the pull kicked it to
+    4346 J.  With Λ's eigenvalues capped at PULL_INERTIA_CAP × the total mass M, the kinetic energy
+    stays below what the sources can give: the pull spring's energy at the cap, ½ Λ_cap ω² d², plus
+    the largest fall of gravity's potential, M g (reach 1 m)."""
+    from pathlib import Path
+    m = solver.load_model(str(Path(__file__).resolve().parents[2] / "sample_models" / "double_pendulum.mbs.json"))
+    run = solver.InteractiveRun(m)
+    run.step(1.0 / 60.0)
+    r, _ = run.frame(1)
+    target = r + np.array([-0.2, -0.35, 0.0])
+    run.set_pull("lower", r, target)
+    total = sum(b.mass for b in m.bodies.values())
+    bound = 0.5 * solver.analysis.interactive.PULL_INERTIA_CAP * total * OMEGA**2 * np.sum((target - r)**2) \
+        + total * G * 1.0
+    kinetic = []
+    for _ in range(30):
+        run.step(1.0 / 60.0)
+        kinetic.append(run.live()["energy"][0])
+    assert max(kinetic) < bound
