@@ -16,7 +16,10 @@ singular configuration the method cannot pass).  ``partitioning="hybrid"`` (Kim 
 with LU and switches to QR when the LU independent set changes repeatedly, the energy of a
 conservative model drifts or the step size collapses, and returns to LU after consecutive steady
 QR steps (:mod:`solver.analysis.hybrid` decides); each switch is a logged event (time, from, to,
-reason), and the integrator restarts after a switch with a step size it suggests.
+reason), and the integrator restarts after a switch with a step size it suggests.  When the step
+size collapses in the Python loop outside an LU hybrid stretch, the run first tries to step over the
+round-off band of a singular pass (:mod:`solver.analysis.band_step`, a logged "step over" event)
+before it stops with "step collapse".
 
 Integrators: scipy's (``integrator_class``) step in this module's loop; with generated kernels the
 default ``"auto"`` (DOP853) and ``"rk45"`` (DOPRI5) step in C over run segments instead
