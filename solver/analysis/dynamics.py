@@ -43,7 +43,7 @@ from ..results import Results
 from ..integrators import GeneralizedAlpha, integrator_class, limit_step
 from ..partitioning.partition import PartitionError, Renewal, independent_rows, position_tolerance
 from ..partitioning.choose import build_partition
-from .band_step import BAND_AT, BAND_DROP, BAND_MEMORY, BAND_SLACK, BAND_STATES, hermite, pass_time, step_over
+from .band_step import BAND_AT, BAND_DROP, BAND_LOOKBACK, BAND_MEMORY, BAND_SLACK, BAND_STATES, hermite, pass_time, step_over
 from .assembly import assemble_positions, consistent_velocities, holding_model
 from ..formulations.branches import (ASSEMBLY_GUARD, ASSEMBLY_RETRIES, BRANCH_SHRINK, AssemblyRefused, BranchRefused, Branches, step_cap,
                                      velocity_jump)
@@ -399,15 +399,15 @@ class Run:
         a velocity jump, a failed solve)."""
         if not calm:
             return None
-        h = calm[-1][0]
         b = self.branches
         saved = (b.angle.copy(), b.rate.copy(), b.t)
-        for center in dict.fromkeys((pass_time(calm, t_stall), t_stall)):
-            for at in (BAND_AT, 1.0 - BAND_AT):
-                crossed = self._cross(part, calm, center - at * h, h, max_step, times, next_out)
-                if crossed is not None:
-                    return crossed
-                b.angle[:], b.rate[:], b.t = saved
+        for h in dict.fromkeys((calm[-1][0], max(r[0] for r in list(calm)[-BAND_LOOKBACK:]))):
+            for center in dict.fromkeys((pass_time(calm, t_stall), t_stall)):
+                for at in (BAND_AT, 1.0 - BAND_AT):
+                    crossed = self._cross(part, calm, center - at * h, h, max_step, times, next_out)
+                    if crossed is not None:
+                        return crossed
+                    b.angle[:], b.rate[:], b.t = saved
         return None
 
     def _cross(self, part, calm, t_cross, h, max_step, times, next_out):
