@@ -17,7 +17,8 @@ of Hairer, Nørsett & Wanner (1993), §II.4,
 accepted when err ≤ BAND_SLACK (1000: the estimate is that of the uncorrected result).  A stage inside the band sees the noise (err 1e4 and more: the
 estimate refuses it), so the crossing step puts the pass at BAND_AT (else 1 − BAND_AT) of its
 length, 1/8 of H from the nearest stage of the full and the half steps; the pass is where σ_min
-extrapolates to zero (pass_time), else the stalled time.  The more accurate two-half-step result
+extrapolates to zero (pass_time), else the stalled time.  Only a collapse that σ_min shows to be
+a singular pass is stepped over (runs with the compiled reduction's σ_min estimate).  The more accurate two-half-step result
 plus its Richardson correction is kept.  Output points inside come from the cubic Hermite
 interpolant of the end states and slopes (error O(H⁴)); the run logs a "step over" event and
 applies its branch guard (velocity_jump) to each end state.
@@ -77,11 +78,12 @@ def hermite(t0, y0, f0, t1, y1, f1):
 def pass_time(calm, t_stall):
     """The time of the singular pass: σ_min(Φ_q U) extrapolated linearly to 0 from the last two calm
     states (entries (h, t, q, q̇, q̈, σ_min), σ_min None where the run has no estimate), when it
-    falls between the last of them and the band's far side; else the stalled time t_stall."""
+    falls between the last of them and as far past t_stall as t_stall is past it; else None (no
+    step over: a collapse that is not a singular pass, or a run without σ_min estimates)."""
     if len(calm) < 2 or calm[-1][5] is None or calm[-2][5] is None:
-        return t_stall
+        return None
     (t1, s1), (t2, s2) = (calm[-2][1], calm[-2][5]), (calm[-1][1], calm[-1][5])
     if not s1 > s2 > 0.0:
-        return t_stall
+        return None
     t_pass = t2 + s2 * (t2 - t1) / (s1 - s2)
-    return t_pass if t2 < t_pass < t_stall + (t_stall - t2) else t_stall
+    return t_pass if t2 < t_pass < t_stall + (t_stall - t2) else None

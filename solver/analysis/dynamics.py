@@ -390,19 +390,23 @@ class Run:
     def _step_over(self, part, calm, t_stall, max_step, times, next_out):
         """Checked fixed steps over the round-off band of a singular pass (:mod:`solver.analysis.band_step`)
         from an accepted state before the step size collapsed at ``t_stall``.  ``calm`` holds (h, t,
-        q, q̇, q̈, σ_min) of the last steps taken at the step size of before the collapse; the last
-        one's h is the size of the steps.  The crossing step puts the pass (band_step.pass_time, else
-        t_stall) at the fraction BAND_AT, else 1 − BAND_AT, of it (between the RK4 stages); the steps
-        before it fill the gap from the latest calm state before it with no output point recorded
-        after it.  Their output points recorded: (t, q, q̇, q̈ estimate, next output index) at the
-        end, or None when every placement is refused (an error estimate above BAND_SLACK tolerances,
-        a velocity jump, a failed solve)."""
+        q, q̇, q̈, σ_min) of the last steps taken at the step size of before the collapse.  Only where
+        σ_min extrapolates to 0 near t_stall (band_step.pass_time).  The crossing step, of the last
+        calm step's size (else the largest of the last BAND_LOOKBACK), puts that pass (else t_stall)
+        at the fraction BAND_AT, else 1 − BAND_AT, of it (between the RK4 stages); the steps before
+        it fill the gap from the latest calm state before it with no output point recorded after it.
+        Their output points recorded: (t, q, q̇, q̈ estimate, next output index) at the end, or None
+        when every placement is refused (an error estimate above BAND_SLACK tolerances, a velocity
+        jump, a failed solve)."""
         if not calm:
+            return None
+        t_pass = pass_time(calm, t_stall)
+        if t_pass is None:
             return None
         b = self.branches
         saved = (b.angle.copy(), b.rate.copy(), b.t)
         for h in dict.fromkeys((calm[-1][0], max(r[0] for r in list(calm)[-BAND_LOOKBACK:]))):
-            for center in dict.fromkeys((pass_time(calm, t_stall), t_stall)):
+            for center in dict.fromkeys((t_pass, t_stall)):
                 for at in (BAND_AT, 1.0 - BAND_AT):
                     crossed = self._cross(part, calm, center - at * h, h, max_step, times, next_out)
                     if crossed is not None:

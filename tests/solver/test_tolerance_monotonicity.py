@@ -119,11 +119,12 @@ def test_the_step_over_is_rk4_with_a_richardson_estimate():
 
 def test_pass_time_extrapolates_sigma_min_to_zero():
     """σ_min = 2 (0.5 − t): from (0.3, 0.4) and (0.4, 0.2) the pass is at 0.5; a σ_min that grows,
-    or no estimate, gives the stalled time."""
+    no estimate (the generic path), or a pass far beyond the stall: None (no step over)."""
     calm = [(0.1, 0.3, None, None, None, 0.4), (0.1, 0.4, None, None, None, 0.2)]
     assert pass_time(calm, 0.48) == pytest.approx(0.5)
-    assert pass_time(calm[::-1], 0.48) == 0.48
-    assert pass_time([(0.1, 0.4, None, None, None, None)] * 2, 0.45) == 0.45
+    assert pass_time(calm[::-1], 0.48) is None
+    assert pass_time([(0.1, 0.4, None, None, None, None)] * 2, 0.45) is None
+    assert pass_time(calm, 0.42) is None
 
 
 def test_the_flexible_singular_fourbar_passes_at_rtol_1e_10():
