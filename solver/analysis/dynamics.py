@@ -16,7 +16,10 @@ singular configuration the method cannot pass).  ``partitioning="hybrid"`` (Kim 
 with LU and switches to QR when the LU independent set changes repeatedly, the energy of a
 conservative model drifts or the step size collapses, and returns to LU after consecutive steady
 QR steps (:mod:`solver.analysis.hybrid` decides); each switch is a logged event (time, from, to,
-reason), and the integrator restarts after a switch with a step size it suggests.
+reason), and the integrator restarts after a switch with a step size it suggests.  When the step
+size collapses in the Python loop outside an LU hybrid stretch, the run first tries to step over the
+round-off band of a singular pass (:mod:`solver.analysis.band_step`, a logged "step over" event)
+before it stops with "step collapse".
 
 Integrators: scipy's (``integrator_class``) step in this module's loop; with generated kernels the
 default ``"auto"`` (DOP853) and ``"rk45"`` (DOPRI5) step in C over run segments instead
@@ -40,6 +43,7 @@ from ..results import Results
 from ..integrators import GeneralizedAlpha, integrator_class, limit_step
 from ..partitioning.partition import PartitionError, Renewal, independent_rows, position_tolerance
 from ..partitioning.choose import build_partition
+from .band_step import BAND_AT, BAND_DROP, BAND_LOOKBACK, BAND_MEMORY, BAND_SLACK, BAND_STATES, hermite, pass_time, step_over
 from .assembly import assemble_positions, consistent_velocities, holding_model
 from ..formulations.branches import (ASSEMBLY_GUARD, ASSEMBLY_RETRIES, BRANCH_SHRINK, AssemblyRefused, BranchRefused, Branches, step_cap,
                                      velocity_jump)
@@ -267,6 +271,8 @@ class Run:
         restarts = 0             # restarts (not renewals) since the last clean stretch of CLEAN_STRETCH steps
         clean = 0
         window = deque(maxlen=STALL_STEPS)   # times of the last accepted steps (stall watchdog)
+        sizes = deque(maxlen=BAND_MEMORY)    # the last accepted step sizes, and (h, t, q, q̇, q̈) of the last
+        calm = deque(maxlen=BAND_STATES)     # steps among them of at least BAND_DROP × the largest (band_step)
         ring = [np.zeros(STALL_STEPS), 0, 0]  # the same for the compiled loop: (times, count, position)
         while next_out < len(times):
             self._remember(t, q, qd)
@@ -335,12 +341,22 @@ class Run:
                 self._remember(t, q, qd)       # the next step's Newton starts from its start, not an output point
                 self._check_cancel(t)
                 window.append(t)
+                sizes.append(h)
+                if h >= BAND_DROP * max(sizes):
+                    calm.append((h, t, q, qd, accel, estimates[0]))
                 if len(window) == STALL_STEPS and t - window[0] < STALL_FRACTION * self.s.t_end:
                     if not (hybrid is not None and part.method == "lu"):
-                        raise stall_error(self, t, t - window[0])
+                        span = t - window[0]
+                        over = self._step_over(part, calm, t, max_step, times, next_out)
+                        if over is None:
+                            raise stall_error(self, t, span)
+                        t, q, qd, accel, next_out = over
+                        first_step = min(calm[-1][0], times[-1] - t) if times[-1] > t else None
+                        restart = Renewal("stepped over a singular band")
+                    else:
+                        self._switch = hybrid.collapsed("the step size collapsed")
+                        restart = "hybrid switch"
                     window.clear()
-                    self._switch = hybrid.collapsed("the step size collapsed")
-                    restart = "hybrid switch"
                 renew = part.degraded(jac, REPARTITION_RATIO, AMPLIFICATION_GROWTH, *estimates)
                 if renew is not None:
                     restart = renew
@@ -367,6 +383,70 @@ class Run:
             if hybrid is not None:
                 hybrid.started(method, switch is not None)
         return part, t, q, qd
+
+    def _step_over(self, part, calm, t_stall, max_step, times, next_out):
+        """Checked fixed steps over the round-off band of a singular pass (:mod:`solver.analysis.band_step`)
+        from an accepted state before the step size collapsed at ``t_stall``.  ``calm`` holds (h, t,
+        q, q̇, q̈, σ_min) of the last steps taken at the step size of before the collapse.  Only where
+        σ_min extrapolates to 0 near t_stall (band_step.pass_time).  The crossing step, of the last
+        calm step's size (else the largest of the last BAND_LOOKBACK), puts that pass (else t_stall)
+        at the fraction BAND_AT, else 1 − BAND_AT, of it (between the RK4 stages); the steps before
+        it fill the gap from the latest calm state before it with no output point recorded after it.
+        Their output points recorded: (t, q, q̇, q̈ estimate, next output index) at the end, or None
+        when every placement is refused (an error estimate above BAND_SLACK tolerances, a velocity
+        jump, a failed solve)."""
+        if not calm:
+            return None
+        t_pass = pass_time(calm, t_stall)
+        if t_pass is None:
+            return None
+        b = self.branches
+        saved = (b.angle.copy(), b.rate.copy(), b.t)
+        for h in dict.fromkeys((calm[-1][0], max(r[0] for r in list(calm)[-BAND_LOOKBACK:]))):
+            for center in dict.fromkeys((t_pass, t_stall)):
+                for at in (BAND_AT, 1.0 - BAND_AT):
+                    crossed = self._cross(part, calm, center - at * h, h, max_step, times, next_out)
+                    if crossed is not None:
+                        return crossed
+                    b.angle[:], b.rate[:], b.t = saved
+        return None
+
+    def _cross(self, part, calm, t_cross, h, max_step, times, next_out):
+        """_step_over's steps for one placement: the crossing step [t_cross, t_cross + h]."""
+        start = next((r for r in reversed(calm) if r[1] <= t_cross), None)
+        if start is None or (next_out > 0 and times[next_out - 1] > start[1]) or t_cross + h > times[-1]:
+            return None
+        _, t, q, qd, accel, _ = start
+        n = int(np.ceil((t_cross - t) / h - 1e-9))
+        ends = [*(t + (t_cross - t) * k / n for k in range(1, n + 1)), t_cross + h]
+        y = np.concatenate([part.z_of(q), part.V.T @ qd])
+        pieces, worst = [], 0.0
+        try:
+            for t1 in ends:
+                if t1 - t > max_step:
+                    return None
+                y1, f1, f0, err = step_over(lambda tt, yy: self._rhs(part, tt, yy), t, y, t1 - t,
+                                            self.s.rtol, self.s.atol)
+                q1, qd1, _ = self._state(part, t1, y1)
+                if not err <= BAND_SLACK or velocity_jump(t1 - t, qd, accel, qd1) > ASSEMBLY_GUARD:
+                    return None
+                self.branches.accept(t1)
+                pieces.append((t1, hermite(t, y, f0, t1, y1, f1)))
+                worst = max(worst, err)
+                accel, t, y, q, qd = (qd1 - qd) / (t1 - t), t1, y1, q1, qd1
+        except PartitionError:
+            return None
+        for t1, interpolant in pieces:
+            while next_out < len(times) and times[next_out] <= t1 + 1e-12 * max(1.0, abs(t1)):
+                self._record_output(part, times[next_out], interpolant(times[next_out]))
+                next_out += 1
+            self.steps += 1
+            self.rec.step(t1, h)
+        self.rec.event(start[1], "step over", f"stepped over the round-off band of a singular configuration: "
+                       f"{len(ends)} RK4 step(s) of {h:.3g} s to t = {t:.6g} s (error estimate up to {worst:.2g} "
+                       "of the tolerance) after the step size collapsed to noise")
+        self._remember(t, q, qd)
+        return t, q, qd, accel, next_out
 
     def _restarted(self, part, hybrid, restarts, clean, reason, q, t):
         """(restarts, clean steps) after one more restart for ``reason``; too many in a row stop the

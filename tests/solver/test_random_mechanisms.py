@@ -120,3 +120,17 @@ def test_same_seed_same_model():
     """A seed gives the same model every time (the reproduction of a sweep's case is its seed)."""
     a, b = random_mechanism(7), random_mechanism(7)
     assert a.to_dict() == b.to_dict()
+
+
+@pytest.mark.slow
+@pytest.mark.sweep        # every path of a 4-body model over 0.3 s: ~30 s
+@pytest.mark.xfail(strict=True, reason="open: every path and the reference agree with each other, but the total "
+                   "energy of this conservative model (4 bodies; fixed, prismatic, planar, revolute, "
+                   "revolute_spherical joints; one undamped bushing; gravity) drifts 1.9e-3 J of a ~37 J scale "
+                   "at rtol 1e-10 — an energy-account or conservativeness question, not a path disagreement")
+def test_random_mechanism_1171_conserves_energy():
+    """bench/fuzz.py --seed 1120 (defaults: --bodies 4 --t-end 0.3) found seed 1171: the energy
+    invariant fails on all 12 paths and the reference alike (drift 1.86e-3 J, Cartesian generic,
+    rtol 1e-10); the paths agree with each other in positions, velocities and reactions."""
+    case = diff.compare_case(1171, random_mechanism(1171, max_bodies=4), t_end=0.3, seconds=120.0)
+    _assert_agree(case)

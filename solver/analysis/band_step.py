@@ -1,0 +1,89 @@
+"""Stepping over the round-off band of a singular pass (issue #27, item 4).
+
+Within ~1e-5 s of a flattened pass (σ_min(Φ_q) → 0) the right-hand side of the partitioned ODE
+carries round-off amplified by 1/σ_min (the dependent velocities) and more (the accelerations: γ
+holds q̇²).  At a tight tolerance (the flexible singular four-bar at rtol ≤ 1e-10) the adaptive
+integrator's error estimate then sees that noise: its accepted steps fall erratically to 1e-15 s
+and the stall watchdog stops the run, although the motion is smooth there and a looser run crossed
+the same pass with steps of 3e-4 s.
+
+When the watchdog fires, the Python step loop (Run._step_over) goes back to the last accepted
+state before the collapse and takes fixed steps of the size the integrator used there, H, over the
+band instead: classical RK4 (Kutta 1901), each with the step-doubling (Richardson) error estimate
+of Hairer, Nørsett & Wanner (1993), §II.4,
+
+    err = RMS((y_{H/2,H/2} − y_H) / (2⁴ − 1) / (atol + rtol·|y|)),
+
+accepted when err ≤ BAND_SLACK (1000: the estimate is that of the uncorrected result).  A stage inside the band sees the noise (err 1e4 and more: the
+estimate refuses it), so the crossing step puts the pass at BAND_AT (else 1 − BAND_AT) of its
+length, 1/8 of H from the nearest stage of the full and the half steps; the pass is where σ_min
+extrapolates to zero (pass_time), else the stalled time.  Only a collapse that σ_min shows to be
+a singular pass is stepped over (runs with the compiled reduction's σ_min estimate).  The more accurate two-half-step result
+plus its Richardson correction is kept.  Output points inside come from the cubic Hermite
+interpolant of the end states and slopes (error O(H⁴)); the run logs a "step over" event and
+applies its branch guard (velocity_jump) to each end state.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+BAND_SLACK = 1000.0   # accept the step over when its error estimate is below this many tolerances: the
+                      # estimate bounds the two-half-step result's error, the kept one (Richardson-corrected,
+                      # order 5) is far more accurate — the flexible singular four-bar at rtol 1e-11 crossed its
+                      # passes at estimates up to ~240 and kept its energy to 2.8e-11 of the kinetic scale
+BAND_DROP = 0.1       # a step at least this fraction of the largest of the last BAND_MEMORY steps is "calm":
+BAND_MEMORY = 4000    # the step over starts from one of the last BAND_STATES calm states (the collapse
+BAND_STATES = 64      # lasts from 300 to a few thousand steps)
+BAND_LOOKBACK = 4     # the step size: the last calm step's, else the largest of the last BAND_LOOKBACK
+BAND_AT = 0.375       # the stalled time sits at this fraction of the step over: 1/8 of the step from the
+                      # nearest stage of the full step (0, ½, 1) and of the two half steps (¼, ¾)
+
+
+def rk4(rhs, t, y, h, k1=None):
+    """One classical Runge–Kutta step of size h from (t, y); k1 = rhs(t, y) when already known."""
+    k1 = rhs(t, y) if k1 is None else k1
+    k2 = rhs(t + h / 2, y + h / 2 * k1)
+    k3 = rhs(t + h / 2, y + h / 2 * k2)
+    k4 = rhs(t + h, y + h * k3)
+    return y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+
+
+def step_over(rhs, t, y, h, rtol, atol):
+    """(y_end, f_end, f_start, err) of one step of size h over a noisy band from (t, y): y_end the two
+    half-step RK4 result with its Richardson correction, f_end = rhs(t + h, y_end), err the
+    weighted RMS error estimate (1 = the tolerance); f_start = rhs(t, y)."""
+    k1 = rhs(t, y)
+    full = rk4(rhs, t, y, h, k1)
+    half = rk4(rhs, t, y, h / 2, k1)
+    two = rk4(rhs, t + h / 2, half, h / 2)
+    diff = (two - full) / 15.0
+    scale = atol + rtol * np.maximum(np.abs(y), np.abs(two))
+    err = float(np.sqrt(np.mean((diff / scale) ** 2))) if diff.size else 0.0
+    end = two + diff
+    return end, rhs(t + h, end), k1, err
+
+
+def hermite(t0, y0, f0, t1, y1, f1):
+    """The cubic Hermite interpolant through (t0, y0, y0') and (t1, y1, y1')."""
+    h = t1 - t0
+
+    def at(t):
+        s = (t - t0) / h
+        h00, h10 = (1 + 2 * s) * (1 - s) ** 2, s * (1 - s) ** 2
+        h01, h11 = s * s * (3 - 2 * s), s * s * (s - 1)
+        return h00 * y0 + h10 * h * f0 + h01 * y1 + h11 * h * f1
+    return at
+
+
+def pass_time(calm, t_stall):
+    """The time of the singular pass: σ_min(Φ_q U) extrapolated linearly to 0 from the last two calm
+    states (entries (h, t, q, q̇, q̈, σ_min), σ_min None where the run has no estimate), when it
+    falls between the last of them and as far past t_stall as t_stall is past it; else None (no
+    step over: a collapse that is not a singular pass, or a run without σ_min estimates)."""
+    if len(calm) < 2 or calm[-1][5] is None or calm[-2][5] is None:
+        return None
+    (t1, s1), (t2, s2) = (calm[-2][1], calm[-2][5]), (calm[-1][1], calm[-1][5])
+    if not s1 > s2 > 0.0:
+        return None
+    t_pass = t2 + s2 * (t2 - t1) / (s1 - s2)
+    return t_pass if t2 < t_pass < t_stall + (t_stall - t2) else None
