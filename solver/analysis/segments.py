@@ -18,7 +18,8 @@ Stiffness: on ``"auto"`` the compiled loop watches Hairer's estimate h·ρ of ev
 (dopri.c, dp_stiffness); when the step size is held at DOP853's stability boundary
 (h·ρ just past it on many steps: step_rules.STIFF_*), the call returns SEG_STIFF and :func:`run_segments` returns a :class:`Stiff`
 reason: ``Run._dynamic`` continues from the accepted state with step_rules.STIFF_INTEGRATOR (BDF) in
-its own loop, on the same compiled right-hand side, and records the switch as an event.
+its own loop, on the same compiled right-hand side, and records the switch as an event.  Models
+with contact or joint stops never switch (non-smooth forces; BDF has no event location).
 """
 from __future__ import annotations
 
@@ -55,7 +56,7 @@ def step_loop(run):
     from ..codegen.contact import split_interpreted
     from ..codegen.derive import CodegenUnavailable
     why = None
-    python_forces = split_interpreted(system)[-1]
+    contact, stops, _, python_forces = split_interpreted(system)
     if python_forces:
         why = "force elements evaluated in Python: " + ", ".join(f.name for f in python_forces)
     elif run.s.partitioning == "hybrid":
@@ -69,7 +70,9 @@ def step_loop(run):
         return FALLBACK[name], None, f"step loop in Python ({FALLBACK[name]}): {why}"
     method = COMPILED[name]
     stiffness = None
-    if name == "auto":
+    # contact and joint stops engage and release within a step BDF would take: it has no event location
+    # and steps over them (the Geneva wheel stopped indexing); their models stay on DOP853
+    if name == "auto" and contact is None and not stops:
         boundary = STIFF_BOUNDARY[method]
         stiffness = (boundary, STIFF_BAND * boundary, STIFF_STEPS, STIFF_RESET)
     return FALLBACK[name], (method, time_fn, stiffness), f"step loop in C ({NAMES[method]})"
