@@ -50,9 +50,9 @@ from ..formulations.branches import (ASSEMBLY_GUARD, ASSEMBLY_RETRIES, BRANCH_SH
 from .equilibrium import starting_at_equilibrium
 from .hybrid import HybridSwitch
 from .recording import Recorder
-from .segments import run_segments, step_loop
+from .segments import Stiff, run_segments, step_loop
 from .step_rules import (AMPLIFICATION_GROWTH, CLEAN_STRETCH, REPARTITION_RATIO, STALL_FRACTION, STALL_STEPS,
-                         STUCK_RESTARTS, Progress, stall_error)
+                         STIFF_INTEGRATOR, STUCK_RESTARTS, Progress, stall_error)
 from .threads import single_threaded_blas
 
 JACOBIAN_STEP = 1e-7          # relative forward-difference step of the implicit integrators' Jacobian
@@ -284,6 +284,10 @@ class Run:
                     restarts = 0
                 if restart is None:
                     break
+                if isinstance(restart, Stiff):      # the rest of the run in this loop, implicit
+                    compiled, integrator = None, STIFF_INTEGRATOR
+                    self.rec.event(t, "integrator", str(restart))
+                    continue
                 restarts, clean = self._restarted(part, hybrid, restarts, clean, restart, q, t)
                 part = self._partition(part.method, q, t, restart)
                 continue

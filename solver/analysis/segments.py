@@ -13,6 +13,13 @@ stops the run.
 Where the compiled loop does not apply, ``"rk45"`` is scipy's RK45 (the same method) in the Python
 loop and ``"auto"`` is LSODA (``"adams"``); ``partitioning="hybrid"`` (its switch looks at every
 step) and sparse partitions (no compiled reduction) use the Python loop.
+
+Stiffness: on ``"auto"`` the compiled loop watches Hairer's estimate h·ρ of every accepted step
+(dopri.c, dp_stiffness); when the step size is held at DOP853's stability boundary
+(h·ρ just past it on many steps: step_rules.STIFF_*), the call returns SEG_STIFF and :func:`run_segments` returns a :class:`Stiff`
+reason: ``Run._dynamic`` continues from the accepted state with step_rules.STIFF_INTEGRATOR (BDF) in
+its own loop, on the same compiled right-hand side, and records the switch as an event.  Models
+with contact or joint stops never switch (non-smooth forces; BDF has no event location).
 """
 from __future__ import annotations
 
@@ -21,14 +28,23 @@ import numpy as np
 from ..errors import SolverError
 from ..partitioning.conditioning import tracked_conditioning
 from ..partitioning.partition import PartitionError
-from .step_rules import AMPLIFICATION_GROWTH, REPARTITION_RATIO, STAGE_RETRIES, STALL_FRACTION, stall_error
+from .step_rules import (AMPLIFICATION_GROWTH, REPARTITION_RATIO, STAGE_RETRIES, STALL_FRACTION, STIFF_BAND,
+                         STIFF_BOUNDARY, STIFF_INTEGRATOR, STIFF_RESET, STIFF_STEPS, stall_error)
 
+
+class Stiff(str):
+    """The reason :func:`run_segments` stopped on a stiff model: the event text, "switched to bdf
+    (stiff: h·ρ ≈ …)" with the last accepted step's estimate and step size."""
+
+    def __new__(cls, h, h_rho):
+        return super().__new__(cls, f"switched to {STIFF_INTEGRATOR} (stiff: h·ρ ≈ {h_rho:.3g} on {STIFF_STEPS} "
+                               f"steps, h ≈ {h:.3g} s)")
 
 
 def step_loop(run):
     """(integrator to use in the Python loop, (compiled method, address of the compiled time
-    functions or None) or None when every step is in Python, an event message or None) for the
-    run's settings and system."""
+    functions or None, stiffness test of CompiledSegments or None) or None when every step is in
+    Python, an event message or None) for the run's settings and system."""
     from ..codegen.segment import COMPILED, FALLBACK, NAMES, time_library
     name = run.s.integrator
     if name not in COMPILED:
@@ -40,7 +56,7 @@ def step_loop(run):
     from ..codegen.contact import split_interpreted
     from ..codegen.derive import CodegenUnavailable
     why = None
-    python_forces = split_interpreted(system)[-1]
+    contact, stops, _, python_forces = split_interpreted(system)
     if python_forces:
         why = "force elements evaluated in Python: " + ", ".join(f.name for f in python_forces)
     elif run.s.partitioning == "hybrid":
@@ -53,23 +69,30 @@ def step_loop(run):
     if why is not None:
         return FALLBACK[name], None, f"step loop in Python ({FALLBACK[name]}): {why}"
     method = COMPILED[name]
-    return FALLBACK[name], (method, time_fn), f"step loop in C ({NAMES[method]})"
+    stiffness = None
+    # contact and joint stops engage and release within a step BDF would take: it has no event location
+    # and steps over them (the Geneva wheel stopped indexing); their models stay on DOP853
+    if name == "auto" and contact is None and not stops:
+        boundary = STIFF_BOUNDARY[method]
+        stiffness = (boundary, STIFF_BAND * boundary, STIFF_STEPS, STIFF_RESET)
+    return FALLBACK[name], (method, time_fn, stiffness), f"step loop in C ({NAMES[method]})"
 
 
 def run_segments(run, part, compiled, t, q, qd, times, next_out, window):
     """Integrate the active partition in C (``compiled``: (method, time functions) of
     :func:`step_loop`) from the consistent state (t, q, q̇) with output points ``times[next_out:]``.
     Returns (restart reason or None when the run is done, t, q, q̇ to
-    re-partition at, next_out, steps taken)."""
-    from ..codegen.segment import (BUDGET, DENSE, END, NOT_FINITE, OUTPUT, QUALITY, STAGE, STALL, TOO_SMALL,
-                                   CompiledSegments)
+    re-partition at, next_out, steps taken); the reason is a :class:`Stiff` when the model is stiff
+    (go on from there with an implicit method, no re-partition)."""
+    from ..codegen.segment import (BUDGET, DENSE, END, NOT_FINITE, OUTPUT, QUALITY, STAGE, STALL, STIFF,
+                                   TOO_SMALL, CompiledSegments)
     s, c = run.s, run._compiled
     rows = len(part.rows) > 0
     bound = REPARTITION_RATIO * part.quality_ref if rows else 0.0
     growth_bound = AMPLIFICATION_GROWTH * part.amplification_ref if rows else np.inf
-    method, time_fn = compiled
+    method, time_fn, stiffness = compiled
     seg = CompiledSegments(c, method, time_fn, times, next_out, s.rtol, s.atol, s.max_step, bound, growth_bound,
-                           STALL_FRACTION * s.t_end, window, run.branches, STAGE_RETRIES)
+                           STALL_FRACTION * s.t_end, window, run.branches, STAGE_RETRIES, stiffness)
     seg.start(t, np.concatenate([part.z_of(q), part.V.T @ qd]), q, qd)
     start, steps = (t, q, qd), 0
     while True:
@@ -118,6 +141,8 @@ def run_segments(run, part, compiled, t, q, qd, times, next_out, window):
             if renew is None:
                 continue
             return renew, t_acc, q_acc, qd_acc, done, steps
+        if status == STIFF:
+            return Stiff(seg.seg.dp.h_old, seg.seg.dp.h_rho), t_acc, q_acc, qd_acc, done, steps
         if status == STALL:
             raise stall_error(run, t_acc, t_acc - window[0][window[2]])
         message = {TOO_SMALL: "the step size fell to the round-off of t",

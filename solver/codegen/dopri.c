@@ -22,10 +22,17 @@
  *                       rejection the step does not grow; a rejected step shrinks by
  *                       max(fac_min, 0.9 err^(−1/q + 0.75 β))
  *   initial step        Hairer's HINIT (ibid. §II.4), as scipy's select_initial_step
+ *   stiffness           Hairer's test of DOPRI5/DOP853 (Hairer & Wanner, Solving ODE II (1996), §IV.2;
+ *                       their codes' IASTI/NONSTI counts): the last two stages are both at t + h, so
+ *                       h·ρ ≈ h ‖f(y_new) − f(g)‖ / ‖y_new − g‖ (g: the argument of the last stage before
+ *                       y_new) estimates h times the dominant eigenvalue of ∂f/∂y; near the stability
+ *                       boundary (≈ 6.1 DOP853, ≈ 3.25 DOPRI5) on many accepted steps the step size is
+ *                       limited by stability, not accuracy (the caller counts: segment.c)
  *
  * The caller owns the memory (dp_t fields point into it) and the right-hand side, a function
  * returning 0 on success or a positive code that dp_step hands back unchanged (the state is then
  * untouched and `h` holds the step that was tried, so the caller may retry smaller or give up).
+ * An accepted step also leaves h_rho, its stiffness estimate.
  */
 #include <float.h>
 
@@ -45,6 +52,7 @@ typedef struct {
     int rejected_last;            /* the last attempt was rejected */
     int dense_ready;              /* rcont holds the last accepted step's dense output */
     long nfev, accepted, rejected;
+    double h_rho;                 /* stiffness estimate h·ρ of the last accepted step (dp_stiffness) */
 } dp_t;
 
 enum { DP_OK = 0, DP_TOO_SMALL = -1, DP_NOT_FINITE = -2 };
@@ -177,6 +185,7 @@ static void dp_init(dp_t *s, int method, int n, double *memory, double rtol, dou
     s->err_old = 1e-4;
     s->rejected_last = s->dense_ready = 0;
     s->nfev = s->accepted = s->rejected = 0;
+    s->h_rho = 0.0;
 }
 
 /* Hairer's HINIT: the first step from (t, y) with rate f towards t_end (exponent 1/order).  One
@@ -222,6 +231,7 @@ static int dopri5_attempt(dp_t *s, dp_rhs_t rhs, void *ctx, double h, double *er
     DP_STAGE(k4, c4, a41 * k1[i] + a42 * k2[i] + a43 * k3[i]);
     DP_STAGE(k5, c5, a51 * k1[i] + a52 * k2[i] + a53 * k3[i] + a54 * k4[i]);
     DP_STAGE(k6, 1.0, a61 * k1[i] + a62 * k2[i] + a63 * k3[i] + a64 * k4[i] + a65 * k5[i]);
+    memcpy(DP_K(s, 13), w, sizeof(double) * n);       /* the stage argument g of dp_stiffness */
     DP_STAGE(k7, 1.0, b1 * k1[i] + b3 * k3[i] + b4 * k4[i] + b5 * k5[i] + b6 * k6[i]);   /* w = y_new */
 #undef DP_STAGE
     for (int i = 0; i < n; ++i)
@@ -275,6 +285,7 @@ static int dop853_attempt(dp_t *s, dp_rhs_t rhs, void *ctx, double h, double *er
         ++s->nfev;
         if ((code = rhs(ctx, s->t + dop853_c[st] * h, w, DP_K(s, st)))) return code;
     }
+    memcpy(DP_K(s, 13), w, sizeof(double) * n);       /* stage 12's argument g (c = 1): dp_stiffness */
     dp_combine(s, s->y, h, dop853_b, 12, w);
     ++s->nfev;
     if ((code = rhs(ctx, s->t + h, w, DP_K(s, 12)))) return code;
@@ -293,6 +304,21 @@ static int dop853_attempt(dp_t *s, dp_rhs_t rhs, void *ctx, double h, double *er
     const double deno = sum5 + 0.01 * sum3;
     *err = deno > 0.0 ? fabs(h) * sum5 / sqrt(deno * (n > 0 ? n : 1)) : 0.0;
     return 0;
+}
+
+/* h·ρ of the step h just accepted (module comment): the new state in the stage argument, the last
+ * stage before it (argument in K13, rate K11 for DOP853, K5 for DOPRI5) and the rate at the new
+ * state (K12, K6). */
+static double dp_stiffness(const dp_t *s, double h)
+{
+    const int dop853 = s->method == DP_DOP853;
+    const double *w = DP_K(s, 16), *g = DP_K(s, 13), *fg = DP_K(s, dop853 ? 11 : 5), *fw = DP_K(s, dop853 ? 12 : 6);
+    double num = 0.0, den = 0.0;
+    for (int i = 0; i < s->n; ++i) {
+        num += (fw[i] - fg[i]) * (fw[i] - fg[i]);
+        den += (w[i] - g[i]) * (w[i] - g[i]);
+    }
+    return den > 0.0 ? fabs(h) * sqrt(num / den) : 0.0;
 }
 
 /* One accepted step from (s->t, s->y, s->f), rejected attempts retried smaller inside; never past
@@ -321,6 +347,7 @@ static int dp_step(dp_t *s, dp_rhs_t rhs, void *ctx, double t_end)
             double h_new = h / fac;
             if (s->rejected_last && h_new > h) h_new = h;
             s->err_old = fmax(err, 1e-4);
+            s->h_rho = dp_stiffness(s, h);
             s->dense_ready = 0;
             if (dop853) memcpy(s->rcont + 7 * n, s->y, sizeof(double) * n);    /* y_old, for dp_prepare_dense */
             else dopri5_dense(s, h);

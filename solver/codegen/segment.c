@@ -30,6 +30,12 @@
  *                  the exact ones
  *   SEG_STALL      stall_steps accepted steps advanced less than stall_span (the STALL watchdog)
  *   SEG_TOO_SMALL  the step size fell to round-off of t;  SEG_NOT_FINITE  the error estimate is not finite
+ *   SEG_STIFF      the step size is limited by stability, not accuracy: h·ρ (dopri.c, dp_stiffness) in
+ *                  [stiff_low, stiff_high] (just past the stability boundary) on stiff_steps accepted steps, a
+ *                  run of stiff_reset steps outside starting the count again (Hairer's DOP853 counts, 15 and
+ *                  6; stiff_steps 0: never); the step and its
+ *                  output points are written, Python continues from the accepted state with an implicit
+ *                  method (step_rules.STIFF_*)
  */
 
 typedef void (*cg_time_t)(double t, double *f, double *fd, double *fdd, double *u);
@@ -67,10 +73,13 @@ typedef struct {
     long branch_refusals;           /* steps refused by the branch rule in this call */
     double *out_sigma;              /* per row: the solve's σ_min(Φ_q[rows] U) estimate (reduced.c) */
     int stage_retries;              /* step_rules.STAGE_RETRIES: a stage's failed Newton retries the step shorter */
+    double stiff_low, stiff_high;   /* SEG_STIFF: h·ρ band, steps in it, steps outside it that reset the count */
+    int stiff_steps, stiff_reset;
+    int stiff_count, nonstiff_count;    /* the counts (kept across calls of one partition) */
 } cg_segment_t;
 
 enum { SEG_END = 0, SEG_BUDGET = 1, SEG_STAGE = 2, SEG_OUTPUT = 3, SEG_QUALITY = 4, SEG_STALL = 5,
-       SEG_TOO_SMALL = 6, SEG_NOT_FINITE = 7, SEG_DENSE = 8 };
+       SEG_TOO_SMALL = 6, SEG_NOT_FINITE = 7, SEG_DENSE = 8, SEG_STIFF = 9 };
 
 /* The integrator of a segment: method DP_DOP853 or DP_DOPRI5, memory DP_MEMORY(2 dof) doubles. */
 void cg_segment_init(cg_segment_t *g, int method, double *memory, double rtol, double atol, double hmax)
@@ -221,6 +230,14 @@ int cg_segment(cg_segment_t *g)
         g->window_pos = (g->window_pos + 1) % g->stall_steps;
         if (g->window_n < g->stall_steps) ++g->window_n;
         if (g->window_n == g->stall_steps && d->t - g->window[g->window_pos] < g->stall_span) return SEG_STALL;
+        if (g->stiff_steps > 0) {
+            if (d->h_rho > g->stiff_low && d->h_rho < g->stiff_high) {
+                g->nonstiff_count = 0;
+                if (++g->stiff_count >= g->stiff_steps) return SEG_STIFF;
+            } else if (++g->nonstiff_count >= g->stiff_reset) {
+                g->stiff_count = 0;
+            }
+        }
         if (g->bound > 0.0 && g->sigma_acc < g->bound * g->row_norm_acc) return SEG_QUALITY;
         if (g->amplification_acc > g->growth_bound) return SEG_QUALITY;
     }

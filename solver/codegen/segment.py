@@ -25,7 +25,7 @@ from .timefunctions import PRELUDE, c_time_function
 COMPILED = {"auto": "dop853", "rk45": "dopri5"}     # integrator settings that step in C where they can …
 FALLBACK = {"auto": "adams", "rk45": "rk45"}         # … and what they are in the Python loop
 NAMES = {"dop853": "Dormand–Prince 8(5,3)", "dopri5": "Dormand–Prince 5(4)"}
-END, BUDGET, STAGE, OUTPUT, QUALITY, STALL, TOO_SMALL, NOT_FINITE, DENSE = range(9)    # segment.c's SEG_*
+END, BUDGET, STAGE, OUTPUT, QUALITY, STALL, TOO_SMALL, NOT_FINITE, DENSE, STIFF = range(10)    # segment.c's SEG_*
 METHODS = {"dop853": 8, "dopri5": 5}      # dopri.c's DP_DOP853, DP_DOPRI5
 _D, _I, _L, _P = ctypes.c_double, ctypes.c_int, ctypes.c_long, ctypes.c_void_p
 TIME_FLAGS = ("-O1", "-shared", "-fPIC")
@@ -36,7 +36,8 @@ class _Dopri(ctypes.Structure):
     """``dp_t`` of dopri.c (same fields, same order)."""
     _fields_ = [("n", _I), ("method", _I), ("rtol", _D), ("atol", _D), ("hmax", _D), ("t", _D), ("h", _D),
                 ("y", _P), ("f", _P), ("k", _P), ("rcont", _P), ("t_old", _D), ("h_old", _D), ("err_old", _D),
-                ("rejected_last", _I), ("dense_ready", _I), ("nfev", _L), ("accepted", _L), ("rejected", _L)]
+                ("rejected_last", _I), ("dense_ready", _I), ("nfev", _L), ("accepted", _L), ("rejected", _L),
+                ("h_rho", _D)]
 
 
 class _Segment(ctypes.Structure):
@@ -52,7 +53,8 @@ class _Segment(ctypes.Structure):
                 ("out_lam", _P), ("out_viol", _P), ("out_jac", _P), ("n_steps", _I), ("step_t", _P), ("step_h", _P),
                 ("rhs_count", _L), ("cg_status", _I), ("fail_t", _D), ("fail_y", _P), ("ang_acc", _P),
                 ("ang_rate", _P), ("guard", _D), ("shrink", _D), ("branch_refusals", _L), ("out_sigma", _P),
-                ("stage_retries", _I)]
+                ("stage_retries", _I), ("stiff_low", _D), ("stiff_high", _D), ("stiff_steps", _I), ("stiff_reset", _I),
+                ("stiff_count", _I), ("nonstiff_count", _I)]
 
 
 def time_source(driver_fns, input_fns) -> str:
@@ -106,10 +108,11 @@ class CompiledSegments:
     ring of step times, (array, count, position), shared by the partitions of a run; ``branches``:
     the run's :class:`solver.formulations.branches.Branches` (the accepted angles and rates, which a call
     reads and advances); ``stage_retries``: step_rules.STAGE_RETRIES (a failed stage Newton's shorter
-    retries)."""
+    retries); ``stiffness``: (h·ρ band low, high, steps in it, steps outside it that reset the count)
+    of segment.c's SEG_STIFF, or None (never)."""
 
     def __init__(self, reduction, method, time_fn, times, next_out, rtol, atol, max_step, bound, growth_bound,
-                 stall, window, branches, stage_retries, max_steps=200, max_out=100):
+                 stall, window, branches, stage_retries, stiffness=None, max_steps=200, max_out=100):
         from ..formulations.branches import BRANCH_GUARD, BRANCH_SHRINK
         self.reduction = reduction
         self.branches = branches
@@ -132,12 +135,14 @@ class CompiledSegments:
             "ang_acc": np.zeros(max(1, len(self._angles))), "ang_rate": np.zeros(max(1, len(self._angles)))}
         ptr = {name: v.ctypes.data for name, v in self.arrays.items()}
         self.y = self.arrays["dp_memory"][:n]
+        stiff_low, stiff_high, stiff_steps, stiff_reset = stiffness or (0.0, 0.0, 0, 0)
         self.seg = _Segment(s=ctypes.addressof(s), time_fn=time_fn, times=self.times.ctypes.data,
                             n_times=len(self.times), next_out=next_out, bound=bound, growth_bound=growth_bound,
                             max_steps=max_steps,
                             max_out=max_out, stall_steps=len(window[0]), stall_span=stall, window=window[0].ctypes.data,
                             window_n=window[1], window_pos=window[2], store_jac=int(self.store_jac),
                             guard=BRANCH_GUARD, shrink=BRANCH_SHRINK, stage_retries=stage_retries,
+                            stiff_low=stiff_low, stiff_high=stiff_high, stiff_steps=stiff_steps, stiff_reset=stiff_reset,
                             **{name: ptr[name] for name in ("q_last", "qd_last", "q_acc", "qd_acc", "q_prev", "qd_prev",
                                                             "y_out", "fail_y", "out_t", "out_q", "out_qd", "out_qdd", "out_lam",
                                                             "out_viol", "out_sigma", "out_jac", "step_t", "step_h", "ang_acc",

@@ -1,0 +1,97 @@
+"""Stiffness-aware "auto" (issue #32 item 3): the sample models on the default integrator with and
+without the switch to BDF (solver.analysis.step_rules.STIFF_*, dopri.c dp_stiffness).
+
+Each model runs on its own saved settings except the integrator, at the model's rtol and at 1e-6:
+
+- ``auto, no switch``: "auto" with the stiffness test off (segments.STIFF_STEPS = 0: DOP853 in C all
+  the way, the behaviour before the switch);
+- ``auto``: "auto" as shipped (the event tells whether it switched and at which t);
+- ``bdf``: BDF from the start (Python loop, compiled right-hand side).
+
+Columns: steps, right-hand sides, warm CPU s (best of 2 runs of a compiled model), the warm real-time
+factor (simulated s / warm CPU s), the first run in a fresh process (import, load, build from the
+codegen cache, run: wall s and real-time factor; ``--first`` only), and the largest body-position
+error (m) against a reference: Radau at rtol 1e-10 (the model's atol).  The load average is printed.
+
+    nice python bench/stiffness.py [--samples vehicle_cae_tc vehicle_23body pendulum ...] [--first]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+import solver                                      # noqa: E402
+from solver.analysis import segments               # noqa: E402
+
+ROOT = os.path.join(os.path.dirname(__file__), "..", "sample_models")
+SAMPLES = ["vehicle_cae_tc", "vehicle_23body", "pendulum", "rrc_arm_case1", "slider_crank", "fourbar_spring",
+           "geneva", "box_on_ramp", "slider_end_stop"]
+FIRST = """import sys, time; t0 = time.perf_counter(); sys.path.insert(0, {root!r}); import solver
+m = solver.load_model({path!r}); solver.simulate(m, integrator="auto", rtol={rtol!r})
+print(time.perf_counter() - t0)"""
+
+
+def positions(res):
+    return np.stack([res.body_position(b) for b in res.body_names], axis=1)
+
+
+def measure(model, rtol, integrator, switch=True):
+    """(results, best warm CPU s of 2 runs)."""
+    saved = segments.STIFF_STEPS
+    segments.STIFF_STEPS = saved if switch else 0
+    try:
+        compiled = solver.compile_model(model, integrator=integrator, rtol=rtol)
+        best = np.inf
+        for _ in range(2):
+            t0 = time.process_time()
+            res = solver.simulate(compiled)
+            best = min(best, time.process_time() - t0)
+    finally:
+        segments.STIFF_STEPS = saved
+    return res, best
+
+
+def first_run(path, rtol):
+    """Wall s of a fresh process: import, load, build (cache), run on "auto"."""
+    code = FIRST.format(root=os.path.join(os.path.dirname(__file__), ".."), path=path, rtol=rtol)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return float(out.stdout.split()[-1])
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--samples", nargs="+", default=SAMPLES)
+    ap.add_argument("--first", action="store_true", help="also the first run of 'auto' in a fresh process")
+    args = ap.parse_args(argv)
+    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print("| model | rtol | integrator | steps | rhs | warm CPU s | RTF warm | first run s | RTF first | "
+          "max position error (m) | switch |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for name in args.samples:
+        path = os.path.join(ROOT, f"{name}.mbs.json")
+        model = solver.load_model(path)
+        t_end = model.settings.t_end
+        reference = positions(solver.simulate(model, integrator="radau", rtol=1e-10))
+        for rtol in sorted({model.settings.rtol, 1e-6}, reverse=True):
+            for label, integrator, switch in (("auto, no switch", "auto", False), ("auto", "auto", True),
+                                              ("bdf", "bdf", True)):
+                res, cpu = measure(model, rtol, integrator, switch)
+                error = np.abs(positions(res) - reference).max()
+                event = next((f"t = {e['time']:.3g} s" for e in res.events if e["message"].startswith("switched")),
+                             "-")
+                first = first_run(path, rtol) if args.first and label == "auto" else None
+                first_cols = f"{first:.2f} | {t_end / first:.1f}" if first else "- | -"
+                print(f"| {name} | {rtol:g} | {label} | {res.meta['steps']} | {res.meta['rhs_evaluations']} | "
+                      f"{cpu:.3f} | {t_end / cpu:.1f} | {first_cols} | {error:.2e} | {event} |", flush=True)
+    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()

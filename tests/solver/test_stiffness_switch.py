@@ -1,0 +1,58 @@
+"""Stiffness-aware "auto" (issue #32 item 3): the compiled DOP853 loop detects a step size held by
+stability (Hairer's h·ρ test, dopri.c dp_stiffness; step_rules.STIFF_*) and the run goes on with BDF.
+
+Reference: the overdamped spring–damper m ẍ + c ẋ + k (x − L) = 0, x(0) − L = d, ẋ(0) = 0, in closed
+form x − L = d (λ₂ e^{λ₁t} − λ₁ e^{λ₂t}) / (λ₂ − λ₁), λ₁,₂ = (−c ± √(c² − 4km)) / 2m.  With k = 10⁴,
+c = 10³, m = 1: λ ≈ −10.1 and −990, so DOP853's step is held near 6.1 / 990 s by the fast mode
+long after it has decayed (stiff)."""
+import numpy as np
+
+import solver
+from solver.analysis.step_rules import STIFF_INTEGRATOR
+
+K, C, M, L, D = 1e4, 1e3, 1.0, 1.0, 0.1
+
+
+def stiff_slider():
+    m = solver.Model(name="stiff_slider", gravity=(0, 0, 0))
+    m.add_body("slider", mass=M, inertia=(1e-2,) * 3, position=(L + D, 0.0, 0.0))
+    m.add_joint("rail", "prismatic", "ground", "slider", axis=(1, 0, 0))
+    m.add_spring_damper("spring", "ground", "slider", point_j=(L + D, 0.0, 0.0), stiffness=K, damping=C,
+                        free_length=L)
+    for key, value in {"t_end": 1.0, "output_step": 0.01, "rtol": 1e-6, "atol": 1e-8}.items():
+        m.settings.set(key, value)
+    return m
+
+
+def closed_form(t):
+    root = np.sqrt(C * C - 4 * K * M)
+    l1, l2 = (-C + root) / (2 * M), (-C - root) / (2 * M)
+    return L + D * (l2 * np.exp(l1 * t) - l1 * np.exp(l2 * t)) / (l2 - l1)
+
+
+def integrator_events(res):
+    return [e["message"] for e in res.events if e["kind"] == "integrator"]
+
+
+def test_auto_switches_to_bdf_on_a_stiff_spring_damper_and_keeps_the_closed_form():
+    compiled = solver.compile_model(stiff_slider())
+    res = solver.simulate(compiled)
+    events = integrator_events(res)
+    assert events[0].startswith("step loop in C")
+    assert any(e.startswith(f"switched to {STIFF_INTEGRATOR} (stiff: h·ρ ≈ ") for e in events), events
+    x = res.body_position("slider")[:, 0]
+    # BDF's local error is held at rtol·|x| + atol per step; the decaying motion does not accumulate it
+    # beyond ten steps' worth: 10 × (rtol·(L + D) + atol) (measured: 4e-8)
+    assert np.abs(x - closed_form(res.t)).max() < 10 * (1e-6 * (L + D) + 1e-8)
+    # the explicit methods are held at their stability boundary (h·|λ₂| ≈ 6.4 for DOP853, 324 DOPRI5 steps);
+    # the switched run takes 109
+    explicit = solver.simulate(compiled, integrator="rk45")
+    assert not any(e.startswith("switched") for e in integrator_events(explicit))     # only "auto" switches
+    assert res.meta["steps"] < explicit.meta["steps"] / 2
+
+
+def test_auto_keeps_dop853_on_a_non_stiff_pendulum():
+    model = solver.load_model("sample_models/pendulum.mbs.json")
+    res = solver.simulate(model, integrator="auto", t_end=2.0)
+    events = integrator_events(res)
+    assert events == ["step loop in C (Dormand–Prince 8(5,3))"], events
