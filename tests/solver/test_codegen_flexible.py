@@ -100,6 +100,7 @@ def test_flexible_fourbar_run_equals_the_generic_run():
 
 
 @pytest.mark.slow
+@pytest.mark.sweep      # the flexible four-bar and nodal-force runs keep the generated flexible path in make test
 def test_free_flexible_pendulum_keeps_its_energy_on_the_generated_path():
     """No damping, no drivers: kinetic + gravity + strain energy constant over 0.6 s of swinging
     (rtol 1e-8) while the beam bends, stepped by the compiled DOP853 (integrator "auto"), and the

@@ -183,7 +183,7 @@ def run_both(model, integrator="auto", **options):
 @pytest.mark.parametrize("build, formulation, integrator", [
     (pendulum, "relative", "auto"), (pendulum, "cartesian", "rk45"), (driven_double_pendulum, "cartesian", "auto"),
     (driven_double_pendulum, "relative", "rk45"), (loaded_slider_crank, "cartesian", "auto"),
-    (loaded_slider_crank, "relative", "rk45")])
+    pytest.param(loaded_slider_crank, "relative", "rk45", marks=pytest.mark.sweep)])   # 11 s: sweep tier
 def test_the_compiled_loop_equals_the_python_loop(build, formulation, integrator):
     rtol = 1e-9
     c_loop, python, _ = run_both(build(), integrator, t_end=2.0, output_step=0.01, rtol=rtol, atol=1e-11,

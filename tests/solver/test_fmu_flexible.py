@@ -126,6 +126,7 @@ def test_a_flexible_model_the_kernels_do_not_cover_is_refused_naming_the_element
 
 
 @pytest.mark.slow
+@pytest.mark.sweep      # the cantilever pendulum and the singular four-bar FMUs keep the flexible FMU in make test
 def test_driven_flexible_beam_fmu_equals_the_solver(tmp_path):
     """Drivers on joints at flexible nodes (the beam's driven hub to ground, a driven sleeve at its
     tip, a ball in a socket on it), 0.02 s: against the compiled DOP853 run at rtol 1e-10.  The beam's

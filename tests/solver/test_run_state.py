@@ -142,7 +142,7 @@ def concurrent_runs_match_sequential(compiled):
 
 
 # ---- a run owns its workspace ---------------------------------------------------------------------
-@pytest.mark.parametrize("formulation", [pytest.param("cartesian", marks=pytest.mark.slow), "relative"])
+@pytest.mark.parametrize("formulation", [pytest.param("cartesian", marks=(pytest.mark.slow, pytest.mark.sweep)), "relative"])
 def test_two_threads_running_one_compiled_model_give_the_sequential_results(formulation):
     """Generic kernels: two runs of one CompiledModel in two threads at the same time (their output
     points interleave) give the results of a run alone, bit for bit, and leave the compiled
@@ -194,7 +194,7 @@ def hanging_arm():
     return brentq(lambda x: k * x + m * g * l * np.cos(x), -np.pi / 2, 0.0)
 
 
-@pytest.mark.parametrize("formulation", [pytest.param("cartesian", marks=pytest.mark.slow), "relative"])
+@pytest.mark.parametrize("formulation", [pytest.param("cartesian", marks=(pytest.mark.slow, pytest.mark.sweep)), "relative"])
 def test_linearize_and_equilibrium_during_and_after_a_run(formulation):
     """static_equilibrium and linearize of a CompiledModel while a run of it is halfway through
     its three turns (held in its progress callback at t = 1.5 s, its workspace's angles at 3π),
