@@ -364,10 +364,11 @@ def test_the_result_does_not_depend_on_the_communication_step(slider_crank_fmu):
         assert np.max(np.abs(coarse[name] - fine[name][::10])) < 1e-7 * scale, name
 
 
-# The 14-body car's four road variants share one model (test_car_over_the_bump_fmu_equals_the_solver
-# compares it in full): in the sweep tier only, which keeps make test within its time budget.
+# The cars in the sweep tier only, which keeps make test within its time budget: the 14-body car's four
+# road variants share one model, which test_car_over_the_bump_fmu_equals_the_solver compares in full,
+# and the 23-body car has the same element kinds (tires, bushings, speed control).
 SAME_CAR = ("vehicle_cae_tc.mbs.json", "vehicle_cae_tc_bump.mbs.json", "vehicle_cae_tc_j_turn.mbs.json",
-            "vehicle_cae_tc_lane_change.mbs.json")
+            "vehicle_cae_tc_lane_change.mbs.json", "vehicle_23body.mbs.json")
 
 
 @pytest.mark.slow
