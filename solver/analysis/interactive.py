@@ -364,7 +364,7 @@ class InteractiveRun:
             run.meta["output_step"] = None
             if self.pulled:
                 run.meta["interactive"] = "pulled by the user: external work, the energy is not conserved"
-                run.rec._energy = None
+                run.rec.external_work()
             run._finish(run.wall0)
             self._finished = run.rec.build()
         return self._finished

@@ -110,6 +110,11 @@ class Recorder:
             self._flush(buf)
         return load_results(self.writer.close(meta), lazy=True)
 
+    def external_work(self):
+        """The run received work from outside the model (Interact's pull): its energy is not
+        conserved, so no energy-drift account is kept or warned about."""
+        self._energy = None
+
     def complete(self):
         """Post-process (and, streamed, write) the output rows buffered so far; a conservative
         model whose total energy drifted more than ENERGY_WARNING of its scale gets a warning."""
