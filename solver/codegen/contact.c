@@ -3,9 +3,10 @@
  * each right-hand side (its k_extra).
  *
  * The same arithmetic as the Python evaluator (solver/contact/element.py, geometry.py, laws.py; the
- * tests compare the two to round-off): per element a bounding-volume test (spheres about the shapes'
- * centres, a plane's half-space), then the closed-form contact points (P, n, δ) of its shape pair, and
- * at each point, with u = V_j − V_i the velocity of body j's material point over body i's,
+ * tests compare the two to round-off): the broad phase (broadphase.c: sort and sweep over the shapes'
+ * bounding spheres) lists the elements that may touch, each keeps its bounding-volume test (spheres
+ * about the shapes' centres, a plane's half-space), then the closed-form contact points (P, n, δ) of its
+ * shape pair, and at each point, with u = V_j − V_i the velocity of body j's material point over body i's,
  *
  *   δ̇ = −n·u,  f_n = max(0, k δ^e + c(δ) δ̇),  v_t = u − (n·u) n,  s = |v_t|,
  *   F = f_n n − μ(s) f_n v_t / s     (on body j at P, −F on body i)
@@ -59,6 +60,8 @@ typedef struct {
     int nsp;                  /* rotational spring-dampers */
     const int *sp_col;        /* per spring: its column of q */
     const double *sp_par;     /* per spring: SP_SIZE */
+    cb_sweep_t *sweep;        /* the broad phase (broadphase.c) over the ne elements */
+    int *cand;                /* work: the elements it keeps (ne) */
 } cc_contact_t;
 
 typedef struct { double c[3], a[3], A[9]; const double *s; const double *verts; int nv; } cc_placed_t;
@@ -307,12 +310,28 @@ static int cc_near(const cc_placed_t *p0, const cc_placed_t *p1)
     return cc_dot(d, d) <= (R0 + R1) * (R0 + R1);
 }
 
+/* The elements whose bounding volumes overlap (cc_near), ascending, into out (ne): the broad phase's
+ * sweep (broadphase.c) and the exact test of each element it lists.  Returns their count. */
+int cc_candidates(cc_contact_t *c, int *out)
+{
+    const int k = cb_candidates(c->sweep, c->r, c->A, out);
+    int n = 0;
+    for (int i = 0; i < k; ++i) {
+        const int e = out[i];
+        cc_placed_t pi, pj;
+        cc_place(c, e, 0, c->bi[e], &pi);
+        cc_place(c, e, 1, c->bj[e], &pj);
+        if (cc_near(&pi, &pj)) out[n++] = e;
+    }
+    return n;
+}
+
+/* The contact points of element e (a candidate) and their forces. */
 static void cc_element(cc_contact_t *c, int e)
 {
     cc_placed_t pi, pj;
     cc_place(c, e, 0, c->bi[e], &pi);
     cc_place(c, e, 1, c->bj[e], &pj);
-    if (!cc_near(&pi, &pj)) return;
     const int sw = c->swap[e];
     const cc_placed_t *a = sw ? &pj : &pi, *b = sw ? &pi : &pj;
     const double sg = sw ? -1.0 : 1.0;
@@ -335,7 +354,8 @@ void cc_wrenches(cc_contact_t *c)
     memset(c->T, 0, sizeof(double) * 3 * c->nb);
     c->points = 0;
     c->energy = 0.0;
-    for (int e = 0; e < c->ne; ++e) cc_element(c, e);
+    const int n = c->ne ? cc_candidates(c, c->cand) : 0;
+    for (int i = 0; i < n; ++i) cc_element(c, c->cand[i]);
 }
 
 /* The wrenches (F, T: n × nb × 3) and elastic energy (V: n) of the contact elements at n stacked

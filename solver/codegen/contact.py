@@ -36,7 +36,40 @@ class _Contact(ctypes.Structure):
                                              "edges", "generalized", "velocity", "r", "A", "v", "w", "F", "T",
                                              "qc", "qdc", "B", "D", "Tm", "tdqd", "Qc")]
                 + [("points", ctypes.c_long), ("energy", ctypes.c_double), ("nst", _INT), ("st_col", _PTR),
-                   ("st_par", _PTR), ("nsp", _INT), ("sp_col", _PTR), ("sp_par", _PTR)])
+                   ("st_par", _PTR), ("nsp", _INT), ("sp_col", _PTR), ("sp_par", _PTR), ("sweep", _PTR),
+                   ("cand", _PTR)])
+
+
+class _Sweep(ctypes.Structure):
+    """``cb_sweep_t`` of broadphase.c (same fields, same order)."""
+    _fields_ = [("np", _INT), ("pbody", _PTR), ("pshape", _PTR), ("ndirect", _INT), ("direct", _PTR),
+                ("nkey", _INT), ("key", _PTR), ("kelem", _PTR), ("order", _PTR), ("x", _PTR), ("lo", _PTR),
+                ("hi", _PTR)]
+
+
+def sweep_tables(pairs):
+    """broadphase.c's constant arrays for the elements ``pairs`` (ContactPair): the proxies (each
+    distinct finite shape of a body: body, centre in body axes, bounding radius), the elements
+    listed as they are (a plane side, or one proxy on both sides) and the others' keys a·np + b
+    (a < b, their proxies) ascending with their elements."""
+    proxies, sides = {}, []
+    for p in pairs:
+        ids = []
+        for body, shape in ((p.bi, p.si), (p.bj, p.sj)):
+            bound = shape.bound()
+            ids.append(None if np.isinf(bound) else
+                       proxies.setdefault((body, *map(float, shape.centre), float(bound)), len(proxies)))
+        sides.append(ids)
+    n = len(proxies)
+    direct = [e for e, (a, b) in enumerate(sides) if a is None or b is None or a == b]
+    keyed = sorted((min(a, b) * n + max(a, b), e) for e, (a, b) in enumerate(sides)
+                   if a is not None and b is not None and a != b)
+    rows = sorted(proxies.items(), key=lambda item: item[1])
+    return {"pbody": np.array([key[0] for key, _ in rows] or [0], dtype=np.intc),
+            "pshape": np.array([key[1:] for key, _ in rows] or [0.0], dtype=float).ravel(),
+            "direct": np.array(direct or [0], dtype=np.intc),
+            "key": np.array([k for k, _ in keyed] or [0], dtype=np.int64),
+            "kelem": np.array([e for _, e in keyed] or [0], dtype=np.intc)}, (n, len(direct), len(keyed))
 
 
 def _shape_row(shape):
@@ -52,6 +85,7 @@ class ContactTables:
     def __init__(self, contact: ContactSet | None, stops, springs=()):
         pairs = contact.pairs if contact is not None else []
         self.ne, self.nst, self.nsp = len(pairs), len(stops), len(springs)
+        self.sweep, (self.np, self.ndirect, self.nkey) = sweep_tables(pairs)
         law_fields = ("stiffness", "exponent", "damping", "damping_law", "penetration_depth", "static_friction",
                       "dynamic_friction", "stiction_velocity", "friction_velocity")
         blocks = [np.zeros((0, 3)) if shape.vertices is None else np.asarray(shape.vertices, dtype=float)
@@ -147,16 +181,39 @@ class CompiledContact:
                      "F": np.zeros(3 * nb), "T": np.zeros(3 * nb), "qc": np.zeros(nc), "qdc": np.zeros(nc),
                      "B": np.zeros(6 * max(1, nq)), "D": np.zeros(6 * nb),
                      "Tm": np.zeros(nc * nq if mode == RELATIVE else 1), "tdqd": np.zeros(nc), "Qc": np.zeros(nc)}
+        self.work["cand"] = np.zeros(max(1, tables.ne), dtype=np.intc)
         self.tables = tables
+        self._sweep, self._sweep_work = self._new_sweep()
         self.struct = _Contact(nb=nb, ne=tables.ne, nq=nq, mode=mode, nst=tables.nst, nsp=tables.nsp,
                                edges=k.pointer("cgt_edges"), generalized=k.pointer("cg_tree_generalized"),
-                               velocity=k.pointer("cgt_velocity"),
+                               velocity=k.pointer("cgt_velocity"), sweep=ctypes.addressof(self._sweep),
                                **{name: a.ctypes.data for name, a in {**tables.arrays, **self.work}.items()})
         self.runtime = k.runtime
         self._fn = k.runtime.cc_generalized
         self._fn.argtypes = [_PTR, _PTR, _PTR, _PTR]
         self._fn.restype = _INT
         self._Q = np.zeros(nq)
+
+    def _new_sweep(self):
+        """(a ``cb_sweep_t`` on the tables with work arrays of its own, those arrays)."""
+        t = self.tables
+        work = {"order": np.arange(max(1, t.np), dtype=np.intc), "x": np.zeros(3 * max(1, t.np)),
+                "lo": np.zeros(max(1, t.np)), "hi": np.zeros(max(1, t.np))}
+        sweep = _Sweep(np=t.np, ndirect=t.ndirect, nkey=t.nkey,
+                       **{name: a.ctypes.data for name, a in {**t.sweep, **work}.items()})
+        return sweep, work
+
+    def candidates(self, frames):
+        """The elements whose bounding volumes overlap at the body frames (:class:`solver.forces.BodyFrames`
+        of one state), ascending: ``cc_candidates``, the broad phase's sweep and each element's test."""
+        for name in ("r", "A"):
+            self.work[name][:] = np.ravel(getattr(frames, name))
+        out = np.zeros(max(1, self.tables.ne), dtype=np.intc)
+        fn = self.runtime.cc_candidates
+        fn.argtypes = [_PTR, _PTR]
+        fn.restype = _INT
+        n = fn(ctypes.byref(self.struct), out.ctypes.data) if self.tables.ne else 0
+        return out[:n].copy()
 
     def pointers(self):
         """{k_extra, extra}: the fields of cg_reduced_t that make it call this evaluator."""
@@ -178,6 +235,9 @@ class CompiledContact:
                       for x in (frames.r, frames.A, frames.v, frames.w))
         F, T, V = np.zeros((n, nb, 3)), np.zeros((n, nb, 3)), np.zeros(n)
         one = _Contact.from_buffer_copy(self.struct)
+        sweep, work = self._new_sweep()            # the caller's own work (a run may evaluate beside it)
+        cand = np.zeros(max(1, self.tables.ne), dtype=np.intc)
+        one.sweep, one.cand = ctypes.addressof(sweep), cand.ctypes.data
         fn = self.runtime.cc_states
         fn.argtypes = [_PTR, _INT] + [_PTR] * 7
         fn.restype = None
