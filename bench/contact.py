@@ -1,19 +1,27 @@
-"""Contact beside a peer, in one process: n spheres dropped into a square box (10 and 100 by
+"""Contact beside a peer, in one process: n spheres dropped into a square box (10, 100 and 1000 by
 default) in MBS Studio and in MuJoCo (optional ``bench`` extra).
 
 The scene: spheres of radius 0.05 m and 0.5 kg on a grid 0.12 m apart, 0.1 m … above the floor,
 with small random initial velocities (seed 0), in a 0.1 m-per-sphere-wide square box (floor y = 0
-and four walls, planes on ground); gravity −9.81 m/s² along y; 1 s.  MBS Studio: one contact
+and four walls, planes on ground); gravity −9.81 m/s² along y.  MBS Studio: one contact
 element per sphere–wall, sphere–floor and sphere–sphere pair (n + 4n + n(n − 1)/2 elements;
-k = 1e6 N/m^1.5, e = 1.5, impact damping 50 N·s/m, μ = 0.3), evaluated by one ContactSet
-(bounding-sphere broad phase, docs/contact.md) in C (solver/codegen/contact.c) inside the compiled
-reduced right-hand side, DOP853 in the compiled step loop (what ``simulate(model)`` picks).  MuJoCo: the same spheres and planes (its soft contacts, default
-solref/solimp, friction 0.3), Euler at dt = 1e-3, ``mj_step`` loop.  The two contact laws differ,
-so only the rest height of the pile (mean sphere height at 1 s) is compared.
+k = 1e6 N/m^1.5, e = 1.5, impact damping 50 N·s/m, μ = 0.3), evaluated in C (solver/codegen/
+contact.c: the sort-and-sweep broad phase of broadphase.c, the closed-form pairs, the laws) inside
+the compiled reduced right-hand side, DOP853 in the compiled step loop (what ``simulate(model)``
+picks).  MuJoCo: the same spheres and planes (its soft contacts, default solref/solimp, friction
+0.3), Euler at dt = 1e-3, ``mj_step`` loop.  The two contact laws differ, so only the mean sphere
+height at the end is compared: at rest on the floor it is R − δ, δ each law's static penetration
+under m g (Hertz here: (m g/k)^(1/e) = 0.29 mm).
 
-    .venv/bin/python bench/contact.py [--n 10 100] [--t-end 1.0]
+Times are CPU seconds of this process (``time.process_time``: the machine is shared, so wall time
+scales with the load); the real-time factor is simulated time over CPU time (> 1: faster than real
+time).  MBS Studio runs the sizes up to ``--mbs-max`` (the dense reduction of n free bodies costs
+O(n³) per right-hand side: docs/performance.md "Contact"); MuJoCo runs them all.
 
-Prints the load average first (the machine is shared: wall times scale with it).
+    .venv/bin/python bench/contact.py [--n 10 100 1000] [--t-end 1.0 0.01 1.0] [--mbs-max 100]
+    .venv/bin/python bench/contact.py --energy 10 0.3 2e-4     # energy lost = energy the contacts dissipated
+
+Prints the load average before and after the table.
 """
 from __future__ import annotations
 
@@ -49,7 +57,8 @@ def walls(side):
             ((0, 0, -h), (0, 0, 1)), ((0, 0, h), (0, 0, -1))]
 
 
-def ours(n, t_end):
+def model(n):
+    """The scene in MBS Studio (module docstring)."""
     side, r0, v0 = layout(n)
     m = solver.Model(name=f"spheres-{n}", gravity=(0, -9.81, 0))
     law = dict(stiffness=1e6, damping=50.0, exponent=1.5, friction=(MU, MU))
@@ -63,15 +72,32 @@ def ours(n, t_end):
     for a in range(n):
         for b in range(a + 1, n):
             m.add_contact(f"c{a}_{b}", f"s{a}", f"s{b}", **law)
-    t0 = time.perf_counter()
+    return m
+
+
+def ours(n, t_end):
+    m = model(n)
+    t0 = time.process_time()
     compiled = solver.compile_model(m)
-    t1 = time.perf_counter()
-    res = solver.simulate(compiled, t_end=t_end, output_step=0.01)
-    t2 = time.perf_counter()
+    t1 = time.process_time()
+    res = solver.simulate(compiled, t_end=t_end, output_step=min(0.01, t_end))
+    t2 = time.process_time()
     height = np.mean([res.body_position(f"s{k}")[-1, 1] for k in range(n)])
     loop = next((e["message"] for e in res.events if e["message"].startswith("step loop")), "")
     return {"compile": t1 - t0, "run": t2 - t1, "steps": res.meta["steps"],
             "rhs": res.meta["rhs_evaluations"], "height": height, "contacts": len(m.forces), "loop": loop}
+
+
+def energy_audit(n, t_end, output_step):
+    """(energy lost E(0) − E(t_end), energy the contacts dissipated ∫ Σ D dt (trapezoid over the
+    output points; Results.contact_dissipation re-evaluates each element's law in Python from the
+    recorded states), largest |lost − dissipated| over the run) of the default run."""
+    m = model(n)
+    res = solver.simulate(m, t_end=t_end, output_step=output_step)
+    power = sum(res.contact_dissipation(name) for name in m.forces)
+    dissipated = np.concatenate([[0.0], np.cumsum(0.5 * (power[1:] + power[:-1]) * np.diff(res.t))])
+    lost = res.energy["total"][0] - res.energy["total"]
+    return lost[-1], dissipated[-1], np.max(np.abs(lost - dissipated))
 
 
 def mujoco_run(n, t_end):
@@ -86,30 +112,49 @@ def mujoco_run(n, t_end):
     data = mujoco.MjData(mj)
     for k, (vx, vy, vz) in enumerate(v0):
         data.qvel[6 * k:6 * k + 3] = (vx, vz, vy)
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     while data.time < t_end - 1e-9:
         mujoco.mj_step(mj, data)
-    t1 = time.perf_counter()
+    t1 = time.process_time()
     return {"run": t1 - t0, "steps": int(round(t_end / 1e-3)), "height": float(np.mean(data.xpos[1:, 2]))}
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, nargs="+", default=[10, 100])
-    parser.add_argument("--t-end", type=float, default=1.0)
+    parser.add_argument("--n", type=int, nargs="+", default=[10, 100, 1000])
+    parser.add_argument("--t-end", type=float, nargs="+", default=[1.0, 0.01, 1.0],
+                        help="simulated time per size (the last one for the sizes after it)")
+    parser.add_argument("--mbs-max", type=int, default=100, help="the largest size MBS Studio runs")
+    parser.add_argument("--energy", type=float, nargs=3, metavar=("N", "T_END", "OUTPUT_STEP"),
+                        help="instead: the energy balance of N spheres over T_END (contact dissipation "
+                             "integrated over the output points)")
     args = parser.parse_args(argv)
-    print(f"load average {os.getloadavg()[0]:.1f}; t_end {args.t_end} s")
-    print("| spheres | contact elements | MBS compile s | MBS run s | steps | RHS | MuJoCo run s | "
-          "mean height MBS / MuJoCo m | MBS step loop |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for n in args.n:
-        a = ours(n, args.t_end)
+    if args.energy:
+        n, t_end, step = int(args.energy[0]), *args.energy[1:]
+        lost, dissipated, worst = energy_audit(n, t_end, step)
+        print(f"{n} spheres, {t_end:g} s, output every {step:g} s: energy lost {lost:.6g} J, dissipated by the "
+              f"contacts {dissipated:.6g} J, largest difference over the run {worst:.3g} J "
+              f"({worst / lost:.2g} of the loss)")
+        return
+    print(f"load average {os.getloadavg()[0]:.1f}")
+    print("| spheres | contact elements | simulated s | MBS compile CPU s | MBS run CPU s | MBS real-time factor "
+          "| steps | RHS | MuJoCo run CPU s | MuJoCo real-time factor | mean height MBS / MuJoCo m | MBS step loop |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for k, n in enumerate(args.n):
+        t_end = args.t_end[min(k, len(args.t_end) - 1)]
         try:
-            b = mujoco_run(n, args.t_end)
+            b = mujoco_run(n, t_end)
         except ImportError:
             b = {"run": float("nan"), "height": float("nan")}
-        print(f"| {n} | {a['contacts']} | {a['compile']:.2f} | {a['run']:.2f} | {a['steps']} | {a['rhs']} | "
-              f"{b['run']:.3f} | {a['height']:.4f} / {b['height']:.4f} | {a['loop']} |", flush=True)
+        if n > args.mbs_max:
+            a = {"contacts": n * 5 + n * (n - 1) // 2, "compile": float("nan"), "run": float("nan"), "steps": "—",
+                 "rhs": "—", "height": float("nan"), "loop": f"not run (above --mbs-max {args.mbs_max})"}
+        else:
+            a = ours(n, t_end)
+        print(f"| {n} | {a['contacts']} | {t_end:g} | {a['compile']:.2f} | {a['run']:.2f} | {t_end / a['run']:.3g} | "
+              f"{a['steps']} | {a['rhs']} | {b['run']:.3f} | {t_end / b['run']:.3g} | "
+              f"{a['height']:.5f} / {b['height']:.5f} | {a['loop']} |", flush=True)
+    print(f"load average {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":
