@@ -3,7 +3,9 @@
 * The sort-and-sweep broad phase (solver/codegen/broadphase.c, through contact.c's cc_candidates)
   keeps exactly the elements the n² bounding-volume test of the Python evaluator keeps
   (ContactSet.candidates): random sphere sets, several shapes on one body, planes, ties along the
-  sweep axis, states evaluated one after another (the sweep keeps its order between evaluations).
+  sweep axis, states evaluated one after another (the sweep keeps its order between evaluations);
+  the wrenches and elastic energy of those states, stacked (cc_states, the recorder's call, with a
+  sweep of its own), are the Python evaluator's.
 * The compiled contact friction (contact.c cc_point) is the Python law (solver/math/friction.py, the
   Adams stick–slip μ(s)) at slip speeds across stiction, breakaway and sliding, and their bounds.
 """
@@ -11,7 +13,7 @@ import numpy as np
 
 import solver
 from solver.codegen.contact import CompiledContact, split_interpreted
-from solver.forces import BodyFrames
+from solver.forces import BodyFrames, Wrenches
 from solver.math.friction import friction_coefficient
 
 PLANE = {"shape": "plane", "point": (0.0, 0.0, 0.0), "normal": (0.0, 1.0, 0.0)}
@@ -44,7 +46,10 @@ def sphere_set(n, rng):
 
 
 def rotations(rng, n):
-    return np.array([np.linalg.qr(rng.normal(size=(3, 3)))[0] for _ in range(n)])
+    """n random rotation matrices (orthogonal, determinant +1)."""
+    Q = np.array([np.linalg.qr(rng.normal(size=(3, 3)))[0] for _ in range(n)])
+    Q[:, :, 0] *= np.sign(np.linalg.det(Q))[:, None]
+    return Q
 
 
 def test_the_sweep_keeps_the_pairs_of_the_n_squared_test():
@@ -54,7 +59,7 @@ def test_the_sweep_keeps_the_pairs_of_the_n_squared_test():
     assert compiled.tables.np == n + len(range(0, n - 1, 3)) and compiled.tables.ndirect == 2 * n
     r = rng.uniform(-0.4, 0.4, (n, 3))
     A = rotations(rng, n)
-    kept = []
+    kept, states = [], []
     for k in range(40):
         if k % 10 == 0:                     # a fresh scatter, at a spread from loose to packed
             r = rng.uniform(-1.0, 1.0, (n, 3)) * [0.5, 0.3, 0.15, 0.05][k // 10]
@@ -63,11 +68,21 @@ def test_the_sweep_keeps_the_pairs_of_the_n_squared_test():
             r = r + rng.normal(0.0, 0.02, (n, 3))
         if k == 39:                         # ties along every axis
             r[: n // 2] = r[0]
-        frames = BodyFrames(r, A, np.zeros((n, 3)), np.zeros((n, 3)))
+        frames = BodyFrames(r.copy(), A, rng.normal(0.0, 0.5, (n, 3)), rng.normal(0.0, 5.0, (n, 3)))
         found, reference = compiled.candidates(frames), contact.candidates(frames)
         assert np.array_equal(found, reference)
         kept.append(len(found))
+        states.append(frames)
     assert min(kept) < 3 * n < max(kept)     # loose and packed sets were both tested
+    stacked = BodyFrames(*(np.array([getattr(f, x) for f in states]) for x in ("r", "A", "v", "w")))
+    F, T, V = compiled.states(stacked)
+    for k, frames in enumerate(states):
+        out = Wrenches(n)
+        contact.apply(0.0, frames, out)
+        scale = np.max(np.abs(out.F))         # the same sums in the same order, the same arithmetic
+        assert scale > 0.0
+        assert np.max(np.abs(F[k] - out.F)) <= 1e-12 * scale and np.max(np.abs(T[k] - out.T)) <= 1e-12 * scale
+        assert abs(V[k] - contact.potential(frames)) <= 1e-12 * V[k]
 
 
 def test_compiled_friction_is_the_python_law():
