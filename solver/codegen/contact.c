@@ -16,7 +16,9 @@
  * coordinates [r ; p] per body (mode CC_CARTESIAN: A(p), ω = 2 A L(p) ṗ), an open tree's map
  * (CC_TREE: the model library's cgt_edges) or a relative tree map with cut joints (CC_RELATIVE: its
  * cgt_velocity, q_c and T = ∂q_c/∂q); the wrenches map to Q as [F ; 2 Lᵀ Aᵀ T] per body (Haug
- * eq. 11.2.22), by the model library's cg_tree_generalized (B_eᵀ Σ_subtree Ŵ), or as Tᵀ Q_c.
+ * eq. 11.2.22), by the model library's cg_tree_generalized (B_eᵀ Σ_subtree Ŵ), or as Tᵀ Q_c (over
+ * T's non-zeros: a body's rows in the columns of its path from the root, solver/codegen/tree.py
+ * body_columns; each Q entry summed over the rows in ascending order, as the dense product).
  */
 #include <math.h>
 #include <string.h>
@@ -62,6 +64,7 @@ typedef struct {
     const double *sp_par;     /* per spring: SP_SIZE */
     cb_sweep_t *sweep;        /* the broad phase (broadphase.c) over the ne elements */
     int *cand;                /* work: the elements it keeps (ne) */
+    const int *path_start, *path_col;   /* CC_RELATIVE: per body the columns of its path (T's non-zeros), CSR */
 } cc_contact_t;
 
 typedef struct { double c[3], a[3], A[9]; const double *s; const double *verts; int nv; } cc_placed_t;
@@ -429,10 +432,11 @@ int cc_generalized(void *ctx, const double *q, const double *qd, double *Q)
     } else if (c->mode == CC_RELATIVE) {
         c->velocity(q, qd, c->qc, c->Tm, c->qdc, c->tdqd);
         cc_cartesian(c, c->qc, c->qdc, c->Qc);
-        for (int k = 0; k < nq; ++k) {         /* Q = Tᵀ Q_c */
-            double s = 0.0;
-            for (int i = 0; i < 7 * nb; ++i) s += c->Tm[i * nq + k] * c->Qc[i];
-            Q[k] = s;
+        memset(Q, 0, sizeof(double) * nq);     /* Q = Tᵀ Q_c over T's non-zeros: body b's rows, its path's columns */
+        for (int i = 0; i < 7 * nb; ++i) {
+            const double a = c->Qc[i], *t = c->Tm + (size_t)i * nq;
+            if (a != 0.0)
+                for (int j = c->path_start[i / 7]; j < c->path_start[i / 7 + 1]; ++j) Q[c->path_col[j]] += t[c->path_col[j]] * a;
         }
     } else {
         cc_cartesian(c, q, qd, Q);

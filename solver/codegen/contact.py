@@ -21,6 +21,7 @@ from ..contact.element import ContactSet
 from ..contact.geometry import PAIRS
 from ..forces import RotationalSpringDamperForce
 from ..joint_forces import JointStop
+from .tree import body_columns, describe_tree
 
 KINDS = {"plane": 0, "sphere": 1, "box": 2, "cylinder": 3, "capsule": 4, "mesh": 5}   # contact.c SH_*
 PAIR_CODES = {kinds: code for code, kinds in enumerate(list(PAIRS)[:8])}              # contact.c PR_* (mesh–mesh: Python)
@@ -37,7 +38,7 @@ class _Contact(ctypes.Structure):
                                              "qc", "qdc", "B", "D", "Tm", "tdqd", "Qc")]
                 + [("points", ctypes.c_long), ("energy", ctypes.c_double), ("nst", _INT), ("st_col", _PTR),
                    ("st_par", _PTR), ("nsp", _INT), ("sp_col", _PTR), ("sp_par", _PTR), ("sweep", _PTR),
-                   ("cand", _PTR)])
+                   ("cand", _PTR), ("path_start", _PTR), ("path_col", _PTR)])
 
 
 class _Sweep(ctypes.Structure):
@@ -155,6 +156,18 @@ def split_interpreted(system):
     return contact, stops, springs, [f for f in interpreted if id(f) not in compiled]
 
 
+def _path_columns(system):
+    """{path_start, path_col}: per body the columns of T's non-zeros in its rows (the coordinates of the
+    joints on its path from the root, :func:`solver.codegen.tree.body_columns`), CSR; once per system."""
+    cached = getattr(system, "_contact_paths", None)
+    if cached is None:
+        columns = body_columns(describe_tree(system))
+        cached = system._contact_paths = {
+            "path_start": np.array(np.concatenate([[0], np.cumsum([len(c) for c in columns])]), dtype=np.intc),
+            "path_col": np.array([c for cols in columns for c in cols] or [0], dtype=np.intc)}
+    return cached
+
+
 def compiled_elements(system):
     """(CompiledContact or None: a new one, for a run, the force elements left to Python)."""
     contact, stops, springs, rest = split_interpreted(system)
@@ -182,6 +195,8 @@ class CompiledContact:
                      "B": np.zeros(6 * max(1, nq)), "D": np.zeros(6 * nb),
                      "Tm": np.zeros(nc * nq if mode == RELATIVE else 1), "tdqd": np.zeros(nc), "Qc": np.zeros(nc)}
         self.work["cand"] = np.zeros(max(1, tables.ne), dtype=np.intc)
+        self.work.update(_path_columns(system) if mode == RELATIVE else
+                         {"path_start": np.zeros(1, dtype=np.intc), "path_col": np.zeros(1, dtype=np.intc)})
         self.tables = tables
         self._sweep, self._sweep_work = self._new_sweep()
         self.struct = _Contact(nb=nb, ne=tables.ne, nq=nq, mode=mode, nst=tables.nst, nsp=tables.nsp,
