@@ -7,7 +7,8 @@ inside ``cg_reduced`` at each right-hand side (its ``k_extra``), and so are the 
 (:class:`solver.forces.RotationalSpringDamperForce`) of the tree joints of the relative
 formulation (loads on one column of q each); a model whose other force elements are all
 generated keeps the compiled step loop (:mod:`solver.analysis.segments`).  :class:`ContactTables` are the constant arrays
-(shapes, laws, mesh vertices, stops), built once per system; :class:`CompiledContact` is a run's
+(shapes, laws, mesh vertices, stops; the broad phase's proxies and keys, :func:`sweep_tables` for
+``broadphase.c``), built once per system; :class:`CompiledContact` is a run's
 struct with its own work arrays (one per compiled reduction, so runs in several threads do not
 share them).  The Python evaluators stay the reference: the tests compare the two.
 """
