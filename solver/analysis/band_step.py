@@ -22,6 +22,14 @@ a singular pass is stepped over (runs with the compiled reduction's σ_min estim
 plus its Richardson correction is kept.  Output points inside come from the cubic Hermite
 interpolant of the end states and slopes (error O(H⁴)); the run logs a "step over" event and
 applies its branch guard (velocity_jump) to each end state.
+
+The compiled step loop (segment.c with band.c) follows the same rule before the collapse instead
+of after it: from σ_min of its last two accepted steps it predicts the pass (pass_time's
+extrapolation) and places its DOP853/DOPRI5 steps so that the pass falls at the crossing fraction of
+a step — the middle of the widest gap between the method's stage nodes (crossing_fraction; for
+DOP853 with its dense-output stages 0.467, 0.133 of the step from the nearest stage) — and refuses
+any stage within BAND_CLEAR of the step size from the predicted pass.  Both loops place the pass
+by the one function, crossing_fraction: BAND_AT is its value for the RK4 step doubling's nodes.
 """
 from __future__ import annotations
 
@@ -35,8 +43,23 @@ BAND_DROP = 0.1       # a step at least this fraction of the largest of the last
 BAND_MEMORY = 4000    # the step over starts from one of the last BAND_STATES calm states (the collapse
 BAND_STATES = 64      # lasts from 300 to a few thousand steps)
 BAND_LOOKBACK = 4     # the step size: the last calm step's, else the largest of the last BAND_LOOKBACK
-BAND_AT = 0.375       # the stalled time sits at this fraction of the step over: 1/8 of the step from the
-                      # nearest stage of the full step (0, ½, 1) and of the two half steps (¼, ¾)
+RK4_DOUBLING_NODES = (0.0, 0.25, 0.5, 0.75, 1.0)     # stages of the full step (0, ½, 1) and the two half steps
+BAND_CLEAR = 0.02     # the compiled loop: no stage within this fraction of the step size (when the pass was
+                      # first predicted) from the predicted pass; below the DOP853 gap of its shortest crossing
+                      # step (0.133 · at/(1 + at) = 0.042 of a step: band.c) with room for the prediction's error
+BAND_TRIES = 4        # stage refusals in a row before the compiled loop drops its prediction of a pass
+
+
+def crossing_fraction(nodes):
+    """Where a step that crosses a singular pass puts it, as a fraction of the step: the middle of the
+    widest gap between the method's stage nodes (fractions of the step), of equally wide ones the
+    one nearest the middle of the step (the lower on a tie) — as far from every stage as the method allows."""
+    c = sorted(set(float(x) for x in nodes) | {0.0, 1.0})
+    gaps = [(b - a, -abs((a + b) / 2 - 0.5), -(a + b) / 2) for a, b in zip(c, c[1:])]
+    return -max(gaps)[2]
+
+
+BAND_AT = crossing_fraction(RK4_DOUBLING_NODES)    # 0.375: 1/8 of the step from the nearest stage
 
 
 def rk4(rhs, t, y, h, k1=None):

@@ -16,6 +16,12 @@ The flexible singular four-bar stopped with "step collapse" at its flattened pas
 1e-15 s.  The Python step loop now steps over that band (solver.analysis.band_step: fixed RK4 steps
 of the pre-collapse size from a state before the band, the pass between the stages, accepted on a
 step-doubling error estimate).  Still open: rtol 1e-12 (every placement refused).
+
+The compiled step loop (DOP853 in segment.c, the default path of the four-bar rows) keeps the stages
+of its steps out of the band instead (codegen/band.c): it predicts the pass from σ_min of its last
+two accepted steps and places the pass at band_step.crossing_fraction of the crossing step, the
+middle of the widest gap between DOP853's stage nodes.  Without it a stage landed within 4e-4 s of
+a pass of the row N = 40 at rtol 1e-10 and the run ended 1.7e-6 m off (35× the rtol 1e-9 error).
 """
 from pathlib import Path
 
@@ -23,7 +29,7 @@ import numpy as np
 import pytest
 
 import solver
-from solver.analysis.band_step import pass_time, step_over
+from solver.analysis.band_step import BAND_AT, RK4_DOUBLING_NODES, crossing_fraction, pass_time, step_over
 from solver.formulations.branches import ASSEMBLY_GUARD, velocity_jump
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_models" / "fourbar_singular_rigid.mbs.json"
@@ -149,3 +155,64 @@ def test_the_flexible_singular_fourbar_over_the_grid():
     runs = _grid(solver.load_model(FLEXIBLE), (1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-11))
     assert max(_assert_monotone(runs)) < 1e-6
     assert all(_drift(r) < 1e-6 for r in runs.values())
+
+
+def test_the_crossing_fraction_is_the_middle_of_the_widest_gap_between_stages():
+    """RK4 with step doubling (nodes 0, ¼, ½, ¾, 1): 3/8, the Python step over's BAND_AT; DOP853 with
+    its dense-output stages (read from the compiled tableau): 7/15, between the nodes 1/3 and 0.6,
+    2/15 of the step from both; DOPRI5: 0.55, between 0.3 and 0.8."""
+    from solver.codegen.build import runtime_library
+    from solver.codegen.segment import stage_nodes
+    assert crossing_fraction(RK4_DOUBLING_NODES) == BAND_AT == 0.375
+    runtime = runtime_library()
+    dop853 = stage_nodes(runtime, "dop853")
+    assert len(dop853) == 16
+    at = crossing_fraction(dop853)
+    assert at == pytest.approx(7 / 15, abs=1e-15)
+    assert min(abs(at - c) for c in dop853) == pytest.approx(2 / 15, abs=1e-15)
+    assert crossing_fraction(stage_nodes(runtime, "dopri5")) == pytest.approx(0.55, abs=1e-15)
+
+
+def _row_errors(n, rtols, t_end=5.0):
+    from tools.fourbar_row import position_error
+    from tools.scale_models import fourbar_row
+    model = fourbar_row(n)
+    runs = {rtol: solver.simulate(model, rtol=rtol, atol=rtol / 100, t_end=t_end) for rtol in rtols}
+    return runs, [position_error(runs[rtol], n) for rtol in rtols]
+
+
+ROW_FLOOR = 2e-8   # m: the round-off floor of the row's 5 s (each pass leaves ~1e-10 of the kinetic energy, which
+                   # this near-separatrix motion turns into ~1e-8 m of phase by 5 s; measured 1.0e-8 for N = 1)
+
+
+def test_the_compiled_loop_places_the_passes_of_the_fourbar_row_between_its_stages():
+    """The four-bar row N = 1 (default path: relative, QR, DOP853 in C) at rtol 1e-9 … 1e-12 against
+    its exact motion over 5 s and five singular passes: each pass lies inside a step at a fraction
+    of it within DOP853's widest gap between stages, (1/3, 0.6) (measured 0.42 … 0.50 at rtol 1e-10,
+    1e-12), and the error does not grow by more than 3× as rtol tightens, down to ROW_FLOOR (measured
+    4.3e-8, 2.7e-9, 5.7e-9, 1.0e-8 m; with the stages left where DOP853 puts them: 7.0e-8, 7.0e-9,
+    7.8e-8, 1.8e-7).  Energy kept to 1e-9 of the kinetic scale at rtol 1e-12 (measured 1.3e-10; 1.6e-9
+    before)."""
+    from tools.fourbar_row import pass_times
+    rtols = (1e-9, 1e-10, 1e-11, 1e-12)
+    runs, errors = _row_errors(1, rtols)
+    for looser, tighter in zip(errors, errors[1:]):
+        assert tighter <= max(3.0 * looser, ROW_FLOOR), errors
+    assert _drift(runs[1e-12]) < 1e-9
+    for rtol in (1e-10, 1e-12):
+        assert "step loop in C (Dormand–Prince 8(5,3))" in [e["message"] for e in runs[rtol].events]
+        ends, sizes = runs[rtol].step_sizes
+        for tp in pass_times(1, 5.0):
+            k = np.searchsorted(ends, tp)
+            assert 1 / 3 + 0.02 < (tp - (ends[k] - sizes[k])) / sizes[k] < 0.6 - 0.02, (rtol, tp)
+
+
+@pytest.mark.sweep
+def test_the_forty_loop_row_is_monotone_on_the_compiled_loop():
+    """N = 40 at rtol 1e-6 … 1e-12 over 5 s: every run completes and the error does not grow by more
+    than 3× as rtol tightens (measured 1.8e-4, 1.1e-5, 7.7e-7, 3.6e-8, 5.7e-9, 3.8e-9, 6.5e-10 m; rtol
+    1e-10 was 1.7e-6 and 1e-12 5.7e-9 before the compiled loop kept its stages out of the band)."""
+    _, errors = _row_errors(40, (1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-11, 1e-12))
+    for looser, tighter in zip(errors, errors[1:]):
+        assert tighter <= 3.0 * looser, errors
+    assert errors[-1] < 1e-8
