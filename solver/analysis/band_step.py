@@ -33,16 +33,21 @@ by the one function, crossing_fraction: BAND_AT is its value for the RK4 step do
 """
 from __future__ import annotations
 
+from collections import deque
+
 import numpy as np
 
 BAND_SLACK = 1000.0   # accept the step over when its error estimate is below this many tolerances: the
                       # estimate bounds the two-half-step result's error, the kept one (Richardson-corrected,
                       # order 5) is far more accurate — the flexible singular four-bar at rtol 1e-11 crossed its
                       # passes at estimates up to ~240 and kept its energy to 2.8e-11 of the kinetic scale
-BAND_DROP = 0.1       # a step at least this fraction of the largest of the last BAND_MEMORY steps is "calm":
-BAND_MEMORY = 4000    # the step over starts from one of the last BAND_STATES calm states (the collapse
-BAND_STATES = 64      # lasts from 300 to a few thousand steps)
-BAND_LOOKBACK = 4     # the step size: the last calm step's, else the largest of the last BAND_LOOKBACK
+BAND_DROP = 0.1       # a step at least this fraction of the reference step is "calm": the step over starts from
+BAND_STATES = 64      # one of the last BAND_STATES calm states.  The reference: the largest step of the last
+BAND_MEMORY = 100     # BAND_MEMORY of its own lengths of simulated time — a collapse lasts a fraction of one
+                      # however many steps it takes (the flexible four-bar at rtol 1e-12: 5e-5 s in ~10⁴ steps
+                      # after steps of 4e-4 s), a motion that slows down for good gets a new reference
+BAND_LOOKBACK = 4     # the step size: the last calm step's, else the largest of the last BAND_LOOKBACK, else
+BAND_LADDER = 16      # that doubled up to BAND_LADDER times it (Calm.crossing_sizes)
 RK4_DOUBLING_NODES = (0.0, 0.25, 0.5, 0.75, 1.0)     # stages of the full step (0, ½, 1) and the two half steps
 BAND_CLEAR = 0.02     # the compiled loop: no stage within this fraction of the step size (when the pass was
                       # first predicted) from the predicted pass; below the DOP853 gap of its shortest crossing
@@ -60,6 +65,36 @@ def crossing_fraction(nodes):
 
 
 BAND_AT = crossing_fraction(RK4_DOUBLING_NODES)    # 0.375: 1/8 of the step from the nearest stage
+
+
+class Calm:
+    """The calm states of a run's Python loop (BAND_DROP, BAND_MEMORY): ``states`` holds (h, t, q, q̇,
+    q̈, σ_min) of the last BAND_STATES steps of at least BAND_DROP × the reference step."""
+
+    def __init__(self):
+        self.states = deque(maxlen=BAND_STATES)
+        self.ref_t, self.ref_h = -np.inf, 0.0
+
+    def add(self, h, t, q, qd, accel, sigma):
+        """After the accepted step of size h ending at (t, q, q̇) with q̈ estimate and σ_min (or None)."""
+        if h >= self.ref_h or t - self.ref_t > BAND_MEMORY * self.ref_h:
+            self.ref_t, self.ref_h = t, h
+        if h >= BAND_DROP * self.ref_h:
+            self.states.append((h, t, q, qd, accel, sigma))
+
+    def crossing_sizes(self):
+        """The step sizes a step over tries, shortest first: the last calm step's, the largest of the
+        last BAND_LOOKBACK, then doubled up to BAND_LADDER times that and at least to the reference step.  The band widens as the tolerance
+        tightens (the error estimate sees noise farther from the pass), and only a longer step keeps
+        its stages out of it: the flexible four-bar at rtol 1e-12 approaches its first pass with
+        steps of 7e-5 s, whose placements are refused (estimates 2e3 … 2e4 tolerances); one of
+        3.6e-4 s crosses at 62."""
+        last = self.states[-1][0]
+        sizes = [last, max(r[0] for r in list(self.states)[-BAND_LOOKBACK:])]
+        top = max(self.ref_h, BAND_LADDER * sizes[-1])
+        while sizes[-1] * 2 < top:
+            sizes.append(sizes[-1] * 2)
+        return list(dict.fromkeys([*sizes, top]))
 
 
 def rk4(rhs, t, y, h, k1=None):
