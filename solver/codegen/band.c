@@ -76,12 +76,12 @@ static void cg_band_place(cg_band_t *b, dp_t *d)
     ++b->placed;
 }
 
-/* A refused attempt (CG_BAND): place the step again from the size tried, or drop the prediction. */
-static void cg_band_refused(cg_band_t *b, dp_t *d)
+/* A refused attempt (CG_BAND; the loop places the step again from the size tried, d->h), or after
+ * `tries` in a row the prediction dropped. */
+static void cg_band_refused(cg_band_t *b)
 {
     ++b->refusals;
-    if (++b->refused > b->tries) { cg_band_drop(b); return; }
-    cg_band_place(b, d);
+    if (++b->refused > b->tries) cg_band_drop(b);
 }
 
 /* After the accepted step [t_old, t] with σ_min estimate sigma at t and next proposed step h. */

@@ -116,8 +116,8 @@ static int segment_rhs(void *ctx, double t, const double *y, double *dy)
 {
     cg_segment_t *g = ctx;
     const int f = g->s->dof;
-    ++g->rhs_count;
     if (cg_band_refuses(g->band, t)) return CG_BAND;
+    ++g->rhs_count;
     const int status = segment_solve(g, t, y, 2);
     if (status) return status;
     for (int c = 0; c < f; ++c) { dy[c] = y[f + c]; dy[f + c] = g->s->zdd[c]; }
@@ -197,7 +197,7 @@ int cg_segment(cg_segment_t *g)
             const int code = dp_step(d, segment_rhs, g, g->times[g->n_times - 1]);
             if (g->band) g->band->active = 0;
             if (code == CG_BAND) {                 /* a stage in the band: the step placed again */
-                cg_band_refused(g->band, d);
+                cg_band_refused(g->band);
                 d->rejected_last = 1;
                 continue;
             }
