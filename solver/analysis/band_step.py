@@ -24,7 +24,7 @@ interpolant of the end states and slopes (error O(H⁴)); the run logs a "step o
 applies its branch guard (velocity_jump) to each end state.
 
 The compiled step loop (segment.c with band.c) follows the same rule before the collapse instead
-of after it: from σ_min of its last two accepted steps it predicts the pass (pass_time's
+of after it, on QR and SVD partitions (BAND_PARTITIONS): from σ_min of its last two accepted steps it predicts the pass (pass_time's
 extrapolation) and places its DOP853/DOPRI5 steps so that the pass falls at the crossing fraction of
 a step — the middle of the widest gap between the method's stage nodes (crossing_fraction; for
 DOP853 with its dense-output stages 0.467, 0.133 of the step from the nearest stage) — and refuses
@@ -53,6 +53,11 @@ BAND_CLEAR = 0.02     # the compiled loop: no stage within this fraction of the 
                       # first predicted) from the predicted pass; below the DOP853 gap of its shortest crossing
                       # step (0.133 · at/(1 + at) = 0.042 of a step: band.c) with room for the prediction's error
 BAND_TRIES = 4        # stage refusals in a row before the compiled loop drops its prediction of a pass
+BAND_PARTITIONS = ("qr", "svd")   # the compiled loop's rule acts on tangent-space partitions only: there
+                      # σ_min(Φ_q U) → 0 means Φ_q itself is singular; an LU block's σ_min also falls where its
+                      # dependent set is merely bad (the renewal rule's case), and placing a step across that
+                      # point put the rigid singular four-bar (partitioning "lu", DOP853 in C) on another
+                      # branch at its first pass (energy off by 1.6e-2 of its scale; 2.9e-6 without the rule)
 
 
 def crossing_fraction(nodes):

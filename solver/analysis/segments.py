@@ -30,7 +30,7 @@ import numpy as np
 from ..errors import SolverError
 from ..partitioning.conditioning import tracked_conditioning
 from ..partitioning.partition import PartitionError
-from .band_step import BAND_CLEAR, BAND_TRIES, crossing_fraction
+from .band_step import BAND_CLEAR, BAND_PARTITIONS, BAND_TRIES, crossing_fraction
 from .step_rules import (AMPLIFICATION_GROWTH, REPARTITION_RATIO, STAGE_RETRIES, STALL_FRACTION, STIFF_BAND,
                          STIFF_BOUNDARY, STIFF_INTEGRATOR, STIFF_RESET, STIFF_STEPS, stall_error)
 
@@ -94,7 +94,8 @@ def run_segments(run, part, compiled, t, q, qd, times, next_out, window):
     bound = REPARTITION_RATIO * part.quality_ref if rows else 0.0
     growth_bound = AMPLIFICATION_GROWTH * part.amplification_ref if rows else np.inf
     method, time_fn, stiffness = compiled
-    band = (crossing_fraction(stage_nodes(c.system.kernels.runtime, method)), BAND_CLEAR, BAND_TRIES)
+    band = (crossing_fraction(stage_nodes(c.system.kernels.runtime, method)), BAND_CLEAR, BAND_TRIES) \
+        if part.method in BAND_PARTITIONS else None
     seg = CompiledSegments(c, method, time_fn, times, next_out, s.rtol, s.atol, s.max_step, bound, growth_bound,
                            STALL_FRACTION * s.t_end, window, run.branches, STAGE_RETRIES, stiffness, band)
     seg.start(t, np.concatenate([part.z_of(q), part.V.T @ qd]), q, qd)

@@ -27,6 +27,8 @@
  *
  * The thresholds (at, clear, tries) come from solver/analysis/band_step.py through
  * solver/codegen/segment.py; cg_band_nodes gives Python the stage nodes `at` is computed from.
+ * Python passes a band only for QR and SVD partitions (band_step.BAND_PARTITIONS: there σ_min → 0
+ * means Φ_q itself is singular, not a poor LU dependent set).
  */
 
 enum { CG_BAND = 16 };      /* a stage's refusal by the band rule (never returned to Python) */
