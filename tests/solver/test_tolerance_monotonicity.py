@@ -212,6 +212,7 @@ ROW_FLOOR = 2e-8   # m: the round-off floor of the row's 5 s (each pass leaves ~
                    # this near-separatrix motion turns into ~1e-8 m of phase by 5 s; measured 1.0e-8 for N = 1)
 
 
+@pytest.mark.numerics
 def test_the_compiled_loop_places_the_passes_of_the_fourbar_row_between_its_stages():
     """The four-bar row N = 1 (default path: relative, QR, DOP853 in C) at rtol 1e-9 … 1e-12 against
     its exact motion over 5 s and five singular passes: each pass lies inside a step at a fraction
@@ -234,6 +235,7 @@ def test_the_compiled_loop_places_the_passes_of_the_fourbar_row_between_its_stag
             assert 1 / 3 + 0.02 < (tp - (ends[k] - sizes[k])) / sizes[k] < 0.6 - 0.02, (rtol, tp)
 
 
+@pytest.mark.numerics
 def test_steps_capped_far_below_the_controllers_still_keep_the_row_on_its_branch():
     """max_step=0.005 caps DOP853 far below its own steps near the passes (0.03 … 0.05 s), so a
     crossing step puts its nearest stages within 7e-4 s of the pass: attempts are refused and placed
