@@ -8,8 +8,8 @@ and the stall watchdog stops the run, although the motion is smooth there and a 
 the same pass with steps of 3e-4 s.
 
 When the watchdog fires, the Python step loop (Run._step_over) goes back to the last accepted
-state before the collapse and takes fixed steps of the size the integrator used there, H, over the
-band instead: classical RK4 (Kutta 1901), each with the step-doubling (Richardson) error estimate
+state before the collapse and takes fixed steps of the size the integrator used there, H (else
+longer ones, up to BAND_LADDER × H: Calm.crossing_sizes), over the band instead: classical RK4 (Kutta 1901), each with the step-doubling (Richardson) error estimate
 of Hairer, Nørsett & Wanner (1993), §II.4,
 
     err = RMS((y_{H/2,H/2} − y_H) / (2⁴ − 1) / (atol + rtol·|y|)),
