@@ -84,3 +84,14 @@ def position_error(results, n):
     exact, _, _ = exact_bodies(n, results.t)
     got = np.stack([results.body_position(b) for b in body_names(n)], axis=1)
     return float(np.max(np.linalg.norm(got - exact, axis=2)))
+
+
+def pass_times(n, t_end, samples=100_000):
+    """Times of the horizontal (singular) passes in [0, t_end]: θ = π/2 + kπ, each located by
+    linear interpolation between samples of the exact motion (error ~ (t_end/samples)² θ̈/θ̇)."""
+    t = np.linspace(0.0, t_end, samples + 1)
+    theta, _ = exact_angle(n, t)
+    k = np.floor((theta - np.pi / 2) / np.pi)
+    i = np.nonzero(np.diff(k))[0]
+    target = np.pi / 2 + np.pi * np.maximum(k[i], k[i + 1])
+    return t[i] + (t[i + 1] - t[i]) * (target - theta[i]) / (theta[i + 1] - theta[i])

@@ -8,8 +8,8 @@ and the stall watchdog stops the run, although the motion is smooth there and a 
 the same pass with steps of 3e-4 s.
 
 When the watchdog fires, the Python step loop (Run._step_over) goes back to the last accepted
-state before the collapse and takes fixed steps of the size the integrator used there, H, over the
-band instead: classical RK4 (Kutta 1901), each with the step-doubling (Richardson) error estimate
+state before the collapse and takes fixed steps of the size the integrator used there, H (else
+longer ones, up to BAND_LADDER × H: Calm.crossing_sizes), over the band instead: classical RK4 (Kutta 1901), each with the step-doubling (Richardson) error estimate
 of Hairer, Nørsett & Wanner (1993), §II.4,
 
     err = RMS((y_{H/2,H/2} − y_H) / (2⁴ − 1) / (atol + rtol·|y|)),
@@ -22,8 +22,18 @@ a singular pass is stepped over (runs with the compiled reduction's σ_min estim
 plus its Richardson correction is kept.  Output points inside come from the cubic Hermite
 interpolant of the end states and slopes (error O(H⁴)); the run logs a "step over" event and
 applies its branch guard (velocity_jump) to each end state.
+
+The compiled step loop (segment.c with band.c) follows the same rule before the collapse instead
+of after it, on QR and SVD partitions (BAND_PARTITIONS): from σ_min of its last two accepted steps it predicts the pass (pass_time's
+extrapolation) and places its DOP853/DOPRI5 steps so that the pass falls at the crossing fraction of
+a step — the middle of the widest gap between the method's stage nodes (crossing_fraction; for
+DOP853 with its dense-output stages 0.467, 0.133 of the step from the nearest stage) — and refuses
+any stage within BAND_CLEAR of the step size from the predicted pass.  Both loops place the pass
+by the one function, crossing_fraction: BAND_AT is its value for the RK4 step doubling's nodes.
 """
 from __future__ import annotations
+
+from collections import deque
 
 import numpy as np
 
@@ -31,12 +41,65 @@ BAND_SLACK = 1000.0   # accept the step over when its error estimate is below th
                       # estimate bounds the two-half-step result's error, the kept one (Richardson-corrected,
                       # order 5) is far more accurate — the flexible singular four-bar at rtol 1e-11 crossed its
                       # passes at estimates up to ~240 and kept its energy to 2.8e-11 of the kinetic scale
-BAND_DROP = 0.1       # a step at least this fraction of the largest of the last BAND_MEMORY steps is "calm":
-BAND_MEMORY = 4000    # the step over starts from one of the last BAND_STATES calm states (the collapse
-BAND_STATES = 64      # lasts from 300 to a few thousand steps)
-BAND_LOOKBACK = 4     # the step size: the last calm step's, else the largest of the last BAND_LOOKBACK
-BAND_AT = 0.375       # the stalled time sits at this fraction of the step over: 1/8 of the step from the
-                      # nearest stage of the full step (0, ½, 1) and of the two half steps (¼, ¾)
+BAND_DROP = 0.1       # a step at least this fraction of the reference step is "calm": the step over starts from
+BAND_STATES = 64      # one of the last BAND_STATES calm states.  The reference: the largest step of the last
+BAND_MEMORY = 100     # BAND_MEMORY of its own lengths of simulated time — a collapse lasts a fraction of one
+                      # however many steps it takes (the flexible four-bar at rtol 1e-12: 5e-5 s in ~10⁴ steps
+                      # after steps of 4e-4 s), a motion that slows down for good gets a new reference
+BAND_LOOKBACK = 4     # the step size: the last calm step's, else the largest of the last BAND_LOOKBACK, else
+BAND_LADDER = 16      # that doubled up to BAND_LADDER times it (Calm.crossing_sizes)
+RK4_DOUBLING_NODES = (0.0, 0.25, 0.5, 0.75, 1.0)     # stages of the full step (0, ½, 1) and the two half steps
+BAND_CLEAR = 0.02     # the compiled loop: no stage within this fraction of the step size (when the pass was
+                      # first predicted) from the predicted pass; below the DOP853 gap of its shortest crossing
+                      # step (0.133 · at/(1 + at) = 0.042 of a step: band.c) with room for the prediction's error
+BAND_TRIES = 4        # stage refusals in a row before the compiled loop drops its prediction of a pass
+BAND_PARTITIONS = ("qr", "svd")   # the compiled loop's rule acts on tangent-space partitions only: there
+                      # σ_min(Φ_q U) → 0 means Φ_q itself is singular; an LU block's σ_min also falls where its
+                      # dependent set is merely bad (the renewal rule's case), and placing a step across that
+                      # point put the rigid singular four-bar (partitioning "lu", DOP853 in C) on another
+                      # branch at its first pass (energy off by 1.6e-2 of its scale; 2.9e-6 without the rule)
+
+
+def crossing_fraction(nodes):
+    """Where a step that crosses a singular pass puts it, as a fraction of the step: the middle of the
+    widest gap between the method's stage nodes (fractions of the step), of equally wide ones the
+    one nearest the middle of the step (the lower on a tie) — as far from every stage as the method allows."""
+    c = sorted(set(float(x) for x in nodes) | {0.0, 1.0})
+    gaps = [(b - a, -abs((a + b) / 2 - 0.5), -(a + b) / 2) for a, b in zip(c, c[1:])]
+    return -max(gaps)[2]
+
+
+BAND_AT = crossing_fraction(RK4_DOUBLING_NODES)    # 0.375: 1/8 of the step from the nearest stage
+
+
+class Calm:
+    """The calm states of a run's Python loop (BAND_DROP, BAND_MEMORY): ``states`` holds (h, t, q, q̇,
+    q̈, σ_min) of the last BAND_STATES steps of at least BAND_DROP × the reference step."""
+
+    def __init__(self):
+        self.states = deque(maxlen=BAND_STATES)
+        self.ref_t, self.ref_h = -np.inf, 0.0
+
+    def add(self, h, t, q, qd, accel, sigma):
+        """After the accepted step of size h ending at (t, q, q̇) with q̈ estimate and σ_min (or None)."""
+        if h >= self.ref_h or t - self.ref_t > BAND_MEMORY * self.ref_h:
+            self.ref_t, self.ref_h = t, h
+        if h >= BAND_DROP * self.ref_h:
+            self.states.append((h, t, q, qd, accel, sigma))
+
+    def crossing_sizes(self):
+        """The step sizes a step over tries, shortest first: the last calm step's, the largest of the
+        last BAND_LOOKBACK, then doubled up to BAND_LADDER times that and at least to the reference step.  The band widens as the tolerance
+        tightens (the error estimate sees noise farther from the pass), and only a longer step keeps
+        its stages out of it: the flexible four-bar at rtol 1e-12 approaches its first pass with
+        steps of 7e-5 s, whose placements are refused (estimates 2e3 … 2e4 tolerances); one of
+        3.6e-4 s crosses at 62."""
+        last = self.states[-1][0]
+        sizes = [last, max(r[0] for r in list(self.states)[-BAND_LOOKBACK:])]
+        top = max(self.ref_h, BAND_LADDER * sizes[-1])
+        while sizes[-1] * 2 < top:
+            sizes.append(sizes[-1] * 2)
+        return list(dict.fromkeys([*sizes, top]))
 
 
 def rk4(rhs, t, y, h, k1=None):

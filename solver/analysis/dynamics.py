@@ -43,7 +43,7 @@ from ..results import Results
 from ..integrators import GeneralizedAlpha, integrator_class, limit_step
 from ..partitioning.partition import PartitionError, Renewal, independent_rows, position_tolerance
 from ..partitioning.choose import build_partition
-from .band_step import BAND_AT, BAND_DROP, BAND_LOOKBACK, BAND_MEMORY, BAND_SLACK, BAND_STATES, hermite, pass_time, step_over
+from .band_step import BAND_AT, BAND_SLACK, Calm, hermite, pass_time, step_over
 from .assembly import assemble_positions, consistent_velocities, holding_model
 from ..formulations.branches import (ASSEMBLY_GUARD, ASSEMBLY_RETRIES, BRANCH_SHRINK, AssemblyRefused, BranchRefused, Branches, step_cap,
                                      velocity_jump)
@@ -271,8 +271,7 @@ class Run:
         restarts = 0             # restarts (not renewals) since the last clean stretch of CLEAN_STRETCH steps
         clean = 0
         window = deque(maxlen=STALL_STEPS)   # times of the last accepted steps (stall watchdog)
-        sizes = deque(maxlen=BAND_MEMORY)    # the last accepted step sizes, and (h, t, q, q̇, q̈) of the last
-        calm = deque(maxlen=BAND_STATES)     # steps among them of at least BAND_DROP × the largest (band_step)
+        calm = Calm()                        # the states a step over may start from (band_step)
         ring = [np.zeros(STALL_STEPS), 0, 0]  # the same for the compiled loop: (times, count, position)
         while next_out < len(times):
             self._remember(t, q, qd)
@@ -345,9 +344,7 @@ class Run:
                 self._remember(t, q, qd)       # the next step's Newton starts from its start, not an output point
                 self._check_cancel(t)
                 window.append(t)
-                sizes.append(h)
-                if h >= BAND_DROP * max(sizes):
-                    calm.append((h, t, q, qd, accel, estimates[0]))
+                calm.add(h, t, q, qd, accel, estimates[0])
                 if len(window) == STALL_STEPS and t - window[0] < STALL_FRACTION * self.s.t_end:
                     if not (hybrid is not None and part.method == "lu"):
                         span = t - window[0]
@@ -355,7 +352,7 @@ class Run:
                         if over is None:
                             raise stall_error(self, t, span)
                         t, q, qd, accel, next_out = over
-                        first_step = min(calm[-1][0], times[-1] - t) if times[-1] > t else None
+                        first_step = min(calm.states[-1][0], times[-1] - t) if times[-1] > t else None
                         restart = Renewal("stepped over a singular band")
                     else:
                         self._switch = hybrid.collapsed("the step size collapsed")
@@ -390,15 +387,16 @@ class Run:
 
     def _step_over(self, part, calm, t_stall, max_step, times, next_out):
         """Checked fixed steps over the round-off band of a singular pass (:mod:`solver.analysis.band_step`)
-        from an accepted state before the step size collapsed at ``t_stall``.  ``calm`` holds (h, t,
-        q, q̇, q̈, σ_min) of the last steps taken at the step size of before the collapse.  Only where
-        σ_min extrapolates to 0 near t_stall (band_step.pass_time).  The crossing step, of the last
-        calm step's size (else the largest of the last BAND_LOOKBACK), puts that pass (else t_stall)
+        from an accepted state before the step size collapsed at ``t_stall``.  ``calm`` (band_step.Calm)
+        holds (h, t, q, q̇, q̈, σ_min) of the last steps taken at the step size of before the collapse.
+        Only where σ_min extrapolates to 0 near t_stall (band_step.pass_time).  The crossing step, of
+        one of Calm.crossing_sizes (shortest first), puts that pass (else t_stall)
         at the fraction BAND_AT, else 1 − BAND_AT, of it (between the RK4 stages); the steps before
         it fill the gap from the latest calm state before it with no output point recorded after it.
         Their output points recorded: (t, q, q̇, q̈ estimate, next output index) at the end, or None
         when every placement is refused (an error estimate above BAND_SLACK tolerances, a velocity
         jump, a failed solve)."""
+        sizes, calm = (calm.crossing_sizes() if calm.states else None), calm.states
         if not calm:
             return None
         t_pass = pass_time(calm, t_stall)
@@ -406,7 +404,7 @@ class Run:
             return None
         b = self.branches
         saved = (b.angle.copy(), b.rate.copy(), b.t)
-        for h in dict.fromkeys((calm[-1][0], max(r[0] for r in list(calm)[-BAND_LOOKBACK:]))):
+        for h in sizes:
             for center in dict.fromkeys((t_pass, t_stall)):
                 for at in (BAND_AT, 1.0 - BAND_AT):
                     crossed = self._cross(part, calm, center - at * h, h, max_step, times, next_out)

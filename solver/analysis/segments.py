@@ -8,7 +8,9 @@ over many steps and output points.  Python only stores the rows, records the ste
 progress, checks cancel between calls and acts on what stopped a call exactly as ``Run._dynamic``
 does in its own loop: a failed solve re-partitions (or is diagnosed by the generic path), a
 partition that degraded re-partitions (``Partition.degraded``), a stalled step size
-stops the run.
+stops the run.  Near a singular pass the compiled loop places its steps so that no stage lands in
+the pass's round-off band (codegen/band.c with the thresholds of :mod:`solver.analysis.band_step`;
+the Python loop steps over the band once its step size has collapsed).
 
 Where the compiled loop does not apply, ``"rk45"`` is scipy's RK45 (the same method) in the Python
 loop and ``"auto"`` is LSODA (``"adams"``); ``partitioning="hybrid"`` (its switch looks at every
@@ -28,6 +30,7 @@ import numpy as np
 from ..errors import SolverError
 from ..partitioning.conditioning import tracked_conditioning
 from ..partitioning.partition import PartitionError
+from .band_step import BAND_CLEAR, BAND_PARTITIONS, BAND_TRIES, crossing_fraction
 from .step_rules import (AMPLIFICATION_GROWTH, REPARTITION_RATIO, STAGE_RETRIES, STALL_FRACTION, STIFF_BAND,
                          STIFF_BOUNDARY, STIFF_INTEGRATOR, STIFF_RESET, STIFF_STEPS, stall_error)
 
@@ -85,14 +88,16 @@ def run_segments(run, part, compiled, t, q, qd, times, next_out, window):
     re-partition at, next_out, steps taken); the reason is a :class:`Stiff` when the model is stiff
     (go on from there with an implicit method, no re-partition)."""
     from ..codegen.segment import (BUDGET, DENSE, END, NOT_FINITE, OUTPUT, QUALITY, STAGE, STALL, STIFF,
-                                   TOO_SMALL, CompiledSegments)
+                                   TOO_SMALL, CompiledSegments, stage_nodes)
     s, c = run.s, run._compiled
     rows = len(part.rows) > 0
     bound = REPARTITION_RATIO * part.quality_ref if rows else 0.0
     growth_bound = AMPLIFICATION_GROWTH * part.amplification_ref if rows else np.inf
     method, time_fn, stiffness = compiled
+    band = (crossing_fraction(stage_nodes(c.system.kernels.runtime, method)), BAND_CLEAR, BAND_TRIES) \
+        if part.method in BAND_PARTITIONS else None
     seg = CompiledSegments(c, method, time_fn, times, next_out, s.rtol, s.atol, s.max_step, bound, growth_bound,
-                           STALL_FRACTION * s.t_end, window, run.branches, STAGE_RETRIES, stiffness)
+                           STALL_FRACTION * s.t_end, window, run.branches, STAGE_RETRIES, stiffness, band)
     seg.start(t, np.concatenate([part.z_of(q), part.V.T @ qd]), q, qd)
     start, steps = (t, q, qd), 0
     while True:

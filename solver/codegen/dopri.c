@@ -209,10 +209,13 @@ static int dp_initial_step(dp_t *s, dp_rhs_t rhs, void *ctx, double t_end)
     return 0;
 }
 
+/* DOPRI5's nodes (the FSAL stage k7 at 1 too) */
+static const double dopri5_c[] = {0.0, 1.0 / 5, 3.0 / 10, 4.0 / 5, 8.0 / 9, 1.0, 1.0};
+
 /* DOPRI5 attempt of step h: stages K1..K6 (K6 = f(t + h, y_new)), y_new into the stage argument, *err. */
 static int dopri5_attempt(dp_t *s, dp_rhs_t rhs, void *ctx, double h, double *err)
 {
-    static const double c2 = 1.0 / 5, c3 = 3.0 / 10, c4 = 4.0 / 5, c5 = 8.0 / 9;
+    const double c2 = dopri5_c[1], c3 = dopri5_c[2], c4 = dopri5_c[3], c5 = dopri5_c[4];
     static const double a21 = 1.0 / 5, a31 = 3.0 / 40, a32 = 9.0 / 40, a41 = 44.0 / 45, a42 = -56.0 / 15,
         a43 = 32.0 / 9, a51 = 19372.0 / 6561, a52 = -25360.0 / 2187, a53 = 64448.0 / 6561, a54 = -212.0 / 729,
         a61 = 9017.0 / 3168, a62 = -355.0 / 33, a63 = 46732.0 / 5247, a64 = 49.0 / 176, a65 = -5103.0 / 18656,

@@ -10,7 +10,9 @@
  * branch of a loop, and the steps after it would follow that branch), and unwraps the joint angles
  * against their prediction from the last accepted state (solver.formulations.branches.py: a solve whose
  * angle departs more than `guard` refuses the step, which is retried `shrink` times shorter; an
- * accepted step caps the next one).  It returns to Python (solver/analysis/segments.py), which mirrors Run._dynamic:
+ * accepted step caps the next one).  Near a singular pass the steps are placed so that no stage lands
+ * in its round-off band (band.c: the pass predicted from σ_min, put at the middle of the widest gap
+ * between the method's stages; a stage within the band refuses the attempt).  It returns to Python (solver/analysis/segments.py), which mirrors Run._dynamic:
  *
  *   SEG_END        every output time is written
  *   SEG_BUDGET     max_steps steps or max_out output points in this call (Python stores the rows,
@@ -76,6 +78,7 @@ typedef struct {
     double stiff_low, stiff_high;   /* SEG_STIFF: h·ρ band, steps in it, steps outside it that reset the count */
     int stiff_steps, stiff_reset;
     int stiff_count, nonstiff_count;    /* the counts (kept across calls of one partition) */
+    cg_band_t *band;                /* the stages kept out of a singular pass's band (band.c); NULL: never */
 } cg_segment_t;
 
 enum { SEG_END = 0, SEG_BUDGET = 1, SEG_STAGE = 2, SEG_OUTPUT = 3, SEG_QUALITY = 4, SEG_STALL = 5,
@@ -113,6 +116,7 @@ static int segment_rhs(void *ctx, double t, const double *y, double *dy)
 {
     cg_segment_t *g = ctx;
     const int f = g->s->dof;
+    if (cg_band_refuses(g->band, t)) return CG_BAND;
     ++g->rhs_count;
     const int status = segment_solve(g, t, y, 2);
     if (status) return status;
@@ -188,7 +192,15 @@ int cg_segment(cg_segment_t *g)
             memcpy(g->q_prev, g->q_acc, sizeof(double) * nq);
             memcpy(g->qd_prev, g->qd_acc, sizeof(double) * nq);
             g->t_prev = d->t;
+            cg_band_place(g->band, d);
+            if (g->band) g->band->active = 1;
             const int code = dp_step(d, segment_rhs, g, g->times[g->n_times - 1]);
+            if (g->band) g->band->active = 0;
+            if (code == CG_BAND) {                 /* a stage in the band: the step placed again */
+                cg_band_refused(g->band);
+                d->rejected_last = 1;
+                continue;
+            }
             if (code == DP_TOO_SMALL) return SEG_TOO_SMALL;
             if (code == DP_NOT_FINITE) return SEG_NOT_FINITE;
             if (code == CG_BRANCH) {               /* the state is untouched: the step again, shorter */
@@ -209,6 +221,7 @@ int cg_segment(cg_segment_t *g)
             g->sigma_acc = *g->s->sigma_min;
             g->amplification_acc = *g->s->amplification;
             g->row_norm_acc = smallest_row_norm(g->s);
+            cg_band_accepted(g->band, d->t_old, d->t, g->sigma_acc, d->h);
             g->phase = 1;
         }
         const double reached = d->t + 1e-12 * fmax(1.0, fabs(d->t));

@@ -54,7 +54,23 @@ class _Segment(ctypes.Structure):
                 ("rhs_count", _L), ("cg_status", _I), ("fail_t", _D), ("fail_y", _P), ("ang_acc", _P),
                 ("ang_rate", _P), ("guard", _D), ("shrink", _D), ("branch_refusals", _L), ("out_sigma", _P),
                 ("stage_retries", _I), ("stiff_low", _D), ("stiff_high", _D), ("stiff_steps", _I), ("stiff_reset", _I),
-                ("stiff_count", _I), ("nonstiff_count", _I)]
+                ("stiff_count", _I), ("nonstiff_count", _I), ("band", _P)]
+
+
+class _Band(ctypes.Structure):
+    """``cg_band_t`` of band.c (same fields, same order)."""
+    _fields_ = [("at", _D), ("clear", _D), ("tries", _I), ("active", _I), ("n_hist", _I), ("refused", _I),
+                ("t1", _D), ("s1", _D), ("t2", _D), ("s2", _D), ("t_pass", _D), ("width", _D), ("placed", _L),
+                ("refusals", _L)]
+
+
+def stage_nodes(runtime, method):
+    """The stage nodes (fractions of a step, dense output included) of ``method`` ("dop853",
+    "dopri5") in dopri.c's tableaus, read from the runtime library (band.c cg_band_nodes)."""
+    fn = runtime.cg_band_nodes
+    fn.argtypes, fn.restype = [ctypes.c_int, ctypes.c_void_p], ctypes.c_int
+    out = np.zeros(16)
+    return out[:fn(METHODS[method], out.ctypes.data)].tolist()
 
 
 def time_source(driver_fns, input_fns) -> str:
@@ -109,10 +125,11 @@ class CompiledSegments:
     the run's :class:`solver.formulations.branches.Branches` (the accepted angles and rates, which a call
     reads and advances); ``stage_retries``: step_rules.STAGE_RETRIES (a failed stage Newton's shorter
     retries); ``stiffness``: (h·ρ band low, high, steps in it, steps outside it that reset the count)
-    of segment.c's SEG_STIFF, or None (never)."""
+    of segment.c's SEG_STIFF, or None (never); ``band``: (at, clear, tries) of band.c, the stages kept
+    out of a singular pass's round-off band (solver.analysis.band_step), or None (never)."""
 
     def __init__(self, reduction, method, time_fn, times, next_out, rtol, atol, max_step, bound, growth_bound,
-                 stall, window, branches, stage_retries, stiffness=None, max_steps=200, max_out=100):
+                 stall, window, branches, stage_retries, stiffness=None, band=None, max_steps=200, max_out=100):
         from ..formulations.branches import BRANCH_GUARD, BRANCH_SHRINK
         self.reduction = reduction
         self.branches = branches
@@ -135,6 +152,7 @@ class CompiledSegments:
             "ang_acc": np.zeros(max(1, len(self._angles))), "ang_rate": np.zeros(max(1, len(self._angles)))}
         ptr = {name: v.ctypes.data for name, v in self.arrays.items()}
         self.y = self.arrays["dp_memory"][:n]
+        self.band = None if band is None else _Band(at=band[0], clear=band[1], tries=band[2], t_pass=np.nan)
         stiff_low, stiff_high, stiff_steps, stiff_reset = stiffness or (0.0, 0.0, 0, 0)
         self.seg = _Segment(s=ctypes.addressof(s), time_fn=time_fn, times=self.times.ctypes.data,
                             n_times=len(self.times), next_out=next_out, bound=bound, growth_bound=growth_bound,
@@ -143,6 +161,7 @@ class CompiledSegments:
                             window_n=window[1], window_pos=window[2], store_jac=int(self.store_jac),
                             guard=BRANCH_GUARD, shrink=BRANCH_SHRINK, stage_retries=stage_retries,
                             stiff_low=stiff_low, stiff_high=stiff_high, stiff_steps=stiff_steps, stiff_reset=stiff_reset,
+                            band=None if self.band is None else ctypes.addressof(self.band),
                             **{name: ptr[name] for name in ("q_last", "qd_last", "q_acc", "qd_acc", "q_prev", "qd_prev",
                                                             "y_out", "fail_y", "out_t", "out_q", "out_qd", "out_qdd", "out_lam",
                                                             "out_viol", "out_sigma", "out_jac", "step_t", "step_h", "ang_acc",

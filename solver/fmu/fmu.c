@@ -8,10 +8,15 @@
  * step loop: Hairer's error estimate and PI step-size control; the FMU steps to the communication
  * points and needs no dense output) on the
  * independent coordinates y = [z, ż] of a tangent-space partition (Kim & Yoo (1997) QR partition:
- * Φ_q[rows]ᵀ = [U V] R, q = q_ref + V z + U w).  The partition is refreshed at the start of every
- * internal step at the current consistent state (q_ref = q, z = 0, ż = Vᵀq̇, z̈ = Vᵀq̈ since
- * [U V] is orthonormal), so a step never leaves the neighbourhood where its partition is valid; a
- * step whose Newton iteration fails is rejected and retried with a quarter of the step.  Internal
+ * Φ_q[rows]ᵀ = [U V] R, q = q_ref + V z + U w).  A partition is made at the consistent state (q_ref = q,
+ * z = 0, ż = Vᵀq̇, z̈ = Vᵀq̈ since [U V] is orthonormal) after initialization, a parameter or input
+ * change, and when the step loops' renewal rule (solver.analysis.step_rules, as simulate's loops:
+ * Partition.degraded's cheap tests, segment.c's SEG_QUALITY) says so after an accepted step:
+ * σ_min(Φ_q[rows] U) below MBS_REPARTITION_RATIO times its value at partition time, relative to the
+ * smallest row norm of Φ_q[rows], or ‖∂q/∂z‖_F above MBS_AMPLIFICATION_GROWTH times its value then
+ * (both from the last solve of the step, at its end); otherwise the partition is kept and y = [z, ż]
+ * = [Vᵀ(q − q_ref), Vᵀq̇] goes on.  A step whose Newton iteration fails is rejected and retried with a
+ * quarter of the step.  Internal
  * steps end exactly on the communication points.  Unwrapped joint angles follow the step loops' one
  * branch rule (solver.formulations.branches.py, reduced.c's cg_branch_*: the reference is the prediction
  * from the accepted state, a departure beyond MBS_BRANCH_GUARD refuses the step, retried
@@ -53,7 +58,9 @@ typedef struct {
     double rtol, atol, h;
     dp_t dp;
     double dp_memory[DP_MEMORY(NY1)];
-    long steps, rejected, failed, rhs_calls;   /* statistics, logged by fmi2Terminate when logging is on */
+    double quality_ref, amplification_ref;   /* σ_min(Φ_q[rows] U) / smallest row norm and ‖∂q/∂z‖_F at partition time */
+    int stale;                 /* the partition degraded at the accepted state: a new one before the next step */
+    long steps, rejected, failed, rhs_calls, partitions;   /* statistics, logged by fmi2Terminate when logging is on */
     int phase, dirty;          /* dirty: a parameter or input was set since the last step */
     fmi2CallbackFunctions cb;
     char *name;
@@ -206,14 +213,34 @@ static int rhs(Instance *I, double t, const double *y, double *dy)
     return 0;
 }
 
-/* y = [Vᵀ(q − q_ref) = 0, Vᵀ q̇] and its rate [Vᵀq̇, Vᵀq̈] of the accepted state in the fresh partition */
+/* y = [Vᵀ(q − q_ref), Vᵀ q̇] and its rate [Vᵀq̇, Vᵀq̈] of the accepted state (z = 0 in a fresh partition) */
 static void project(const Instance *I, double *y, double *dy)
 {
     for (int c = 0; c < DOF; ++c) {
-        double v = 0.0, a = 0.0;
-        for (int k = 0; k < NQ; ++k) { v += I->V[k * DOF + c] * I->xqd[k]; a += I->V[k * DOF + c] * I->xqdd[k]; }
-        y[c] = 0.0; y[DOF + c] = v; dy[c] = v; dy[DOF + c] = a;
+        double z = 0.0, v = 0.0, a = 0.0;
+        for (int k = 0; k < NQ; ++k) {
+            const double vk = I->V[k * DOF + c];
+            z += vk * (I->xq[k] - I->q_ref[k]); v += vk * I->xqd[k]; a += vk * I->xqdd[k];
+        }
+        y[c] = z; y[DOF + c] = v; dy[c] = v; dy[DOF + c] = a;
     }
+}
+
+/* The partition has degraded at the state of the last solve (module comment; segment.c's SEG_QUALITY). */
+static int degraded(Instance *I)
+{
+    return I->sigma < MBS_REPARTITION_RATIO * I->quality_ref * smallest_row_norm(&I->s)
+        || I->amplification > MBS_AMPLIFICATION_GROWTH * I->amplification_ref;
+}
+
+/* The partition's references from the solve at its own state (just made: z = 0). */
+static void reference(Instance *I)
+{
+    const double rows = smallest_row_norm(&I->s);
+    I->quality_ref = rows > 0.0 ? I->sigma / rows : 0.0;
+    I->amplification_ref = I->amplification;
+    I->stale = 0;
+    ++I->partitions;
 }
 
 static void restore(Instance *I)
@@ -248,14 +275,28 @@ static int settle(Instance *I)
     project(I, y, dy);
     const int status = rhs(I, I->t, y, dy);
     if (status) return status;
+    reference(I);
     accept(I, I->t);
+    return 0;
+}
+
+/* A fresh partition at the accepted state (a failed degraded() test) and its references. */
+static int renew(Instance *I)
+{
+    double y[NY1], dy[NY1];
+    repartition(I);
+    project(I, y, dy);
+    const int status = rhs(I, I->t, y, dy);
+    restore(I);
+    if (status) return status;
+    reference(I);
     return 0;
 }
 
 static int fmu_rhs(void *I, double t, const double *y, double *dy) { return rhs((Instance *)I, t, y, dy); }
 
-/* I->t to t_end by dp_step (module comment); fresh: partition at the accepted state first. */
-static int integrate(Instance *I, double t_end, int fresh)
+/* I->t to t_end by dp_step (module comment). */
+static int integrate(Instance *I, double t_end)
 {
     dp_t *d = &I->dp;
     int rejects = 0;
@@ -269,8 +310,10 @@ static int integrate(Instance *I, double t_end, int fresh)
             accept(I, t_end);
             break;
         }
-        if (fresh) repartition(I);         /* after a failure the partition is still the step's */
-        fresh = 0;
+        if (I->stale && renew(I)) {          /* after a failure the partition is still the step's */
+            log_error(I, "no partition at t = %.9g: its constraints cannot be solved", I->t);
+            return 0;
+        }
         project(I, d->y, d->f);
         d->t = I->t;
         d->h = I->h;
@@ -290,7 +333,7 @@ static int integrate(Instance *I, double t_end, int fresh)
             continue;
         }
         rejects = 0;
-        fresh = 1;
+        I->stale = degraded(I);             /* the last solve: k7 at the new state */
         ++I->steps;
         /* a step cut short to end on the communication point does not set the next step, unless it shrinks it */
         I->h = d->h_old < I->h && d->h >= d->h_old ? I->h : d->h;
@@ -337,7 +380,10 @@ static void reset_instance(Instance *I)
     I->atol = MBS_ATOL;
     I->h = 1e-4;
     dp_init(&I->dp, DP_DOPRI5, 2 * DOF, I->dp_memory, I->rtol, I->atol, INFINITY);
-    I->steps = I->rejected = I->failed = I->rhs_calls = 0;
+    I->steps = I->rejected = I->failed = I->rhs_calls = I->partitions = 0;
+    I->quality_ref = 0.0;
+    I->amplification_ref = INFINITY;
+    I->stale = 1;
     I->dirty = 1;
     I->phase = PHASE_INSTANTIATED;
     restore(I);
@@ -417,7 +463,8 @@ fmi2Status fmi2Terminate(fmi2Component c)
     if (I->logging && I->cb.logger)
         I->cb.logger(I->cb.componentEnvironment, I->name, fmi2OK, "logStatistics",
                      "t = %g: %ld steps, %ld rejected by the error test, %ld by a failed Newton iteration, "
-                     "%ld right-hand sides", I->t, I->steps, I->rejected, I->failed, I->rhs_calls);
+                     "%ld right-hand sides, %ld partitions", I->t, I->steps, I->rejected, I->failed, I->rhs_calls,
+                     I->partitions);
     I->phase = PHASE_TERMINATED;
     return fmi2OK;
 }
@@ -512,7 +559,7 @@ fmi2Status fmi2DoStep(fmi2Component c, fmi2Real t0, fmi2Real h, fmi2Boolean noSe
      * or after a parameter change, q̈ and λ are solved again here; otherwise the last step's hold */
     const int again = I->dirty || NIN > 0;
     I->dirty = 0;
-    if ((again && settle(I)) || !integrate(I, t0 + h, !again)) {
+    if ((again && settle(I)) || !integrate(I, t0 + h)) {
         I->phase = PHASE_ERROR;
         log_error(I, "the step from t = %g failed", t0);
         return fmi2Error;

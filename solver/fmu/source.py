@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..analysis.step_rules import AMPLIFICATION_GROWTH, REPARTITION_RATIO
 from ..formulations.branches import BRANCH_GUARD, BRANCH_SHRINK
 from ..partitioning.partition import NEWTON_STALL, POSITION_FRACTION, POSITION_TOL, ROUNDOFF
 from ..codegen.derive import input_functions
@@ -45,7 +46,8 @@ def layout_source(model, system, start, variables, guid, rtol, atol) -> str:
         ("MBS_RTOL", repr(float(rtol))), ("MBS_ATOL", repr(float(atol))), ("MBS_GUID", f'"{guid}"'),
         ("MBS_BRANCH_GUARD", repr(BRANCH_GUARD)), ("MBS_BRANCH_SHRINK", repr(BRANCH_SHRINK)),
         ("MBS_POSITION_TOL", repr(POSITION_TOL)), ("MBS_POSITION_FRACTION", repr(POSITION_FRACTION)),
-        ("MBS_NEWTON_STALL", repr(NEWTON_STALL)),
+        ("MBS_NEWTON_STALL", repr(NEWTON_STALL)), ("MBS_REPARTITION_RATIO", repr(REPARTITION_RATIO)),
+        ("MBS_AMPLIFICATION_GROWTH", repr(AMPLIFICATION_GROWTH)),
         ("MBS_ROUNDOFF", repr(float(ROUNDOFF))))]
     lines.append("enum { " + ", ".join(f"OUT_{name.upper()} = {code}" for name, code in OUTPUT_KINDS.items())
                  + f", VR_PARAMETER = {VR_PARAMETER}, VR_INPUT = {VR_INPUT} }};")

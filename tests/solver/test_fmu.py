@@ -364,6 +364,20 @@ def test_the_result_does_not_depend_on_the_communication_step(slider_crank_fmu):
         assert np.max(np.abs(coarse[name] - fine[name][::10])) < 1e-7 * scale, name
 
 
+def test_the_fmu_renews_its_partition_by_the_step_loops_rule(slider_crank_fmu):
+    """fmu.c keeps a partition while step_rules' renewal rule holds (REPARTITION_RATIO of σ_min(Φ_q U)
+    and AMPLIFICATION_GROWTH of ‖∂q/∂z‖, emitted into its source as simulate's loops read them): the
+    slider–crank's second makes far fewer partitions than internal steps (it made one per step)
+    and still equals the solver (test_slider_crank_fmu_equals_the_solver)."""
+    import re
+    messages = []
+    simulate_fmu(slider_crank_fmu, 1.0, 0.01, debug_logging=True,
+                 logger=lambda component, name, status, category, message: messages.append(message.decode()))
+    stats = next(m for m in messages if "partitions" in m)
+    steps, partitions = int(re.search(r"(\d+) steps", stats)[1]), int(re.search(r"(\d+) partitions", stats)[1])
+    assert 1 <= partitions < steps / 3, stats
+
+
 # The cars in the sweep tier only, which keeps make test within its time budget: the 14-body car's four
 # road variants share one model, which test_car_over_the_bump_fmu_equals_the_solver compares in full,
 # and the 23-body car has the same element kinds (tires, bushings, speed control).
