@@ -76,6 +76,9 @@ typedef struct {
     double stiff_low, stiff_high;   /* SEG_STIFF: h·ρ band, steps in it, steps outside it that reset the count */
     int stiff_steps, stiff_reset;
     int stiff_count, nonstiff_count;    /* the counts (kept across calls of one partition) */
+    /* the output rows' post-processing in C (output.c's cg_tree_output and its context; NULL: in Python) */
+    void (*k_output)(void *output, const double *q, const double *qd, const double *qdd, int row);
+    void *output;
 } cg_segment_t;
 
 enum { SEG_END = 0, SEG_BUDGET = 1, SEG_STAGE = 2, SEG_OUTPUT = 3, SEG_QUALITY = 4, SEG_STALL = 5,
@@ -159,6 +162,7 @@ static void write_row(cg_segment_t *g, double t)
     for (int i = 0; i < m; ++i) viol = fmax(viol, fabs(s->phi[i]));
     g->out_viol[row] = viol;
     g->out_sigma[row] = *s->sigma_min;
+    if (g->k_output) g->k_output(g->output, s->q, s->qd, s->qdd, row);
     if (g->store_jac)
         for (int i = 0; i < s->r; ++i)
             memcpy(g->out_jac + ((size_t)row * s->r + i) * nq, s->jac + (size_t)s->rows[i] * nq, sizeof(double) * nq);

@@ -1,0 +1,154 @@
+"""Output rows post-processed in C by the compiled step loop (solver/codegen/output.c) equal the
+Python post-processing (RelativeSystem.postprocess_batch, a numpy recursion of its own) to round-off,
+obey Newton–Euler's balance of the whole tree, and mix with rows post-processed in Python in one
+chunk of the recorder.  Models output.c does not cover say why and keep the Python rows."""
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+import peers  # noqa: E402
+
+import solver  # noqa: E402
+from solver.analysis.recording import Recorder, output_columns  # noqa: E402
+from solver.codegen.output import compiled_output  # noqa: E402
+from solver.formulations.relative import RelativeSystem  # noqa: E402
+from solver.math.rotations import cross  # noqa: E402
+from solver.model.fields import inertia_matrix  # noqa: E402
+
+RATES = (0.4, -0.3, 0.8, 0.2, -0.6, 0.5, 1.1)    # a 3-D motion of the arm, every joint moving
+POST = ("r", "A", "v", "w", "a", "alpha", "reaction_force", "reaction_torque", "reaction_force_joint",
+        "reaction_torque_joint", "driver_force")
+# the same formulas in another order of summation (numpy over the points against C per point): a few
+# ulps per operation along a tree of depth ≤ 7, times the cancellation of −L_e + K_e Ẏ̂ (≤ 100 here)
+ROUND_OFF = 1e-10
+
+
+def branched():
+    """A tree of every one-to-three-coordinate mobilizer: a cart on an inclined slide, a cylindrical
+    and a universal joint, a planar joint, a fixed joint and an inverted revolute (its body_i the
+    child), bodies turned and with products of inertia."""
+    m = solver.Model(name="branched", gravity=(0.0, -9.81, 0.0))
+    turned = (np.cos(0.2), np.sin(0.2) * 0.6, 0.0, np.sin(0.2) * 0.8)
+    m.add_body("cart", mass=5.0, inertia=(0.2, 0.3, 0.25, 0.01, 0.02, -0.015), position=(0.0, 0.0, 0.0),
+               orientation=turned, velocity=(0.1, 0.0, 0.0))
+    m.add_body("left", mass=1.5, inertia=(0.05, 0.01, 0.05), position=(-0.3, -0.4, 0.0),
+               angular_velocity=(0.0, 0.5, 1.0))
+    m.add_body("right", mass=2.0, inertia=(0.04, 0.02, 0.03, 0.0, 0.005, 0.0), position=(0.3, -0.3, 0.1),
+               orientation=turned)
+    m.add_body("tip", mass=0.7, inertia=(0.01, 0.002, 0.01), position=(0.3, -0.8, 0.15))
+    m.add_body("flat", mass=0.4, inertia=(0.003, 0.004, 0.005), position=(-0.3, -0.9, 0.0))
+    m.add_body("weld", mass=0.2, inertia=(0.001, 0.001, 0.001), position=(0.35, -1.0, 0.15))
+    m.add_joint("slide", "prismatic", solver.GROUND, "cart", origin=(0.0, 0.0, 0.0), axis=(0.8, 0.6, 0.0))
+    m.add_joint("hinge_l", "universal", "cart", "left", origin=(-0.3, 0.0, 0.0), axis=(0.0, 0.0, 1.0))
+    m.add_joint("hinge_r", "cylindrical", "cart", "right", origin=(0.3, 0.0, 0.1), axis=(0.0, 0.6, 0.8))
+    m.add_joint("elbow", "revolute", "tip", "right", origin=(0.3, -0.6, 0.1), axis=(1.0, 0.0, 0.0))
+    m.add_joint("plane", "planar", "left", "flat", origin=(-0.3, -0.8, 0.0), axis=(0.0, 0.0, 1.0))
+    m.add_joint("welded", "fixed", "tip", "weld", origin=(0.35, -0.95, 0.15))
+    return m
+
+
+@pytest.fixture(scope="module")
+def arm_run():
+    model, _ = peers.free_falling_arm(t_end=1.0, rates=RATES)
+    compiled = solver.compile_model(model, formulation="relative", integrator="auto", rtol=1e-8, atol=1e-10)
+    return compiled, solver.simulate(compiled)
+
+
+def rows_of(res):
+    return {name: np.asarray(res._full(name)) for name in (*POST, "t", "q", "qd", "qdd", "lam", "energy_table")}
+
+
+def python_rows(system, rows):
+    post = RelativeSystem.postprocess_batch(system, *(rows[k] for k in ("t", "q", "qd", "qdd", "lam")))
+    kinetic, gravity, spring, strain = post.pop("energy").T
+    post["energy_table"] = np.column_stack([kinetic, gravity + spring, gravity, spring, strain,
+                                            kinetic + gravity + spring + strain])
+    return post
+
+
+def assert_round_off(rows, post):
+    for name in (*POST, "energy_table"):
+        scale = max(1.0, float(np.max(np.abs(post[name]), initial=0.0)))
+        assert np.max(np.abs(rows[name] - post[name]), initial=0.0) <= ROUND_OFF * scale, name
+
+
+def test_the_arm_rows_from_c_equal_the_python_post_processing(arm_run):
+    compiled, res = arm_run
+    assert compiled_output(compiled.system) is None          # the C rows, not Python's
+    assert res.status == "ok" and len(res) == 101
+    rows = rows_of(res)
+    assert_round_off(rows, python_rows(compiled.system, rows))
+
+
+def test_the_arm_rows_balance_newton_euler_about_the_base_joint(arm_run):
+    """The base joint's reaction (on link 1, from ground) carries the whole arm: force Σ m (a − g),
+    moment about its origin P Σ (r − P) × m (a − g) + J α + ω × J ω — the rows' own a, α, ω, A."""
+    compiled, res = arm_run
+    system, rows = compiled.system, rows_of(res)
+    model, _ = peers.free_falling_arm()
+    base = model.joints["J1"].values
+    assert (base["body_i"], base["body_j"]) == (solver.GROUND, "link1")
+    P = np.asarray(base["origin"], dtype=float)
+    m = system.mass_values[None, :, None]
+    g = np.asarray(system.gravity, dtype=float)
+    f = m * (rows["a"] - g)
+    J = rows["A"] @ np.array([inertia_matrix(model.bodies[b].values["inertia"]) for b in system.body_names]) \
+        @ np.swapaxes(rows["A"], -1, -2)
+    Jw = np.einsum("nbij,nbj->nbi", J, rows["w"])
+    moment = cross(rows["r"] - P, f) + np.einsum("nbij,nbj->nbi", J, rows["alpha"]) + cross(rows["w"], Jw)
+    k = system.joint_names.index("J1")
+    scale = np.max(np.abs(f.sum(axis=1)))
+    assert np.max(np.abs(rows["reaction_force"][:, k] - f.sum(axis=1))) <= 1e-12 * scale
+    assert np.max(np.abs(rows["reaction_torque"][:, k] - moment.sum(axis=1))) <= 1e-12 * scale
+
+
+def test_a_branched_tree_of_every_tree_joint_kind_equals_python():
+    compiled = solver.compile_model(branched(), formulation="relative", integrator="auto", t_end=0.5,
+                                    output_step=0.01, rtol=1e-8, atol=1e-10)
+    assert compiled_output(compiled.system) is None
+    res = solver.simulate(compiled)
+    assert res.status == "ok"
+    rows = rows_of(res)
+    assert np.max(np.abs(rows["reaction_force"])) > 1.0
+    assert_round_off(rows, python_rows(compiled.system, rows))
+
+
+def test_rows_from_c_and_from_python_mix_in_one_chunk(arm_run):
+    """Rows handed over post-processed (add_rows(post=…)) and rows the recorder post-processes (add,
+    add_rows without post) in chunks of 7 rows: every column as the Python post-processing gives it."""
+    compiled, res = arm_run
+    system, rows = compiled.system, rows_of(res)
+    reference = python_rows(system, rows)
+    row_bytes = sum(np.dtype(dtype).itemsize * int(np.prod(shape)) for shape, dtype in output_columns(system).values())
+    rec = Recorder(system, {}, chunk_bytes=7 * row_bytes)
+    assert rec.outputs.rows == 7
+    n = len(rows["t"])
+    method = "qr"
+    state = lambda a, b: [rows[k][a:b] for k in ("t", "q", "qd", "qdd", "lam")]          # noqa: E731
+    ones = np.ones(n)
+    for k in range(3):                                         # one at a time, Python
+        rec.add(*(x[0] for x in state(k, k + 1)), 0.0, 1.0, method)
+    energy = np.column_stack([reference["energy_table"][:, 0], reference["energy_table"][:, 2], np.zeros(n),
+                              np.zeros(n)])
+    post = {name: reference[name] for name in POST}
+    post["energy"] = energy
+    rec.add_rows(*state(3, 40), np.zeros(37), ones[3:40], method, post={k: v[3:40] for k, v in post.items()})
+    rec.add_rows(*state(40, 60), np.zeros(20), ones[40:60], method)      # a block, Python
+    rec.add_rows(*state(60, n), np.zeros(n - 60), ones[60:], method, post={k: v[60:] for k, v in post.items()})
+    built = rows_of(rec.build())
+    assert_round_off(built, reference)
+
+
+@pytest.mark.parametrize("case", ["spring", "newton-euler"])
+def test_what_output_c_does_not_cover_says_why(case):
+    """Force elements (their potential energy is not in the kernels) and reactions by eq. 28: Python
+    rows.  (Models with constraint rows or in the Cartesian formulation have no cg_tree_output.)"""
+    model, _ = peers.free_falling_arm(t_end=1.0, rates=RATES)
+    if case == "spring":
+        model.add_rotational_spring_damper("s", "J2", stiffness=1.0)
+    compiled = solver.compile_model(model, formulation="relative", integrator="auto",
+                                    reactions="newton-euler" if case == "newton-euler" else "nonrecursive")
+    assert isinstance(compiled_output(compiled.system), str)
