@@ -42,6 +42,9 @@ class Recorder:
         # per row of the outputs buffer: post-processed already (add_rows(post=…)), and its energies
         self._posted = np.zeros(self.outputs.rows, dtype=bool)
         self._energies = np.zeros((self.outputs.rows, 4))
+        # (q, q̇, q̈) → the post-processed columns of one row ({column: 1 row}, "energy"), for the rows
+        # stored one at a time; None: post-processed with their chunk (solver.codegen.output.row_output)
+        self.post_row = None
         self.steps = _Buffer(STEP_COLUMNS, chunk_bytes)
         self.chunks = {}             # in memory: name -> list of full buffers
         self.writer = None
@@ -55,11 +58,17 @@ class Recorder:
             self.writer = ResultsWriter(path, columns, self._meta(INCOMPLETE, UNFINISHED))
 
     def add(self, t, q, qd, qdd, lam, violation, conditioning, method):
-        """Store one consistent state (:meth:`add_rows` of one row, without stacking it)."""
+        """Store one consistent state (:meth:`add_rows` of one row, without stacking it; its columns
+        from ``post_row`` when set)."""
         self._probe(t, q, qd, qdd)
         row = {"t": t, "q": q, "qd": qd, "qdd": qdd, "lam": lam, "constraint_violation": violation,
                "conditioning": conditioning, "method_code": METHOD_CODES.index(method)}
-        self._posted[self.outputs.n] = False
+        at = self.outputs.n
+        self._posted[at] = self.post_row is not None
+        if self.post_row is not None:
+            post = self.post_row(q, qd, qdd)
+            self._energies[at] = post.pop("energy")[0]
+            row.update((name, values[0]) for name, values in post.items())
         if self.outputs.add(row):
             self._flush(self.outputs)
 

@@ -4,7 +4,9 @@ The compiled step loop (``segment.c``) writes q, q̇, q̈, λ at each output poi
 :class:`CompiledOutput` bound (``cg_segment_t.k_output``) it also writes that point's body states,
 accelerations, joint reactions (Kim & You (1997) eqs. 8, 30, 31) and energies into arrays of this
 object, which :func:`solver.analysis.segments.run_segments` hands to the recorder as a block
-(``Recorder.add_rows(post=...)``): no Python per row.  The Python post-processing
+(``Recorder.add_rows(post=...)``): no Python per row.  Rows stored one at a time (the start, the
+Python step loop's, an output point the compiled loop left to Python) take the same function through
+:func:`row_output` (``Recorder.post_row``, set by ``Run``).  The Python post-processing
 (``RelativeSystem.postprocess_batch``) stays the reference, and tests compare the two
 (tests/solver/test_compiled_output.py).
 
@@ -47,11 +49,12 @@ def compiled_output(system):
 
 
 class CompiledOutput:
-    """The output rows of one compiled step loop (``rows`` at most per call): the context of
-    ``cg_tree_output`` and the arrays it writes.  ``reduction``: the loop's
-    :class:`solver.codegen.reduced.CompiledReduction` (its parameter, driver and input buffers)."""
+    """The output rows of one compiled step loop (``rows`` at most per call), or of single states
+    (:meth:`row`): the context of ``cg_tree_output`` and the arrays it writes.  ``par``, ``f``, ``u``:
+    the kernel parameter, driver value and input buffers the solves use (the step loop's
+    :class:`solver.codegen.reduced.CompiledReduction` arrays, or the system's kernels)."""
 
-    def __init__(self, system, reduction, rows):
+    def __init__(self, system, rows, par, f, u):
         nb, nj = system.nb, len(system.joint_names)
         edge_of = {int(edge.joint): e for e, edge in enumerate(system.topology.edges) if edge.joint is not None}
         sign = {int(edge.joint): -1.0 if edge.inverted else 1.0 for edge in system.topology.edges
@@ -68,12 +71,15 @@ class CompiledOutput:
                        else np.zeros(3),
                        "joint_Ci": np.array([cj.C_i for cj in system.cjoints], dtype=float).reshape(-1) if nj
                        else np.zeros(9)}
-        k = reduction.arrays
-        self.context = _Output(par=k["par"].ctypes.data, f=k["f"].ctypes.data, u=k["u"].ctypes.data,
+        self.inputs = (par, f, u)          # kept alive with the context that points to them
+        self.context = _Output(par=par.ctypes.data, f=f.ctypes.data, u=u.ctypes.data,
                                gravity=(_D * 3)(*np.asarray(system.gravity, dtype=float)), nj=nj,
                                **{name: a.ctypes.data for name, a in {**self.tables, **self.arrays}.items()})
         self.function = system.kernels.pointer("cg_tree_output")
         self.pointer = ctypes.addressof(self.context)
+        self._state = np.zeros((3, system.nq))
+        self._call = ctypes.CFUNCTYPE(None, _P, _P, _P, _P, _I)(self.function)
+        self._args = (self.pointer, *(ctypes.c_void_p(x.ctypes.data) for x in self._state), 0)
 
     def rows(self, n):
         """The first n rows written, as the recorder's post-processed columns (views) and "energy"
@@ -81,3 +87,18 @@ class CompiledOutput:
         post = {POST_NAMES.get(name, name): a[:n] for name, a in self.arrays.items()}
         post["driver_force"] = np.zeros((n, 0))
         return post
+
+    def row(self, q, qd, qdd):
+        """:meth:`rows` (one row, the first) of the consistent state (q, q̇, q̈)."""
+        self._state[0], self._state[1], self._state[2] = q, qd, qdd
+        self._call(*self._args)
+        return self.rows(1)
+
+
+def row_output(system):
+    """A :class:`CompiledOutput` of single rows of ``system`` (its kernels' buffers), None when its
+    rows are post-processed in Python (:func:`compiled_output`)."""
+    if compiled_output(system) is not None:
+        return None
+    k = system.kernels
+    return CompiledOutput(system, 1, k["par"], k["f"], k["u"])

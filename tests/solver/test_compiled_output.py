@@ -83,6 +83,16 @@ def test_the_arm_rows_from_c_equal_the_python_post_processing(arm_run):
     assert_round_off(rows, python_rows(compiled.system, rows))
 
 
+def test_rows_stored_one_at_a_time_come_from_c_too(arm_run):
+    """The Python step loop (LSODA) stores its rows one at a time (Recorder.add): post-processed by
+    cg_tree_output as well (Run sets Recorder.post_row), equal to the Python post-processing."""
+    compiled, _ = arm_run
+    res = solver.simulate(compiled, integrator="adams")
+    assert res.status == "ok"
+    rows = rows_of(res)
+    assert_round_off(rows, python_rows(compiled.system, rows))
+
+
 def test_the_arm_rows_balance_newton_euler_about_the_base_joint(arm_run):
     """The base joint's reaction (on link 1, from ground) carries the whole arm: force Σ m (a − g),
     moment about its origin P Σ (r − P) × m (a − g) + J α + ω × J ω — the rows' own a, α, ω, A."""
