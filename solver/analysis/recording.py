@@ -42,7 +42,7 @@ class Recorder:
         # per row of the outputs buffer: post-processed already (add_rows(post=…)), and its energies
         self._posted = np.zeros(self.outputs.rows, dtype=bool)
         self._energies = np.zeros((self.outputs.rows, 4))
-        # (q, q̇, q̈) → the post-processed columns of one row ({column: 1 row}, "energy"), for the rows
+        # (q, q̇, q̈, λ) → the post-processed columns of one row ({column: 1 row}, "energy"), for the rows
         # stored one at a time; None: post-processed with their chunk (solver.codegen.output.row_output)
         self.post_row = None
         self.steps = _Buffer(STEP_COLUMNS, chunk_bytes)
@@ -66,7 +66,7 @@ class Recorder:
         at = self.outputs.n
         self._posted[at] = self.post_row is not None
         if self.post_row is not None:
-            post = self.post_row(q, qd, qdd)
+            post = self.post_row(q, qd, qdd, lam)
             self._energies[at] = post.pop("energy")[0]
             row.update((name, values[0]) for name, values in post.items())
         if self.outputs.add(row):

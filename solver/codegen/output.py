@@ -1,19 +1,26 @@
-"""Output rows post-processed in compiled code: ``cg_tree_output`` of ``output.c``.
+"""Output rows post-processed in compiled code: ``cg_tree_output`` (output_tree.c) and
+``cg_cartesian_output`` (output_cartesian.c).
 
 The compiled step loop (``segment.c``) writes q, q̇, q̈, λ at each output point; with a
 :class:`CompiledOutput` bound (``cg_segment_t.k_output``) it also writes that point's body states,
-accelerations, joint reactions (Kim & You (1997) eqs. 8, 30, 31) and energies into arrays of this
-object, which :func:`solver.analysis.segments.run_segments` hands to the recorder as a block
+accelerations, joint reactions, driver forces and energies into arrays of this object, which
+:func:`solver.analysis.segments.run_segments` hands to the recorder as a block
 (``Recorder.add_rows(post=...)``): no Python per row.  Rows stored one at a time (the start, the
 Python step loop's, an output point the compiled loop left to Python) take the same function through
 :func:`row_output` (``Recorder.post_row``, set by ``Run``).  The Python post-processing
-(``RelativeSystem.postprocess_batch``) stays the reference, and tests compare the two
+(``postprocess_batch`` of the formulation) stays the reference, and tests compare the two
 (tests/solver/test_compiled_output.py).
 
-Covered (:func:`compiled_output`): open trees of the relative formulation on generated kernels (the
-articulated library: no cut joints, drivers, couplers or Euler parameters) without force elements
-(their potential energy is not in the kernels), reactions by the default non-recursive formula.  Every other model's rows are post-processed in
-Python, as before.
+Covered (:func:`compiled_output`), on generated kernels, for models without force elements (their
+potential energy is not in the kernels):
+
+- open trees of the relative formulation (the articulated library: no cut joints, drivers, couplers
+  or Euler parameters), reactions by the default non-recursive formula (Kim & You (1997) eq. 30),
+  ``cg_tree_output`` compiled in the model's library beside articulated.c;
+- the Cartesian formulation with rigid bodies and no couplers, ``cg_cartesian_output`` in the runtime
+  library.
+
+Every other model's rows are post-processed in Python, as before.
 """
 from __future__ import annotations
 
@@ -22,60 +29,105 @@ import ctypes
 import numpy as np
 
 _D, _I, _P = ctypes.c_double, ctypes.c_int, ctypes.c_void_p
-ROWS = ("r", "A", "v", "w", "a", "alpha", "RF", "RT", "RFj", "RTj", "energy")
+TREE, CARTESIAN = "tree", "cartesian"
+ROWS = ("r", "A", "v", "w", "a", "alpha", "RF", "RT", "RFj", "RTj")
 POST_NAMES = {"RF": "reaction_force", "RT": "reaction_torque", "RFj": "reaction_force_joint",
-              "RTj": "reaction_torque_joint"}       # output.c's arrays → the recorder's columns
+              "RTj": "reaction_torque_joint"}       # the C arrays → the recorder's columns
 
 
-class _Output(ctypes.Structure):
-    """``cg_output_t`` of output.c (same fields, same order)."""
+class _TreeOutput(ctypes.Structure):
+    """``cg_output_t`` of output_tree.c (same fields, same order)."""
     _fields_ = ([("par", _P), ("f", _P), ("u", _P), ("gravity", _D * 3), ("nj", _I)]
                 + [(name, _P) for name in ("joint_edge", "joint_sign", "joint_bi", "joint_bj", "joint_sj",
-                                           "joint_Ci", *ROWS)])
+                                           "joint_Ci", *ROWS, "energy")])
+
+
+class _CartesianOutput(ctypes.Structure):
+    """``cg_cartesian_output_t`` of output_cartesian.c (same fields, same order)."""
+    _fields_ = ([(name, _I) for name in ("nb", "nq", "nj", "nd")] + [("gravity", _D * 3)]
+                + [(name, _P) for name in ("mass", "inertia", "lam", "jac", "joint_bi", "joint_bj", "joint_sj",
+                                           "joint_Ci", "row_start", "rows", "driver_row", *ROWS, "driver_force",
+                                           "energy")])
+
+
+def output_kind(system):
+    """(TREE or CARTESIAN, None) when the compiled output covers ``system``'s rows, else (None, why)
+    (module docstring)."""
+    kernels = getattr(system, "kernels", None)
+    if kernels is None:
+        return None, "not on generated kernels"
+    if system.force_elements:
+        return None, "force elements (their potential energy is evaluated in Python)"
+    if hasattr(system, "articulated"):
+        if not system.articulated:
+            return None, "a relative formulation with constraint rows (cut joints, drivers, Euler parameters)"
+        if system.reactions != "nonrecursive":
+            return None, f"reactions by {system.reactions!r} (output_tree.c has eq. 30 only)"
+        return (TREE, None) if kernels.pointer("cg_tree_output") else (None, "the library has no cg_tree_output")
+    if getattr(system, "flex", None):
+        return None, "flexible bodies"
+    if system.couplers:
+        return None, "couplers (their loads are split between joints in Python)"
+    if system.param is not None or system.nq != 7 * system.nb:
+        return None, "not the conventional Cartesian coordinates"
+    return CARTESIAN, None
 
 
 def compiled_output(system):
-    """Why the output rows of ``system``'s compiled step loop are post-processed in Python, or None
-    when ``cg_tree_output`` covers them (module docstring)."""
-    if not getattr(system, "articulated", False) or getattr(system, "kernels", None) is None:
-        return "not an open tree of the relative formulation on generated kernels"
-    if system.reactions != "nonrecursive":
-        return f"reactions by {system.reactions!r} (output.c has eq. 30 only)"
-    if system.force_elements:
-        return "force elements (their potential energy is evaluated in Python)"
-    if system.kernels.pointer("cg_tree_output") is None:
-        return "the model library has no cg_tree_output"
-    return None
+    """Why the output rows of ``system`` are post-processed in Python, or None when compiled code
+    does (:func:`output_kind`)."""
+    return output_kind(system)[1]
 
 
 class CompiledOutput:
     """The output rows of one compiled step loop (``rows`` at most per call), or of single states
-    (:meth:`row`): the context of ``cg_tree_output`` and the arrays it writes.  ``par``, ``f``, ``u``:
-    the kernel parameter, driver value and input buffers the solves use (the step loop's
-    :class:`solver.codegen.reduced.CompiledReduction` arrays, or the system's kernels)."""
+    (:meth:`row`): the context of the C function and the arrays it writes.  ``buffers``: the
+    kernel parameter, driver value and input buffers (``par``, ``f``, ``u``) and the multipliers and
+    Jacobian (``lam``, ``jac``) at the state the rows are written at — the step loop's
+    :class:`solver.codegen.reduced.CompiledReduction` arrays, or the system's kernels."""
 
-    def __init__(self, system, rows, par, f, u):
+    def __init__(self, system, rows, buffers):
+        self.kind = kind = output_kind(system)[0]
         nb, nj = system.nb, len(system.joint_names)
-        edge_of = {int(edge.joint): e for e, edge in enumerate(system.topology.edges) if edge.joint is not None}
-        sign = {int(edge.joint): -1.0 if edge.inverted else 1.0 for edge in system.topology.edges
-                if edge.joint is not None}
+        nd = len(system.drivers) if kind == CARTESIAN else 0
         shapes = {"r": (nb, 3), "A": (nb, 3, 3), "v": (nb, 3), "w": (nb, 3), "a": (nb, 3), "alpha": (nb, 3),
-                  "RF": (nj, 3), "RT": (nj, 3), "RFj": (nj, 3), "RTj": (nj, 3), "energy": (4,)}
+                  "RF": (nj, 3), "RT": (nj, 3), "RFj": (nj, 3), "RTj": (nj, 3), "driver_force": (nd,),
+                  "energy": (4,)}
         self.arrays = {name: np.zeros((rows,) + shape) for name, shape in shapes.items()}
-        ends = np.array(system.joint_ends, dtype=np.intc).reshape(-1, 2)
-        self.tables = {"joint_edge": np.array([edge_of[k] for k in range(nj)] or [0], dtype=np.intc),
-                       "joint_sign": np.array([sign[k] for k in range(nj)] or [0.0]),
-                       "joint_bi": np.ascontiguousarray(ends[:, 0]) if nj else np.zeros(1, np.intc),
+        self.buffers = buffers             # kept alive with the context that points to them
+        ends = np.array(system.joint_ends if kind == TREE else [(j.body_i, j.body_j) for j in system.joints],
+                        dtype=np.intc).reshape(-1, 2)
+        cjoints = system.cjoints if kind == TREE else [j.joint for j in system.joints]
+        self.tables = {"joint_bi": np.ascontiguousarray(ends[:, 0]) if nj else np.zeros(1, np.intc),
                        "joint_bj": np.ascontiguousarray(ends[:, 1]) if nj else np.zeros(1, np.intc),
-                       "joint_sj": np.array([cj.s_j for cj in system.cjoints], dtype=float).reshape(-1) if nj
-                       else np.zeros(3),
-                       "joint_Ci": np.array([cj.C_i for cj in system.cjoints], dtype=float).reshape(-1) if nj
-                       else np.zeros(9)}
-        self.inputs = (par, f, u)          # kept alive with the context that points to them
-        self.context = _Output(par=par.ctypes.data, f=f.ctypes.data, u=u.ctypes.data,
-                               gravity=(_D * 3)(*np.asarray(system.gravity, dtype=float)), nj=nj,
-                               **{name: a.ctypes.data for name, a in {**self.tables, **self.arrays}.items()})
-        self.function = system.kernels.pointer("cg_tree_output")
+                       "joint_sj": np.array([cj.s_j for cj in cjoints], dtype=float).reshape(-1) if nj else np.zeros(3),
+                       "joint_Ci": np.array([cj.C_i for cj in cjoints], dtype=float).reshape(-1) if nj else np.zeros(9)}
+        gravity = (_D * 3)(*np.asarray(system.gravity, dtype=float))
+        pointers = {name: a.ctypes.data for name, a in {**self.tables, **self.arrays}.items()}
+        if kind == TREE:
+            edges = system.topology.edges
+            edge_of = {int(edge.joint): e for e, edge in enumerate(edges) if edge.joint is not None}
+            sign = {int(edge.joint): -1.0 if edge.inverted else 1.0 for edge in edges if edge.joint is not None}
+            self.tables.update(joint_edge=np.array([edge_of[k] for k in range(nj)] or [0], dtype=np.intc),
+                               joint_sign=np.array([sign[k] for k in range(nj)] or [0.0]))
+            pointers.update((name, self.tables[name].ctypes.data) for name in ("joint_edge", "joint_sign"))
+            pointers.pop("driver_force")
+            self.context = _TreeOutput(par=buffers["par"].ctypes.data, f=buffers["f"].ctypes.data,
+                                       u=buffers["u"].ctypes.data, gravity=gravity, nj=nj, **pointers)
+            self.function = system.kernels.pointer("cg_tree_output")
+        else:
+            rows_of = [j.rows + system._driven_rows.get(k, []) for k, j in enumerate(system.joints)]
+            self.tables.update(mass=np.ascontiguousarray(system.mass_values, dtype=float),
+                               inertia=np.ascontiguousarray(system.inertia, dtype=float).reshape(-1),
+                               row_start=np.cumsum([0] + [len(r) for r in rows_of]).astype(np.intc),
+                               rows=np.array([i for r in rows_of for i in r] or [0], dtype=np.intc),
+                               driver_row=np.array([d.row for d in system.drivers] or [0], dtype=np.intc))
+            pointers.update((name, self.tables[name].ctypes.data)
+                            for name in ("mass", "inertia", "row_start", "rows", "driver_row"))
+            self.context = _CartesianOutput(nb=nb, nq=system.nq, nj=nj, nd=nd, gravity=gravity,
+                                            lam=buffers["lam"].ctypes.data, jac=buffers["jac"].ctypes.data,
+                                            **pointers)
+            self.function = ctypes.cast(system.kernels.runtime.cg_cartesian_output, ctypes.c_void_p).value
         self.pointer = ctypes.addressof(self.context)
         self._state = np.zeros((3, system.nq))
         self._call = ctypes.CFUNCTYPE(None, _P, _P, _P, _P, _I)(self.function)
@@ -84,15 +136,30 @@ class CompiledOutput:
     def rows(self, n):
         """The first n rows written, as the recorder's post-processed columns (views) and "energy"
         (kinetic, gravity, spring, strain)."""
-        post = {POST_NAMES.get(name, name): a[:n] for name, a in self.arrays.items()}
-        post["driver_force"] = np.zeros((n, 0))
-        return post
+        return {POST_NAMES.get(name, name): a[:n] for name, a in self.arrays.items()}
 
-    def row(self, q, qd, qdd):
-        """:meth:`rows` (one row, the first) of the consistent state (q, q̇, q̈)."""
+    def row(self, q, qd, qdd, lam):
+        """:meth:`rows` (one row, the first) of the consistent state (q, q̇, q̈, λ); the Cartesian
+        rows' Φ_q from the position kernel at q (no angle unwrapping: Φ_q does not depend on it)."""
+        if self.kind == CARTESIAN:
+            k = self.buffers
+            k["q"][:] = q
+            k.call("position")
+            self.buffers["lam"][:len(lam)] = lam
         self._state[0], self._state[1], self._state[2] = q, qd, qdd
         self._call(*self._args)
         return self.rows(1)
+
+
+class _RowBuffers(dict):
+    """The system's kernel buffers and a multiplier buffer of its own, for :func:`row_output`."""
+
+    def __init__(self, kernels, m):
+        super().__init__({name: kernels[name] for name in ("par", "f", "u", "jac", "q")}, lam=np.zeros(max(1, m)))
+        self.kernels = kernels
+
+    def call(self, name):
+        self.kernels.call(name)
 
 
 def row_output(system):
@@ -100,5 +167,4 @@ def row_output(system):
     rows are post-processed in Python (:func:`compiled_output`)."""
     if compiled_output(system) is not None:
         return None
-    k = system.kernels
-    return CompiledOutput(system, 1, k["par"], k["f"], k["u"])
+    return CompiledOutput(system, 1, _RowBuffers(system.kernels, system.m))

@@ -151,8 +151,7 @@ class CompiledSegments:
         self.output = None
         if post:
             from .output import CompiledOutput
-            a = reduction.arrays
-            self.output = CompiledOutput(reduction.system, max_out, a["par"], a["f"], a["u"])
+            self.output = CompiledOutput(reduction.system, max_out, reduction.arrays)
             self.seg.k_output, self.seg.output = self.output.function, self.output.pointer
         lib = reduction.system.kernels.runtime
         fn, init = lib.cg_segment, lib.cg_segment_init

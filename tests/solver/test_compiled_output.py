@@ -1,7 +1,8 @@
-"""Output rows post-processed in C by the compiled step loop (solver/codegen/output.c) equal the
-Python post-processing (RelativeSystem.postprocess_batch, a numpy recursion of its own) to round-off,
-obey Newton–Euler's balance of the whole tree, and mix with rows post-processed in Python in one
-chunk of the recorder.  Models output.c does not cover say why and keep the Python rows."""
+"""Output rows post-processed in C by the compiled step loop (solver/codegen/output_tree.c,
+output_cartesian.c) equal the Python post-processing (RelativeSystem / CartesianSystem
+.postprocess_batch: numpy of their own) to round-off, obey Newton–Euler's balance (the whole arm about
+its base joint; every body of a closed loop), and mix with rows post-processed in Python in one chunk
+of the recorder.  Models the C does not cover say why and keep the Python rows."""
 import sys
 from pathlib import Path
 
@@ -9,11 +10,14 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 import peers  # noqa: E402
+import scale_models  # noqa: E402
 
 import solver  # noqa: E402
 from solver.analysis.recording import Recorder, output_columns  # noqa: E402
 from solver.codegen.output import compiled_output  # noqa: E402
+from solver.formulations.cartesian import CartesianSystem  # noqa: E402
 from solver.formulations.relative import RelativeSystem  # noqa: E402
 from solver.math.rotations import cross  # noqa: E402
 from solver.model.fields import inertia_matrix  # noqa: E402
@@ -62,7 +66,8 @@ def rows_of(res):
 
 
 def python_rows(system, rows):
-    post = RelativeSystem.postprocess_batch(system, *(rows[k] for k in ("t", "q", "qd", "qdd", "lam")))
+    kind = RelativeSystem if isinstance(system, RelativeSystem) else CartesianSystem
+    post = kind.postprocess_batch(system, *(rows[k] for k in ("t", "q", "qd", "qdd", "lam")))
     kinetic, gravity, spring, strain = post.pop("energy").T
     post["energy_table"] = np.column_stack([kinetic, gravity + spring, gravity, spring, strain,
                                             kinetic + gravity + spring + strain])
@@ -150,6 +155,42 @@ def test_rows_from_c_and_from_python_mix_in_one_chunk(arm_run):
     rec.add_rows(*state(60, n), np.zeros(n - 60), ones[60:], method, post={k: v[60:] for k, v in post.items()})
     built = rows_of(rec.build())
     assert_round_off(built, reference)
+
+
+def test_the_cartesian_rows_of_a_closed_loop_equal_python_and_balance_every_body():
+    """Two parallelogram four-bars in a row (6 redundant equations, minimum-norm multipliers): the C
+    rows equal Python's, and every body's reactions (+ on body_j, − on body_i) and weight give m a."""
+    model = scale_models.planar_loops(2, omega=1.0)
+    compiled = solver.compile_model(model, formulation="cartesian", integrator="auto", t_end=0.5)
+    system = compiled.system
+    assert compiled_output(system) is None
+    res = solver.simulate(compiled)
+    assert res.status == "ok"
+    rows = rows_of(res)
+    assert_round_off(rows, python_rows(system, rows))
+    force = system.mass_values[None, :, None] * np.asarray(system.gravity, dtype=float)
+    force = np.repeat(force, len(rows["t"]), axis=0)
+    for k, joint in enumerate(system.joints):
+        if joint.body_j >= 0:
+            force[:, joint.body_j] += rows["reaction_force"][:, k]
+        if joint.body_i >= 0:
+            force[:, joint.body_i] -= rows["reaction_force"][:, k]
+    ma = system.mass_values[None, :, None] * rows["a"]
+    assert np.max(np.abs(force - ma)) <= 1e-9 * np.max(np.abs(rows["reaction_force"]))
+
+
+def test_the_cartesian_rows_of_a_driven_chain_equal_python():
+    """A 3-link chain in 3-D (turned start, joint 1 driven): driver forces from λ, reactions of
+    joints carrying a driver's rows."""
+    model = scale_models.chain(3)
+    model.add_driver("spin", "J1", expression="0.4*sin(3*t)")
+    compiled = solver.compile_model(model, formulation="cartesian", integrator="auto", t_end=0.5)
+    assert compiled_output(compiled.system) is None
+    res = solver.simulate(compiled)
+    assert res.status == "ok"
+    rows = rows_of(res)
+    assert np.max(np.abs(rows["driver_force"])) > 1e-3
+    assert_round_off(rows, python_rows(compiled.system, rows))
 
 
 @pytest.mark.parametrize("case", ["spring", "newton-euler"])
