@@ -42,8 +42,8 @@ class Recorder:
         # per row of the outputs buffer: post-processed already (add_rows(post=…)), and its energies
         self._posted = np.zeros(self.outputs.rows, dtype=bool)
         self._energies = np.zeros((self.outputs.rows, 4))
-        # (q, q̇, q̈, λ) → the post-processed columns of one row ({column: 1 row}, "energy"), for the rows
-        # stored one at a time; None: post-processed with their chunk (solver.codegen.output.row_output)
+        # (t, q, q̇, q̈, λ) → the post-processed columns of one row ({column: 1 row}, "energy") or None, for
+        # the rows stored one at a time; None: post-processed with their chunk (solver.codegen.output.row_output)
         self.post_row = None
         self.steps = _Buffer(STEP_COLUMNS, chunk_bytes)
         self.chunks = {}             # in memory: name -> list of full buffers
@@ -64,9 +64,9 @@ class Recorder:
         row = {"t": t, "q": q, "qd": qd, "qdd": qdd, "lam": lam, "constraint_violation": violation,
                "conditioning": conditioning, "method_code": METHOD_CODES.index(method)}
         at = self.outputs.n
-        self._posted[at] = self.post_row is not None
-        if self.post_row is not None:
-            post = self.post_row(q, qd, qdd, lam)
+        post = None if self.post_row is None else self.post_row(t, q, qd, qdd, lam)
+        self._posted[at] = post is not None
+        if post is not None:
             self._energies[at] = post.pop("energy")[0]
             row.update((name, values[0]) for name, values in post.items())
         if self.outputs.add(row):

@@ -11,14 +11,20 @@ Python step loop's, an output point the compiled loop left to Python) take the s
 (``postprocess_batch`` of the formulation) stays the reference, and tests compare the two
 (tests/solver/test_compiled_output.py).
 
-Covered (:func:`compiled_output`), on generated kernels, for models without force elements (their
-potential energy is not in the kernels):
+Covered (:func:`compiled_output`), on generated kernels:
 
 - open trees of the relative formulation (the articulated library: no cut joints, drivers, couplers
-  or Euler parameters), reactions by the default non-recursive formula (Kim & You (1997) eq. 30),
-  ``cg_tree_output`` compiled in the model's library beside articulated.c;
+  or Euler parameters) whose force elements are all in the generated loads (``cgc_loads``; not the
+  stops, rotational spring-dampers and contacts contact.c adds, nor elements evaluated in Python),
+  reactions by the default non-recursive formula (Kim & You (1997) eq. 30), ``cg_tree_output``
+  compiled in the model's library beside articulated.c;
 - the Cartesian formulation with rigid bodies and no couplers, ``cg_cartesian_output`` in the runtime
   library.
+
+The force elements' potential energy (the energy table's spring column) is not in the kernels: it is
+added to the C rows by the elements' own ``potential`` over the rows' body frames
+(:func:`solver.forces.element_loads`, all rows of a call at once for the elements that take stacked
+states), as the Python post-processing does.
 
 Every other model's rows are post-processed in Python, as before.
 """
@@ -27,6 +33,9 @@ from __future__ import annotations
 import ctypes
 
 import numpy as np
+
+from ..forces import BodyFrames, element_loads
+from .derive import hook_of
 
 _D, _I, _P = ctypes.c_double, ctypes.c_int, ctypes.c_void_p
 TREE, CARTESIAN = "tree", "cartesian"
@@ -56,11 +65,13 @@ def output_kind(system):
     kernels = getattr(system, "kernels", None)
     if kernels is None:
         return None, "not on generated kernels"
-    if system.force_elements:
-        return None, "force elements (their potential energy is evaluated in Python)"
     if hasattr(system, "articulated"):
         if not system.articulated:
             return None, "a relative formulation with constraint rows (cut joints, drivers, Euler parameters)"
+        outside = [f.name for f in system.force_elements if hook_of(f) is None]
+        if outside:         # the stops and rotational springs of contact.c, Python's, an interactive run's loads
+            return None, (f"force elements outside the generated loads ({', '.join(outside)}: their wrenches are "
+                          "not in output_tree.c's Q̂)")
         if system.reactions != "nonrecursive":
             return None, f"reactions by {system.reactions!r} (output_tree.c has eq. 30 only)"
         return (TREE, None) if kernels.pointer("cg_tree_output") else (None, "the library has no cg_tree_output")
@@ -87,6 +98,7 @@ class CompiledOutput:
     :class:`solver.codegen.reduced.CompiledReduction` arrays, or the system's kernels."""
 
     def __init__(self, system, rows, buffers):
+        self.system = system
         self.kind = kind = output_kind(system)[0]
         nb, nj = system.nb, len(system.joint_names)
         nd = len(system.drivers) if kind == CARTESIAN else 0
@@ -133,22 +145,34 @@ class CompiledOutput:
         self._call = ctypes.CFUNCTYPE(None, _P, _P, _P, _P, _I)(self.function)
         self._args = (self.pointer, *(ctypes.c_void_p(x.ctypes.data) for x in self._state), 0)
 
-    def rows(self, n):
-        """The first n rows written, as the recorder's post-processed columns (views) and "energy"
-        (kinetic, gravity, spring, strain)."""
-        return {POST_NAMES.get(name, name): a[:n] for name, a in self.arrays.items()}
+    def rows(self, t):
+        """The rows written at the times ``t`` (the first len(t)), as the recorder's post-processed
+        columns (views) and "energy" (kinetic, gravity, spring, strain), the force elements'
+        potential added (module docstring)."""
+        post = {POST_NAMES.get(name, name): a[:len(t)] for name, a in self.arrays.items()}
+        if self.system.force_elements and len(t):
+            frames = BodyFrames(post["r"], post["A"], post["v"], post["w"])
+            post["energy"][:, 2] = element_loads(self.system.force_elements, t, frames, self.system.nb,
+                                                 potential=True)[1]
+        return post
 
-    def row(self, q, qd, qdd, lam):
-        """:meth:`rows` (one row, the first) of the consistent state (q, q̇, q̈, λ); the Cartesian
-        rows' Φ_q from the position kernel at q (no angle unwrapping: Φ_q does not depend on it)."""
+    def row(self, t, q, qd, qdd, lam):
+        """:meth:`rows` (one row, the first) of the consistent state (t, q, q̇, q̈, λ); the Cartesian
+        rows' Φ_q from the position kernel at q (no angle unwrapping: Φ_q does not depend on it).
+        None when the system is no longer covered (an interactive run adds its held loads to the
+        force elements after its Run started)."""
+        if output_kind(self.system)[0] != self.kind:
+            return None
+        k, inputs = self.buffers, self.system._inputs
+        if inputs:                 # the force inputs at t (the buffer holds the last evaluation's)
+            k["u"][:] = [fn.value(t) for fn in inputs]
         if self.kind == CARTESIAN:
-            k = self.buffers
             k["q"][:] = q
             k.call("position")
-            self.buffers["lam"][:len(lam)] = lam
+            k["lam"][:len(lam)] = lam
         self._state[0], self._state[1], self._state[2] = q, qd, qdd
         self._call(*self._args)
-        return self.rows(1)
+        return self.rows(np.array([t]))
 
 
 class _RowBuffers(dict):

@@ -195,7 +195,7 @@ class CompiledSegments:
     def post_rows(self):
         """The post-processed columns of the output points of the last call (views;
         :meth:`solver.codegen.output.CompiledOutput.rows`), None when they are left to Python."""
-        return None if self.output is None else self.output.rows(self.seg.n_out)
+        return None if self.output is None else self.output.rows(self.arrays["out_t"][:self.seg.n_out])
 
     def steps(self):
         """(t, h) of the steps of the last call (views)."""

@@ -54,9 +54,19 @@ def branched():
     return m
 
 
+def arm_with_spring(**kw):
+    """The free-falling arm with a spring between links 2 and 6 (generated in the kernels' loads:
+    in output_tree.c's Q̂; its potential in the energy table)."""
+    model, _ = peers.free_falling_arm(**kw)
+    at = {b: tuple(model.bodies[b].values["position"]) for b in ("link2", "link6")}
+    model.add_spring_damper("sd", "link2", "link6", point_i=at["link2"], point_j=at["link6"], stiffness=500.0,
+                            free_length=0.2)
+    return model
+
+
 @pytest.fixture(scope="module")
 def arm_run():
-    model, _ = peers.free_falling_arm(t_end=1.0, rates=RATES)
+    model = arm_with_spring(t_end=1.0, rates=RATES)
     compiled = solver.compile_model(model, formulation="relative", integrator="auto", rtol=1e-8, atol=1e-10)
     return compiled, solver.simulate(compiled)
 
@@ -99,11 +109,12 @@ def test_rows_stored_one_at_a_time_come_from_c_too(arm_run):
 
 
 def test_the_arm_rows_balance_newton_euler_about_the_base_joint(arm_run):
-    """The base joint's reaction (on link 1, from ground) carries the whole arm: force Σ m (a − g),
-    moment about its origin P Σ (r − P) × m (a − g) + J α + ω × J ω — the rows' own a, α, ω, A."""
+    """The base joint's reaction (on link 1, from ground) carries the whole arm (the spring's forces
+    are internal): force Σ m (a − g), moment about its origin P Σ (r − P) × m (a − g) + J α + ω × J ω
+    — the rows' own a, α, ω, A.  The total energy (the spring's potential in it) is conserved."""
     compiled, res = arm_run
     system, rows = compiled.system, rows_of(res)
-    model, _ = peers.free_falling_arm()
+    model = arm_with_spring()
     base = model.joints["J1"].values
     assert (base["body_i"], base["body_j"]) == (solver.GROUND, "link1")
     P = np.asarray(base["origin"], dtype=float)
@@ -118,6 +129,9 @@ def test_the_arm_rows_balance_newton_euler_about_the_base_joint(arm_run):
     scale = np.max(np.abs(f.sum(axis=1)))
     assert np.max(np.abs(rows["reaction_force"][:, k] - f.sum(axis=1))) <= 1e-12 * scale
     assert np.max(np.abs(rows["reaction_torque"][:, k] - moment.sum(axis=1))) <= 1e-12 * scale
+    total = rows["energy_table"][:, 5]
+    assert np.ptp(rows["energy_table"][:, 3]) > 1.0                     # the spring works
+    assert np.ptp(total) <= 1e-6 * np.max(np.abs(rows["energy_table"][:, :4]))     # rtol 1e-8 over 1 s
 
 
 def test_a_branched_tree_of_every_tree_joint_kind_equals_python():
@@ -146,8 +160,7 @@ def test_rows_from_c_and_from_python_mix_in_one_chunk(arm_run):
     ones = np.ones(n)
     for k in range(3):                                         # one at a time, Python
         rec.add(*(x[0] for x in state(k, k + 1)), 0.0, 1.0, method)
-    energy = np.column_stack([reference["energy_table"][:, 0], reference["energy_table"][:, 2], np.zeros(n),
-                              np.zeros(n)])
+    energy = reference["energy_table"][:, [0, 2, 3, 4]]              # kinetic, gravity, spring, strain
     post = {name: reference[name] for name in POST}
     post["energy"] = energy
     rec.add_rows(*state(3, 40), np.zeros(37), ones[3:40], method, post={k: v[3:40] for k, v in post.items()})
@@ -180,24 +193,42 @@ def test_the_cartesian_rows_of_a_closed_loop_equal_python_and_balance_every_body
 
 
 def test_the_cartesian_rows_of_a_driven_chain_equal_python():
-    """A 3-link chain in 3-D (turned start, joint 1 driven): driver forces from λ, reactions of
-    joints carrying a driver's rows."""
+    """A 3-link chain (joint 1 driven, a spring-damper to ground): driver forces from λ, reactions of
+    joints carrying a driver's rows, the spring's potential."""
     model = scale_models.chain(3)
     model.add_driver("spin", "J1", expression="0.4*sin(3*t)")
+    model.add_spring_damper("pull", solver.GROUND, "L3", point_i=(0.3, 0.1, 0.0),
+                            point_j=tuple(model.bodies["L3"].values["position"]), stiffness=20.0, damping=0.1)
     compiled = solver.compile_model(model, formulation="cartesian", integrator="auto", t_end=0.5)
     assert compiled_output(compiled.system) is None
     res = solver.simulate(compiled)
     assert res.status == "ok"
     rows = rows_of(res)
-    assert np.max(np.abs(rows["driver_force"])) > 1e-3
+    assert np.max(np.abs(rows["driver_force"])) > 1e-3 and np.ptp(rows["energy_table"][:, 3]) > 1e-4
     assert_round_off(rows, python_rows(compiled.system, rows))
+
+
+def test_an_interactive_pull_on_the_arm_keeps_its_reactions(arm_run):
+    """Interact adds its held loads to the force elements after the run started: the tree's C rows
+    (whose Q̂ has only the generated loads) give way to Python's, which carry the pull."""
+    compiled, _ = arm_run
+    session = solver.InteractiveRun(compiled)
+    tip = session.frame(compiled.system.body_names.index("link7"))[0]
+    session.set_pull("link7", tip, tip + np.array([0.0, 0.0, 0.3]))
+    for _ in range(3):
+        session.step(0.02)
+    res = session.results()
+    rows = rows_of(res)
+    python = python_rows(session.run.system, rows)
+    assert np.max(np.abs(python["reaction_force"][-1] - python_rows(compiled.system, rows)["reaction_force"][-1])) > 1.0
+    assert_round_off(rows, python)
 
 
 @pytest.mark.parametrize("case", ["spring", "newton-euler"])
 def test_what_output_c_does_not_cover_says_why(case):
-    """Force elements (their potential energy is not in the kernels) and reactions by eq. 28: Python
-    rows.  (Models with constraint rows or in the Cartesian formulation have no cg_tree_output.)"""
-    model, _ = peers.free_falling_arm(t_end=1.0, rates=RATES)
+    """A rotational spring-damper (its load on the joint column comes from contact.c, not from the
+    kernels' loads) and reactions by eq. 28: Python rows."""
+    model = arm_with_spring(t_end=1.0, rates=RATES)
     if case == "spring":
         model.add_rotational_spring_damper("s", "J2", stiffness=1.0)
     compiled = solver.compile_model(model, formulation="relative", integrator="auto",
