@@ -186,7 +186,7 @@ class Run:
         if getattr(system, "kernels", None) is not None:     # rows stored one at a time post-processed in C
             from ..codegen.output import row_output
             output = row_output(system)
-            self.rec.post_row = None if output is None else output.row
+            self.rec.post_rows = None if output is None else output.states
         self.rhs_count = 0
         self.steps = 0
         self.wall0 = _time.perf_counter()      # set again when execute() starts …

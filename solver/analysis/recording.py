@@ -42,9 +42,10 @@ class Recorder:
         # per row of the outputs buffer: post-processed already (add_rows(post=…)), and its energies
         self._posted = np.zeros(self.outputs.rows, dtype=bool)
         self._energies = np.zeros((self.outputs.rows, 4))
-        # (t, q, q̇, q̈, λ) → the post-processed columns of one row ({column: 1 row}, "energy") or None, for
-        # the rows stored one at a time; None: post-processed with their chunk (solver.codegen.output.row_output)
-        self.post_row = None
+        # (t, q, q̇, q̈, λ of N rows) → their post-processed columns ({column: N rows}, "energy") or None: the
+        # rows not handed over post-processed, when their chunk is taken (solver.codegen.output.row_output);
+        # None (or when it returns None): system.postprocess_batch
+        self.post_rows = None
         self.steps = _Buffer(STEP_COLUMNS, chunk_bytes)
         self.chunks = {}             # in memory: name -> list of full buffers
         self.writer = None
@@ -58,17 +59,11 @@ class Recorder:
             self.writer = ResultsWriter(path, columns, self._meta(INCOMPLETE, UNFINISHED))
 
     def add(self, t, q, qd, qdd, lam, violation, conditioning, method):
-        """Store one consistent state (:meth:`add_rows` of one row, without stacking it; its columns
-        from ``post_row`` when set)."""
+        """Store one consistent state (:meth:`add_rows` of one row, without stacking it)."""
         self._probe(t, q, qd, qdd)
         row = {"t": t, "q": q, "qd": qd, "qdd": qdd, "lam": lam, "constraint_violation": violation,
                "conditioning": conditioning, "method_code": METHOD_CODES.index(method)}
-        at = self.outputs.n
-        post = None if self.post_row is None else self.post_row(t, q, qd, qdd, lam)
-        self._posted[at] = post is not None
-        if post is not None:
-            self._energies[at] = post.pop("energy")[0]
-            row.update((name, values[0]) for name, values in post.items())
+        self._posted[self.outputs.n] = False
         if self.outputs.add(row):
             self._flush(self.outputs)
 
@@ -195,6 +190,13 @@ class Recorder:
             self._posted[:] = False
             if len(todo) == rows:
                 todo = slice(None)
+            if self.post_rows is not None and len(block["t"][todo]):
+                post = self.post_rows(*(block[name][todo] for name in ("t", "q", "qd", "qdd", "lam")))
+                if post is not None:
+                    energies[todo] = post.pop("energy")
+                    for name, values in post.items():
+                        block[name][todo] = values
+                    todo = np.zeros(0, dtype=int)
             args = [block[name][todo] for name in ("t", "q", "qd", "qdd", "lam")]
             n, probes, self._probes = len(args[0]), self._probes, None
             extra = None if probes is None else probes.rows()

@@ -6,8 +6,8 @@ The compiled step loop (``segment.c``) writes q, q̇, q̈, λ at each output poi
 accelerations, joint reactions, driver forces and energies into arrays of this object, which
 :func:`solver.analysis.segments.run_segments` hands to the recorder as a block
 (``Recorder.add_rows(post=...)``): no Python per row.  Rows stored one at a time (the start, the
-Python step loop's, an output point the compiled loop left to Python) take the same function through
-:func:`row_output` (``Recorder.post_row``, set by ``Run``).  The Python post-processing
+Python step loop's, an output point the compiled loop left to Python) take the same function when
+their chunk is taken (:func:`row_output`, ``Recorder.post_rows``, set by ``Run``: one C call per row).  The Python post-processing
 (``postprocess_batch`` of the formulation) stays the reference, and tests compare the two
 (tests/solver/test_compiled_output.py).
 
@@ -91,8 +91,8 @@ def compiled_output(system):
 
 
 class CompiledOutput:
-    """The output rows of one compiled step loop (``rows`` at most per call), or of single states
-    (:meth:`row`): the context of the C function and the arrays it writes.  ``buffers``: the
+    """The output rows of one compiled step loop (``rows`` at most per call), or of stacked states
+    (:meth:`states`): the context of the C function and the arrays it writes.  ``buffers``: the
     kernel parameter, driver value and input buffers (``par``, ``f``, ``u``) and the multipliers and
     Jacobian (``lam``, ``jac``) at the state the rows are written at — the step loop's
     :class:`solver.codegen.reduced.CompiledReduction` arrays, or the system's kernels."""
@@ -102,10 +102,9 @@ class CompiledOutput:
         self.kind = kind = output_kind(system)[0]
         nb, nj = system.nb, len(system.joint_names)
         nd = len(system.drivers) if kind == CARTESIAN else 0
-        shapes = {"r": (nb, 3), "A": (nb, 3, 3), "v": (nb, 3), "w": (nb, 3), "a": (nb, 3), "alpha": (nb, 3),
-                  "RF": (nj, 3), "RT": (nj, 3), "RFj": (nj, 3), "RTj": (nj, 3), "driver_force": (nd,),
-                  "energy": (4,)}
-        self.arrays = {name: np.zeros((rows,) + shape) for name, shape in shapes.items()}
+        self.shapes = {"r": (nb, 3), "A": (nb, 3, 3), "v": (nb, 3), "w": (nb, 3), "a": (nb, 3), "alpha": (nb, 3),
+                       "RF": (nj, 3), "RT": (nj, 3), "RFj": (nj, 3), "RTj": (nj, 3), "driver_force": (nd,),
+                       "energy": (4,)}
         self.buffers = buffers             # kept alive with the context that points to them
         ends = np.array(system.joint_ends if kind == TREE else [(j.body_i, j.body_j) for j in system.joints],
                         dtype=np.intc).reshape(-1, 2)
@@ -115,17 +114,15 @@ class CompiledOutput:
                        "joint_sj": np.array([cj.s_j for cj in cjoints], dtype=float).reshape(-1) if nj else np.zeros(3),
                        "joint_Ci": np.array([cj.C_i for cj in cjoints], dtype=float).reshape(-1) if nj else np.zeros(9)}
         gravity = (_D * 3)(*np.asarray(system.gravity, dtype=float))
-        pointers = {name: a.ctypes.data for name, a in {**self.tables, **self.arrays}.items()}
         if kind == TREE:
             edges = system.topology.edges
             edge_of = {int(edge.joint): e for e, edge in enumerate(edges) if edge.joint is not None}
             sign = {int(edge.joint): -1.0 if edge.inverted else 1.0 for edge in edges if edge.joint is not None}
             self.tables.update(joint_edge=np.array([edge_of[k] for k in range(nj)] or [0], dtype=np.intc),
                                joint_sign=np.array([sign[k] for k in range(nj)] or [0.0]))
-            pointers.update((name, self.tables[name].ctypes.data) for name in ("joint_edge", "joint_sign"))
-            pointers.pop("driver_force")
-            self.context = _TreeOutput(par=buffers["par"].ctypes.data, f=buffers["f"].ctypes.data,
-                                       u=buffers["u"].ctypes.data, gravity=gravity, nj=nj, **pointers)
+            self._struct = _TreeOutput
+            self._fixed = dict(par=buffers["par"].ctypes.data, f=buffers["f"].ctypes.data,
+                               u=buffers["u"].ctypes.data, gravity=gravity, nj=nj)
             self.function = system.kernels.pointer("cg_tree_output")
         else:
             rows_of = [j.rows + system._driven_rows.get(k, []) for k, j in enumerate(system.joints)]
@@ -134,16 +131,20 @@ class CompiledOutput:
                                row_start=np.cumsum([0] + [len(r) for r in rows_of]).astype(np.intc),
                                rows=np.array([i for r in rows_of for i in r] or [0], dtype=np.intc),
                                driver_row=np.array([d.row for d in system.drivers] or [0], dtype=np.intc))
-            pointers.update((name, self.tables[name].ctypes.data)
-                            for name in ("mass", "inertia", "row_start", "rows", "driver_row"))
-            self.context = _CartesianOutput(nb=nb, nq=system.nq, nj=nj, nd=nd, gravity=gravity,
-                                            lam=buffers["lam"].ctypes.data, jac=buffers["jac"].ctypes.data,
-                                            **pointers)
+            self._struct = _CartesianOutput
+            self._fixed = dict(nb=nb, nq=system.nq, nj=nj, nd=nd, gravity=gravity, lam=buffers["lam"].ctypes.data,
+                               jac=buffers["jac"].ctypes.data)
             self.function = ctypes.cast(system.kernels.runtime.cg_cartesian_output, ctypes.c_void_p).value
-        self.pointer = ctypes.addressof(self.context)
-        self._state = np.zeros((3, system.nq))
         self._call = ctypes.CFUNCTYPE(None, _P, _P, _P, _P, _I)(self.function)
-        self._args = (self.pointer, *(ctypes.c_void_p(x.ctypes.data) for x in self._state), 0)
+        self._allocate(rows)
+
+    def _allocate(self, rows):
+        """Arrays of ``rows`` rows and the C context pointing to them."""
+        self.arrays = {name: np.zeros((rows,) + shape) for name, shape in self.shapes.items()}
+        names = {field for field, _ in self._struct._fields_}
+        pointers = {name: a.ctypes.data for name, a in {**self.tables, **self.arrays}.items() if name in names}
+        self.context = self._struct(**self._fixed, **pointers)
+        self.pointer = ctypes.addressof(self.context)
 
     def rows(self, t):
         """The rows written at the times ``t`` (the first len(t)), as the recorder's post-processed
@@ -156,23 +157,29 @@ class CompiledOutput:
                                                  potential=True)[1]
         return post
 
-    def row(self, t, q, qd, qdd, lam):
-        """:meth:`rows` (one row, the first) of the consistent state (t, q, q̇, q̈, λ); the Cartesian
-        rows' Φ_q from the position kernel at q (no angle unwrapping: Φ_q does not depend on it).
-        None when the system is no longer covered (an interactive run adds its held loads to the
-        force elements after its Run started)."""
+    def states(self, t, q, qd, qdd, lam):
+        """:meth:`rows` of N consistent states (arrays with a leading axis N), one C call each; the
+        Cartesian rows' Φ_q from the position kernel at q (no angle unwrapping: Φ_q does not depend
+        on it).  None when the system is no longer covered (an interactive run adds its held loads to
+        the force elements after its Run started)."""
         if output_kind(self.system)[0] != self.kind:
             return None
+        n = len(t)
+        if n > len(self.arrays["energy"]):
+            self._allocate(max(n, 2 * len(self.arrays["energy"])))
         k, inputs = self.buffers, self.system._inputs
-        if inputs:                 # the force inputs at t (the buffer holds the last evaluation's)
-            k["u"][:] = [fn.value(t) for fn in inputs]
-        if self.kind == CARTESIAN:
-            k["q"][:] = q
-            k.call("position")
-            k["lam"][:len(lam)] = lam
-        self._state[0], self._state[1], self._state[2] = q, qd, qdd
-        self._call(*self._args)
-        return self.rows(np.array([t]))
+        q, qd, qdd = (np.ascontiguousarray(x, dtype=float) for x in (q, qd, qdd))
+        step = q.strides[0]
+        base = [x.ctypes.data for x in (q, qd, qdd)]
+        for x in range(n):
+            if inputs:                 # the force inputs at t (the buffer holds the last evaluation's)
+                k["u"][:] = [fn.value(t[x]) for fn in inputs]
+            if self.kind == CARTESIAN:
+                k["q"][:] = q[x]
+                k.call("position")
+                k["lam"][:lam.shape[1]] = lam[x]
+            self._call(self.pointer, base[0] + x * step, base[1] + x * step, base[2] + x * step, x)
+        return self.rows(t)
 
 
 class _RowBuffers(dict):
@@ -187,8 +194,8 @@ class _RowBuffers(dict):
 
 
 def row_output(system):
-    """A :class:`CompiledOutput` of single rows of ``system`` (its kernels' buffers), None when its
+    """A :class:`CompiledOutput` of stacked states of ``system`` (its kernels' buffers), None when its
     rows are post-processed in Python (:func:`compiled_output`)."""
     if compiled_output(system) is not None:
         return None
-    return CompiledOutput(system, 1, _RowBuffers(system.kernels, system.m))
+    return CompiledOutput(system, 64, _RowBuffers(system.kernels, system.m))

@@ -100,7 +100,7 @@ def test_the_arm_rows_from_c_equal_the_python_post_processing(arm_run):
 
 def test_rows_stored_one_at_a_time_come_from_c_too(arm_run):
     """The Python step loop (LSODA) stores its rows one at a time (Recorder.add): post-processed by
-    cg_tree_output as well (Run sets Recorder.post_row), equal to the Python post-processing."""
+    cg_tree_output as well (Run sets Recorder.post_rows), equal to the Python post-processing."""
     compiled, _ = arm_run
     res = solver.simulate(compiled, integrator="adams")
     assert res.status == "ok"
