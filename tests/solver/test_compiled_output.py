@@ -208,6 +208,19 @@ def test_the_cartesian_rows_of_a_driven_chain_equal_python():
     assert_round_off(rows, python_rows(compiled.system, rows))
 
 
+def test_a_kinematic_analysis_rows_come_from_c():
+    """The driven four-bar sample has no degree of freedom: a kinematic analysis, its rows stored one
+    at a time (Recorder.post_rows, Cartesian): driver torque and reactions as Python gives them."""
+    compiled = solver.compile_model(solver.load_model(str(peers.ROOT / "sample_models" / "fourbar.mbs.json")),
+                                    t_end=0.5)
+    assert compiled_output(compiled.system) is None
+    res = solver.simulate(compiled)
+    assert res.status == "ok" and any(e["kind"] == "analysis" for e in res.events)
+    rows = rows_of(res)
+    assert np.max(np.abs(rows["driver_force"])) > 0.1
+    assert_round_off(rows, python_rows(compiled.system, rows))
+
+
 def test_an_interactive_pull_on_the_arm_keeps_its_reactions(arm_run):
     """Interact adds its held loads to the force elements after the run started: the tree's C rows
     (whose Q̂ has only the generated loads) give way to Python's, which carry the pull."""
