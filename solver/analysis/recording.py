@@ -1,7 +1,9 @@
 """Collects the output points of a run and turns them into a :class:`solver.results.Results`.
 
 Each output point is one row: consistent q, q̇, q̈, λ and the post-processed body, joint, driver
-and energy values (the datasets of ``docs/file-format.md``).  Rows go into fixed-size buffers of
+and energy values (the datasets of ``docs/file-format.md``), handed over by the compiled step loop
+(:mod:`solver.codegen.output`) or computed when their chunk is taken (``post_rows``, else the
+system's ``postprocess_batch``).  Rows go into fixed-size buffers of
 ``chunk_bytes``; a full buffer is either kept in memory (short runs, the GUI) or, when a results
 path is given, appended to the results file by :class:`solver.results.ResultsWriter` and dropped,
 so a streamed run holds one chunk of rows whatever its length.  The accepted integration steps

@@ -76,7 +76,8 @@ typedef struct {
     double stiff_low, stiff_high;   /* SEG_STIFF: h·ρ band, steps in it, steps outside it that reset the count */
     int stiff_steps, stiff_reset;
     int stiff_count, nonstiff_count;    /* the counts (kept across calls of one partition) */
-    /* the output rows' post-processing in C (output.c's cg_tree_output and its context; NULL: in Python) */
+    /* the output rows' post-processing in C (output_tree.c's cg_tree_output or output_cartesian.c's
+     * cg_cartesian_output, and its context: solver/codegen/output.py; NULL: in Python) */
     void (*k_output)(void *output, const double *q, const double *qd, const double *qdd, int row);
     void *output;
 } cg_segment_t;
