@@ -183,6 +183,10 @@ class Run:
                      "rtol": settings.rtol, "atol": settings.atol, "t_end": settings.t_end,
                      "output_step": settings.output_step}
         self.rec = Recorder(system, self.meta, on_event, path=results_path)
+        if getattr(system, "kernels", None) is not None:     # rows stored one at a time post-processed in C
+            from ..codegen.output import row_output
+            output = row_output(system)
+            self.rec.post_rows = None if output is None else output.states
         self.rhs_count = 0
         self.steps = 0
         self.wall0 = _time.perf_counter()      # set again when execute() starts …

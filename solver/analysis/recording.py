@@ -1,7 +1,9 @@
 """Collects the output points of a run and turns them into a :class:`solver.results.Results`.
 
 Each output point is one row: consistent q, q̇, q̈, λ and the post-processed body, joint, driver
-and energy values (the datasets of ``docs/file-format.md``).  Rows go into fixed-size buffers of
+and energy values (the datasets of ``docs/file-format.md``), handed over by the compiled step loop
+(:mod:`solver.codegen.output`) or computed when their chunk is taken (``post_rows``, else the
+system's ``postprocess_batch``).  Rows go into fixed-size buffers of
 ``chunk_bytes``; a full buffer is either kept in memory (short runs, the GUI) or, when a results
 path is given, appended to the results file by :class:`solver.results.ResultsWriter` and dropped,
 so a streamed run holds one chunk of rows whatever its length.  The accepted integration steps
@@ -39,6 +41,13 @@ class Recorder:
         self.meta = meta
         self.events = meta.setdefault("events", [])
         self.outputs = _Buffer(output_columns(system), chunk_bytes)
+        # per row of the outputs buffer: post-processed already (add_rows(post=…)), and its energies
+        self._posted = np.zeros(self.outputs.rows, dtype=bool)
+        self._energies = np.zeros((self.outputs.rows, 4))
+        # (t, q, q̇, q̈, λ of N rows) → their post-processed columns ({column: N rows}, "energy") or None: the
+        # rows not handed over post-processed, when their chunk is taken (solver.codegen.output.row_output);
+        # None (or when it returns None): system.postprocess_batch
+        self.post_rows = None
         self.steps = _Buffer(STEP_COLUMNS, chunk_bytes)
         self.chunks = {}             # in memory: name -> list of full buffers
         self.writer = None
@@ -56,24 +65,33 @@ class Recorder:
         self._probe(t, q, qd, qdd)
         row = {"t": t, "q": q, "qd": qd, "qdd": qdd, "lam": lam, "constraint_violation": violation,
                "conditioning": conditioning, "method_code": METHOD_CODES.index(method)}
+        self._posted[self.outputs.n] = False
         if self.outputs.add(row):
             self._flush(self.outputs)
 
-    def add_rows(self, t, q, qd, qdd, lam, violation, conditioning, method):
+    def add_rows(self, t, q, qd, qdd, lam, violation, conditioning, method, post=None):
         """Store N consistent states (arrays with a leading axis N; ``method`` the partitioning of
         all of them), copied into the buffer a block at a time; their body, joint, driver and
         energy values are post-processed with the rest of their chunk
-        (``MechanicalSystem.postprocess_batch``) when the chunk is taken.  The first state after the
-        partition found redundant rows is also the one whose non-unique reaction components are
-        found (:meth:`_nonunique`, with the same batch)."""
+        (``MechanicalSystem.postprocess_batch``) when the chunk is taken, unless ``post`` holds them
+        already ({column: N rows} of every post-processed column and "energy": kinetic, gravity,
+        spring, strain — the compiled step loop's, :mod:`solver.codegen.output`).  The first state
+        after the partition found redundant rows is also the one whose non-unique reaction
+        components are found (:meth:`_nonunique`, with the same batch)."""
         if not len(t):
             return
         self._probe(float(t[0]), q[0], qd[0], qdd[0])
         rows = {"t": t, "q": q, "qd": qd, "qdd": qdd, "lam": lam, "constraint_violation": violation,
                 "conditioning": conditioning, "method_code": np.full(len(t), METHOD_CODES.index(method))}
+        if post is not None:
+            rows.update((name, values) for name, values in post.items() if name != "energy")
         start = 0
         while start < len(t):
+            at = self.outputs.n
             stored, full = self.outputs.add_block(rows, start)
+            self._posted[at:at + stored] = post is not None
+            if post is not None:
+                self._energies[at:at + stored] = post["energy"][start:start + stored]
             start += stored
             if full:
                 self._flush(self.outputs)
@@ -166,23 +184,37 @@ class Recorder:
     def _take(self, buf):
         """The rows of ``buf`` so far, output rows completed by the batched post-processing (in
         the same batch: the rows of the pending non-unique components' probes, if any)."""
+        rows = buf.n
         block = buf.take()
         if buf is self.outputs and len(block["t"]):
-            args = [block[name] for name in ("t", "q", "qd", "qdd", "lam")]
+            energies = self._energies[:rows].copy()
+            todo = np.flatnonzero(~self._posted[:rows])      # rows not post-processed in C
+            self._posted[:] = False
+            if len(todo) == rows:
+                todo = slice(None)
+            if self.post_rows is not None and len(block["t"][todo]):
+                post = self.post_rows(*(block[name][todo] for name in ("t", "q", "qd", "qdd", "lam")))
+                if post is not None:
+                    energies[todo] = post.pop("energy")
+                    for name, values in post.items():
+                        block[name][todo] = values
+                    todo = np.zeros(0, dtype=int)
+            args = [block[name][todo] for name in ("t", "q", "qd", "qdd", "lam")]
             n, probes, self._probes = len(args[0]), self._probes, None
             extra = None if probes is None else probes.rows()
             if extra is not None:
                 args = [np.concatenate([a, b]) for a, b in zip(args, extra)]
-            post = self.system.postprocess_batch(*args)
-            if probes is not None:
-                self._nonunique(probes, None if extra is None else {key: v[n:] for key, v in post.items()})
-                post = {key: v[:n] for key, v in post.items()}
-            kinetic, gravity, spring, strain = post.pop("energy").T
+            if len(args[0]):
+                post = self.system.postprocess_batch(*args)
+                if probes is not None:
+                    self._nonunique(probes, None if extra is None else {key: v[n:] for key, v in post.items()})
+                energies[todo] = post.pop("energy")[:n]
+                for name, values in post.items():
+                    block[name][todo] = values[:n]
+            kinetic, gravity, spring, strain = energies.T
             total = kinetic + gravity + spring + strain
             block["energy_table"][:] = np.column_stack([kinetic, gravity + spring, gravity, spring, strain, total])
             self._account_energy(block["t"], kinetic, total)
-            for name, values in post.items():
-                block[name][:] = values
         return block
 
     def _flush(self, buf):

@@ -89,6 +89,7 @@ def run_segments(run, part, compiled, t, q, qd, times, next_out, window):
     (go on from there with an implicit method, no re-partition)."""
     from ..codegen.segment import (BUDGET, DENSE, END, NOT_FINITE, OUTPUT, QUALITY, STAGE, STALL, STIFF,
                                    TOO_SMALL, CompiledSegments, stage_nodes)
+    from ..codegen.output import compiled_output
     s, c = run.s, run._compiled
     rows = len(part.rows) > 0
     bound = REPARTITION_RATIO * part.quality_ref if rows else 0.0
@@ -97,7 +98,8 @@ def run_segments(run, part, compiled, t, q, qd, times, next_out, window):
     band = (crossing_fraction(stage_nodes(c.system.kernels.runtime, method)), BAND_CLEAR, BAND_TRIES) \
         if part.method in BAND_PARTITIONS else None
     seg = CompiledSegments(c, method, time_fn, times, next_out, s.rtol, s.atol, s.max_step, bound, growth_bound,
-                           STALL_FRACTION * s.t_end, window, run.branches, STAGE_RETRIES, stiffness, band)
+                           STALL_FRACTION * s.t_end, window, run.branches, STAGE_RETRIES, stiffness, band,
+                           post=compiled_output(c.system) is None)
     seg.start(t, np.concatenate([part.z_of(q), part.V.T @ qd]), q, qd)
     start, steps = (t, q, qd), 0
     while True:
@@ -164,6 +166,6 @@ def _store_rows(run, part, seg):
     # Partition.singularity of each row: exact near singular configurations, carried along the solves'
     # σ_min estimates between them (solver.partitioning.conditioning)
     conditioning = np.ones(len(t)) if jac is None else tracked_conditioning(jac, sigma)
-    run.rec.add_rows(t, q, qd, qdd, lam, violation, conditioning, part.method)
+    run.rec.add_rows(t, q, qd, qdd, lam, violation, conditioning, part.method, post=seg.post_rows())
     if run.progress is not None:
         run.progress(float(t[-1]), run.s.t_end)

@@ -68,11 +68,13 @@ COMPILE_TIMEOUT = 600.0      # s
 CANCEL_POLL = 0.05           # s between looks at the cancel flag while the compiler runs
 _BUILD = contextvars.ContextVar("codegen_build", default=(None, None, []))  # (on_event, cancel, announced?)
 # the runtime library, in this order: the compiled reduced right-hand side, the Dormand–Prince integrator
-# (shared with the FMU), the singular-pass rule, simulate's step loop, the compiled contact's broad phase and forces
-RUNTIME_C = tuple(Path(__file__).with_name(name)
-                  for name in ("reduced.c", "dopri.c", "band.c", "segment.c", "broadphase.c", "contact.c"))
+# (shared with the FMU), the singular-pass rule, simulate's step loop, the compiled contact's broad phase and
+# forces, and the Cartesian output rows
+RUNTIME_C = tuple(Path(__file__).with_name(name) for name in ("reduced.c", "dopri.c", "band.c", "segment.c",
+                                                              "broadphase.c", "contact.c", "output_cartesian.c"))
 RELATIVE_C = Path(__file__).with_name("relative.c")    # relative kernels from the Cartesian ones
 ARTICULATED_C = Path(__file__).with_name("articulated.c")    # open-tree dynamics in O(n)
+OUTPUT_TREE_C = Path(__file__).with_name("output_tree.c")    # … and its output rows (after it, in its unit)
 PRINTER = Path(__file__).with_name("printer.py")       # the C printer (not imported: it imports sympy)
 # the modules whose code the generated C comes from (the joint kinematics, the equation forms, the bushing,
 # the spring-damper, the tire, the road profiles and the flexible bodies' terms are written once, in
@@ -83,7 +85,7 @@ _SOURCES = hashlib.sha256(b"".join([Path(m.__file__).read_bytes() for m in (deri
                                                                              speed_control,
                                                                              flexible, poly, floating, flexible_joints,
                                                                              flexible_loads, modal)]
-                                   + [p.read_bytes() for p in (RELATIVE_C, ARTICULATED_C, PRINTER)])).hexdigest()
+                                   + [p.read_bytes() for p in (RELATIVE_C, ARTICULATED_C, OUTPUT_TREE_C, PRINTER)])).hexdigest()
 MODEL_LIBRARIES = "[0-9a-f]" * 32 + ".so"    # glob of a cache folder's model libraries (not runtime-*, time-*)
 _RUNTIME = {}                    # runtime libraries loaded in this process, by path (without .so)
 _RUNTIME_LOCK = threading.Lock()
@@ -223,7 +225,7 @@ def load_kernels(desc) -> Kernels:
 
 # ---- helpers --------------------------------------------------------------------------------------
 def runtime_source() -> str:
-    """The C text of the runtime library: reduced.c, dopri.c and segment.c (the FMU compiles it too)."""
+    """The C text of the runtime library: RUNTIME_C's files (the FMU compiles it too)."""
     return "".join(p.read_text() + "\n" for p in RUNTIME_C)
 
 
@@ -410,14 +412,14 @@ def _articulated_kernels(desc):
 
 
 def _articulated_layout(desc):
-    """The fixed C of an open tree: the layout of ``articulated.c`` and that file."""
+    """The fixed C of an open tree: the layout of ``articulated.c``, that file and ``output_tree.c``."""
     cdesc, edges = desc["cartesian"], desc["tree"]["edges"]
     layout = [f"#define NB {cdesc['nb']}", f"#define NQ {desc['nq']}", f"#define NQ1 {max(1, desc['nq'])}",
               _table("edge_parent", [desc["tree"]["parent_edge"][ed["parent"]] if ed["parent"] >= 0 else -1
                                      for ed in edges]),
               _table("edge_child", [ed["child"] for ed in edges]), _table("edge_col", [ed["col"] for ed in edges]),
               _table("edge_n", [ed["n"] for ed in edges])]
-    return "\n".join([*layout, ARTICULATED_C.read_text()])
+    return "\n".join([*layout, ARTICULATED_C.read_text(), OUTPUT_TREE_C.read_text()])
 
 
 def _relative_kernels(desc):

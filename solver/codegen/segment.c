@@ -79,6 +79,10 @@ typedef struct {
     int stiff_steps, stiff_reset;
     int stiff_count, nonstiff_count;    /* the counts (kept across calls of one partition) */
     cg_band_t *band;                /* the stages kept out of a singular pass's band (band.c); NULL: never */
+    /* the output rows' post-processing in C (output_tree.c's cg_tree_output or output_cartesian.c's
+     * cg_cartesian_output, and its context: solver/codegen/output.py; NULL: in Python) */
+    void (*k_output)(void *output, const double *q, const double *qd, const double *qdd, int row);
+    void *output;
 } cg_segment_t;
 
 enum { SEG_END = 0, SEG_BUDGET = 1, SEG_STAGE = 2, SEG_OUTPUT = 3, SEG_QUALITY = 4, SEG_STALL = 5,
@@ -163,6 +167,7 @@ static void write_row(cg_segment_t *g, double t)
     for (int i = 0; i < m; ++i) viol = fmax(viol, fabs(s->phi[i]));
     g->out_viol[row] = viol;
     g->out_sigma[row] = *s->sigma_min;
+    if (g->k_output) g->k_output(g->output, s->q, s->qd, s->qdd, row);
     if (g->store_jac)
         for (int i = 0; i < s->r; ++i)
             memcpy(g->out_jac + ((size_t)row * s->r + i) * nq, s->jac + (size_t)s->rows[i] * nq, sizeof(double) * nq);

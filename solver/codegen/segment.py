@@ -54,7 +54,8 @@ class _Segment(ctypes.Structure):
                 ("rhs_count", _L), ("cg_status", _I), ("fail_t", _D), ("fail_y", _P), ("ang_acc", _P),
                 ("ang_rate", _P), ("guard", _D), ("shrink", _D), ("branch_refusals", _L), ("out_sigma", _P),
                 ("stage_retries", _I), ("stiff_low", _D), ("stiff_high", _D), ("stiff_steps", _I), ("stiff_reset", _I),
-                ("stiff_count", _I), ("nonstiff_count", _I), ("band", _P)]
+                ("stiff_count", _I), ("nonstiff_count", _I), ("band", _P),
+                ("k_output", _P), ("output", _P)]
 
 
 class _Band(ctypes.Structure):
@@ -126,10 +127,12 @@ class CompiledSegments:
     reads and advances); ``stage_retries``: step_rules.STAGE_RETRIES (a failed stage Newton's shorter
     retries); ``stiffness``: (h·ρ band low, high, steps in it, steps outside it that reset the count)
     of segment.c's SEG_STIFF, or None (never); ``band``: (at, clear, tries) of band.c, the stages kept
-    out of a singular pass's round-off band (solver.analysis.band_step), or None (never)."""
+    out of a singular pass's round-off band (solver.analysis.band_step), or None (never); ``post``: the
+    output rows are post-processed in C too (:class:`solver.codegen.output.CompiledOutput`, :meth:`post_rows`)."""
 
     def __init__(self, reduction, method, time_fn, times, next_out, rtol, atol, max_step, bound, growth_bound,
-                 stall, window, branches, stage_retries, stiffness=None, band=None, max_steps=200, max_out=100):
+                 stall, window, branches, stage_retries, stiffness=None, band=None, max_steps=200, max_out=100,
+                 post=False):
         from ..formulations.branches import BRANCH_GUARD, BRANCH_SHRINK
         self.reduction = reduction
         self.branches = branches
@@ -166,6 +169,11 @@ class CompiledSegments:
                                                             "y_out", "fail_y", "out_t", "out_q", "out_qd", "out_qdd", "out_lam",
                                                             "out_viol", "out_sigma", "out_jac", "step_t", "step_h", "ang_acc",
                                                             "ang_rate")})
+        self.output = None
+        if post:
+            from .output import CompiledOutput
+            self.output = CompiledOutput(reduction.system, max_out, reduction.arrays)
+            self.seg.k_output, self.seg.output = self.output.function, self.output.pointer
         lib = reduction.system.kernels.runtime
         fn, init = lib.cg_segment, lib.cg_segment_init
         fn.argtypes, fn.restype = [ctypes.c_void_p], ctypes.c_int
@@ -204,6 +212,11 @@ class CompiledSegments:
         a, n, m = self.arrays, self.seg.n_out, self.reduction.problem.m
         return (a["out_t"][:n], a["out_q"][:n], a["out_qd"][:n], a["out_qdd"][:n], a["out_lam"][:n, :m],
                 a["out_viol"][:n], a["out_jac"][:n] if self.store_jac else None, a["out_sigma"][:n])
+
+    def post_rows(self):
+        """The post-processed columns of the output points of the last call (views;
+        :meth:`solver.codegen.output.CompiledOutput.rows`), None when they are left to Python."""
+        return None if self.output is None else self.output.rows(self.arrays["out_t"][:self.seg.n_out])
 
     def steps(self):
         """(t, h) of the steps of the last call (views)."""

@@ -1,0 +1,201 @@
+"""Output rows post-processed in compiled code: ``cg_tree_output`` (output_tree.c) and
+``cg_cartesian_output`` (output_cartesian.c).
+
+The compiled step loop (``segment.c``) writes q, q̇, q̈, λ at each output point; with a
+:class:`CompiledOutput` bound (``cg_segment_t.k_output``) it also writes that point's body states,
+accelerations, joint reactions, driver forces and energies into arrays of this object, which
+:func:`solver.analysis.segments.run_segments` hands to the recorder as a block
+(``Recorder.add_rows(post=...)``): no Python per row.  Rows stored one at a time (the start, the
+Python step loop's, an output point the compiled loop left to Python) take the same function when
+their chunk is taken (:func:`row_output`, ``Recorder.post_rows``, set by ``Run``: one C call per row).  The Python post-processing
+(``postprocess_batch`` of the formulation) stays the reference, and tests compare the two
+(tests/solver/test_compiled_output.py).
+
+Covered (:func:`compiled_output`), on generated kernels:
+
+- open trees of the relative formulation (the articulated library: no cut joints, drivers, couplers
+  or Euler parameters) whose force elements are all in the generated loads (``cgc_loads``; not the
+  stops, rotational spring-dampers and contacts contact.c adds, nor elements evaluated in Python),
+  reactions by the default non-recursive formula (Kim & You (1997) eq. 30), ``cg_tree_output``
+  compiled in the model's library beside articulated.c;
+- the Cartesian formulation with rigid bodies and no couplers, ``cg_cartesian_output`` in the runtime
+  library.
+
+The force elements' potential energy (the energy table's spring column) is not in the kernels: it is
+added to the C rows by the elements' own ``potential`` over the rows' body frames
+(:func:`solver.forces.element_loads`, all rows of a call at once for the elements that take stacked
+states), as the Python post-processing does.
+
+Every other model's rows are post-processed in Python, as before.
+"""
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+
+from ..forces import BodyFrames, element_loads
+from .derive import hook_of
+
+_D, _I, _P = ctypes.c_double, ctypes.c_int, ctypes.c_void_p
+TREE, CARTESIAN = "tree", "cartesian"
+ROWS = ("r", "A", "v", "w", "a", "alpha", "RF", "RT", "RFj", "RTj")
+POST_NAMES = {"RF": "reaction_force", "RT": "reaction_torque", "RFj": "reaction_force_joint",
+              "RTj": "reaction_torque_joint"}       # the C arrays → the recorder's columns
+
+
+class _TreeOutput(ctypes.Structure):
+    """``cg_output_t`` of output_tree.c (same fields, same order)."""
+    _fields_ = ([("par", _P), ("f", _P), ("u", _P), ("gravity", _D * 3), ("nj", _I)]
+                + [(name, _P) for name in ("joint_edge", "joint_sign", "joint_bi", "joint_bj", "joint_sj",
+                                           "joint_Ci", *ROWS, "energy")])
+
+
+class _CartesianOutput(ctypes.Structure):
+    """``cg_cartesian_output_t`` of output_cartesian.c (same fields, same order)."""
+    _fields_ = ([(name, _I) for name in ("nb", "nq", "nj", "nd")] + [("gravity", _D * 3)]
+                + [(name, _P) for name in ("mass", "inertia", "lam", "jac", "joint_bi", "joint_bj", "joint_sj",
+                                           "joint_Ci", "row_start", "rows", "driver_row", *ROWS, "driver_force",
+                                           "energy")])
+
+
+def output_kind(system):
+    """(TREE or CARTESIAN, None) when the compiled output covers ``system``'s rows, else (None, why)
+    (module docstring)."""
+    kernels = getattr(system, "kernels", None)
+    if kernels is None:
+        return None, "not on generated kernels"
+    if hasattr(system, "articulated"):
+        if not system.articulated:
+            return None, "a relative formulation with constraint rows (cut joints, drivers, Euler parameters)"
+        outside = [f.name for f in system.force_elements if hook_of(f) is None]
+        if outside:         # the stops and rotational springs of contact.c, Python's, an interactive run's loads
+            return None, (f"force elements outside the generated loads ({', '.join(outside)}: their wrenches are "
+                          "not in output_tree.c's Q̂)")
+        if system.reactions != "nonrecursive":
+            return None, f"reactions by {system.reactions!r} (output_tree.c has eq. 30 only)"
+        return (TREE, None) if kernels.pointer("cg_tree_output") else (None, "the library has no cg_tree_output")
+    if getattr(system, "flex", None):
+        return None, "flexible bodies"
+    if system.couplers:
+        return None, "couplers (their loads are split between joints in Python)"
+    if system.param is not None or system.nq != 7 * system.nb:
+        return None, "not the conventional Cartesian coordinates"
+    return CARTESIAN, None
+
+
+def compiled_output(system):
+    """Why the output rows of ``system`` are post-processed in Python, or None when compiled code
+    does (:func:`output_kind`)."""
+    return output_kind(system)[1]
+
+
+class CompiledOutput:
+    """The output rows of one compiled step loop (``rows`` at most per call), or of stacked states
+    (:meth:`states`): the context of the C function and the arrays it writes.  ``buffers``: the
+    kernel parameter, driver value and input buffers (``par``, ``f``, ``u``) and the multipliers and
+    Jacobian (``lam``, ``jac``) at the state the rows are written at — the step loop's
+    :class:`solver.codegen.reduced.CompiledReduction` arrays, or the system's kernels."""
+
+    def __init__(self, system, rows, buffers):
+        self.system = system
+        self.kind = kind = output_kind(system)[0]
+        nb, nj = system.nb, len(system.joint_names)
+        nd = len(system.drivers) if kind == CARTESIAN else 0
+        self.shapes = {"r": (nb, 3), "A": (nb, 3, 3), "v": (nb, 3), "w": (nb, 3), "a": (nb, 3), "alpha": (nb, 3),
+                       "RF": (nj, 3), "RT": (nj, 3), "RFj": (nj, 3), "RTj": (nj, 3), "driver_force": (nd,),
+                       "energy": (4,)}
+        self.buffers = buffers             # kept alive with the context that points to them
+        ends = np.array(system.joint_ends if kind == TREE else [(j.body_i, j.body_j) for j in system.joints],
+                        dtype=np.intc).reshape(-1, 2)
+        cjoints = system.cjoints if kind == TREE else [j.joint for j in system.joints]
+        self.tables = {"joint_bi": np.ascontiguousarray(ends[:, 0]) if nj else np.zeros(1, np.intc),
+                       "joint_bj": np.ascontiguousarray(ends[:, 1]) if nj else np.zeros(1, np.intc),
+                       "joint_sj": np.array([cj.s_j for cj in cjoints], dtype=float).reshape(-1) if nj else np.zeros(3),
+                       "joint_Ci": np.array([cj.C_i for cj in cjoints], dtype=float).reshape(-1) if nj else np.zeros(9)}
+        gravity = (_D * 3)(*np.asarray(system.gravity, dtype=float))
+        if kind == TREE:
+            edges = system.topology.edges
+            edge_of = {int(edge.joint): e for e, edge in enumerate(edges) if edge.joint is not None}
+            sign = {int(edge.joint): -1.0 if edge.inverted else 1.0 for edge in edges if edge.joint is not None}
+            self.tables.update(joint_edge=np.array([edge_of[k] for k in range(nj)] or [0], dtype=np.intc),
+                               joint_sign=np.array([sign[k] for k in range(nj)] or [0.0]))
+            self._struct = _TreeOutput
+            self._fixed = dict(par=buffers["par"].ctypes.data, f=buffers["f"].ctypes.data,
+                               u=buffers["u"].ctypes.data, gravity=gravity, nj=nj)
+            self.function = system.kernels.pointer("cg_tree_output")
+        else:
+            rows_of = [j.rows + system._driven_rows.get(k, []) for k, j in enumerate(system.joints)]
+            self.tables.update(mass=np.ascontiguousarray(system.mass_values, dtype=float),
+                               inertia=np.ascontiguousarray(system.inertia, dtype=float).reshape(-1),
+                               row_start=np.cumsum([0] + [len(r) for r in rows_of]).astype(np.intc),
+                               rows=np.array([i for r in rows_of for i in r] or [0], dtype=np.intc),
+                               driver_row=np.array([d.row for d in system.drivers] or [0], dtype=np.intc))
+            self._struct = _CartesianOutput
+            self._fixed = dict(nb=nb, nq=system.nq, nj=nj, nd=nd, gravity=gravity, lam=buffers["lam"].ctypes.data,
+                               jac=buffers["jac"].ctypes.data)
+            self.function = ctypes.cast(system.kernels.runtime.cg_cartesian_output, ctypes.c_void_p).value
+        self._call = ctypes.CFUNCTYPE(None, _P, _P, _P, _P, _I)(self.function)
+        self._allocate(rows)
+
+    def _allocate(self, rows):
+        """Arrays of ``rows`` rows and the C context pointing to them."""
+        self.arrays = {name: np.zeros((rows,) + shape) for name, shape in self.shapes.items()}
+        names = {field for field, _ in self._struct._fields_}
+        pointers = {name: a.ctypes.data for name, a in {**self.tables, **self.arrays}.items() if name in names}
+        self.context = self._struct(**self._fixed, **pointers)
+        self.pointer = ctypes.addressof(self.context)
+
+    def rows(self, t):
+        """The rows written at the times ``t`` (the first len(t)), as the recorder's post-processed
+        columns (views) and "energy" (kinetic, gravity, spring, strain), the force elements'
+        potential added (module docstring)."""
+        post = {POST_NAMES.get(name, name): a[:len(t)] for name, a in self.arrays.items()}
+        if self.system.force_elements and len(t):
+            frames = BodyFrames(post["r"], post["A"], post["v"], post["w"])
+            post["energy"][:, 2] = element_loads(self.system.force_elements, t, frames, self.system.nb,
+                                                 potential=True)[1]
+        return post
+
+    def states(self, t, q, qd, qdd, lam):
+        """:meth:`rows` of N consistent states (arrays with a leading axis N), one C call each; the
+        Cartesian rows' Φ_q from the position kernel at q (no angle unwrapping: Φ_q does not depend
+        on it).  None when the system is no longer covered (an interactive run adds its held loads to
+        the force elements after its Run started)."""
+        if output_kind(self.system)[0] != self.kind:
+            return None
+        n = len(t)
+        if n > len(self.arrays["energy"]):
+            self._allocate(max(n, 2 * len(self.arrays["energy"])))
+        k, inputs = self.buffers, self.system._inputs
+        q, qd, qdd = (np.ascontiguousarray(x, dtype=float) for x in (q, qd, qdd))
+        step = q.strides[0]
+        base = [x.ctypes.data for x in (q, qd, qdd)]
+        for x in range(n):
+            if inputs:                 # the force inputs at t (the buffer holds the last evaluation's)
+                k["u"][:] = [fn.value(t[x]) for fn in inputs]
+            if self.kind == CARTESIAN:
+                k["q"][:] = q[x]
+                k.call("position")
+                k["lam"][:lam.shape[1]] = lam[x]
+            self._call(self.pointer, base[0] + x * step, base[1] + x * step, base[2] + x * step, x)
+        return self.rows(t)
+
+
+class _RowBuffers(dict):
+    """The system's kernel buffers and a multiplier buffer of its own, for :func:`row_output`."""
+
+    def __init__(self, kernels, m):
+        super().__init__({name: kernels[name] for name in ("par", "f", "u", "jac", "q")}, lam=np.zeros(max(1, m)))
+        self.kernels = kernels
+
+    def call(self, name):
+        self.kernels.call(name)
+
+
+def row_output(system):
+    """A :class:`CompiledOutput` of stacked states of ``system`` (its kernels' buffers), None when its
+    rows are post-processed in Python (:func:`compiled_output`)."""
+    if compiled_output(system) is not None:
+        return None
+    return CompiledOutput(system, 64, _RowBuffers(system.kernels, system.m))
