@@ -32,12 +32,11 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 import solver                                              # noqa: E402
 from solver.io.project import project_from_dict             # noqa: E402
+from peers import new_model_settings                       # noqa: E402  (bench/peers.py)
 
 SAMPLE = os.path.join(os.path.dirname(__file__), "..", "sample_models", "slider_crank.mbs.json")
 # Lee, Lee & Bae (2013) Table 8: computation time per simulated second (s), conventional / proposed (parametric)
 PAPER = {1: (0.09, 0.09), 5: (0.42, 0.46), 20: (1.70, 1.94)}
-DEFAULTS = ("formulation", "partitioning", "integrator", "constraints", "reactions", "rtol", "atol", "max_step",
-            "codegen")              # the solver settings a new model has
 
 
 def slider_cranks(n, dz=0.5):
@@ -72,14 +71,6 @@ def algebra(res):
     return "sparse" if any("sparse" in e["message"] for e in res.events if e["kind"] == "partition") else "dense"
 
 
-def new_model_settings(model):
-    """``model`` with the solver settings a new model has (Settings defaults)."""
-    for f in solver.Settings.FIELDS:
-        if f.name in DEFAULTS:
-            model.settings.set(f.name, f.default)
-    return model
-
-
 def best_run(compiled, t_end, repeat):
     """(CPU s, results) of the fastest of ``repeat`` runs of ``compiled`` over ``t_end``."""
     best = None
@@ -102,7 +93,7 @@ def main(argv=None):
     header = ("sets", "paper conventional", "paper proposed", "saved settings, conventional",
               "saved settings, parametric", "new-model settings", "saved: steps / rhs", "saved: algebra")
     print(f"Lee, Lee & Bae (2013) Table 8 shape: CPU s per simulated s ({args.t_end:g} s simulated, best of "
-          f"{args.repeat}; parametric: one run); the paper's on a 2.8 GHz Core i7 (2013), ours on this machine")
+          f"{args.repeat}; parametric: one run); the paper's on a 2.8 GHz Core i7 (2013), ours on this machine\n")
     print("| " + " | ".join(header) + " |" if args.markdown else "  ".join(header))
     if args.markdown:
         print("|" + "---|" * len(header))

@@ -70,7 +70,7 @@ def main(argv=None):
     ap.add_argument("--samples", nargs="+", default=SAMPLES)
     ap.add_argument("--first", action="store_true", help="also the first run of 'auto' in a fresh process")
     args = ap.parse_args(argv)
-    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}\n")
     print("| model | rtol | integrator | steps | rhs | warm CPU s | RTF warm | first run s | RTF first | "
           "max position error (m) | switch |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
@@ -90,7 +90,7 @@ def main(argv=None):
                 first_cols = f"{first:.2f} | {t_end / first:.1f}" if first else "- | -"
                 print(f"| {name} | {rtol:g} | {label} | {res.meta['steps']} | {res.meta['rhs_evaluations']} | "
                       f"{cpu:.3f} | {t_end / cpu:.1f} | {first_cols} | {error:.2e} | {event} |", flush=True)
-    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"\nload average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":
