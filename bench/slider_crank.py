@@ -30,6 +30,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))        # bench/peers.py, when imported by tests
 
 import solver                                              # noqa: E402
 from solver.io.project import project_from_dict             # noqa: E402
