@@ -61,9 +61,13 @@ def load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
+CODE = ("solver", "bench", "tools")     # what a bench runs: changes elsewhere (the document itself) do not count
+
+
 def commit() -> str:
+    """The checkout's commit, "with uncommitted changes" when the code a bench runs differs from it."""
     out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
-    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", *CODE], cwd=ROOT,
                            capture_output=True, text=True).stdout.strip()
     return out.stdout.strip() + (" with uncommitted changes" if dirty else "") if out.returncode == 0 else "?"
 
