@@ -10,7 +10,8 @@ Each model runs on its own saved settings except the integrator, at the model's 
 
 Columns: steps, right-hand sides, warm CPU s (best of 2 runs of a compiled model), the warm real-time
 factor (simulated s / warm CPU s), the first run in a fresh process (import, load, build from the
-codegen cache, run: the child's CPU s and real-time factor; ``--first`` only), and the largest body-position
+codegen cache, run: the child's CPU s, the checkout's bytecode compiled, and real-time factor;
+``--first`` only), and the largest body-position
 error (m) against a reference: Radau at rtol 1e-10 (the model's atol).  The load average is printed.
 
     nice python bench/stiffness.py [--samples vehicle_cae_tc vehicle_23body pendulum ...] [--first]
@@ -22,6 +23,7 @@ import os
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -59,12 +61,19 @@ def measure(model, rtol, integrator, switch=True):
     return res, best
 
 
+PYCACHE = tempfile.mkdtemp(prefix="mbs-stiffness-pycache-")   # the checkout's bytecode, as installed code has it
+
+
 def first_run(path, rtol):
     """CPU s of a fresh process (user + system: a shared machine's waiting left out): import, load,
-    build (cache), run on "auto"."""
+    build (cache), run on "auto"; with the checkout's bytecode compiled (a first process writes it to a
+    folder of its own, as bench/first_run.py does: PYTHONDONTWRITEBYTECODE would compile every source)."""
     code = FIRST.format(root=os.path.join(os.path.dirname(__file__), ".."), path=path, rtol=rtol)
+    env = dict(os.environ, PYTHONPYCACHEPREFIX=PYCACHE)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
