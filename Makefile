@@ -43,7 +43,7 @@ test: $(STAMP)
 test-fast: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -x -n 2 --dist worksteal -m "not slow" -p no:cacheprovider
 
-# the bench set of tools/bench_tables.py (≈ 10–15 min quiet; BENCH_HEAVY=1 adds the long ones) rewrites
+# the bench set of tools/bench_tables.py (≈ 25 min at load 12–18; BENCH_HEAVY=1 adds ≈ 5 min) rewrites
 # docs/performance.md's generated tables, each with its command, commit and load average
 bench: $(STAMP)
 	$(PY) tools/bench_tables.py $(if $(BENCH_HEAVY),--heavy)

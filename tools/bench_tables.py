@@ -9,8 +9,8 @@ output: Markdown tables as printed, other output in a text block.  Peers (MuJoCo
 Exudyn are not in any bench yet) run in the same process as ours inside the scripts that compare
 with them (bench/peers.py), so their columns come from the same run.
 
-The default set is the one ``make bench`` runs (≈ 10–15 min on a quiet 2-core machine); ``--heavy``
-(``make bench BENCH_HEAVY=1``) adds the long ones.  Every script runs under ``nice`` with a time
+The default set is the one ``make bench`` runs (≈ 25 min at load 12–18 on 27 Nov, much of it waiting;
+not timed on a quiet machine); ``--heavy`` (``make bench BENCH_HEAVY=1``) adds the long ones (≈ 5 min).  Every script runs under ``nice`` with a time
 limit; one that fails or times out leaves its block as it was and the command exits 1 after the rest.
 
     python tools/bench_tables.py [--heavy] [--only NAME ...] [--print] [--doc docs/performance.md]
