@@ -43,8 +43,10 @@ test: $(STAMP)
 test-fast: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -x -n 2 --dist worksteal -m "not slow" -p no:cacheprovider
 
+# the bench set of tools/bench_tables.py (≈ 25 min at load 12–18; BENCH_HEAVY=1 adds ≈ 5 min) rewrites
+# docs/performance.md's generated tables, each with its command, commit and load average
 bench: $(STAMP)
-	for f in bench/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
+	$(PY) tools/bench_tables.py $(if $(BENCH_HEAVY),--heavy)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

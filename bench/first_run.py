@@ -17,7 +17,9 @@ the load average is printed with the table: on a shared machine wall time includ
 
 Columns: seconds of wall time and CPU time (user + system of the child and of the compiler it runs) for
 the whole process, interpreter start included, and the CPU time of the process in each phase.  ``build``
-is import + load + compile (the target's "first build"); ``run`` is the sample's own settings.
+is import + load + compile (the target's "first build"); ``run`` is the sample's own settings; ``×RT``
+the first run's real-time factor, simulated s / the whole process's CPU s (item 5's ``chain_200`` and
+``loops_50`` ≥ 2×: ``--samples scale/chain_200 scale/loops_50``, the models of sample_models/scale/).
 
     nice python bench/first_run.py [--repeat 3] [--samples rrc_arm_case1 fourbar slider_crank] [--no-cold]
 """
@@ -103,13 +105,14 @@ def main(argv=None):
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"first runs, fresh process each, best of {args.repeat} by CPU time; load average {load}")
     print(f"{'model':<16}{'cache':<9}{'wall':>8}{'CPU':>8}{'import':>8}{'load':>8}{'compile':>9}{'build':>8}"
-          f"{'run':>8}  generated, simulated")
+          f"{'run':>8}{'×RT':>7}  generated, simulated")
     for name, cache, (wall, cpu, p) in rows:
         cells = [p.get("import"), p.get("load"), p.get("compile")]
         build = sum(cells) if None not in cells else None
         text = "".join(f"{v:>8.3f}" if v is not None else f"{'':>8}" for v in (wall, cpu, *cells[:2]))
         text += f"{cells[2]:>9.3f}" if cells[2] is not None else f"{'':>9}"
         text += "".join(f"{v:>8.3f}" if v is not None else f"{'':>8}" for v in (build, p.get("run")))
+        text += f"{p['simulated'] / cpu:>7.2f}" if "simulated" in p else f"{'':>7}"
         extra = f"  {p['generated']}, {p['simulated']:g} s" if "generated" in p else ""
         print(f"{name:<16}{cache:<9}{text}{extra}")
 

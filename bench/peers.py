@@ -85,6 +85,14 @@ def free_falling_arm(t_end=5.0, rates=(0.0,) * 7):
     return model, tip
 
 
+def new_model_settings(model):
+    """``model`` with the solver settings a new model has (the Settings defaults of DEFAULTS)."""
+    for f in solver.Settings.FIELDS:
+        if f.name in DEFAULTS:
+            model.settings.set(f.name, f.default)
+    return model
+
+
 def _vec(v):
     return " ".join(f"{x:.17g}" for x in v)
 
@@ -260,10 +268,7 @@ def study(repeat=3):
             return our_tip(res, model, tip), 1, wall, None, note
         return "MBS Studio", setting, run, 1
 
-    default_model, _ = free_falling_arm()
-    for f in solver.Settings.FIELDS:
-        if f.name in DEFAULTS:
-            default_model.settings.set(f.name, f.default)
+    default_model = new_model_settings(free_falling_arm()[0])
     d = default_model.settings.values
     default_compiled = solver.compile_model(default_model)
     cases = [mujoco_case(dt) for dt in STEPS]
@@ -414,6 +419,21 @@ def breakdown_table(b):
     return "\n".join(lines)
 
 
+def peer_versions():
+    """Which peer codes are installed, with versions: MuJoCo is compared above; Pinocchio and Exudyn are
+    named when installed (no comparison of them is written yet)."""
+    out = []
+    for module, name, compared in (("mujoco", "MuJoCo", True), ("pinocchio", "Pinocchio", False),
+                                   ("exudyn", "Exudyn", False)):
+        spec = importlib.util.find_spec(module)
+        if spec is None:
+            out.append(f"{name} not installed")
+            continue
+        version = getattr(importlib.import_module(module), "__version__", "?")
+        out.append(f"{name} {version}" + ("" if compared else " installed, not compared here"))
+    return ", ".join(out)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3, help="best of this many runs (default 3)")
@@ -426,7 +446,7 @@ def main(argv=None):
           f"{info['check']:.1e} m from it.  Saved settings: {info['settings']['formulation']}, "
           f"{'generated kernels' if info['generated'] else 'generic path'} ({info['notice']}); cold build "
           f"{info['build']:.2f} s (not in the wall times).  Load average during the run: {info['load']:.1f} "
-          f"on {os.cpu_count()} cores.")
+          f"on {os.cpu_count()} cores.  Peers: {peer_versions()}.")
     if args.breakdown:
         print("\n" + breakdown_table(breakdown(max(args.repeat, 5))))
     if args.profile:

@@ -5,7 +5,9 @@ For each ``sample_models/*.mbs.json`` (and ``sample_models/scale/`` with ``--sca
 fresh codegen cache (cold: the build included), then a second run (Run again: the process reuses
 its compilation, :mod:`solver.recent_compiles`), then a run after the process forgot it (a new
 ``mbs run``: the compile step loads the build from the codegen cache).  Columns: simulated time,
-which path ran, cold build time, the wall time and real-time factor (simulated / wall) of each run.
+which path ran, cold build time (as the cache recorded it: wall), the CPU time of each run (this
+process and the C compiler's processes: on a shared machine wall time includes waiting) and its
+real-time factor (simulated s / CPU s).  The load average is printed with the table.
 ``--markdown`` prints the table for ``docs/performance.md``; ``--t-end S`` caps the simulated time
 (for a quick look).
 
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import sys
 import tempfile
 import time
@@ -38,6 +41,12 @@ def build_seconds(compiled) -> float:
     return info["derive_s"] + info["compile_s"]
 
 
+def cpu_time() -> float:
+    """CPU s of this process and of its finished children (the C compiler of a build)."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
 def one_sample(path, t_end):
     """Three runs of ``simulate(model)`` as ``mbs run`` and the GUI call it (compile step included):
     the first in a fresh cache, the second reusing the compilation, the third loading the build
@@ -46,17 +55,17 @@ def one_sample(path, t_end):
     t_sim = min(model.settings.t_end, t_end) if t_end else model.settings.t_end
     cache = Path(os.environ["MBS_CODEGEN_CACHE"])
     before = set(cache.glob(MODEL_LIBRARIES))
-    walls = {}
+    cpu = {}
     for phase in ("cold", "warm", "reload"):
         if phase == "reload":
             recent_compiles.forget()
-        t0 = time.perf_counter()
+        t0 = cpu_time()
         res = solver.simulate(model, t_end=t_sim)
-        walls[phase] = time.perf_counter() - t0
+        cpu[phase] = cpu_time() - t0
     compiled = solver.compile_model(model)        # from the cache: which path ran, the cold build's times
     path_used = ("generated" if compiled.generated else "generic") + f" ({model.settings.formulation})"
     return {"name": path.name.removesuffix(".mbs.json"), "t": float(res.t[-1]), "path": path_used,
-            "build": build_seconds(compiled) if set(cache.glob(MODEL_LIBRARIES)) - before else 0.0, **walls,
+            "build": build_seconds(compiled) if set(cache.glob(MODEL_LIBRARIES)) - before else 0.0, **cpu,
             "status": res.status, "notice": compiled.notices[0] if compiled.notices else ""}
 
 
@@ -72,8 +81,11 @@ def main(argv=None):
     paths = sorted(ROOT.glob("*.mbs.json")) + (sorted((ROOT / "scale").glob("*.mbs.json")) if args.scale else [])
     if args.only:
         paths = [p for p in paths if any(p.name.startswith(o) for o in args.only)]
-    header = ("sample", "simulated s", "path", "cold build s", "first run wall s", "first run × real time",
-              "run again wall s", "run again × real time", "new process wall s", "new process × real time")
+    header = ("sample", "simulated s", "path", "cold build s", "first run CPU s", "first run × real time",
+              "run again CPU s", "run again × real time", "new process CPU s", "new process × real time")
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"every sample's own settings, simulate(model); CPU s of the process and its C compiler; "
+          f"load average {load}\n")
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     if not args.markdown:
         print("  ".join(header))

@@ -1,11 +1,24 @@
-"""Lee, Lee & Bae (2013), Table 8 analogue: 1, 5 and 20 independent slider–cranks in one model, 1 s
-simulated, conventional vs parametric joint constraints; wall time and real-time factor.
+"""Lee, Lee & Bae (2013) Table 8 in its own shape: 1, 5 and 20 independent slider–cranks in one model, CPU
+seconds per simulated second, the paper's numbers beside ours (issue #32 item 4).
 
 Each copy is the sample ``sample_models/slider_crank.mbs.json`` (crank started at 15 rad/s, three
-revolutes and a prismatic: 3 redundant equations per copy) shifted along z.  Solver settings are
-the sample's (Adams/LSODA, QR partitioning, rtol 1e-6) unless given on the command line.
+revolutes and a prismatic: 3 redundant equations per copy) shifted along z; 1 s simulated, 100 output
+points.  Columns, each the best of ``--repeat`` runs of a compiled model (the build before, not timed):
 
-    .venv/bin/python bench/slider_crank.py [--sets 1 5 20] [--t-end 1] [--rtol 1e-6] [--repeat 1]
+- the paper's Table 8 (Lee, Lee & Bae (2013), Trans. KSME A 37(12): BDF, a 2.8 GHz Intel Core i7):
+  conventional and proposed (parametric) joint constraints;
+- ours on the sample's **saved settings** (Cartesian, QR, Adams/LSODA, rtol 1e-6, codegen "auto"),
+  conventional and parametric constraints (the parametric form has no generated kernels: generic path,
+  one run per case), and the same settings in the relative formulation (what the Cartesian
+  reduction costs: the integrator and the tolerances are the same);
+- ours on a **new model's settings** (``Settings`` defaults: formulation "auto", DOP853 in C, rtol 1e-8),
+  the form a user who does not choose gets;
+- steps, right-hand sides and the algebra (dense compiled reduction, or ≥ 120 independent rows: the
+  sparse factorizations of solver/partitioning/sparse.py) of the saved-settings conventional run.
+
+``--markdown`` prints a Markdown table (docs/performance.md).
+
+    .venv/bin/python bench/slider_crank.py [--sets 1 5 20] [--t-end 1] [--repeat 1] [--markdown]
 """
 from __future__ import annotations
 
@@ -14,14 +27,18 @@ import copy
 import json
 import os
 import sys
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))        # bench/peers.py, when imported by tests
 
 import solver                                              # noqa: E402
 from solver.io.project import project_from_dict             # noqa: E402
+from peers import new_model_settings                       # noqa: E402  (bench/peers.py)
 
 SAMPLE = os.path.join(os.path.dirname(__file__), "..", "sample_models", "slider_crank.mbs.json")
-PAPER = {1: (0.09, 0.09), 5: (0.42, 0.46), 20: (1.70, 1.94)}   # s per simulated s, 2.8 GHz i7 (Table 8)
+# Lee, Lee & Bae (2013) Table 8: computation time per simulated second (s), conventional / proposed (parametric)
+PAPER = {1: (0.09, 0.09), 5: (0.42, 0.46), 20: (1.70, 1.94)}
 
 
 def slider_cranks(n, dz=0.5):
@@ -56,43 +73,49 @@ def algebra(res):
     return "sparse" if any("sparse" in e["message"] for e in res.events if e["kind"] == "partition") else "dense"
 
 
+def best_run(compiled, t_end, repeat):
+    """(CPU s, results) of the fastest of ``repeat`` runs of ``compiled`` over ``t_end``."""
+    best = None
+    for _ in range(repeat):
+        t0 = time.process_time()
+        res = solver.simulate(compiled, t_end=t_end, output_step=t_end / 100)
+        cpu = time.process_time() - t0
+        if best is None or cpu < best[0]:
+            best = (cpu, res)
+    return best
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sets", type=int, nargs="+", default=[1, 5, 20])
     ap.add_argument("--t-end", type=float, default=1.0)
-    ap.add_argument("--rtol", type=float, default=None)
     ap.add_argument("--repeat", type=int, default=1, help="runs per case; the fastest is reported")
+    ap.add_argument("--markdown", action="store_true")
     args = ap.parse_args(argv)
-    print(f"slider–crank sets, {args.t_end:g} s simulated, wall time in s (best of {args.repeat}); "
-          "RTF = simulated / wall time; codegen = conventional with compiled kernels and the compiled "
-          "reduced right-hand side (solver.codegen; compile time excluded: the library is built once first), "
-          "or, from 120 independent constraint rows (20 sets), the sparse factorizations of "
-          "solver/partitioning/sparse.py on the compiled kernels (column 'algebra')")
-    head = (f"{'sets':>4} {'nq conv/par':>12} {'conventional':>13} {'RTF':>6} {'parametric':>11} {'RTF':>6} "
-            f"{'codegen':>8} {'RTF':>6} {'algebra':>8} {'par/conv':>8} {'steps c/p':>11} {'rhs c/p':>11} {'paper c/p (s)':>14}")
-    print(head)
-    print("-" * len(head))
+    header = ("sets", "paper conventional", "paper proposed", "saved settings, conventional",
+              "saved settings, parametric", "saved settings, relative formulation", "new-model settings",
+              "saved: steps / rhs", "saved: algebra")
+    print(f"Lee, Lee & Bae (2013) Table 8 shape: CPU s per simulated s ({args.t_end:g} s simulated, best of "
+          f"{args.repeat}; parametric: one run); the paper's on a 2.8 GHz Core i7 (2013), ours on this machine\n")
+    print("| " + " | ".join(header) + " |" if args.markdown else "  ".join(header))
+    if args.markdown:
+        print("|" + "---|" * len(header))
     for n in args.sets:
-        model = slider_cranks(n)
-        solver.simulate(model, t_end=1e-3, codegen=True)          # build (or load) the library
+        cases = {"conventional": (slider_cranks(n), {}, args.repeat),
+                 "parametric": (slider_cranks(n), {"constraints": "parametric"}, 1),
+                 "relative": (slider_cranks(n), {"formulation": "relative"}, args.repeat),
+                 "defaults": (new_model_settings(slider_cranks(n)), {}, args.repeat)}
         row = {}
-        for key, form, codegen in (("c", "conventional", False), ("p", "parametric", False),
-                                   ("g", "conventional", True)):
-            best = None
-            for _ in range(args.repeat):
-                res = solver.simulate(model, t_end=args.t_end, output_step=args.t_end / 100, constraints=form,
-                                      rtol=args.rtol, codegen=codegen)
-                if best is None or res.meta["wall_time"] < best.meta["wall_time"]:
-                    best = res
-            row[key] = best
-        c, p, g = row["c"], row["p"], row["g"]
-        wc, wp, wg = c.meta["wall_time"], p.meta["wall_time"], g.meta["wall_time"]
-        paper = PAPER.get(n)
-        print(f"{n:>4} {c.coordinates.shape[1]:>5}/{p.coordinates.shape[1]:<6} {wc:>13.3f} {args.t_end / wc:>6.2f} "
-              f"{wp:>11.3f} {args.t_end / wp:>6.2f} {wg:>8.3f} {args.t_end / wg:>6.2f} {algebra(g):>8} {wp / wc:>8.2f} "
-              f"{c.meta['steps']:>5}/{p.meta['steps']:<5} {c.meta['rhs_evaluations']:>5}/{p.meta['rhs_evaluations']:<5} "
-              f"{'' if paper is None else f'{paper[0]:.2f}/{paper[1]:.2f}':>14}")
-    print("machine: 2 cores shared with other processes; BLAS single-threaded inside simulate()")
+        for key, (model, overrides, repeat) in cases.items():
+            compiled = solver.compile_model(model, **overrides)
+            solver.simulate(compiled, t_end=1e-3)                  # first-run costs (imports, buffers) not timed
+            row[key] = best_run(compiled, args.t_end, repeat)
+        (cc, c), (cp, _), (cr, _), (cd, _) = row["conventional"], row["parametric"], row["relative"], row["defaults"]
+        paper = PAPER.get(n, (None, None))
+        cells = (str(n), *(f"{v:.2f}" if v is not None else "" for v in paper),
+                 *(f"{cpu / args.t_end:.3f}" for cpu in (cc, cp, cr, cd)),
+                 f"{c.meta['steps']} / {c.meta['rhs_evaluations']}", algebra(c))
+        print("| " + " | ".join(cells) + " |" if args.markdown else "  ".join(cells), flush=True)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,8 @@ Each model runs on its own saved settings except the integrator, at the model's 
 
 Columns: steps, right-hand sides, warm CPU s (best of 2 runs of a compiled model), the warm real-time
 factor (simulated s / warm CPU s), the first run in a fresh process (import, load, build from the
-codegen cache, run: wall s and real-time factor; ``--first`` only), and the largest body-position
+codegen cache, run: the child's CPU s, the checkout's bytecode compiled, and real-time factor;
+``--first`` only), and the largest body-position
 error (m) against a reference: Radau at rtol 1e-10 (the model's atol).  The load average is printed.
 
     nice python bench/stiffness.py [--samples vehicle_cae_tc vehicle_23body pendulum ...] [--first]
@@ -19,8 +20,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -58,11 +61,21 @@ def measure(model, rtol, integrator, switch=True):
     return res, best
 
 
+PYCACHE = tempfile.mkdtemp(prefix="mbs-stiffness-pycache-")   # the checkout's bytecode, as installed code has it
+
+
 def first_run(path, rtol):
-    """Wall s of a fresh process: import, load, build (cache), run on "auto"."""
+    """CPU s of a fresh process (user + system: a shared machine's waiting left out): import, load,
+    build (cache), run on "auto"; with the checkout's bytecode compiled (a first process writes it to a
+    folder of its own, as bench/first_run.py does: PYTHONDONTWRITEBYTECODE would compile every source)."""
     code = FIRST.format(root=os.path.join(os.path.dirname(__file__), ".."), path=path, rtol=rtol)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    return float(out.stdout.split()[-1])
+    env = dict(os.environ, PYTHONPYCACHEPREFIX=PYCACHE)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main(argv=None):
@@ -70,8 +83,8 @@ def main(argv=None):
     ap.add_argument("--samples", nargs="+", default=SAMPLES)
     ap.add_argument("--first", action="store_true", help="also the first run of 'auto' in a fresh process")
     args = ap.parse_args(argv)
-    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    print("| model | rtol | integrator | steps | rhs | warm CPU s | RTF warm | first run s | RTF first | "
+    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}\n")
+    print("| model | rtol | integrator | steps | rhs | warm CPU s | RTF warm | first run CPU s | RTF first | "
           "max position error (m) | switch |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for name in args.samples:
@@ -90,7 +103,7 @@ def main(argv=None):
                 first_cols = f"{first:.2f} | {t_end / first:.1f}" if first else "- | -"
                 print(f"| {name} | {rtol:g} | {label} | {res.meta['steps']} | {res.meta['rhs_evaluations']} | "
                       f"{cpu:.3f} | {t_end / cpu:.1f} | {first_cols} | {error:.2e} | {event} |", flush=True)
-    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"\nload average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

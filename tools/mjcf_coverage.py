@@ -18,7 +18,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from tools import mjcf_corpus, urdf_coverage  # noqa: E402
 
-START, END = "<!-- mjcf-coverage:start -->", "<!-- mjcf-coverage:end -->"
+BLOCK = "mjcf-coverage"          # docs/import.md's block (tools/doc_blocks.py markers)
 REASONS = [   # (pattern of our message, reason)
     (r"must be a path inside the folder", "a file outside the model's folder"),
     (r"not well-formed XML", "malformed XML"),
@@ -54,7 +54,7 @@ def main(argv=None):
         argv, __doc__.splitlines()[0],
         lambda states: urdf_coverage.table(survey(states), states, roots=mjcf_corpus.corpora(), why=reason, note=NOTE,
                                            odd_heading="Refused here although MuJoCo loads the file:"),
-        START, END)
+        BLOCK)
 
 
 if __name__ == "__main__":

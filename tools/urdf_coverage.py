@@ -20,9 +20,10 @@ import warnings
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from tools import urdf_corpus  # noqa: E402
+from tools.doc_blocks import replace_blocks  # noqa: E402
 
 DOC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "import.md")
-START, END = "<!-- urdf-coverage:start -->", "<!-- urdf-coverage:end -->"
+BLOCK = "urdf-coverage"          # docs/import.md's block (tools/doc_blocks.py markers)
 TOLERANCE = 1e-12
 REASONS = [   # (pattern of our message, reason)
     (r"triangle inequality", "inertia breaks the triangle inequality"),
@@ -99,18 +100,17 @@ def table(outcomes, states, roots=None, why=reason, note=URDF_NOTE,
     return "\n".join(lines)
 
 
-def write_table(text, start, end):
-    """``text`` between the markers ``start`` and ``end`` of docs/import.md."""
+def write_table(text, block):
+    """``text`` as the body of docs/import.md's block ``block``."""
     with open(DOC, encoding="utf-8") as fh:
         doc = fh.read()
-    a, b = doc.index(start) + len(start), doc.index(end)
     with open(DOC, "w", encoding="utf-8") as fh:
-        fh.write(doc[:a] + "\n" + text + "\n" + doc[b:])
+        fh.write(replace_blocks(doc, {block: text}))
 
 
-def command(argv, description, make_text, start, end):
-    """A coverage script's command line: ``make_text(states)`` written between the markers
-    ``start`` and ``end`` of docs/import.md (``--print``: printed instead)."""
+def command(argv, description, make_text, block):
+    """A coverage script's command line: ``make_text(states)`` written as the body of docs/import.md's
+    block ``block`` (``--print``: printed instead)."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--states", type=int, default=2)
     parser.add_argument("--print", action="store_true", help="print the table instead of writing docs/import.md")
@@ -118,13 +118,13 @@ def command(argv, description, make_text, start, end):
     warnings.simplefilter("ignore")
     text = make_text(args.states)
     if not args.print:
-        write_table(text, start, end)
+        write_table(text, block)
     print(text)
     return 0
 
 
 def main(argv=None):
-    return command(argv, __doc__.splitlines()[0], lambda states: table(survey(states), states), START, END)
+    return command(argv, __doc__.splitlines()[0], lambda states: table(survey(states), states), BLOCK)
 
 
 if __name__ == "__main__":

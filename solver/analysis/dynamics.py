@@ -261,6 +261,8 @@ class Run:
         (times[0] recorded unless ``record_start`` is False: a continued run recorded it already).
         Returns the partition and the state (part, t, q, q̇) it ended with, at times[-1]."""
         integrator, compiled, note = step_loop(self)     # compiled None: every step in Python
+        if compiled is not None and part.sparse:          # no compiled reduction for it: the Python loop
+            note = f"step loop in Python ({integrator}): sparse factorizations of Φ_q (no compiled reduction)"
         if note is not None and not any(e["message"] == note for e in self.rec.events):
             self.rec.event(times[0], "integrator", note)
         max_step = self.s.max_step or np.inf

@@ -2,7 +2,8 @@
 
 When the model runs on generated kernels and nothing in its right-hand side needs Python (no
 interpreted force elements; driver motions and force inputs compiled as C), the integrators
-``"auto"`` (Dormand–Prince 8(5,3), DOP853) and ``"rk45"`` (Dormand–Prince 5(4)) step inside C
+``"auto"`` and ``"rk"`` (alias ``"dop853"``; Dormand–Prince 8(5,3), DOP853) and ``"rk45"`` (Dormand–Prince
+5(4)) step inside C
 (dopri.c: Hairer's step-size control and dense output): one call advances the active partition
 over many steps and output points.  Python only stores the rows, records the steps, reports
 progress, checks cancel between calls and acts on what stopped a call exactly as ``Run._dynamic``
@@ -12,9 +13,10 @@ stops the run.  Near a singular pass the compiled loop places its steps so that 
 the pass's round-off band (codegen/band.c with the thresholds of :mod:`solver.analysis.band_step`;
 the Python loop steps over the band once its step size has collapsed).
 
-Where the compiled loop does not apply, ``"rk45"`` is scipy's RK45 (the same method) in the Python
-loop and ``"auto"`` is LSODA (``"adams"``); ``partitioning="hybrid"`` (its switch looks at every
-step) and sparse partitions (no compiled reduction) use the Python loop.
+Where the compiled loop does not apply, ``"rk45"`` and ``"rk"`` are scipy's RK45 and DOP853 (the same
+methods) in the Python loop and ``"auto"`` is LSODA (``"adams"``); ``partitioning="hybrid"`` (its
+switch looks at every step) and sparse partitions (no compiled reduction) use the Python loop.  Only
+``"auto"`` switches when the model is stiff (below).
 
 Stiffness: on ``"auto"`` the compiled loop watches Hairer's estimate h·ρ of every accepted step
 (dopri.c, dp_stiffness); when the step size is held at DOP853's stability boundary

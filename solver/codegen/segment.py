@@ -22,8 +22,9 @@ from .cache import cache_dir, load_or_build
 from .derive import CodegenUnavailable
 from .timefunctions import PRELUDE, c_time_function
 
-COMPILED = {"auto": "dop853", "rk45": "dopri5"}     # integrator settings that step in C where they can …
-FALLBACK = {"auto": "adams", "rk45": "rk45"}         # … and what they are in the Python loop
+# integrator settings that step in C where they can (the explicit methods dopri.c has) …
+COMPILED = {"auto": "dop853", "rk": "dop853", "dop853": "dop853", "rk45": "dopri5"}
+FALLBACK = {"auto": "adams", "rk": "rk", "dop853": "dop853", "rk45": "rk45"}   # … and what they are in the Python loop
 NAMES = {"dop853": "Dormand–Prince 8(5,3)", "dopri5": "Dormand–Prince 5(4)"}
 END, BUDGET, STAGE, OUTPUT, QUALITY, STALL, TOO_SMALL, NOT_FINITE, DENSE, STIFF = range(10)    # segment.c's SEG_*
 METHODS = {"dop853": 8, "dopri5": 5}      # dopri.c's DP_DOP853, DP_DOPRI5

@@ -496,7 +496,10 @@ class RelativeSystem(MechanicalSystem):
         for e, edge in enumerate(topo.edges):
             parent = edge.parent
             self.paths.append((self.paths[topo.parent_edge[parent]] if parent >= 0 else []) + [e])
-        self.subtree = [[a for a in range(len(topo.edges)) if e in self.paths[a]] for e in range(len(topo.edges))]
+        self.subtree = [[] for _ in topo.edges]          # a below e ⇔ e on a's path (a ascending)
+        for a, path in enumerate(self.paths):
+            for e in path:
+                self.subtree[e].append(a)
         self.path_cols = [np.concatenate([self.cols[a] for a in path]).astype(int) for path in self.paths]
         self._levels = self._tree_levels()
         # (tree edges, their joints, ±1: the reaction on body_j is −R̂_e for an inverted joint)

@@ -8,10 +8,12 @@ intermediates there).  Both have::
 
     sin cos atan tanh sqrt pi  the functions and π
     let(x)                     an intermediate given a name (the generator's symbol e{n}); x itself here
-    vector(v)                  a 3-vector of named components (an array here)
-    piecewise(*(value, cond))  the value of the first pair whose condition holds (the last one's is True)
+    vector(v)                  a 3-vector of named components (an array here; components given as stacked
+                               numbers (…) make stacked vectors (…, 3))
+    piecewise(*(value, cond))  the value of the first pair whose condition holds (the last one's is True;
+                               here also stacked values with a condition each)
     gate(cond, x)              x where cond holds, else 0 (x a scalar or a vector; here also stacked
-                               scalars with a condition each)
+                               scalars or vectors with a condition each)
 
 Conditions are written with comparisons and ``&`` (numpy booleans, sympy relations alike).
 Vector algebra that needs no namespace (:func:`dot`, :func:`along`, :mod:`solver.math.rotations`)
@@ -26,19 +28,31 @@ import numpy as np
 
 
 def _piecewise(*pairs):
-    """The value of the first (value, condition) pair whose condition holds (one point)."""
-    return next(value for value, condition in pairs if condition)
+    """The value of the first (value, condition) pair whose condition holds (one point, or stacked
+    values and conditions: each state's first)."""
+    if all(np.ndim(condition) == 0 for _, condition in pairs):
+        return next(value for value, condition in pairs if condition)
+    *head, (last, _) = pairs
+    return np.select([condition for _, condition in head], [value for value, _ in head], last)
 
 
 def _gate(condition, x):
-    """x where the condition holds, else 0; stacked scalars with a condition each."""
+    """x where the condition holds, else 0; stacked scalars or vectors (…, 3) with a condition each (…)."""
     if np.ndim(condition) == 0:         # one state: a choice (np.where costs microseconds per call)
         return x if condition else np.zeros(np.shape(x))[()]
-    return np.where(condition, x, 0.0)
+    condition = np.asarray(condition)
+    return np.where(condition.reshape(condition.shape + (1,) * (np.ndim(x) - condition.ndim)), x, 0.0)
+
+
+def _vector(v):
+    """A 3-vector of numbers, or stacked 3-vectors (…, 3) of components given as stacked numbers."""
+    if isinstance(v, (list, tuple)) and any(np.ndim(x) for x in v):
+        return np.stack(np.broadcast_arrays(*v), axis=-1)
+    return np.asarray(v)
 
 
 NUMPY_MATH = SimpleNamespace(sin=np.sin, cos=np.cos, atan=np.arctan, tanh=np.tanh, sqrt=np.sqrt, pi=math.pi,
-                             let=lambda x: x, vector=np.asarray, piecewise=_piecewise, gate=_gate)
+                             let=lambda x: x, vector=_vector, piecewise=_piecewise, gate=_gate)
 
 
 def dot(a, b):

@@ -30,8 +30,10 @@ def plain_copy(value):
         return value
     if type(value) is dict:
         return {key: plain_copy(v) for key, v in value.items()}
-    if type(value) in (list, tuple):
-        return type(value)(plain_copy(v) for v in value)
+    if type(value) is list:
+        return [plain_copy(v) for v in value]
+    if type(value) is tuple:
+        return tuple([plain_copy(v) for v in value])
     return copy.deepcopy(value)
 
 

@@ -38,8 +38,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..math.namespace import NUMPY_MATH
-from ..math.rotations import cross
+from ..math.namespace import NUMPY_MATH, along, dot
+from ..math.rotations import cross, matvec
 from .road import road_normal
 
 FLAT = 1e-9        # |n − (n·a)a| below this: the wheel lies flat on the road, no rolling contact
@@ -125,40 +125,48 @@ class TireState:
     torque: np.ndarray     # rolling-resistance + aligning torque, 0 out of contact
 
 
+def _at(v, k):
+    """Component k of a vector, or of stacked vectors (…, 3)."""
+    return v[k] if np.ndim(v) == 1 else v[..., k]
+
+
 def tire_contact(c, a, v, w, p, surface, m=NUMPY_MATH) -> TireState:
     """The tire of the module docstring on a wheel with centre c, spin axis a, CM velocity v and
     angular velocity ω (global); ``p`` its :class:`TireParameters`, ``surface(x)`` the road's
-    (height, slope) at x.  Written once for numbers (``m`` = NUMPY_MATH, one state) and for the
-    code generator's sympy expressions (``m`` names every intermediate, :mod:`solver.math.namespace`).
+    (height, slope) at x.  Written once for numbers (``m`` = NUMPY_MATH: one state, or N stacked
+    states, c, a, v, ω (N, 3)) and for the code generator's sympy expressions (``m`` names every
+    intermediate, :mod:`solver.math.namespace`).
     Out of contact (the wheel lies flat, |n − (n·a)a| < 1e-9, or δ ≤ 0, or k δ + c δ̇ ≤ 0) the
     forces and torques are 0: gated, not branched, so the generated code computes every quantity
     (those of a flat wheel are not finite) and selects."""
-    n = road_normal(m.let(surface(c[0])[1]), m)
-    radial = m.vector(n - m.let(n.dot(a)) * a)
-    size = m.let(m.sqrt(radial.dot(radial)))
-    P = m.vector(c - p.radius * radial / size)
-    height = m.let(surface(P[0])[0])
-    delta = m.let((height - P[2]) * n[2])
-    P = m.vector(P + delta * n)                  # the contact point on the road surface
-    V = m.vector(v + cross(w - m.let(w.dot(a)) * a, P - c))
+    n = road_normal(m.let(surface(_at(c, 0))[1]), m)
+    radial = m.vector(n - along(m.let(dot(n, a)), a))
+    size = m.let(m.sqrt(dot(radial, radial)))
+    P = m.vector(c - along(p.radius / size, radial))
+    height = m.let(surface(_at(P, 0))[0])
+    delta = m.let((height - _at(P, 2)) * _at(n, 2))
+    P = m.vector(P + along(delta, n))            # the contact point on the road surface
+    V = m.vector(v + cross(w - along(m.let(dot(w, a)), a), P - c))
     ex = m.vector(cross(a, n))
-    ex = m.vector(ex / m.sqrt(ex.dot(ex)))
+    ex = m.vector(along(1 / m.sqrt(dot(ex, ex)), ex))
     ey = m.vector(cross(n, ex))
-    Fz = m.let(p.stiffness * delta - p.damping * n.dot(V))     # k δ + c δ̇, δ̇ = −n·V
-    vx, vy, spin = m.let(ex.dot(V)), m.let(ey.dot(V)), m.let(w.dot(a) * p.radius)
+    Fz = m.let(p.stiffness * delta - p.damping * dot(n, V))     # k δ + c δ̇, δ̇ = −n·V
+    vx, vy, spin = m.let(dot(ex, V)), m.let(dot(ey, V)), m.let(dot(w, a) * p.radius)
     vt = m.let(m.sqrt(vx * vx + p.low_speed ** 2))
     kappa, alpha = m.let((spin - vx) / vt), m.let(m.atan(-vy / vt))
     Fx, Fy = (m.let(F) for F in combined_slip_forces(kappa, alpha, Fz, p, m))
     rolling, Mz = tire_moments(Fz, Fy, spin, alpha, p, m)
     touching = (size >= FLAT) & (delta > 0)
     contact = touching & (Fz > 0)
-    return TireState(touching, contact, delta, -n.dot(V), kappa, alpha,
+    return TireState(touching, contact, delta, -dot(n, V), kappa, alpha,
                      *(m.gate(contact, F) for F in (Fx, Fy, Fz)), P,
-                     m.gate(contact, Fx * ex + Fy * ey + Fz * n), m.gate(contact, rolling * a + Mz * n))
+                     m.gate(contact, along(Fx, ex) + along(Fy, ey) + along(Fz, n)),
+                     m.gate(contact, along(rolling, a) + along(Mz, n)))
 
 
 class TireForce:
-    """Evaluator of a tire element on body states (see module docstring)."""
+    """Evaluator of a tire element on body states, one or stacked (see module docstring; a table road
+    is evaluated state by state)."""
 
     def __init__(self, e, road, index, init):
         self.name = e.name
@@ -166,21 +174,27 @@ class TireForce:
         self.axis_b = init[self.b][1].T @ np.asarray(e.axis, dtype=float)
         self.road = road
         self.p = TireParameters.of(e)
+        self.stacked = road.table is None
 
     def state(self, frames) -> TireState:
         c, A, v, w = frames.get(self.b)
         with np.errstate(divide="ignore", invalid="ignore"):        # a flat wheel: gated out
-            return tire_contact(c, A @ self.axis_b, v, w, self.p, self.road.surface)
+            return tire_contact(c, matvec(A, self.axis_b), v, w, self.p, self.road.surface)
 
     def apply(self, t, frames, out):
         s = self.state(frames)
-        if s.contact:
-            out.at_point(self.b, s.force, s.point, frames)
-            out.torque(self.b, s.torque)
+        if np.ndim(s.contact) == 0:
+            if s.contact:
+                out.at_point(self.b, s.force, s.point, frames)
+                out.torque(self.b, s.torque)
+            return
+        # stacked: the force is 0 out of contact, where the point may not be finite (a flat wheel)
+        out.at_point(self.b, s.force, NUMPY_MATH.gate(s.contact, s.point), frames)
+        out.torque(self.b, s.torque)
 
     def potential(self, frames):
         s = self.state(frames)
-        return 0.5 * self.p.stiffness * s.delta * s.delta if s.touching else 0.0
+        return NUMPY_MATH.gate(s.touching, 0.5 * self.p.stiffness * s.delta * s.delta)
 
     def conserves_energy(self):
         """Rolling contact with slip does work that is not in V."""

@@ -206,6 +206,22 @@ def test_the_compiled_loop_equals_the_python_loop(build, formulation, integrator
     np.testing.assert_allclose(np.sum(step_h), 2.0, rtol=1e-12)
 
 
+@needs_compiler
+def test_rk_steps_in_c_as_auto_does_without_the_stiffness_switch():
+    """``"rk"`` (DOP853, as a saved project names it: the 200-link chain) steps in C wherever ``"auto"``
+    does: on a non-stiff model the same steps and the same numbers, bit for bit; ``"dop853"`` too."""
+    runs = {}
+    for integrator in ("auto", "rk", "dop853"):
+        events = []
+        runs[integrator] = solver.simulate(driven_double_pendulum(), t_end=1.0, output_step=0.01, codegen="on",
+                                           formulation="relative", integrator=integrator, on_event=events.append)
+        assert "step loop in C (Dormand–Prince 8(5,3))" in [e["message"] for e in events]
+    for integrator in ("rk", "dop853"):
+        assert runs[integrator].meta["steps"] == runs["auto"].meta["steps"]
+        np.testing.assert_array_equal(runs[integrator].coordinates, runs["auto"].coordinates)
+        np.testing.assert_array_equal(runs[integrator].multipliers, runs["auto"].multipliers)
+
+
 @pytest.mark.slow
 @needs_compiler
 def test_four_bar_through_singular_passes_re_partitions_in_the_compiled_loop():

@@ -96,6 +96,18 @@ def test_sparse_trajectory_equals_the_dense_one(monkeypatch, name, t_end):
     assert rel(d.conditioning, s.conditioning) < 0.1
 
 
+def test_a_sparse_partition_says_its_steps_are_in_python(monkeypatch):
+    """"auto" on generated kernels steps in C only through the compiled (dense) reduction: a sparse
+    partition's run steps LSODA in Python, and its event says so (it used to say "step loop in C")."""
+    monkeypatch.setattr(choose, "SPARSE_MIN_ROWS", 1)
+    events = []
+    res = solver.simulate(MODELS["slider_crank_x5"](), t_end=0.02, output_step=0.01, integrator="auto",
+                          on_event=events.append)
+    messages = [e["message"] for e in events]
+    assert res.status == "ok" and not any(m.startswith("step loop in C") for m in messages)
+    assert "step loop in Python (adams): sparse factorizations of Φ_q (no compiled reduction)" in messages
+
+
 @pytest.mark.parametrize("sample", sorted(glob.glob(os.path.join(ROOT, "sample_models", "*.mbs.json"))),
                          ids=lambda p: os.path.basename(p).split(".")[0])
 def test_the_jacobian_pattern_holds_every_nonzero(sample):

@@ -167,6 +167,40 @@ def test_penetration_rate_is_the_time_derivative_of_the_penetration(profile, rel
     assert s.delta_dot == pytest.approx(fd, rel=rel)
 
 
+@pytest.mark.parametrize("profile", ["flat", "half_sine", "step"])
+def test_stacked_states_give_the_wrenches_and_energy_of_one_state_at_a_time(profile):
+    """The output post-processing evaluates a tire on all output points at once (element_loads on
+    stacked states): the same forces, torques and spring energy as state by state, in contact,
+    airborne, leaving the road (k δ + c δ̇ < 0) and lying flat (not finite inside, gated out)."""
+    m = wheel_model(stiffness=2e5, damping=800.0)
+    m.add_road("r2", profile=profile, start=-0.3, obstacle_height=0.05, obstacle_length=1.0)
+    m.set_field("t", "road", "r2")
+    tire = tire_of(m)
+    assert tire.stacked
+    rng = np.random.default_rng(3)
+    flat = rotation_matrix(np.array([math.cos(math.pi / 4), math.sin(math.pi / 4), 0, 0]))   # axis along z
+    states = []
+    for k in range(12):
+        q = np.array([1.0, *rng.normal(0, 0.05, 3)])
+        A = flat if k == 11 else rotation_matrix(q / np.linalg.norm(q))
+        z = (0.26, 0.3005, 0.29, 0.31)[k % 4] + (0.03 if profile != "flat" else 0.0)
+        r = np.array([rng.uniform(-0.5, 0.8), 0.0, z])
+        v = np.array([rng.normal(8, 1), rng.normal(0, 0.3), 5.0 if k % 4 == 2 else rng.normal(0, 0.2)])
+        states.append((r, v, np.array([0.1, 25.0, 0.3]) + rng.normal(0, 1, 3), A))
+    stacked = BodyFrames(*(np.array([[s[i]] for s in states]) for i in (0, 3, 1, 2)))
+    times = np.linspace(0.0, 1.0, len(states))
+    together, energy = element_loads([tire], times, stacked, 1, potential=True)
+    contacts = 0
+    for n, (r, v, w, A) in enumerate(states):
+        one, e = element_loads([tire], float(times[n]), frames_of(r, v, w, A), 1, potential=True)
+        contacts += bool(tire.state(frames_of(r, v, w, A)).contact)
+        scale = max(1.0, np.abs(one.F).max())
+        np.testing.assert_allclose(together.F[n], one.F, rtol=1e-12, atol=1e-12 * scale)
+        np.testing.assert_allclose(together.T[n], one.T, rtol=1e-12, atol=1e-12 * scale)
+        assert energy[n] == pytest.approx(e, rel=1e-12, abs=1e-15)
+    assert 3 <= contacts <= 9 and np.isfinite(together.F).all() and np.isfinite(together.T).all()
+
+
 @pytest.mark.slow
 def test_dropped_wheel_settles_at_the_static_deflection():
     m = wheel_model(stiffness=2e5, damping=800.0)
