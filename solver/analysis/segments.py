@@ -23,6 +23,8 @@ with contact or joint stops never switch (non-smooth forces; BDF has no event lo
 """
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from ..errors import SolverError
@@ -84,6 +86,7 @@ def run_segments(run, part, compiled, t, q, qd, times, next_out, window):
     Returns (restart reason or None when the run is done, t, q, q̇ to
     re-partition at, next_out, steps taken); the reason is a :class:`Stiff` when the model is stiff
     (go on from there with an implicit method, no re-partition)."""
+    from ..codegen.reduced import DYNAMICS_NOT_FINITE
     from ..codegen.segment import (BUDGET, DENSE, END, NOT_FINITE, OUTPUT, QUALITY, STAGE, STALL, STIFF,
                                    TOO_SMALL, CompiledSegments)
     s, c = run.s, run._compiled
@@ -145,6 +148,9 @@ def run_segments(run, part, compiled, t, q, qd, times, next_out, window):
             return Stiff(seg.seg.dp.h_old, seg.seg.dp.h_rho), t_acc, q_acc, qd_acc, done, steps
         if status == STALL:
             raise stall_error(run, t_acc, t_acc - window[0][window[2]])
+        if seg.seg.cg_status == DYNAMICS_NOT_FINITE:     # the steps shrank on stages with non-finite forces
+            with contextlib.suppress(PartitionError):    # (a force with a pole): the generic path names them
+                run._rhs(part, *seg.failed())
         message = {TOO_SMALL: "the step size fell to the round-off of t",
                    NOT_FINITE: "the error estimate is not finite (the state blew up)"}[status]
         raise SolverError(f"integration failed: {message}", time=t_acc, kind="integration",
