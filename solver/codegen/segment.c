@@ -44,6 +44,9 @@
 
 typedef void (*cg_time_t)(double t, double *f, double *fd, double *fdd, double *u);
 
+int cc_generalized(void *ctx, const double *q, const double *qd, double *Q);    /* contact.c */
+double cc_step_cap(const void *ctx);
+
 typedef struct {
     cg_reduced_t *s;
     cg_time_t time_fn;              /* driver f, ḟ, f̈ and force inputs u at t; NULL: the model has none */
@@ -84,6 +87,13 @@ typedef struct {
 
 enum { SEG_END = 0, SEG_BUDGET = 1, SEG_STAGE = 2, SEG_OUTPUT = 3, SEG_QUALITY = 4, SEG_STALL = 5,
        SEG_TOO_SMALL = 6, SEG_NOT_FINITE = 7, SEG_DENSE = 8, SEG_STIFF = 9 };
+
+/* The contact elements' step cap (contact.c, cc_step_cap) at the state of the last right-hand side;
+ * INFINITY without them. */
+static double segment_travel_cap(const cg_segment_t *g)
+{
+    return g->s->k_extra == cc_generalized ? cc_step_cap(g->s->extra) : INFINITY;
+}
 
 /* The integrator of a segment: method DP_DOP853 or DP_DOPRI5, memory DP_MEMORY(2 dof) doubles. */
 void cg_segment_init(cg_segment_t *g, int method, double *memory, double rtol, double atol, double hmax)
@@ -146,6 +156,7 @@ static void remember_accepted(cg_segment_t *g, double dt)
     const double departure = cg_branch_departure(g->s, g->ang_acc, g->ang_rate, dt);
     cg_branch_accept(g->s, g->ang_acc, g->ang_rate, dt);
     if (dt > 0.0) g->dp.h = fmin(g->dp.h, cg_branch_step_cap(dt, departure, g->guard));
+    g->dp.h = fmin(g->dp.h, segment_travel_cap(g));      /* no contact shape carried through another */
 }
 
 /* Write the output point at t (its solve just succeeded) as row n_out. */
@@ -180,8 +191,10 @@ int cg_segment(cg_segment_t *g)
     int newton_retries = 0;             /* stage failures refused in a row (SEG_STAGE) */
     if (!g->started) {
         if (segment_rhs(g, d->t, d->y, d->f)) return SEG_STAGE;
+        const double cap = segment_travel_cap(g);
         const int code = dp_initial_step(d, segment_rhs, g, g->times[g->n_times - 1]);
         if (code) return SEG_STAGE;
+        d->h = fmin(d->h, cap);
         g->started = 1;                 /* q_acc, qd_acc, ang_acc, ang_rate: the caller's start */
         g->phase = 0;
     }

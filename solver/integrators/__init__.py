@@ -32,14 +32,15 @@ def limit_step(ode, h_max, h_last):
     reads its HMAX (RWORK(6)) only at a call with ISTATE = 3 ("continue with changed optional
     inputs", ODEPACK; its wrapper's ``call_args`` [rtol, atol, itask, istate, rwork, iwork, jt]),
     and such a call restarts its step-size and order history: so HMAX changes only where the limit
-    can bind (below 10 h_last, LSODA's largest growth) and by more than a factor 2 from the last."""
+    can bind (below 10 h_last, LSODA's largest growth), down to any smaller limit (a limit is a
+    bound: contact's step cap must hold) but up only by more than a factor 2 from the last."""
     ode.max_step = h_max
     integrator = getattr(getattr(ode, "_lsoda_solver", None), "_integrator", None)
     if integrator is None or integrator.call_args[3] != 2:
         return
     current = integrator.rwork[5] or float("inf")             # LSODA's 0: no limit
     binding = min(h_max, current) < 10.0 * h_last
-    if binding and not 0.5 * current <= h_max <= 2.0 * current:
+    if binding and not current <= h_max <= 2.0 * current:
         integrator.rwork[5] = h_max if h_max < float("inf") else 0.0
         integrator.call_args[3] = 3
 
