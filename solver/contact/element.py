@@ -18,7 +18,7 @@ Tunnelling: the law acts only where the shapes overlap, so a step that carries a
 another from one side to the other sees no contact at either end (BDF stepped the Geneva pin
 through its slot walls: the wheel never turned, status ok).  :meth:`ContactSet.step_cap` bounds the
 next step by conservative advancement (Mirtich (1996), "Impulse-based dynamic simulation of rigid
-body systems", PhD thesis, UC Berkeley, §2.3): no two points of a pair of finite shapes approach
+body systems", PhD thesis, UC Berkeley): no two points of a pair of finite shapes approach
 faster than s = |v_cj − v_ci| + |ω_i| R_i + |ω_j| R_j (centre velocities, bounding radii), so a step
 
     h ≤ (g + w)/s,   g = max(0, |c_j − c_i| − R_i − R_j),   w = min(thickness_i, thickness_j)
