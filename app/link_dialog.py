@@ -18,14 +18,14 @@ from __future__ import annotations
 import re
 
 import numpy as np
-from PySide6.QtWidgets import (QApplication, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QHBoxLayout,
-                               QLabel)
+from PySide6.QtWidgets import QComboBox, QFormLayout, QHBoxLayout, QLabel
 
 import solver
 
 from . import commands
 from .factory import PALETTE, unique_name
 from .field_editors import make_editor
+from .tool_dialog import ToolDialog
 from .units import UnitProblem, UnitSystem
 
 NO_JOINT, TO_GROUND = "no joint", "to ground"
@@ -107,17 +107,15 @@ class _End:
         return self.joint.currentData()
 
 
-class LinkDialog(QDialog):
+class LinkDialog(ToolDialog):
     """The form (shown with ``show()``: the window stays usable, a design point selected there fills
     the end last typed in); OK adds the link or says why not."""
 
     last_section: dict = {}        # the section used last (offered next)
 
     def __init__(self, document, parent=None):
-        super().__init__(parent)
-        self.document = document
+        super().__init__(document, "Add link", parent)
         self.units = UnitSystem.of(self.model.settings)
-        self.setWindowTitle("Add link")
         form = QFormLayout(self)
         self.joint_type = QComboBox(self)
         self.joint_type.addItems(list(solver.JOINT_KINDS))
@@ -145,41 +143,13 @@ class LinkDialog(QDialog):
             editor.set_value(self.last_section.get(name, field.default_value()))
             self.section[name] = editor
             form.addRow(name, editor)
-        self.message = QLabel("", self)
-        self.message.setObjectName("linkMessage")
-        self.message.setWordWrap(True)
-        self.message.setStyleSheet("color: #b00020")
-        form.addRow(self.message)
-        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        self.buttons.accepted.connect(self.accept)
-        self.buttons.rejected.connect(self.reject)
-        form.addRow(self.buttons)
-        self.added = ""
+        self.targets = {label: (end.point, end.point.lineEdit()) for label, end in self.ends.items()}
         self.target = "end"               # the end a design point selected in the window fills
-        QApplication.instance().focusChanged.connect(self._focus_moved)
-        document.selection_changed.connect(self._selected)
-        self.finished.connect(self._disconnect)
+        self.finish_form(form, "linkMessage")
 
-    @property
-    def model(self) -> solver.Model:
-        return self.document.model
-
-    def _focus_moved(self, _old, new):
-        for label, end in self.ends.items():
-            if new is not None and new in (end.point, end.point.lineEdit()):
-                self.target = label
-
-    def _selected(self, name):
+    def picked(self, name):
         if name in self.model.points:
             self.ends[self.target].point.setCurrentText(name)
-
-    def _disconnect(self, *_):
-        """Closed: stop following the window; the window has the keyboard again (its shortcuts)."""
-        if self.parentWidget() is not None:
-            self.parentWidget().activateWindow()
-        self.finished.disconnect(self._disconnect)
-        QApplication.instance().focusChanged.disconnect(self._focus_moved)
-        self.document.selection_changed.disconnect(self._selected)
 
     def showEvent(self, event):  # noqa: N802  (Qt API name)
         """Shown: the end's point has the keyboard (the start is usually the last link's end)."""

@@ -118,14 +118,25 @@ class MainWindow(QMainWindow):
         """Model ▸ Add Link…: the link tool (:class:`app.link_dialog.LinkDialog`, not blocking: design
         points may be clicked in the viewport meanwhile)."""
         from .link_dialog import LinkDialog
-        previous = getattr(self, "link_dialog", None)
+        return self._open_tool("link_dialog", LinkDialog)
+
+    def add_contact(self):
+        """Model ▸ Add Contact…: the contact picker (:class:`app.contact_dialog.ContactDialog`, not
+        blocking: bodies may be clicked in the tree or the viewport meanwhile)."""
+        from .contact_dialog import ContactDialog
+        return self._open_tool("contact_dialog", ContactDialog)
+
+    def _open_tool(self, attribute, cls):
+        """A tool dialog (:class:`app.tool_dialog.ToolDialog`) shown afresh as ``self.<attribute>``."""
+        previous = getattr(self, attribute, None)
         if previous is not None:
             if previous.isVisible():
                 previous.reject()
             previous.deleteLater()
-        self.link_dialog = LinkDialog(self.document, self)
-        self.link_dialog.show()
-        return self.link_dialog
+        dialog = cls(self.document, self)
+        setattr(self, attribute, dialog)
+        dialog.show()
+        return dialog
 
     # ---- public API: files --------------------------------------------------------------------
     def new_project(self):

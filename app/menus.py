@@ -118,6 +118,9 @@ def build(window) -> dict[str, QAction]:
     for kind, cls in solver.FORCE_CLASSES.items():  # every force kind (factory.new_force places it)
         forces.addAction(act(f"add_force_{kind}", cls.LABEL, partial(edit.add_force, kind),
                              icon_name=cls.ICON or kind))
+    m.addAction(act("add_contact", "Add Co&ntact…", window.add_contact, icon_name="contact",
+                    tip="a contact between two bodies (picked in the lists, the tree or the viewport); each "
+                        "touches with its own shape, ground with a plane facing up"))
     m.addAction(act("add_driver", "Add &Driver", lambda: _add_driver(window), icon_name="driver",
                     tip="prescribe the selected joint's coordinate: type its motion next (e.g. 2*pi*t)"))
     m.addAction(act("add_coupler", "Add &Coupler", lambda: edit.add_coupler(), icon_name="driver",

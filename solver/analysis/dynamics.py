@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from ..compile import CompiledModel, compile_model, generic_system, resolve_settings
+from ..contact.element import ContactSet
 from ..errors import Cancelled, ModelError, Problem, SolverError
 from ..forces import Wrenches
 from ..model.inputs import with_inputs
@@ -198,6 +199,7 @@ class Run:
         self.branches = Branches(system)   # the unwrapped angles' accepted values and rates
         self.newton_tol = position_tolerance(settings.atol)   # the dynamic run's position Newton bound
         self.last_step = None    # the Python loop's last accepted step size (a continued run starts with it)
+        self._contact = next((f for f in system.force_elements if isinstance(f, ContactSet)), None)
 
     # ---- public API -----------------------------------------------------------------------------
     def execute(self):
@@ -297,7 +299,8 @@ class Run:
                 part = self._partition(part.method, q, t, restart)
                 continue
             y0 = np.concatenate([part.z_of(q), part.V.T @ qd])
-            ode = self._integrator(integrator, part, t, y0, times[-1], max_step, first_step)
+            ode = self._integrator(integrator, part, t, y0, times[-1], min(max_step, self._travel_cap(q, qd)),
+                                   first_step)
             restart = None
             first_step = None
             while ode.status == "running" and restart is None:
@@ -325,7 +328,8 @@ class Run:
                         first_step = BRANCH_SHRINK * tried if tried else None
                     break
                 h = ode.t - ode.t_old
-                limit_step(ode, min(max_step, step_cap(h, self.branches.accept(ode.t))), h)
+                limit_step(ode, min(max_step, step_cap(h, self.branches.accept(ode.t)),
+                                     self._travel_cap(q_new, qd_new)), h)
                 reached = ode.t + 1e-12 * max(1.0, abs(ode.t))
                 # the interpolant only for steps holding output points (DOP853 spends 3 evaluations on it)
                 dense = ode.dense_output() if next_out < len(times) and times[next_out] <= reached else None
@@ -597,6 +601,13 @@ class Run:
             return self.q_last
         qd, t_last = self._rate_last
         return self.q_last + (t - t_last) * qd
+
+    def _travel_cap(self, q, qd):
+        """The largest next step from (q, q̇) that cannot carry a contact shape through another
+        (:meth:`solver.contact.element.ContactSet.step_cap`); inf without contact elements."""
+        if self._contact is None:
+            return np.inf
+        return self._contact.step_cap(self.system.frames(q, qd))
 
     def _remember(self, t, q, qd):
         self.q_last = q

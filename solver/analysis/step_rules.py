@@ -14,7 +14,10 @@ STUCK_RESTARTS = 25          # restarts without 20 clean steps in between: the p
 CLEAN_STRETCH = 20
 STALL_STEPS = 300            # this many steps advancing less than STALL_FRACTION·t_end: stalled
 STALL_FRACTION = 1e-6
-STAGE_RETRIES = 4            # the compiled loop: a stage's position Newton that fails retries the step this many
+STAGE_RETRIES = 4            # the compiled loop: a stage whose position Newton fails or whose forces, accelerations
+                             # or error estimate are not finite (an explicit trial stage of a long step into a stiff
+                             # stop runs away: a recoverable right-hand-side failure, as CVODE's; Hindmarsh et al.
+                             # (2005)) retries the step this many
                              # times shorter (BRANCH_SHRINK) before re-partitioning — a restart keeps the step size
                              # DOP853 chose, and 25 of them at one state end the run (fuzz seed 1047); the Python
                              # loop's scipy integrators restart from a small first step anyway

@@ -56,7 +56,7 @@ static double dot6(const double *a, const double *b)
 }
 
 /* Inverse of the n × n matrix a (row-major, destroyed) into inv, Gauss–Jordan with partial
- * pivoting; 0 when singular or not finite. */
+ * pivoting; 1, 0 when singular, −1 when not finite. */
 static int invert_small(double *a, double *inv, int n)
 {
     for (int i = 0; i < n; ++i)
@@ -65,7 +65,8 @@ static int invert_small(double *a, double *inv, int n)
         int p = k;
         for (int i = k + 1; i < n; ++i) if (fabs(a[i * n + k]) > fabs(a[p * n + k])) p = i;
         const double piv = a[p * n + k];
-        if (piv == 0.0 || !isfinite(piv)) return 0;
+        if (!isfinite(piv)) return -1;
+        if (piv == 0.0) return 0;
         for (int j = 0; j < n; ++j) {
             double t = a[k * n + j]; a[k * n + j] = a[p * n + j]; a[p * n + j] = t;
             t = inv[k * n + j]; inv[k * n + j] = inv[p * n + j]; inv[p * n + j] = t;
@@ -166,8 +167,8 @@ static void composite(void)
 }
 
 /* q̈ of the open tree at (q, q̇) with generalized joint forces tau (added to the applied loads), by
- * the articulated-body recursion (header).  Returns 0 when a joint's articulated inertia B_eᵀK_eB_e
- * is singular or a result is not finite. */
+ * the articulated-body recursion (header).  Returns 1, 0 when a joint's articulated inertia B_eᵀK_eB_e
+ * is singular, −1 when a result is not finite (reduced.c's CG_DYNAMICS_NOT_FINITE). */
 int cg_tree_accelerations(const double *q, const double *qd, const double *par, const double *f, const double *u,
                           const double *tau, double *qdd)
 {
@@ -184,10 +185,12 @@ int cg_tree_accelerations(const double *q, const double *qd, const double *par, 
             for (int i = 0; i < n; ++i) S[n * i + j] = dot6(B + 6 * i, U + 6 * j);
         }
         if (n == 1) {
-            if (!(S[0] > 0.0) || !isfinite(S[0])) return 0;
+            if (!isfinite(S[0])) return -1;
+            if (!(S[0] > 0.0)) return 0;
             W[0] = 1.0 / S[0];
-        } else if (n && !invert_small(S, W, n)) {
-            return 0;
+        } else if (n) {
+            const int inverted = invert_small(S, W, n);
+            if (inverted <= 0) return inverted;
         }
         if (p >= 0) to_parent(K, L, KD, U, W, ue, n, ws.K + 36 * p, ws.L + 6 * p);
     }
@@ -202,7 +205,7 @@ int cg_tree_accelerations(const double *q, const double *qd, const double *par, 
         for (int j = 0; j < n; ++j) {
             double s = 0.0;
             for (int k = 0; k < n; ++k) s += W[n * j + k] * a[k];
-            if (!isfinite(s)) return 0;
+            if (!isfinite(s)) return -1;
             qdd[c0 + j] = s;
             for (int i = 0; i < 6; ++i) Y[i] += B[6 * j + i] * s;
         }

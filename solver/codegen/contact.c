@@ -29,7 +29,8 @@ enum { SH_PLANE = 0, SH_SPHERE = 1, SH_BOX = 2, SH_CYLINDER = 3, SH_CAPSULE = 4,
 /* pairs (solver/contact/geometry.py PAIRS, in its order; the first shape is the pair's first kind) */
 enum { PR_PLANE_SPHERE = 0, PR_SPHERE_SPHERE, PR_BOX_SPHERE, PR_PLANE_BOX, PR_PLANE_CAPSULE, PR_CAPSULE_SPHERE,
        PR_PLANE_CYLINDER, PR_PLANE_MESH };
-enum { CS_SIZE = 11 };   /* a shape: centre (3), axis (3), radius, half (3: a box's half edges; else [half, 0, 0]), bound */
+enum { CS_SIZE = 12 };   /* a shape: centre (3), axis (3), radius, half (3: a box's half edges; else [half, 0, 0]), bound,
+                           thickness (geometry.Shape.thickness) */
 enum { CL_SIZE = 9 };    /* a law: k, e, c_max or λ, hunt_crossley (1/0), d_max, μ_s, μ_d, v_s, v_d */
 enum { ST_SIZE = 8 };    /* a stop: lower, upper, has lower (1/0), has upper, k, e, c_max, d */
 enum { SP_SIZE = 4 };    /* a rotational spring-damper: k, c, θ₀, preload */
@@ -359,6 +360,34 @@ void cc_wrenches(cc_contact_t *c)
     c->energy = 0.0;
     const int n = c->ne ? cc_candidates(c, c->cand) : 0;
     for (int i = 0; i < n; ++i) cc_element(c, c->cand[i]);
+}
+
+/* The largest next step that cannot carry a finite shape through another, from the frames of the
+ * last cc_generalized (ContactSet.step_cap, Mirtich (1996) conservative advancement): the least over
+ * the elements of two finite shapes of (g + w)/s, g the bounding spheres' gap, w the thinner shape's
+ * thickness, s = |v_cj − v_ci| + |ω_i| R_i + |ω_j| R_j.  INFINITY when none approaches. */
+double cc_step_cap(const void *ctx)
+{
+    const cc_contact_t *c = ctx;
+    double cap = INFINITY;
+    for (int e = 0; e < c->ne; ++e) {
+        const double *si = c->shape + CS_SIZE * 2 * e, *sj = si + CS_SIZE;
+        if (isinf(si[10]) || isinf(sj[10])) continue;
+        double oi[3], oj[3], ui[3], uj[3];
+        const double *ri, *Ai, *vi, *wi, *rj, *Aj, *vj, *wj;
+        cc_frame(c, c->bi[e], &ri, &Ai, &vi, &wi);
+        cc_frame(c, c->bj[e], &rj, &Aj, &vj, &wj);
+        cc_mul(Ai, si, oi);
+        cc_mul(Aj, sj, oj);
+        cc_cross(wi, oi, ui);
+        cc_cross(wj, oj, uj);
+        double d[3], dv[3];
+        for (int k = 0; k < 3; ++k) { d[k] = rj[k] + oj[k] - ri[k] - oi[k]; dv[k] = vj[k] + uj[k] - vi[k] - ui[k]; }
+        const double gap = fmax(sqrt(cc_dot(d, d)) - si[10] - sj[10], 0.0);
+        const double speed = sqrt(cc_dot(dv, dv)) + sqrt(cc_dot(wi, wi)) * si[10] + sqrt(cc_dot(wj, wj)) * sj[10];
+        if (speed > 0.0) cap = fmin(cap, (gap + fmin(si[11], sj[11])) / speed);
+    }
+    return cap;
 }
 
 /* The wrenches (F, T: n × nb × 3) and elastic energy (V: n) of the contact elements at n stacked

@@ -77,7 +77,7 @@ def sweep_tables(pairs):
 def _shape_row(shape):
     half = np.zeros(3)
     half[:np.size(shape.half)] = shape.half
-    return [*shape.centre, *shape.axis, shape.radius, *half, shape.bound()]
+    return [*shape.centre, *shape.axis, shape.radius, *half, shape.bound(), shape.thickness()]
 
 
 class ContactTables:

@@ -33,7 +33,8 @@
 
 /* The model's kernels (signatures of the generated cg_position, cg_gamma, cg_mass, cg_forces) and the
  * fixed code's faster paths: relative.c's cg_dynamics (γ, M and Q in one pass), articulated.c's
- * cg_tree_accelerations (open-tree accelerations in O(n)); returns 0 when the mass matrix is singular). */
+ * cg_tree_accelerations (open-tree accelerations in O(n)); returns 1, 0 when the mass matrix is singular,
+ * −1 when a result is not finite). */
 typedef void (*cg_position_fn)(const double *q, const double *qd, const double *par, const double *f,
                                const double *u, double *phi, double *jac, double *ang);
 typedef void (*cg_kernel_fn)(const double *q, const double *qd, const double *par, const double *f,
@@ -81,7 +82,8 @@ typedef struct {
 } cg_reduced_t;
 
 enum { CG_OK = 0, CG_NO_CONVERGENCE = 1, CG_SINGULAR = 2, CG_NOT_FINITE = 3, CG_MASS_SINGULAR = 4,
-       CG_BRANCH = 5 /* a step loop's refusal: an angle departed from its prediction (cg_branch_*) */ };
+       CG_BRANCH = 5, /* a step loop's refusal: an angle departed from its prediction (cg_branch_*) */
+       CG_DYNAMICS_NOT_FINITE = 6 /* forces or accelerations not finite (CG_NOT_FINITE: the constraints) */ };
 
 /* LU with partial pivoting of the n×n matrix a (in place); 0 when singular. */
 static int lu_factor(double *a, int *piv, int n)
@@ -350,7 +352,9 @@ static int tree_reduced(cg_reduced_t *s, const double *y, int level)
     if (level < 1) return CG_OK;
     for (int k = 0; k < nq; ++k) s->qd[k] = y[nq + k];
     if (level < 2) return CG_OK;
-    if (!s->k_tree(s->q, s->qd, s->par, s->f, s->u, applied(s), s->qdd)) return CG_MASS_SINGULAR;
+    const int tree = s->k_tree(s->q, s->qd, s->par, s->f, s->u, applied(s), s->qdd);
+    if (tree < 0) return CG_DYNAMICS_NOT_FINITE;
+    if (tree == 0) return CG_MASS_SINGULAR;
     for (int k = 0; k < nq; ++k) s->zdd[k] = s->qdd[k];
     return CG_OK;
 }
@@ -469,7 +473,7 @@ int cg_reduced(cg_reduced_t *s, const double *y, int level)
     for (int k = 0; k < nq; ++k) {                            /* vec = Q − M c */
         double v = s->Q[k];
         for (int l = 0; l < nq; ++l) v -= s->M[k * nq + l] * vec2[l];
-        if (!isfinite(v)) { status = CG_NOT_FINITE; goto done; }
+        if (!isfinite(v)) { status = CG_DYNAMICS_NOT_FINITE; goto done; }
         vec[k] = v;
     }
     for (int a = 0; a < f; ++a) {                             /* rhs = Nᵀ vec, Mh = Nᵀ M N */
@@ -496,7 +500,7 @@ int cg_reduced(cg_reduced_t *s, const double *y, int level)
     for (int k = 0; k < nq; ++k) {
         double v = vec2[k];
         for (int a = 0; a < f; ++a) v += N[k * f + a] * rhs[a];
-        if (!isfinite(v)) { status = CG_NOT_FINITE; goto done; }
+        if (!isfinite(v)) { status = CG_DYNAMICS_NOT_FINITE; goto done; }
         s->qdd[k] = v;
     }
     for (int k = 0; k < nq; ++k) {                            /* vec = Q − M q̈ */

@@ -18,7 +18,7 @@ import numpy as np
 from ..partitioning.partition import NEWTON_STALL, POSITION_TOL, PartitionError
 from .contact import compiled_elements
 
-OK, NO_CONVERGENCE, SINGULAR, NOT_FINITE, MASS_SINGULAR = range(5)
+OK, NO_CONVERGENCE, SINGULAR, NOT_FINITE, MASS_SINGULAR, BRANCH, DYNAMICS_NOT_FINITE = range(7)   # reduced.c's CG_*
 _PROBLEMS = {NO_CONVERGENCE: "position Newton did not converge", SINGULAR: "dependent Jacobian block is singular",
              NOT_FINITE: "constraint evaluation produced NaN/inf"}
 _KINDS = {NO_CONVERGENCE: "locked", SINGULAR: "singular", NOT_FINITE: "diverged"}     # their SolverError kinds

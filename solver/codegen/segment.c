@@ -18,11 +18,13 @@
  *   SEG_BUDGET     max_steps steps or max_out output points in this call (Python stores the rows,
  *                  reports progress, checks cancel and calls again: nothing is lost or redone)
  *   SEG_STAGE      a right-hand side of a step failed (cg_status; the accepted state is unchanged);
- *                  a stage whose position Newton did not converge or whose accelerations are not
- *                  finite first refuses the step, retried `shrink` times shorter up to `stage_retries`
- *                  times in a row (step_rules.STAGE_RETRIES: a long step into a stiff contact or a
- *                  trial stage too far for the Newton start; a re-partition from the same state would
- *                  not help)
+ *                  a stage whose position Newton did not converge or whose forces or accelerations
+ *                  are not finite (cg_reduced's CG_NOT_FINITE, CG_DYNAMICS_NOT_FINITE) first refuses
+ *                  the step, retried `shrink` times shorter up to `stage_retries` times in a row
+ *                  (step_rules.STAGE_RETRIES: a long explicit step into a stiff stop or contact, whose
+ *                  trial stages run away — the iiwa on its limits reached |y| ≈ 1e186 at t = 1.87 s —
+ *                  or a trial stage too far for the Newton start; a re-partition from the same state
+ *                  would not help)
  *   SEG_DENSE      a right-hand side of the dense output (DOP853's extra stages) failed (cg_status;
  *                  the step stays accepted, none of its output points is written)
  *   SEG_OUTPUT     the solve at an output point failed (cg_status; the step stays accepted, the
@@ -31,7 +33,9 @@
  *                  after a step: the cheap tests of Partition.degraded failed, Python decides with
  *                  the exact ones
  *   SEG_STALL      stall_steps accepted steps advanced less than stall_span (the STALL watchdog)
- *   SEG_TOO_SMALL  the step size fell to round-off of t;  SEG_NOT_FINITE  the error estimate is not finite
+ *   SEG_TOO_SMALL  the step size fell to round-off of t (cg_status: the last refused stage's since the last
+ *                  accepted step, CG_OK when none);  SEG_NOT_FINITE  the error estimate is not finite
+ *                  on stage_retries shorter retries too (a refused step, as a non-finite stage)
  *   SEG_STIFF      the step size is limited by stability, not accuracy: h·ρ (dopri.c, dp_stiffness) in
  *                  [stiff_low, stiff_high] (just past the stability boundary) on stiff_steps accepted steps, a
  *                  run of stiff_reset steps outside starting the count again (Hairer's DOP853 counts, 15 and
@@ -41,6 +45,9 @@
  */
 
 typedef void (*cg_time_t)(double t, double *f, double *fd, double *fdd, double *u);
+
+int cc_generalized(void *ctx, const double *q, const double *qd, double *Q);    /* contact.c */
+double cc_step_cap(const void *ctx);
 
 typedef struct {
     cg_reduced_t *s;
@@ -87,6 +94,13 @@ typedef struct {
 
 enum { SEG_END = 0, SEG_BUDGET = 1, SEG_STAGE = 2, SEG_OUTPUT = 3, SEG_QUALITY = 4, SEG_STALL = 5,
        SEG_TOO_SMALL = 6, SEG_NOT_FINITE = 7, SEG_DENSE = 8, SEG_STIFF = 9 };
+
+/* The contact elements' step cap (contact.c, cc_step_cap) at the state of the last right-hand side;
+ * INFINITY without them. */
+static double segment_travel_cap(const cg_segment_t *g)
+{
+    return g->s->k_extra == cc_generalized ? cc_step_cap(g->s->extra) : INFINITY;
+}
 
 /* The integrator of a segment: method DP_DOP853 or DP_DOPRI5, memory DP_MEMORY(2 dof) doubles. */
 void cg_segment_init(cg_segment_t *g, int method, double *memory, double rtol, double atol, double hmax)
@@ -150,6 +164,7 @@ static void remember_accepted(cg_segment_t *g, double dt)
     const double departure = cg_branch_departure(g->s, g->ang_acc, g->ang_rate, dt);
     cg_branch_accept(g->s, g->ang_acc, g->ang_rate, dt);
     if (dt > 0.0) g->dp.h = fmin(g->dp.h, cg_branch_step_cap(dt, departure, g->guard));
+    g->dp.h = fmin(g->dp.h, segment_travel_cap(g));      /* no contact shape carried through another */
 }
 
 /* Write the output point at t (its solve just succeeded) as row n_out. */
@@ -185,8 +200,10 @@ int cg_segment(cg_segment_t *g)
     int newton_retries = 0;             /* stage failures refused in a row (SEG_STAGE) */
     if (!g->started) {
         if (segment_rhs(g, d->t, d->y, d->f)) return SEG_STAGE;
+        const double cap = segment_travel_cap(g);
         const int code = dp_initial_step(d, segment_rhs, g, g->times[g->n_times - 1]);
         if (code) return SEG_STAGE;
+        d->h = fmin(d->h, cap);
         g->started = 1;                 /* q_acc, qd_acc, ang_acc, ang_rate: the caller's start */
         g->phase = 0;
     }
@@ -207,21 +224,24 @@ int cg_segment(cg_segment_t *g)
                 continue;
             }
             if (code == DP_TOO_SMALL) return SEG_TOO_SMALL;
-            if (code == DP_NOT_FINITE) return SEG_NOT_FINITE;
             if (code == CG_BRANCH) {               /* the state is untouched: the step again, shorter */
                 d->h *= g->shrink;
                 d->rejected_last = 1;
                 ++g->branch_refusals;
                 continue;
             }
-            if ((code == CG_NO_CONVERGENCE || code == CG_NOT_FINITE) && newton_retries < g->stage_retries) {
+            const int trial = code == CG_NO_CONVERGENCE || code == CG_NOT_FINITE || code == CG_DYNAMICS_NOT_FINITE
+                              || code == DP_NOT_FINITE;
+            if (trial && newton_retries < g->stage_retries) {
                 ++newton_retries;                  /* a shorter step (module comment) */
                 d->h *= g->shrink;
                 d->rejected_last = 1;
                 continue;
             }
+            if (code == DP_NOT_FINITE) return SEG_NOT_FINITE;
             if (code) return SEG_STAGE;
             newton_retries = 0;
+            g->cg_status = CG_OK;                  /* a refused stage's status does not outlive the step */
             remember_accepted(g, d->t - d->t_old); /* k7 was solved at (dp.t, dp.y) */
             g->sigma_acc = *g->s->sigma_min;
             g->amplification_acc = *g->s->amplification;

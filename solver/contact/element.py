@@ -14,6 +14,19 @@ at 0.  The law is stateless (a function of the bodies' positions
 and velocities), so a run's contact forces are re-evaluated exactly from its recorded body states
 (:func:`contact_history`, ``Results.contact_force``).
 
+Tunnelling: the law acts only where the shapes overlap, so a step that carries a shape through
+another from one side to the other sees no contact at either end (BDF stepped the Geneva pin
+through its slot walls: the wheel never turned, status ok).  :meth:`ContactSet.step_cap` bounds the
+next step by conservative advancement (Mirtich (1996), "Impulse-based dynamic simulation of rigid
+body systems", PhD thesis, UC Berkeley): no two points of a pair of finite shapes approach
+faster than s = |v_cj − v_ci| + |ω_i| R_i + |ω_j| R_j (centre velocities, bounding radii), so a step
+
+    h ≤ (g + w)/s,   g = max(0, |c_j − c_i| − R_i − R_j),   w = min(thickness_i, thickness_j)
+
+(g the bounding spheres' gap, w the thinner shape's half extent: :meth:`Shape.thickness`) cannot
+pass one shape through the other without a step end inside it, where the force and the step
+control see the contact.  A plane is a half-space: nothing passes through it, it needs no cap.
+
 Broad phase: each shape has a bounding sphere about its centre (a plane: the half-space).  One
 vectorized test of all the model's pairs per evaluation (centre distance ≤ R_i + R_j, or a bounding
 sphere's signed distance to a plane ≤ its radius) keeps the pairs that may touch; only those run
@@ -95,6 +108,9 @@ class ContactSet:
         self.Rj = np.array([p.sj.bound() for p in pairs])
         self.laws = ContactLaw.stacked([p.law for p in pairs])
         self._states = None
+        finite = np.isfinite(self.Ri) & np.isfinite(self.Rj)
+        self.finite = np.flatnonzero(finite)           # the pairs a step could tunnel through (step_cap)
+        self.width = np.array([min(p.si.thickness(), p.sj.thickness()) for p in pairs])[finite]
 
     def bind_states(self, evaluate):
         """Evaluate stacked states with ``evaluate(frames) → (F, T, elastic energy)`` (the compiled
@@ -105,6 +121,24 @@ class ContactSet:
     @property
     def stacked(self):
         return self._states is not None
+
+    def step_cap(self, frames):
+        """The largest step that cannot carry a shape through another (module docstring:
+        conservative advancement) at one state; inf when no pair of finite shapes approaches."""
+        k = self.finite
+        if not len(k):
+            return np.inf
+        r, A, v, w = (_with_ground(x, z) for x, z in ((frames.r, np.zeros(3)), (frames.A, np.eye(3)),
+                                                       (frames.v, np.zeros(3)), (frames.w, np.zeros(3))))
+        bi, bj = self.bi[k], self.bj[k]
+        oi, oj = np.einsum("kab,kb->ka", A[bi], self.ci[k]), np.einsum("kab,kb->ka", A[bj], self.cj[k])
+        d = r[bj] + oj - r[bi] - oi
+        gap = np.maximum(np.sqrt(np.einsum("ka,ka->k", d, d)) - self.Ri[k] - self.Rj[k], 0.0)
+        dv = v[bj] + cross(w[bj], oj) - v[bi] - cross(w[bi], oi)
+        speed = (np.sqrt(np.einsum("ka,ka->k", dv, dv)) + np.linalg.norm(w[bi], axis=1) * self.Ri[k]
+                 + np.linalg.norm(w[bj], axis=1) * self.Rj[k])
+        with np.errstate(divide="ignore"):
+            return float(np.min((gap + self.width) / speed))
 
     def candidates(self, frames):
         """Indices of the pairs whose bounding volumes overlap."""

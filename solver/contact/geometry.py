@@ -88,6 +88,24 @@ class Shape:
             return float(np.max(np.linalg.norm(self.vertices, axis=1)))
         return self.half + self.radius          # sphere (half 0), capsule
 
+    def thickness(self) -> float:
+        """Half the shape's thinnest extent through its centre: a sphere's or capsule's radius, a
+        box's least half edge, a cylinder's least of radius and half length, a mesh's least distance
+        from its hull's vertex mean to a face plane (a plane: infinite).  What
+        :meth:`solver.contact.element.ContactSet.step_cap` lets a step carry one shape into another."""
+        if self.kind == "plane":
+            return np.inf
+        if self.kind == "box":
+            return float(np.min(self.half))
+        if self.kind == "cylinder":
+            return float(min(self.radius, self.half))
+        if self.kind == "mesh":
+            v = self.vertices[self.faces]
+            n = np.cross(v[:, 1] - v[:, 0], v[:, 2] - v[:, 0])
+            n /= np.linalg.norm(n, axis=1, keepdims=True)
+            return float(np.min(np.abs(np.einsum("ka,ka->k", n, v[:, 0] - self.vertices.mean(axis=0)))))
+        return float(self.radius)
+
     def placed(self, r, A):
         """The shape on a body at CM position r with rotation A: global centre, axis, axes."""
         return Placed(self, r + A @ self.centre, A @ self.axis, A)

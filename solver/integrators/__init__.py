@@ -33,10 +33,20 @@ def limit_step(ode, h_max, h_last):
     reads its HMAX (RWORK(6)) only at a call with ISTATE = 3 ("continue with changed optional
     inputs", ODEPACK; its wrapper's ``call_args`` [rtol, atol, itask, istate, rwork, iwork, jt]),
     and such a call restarts its step-size and order history: so HMAX changes only where the limit
-    can bind (below 10 h_last, LSODA's largest growth) and by more than a factor 2 from the last."""
+    can bind (below 10 h_last, LSODA's largest growth) and by more than a factor 2 from the last.
+    Even then LSODA applies a lower HMAX only at its next change of step size (ODEPACK's STODA), so
+    the bound itself is its TCRIT (RWORK(1), which scipy's one-step calls, ITASK = 5, never pass:
+    LSODA cuts the very next step to it), set to t + h_max where the limit can bind (else t_bound):
+    a contact's step cap holds on the next step (a ball shot at a thin plate went through it on LSODA
+    before).  A TCRIT kept at t + h_max on every step whatever h made LSODA's step size collapse to
+    0 on the Geneva sample (at t = 0.0749 s; why is not understood), hence "where it can bind"."""
     ode.max_step = h_max
     integrator = getattr(getattr(ode, "_lsoda_solver", None), "_integrator", None)
-    if integrator is None or integrator.call_args[3] != 2:
+    if integrator is None:
+        return
+    binding = h_max < 10.0 * h_last
+    integrator.rwork[0] = min(ode.t_bound, ode.t + h_max) if binding else ode.t_bound
+    if integrator.call_args[3] != 2:
         return
     current = integrator.rwork[5] or float("inf")             # LSODA's 0: no limit
     binding = min(h_max, current) < 10.0 * h_last
