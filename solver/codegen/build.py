@@ -69,7 +69,8 @@ CANCEL_POLL = 0.05           # s between looks at the cancel flag while the comp
 _BUILD = contextvars.ContextVar("codegen_build", default=(None, None, []))  # (on_event, cancel, announced?)
 # the runtime library, in this order: the compiled reduced right-hand side, the Dormand–Prince integrator
 # (shared with the FMU), simulate's step loop and the compiled contact forces
-RUNTIME_C = tuple(Path(__file__).with_name(name) for name in ("reduced.c", "dopri.c", "segment.c", "contact.c"))
+RUNTIME_C = tuple(Path(__file__).with_name(name) for name in ("reduced.c", "band.c", "dopri.c", "segment.c",
+                                                                  "contact.c"))
 RELATIVE_C = Path(__file__).with_name("relative.c")    # relative kernels from the Cartesian ones
 ARTICULATED_C = Path(__file__).with_name("articulated.c")    # open-tree dynamics in O(n)
 PRINTER = Path(__file__).with_name("printer.py")       # the C printer (not imported: it imports sympy)

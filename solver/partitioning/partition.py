@@ -142,7 +142,7 @@ class Partition:
         self.q_ref = q_ref.copy()
         self.rows = rows
         self.redundant = redundant
-        J = jac[rows]
+        J = self.reference_rows = jac[rows]     # Φ_q[rows](q_ref) (the compiled band basis, codegen/band.py)
         nq, r = jac.shape[1], len(rows)
         if method == "lu":
             P, _, _ = sla.lu(J.T)
