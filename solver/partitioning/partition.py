@@ -52,9 +52,10 @@ NEWTON_STALL = 0.5       # an iteration that no longer halves max |Φ| has reach
 
 
 # independent rows up to which σ(Φ_q[rows]) (the conditioning read-out, the partition quality) comes from
-# a dense SVD, O(r² nq); above, from sparse power iterations, O(nnz) (sparse.row_singular_estimates): the
-# SVD of the four-bar row's 200 × 201 rows took 4–30 ms, the estimate 1.5 ms; even at 80 rows
-SVD_MAX_ROWS = 80
+# a dense SVD, O(r² nq); above, from sparse power iterations, O(nnz) (sparse.row_singular_estimates).  The
+# four-bar row's rows, CPU per call (one BLAS thread; two threads on the shared machine: 28–60 ms for
+# the SVD from 150 rows): SVD 0.76 / 2.0 / 2.8 ms, estimate 0.65 / 0.53 / 0.73 ms at 100 / 150 / 200 rows
+SVD_MAX_ROWS = 100
 
 
 def converged(err, prev, tol) -> bool:
