@@ -26,8 +26,8 @@
  * pivoting in band storage (LAPACK's dgbtf2 / dgbtrs, Anderson et al. (1999) §5.1.3): the pivots are
  * those partial pivoting picks on the dense S, the fill stays within kl + ku super-diagonals, and a
  * factorization costs O(r kl (kl + ku)) instead of reduced.c's O(r³), a solve O(r (2 kl + ku)).
- * Products with J and B run over their non-zeros; the remaining dense work is with V (nq × dof) and
- * the kernels' M (nq × nq).
+ * Products with J, B and M (its pattern when the system gives one: relative.c's Tᵀ M_c T) run over
+ * their non-zeros; the remaining dense work is with V and N (nq × dof).
  */
 
 /* The band problem of one partition (cg_band_t of reduced.c's cg_reduced_t.band; reduced.py, _Band). */
@@ -42,6 +42,8 @@ struct cg_band {
                                              Φ_q position j_at[e], column j_col[e] */
     const int *b_ptr, *b_col;             /* B (nq × r) by rows (CSR), columns in the fixed order */
     const double *b_val;
+    const int *m_ptr, *m_col;             /* the pattern of the kernels' M by rows (NULL: dense) */
+    const int *red_ptr, *red_col;         /* the pattern of Φ_q's redundant rows (s->red_rows order) */
 };
 
 #define BAND(ab, ld, kv, i, j) (ab)[(size_t)(j) * (ld) + (kv) + (i) - (j)]
@@ -244,13 +246,13 @@ static int band_reduced(cg_reduced_t *s, const double *y, int level)
     for (int i = 0; i < r; ++i) x[i] = s->gamma[b->row[i]];
     band_solve(b, r, ab, piv, x);
     basis_times(b, nq, x, vec2, 0);
-    status = tangent_accelerations(s, N, vec2, vec, vec3);
+    status = tangent_accelerations(s, b->m_ptr, b->m_col, N, vec2, vec, vec3);
     if (status != CG_OK) goto done;
     basis_t_times(b, nq, r, vec, x);                         /* Sᵀ λ_rows = Bᵀ (Q − M q̈) */
     band_solve_transposed(b, r, ab, piv, x);
     memset(s->lam, 0, sizeof(double) * s->m);
     for (int i = 0; i < r; ++i) s->lam[b->row[i]] = x[i];
-    if (s->nred > 0 && !minimum_norm(s, b->row, band_dual, &lu)) status = CG_NOT_FINITE;
+    if (s->nred > 0 && !minimum_norm(s, b->row, band_dual, &lu, b->red_ptr, b->red_col)) status = CG_NOT_FINITE;
 done:
     free(work);
     free(piv);

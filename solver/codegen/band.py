@@ -10,7 +10,9 @@ and factors S = Φ_q[rows] B in band storage.  Everything structural is fixed he
   pattern of S + Sᵀ, scipy.sparse.csgraph; Cuthill & McKee (1969)) that makes S banded with kl sub-
   and ku super-diagonals — a row of loops gives a bandwidth independent of their number;
 * the assembly of S in band storage as a fixed linear map of Φ_q's entries
-  (S[s_at[e]] += coef[e] · Φ_q.flat[jac_at[e]]), J by rows and B by rows (CSR).
+  (S[s_at[e]] += coef[e] · Φ_q.flat[jac_at[e]]), J by rows and B by rows (CSR), and the pattern of
+  the kernels' M by rows where the system gives one (``kernel_mass_pattern``), Φ_q's redundant rows
+  by rows (the minimum-norm multipliers skip the rows that are zero).
 
 :func:`band_problem` returns None where the dense algebra of reduced.c is as cheap: fewer than
 ``BAND_MIN_ROWS`` independent rows, or a band wider than ``BAND_FRACTION`` of S (its factorization
@@ -32,7 +34,7 @@ class BandStruct(ctypes.Structure):
     """``struct cg_band`` of band.c (same fields, same order)."""
     _fields_ = [("kl", _INT), ("ku", _INT), ("row", _PTR), ("pos", _PTR), ("n_map", _INT), ("s_at", _PTR), ("jac_at", _PTR),
                 ("coef", _PTR), ("j_ptr", _PTR), ("j_at", _PTR), ("j_col", _PTR), ("b_ptr", _PTR), ("b_col", _PTR),
-                ("b_val", _PTR)]
+                ("b_val", _PTR), ("m_ptr", _PTR), ("m_col", _PTR), ("red_ptr", _PTR), ("red_col", _PTR)]
 
 
 class BandProblem:
@@ -98,6 +100,13 @@ def band_problem(system, part):
               "j_ptr": Jo.indptr.astype(np.intc), "j_at": j_at.astype(np.intc), "j_col": Jo.indices.astype(np.intc),
               "b_ptr": Bo.indptr.astype(np.intc), "b_col": Bo.indices.astype(np.intc),
               "b_val": np.ascontiguousarray(Bo.data, dtype=float)}
+    red = sparse.csr_matrix((np.ones(len(pattern[0])), pattern), shape=(m, nq))[list(part.redundant)]
+    red.sum_duplicates()
+    red.sort_indices()
+    arrays["red_ptr"], arrays["red_col"] = red.indptr.astype(np.intc), red.indices.astype(np.intc)
+    mass = getattr(system, "kernel_mass_pattern", lambda: None)()
+    if mass is not None:                                        # M's products over its pattern
+        arrays["m_ptr"], arrays["m_col"] = (np.asarray(a, dtype=np.intc) for a in mass)
     arrays = {name: a if len(a) else np.zeros(1, dtype=a.dtype) for name, a in arrays.items()}
     return BandProblem(kl, ku, arrays)
 

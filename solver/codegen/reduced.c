@@ -302,18 +302,22 @@ static double cg_branch_step_cap(double h, double departure, double guard)
  * each of the r multipliers λ_rows; dual(ctx, J_red[k], x) writes x = (J_red[k] U (Φ_q[rows] U)⁻¹)ᵀ (r).
  * A redundant row whose Φ_q row is zero (the out-of-plane equations of a planar loop) has X = 0: it
  * only adds an identity block to SᵀS and a zero to Sᵀλ, so only the other rows enter the solve.
+ * red_ptr, red_col (NULL: every column): by redundant row, the columns of Φ_q that can be non-zero.
  * Returns 0 if SᵀS is not positive definite (cannot happen for finite input). */
 static int minimum_norm(cg_reduced_t *s, const int *rows, void (*dual)(const void *, const double *, double *),
-                        const void *ctx)
+                        const void *ctx, const int *red_ptr, const int *red_col)
 {
     const int r = s->r, nq = s->nq;
     int *live = malloc(sizeof(int) * ((size_t)s->nred + 1));
     int d = 0;
     for (int k = 0; k < s->nred; ++k) {       /* the redundant rows with a non-zero Φ_q row */
         const double *jk = s->jac + (size_t)s->red_rows[k] * nq;
-        int c = 0;
-        while (c < nq && jk[c] == 0.0) ++c;
-        if (c < nq) live[d++] = s->red_rows[k];
+        int nonzero = 0;
+        if (red_ptr)
+            for (int e = red_ptr[k]; e < red_ptr[k + 1] && !nonzero; ++e) nonzero = jk[red_col[e]] != 0.0;
+        else
+            for (int c = 0; c < nq && !nonzero; ++c) nonzero = jk[c] != 0.0;
+        if (nonzero) live[d++] = s->red_rows[k];
     }
     double *X = malloc(sizeof(double) * ((size_t)d * r + (size_t)d * d + d + 1));
     double *StS = X + (size_t)d * r, *y = StS + (size_t)d * d;
@@ -382,19 +386,37 @@ static void dynamics_terms(cg_reduced_t *s)
     for (int k = 0; k < s->nq; ++k) s->Q[k] += Qa[k];
 }
 
+/* out = v − M x over the entries of M that can be non-zero: row k's columns m_col[m_ptr[k] …
+ * m_ptr[k+1]−1], ascending (the sums of the dense product without its structural zeros: the same
+ * numbers), or every column when m_ptr is NULL.  0 when some result is not finite. */
+static int minus_mass_times(const cg_reduced_t *s, const int *m_ptr, const int *m_col, const double *v,
+                            const double *x, double *out)
+{
+    const int nq = s->nq;
+    int finite = 1;
+    for (int k = 0; k < nq; ++k) {
+        const double *Mk = s->M + (size_t)k * nq;
+        double a = v[k];
+        if (m_ptr)
+            for (int e = m_ptr[k]; e < m_ptr[k + 1]; ++e) a -= Mk[m_col[e]] * x[m_col[e]];
+        else
+            for (int l = 0; l < nq; ++l) a -= Mk[l] * x[l];
+        finite &= isfinite(a) != 0;
+        out[k] = a;
+    }
+    return finite;
+}
+
 /* The tangent-space accelerations (Kim & Yoo (1997) eq. 13) from the null-space basis N (nq × dof)
  * and c (nq, the particular solution of Φ_q c = γ): (Nᵀ M N) z̈ = Nᵀ (Q − M c), q̈ = N z̈ + c; then
- * res = Q − M q̈ (nq, the multipliers' right-hand side).  work: nq doubles.  Returns a CG_* status. */
-static int tangent_accelerations(cg_reduced_t *s, const double *N, const double *c, double *res, double *work)
+ * res = Q − M q̈ (nq, the multipliers' right-hand side).  M's pattern (m_ptr, m_col; NULL: dense) as in
+ * minus_mass_times.  work: nq doubles.  Returns a CG_* status. */
+static int tangent_accelerations(cg_reduced_t *s, const int *m_ptr, const int *m_col, const double *N,
+                                 const double *c, double *res, double *work)
 {
     const int nq = s->nq, f = s->dof;
     double *vec = work;
-    for (int k = 0; k < nq; ++k) {                            /* vec = Q − M c */
-        double v = s->Q[k];
-        for (int l = 0; l < nq; ++l) v -= s->M[k * nq + l] * c[l];
-        if (!isfinite(v)) return CG_NOT_FINITE;
-        vec[k] = v;
-    }
+    if (!minus_mass_times(s, m_ptr, m_col, s->Q, c, vec)) return CG_NOT_FINITE;      /* vec = Q − M c */
     double *Mh = malloc(sizeof(double) * ((size_t)f * f + f + (size_t)nq * f + 1));
     double *rhs = Mh + (size_t)f * f, *MN = rhs + f;
     for (int a = 0; a < f; ++a) {                             /* rhs = Nᵀ vec, Mh = Nᵀ M N */
@@ -403,11 +425,14 @@ static int tangent_accelerations(cg_reduced_t *s, const double *N, const double 
         rhs[a] = v;
     }
     memset(MN, 0, sizeof(double) * (size_t)nq * f);
-    for (int k = 0; k < nq; ++k)
-        for (int l = 0; l < nq; ++l) {
+    for (int k = 0; k < nq; ++k) {
+        const int lo = m_ptr ? m_ptr[k] : 0, hi = m_ptr ? m_ptr[k + 1] : nq;
+        for (int e = lo; e < hi; ++e) {
+            const int l = m_ptr ? m_col[e] : e;
             const double mkl = s->M[k * nq + l];
             if (mkl != 0.0) for (int b = 0; b < f; ++b) MN[k * f + b] += mkl * N[l * f + b];
         }
+    }
     for (int a = 0; a < f; ++a)
         for (int b = 0; b < f; ++b) {
             double v = 0.0;
@@ -423,11 +448,7 @@ static int tangent_accelerations(cg_reduced_t *s, const double *N, const double 
         if (!isfinite(v)) { status = CG_NOT_FINITE; goto done; }
         s->qdd[k] = v;
     }
-    for (int k = 0; k < nq; ++k) {                            /* res = Q − M q̈ */
-        double v = s->Q[k];
-        for (int l = 0; l < nq; ++l) v -= s->M[k * nq + l] * s->qdd[l];
-        res[k] = v;
-    }
+    minus_mass_times(s, m_ptr, m_col, s->Q, s->qdd, res);   /* res = Q − M q̈ (not finite: λ's) */
 done:
     free(Mh);
     return status;
@@ -556,7 +577,7 @@ int cg_reduced(cg_reduced_t *s, const double *y, int level)
         }
         vec2[k] = c;
     }
-    status = tangent_accelerations(s, N, vec2, vec, vec3);
+    status = tangent_accelerations(s, NULL, NULL, N, vec2, vec, vec3);
     if (status != CG_OK) goto done;
     for (int i = 0; i < r; ++i) {                             /* B = Uᵀ (Q − M q̈), then (Φ_q U)ᵀ λ_rows = B */
         double v = 0.0;
@@ -568,7 +589,7 @@ int cg_reduced(cg_reduced_t *s, const double *y, int level)
     for (int i = 0; i < r; ++i) s->lam[s->rows[i]] = B[i];
     if (s->nred > 0) {
         const dense_dual_t dual = {s, A, piv};
-        if (!minimum_norm(s, s->rows, dense_dual, &dual)) status = CG_NOT_FINITE;
+        if (!minimum_norm(s, s->rows, dense_dual, &dual, NULL, NULL)) status = CG_NOT_FINITE;
     }
 done:
     free(work);

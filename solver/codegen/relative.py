@@ -85,6 +85,18 @@ def relative_jacobian_pattern(desc):
     return np.array(rows, dtype=int), np.array(cols, dtype=int)
 
 
+def relative_mass_pattern(desc):
+    """(indptr, indices), by rows and ascending, of the entries of relative.c's M = Σ_b T_bᵀ M_c,b T_b
+    that can be non-zero: every pair of columns on one body's path (tree.body_columns; relative.c's
+    add_reduced_mass writes no others)."""
+    rows = [set() for _ in range(desc["nq"])]
+    for cols in body_columns(desc["tree"]):
+        for c in cols:
+            rows[c].update(cols)
+    indices = [sorted(r) for r in rows]
+    return np.cumsum([0] + [len(r) for r in indices]), np.array([c for r in indices for c in r], dtype=int)
+
+
 def _row_bodies(rows, cartesian) -> list:
     """Per relative row, the bodies whose 7 Cartesian columns its Cartesian row a can touch (from the
     Φ_q pattern of the Cartesian system, ascending; [] for the other row kinds): relative.c reads
@@ -116,6 +128,7 @@ class CodegenRelativeSystem(KernelEquations, RelativeSystem):
         self.kernels["par"][:] = parameters(cartesian, desc["cartesian"])
         self.articulated = desc["formulation"] == "articulated"
         self._kernel_pattern = None if self.articulated else relative_jacobian_pattern(desc)
+        self._mass_pattern = None if self.articulated else relative_mass_pattern(desc)
         nc, nb, nq = 7 * self.nb, self.nb, self.nq
         sizes = {"q": nq, "qd": nq, "A": 9 * nb, "w": 3 * nb}
         if self.articulated:
@@ -133,6 +146,11 @@ class CodegenRelativeSystem(KernelEquations, RelativeSystem):
         """(rows, cols) of every entry of the kernels' Φ_q that can be non-zero
         (:func:`relative_jacobian_pattern`)."""
         return self._kernel_pattern
+
+    def kernel_mass_pattern(self):
+        """(indptr, indices): by rows, the columns of the kernels' M that can be non-zero
+        (:func:`relative_mass_pattern`)."""
+        return self._mass_pattern
 
     def run_state(self):
         """The run state of a generated system and the tree map's buffers."""
