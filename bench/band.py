@@ -15,6 +15,7 @@ then ``loops_50`` (sample_models/scale) on its saved settings (LSODA in Python, 
 warm (the compilation reused).  The load average is printed with each line.
 
     nice .venv/bin/python bench/band.py [--n 10 40 100] [--t-end 20] [--rounds 2] [--no-loops]
+        [--algebras dense band]
 """
 from __future__ import annotations
 
@@ -68,9 +69,9 @@ def rhs_ms(compiled):
     return (time.process_time() - t0) / reps * 1e3, len(part.rows), c.band
 
 
-def row(n, t_end, rounds):
+def row(n, t_end, rounds, algebras):
     compiled = solver.compile_model(fourbar_row(n), codegen="on")
-    for which in ("dense", "band"):
+    for which in algebras:
         _algebra(which)
         ms, r, problem = rhs_ms(compiled)
         best = None
@@ -87,10 +88,10 @@ def row(n, t_end, rounds):
               f"{position_error(res, n):.2e} | {res.status} | {os.getloadavg()[0]:.1f} |", flush=True)
 
 
-def loops(rounds):
+def loops(rounds, algebras):
     model = solver.load_model(str(ROOT / "sample_models" / "scale" / "loops_50.mbs.json"))
     compiled = solver.compile_model(model)
-    for which in ("dense", "band"):
+    for which in algebras:
         _algebra(which)
         for t_end in (None, 1.0):
             best = None
@@ -110,6 +111,7 @@ def main(argv=None):
     ap.add_argument("--t-end", type=float, default=20.0)
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--no-loops", action="store_true")
+    ap.add_argument("--algebras", nargs="+", choices=("dense", "band"), default=["dense", "band"])
     args = ap.parse_args(argv)
     segment.CompiledSegments.advance = _timed_advance(segment.CompiledSegments.advance)
     print(f"four-bar row, {args.t_end:g} s, default settings, generated kernels (build excluded), CPU s best of "
@@ -118,14 +120,14 @@ def main(argv=None):
     print("|---|---|---|---|---|---|---|---|---|---|")
     for n in args.n:
         try:
-            row(n, args.t_end, args.rounds)
+            row(n, args.t_end, args.rounds, args.algebras)
         except solver.ModelError as exc:     # e.g. the kernels of a huge model do not link
             print(f"| {n} | | | | | | | | build failed: {str(exc)[:160]} | {os.getloadavg()[0]:.1f} |", flush=True)
     if not args.no_loops:
         print("\nloops_50, warm, CPU s best of", args.rounds)
         print("| model | algebra | simulated s | integrator | CPU s | × real time | load |")
         print("|---|---|---|---|---|---|---|")
-        loops(args.rounds)
+        loops(args.rounds, args.algebras)
 
 
 if __name__ == "__main__":

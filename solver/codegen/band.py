@@ -47,11 +47,6 @@ class BandProblem:
         self.struct_ = BandStruct(kl=kl, ku=ku, n_map=len(arrays["s_at"]),
                                   **{name: a.ctypes.data for name, a in arrays.items()})
 
-    @property
-    def width(self):
-        """Rows of the band storage, 2 kl + ku + 1."""
-        return 2 * self.kl + self.ku + 1
-
 
 def band_problem(system, part):
     """The :class:`BandProblem` of ``part`` (a :class:`solver.partitioning.partition.Partition` of the

@@ -24,7 +24,10 @@
  * reference to the prediction from the last accepted state first (cg_branch_*: the rule of
  * solver.formulations.branches.py, with its thresholds passed in).  Dense matrices are
  * row-major.  Everything is the Python path's arithmetic (solver/partitioning/partition.py); the
- * tests compare the two to round-off.
+ * tests compare the two to round-off.  A partition of many loops (s->band set, solver/codegen/band.py)
+ * is solved by band.c's band_reduced instead: the same steps with U replaced by a sparse basis of its
+ * range and the dependent block factored in band storage, sharing tangent_accelerations, minimum_norm
+ * and sigma_min_power with this file.
  */
 #include <float.h>
 #include <math.h>

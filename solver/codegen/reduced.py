@@ -7,7 +7,8 @@ For a :class:`solver.partitioning.partition.Partition` of a :class:`CodegenCarte
 tangent-space accelerations (eq. 13) in one C call, with the same arithmetic as the Python path
 (``Partition.positions`` / ``velocities`` / ``accelerations``).  Python only evaluates the time
 functions (driver f, ḟ, f̈ and force inputs) and hands buffers over; the buffers are bound once per
-partition, so a call costs the C work plus a few microseconds.
+partition, so a call costs the C work plus a few microseconds.  Partitions of many loops get the band
+algebra of band.c (:func:`solver.codegen.band.band_problem`, ``CompiledReduction.band``).
 """
 from __future__ import annotations
 
