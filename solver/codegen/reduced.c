@@ -24,7 +24,10 @@
  * reference to the prediction from the last accepted state first (cg_branch_*: the rule of
  * solver.formulations.branches.py, with its thresholds passed in).  Dense matrices are
  * row-major.  Everything is the Python path's arithmetic (solver/partitioning/partition.py); the
- * tests compare the two to round-off.
+ * tests compare the two to round-off.  A partition of many loops (s->band set, solver/codegen/banded.py)
+ * is solved by banded.c's band_reduced instead: the same steps with U replaced by a sparse basis of its
+ * range and the dependent block factored in band storage, sharing tangent_accelerations, minimum_norm
+ * and sigma_min_power with this file.
  */
 #include <float.h>
 #include <math.h>
@@ -79,7 +82,11 @@ typedef struct {
     int (*k_extra)(void *extra, const double *q, const double *qd, double *Qe);
     void *extra;
     double *Qe;               /* nq (work) */
+    /* the band algebra of a many-loop partition (banded.c; NULL: the dense algebra of this file) */
+    const struct cg_banded *band;
 } cg_reduced_t;
+
+typedef struct cg_banded cg_banded_t;
 
 enum { CG_OK = 0, CG_NO_CONVERGENCE = 1, CG_SINGULAR = 2, CG_NOT_FINITE = 3, CG_MASS_SINGULAR = 4,
        CG_BRANCH = 5, /* a step loop's refusal: an angle departed from its prediction (cg_branch_*) */
@@ -158,27 +165,45 @@ static void lu_solve_transposed(const double *a, const int *piv, int n, double *
         if (piv[k] != k) { double t = b[k]; b[k] = b[piv[k]]; b[piv[k]] = t; }
 }
 
-/* σ_min of A (factorized) by power iteration on (AᵀA)⁻¹, SIGMA_ITERATIONS steps from a fixed
+/* σ_min of A (r × r) by power iteration on (A Aᵀ)⁻¹ = A⁻ᵀ A⁻¹, SIGMA_ITERATIONS steps from a fixed
  * start: an estimate from above that converges fast exactly when it matters, when σ_min is well
- * separated from the other singular values (a dependent block going singular).  work: n doubles. */
+ * separated from the other singular values (a dependent block going singular).  inverse(ctx, x):
+ * x ← A⁻ᵀ A⁻¹ x.  start: the index of A's row i in the dense order (NULL: i), so a reordered A starts
+ * from the reordered start.  x: n doubles of work. */
 #define SIGMA_ITERATIONS 4
-static double sigma_min_estimate(const double *a, const int *piv, int n, double *x)
+static double sigma_min_power(int n, void (*inverse)(const void *, double *), const void *ctx, const int *start,
+                              double *x)
 {
     if (n == 0) return 1.0;
-    for (int i = 0; i < n; ++i) x[i] = 1.0 + 0.1 * (i % 7);
+    for (int i = 0; i < n; ++i) x[i] = 1.0 + 0.1 * ((start ? start[i] : i) % 7);
     double growth = 0.0;
     for (int it = 0; it < SIGMA_ITERATIONS; ++it) {
         double norm = 0.0;
         for (int i = 0; i < n; ++i) norm += x[i] * x[i];
         norm = sqrt(norm);
         for (int i = 0; i < n; ++i) x[i] /= norm;
-        lu_solve(a, piv, n, x, 1);           /* x ← A⁻¹ x */
-        lu_solve_transposed(a, piv, n, x);   /* x ← A⁻ᵀ x */
+        inverse(ctx, x);
         growth = 0.0;
         for (int i = 0; i < n; ++i) growth += x[i] * x[i];
-        growth = sqrt(growth);               /* ‖(AᵀA)⁻¹ x‖ → 1/σ_min² */
+        growth = sqrt(growth);               /* ‖(A Aᵀ)⁻¹ x‖ → 1/σ_min² */
     }
     return growth > 0.0 && isfinite(growth) ? 1.0 / sqrt(growth) : 0.0;
+}
+
+typedef struct { const double *a; const int *piv; int n; } dense_lu_t;
+
+static void dense_inverse(const void *ctx, double *x)
+{
+    const dense_lu_t *d = ctx;
+    lu_solve(d->a, d->piv, d->n, x, 1);           /* x ← A⁻¹ x */
+    lu_solve_transposed(d->a, d->piv, d->n, x);   /* x ← A⁻ᵀ x */
+}
+
+/* σ_min of the factorized A (sigma_min_power) */
+static double sigma_min_estimate(const double *a, const int *piv, int n, double *x)
+{
+    const dense_lu_t lu = {a, piv, n};
+    return sigma_min_power(n, dense_inverse, &lu, NULL, x);
 }
 
 /* Cholesky solve of the symmetric positive definite n×n a (destroyed) with b (overwritten); 0 when a
@@ -278,36 +303,33 @@ static double cg_branch_step_cap(double h, double departure, double guard)
     return departure > 0.0 ? h * sqrt(guard / (2.0 * departure)) : INFINITY;
 }
 
-/* Make s->lam (zero on the redundant rows) the minimum-norm multipliers; A = Φ_q[rows] U factorized.
+/* Make s->lam (zero on the redundant rows) the minimum-norm multipliers.  rows: the constraint row of
+ * each of the r multipliers λ_rows; dual(ctx, J_red[k], x) writes x = (J_red[k] U (Φ_q[rows] U)⁻¹)ᵀ (r).
  * A redundant row whose Φ_q row is zero (the out-of-plane equations of a planar loop) has X = 0: it
  * only adds an identity block to SᵀS and a zero to Sᵀλ, so only the other rows enter the solve.
+ * red_ptr, red_col (NULL: every column): by redundant row, the columns of Φ_q that can be non-zero.
  * Returns 0 if SᵀS is not positive definite (cannot happen for finite input). */
-static int minimum_norm(cg_reduced_t *s, const double *A, const int *piv)
+static int minimum_norm(cg_reduced_t *s, const int *rows, void (*dual)(const void *, const double *, double *),
+                        const void *ctx, const int *red_ptr, const int *red_col)
 {
     const int r = s->r, nq = s->nq;
     int *live = malloc(sizeof(int) * ((size_t)s->nred + 1));
     int d = 0;
     for (int k = 0; k < s->nred; ++k) {       /* the redundant rows with a non-zero Φ_q row */
         const double *jk = s->jac + (size_t)s->red_rows[k] * nq;
-        int c = 0;
-        while (c < nq && jk[c] == 0.0) ++c;
-        if (c < nq) live[d++] = s->red_rows[k];
+        int nonzero = 0;
+        if (red_ptr)
+            for (int e = red_ptr[k]; e < red_ptr[k + 1] && !nonzero; ++e) nonzero = jk[red_col[e]] != 0.0;
+        else
+            for (int c = 0; c < nq && !nonzero; ++c) nonzero = jk[c] != 0.0;
+        if (nonzero) live[d++] = s->red_rows[k];
     }
     double *X = malloc(sizeof(double) * ((size_t)d * r + (size_t)d * d + d + 1));
     double *StS = X + (size_t)d * r, *y = StS + (size_t)d * d;
-    for (int k = 0; k < d; ++k) {             /* X[k] = A⁻ᵀ (J_red[k] U)ᵀ */
-        const double *jk = s->jac + (size_t)live[k] * nq;
-        double *x = X + (size_t)k * r;
-        for (int i = 0; i < r; ++i) x[i] = 0.0;
-        for (int c = 0; c < nq; ++c) {
-            const double a = jk[c];
-            if (a != 0.0) for (int i = 0; i < r; ++i) x[i] += a * s->U[c * r + i];
-        }
-        lu_solve_transposed(A, piv, r, x);
-    }
+    for (int k = 0; k < d; ++k) dual(ctx, s->jac + (size_t)live[k] * nq, X + (size_t)k * r);
     for (int k = 0; k < d; ++k) {             /* SᵀS = X Xᵀ + I,  Sᵀλ = −X λ_rows */
         double v = 0.0;
-        for (int i = 0; i < r; ++i) v -= X[k * r + i] * s->lam[s->rows[i]];
+        for (int i = 0; i < r; ++i) v -= X[k * r + i] * s->lam[rows[i]];
         y[k] = v;
         for (int l = 0; l < d; ++l) {
             double w = k == l ? 1.0 : 0.0;
@@ -320,13 +342,29 @@ static int minimum_norm(cg_reduced_t *s, const double *A, const int *piv)
         for (int i = 0; i < r; ++i) {
             double v = 0.0;
             for (int k = 0; k < d; ++k) v += X[k * r + i] * y[k];
-            s->lam[s->rows[i]] += v;
+            s->lam[rows[i]] += v;
         }
         for (int k = 0; k < d; ++k) s->lam[live[k]] -= y[k];
     }
     free(X);
     free(live);
     return ok;
+}
+
+typedef struct { const cg_reduced_t *s; const double *A; const int *piv; } dense_dual_t;
+
+/* minimum_norm's dual of the dense algebra: x = A⁻ᵀ (J_red[k] U)ᵀ, A = Φ_q[rows] U factorized */
+static void dense_dual(const void *ctx, const double *jk, double *x)
+{
+    const dense_dual_t *d = ctx;
+    const cg_reduced_t *s = d->s;
+    const int r = s->r, nq = s->nq;
+    for (int i = 0; i < r; ++i) x[i] = 0.0;
+    for (int c = 0; c < nq; ++c) {
+        const double a = jk[c];
+        if (a != 0.0) for (int i = 0; i < r; ++i) x[i] += a * s->U[c * r + i];
+    }
+    lu_solve_transposed(d->A, d->piv, r, x);
 }
 
 /* The generalized forces of the elements outside the kernels at the solved (q, q̇): Qx (set by the
@@ -338,6 +376,90 @@ static const double *applied(cg_reduced_t *s)
     for (int k = 0; k < s->nq; ++k) s->Qe[k] += s->Qx[k];
     return s->Qe;
 }
+
+/* γ, M and Q at the solved (q, q̇), Q with the applied forces of the elements outside the kernels. */
+static void dynamics_terms(cg_reduced_t *s)
+{
+    if (s->k_dynamics) {                      /* relative.c: the three in one pass over the tree map */
+        s->k_dynamics(s->q, s->qd, s->par, s->f, s->fdd, s->u, s->gamma, s->M, s->Q);
+    } else {
+        s->k_gamma(s->q, s->qd, s->par, s->fdd, s->u, s->gamma);
+        s->k_mass(s->q, s->qd, s->par, s->f, s->u, s->M);
+        s->k_forces(s->q, s->qd, s->par, s->f, s->u, s->Q);
+    }
+    const double *Qa = applied(s);
+    for (int k = 0; k < s->nq; ++k) s->Q[k] += Qa[k];
+}
+
+/* out = v − M x over the entries of M that can be non-zero: row k's columns m_col[m_ptr[k] …
+ * m_ptr[k+1]−1], ascending (the sums of the dense product without its structural zeros: the same
+ * numbers), or every column when m_ptr is NULL.  0 when some result is not finite. */
+static int minus_mass_times(const cg_reduced_t *s, const int *m_ptr, const int *m_col, const double *v,
+                            const double *x, double *out)
+{
+    const int nq = s->nq;
+    int finite = 1;
+    for (int k = 0; k < nq; ++k) {
+        const double *Mk = s->M + (size_t)k * nq;
+        double a = v[k];
+        if (m_ptr)
+            for (int e = m_ptr[k]; e < m_ptr[k + 1]; ++e) a -= Mk[m_col[e]] * x[m_col[e]];
+        else
+            for (int l = 0; l < nq; ++l) a -= Mk[l] * x[l];
+        finite &= isfinite(a) != 0;
+        out[k] = a;
+    }
+    return finite;
+}
+
+/* The tangent-space accelerations (Kim & Yoo (1997) eq. 13) from the null-space basis N (nq × dof)
+ * and c (nq, the particular solution of Φ_q c = γ): (Nᵀ M N) z̈ = Nᵀ (Q − M c), q̈ = N z̈ + c; then
+ * res = Q − M q̈ (nq, the multipliers' right-hand side).  M's pattern (m_ptr, m_col; NULL: dense) as in
+ * minus_mass_times.  work: nq doubles.  Returns a CG_* status. */
+static int tangent_accelerations(cg_reduced_t *s, const int *m_ptr, const int *m_col, const double *N,
+                                 const double *c, double *res, double *work)
+{
+    const int nq = s->nq, f = s->dof;
+    double *vec = work;
+    if (!minus_mass_times(s, m_ptr, m_col, s->Q, c, vec)) return CG_DYNAMICS_NOT_FINITE;  /* vec = Q − M c */
+    double *Mh = malloc(sizeof(double) * ((size_t)f * f + f + (size_t)nq * f + 1));
+    double *rhs = Mh + (size_t)f * f, *MN = rhs + f;
+    for (int a = 0; a < f; ++a) {                             /* rhs = Nᵀ vec, Mh = Nᵀ M N */
+        double v = 0.0;
+        for (int k = 0; k < nq; ++k) v += N[k * f + a] * vec[k];
+        rhs[a] = v;
+    }
+    memset(MN, 0, sizeof(double) * (size_t)nq * f);
+    for (int k = 0; k < nq; ++k) {
+        const int lo = m_ptr ? m_ptr[k] : 0, hi = m_ptr ? m_ptr[k + 1] : nq;
+        for (int e = lo; e < hi; ++e) {
+            const int l = m_ptr ? m_col[e] : e;
+            const double mkl = s->M[k * nq + l];
+            if (mkl != 0.0) for (int b = 0; b < f; ++b) MN[k * f + b] += mkl * N[l * f + b];
+        }
+    }
+    for (int a = 0; a < f; ++a)
+        for (int b = 0; b < f; ++b) {
+            double v = 0.0;
+            for (int k = 0; k < nq; ++k) v += N[k * f + a] * MN[k * f + b];
+            Mh[a * f + b] = v;
+        }
+    int status = CG_OK;
+    if (f > 0 && !cholesky_solve(Mh, f, rhs)) { status = CG_MASS_SINGULAR; goto done; }
+    for (int a = 0; a < f; ++a) s->zdd[a] = rhs[a];
+    for (int k = 0; k < nq; ++k) {
+        double v = c[k];
+        for (int a = 0; a < f; ++a) v += N[k * f + a] * rhs[a];
+        if (!isfinite(v)) { status = CG_DYNAMICS_NOT_FINITE; goto done; }
+        s->qdd[k] = v;
+    }
+    minus_mass_times(s, m_ptr, m_col, s->Q, s->qdd, res);   /* res = Q − M q̈ (not finite: λ's) */
+done:
+    free(Mh);
+    return status;
+}
+
+static int band_reduced(cg_reduced_t *s, const double *y, int level);     /* banded.c */
 
 /* An open tree (articulated.c: no constraint rows).  Every partition of it has V = I (U empty), so
  * q = q_ref + z, q̇ = ż, and q̈ = z̈ comes from the articulated-body recursion in O(n) instead of
@@ -364,20 +486,20 @@ static int tree_reduced(cg_reduced_t *s, const double *y, int level)
 int cg_reduced(cg_reduced_t *s, const double *y, int level)
 {
     if (s->k_tree) return tree_reduced(s, y, level);
+    if (s->band) return band_reduced(s, y, level);
     const int nq = s->nq, r = s->r, f = s->dof;
     int status = CG_OK;
-    double *work = malloc(sizeof(double) * ((size_t)r * r + (size_t)r * (f + 1) + 3 * (size_t)nq
-                                            + (size_t)f * f + (size_t)nq * f + f + r + 1));
+    double *work = malloc(sizeof(double) * ((size_t)r * r + (size_t)r * (f + 1) + 4 * (size_t)nq
+                                            + (size_t)nq * f + r + 1));
     int *piv = malloc(sizeof(int) * (r + 1));
     double *A = work;                       /* r×r  Φ_q[rows] U, factorized */
     double *B = A + (size_t)r * r;          /* r×(f+1)  right-hand sides */
     double *base = B + (size_t)r * (f + 1); /* nq */
     double *vec = base + nq;                /* nq */
     double *vec2 = vec + nq;                /* nq */
-    double *Mh = vec2 + nq;                 /* f×f */
-    double *N = Mh + (size_t)f * f;         /* nq×f */
-    double *rhs = N + (size_t)nq * f;       /* f */
-    double *w = rhs + f;                    /* r */
+    double *vec3 = vec2 + nq;               /* nq */
+    double *N = vec3 + nq;                  /* nq×f */
+    double *w = N + (size_t)nq * f;         /* r */
 
     /* ---- positions: Newton on w ---- */
     for (int k = 0; k < nq; ++k) {
@@ -451,15 +573,7 @@ int cg_reduced(cg_reduced_t *s, const double *y, int level)
     if (level < 2) goto done;
 
     /* ---- accelerations ---- */
-    if (s->k_dynamics) {                      /* relative.c: the three in one pass over the tree map */
-        s->k_dynamics(s->q, s->qd, s->par, s->f, s->fdd, s->u, s->gamma, s->M, s->Q);
-    } else {
-        s->k_gamma(s->q, s->qd, s->par, s->fdd, s->u, s->gamma);
-        s->k_mass(s->q, s->qd, s->par, s->f, s->u, s->M);
-        s->k_forces(s->q, s->qd, s->par, s->f, s->u, s->Q);
-    }
-    const double *Qa = applied(s);
-    for (int k = 0; k < nq; ++k) s->Q[k] += Qa[k];
+    dynamics_terms(s);
     for (int i = 0; i < r; ++i) w[i] = s->gamma[s->rows[i]];
     lu_solve(A, piv, r, w, 1);                                /* c = U A⁻¹ γ */
     for (int k = 0; k < nq; ++k) {
@@ -470,45 +584,9 @@ int cg_reduced(cg_reduced_t *s, const double *y, int level)
         }
         vec2[k] = c;
     }
-    for (int k = 0; k < nq; ++k) {                            /* vec = Q − M c */
-        double v = s->Q[k];
-        for (int l = 0; l < nq; ++l) v -= s->M[k * nq + l] * vec2[l];
-        if (!isfinite(v)) { status = CG_DYNAMICS_NOT_FINITE; goto done; }
-        vec[k] = v;
-    }
-    for (int a = 0; a < f; ++a) {                             /* rhs = Nᵀ vec, Mh = Nᵀ M N */
-        double v = 0.0;
-        for (int k = 0; k < nq; ++k) v += N[k * f + a] * vec[k];
-        rhs[a] = v;
-    }
-    double *MN = malloc(sizeof(double) * ((size_t)nq * f + 1));
-    memset(MN, 0, sizeof(double) * (size_t)nq * f);
-    for (int k = 0; k < nq; ++k)
-        for (int l = 0; l < nq; ++l) {
-            const double mkl = s->M[k * nq + l];
-            if (mkl != 0.0) for (int b = 0; b < f; ++b) MN[k * f + b] += mkl * N[l * f + b];
-        }
-    for (int a = 0; a < f; ++a)
-        for (int b = 0; b < f; ++b) {
-            double v = 0.0;
-            for (int k = 0; k < nq; ++k) v += N[k * f + a] * MN[k * f + b];
-            Mh[a * f + b] = v;
-        }
-    free(MN);
-    if (f > 0 && !cholesky_solve(Mh, f, rhs)) { status = CG_MASS_SINGULAR; goto done; }
-    for (int a = 0; a < f; ++a) s->zdd[a] = rhs[a];
-    for (int k = 0; k < nq; ++k) {
-        double v = vec2[k];
-        for (int a = 0; a < f; ++a) v += N[k * f + a] * rhs[a];
-        if (!isfinite(v)) { status = CG_DYNAMICS_NOT_FINITE; goto done; }
-        s->qdd[k] = v;
-    }
-    for (int k = 0; k < nq; ++k) {                            /* vec = Q − M q̈ */
-        double v = s->Q[k];
-        for (int l = 0; l < nq; ++l) v -= s->M[k * nq + l] * s->qdd[l];
-        vec[k] = v;
-    }
-    for (int i = 0; i < r; ++i) {                             /* B = Uᵀ vec, then (Φ_q U)ᵀ λ_rows = B */
+    status = tangent_accelerations(s, NULL, NULL, N, vec2, vec, vec3);
+    if (status != CG_OK) goto done;
+    for (int i = 0; i < r; ++i) {                             /* B = Uᵀ (Q − M q̈), then (Φ_q U)ᵀ λ_rows = B */
         double v = 0.0;
         for (int k = 0; k < nq; ++k) v += s->U[k * r + i] * vec[k];
         B[i] = v;
@@ -516,7 +594,10 @@ int cg_reduced(cg_reduced_t *s, const double *y, int level)
     lu_solve_transposed(A, piv, r, B);
     memset(s->lam, 0, sizeof(double) * s->m);
     for (int i = 0; i < r; ++i) s->lam[s->rows[i]] = B[i];
-    if (s->nred > 0 && !minimum_norm(s, A, piv)) { status = CG_NOT_FINITE; goto done; }
+    if (s->nred > 0) {
+        const dense_dual_t dual = {s, A, piv};
+        if (!minimum_norm(s, s->rows, dense_dual, &dual, NULL, NULL)) status = CG_NOT_FINITE;
+    }
 done:
     free(work);
     free(piv);

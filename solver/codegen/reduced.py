@@ -7,7 +7,8 @@ For a :class:`solver.partitioning.partition.Partition` of a :class:`CodegenCarte
 tangent-space accelerations (eq. 13) in one C call, with the same arithmetic as the Python path
 (``Partition.positions`` / ``velocities`` / ``accelerations``).  Python only evaluates the time
 functions (driver f, ḟ, f̈ and force inputs) and hands buffers over; the buffers are bound once per
-partition, so a call costs the C work plus a few microseconds.
+partition, so a call costs the C work plus a few microseconds.  Partitions of many loops get the band
+algebra of banded.c (:func:`solver.codegen.banded.band_problem`, ``CompiledReduction.band``).
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import ctypes
 import numpy as np
 
 from ..partitioning.partition import NEWTON_STALL, POSITION_TOL, PartitionError
+from .banded import band_problem
 from .contact import compiled_elements
 
 OK, NO_CONVERGENCE, SINGULAR, NOT_FINITE, MASS_SINGULAR, BRANCH, DYNAMICS_NOT_FINITE = range(7)   # reduced.c's CG_*
@@ -42,7 +44,7 @@ class _Problem(ctypes.Structure):
                 + [(name, _PTR) for name in ("q", "qd", "qdd", "zdd", "lam", "phi", "jac", "ang", "gamma", "M", "Q",
                                              "err", "sigma_min", "amplification")]
                 + [(field, _PTR) for field in KERNEL_POINTERS]
-                + [(name, _PTR) for name in ("k_extra", "extra", "Qe")])
+                + [(name, _PTR) for name in ("k_extra", "extra", "Qe", "band")])
 
 
 class CompiledReduction:
@@ -78,13 +80,16 @@ class CompiledReduction:
         }
         # contact and joint stops in C (contact.c) at each solve; the rest of the interpreted elements in Python
         self.contact, self._python_forces = compiled_elements(system)
+        # many loops: the band algebra of banded.c (a sparse basis of U's range, S = Φ_q[rows] B banded)
+        self.band = band_problem(system, part)
         self.problem = _Problem(nq=nq, m=m, r=len(part.rows), dof=f, na=len(self._angle_rows), ndrv=self._drivers,
                                 nred=len(part.redundant),
                                 tol=max(tol, part.roundoff_tol), max_iter=max_iter, accept=POSITION_TOL,
                                 stall=NEWTON_STALL,
                                 **{name: a.ctypes.data for name, a in self.arrays.items()},
                                 **{field: k.pointer(symbol) for field, symbol in KERNEL_POINTERS.items()},
-                                **(self.contact.pointers() if self.contact else {}))
+                                **(self.contact.pointers() if self.contact else {}),
+                                band=ctypes.addressof(self.band.struct_) if self.band else None)
         self._fn = k.runtime.cg_reduced
         self._fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
         self._fn.restype = ctypes.c_int

@@ -11,6 +11,8 @@ forces by eq. 36) is the generic relative one.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..formulations.cartesian import CartesianSystem
 from ..forces import BodyFrames, Wrenches
 from ..formulations.relative import RelativeSystem
@@ -18,7 +20,7 @@ from .build import Buffers, load_kernels
 from .contact import bind_states
 from .derive import CodegenUnavailable, describe, input_functions, interpreted_forces, parameters
 from .system import KernelEquations, cartesian_generalized_forces, coupled_angle_rows
-from .tree import describe_tree
+from .tree import body_columns, describe_tree
 
 ROW_CARTESIAN, ROW_COORDINATE, ROW_NORM, ROW_COUPLER = range(4)          # relative.c's row kinds
 
@@ -62,6 +64,39 @@ def describe_relative(system, cartesian) -> dict:
             "drivers": cdesc["drivers"], "n_parameters": cdesc["n_parameters"], "n_inputs": cdesc["n_inputs"]}
 
 
+def relative_jacobian_pattern(desc):
+    """(rows, cols) of the entries of relative.c's Φ_q that can be non-zero, from the description
+    (:func:`describe_relative`): a Cartesian row Φ_c,q[a] T on the path columns of its bodies
+    (``row_bodies``, tree.body_columns: relative.c's row_times_T writes no others), a driven coordinate
+    on its column, a coupler on its two columns, a normalization on its four Euler parameters."""
+    columns = body_columns(desc["tree"])
+    rows, cols = [], []
+    for i, ((kind, a, b), bodies) in enumerate(zip(desc["rows"], desc["row_bodies"])):
+        if kind == ROW_CARTESIAN:
+            row = sorted({c for body in bodies for c in columns[body]})
+        elif kind == ROW_COORDINATE:
+            row = [a]
+        elif kind == ROW_COUPLER:
+            row = sorted({a, desc["couplers"][b][0]})
+        else:
+            row = [a, a + 1, a + 2, a + 3]
+        rows += [i] * len(row)
+        cols += row
+    return np.array(rows, dtype=int), np.array(cols, dtype=int)
+
+
+def relative_mass_pattern(desc):
+    """(indptr, indices), by rows and ascending, of the entries of relative.c's M = Σ_b T_bᵀ M_c,b T_b
+    that can be non-zero: every pair of columns on one body's path (tree.body_columns; relative.c's
+    add_reduced_mass writes no others)."""
+    rows = [set() for _ in range(desc["nq"])]
+    for cols in body_columns(desc["tree"]):
+        for c in cols:
+            rows[c].update(cols)
+    indices = [sorted(r) for r in rows]
+    return np.cumsum([0] + [len(r) for r in indices]), np.array([c for r in indices for c in r], dtype=int)
+
+
 def _row_bodies(rows, cartesian) -> list:
     """Per relative row, the bodies whose 7 Cartesian columns its Cartesian row a can touch (from the
     Φ_q pattern of the Cartesian system, ascending; [] for the other row kinds): relative.c reads
@@ -92,6 +127,8 @@ class CodegenRelativeSystem(KernelEquations, RelativeSystem):
                                                               for row, jk, spec, _ in desc["angles"]])
         self.kernels["par"][:] = parameters(cartesian, desc["cartesian"])
         self.articulated = desc["formulation"] == "articulated"
+        self._kernel_pattern = None if self.articulated else relative_jacobian_pattern(desc)
+        self._mass_pattern = None if self.articulated else relative_mass_pattern(desc)
         nc, nb, nq = 7 * self.nb, self.nb, self.nq
         sizes = {"q": nq, "qd": nq, "A": 9 * nb, "w": 3 * nb}
         if self.articulated:
@@ -104,6 +141,16 @@ class CodegenRelativeSystem(KernelEquations, RelativeSystem):
                      "velocity": ("cgt_velocity", ("q", "qd", "qc", "T", "qdc", "tdqd"))}
         self._tree = Buffers(self.kernels.lib, sizes, calls)
         bind_states(self)
+
+    def kernel_jacobian_pattern(self):
+        """(rows, cols) of every entry of the kernels' Φ_q that can be non-zero
+        (:func:`relative_jacobian_pattern`)."""
+        return self._kernel_pattern
+
+    def kernel_mass_pattern(self):
+        """(indptr, indices): by rows, the columns of the kernels' M that can be non-zero
+        (:func:`relative_mass_pattern`)."""
+        return self._mass_pattern
 
     def run_state(self):
         """The run state of a generated system and the tree map's buffers."""

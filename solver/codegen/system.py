@@ -67,6 +67,13 @@ class KernelEquations:
             gamma = k["gamma"][:self.m].copy()
         return ConstraintEval(phi, k.jac.copy(), nu, gamma)
 
+    def kernel_jacobian_pattern(self):
+        """(rows, cols) of every entry of the kernels' Φ_q that can be non-zero, or None when unknown
+        (the compiled reduction's band algebra, codegen/banded.py, needs it): the Cartesian system's
+        jacobian_pattern (None for flexible bodies)."""
+        pattern = getattr(self, "jacobian_pattern", None)
+        return pattern() if pattern is not None else None
+
     def compiled_reduction(self, part, tol=POSITION_TOL):
         """Positions, velocities and accelerations of ``part`` in one C call (reduced.c); ``tol``: the
         position Newton's bound."""

@@ -1,0 +1,260 @@
+/* The reduced right-hand side of many-loop models with a band factorization of the dependent block
+ * (MBS Studio, solver.codegen.reduced; compiled after reduced.c into the runtime library).
+ *
+ * reduced.c's cg_reduced with the dense dependent basis U replaced by a sparse basis B of the same range
+ * (as solver/partitioning/sparse.py does in Python): every formula there involves U only through
+ * U (Φ_q U)⁻¹ and (Φ_q U)⁻ᵀ Uᵀ, which do not change when U is replaced by B = U K, K invertible:
+ *
+ *   LU partition:  B = U (columns of the identity: the dependent coordinates)
+ *   QR, SVD:       B = Φ_q[rows](q_ref)ᵀ (U spans its range)
+ *
+ * so with J = Φ_q[rows] and S = J B (r × r, sparse):
+ *
+ *   positions      q ← q − B S⁻¹ Φ[rows] (Newton, Kim & Yoo (1997) eq. 7), started on the partition's
+ *                  affine set at q_guess + V (z − Vᵀ (q_guess − q_ref))
+ *   velocities     q̇ = V ż + B S⁻¹ (ν − J V ż)                                  (Kim & Yoo (1997) eq. 8)
+ *   null space     N = V − B S⁻¹ J V,  c = B S⁻¹ γ, then reduced.c's tangent-space accelerations (eq. 13)
+ *   multipliers    Sᵀ λ_rows = Bᵀ (Q − M q̈), then reduced.c's minimum-norm correction with
+ *                  X = J_red B S⁻¹
+ *   σ_min(J U)     power iteration on (B S⁻¹)ᵀ (B S⁻¹) = (J U)⁻ᵀ (J U)⁻¹ (U has orthonormal columns): the
+ *                  operator of reduced.c's sigma_min_estimate, from the same start
+ *
+ * The rows of J and the columns of B come in an order fixed once per partition in Python
+ * (reduced.py: reverse Cuthill–McKee on the pattern of S, scipy.sparse.csgraph; Cuthill & McKee
+ * (1969)), which makes S banded with kl sub- and ku super-diagonals.  S is assembled from Φ_q's
+ * entries by a fixed linear map (reduced.py) and factored by Gaussian elimination with partial
+ * pivoting in band storage (LAPACK's dgbtf2 / dgbtrs, Anderson et al. (1999) §5.1.3): the pivots are
+ * those partial pivoting picks on the dense S, the fill stays within kl + ku super-diagonals, and a
+ * factorization costs O(r kl (kl + ku)) instead of reduced.c's O(r³), a solve O(r (2 kl + ku)).
+ * Products with J, B and M (its pattern when the system gives one: relative.c's Tᵀ M_c T) run over
+ * their non-zeros; the remaining dense work is with V and N (nq × dof).
+ */
+
+/* The band problem of one partition (cg_banded_t of reduced.c's cg_reduced_t.band; reduced.py, _Band). */
+struct cg_banded {
+    int kl, ku;                   /* sub- and super-diagonals of S in the fixed order */
+    const int *row;               /* r: the constraint row of S's row i (the independent rows, reordered) */
+    const int *pos;               /* r: the index of S's row i in the independent rows (sigma_min_power) */
+    int n_map;                    /* assembly: S[s_at[e]] += coef[e] · Φ_q[jac_at[e]] (band storage, flat Φ_q) */
+    const int *s_at, *jac_at;
+    const double *coef;
+    const int *j_ptr, *j_at, *j_col;      /* J = Φ_q[row] by rows: entries j_ptr[i] … j_ptr[i+1]−1 at flat
+                                             Φ_q position j_at[e], column j_col[e] */
+    const int *b_ptr, *b_col;             /* B (nq × r) by rows (CSR), columns in the fixed order */
+    const double *b_val;
+    const int *m_ptr, *m_col;             /* the pattern of the kernels' M by rows (NULL: dense) */
+    const int *red_ptr, *red_col;         /* the pattern of Φ_q's redundant rows (s->red_rows order) */
+};
+
+#define BAND(ab, ld, kv, i, j) (ab)[(size_t)(j) * (ld) + (kv) + (i) - (j)]
+
+/* S assembled into band storage ab (column-major, ld = 2 kl + ku + 1 rows, the first kl for the fill)
+ * and factored in place (dgbtf2); 0 when S is singular. */
+static int band_factor(const cg_banded_t *b, int n, const double *jac, double *ab, int *piv)
+{
+    const int kl = b->kl, ku = b->ku, kv = kl + ku, ld = 2 * kl + ku + 1;
+    memset(ab, 0, sizeof(double) * (size_t)ld * n);
+    for (int e = 0; e < b->n_map; ++e) ab[b->s_at[e]] += b->coef[e] * jac[b->jac_at[e]];
+    int ju = 0;
+    for (int j = 0; j < n; ++j) {
+        const int km = kl < n - 1 - j ? kl : n - 1 - j;
+        int p = j;
+        double big = fabs(BAND(ab, ld, kv, j, j));
+        for (int i = j + 1; i <= j + km; ++i)
+            if (fabs(BAND(ab, ld, kv, i, j)) > big) { big = fabs(BAND(ab, ld, kv, i, j)); p = i; }
+        piv[j] = p;
+        if (big == 0.0 || !isfinite(big)) return 0;
+        if (p + ku > ju) ju = p + ku < n - 1 ? p + ku : n - 1;
+        if (p != j)
+            for (int c = j; c <= ju; ++c) {
+                const double t = BAND(ab, ld, kv, p, c);
+                BAND(ab, ld, kv, p, c) = BAND(ab, ld, kv, j, c);
+                BAND(ab, ld, kv, j, c) = t;
+            }
+        const double inv = 1.0 / BAND(ab, ld, kv, j, j);
+        for (int i = j + 1; i <= j + km; ++i) BAND(ab, ld, kv, i, j) *= inv;
+        for (int c = j + 1; c <= ju; ++c) {
+            const double u = BAND(ab, ld, kv, j, c);
+            if (u != 0.0)
+                for (int i = j + 1; i <= j + km; ++i) BAND(ab, ld, kv, i, c) -= BAND(ab, ld, kv, i, j) * u;
+        }
+    }
+    return 1;
+}
+
+/* x ← S⁻¹ x (dgbtrs, no transpose) */
+static void band_solve(const cg_banded_t *b, int n, const double *ab, const int *piv, double *x)
+{
+    const int kl = b->kl, kv = kl + b->ku, ld = 2 * kl + b->ku + 1;
+    for (int j = 0; j < n; ++j) {
+        const int lm = kl < n - 1 - j ? kl : n - 1 - j;
+        if (piv[j] != j) { const double t = x[piv[j]]; x[piv[j]] = x[j]; x[j] = t; }
+        const double v = x[j];
+        if (v != 0.0) for (int i = j + 1; i <= j + lm; ++i) x[i] -= BAND(ab, ld, kv, i, j) * v;
+    }
+    for (int j = n - 1; j >= 0; --j) {
+        const double v = (x[j] /= BAND(ab, ld, kv, j, j));
+        if (v != 0.0) for (int i = j - kv > 0 ? j - kv : 0; i < j; ++i) x[i] -= BAND(ab, ld, kv, i, j) * v;
+    }
+}
+
+/* x ← S⁻ᵀ x (dgbtrs, transposed: PS = LU, Sᵀ = Uᵀ Lᵀ P) */
+static void band_solve_transposed(const cg_banded_t *b, int n, const double *ab, const int *piv, double *x)
+{
+    const int kl = b->kl, kv = kl + b->ku, ld = 2 * kl + b->ku + 1;
+    for (int j = 0; j < n; ++j) {
+        double v = x[j];
+        for (int i = j - kv > 0 ? j - kv : 0; i < j; ++i) v -= BAND(ab, ld, kv, i, j) * x[i];
+        x[j] = v / BAND(ab, ld, kv, j, j);
+    }
+    for (int j = n - 2; j >= 0; --j) {
+        const int lm = kl < n - 1 - j ? kl : n - 1 - j;
+        double v = x[j];
+        for (int i = j + 1; i <= j + lm; ++i) v -= BAND(ab, ld, kv, i, j) * x[i];
+        x[j] = v;
+        if (piv[j] != j) { const double t = x[piv[j]]; x[piv[j]] = x[j]; x[j] = t; }
+    }
+}
+
+/* out (nq) = B x (add: out += B x) */
+static void basis_times(const cg_banded_t *b, int nq, const double *x, double *out, int add)
+{
+    for (int k = 0; k < nq; ++k) {
+        double v = add ? out[k] : 0.0;
+        for (int e = b->b_ptr[k]; e < b->b_ptr[k + 1]; ++e) v += b->b_val[e] * x[b->b_col[e]];
+        out[k] = v;
+    }
+}
+
+/* out (r) = Bᵀ v */
+static void basis_t_times(const cg_banded_t *b, int nq, int r, const double *v, double *out)
+{
+    memset(out, 0, sizeof(double) * r);
+    for (int k = 0; k < nq; ++k) {
+        const double a = v[k];
+        if (a != 0.0) for (int e = b->b_ptr[k]; e < b->b_ptr[k + 1]; ++e) out[b->b_col[e]] += b->b_val[e] * a;
+    }
+}
+
+/* out (r) = J x at the current Φ_q */
+static void rows_dot(const cg_banded_t *b, int r, const double *jac, const double *x, double *out)
+{
+    for (int i = 0; i < r; ++i) {
+        double v = 0.0;
+        for (int e = b->j_ptr[i]; e < b->j_ptr[i + 1]; ++e) v += jac[b->j_at[e]] * x[b->j_col[e]];
+        out[i] = v;
+    }
+}
+
+typedef struct { const cg_banded_t *b; int nq, r; const double *ab; const int *piv; double *work; } band_lu_t;
+
+/* reduced.c's sigma_min_power operator for σ_min(J U) (module comment): x ← S⁻ᵀ Bᵀ B S⁻¹ x */
+static void band_inverse(const void *ctx, double *x)
+{
+    const band_lu_t *d = ctx;
+    band_solve(d->b, d->r, d->ab, d->piv, x);
+    basis_times(d->b, d->nq, x, d->work, 0);
+    basis_t_times(d->b, d->nq, d->r, d->work, x);
+    band_solve_transposed(d->b, d->r, d->ab, d->piv, x);
+}
+
+/* reduced.c's minimum_norm X row: x = S⁻ᵀ Bᵀ jrowᵀ = (J_red[k] B S⁻¹)ᵀ */
+static void band_dual(const void *ctx, const double *jrow, double *x)
+{
+    const band_lu_t *d = ctx;
+    basis_t_times(d->b, d->nq, d->r, jrow, x);
+    band_solve_transposed(d->b, d->r, d->ab, d->piv, x);
+}
+
+/* cg_reduced with s->band set (module comment): the same levels, outputs and statuses. */
+static int band_reduced(cg_reduced_t *s, const double *y, int level)
+{
+    const cg_banded_t *b = s->band;
+    const int nq = s->nq, r = s->r, f = s->dof, ld = 2 * b->kl + b->ku + 1;
+    int status = CG_OK;
+    double *work = malloc(sizeof(double) * ((size_t)ld * r + (size_t)r + 3 * (size_t)nq + (size_t)nq * f + f + 1));
+    int *piv = malloc(sizeof(int) * (r + 1));
+    double *ab = work;                      /* band storage of S, factored */
+    double *x = ab + (size_t)ld * r;        /* r */
+    double *vec = x + r;                    /* nq */
+    double *vec2 = vec + nq;                /* nq */
+    double *vec3 = vec2 + nq;               /* nq */
+    double *N = vec3 + nq;                  /* nq × f */
+    double *d = N + (size_t)nq * f;         /* f */
+
+    /* ---- positions: Newton on q along B ---- */
+    for (int c = 0; c < f; ++c) {           /* d = z − Vᵀ (q_guess − q_ref) */
+        double v = y[c];
+        for (int k = 0; k < nq; ++k) v -= s->V[k * f + c] * (s->q[k] - s->q_ref[k]);
+        d[c] = v;
+    }
+    for (int k = 0; k < nq; ++k)
+        for (int c = 0; c < f; ++c) s->q[k] += s->V[k * f + c] * d[c];
+    int converged = 0;
+    double prev = -1.0;
+    for (int it = 0; it <= s->max_iter; ++it) {
+        const double err = evaluate_position(s);
+        *s->err = err;
+        if (isnan(err)) { status = CG_NOT_FINITE; goto done; }
+        if (err < s->tol || (prev >= 0.0 && err < s->accept && err > s->stall * prev)) { converged = 1; break; }
+        if (it == s->max_iter) break;
+        prev = err;
+        if (!band_factor(b, r, s->jac, ab, piv)) { status = CG_SINGULAR; goto done; }
+        for (int i = 0; i < r; ++i) x[i] = s->phi[b->row[i]];
+        band_solve(b, r, ab, piv, x);
+        basis_times(b, nq, x, vec, 0);
+        for (int k = 0; k < nq; ++k) s->q[k] -= vec[k];
+    }
+    if (!converged) { status = CG_NO_CONVERGENCE; goto done; }
+    if (level < 1) goto done;
+
+    /* ---- velocities ---- */
+    if (!band_factor(b, r, s->jac, ab, piv)) { status = CG_SINGULAR; goto done; }
+    const band_lu_t lu = {b, nq, r, ab, piv, vec};
+    *s->sigma_min = sigma_min_power(r, band_inverse, &lu, b->pos, x);
+    const double *zd = y + f;
+    for (int k = 0; k < nq; ++k) {
+        double v = 0.0;
+        for (int c = 0; c < f; ++c) v += s->V[k * f + c] * zd[c];
+        vec[k] = v;                                           /* V ż */
+    }
+    rows_dot(b, r, s->jac, vec, x);                           /* ν − Φ_q V ż */
+    for (int i = 0; i < r; ++i) x[i] = -x[i];
+    for (int n = 0; n < s->ndrv; ++n)
+        for (int i = 0; i < r; ++i) if (b->row[i] == s->drv_row[n]) x[i] += s->fd[n];
+    band_solve(b, r, ab, piv, x);
+    memcpy(s->qd, vec, sizeof(double) * nq);
+    basis_times(b, nq, x, s->qd, 1);
+    /* ---- null space: N = V − B S⁻¹ Φ_q V ---- */
+    double gain = 0.0;
+    for (int c = 0; c < f; ++c) {
+        for (int k = 0; k < nq; ++k) vec[k] = s->V[k * f + c];
+        rows_dot(b, r, s->jac, vec, x);
+        band_solve(b, r, ab, piv, x);
+        basis_times(b, nq, x, vec2, 0);
+        for (int k = 0; k < nq; ++k) {
+            const double v = vec[k] - vec2[k];
+            N[k * f + c] = v;
+            gain += v * v;
+        }
+    }
+    *s->amplification = sqrt(gain);
+    if (level < 2) goto done;
+
+    /* ---- accelerations: c = B S⁻¹ γ, then the tangent-space equations ---- */
+    dynamics_terms(s);
+    for (int i = 0; i < r; ++i) x[i] = s->gamma[b->row[i]];
+    band_solve(b, r, ab, piv, x);
+    basis_times(b, nq, x, vec2, 0);
+    status = tangent_accelerations(s, b->m_ptr, b->m_col, N, vec2, vec, vec3);
+    if (status != CG_OK) goto done;
+    basis_t_times(b, nq, r, vec, x);                         /* Sᵀ λ_rows = Bᵀ (Q − M q̈) */
+    band_solve_transposed(b, r, ab, piv, x);
+    memset(s->lam, 0, sizeof(double) * s->m);
+    for (int i = 0; i < r; ++i) s->lam[b->row[i]] = x[i];
+    if (s->nred > 0 && !minimum_norm(s, b->row, band_dual, &lu, b->red_ptr, b->red_col)) status = CG_NOT_FINITE;
+done:
+    free(work);
+    free(piv);
+    return status;
+}

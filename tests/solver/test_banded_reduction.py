@@ -1,0 +1,137 @@
+"""The compiled reduction's band algebra (solver/codegen/banded.c, banded.py) against its dense algebra
+(reduced.c) on the four-bar row (tools/scale_models.fourbar_row): the same partition solved with
+B = Φ_q[rows](q_ref)ᵀ and a banded S = Φ_q[rows] B instead of the dense U and Φ_q[rows] U.
+
+Both are backward-stable solves of the same equations, so at one state they agree to round-off
+amplified by the condition numbers involved: κ(Φ_q U) for the dense one and κ(S) ≤ κ(Φ_q U) κ(Φ_q(q_ref))
+for the band one (B = U K with K of the condition of Φ_q[rows](q_ref)).  Over a run, DOP853's step-size
+control turns a round-off difference ε·κ of the stages into a relative change ε·κ/rtol of the next
+step, which changes the solution by about the local error (rtol·|y|) times that: ≤ ε·κ·|y| per step."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import solver
+from solver.codegen import banded
+from solver.partitioning.choose import build_partition
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
+from tools.fourbar_row import position_error  # noqa: E402
+from tools.scale_models import fourbar_row  # noqa: E402
+
+EPS = np.finfo(float).eps
+N = 10                                  # loops: r = 20 independent rows, band kl = ku = 3
+
+
+@pytest.fixture(scope="module")
+def compiled():
+    return solver.compile_model(fourbar_row(N), codegen="on")
+
+
+def _algebra(monkeypatch, which):
+    """Force the band algebra ("band": every partition with rows) or the dense one."""
+    monkeypatch.setattr(banded, "BAND_MIN_ROWS", 1 if which == "band" else 10**9)
+    monkeypatch.setattr(banded, "BAND_FRACTION", 10.0)
+
+
+def _solve(system, part, t, y, q):
+    c = system.compiled_reduction(part)
+    c.solve(t, y, q, 2)
+    return c, {name: np.array(getattr(c, name)) for name in ("q", "qd", "qdd", "zdd", "lam")}
+
+
+def test_the_band_problem_of_the_row_is_narrow(compiled, monkeypatch):
+    """The row's S = J Jᵀ is block tridiagonal (2 × 2 blocks per loop): kl = ku = 3 whatever N; at
+    N = 10 (r = 20) that band is too wide a fraction of S to pay (BAND_FRACTION)."""
+    s = compiled.system
+    q, _, _ = s.initial_state()
+    part = build_partition("qr", s, q, 0.0)
+    assert banded.band_problem(s, part) is None
+    monkeypatch.setattr(banded, "BAND_FRACTION", 10.0)
+    p = banded.band_problem(s, part)
+    assert (p.kl, p.ku) == (3, 3)
+    assert sorted(p.arrays["row"]) == sorted(part.rows)
+
+
+@pytest.mark.parametrize("method", ["qr", "lu"])
+@pytest.mark.parametrize("t_state", [0.0, 0.7])
+def test_one_state_matches_the_dense_algebra(compiled, monkeypatch, method, t_state):
+    """q, q̇, q̈, λ, σ_min(Φ_q U) and ‖N‖_F of one solve, band against dense, at the start and near the
+    first horizontal (singular) pass, within 100 ε κ · scale (module docstring)."""
+    s = compiled.system
+    exact_start = solver.simulate(compiled, t_end=max(t_state, 0.01), output_step=0.01)
+    q, qd = exact_start.coordinates[-1 if t_state else 0], exact_start.velocities[-1 if t_state else 0]
+    part = build_partition(method, s, q, 0.0)
+    y = np.concatenate([part.z_of(q), part.V.T @ qd])
+    _algebra(monkeypatch, "dense")
+    dense, a = _solve(s, part, 0.0, y, q)
+    _algebra(monkeypatch, "band")
+    band_run, b = _solve(s, part, 0.0, y, q)
+    assert band_run.band is not None and dense.band is None
+    J = dense.jac[part.rows]
+    kappa = np.linalg.cond(J @ part.U) * np.linalg.cond(part.reference_rows)
+    for name in a:
+        scale = max(1.0, np.max(np.abs(a[name])))
+        assert np.max(np.abs(a[name] - b[name])) <= 100 * EPS * kappa * scale, name
+    assert band_run.sigma_min == pytest.approx(dense.sigma_min, rel=100 * EPS * kappa)
+    assert band_run.amplification == pytest.approx(dense.amplification, rel=100 * EPS * kappa)
+    # the estimate is the dense SVD's σ_min from above (the loop's re-partition test relies on it)
+    assert band_run.sigma_min >= np.linalg.svd(J @ part.U, compute_uv=False)[-1] * (1 - 1e-12)
+
+
+def test_a_run_matches_the_dense_algebra(compiled, monkeypatch):
+    """0.6 s of the row (6 DOP853 steps, before the first singular pass) on the default settings with
+    the band and the dense algebra: the same steps, and q, q̇ within steps · ε · κ · scale · 10, κ the
+    largest 1 / conditioning over the run (module docstring); both follow the exact motion."""
+    runs = {}
+    for which in ("dense", "band"):
+        _algebra(monkeypatch, which)
+        runs[which] = solver.simulate(compiled, t_end=0.6, output_step=0.01)
+    a, b = runs["dense"], runs["band"]
+    assert a.status == b.status == "ok"
+    assert len(a.step_sizes) == len(b.step_sizes)
+    kappa = 1.0 / np.min(a.conditioning)
+    for name in ("coordinates", "velocities"):
+        x, y = np.asarray(getattr(a, name)), np.asarray(getattr(b, name))
+        assert np.max(np.abs(x - y)) <= 10 * len(a.step_sizes) * EPS * kappa * np.max(np.abs(x)), name
+    assert position_error(b, N) < 1e-6
+
+
+@pytest.mark.parametrize("name", ["fourbar_row_3", "vehicle_cae_tc", "slider_crank"])
+def test_the_kernels_write_only_inside_the_patterns(name):
+    """The band algebra reads Φ_q and M only at their patterns (relative.py relative_jacobian_pattern,
+    relative_mass_pattern; the Cartesian jacobian_pattern): at random coordinates (Euler parameters
+    normalized) every entry the kernels write outside them is exactly zero.  The car: cut joints,
+    spherical joints with Euler parameters, drivers; the slider–crank: the Cartesian kernels."""
+    if name == "fourbar_row_3":
+        model, formulation = fourbar_row(3), "relative"
+    else:
+        model = solver.load_model(str(Path(__file__).resolve().parents[2] / "sample_models" / f"{name}.mbs.json"))
+        formulation = "relative" if name.startswith("vehicle") else "cartesian"
+    s = solver.compile_model(model, codegen="on", formulation=formulation).system
+    jac_mask = np.zeros((s.m, s.nq), dtype=bool)
+    jac_mask[s.kernel_jacobian_pattern()] = True
+    mass = getattr(s, "kernel_mass_pattern", lambda: None)()
+    mass_mask = np.zeros((s.nq, s.nq), dtype=bool)
+    if mass is not None:
+        indptr, indices = mass
+        mass_mask[np.repeat(np.arange(s.nq), np.diff(indptr)), indices] = True
+    else:
+        mass_mask[:] = True
+    rng = np.random.default_rng(7)
+    q0, _, _ = s.initial_state()
+    k = s.kernels
+    for _ in range(3):
+        q = q0 + rng.uniform(-0.5, 0.5, s.nq)
+        if hasattr(s, "normalize"):
+            q = s.normalize(q)
+        k["q"][:] = q
+        k.call("position")
+        k.call("mass")
+        assert not np.any(k.jac[:s.m][~jac_mask]), "Φ_q outside its pattern"
+        assert not np.any(k.M[~mass_mask]), "M outside its pattern"
