@@ -18,7 +18,7 @@ from .build import load_kernels
 from ..forces import Wrenches
 from ..math.rotations import L_matrices
 from .contact import bind_states
-from .derive import describe, input_functions, interpreted_forces, parameters
+from .derive import CodegenUnavailable, describe, input_functions, interpreted_forces, parameters
 from ..partitioning.partition import POSITION_TOL
 from .reduced import CompiledReduction
 
@@ -138,6 +138,9 @@ class CodegenCartesianSystem(KernelEquations, CartesianSystem):
 
     def __init__(self, model, plane=None):
         super().__init__(model, form="conventional", plane=plane)
+        if self.armatures:
+            raise CodegenUnavailable("joint armature is generated in the relative formulation only (its M += a gᵀg "
+                                     "couples the bodies of a joint in the Cartesian one)")
         desc = describe(self)
         self.kernels = load_kernels(desc)
         self.codegen_info = self.kernels.info

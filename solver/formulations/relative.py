@@ -52,6 +52,7 @@ from ..forces import BodyFrames, compile_forces, element_loads
 from ..math.rotations import G_matrix, cross, matvec, quat_from_matrix, rotation_matrix, skew, tmatvec
 from ..model.fields import inertia_matrix
 from ..model.model import GROUND
+from .armature import joint_armatures, kinetic_energy
 from .mobilizers import Mobilizer
 from .planar import planar_model
 from .rows import DriverRow, coupler_rows
@@ -176,6 +177,9 @@ class RelativeSystem(MechanicalSystem):
         for f in self._friction:          # bound: their normal load is this formulation's reaction
             f.normal = 0.0
         self._cache = KinematicsCache()
+        # joint armature (solver.formulations.armature): (joint, coordinate, a, tree column or None)
+        self.armatures = [(k, coord, a, self.tree_column(self.joint_names[k], coord))
+                          for k, coord, a in joint_armatures(model)]
 
     # ---- public API: MechanicalSystem -----------------------------------------------------------
 
@@ -293,6 +297,12 @@ class RelativeSystem(MechanicalSystem):
             blk = (K[e] @ kin.B[e]).T @ np.hstack([kin.B[a] for a in path])
             M[np.ix_(ce, pc)] = blk
             M[np.ix_(pc, ce)] = blk.T
+        for k, coord, a, col in self.armatures:        # M += a gᵀg (solver.formulations.armature)
+            if col is not None:
+                M[col, col] += a
+            else:
+                g, _ = self._chain(kin, *self._cut_coordinate(kin, k, coord, False), False)
+                M += a * np.outer(g, g)
         return M
 
     def forces(self, q, qd, t):
@@ -345,6 +355,10 @@ class RelativeSystem(MechanicalSystem):
         for e, edge in enumerate(self.topology.edges):
             if len(self.cols[e]):
                 P[self.cols[e]] = kin.B[e].T @ (L[e] - K[e] @ kin.Yd0[edge.child])
+        for k, coord, a, col in self.armatures:        # Q −= a gᵀ(ġq̇) on a cut joint's coordinate
+            if col is None:
+                g, quad = self._chain(kin, *self._cut_coordinate(kin, k, coord, True), True)
+                P -= a * quad * g
         return P
 
     def constraint_hessian(self, q, lam, t):
@@ -407,6 +421,7 @@ class RelativeSystem(MechanicalSystem):
             else:
                 e = next(e for e, cols in enumerate(self.cols) if col in cols)
                 drv[..., n] = tmatvec(kin.B[e], Rhat[..., e, :])[..., list(self.cols[e]).index(col)]     # eq. (36)
+                drv[..., n] += sum(a * qdd[..., col] for _, _, a, c in self.armatures if c == col)   # the rotor's a θ̈
                 for c in self.couplers:      # less a coupler's load on the same coordinate, p'(q_col) λ
                     if c.source.column == col:
                         drv[..., n] -= c.source.derivatives(q[..., col])[1] * lam[..., c.row]
@@ -415,6 +430,7 @@ class RelativeSystem(MechanicalSystem):
         energy = np.zeros(lead + (4,))
         energy[..., 0] = 0.5 * (np.einsum("b,...bi,...bi->...", self.mass_values, v, v)
                                 + np.einsum("...bi,bij,...bj->...", w_body, self.inertia, w_body))
+        energy[..., 0] += kinetic_energy([a for _, _, a, _ in self.armatures], self._armature_rates(q, qd))
         energy[..., 1] = -np.einsum("b,i,...bi->...", self.mass_values, np.asarray(self.gravity, dtype=float), r)
         energy[..., 2] = spring
         return {"r": r, "A": kin.A, "v": v, "w": w,
@@ -720,6 +736,18 @@ class RelativeSystem(MechanicalSystem):
         states = self._states_cached(kin)
         bi, bj = self.joint_ends[k]
         return (bi, bj), self.cjoints[k].equations(states[bi], states[bj], 2 if vel else 0)
+
+    def _armature_rates(self, q, qd):
+        """θ̇ of each joint with armature (…, n): q̇ of its tree column, g q̇ on a cut joint (point by point)."""
+        rates = np.zeros(q.shape[:-1] + (len(self.armatures),))
+        for n, (k, coord, _, col) in enumerate(self.armatures):
+            if col is not None:
+                rates[..., n] = qd[..., col]
+                continue
+            for i in np.ndindex(q.shape[:-1]):
+                kin = self.kinematics(q[i], qd[i])
+                rates[i + (n,)] = self._chain(kin, *self._cut_coordinate(kin, k, coord, False), False)[0] @ qd[i]
+        return rates
 
     def _cut_coordinate(self, kin, k, coord, vel):
         states = self._states_cached(kin)

@@ -19,11 +19,12 @@ anchor) and the body, one joint each: hinge → revolute, slide → prismatic, b
 ground its free 6-DOF joint).  ``limited`` hinges and slides → ``lower_limit``/``upper_limit`` (range −
 qpos0) enforced as stops; joint damping and stiffness → a spring–damper on the joint
 (:func:`~solver.io.imported.add_joint_spring_damper`; free position springref − qpos0).
+Joint ``armature`` of a hinge or slide → the joint's armature (rotor inertia, M_θθ += a as MuJoCo's qM).
 ``<equality connect>`` → spherical joint, ``weld`` → fixed joint (both closing loops; refused when
 not satisfied at qpos0), ``<equality joint>`` → a coupler (:meth:`_Builder._joint_coupling`).  A
 force actuator on a hinge or slide (``<motor>``, a fixed-gain ``<general>``) → a joint actuator with
 a declared input for its ctrl (:meth:`_Builder._actuator`).  Everything else that MuJoCo models and
-this model does not (servos, tendons, contacts, armature, friction loss, fluid forces …) is listed
+this model does not (servos, tendons, contacts, ball/free armature, friction loss, fluid forces …) is listed
 in the notes.  Geoms → display meshes (:mod:`solver.io.mjcf_geoms`).
 """
 from __future__ import annotations
@@ -184,8 +185,10 @@ class _Builder:
         where = f"joint '{label}'"
         kind = self.mujoco.mjtJoint(mj.jnt_type[j]).name
         dof, qadr = mj.jnt_dofadr[j], mj.jnt_qposadr[j]
-        if mj.dof_armature[dof]:
-            self.notes.append(f"{where}: armature {mj.dof_armature[dof]:g} (rotor inertia) is not modelled")
+        armature = float(mj.dof_armature[dof])
+        if armature and kind in ("mjJNT_BALL", "mjJNT_FREE"):
+            self.notes.append(f"{where}: armature {armature:g} (rotor inertia) of a {kind[6:].lower()} joint is not "
+                              "modelled")
         if mj.dof_frictionloss[dof]:
             self.notes.append(f"{where}: frictionloss {mj.dof_frictionloss[dof]:g} is not modelled")
         if kind == "mjJNT_FREE":
@@ -207,6 +210,8 @@ class _Builder:
                                   "its stop pushes it into the range from the start (as MuJoCo's limit does)")
         elif mj.jnt_limited[j]:
             self.notes.append(f"{where}: the ball joint's cone limit {mj.jnt_range[j, 1]:g} rad is not modelled")
+        if armature and kind != "spherical":
+            limits["armature"] = armature
         self.model.add_joint(name, kind, parent, child, origin=d.xanchor[j], axis=d.xaxis[j], **limits)
         if kind == "spherical":
             self._unmapped_passive(j, where, "ball")
