@@ -163,13 +163,16 @@ def _conj(p):
 def compare_dynamics(path, result, states, seed):
     """``(dM, dQ, None)``: the largest |Jᵀ M J − M_mujoco| / max |M_mujoco| and the largest
     |Jᵀ (P − M J̇ v) − (qfrc_passive − qfrc_bias)| relative to the larger of its max |·| and
-    g · max |M_mujoco|, over ``states`` random states (hinge and slide q uniform in ±1 about qpos0, ball
+    g · max |M_mujoco|, without the joint friction (MuJoCo's friction loss, a constraint force), over ``states`` random states (hinge and slide q uniform in ±1 about qpos0, ball
     and free orientations uniform, v standard normal); or ``(None, None, why not)``."""
     import mujoco
     mj = reference_model(path)
     if mj.nv == 0:
         return None, None, "no degree of freedom"
-    system = RelativeSystem(result.model)
+    model = result.model.copy()
+    for name in [n for n, f in model.forces.items() if f.KIND == "joint_friction"]:
+        model.remove(name)        # MuJoCo's friction loss is a constraint force, not in qfrc_passive
+    system = RelativeSystem(model)
     if system.topology.cut:
         return None, None, "closed loops (equality constraints)"
     cmap = CoordinateMap(mj, result, system)
