@@ -16,8 +16,9 @@ time step unless ``refsafe`` is disabled.  On one coordinate of effective mass m
 * A limit past its range (d ≈ d_max once the violation exceeds the impedance width): the stop
   F = −k_s r − c_s v with k_s = m d_max² k = m/(τ² ζ²) and c_s = m d_max b = 2m/τ (a critically
   damped spring of time constant τ for ζ = 1), the damping reaching c_s at the width (at least
-  MIN_DEPTH).  The share d a₀ of the other forces that MuJoCo's row also cancels (which makes it
-  stiffer under a steady load, by 1/(1 − d)) is not modelled.
+  MIN_DEPTH), and never pulling (``stop_push_only``: a constraint row's force is ≥ 0).  The share
+  d a₀ of the other forces that MuJoCo's row also cancels (which makes it stiffer under a steady
+  load, by 1/(1 − d)) is not modelled.
 * A friction loss F_f (no position, r = 0, d = d_min): |f| ≤ F_f, viscous −m d_min b v below it; as
   the joint friction with μ_s = μ_d = 1, preload F_f, radius 1 (the slip speed is the coordinate
   rate, the friction limit F_f), no reaction load, and the stiction speed v_s at which the
@@ -44,7 +45,7 @@ def stop_fields(mass, solref, solimp, timestep, refsafe=True) -> dict:
     """The Joint stop fields of a MuJoCo limit on a coordinate of effective mass ``mass``."""
     k, b, _, dmax, width = reference(solref, solimp, timestep, refsafe)
     return {"stop_stiffness": mass * dmax * dmax * k, "stop_exponent": 1.0, "stop_damping": mass * dmax * b,
-            "stop_depth": max(width, MIN_DEPTH)}
+            "stop_depth": max(width, MIN_DEPTH), "stop_push_only": True}
 
 
 def friction_fields(mass, loss, solref, solimp, timestep, refsafe=True) -> dict:

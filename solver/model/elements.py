@@ -229,7 +229,8 @@ class Joint(Element):
     initial distance).  ``lower_limit`` and ``upper_limit`` (revolute, prismatic, cylindrical) are
     stops on the joint coordinate ``limit_coordinate`` (zero at the initial configuration, measured
     as a driver measures it), enforced by the Adams IMPACT law with ``stop_stiffness``,
-    ``stop_exponent``, ``stop_damping`` and ``stop_depth`` (:mod:`solver.math.impact`,
+    ``stop_exponent``, ``stop_damping`` and ``stop_depth`` (:mod:`solver.math.impact`; ``stop_push_only``: its
+    force never pulls,
     docs/formulations.md "Joint stops and friction"; ``stops`` false keeps the limits as data only);
     ``effort_limit`` and ``velocity_limit`` are
     data (URDF ``<limit>``, docs/import.md).  ``armature`` (revolute, prismatic) is the inertia of a
@@ -274,6 +275,9 @@ class Joint(Element):
               doc="stop damping c_max, reached at the penetration stop_depth", extra=OMIT_AT_DEFAULT),
         Field("stop_depth", "float", "m or rad", default=1.0e-3, minimum=0.0, exclusive_min=True,
               doc="penetration d at which the stop damping is full (STEP from 0)", extra=OMIT_AT_DEFAULT),
+        Field("stop_push_only", "bool", default=False,
+              doc="the stop force never pulls (F ≥ 0, as MuJoCo's limits); false: Adams IMPACT, whose damping may "
+                  "pull on a fast separation", extra=OMIT_AT_DEFAULT),
         Field("armature", "float", "kg·m² or kg", default=0.0, minimum=0.0,
               doc="rotor inertia on the joint coordinate (kinetic energy ½·a·rate²)", extra=OMIT_AT_DEFAULT),
     )

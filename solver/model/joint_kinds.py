@@ -40,7 +40,8 @@ _X, _Y, _Z = 0, 1, 2
 # Limits of a joint's coordinate (from URDF <limit>): lower and upper are enforced as stops (their
 # law: the STOP_FIELDS, solver.math.impact), effort and velocity are kept as data.
 LIMIT_FIELDS = ("lower_limit", "upper_limit", "effort_limit", "velocity_limit")
-STOP_FIELDS = ("stops", "limit_coordinate", "stop_stiffness", "stop_exponent", "stop_damping", "stop_depth")
+STOP_FIELDS = ("stops", "limit_coordinate", "stop_stiffness", "stop_exponent", "stop_damping", "stop_depth",
+               "stop_push_only")
 
 
 @dataclass(frozen=True)
