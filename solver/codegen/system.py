@@ -139,8 +139,9 @@ class CodegenCartesianSystem(KernelEquations, CartesianSystem):
     def __init__(self, model, plane=None):
         super().__init__(model, form="conventional", plane=plane)
         if self.armatures:
-            raise CodegenUnavailable("joint armature is generated in the relative formulation only (its M += a gᵀg "
-                                     "couples the bodies of a joint in the Cartesian one)")
+            names = ", ".join(f"'{self.joint_names[k]}'" for k, _, _ in self.armatures)
+            raise CodegenUnavailable(f"joint armature ({names}) is generated in the relative formulation only (its "
+                                     "M += a gᵀg couples the bodies of a joint in the Cartesian one)")
         desc = describe(self)
         self.kernels = load_kernels(desc)
         self.codegen_info = self.kernels.info
