@@ -364,7 +364,7 @@ class _Builder:
         if self.soft_limits:
             self.notes.append(f"{self.soft_limits} joint limits: stops with MuJoCo's solref as a spring–damper "
                               "(stiffness m/τ², damping 2m/τ, m = 1/dof_invweight0; not the share of the other "
-                              "forces MuJoCo's soft constraint also takes)")
+                              "forces MuJoCo's soft constraint also takes, nor its impedance ramp within the width)")
         if self.friction_losses:
             self.notes.append(f"{self.friction_losses} joint friction losses: joint friction of that limit, smooth "
                               "below MuJoCo's regularization speed (solreffriction)")

@@ -18,7 +18,13 @@ time step unless ``refsafe`` is disabled.  On one coordinate of effective mass m
   damped spring of time constant τ for ζ = 1), the damping reaching c_s at the width (at least
   MIN_DEPTH), and never pulling (``stop_push_only``: a constraint row's force is ≥ 0).  The share
   d a₀ of the other forces that MuJoCo's row also cancels (which makes it stiffer under a steady
-  load, by 1/(1 − d)) is not modelled.
+  load, by 1/(1 − d)) is not modelled, nor the impedance's ramp from d_min within the width (weaker
+  there in MuJoCo).  MuJoCo's active row is f = −(θ̈ − a_ref)/R with R = (1 − d)/d · dof_invweight0
+  (its optimality condition), i.e. exactly an inertia m d/(1 − d) added to the coordinate while the
+  limit is violated plus the force m d/(1 − d)·a_ref: modelling that needs a mass term from a force
+  element (state-dependent), which the formulations do not have.  Where d_max is near 1 the
+  difference is large: dm_control's rodent (solimp 0.99 0.9999) sags through its tail's limits under
+  gravity (docs/import.md).
 * A friction loss F_f (no position, r = 0, d = d_min): |f| ≤ F_f, viscous −m d_min b v below it; as
   the joint friction with μ_s = μ_d = 1, preload F_f, radius 1 (the slip speed is the coordinate
   rate, the friction limit F_f), no reaction load, and the stiction speed v_s at which the
