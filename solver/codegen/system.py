@@ -18,7 +18,7 @@ from .build import load_kernels
 from ..forces import Wrenches
 from ..math.rotations import L_matrices
 from .contact import bind_states
-from .derive import CodegenUnavailable, describe, input_functions, interpreted_forces, parameters
+from .derive import describe, input_functions, interpreted_forces, parameters
 from ..partitioning.partition import POSITION_TOL
 from .reduced import CompiledReduction
 
@@ -138,10 +138,6 @@ class CodegenCartesianSystem(KernelEquations, CartesianSystem):
 
     def __init__(self, model, plane=None):
         super().__init__(model, form="conventional", plane=plane)
-        if self.armatures:
-            names = ", ".join(f"'{self.joint_names[k]}'" for k, _, _ in self.armatures)
-            raise CodegenUnavailable(f"joint armature ({names}) is generated in the relative formulation only (its "
-                                     "M += a gᵀg couples the bodies of a joint in the Cartesian one)")
         desc = describe(self)
         self.kernels = load_kernels(desc)
         self.codegen_info = self.kernels.info

@@ -421,7 +421,6 @@ class RelativeSystem(MechanicalSystem):
             else:
                 e = next(e for e, cols in enumerate(self.cols) if col in cols)
                 drv[..., n] = tmatvec(kin.B[e], Rhat[..., e, :])[..., list(self.cols[e]).index(col)]     # eq. (36)
-                drv[..., n] += sum(a * qdd[..., col] for _, _, a, c in self.armatures if c == col)   # the rotor's a θ̈
                 for c in self.couplers:      # less a coupler's load on the same coordinate, p'(q_col) λ
                     if c.source.column == col:
                         drv[..., n] -= c.source.derivatives(q[..., col])[1] * lam[..., c.row]
@@ -573,6 +572,7 @@ class RelativeSystem(MechanicalSystem):
             for b, W in zip(self.joint_ends[k], sides):
                 if b >= 0:
                     Qh[..., b, :] += W
+        self._add_rotor_loads(kin, qdd, Qh)
         L = self._L(kin, K, Qh)
         if self.reactions == "nonrecursive":
             Rhat = self._reactions_nonrecursive(kin, K, L, Ydd, qdd)
@@ -736,6 +736,28 @@ class RelativeSystem(MechanicalSystem):
         states = self._states_cached(kin)
         bi, bj = self.joint_ends[k]
         return (bi, bj), self.cjoints[k].equations(states[bi], states[bj], 2 if vel else 0)
+
+    def _add_rotor_loads(self, kin, qdd, Qh):
+        """The rotors' inertial loads −a θ̈ of tree joints with armature as body wrenches (spatial, into
+        Q̂), so that the reactions (eq. 30) are those of the joint alone (as the Cartesian formulation's
+        multipliers give them: nothing along a free axis) and a driver's force (eq. 36) includes a θ̈:
+        on the child −a θ̈ w, on the parent +a θ̈ w, w = [0 ; z] (revolute: a torque about the axis z) or
+        [u ; o × u] (prismatic: a force along u at the joint origin o), so that wᵀB_e = 1.  The
+        armature of a cut joint is in M through its coordinate's gradient, not here (noted)."""
+        for _, _, a, col in self.armatures:
+            if col is None:
+                continue
+            e = next(e for e, cols in enumerate(self.cols) if col in cols)
+            b = kin.B[e][..., list(self.cols[e]).index(col)]
+            edge = self.topology.edges[e]
+            if np.any(b[..., 3:]):
+                w = np.concatenate([np.zeros_like(b[..., 3:]), b[..., 3:]], axis=-1)
+            else:
+                w = np.concatenate([b[..., :3], cross(kin.o[..., e, :], b[..., :3])], axis=-1)
+            load = (a * qdd[..., col])[..., None] * w
+            Qh[..., edge.child, :] -= load
+            if edge.parent >= 0:
+                Qh[..., edge.parent, :] += load
 
     def _armature_rates(self, q, qd):
         """θ̇ of each joint with armature (…, n): q̇ of its tree column, g q̇ on a cut joint (point by point)."""
