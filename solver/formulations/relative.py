@@ -330,7 +330,8 @@ class RelativeSystem(MechanicalSystem):
         for _ in range(FRICTION_ITERATIONS):
             sol = np.linalg.lstsq(kkt, np.concatenate([RelativeSystem._applied_forces(self, q, qd, t), ev.gamma]),
                                   rcond=None)[0]
-            if self._friction_normals(self._reaction_terms(kin, t, sol[:self.nq], sol[self.nq:])[-1]):
+            rotor = self._cut_rotor_loads(q, qd, sol[:self.nq])
+            if self._friction_normals(self._reaction_terms(kin, t, sol[:self.nq], sol[self.nq:], rotor=rotor)[-1]):
                 return
 
     def _friction_normals(self, reactions):
@@ -408,11 +409,12 @@ class RelativeSystem(MechanicalSystem):
         frames = self._frames(kin)
         for f in self._friction:         # the fixed point of update_friction_loads at the given q̈, λ
             f.normal = np.zeros(lead)
+        rotor = self._cut_rotor_loads(q, qd, qdd)
         for _ in range(FRICTION_ITERATIONS if self._friction else 0):
-            if self._friction_normals(self._reaction_terms(kin, t, qdd, lam)[-1]):
+            if self._friction_normals(self._reaction_terms(kin, t, qdd, lam, rotor=rotor)[-1]):
                 break
         spring = np.zeros(lead)
-        Ydd, Rhat, (RF, RT), (RFj, RTj) = self._reaction_terms(kin, t, qdd, lam, spring)
+        Ydd, Rhat, (RF, RT), (RFj, RTj) = self._reaction_terms(kin, t, qdd, lam, spring, rotor=rotor)
         drv = np.zeros(lead + (len(self.drivers),))
         for n, d in enumerate(self.drivers):
             col = d.column
@@ -560,10 +562,11 @@ class RelativeSystem(MechanicalSystem):
         kin.has_velocity = qd is not None
         return kin
 
-    def _reaction_terms(self, kin, t, qdd, lam, spring=None):
+    def _reaction_terms(self, kin, t, qdd, lam, spring=None, rotor=None):
         """(Ẏ̂, R̂, (RF, RT) global, (RF, RT) in joint axes) of one or N stacked states: the
         reactions on body_j at the joint origin (eqs. 30–31, or Newton–Euler eq. 28), the cut-joint
-        wrenches from their multipliers; ``spring`` receives the force elements' potential."""
+        wrenches from their multipliers; ``spring`` receives the force elements' potential;
+        ``rotor``: the cut joints' rotor loads (:meth:`_cut_rotor_loads`) or None."""
         Ydd = self._accelerations(kin, qdd)
         K = self._K(kin)
         Qh = self._Qhat(kin, t, spring)
@@ -573,6 +576,8 @@ class RelativeSystem(MechanicalSystem):
                 if b >= 0:
                     Qh[..., b, :] += W
         self._add_rotor_loads(kin, qdd, Qh)
+        if rotor is not None:
+            Qh += rotor
         L = self._L(kin, K, Qh)
         if self.reactions == "nonrecursive":
             Rhat = self._reactions_nonrecursive(kin, K, L, Ydd, qdd)
@@ -742,8 +747,8 @@ class RelativeSystem(MechanicalSystem):
         Q̂), so that the reactions (eq. 30) are those of the joint alone (as the Cartesian formulation's
         multipliers give them: nothing along a free axis) and a driver's force (eq. 36) includes a θ̈:
         on the child −a θ̈ w, on the parent +a θ̈ w, w = [0 ; z] (revolute: a torque about the axis z) or
-        [u ; o × u] (prismatic: a force along u at the joint origin o), so that wᵀB_e = 1.  The
-        armature of a cut joint is in M through its coordinate's gradient, not here (noted)."""
+        [u ; o × u] (prismatic: a force along u at the joint origin o), so that wᵀB_e = 1.  Cut joints':
+        :meth:`_cut_rotor_loads`."""
         for _, _, a, col in self.armatures:
             if col is None:
                 continue
@@ -758,6 +763,25 @@ class RelativeSystem(MechanicalSystem):
             Qh[..., edge.child, :] -= load
             if edge.parent >= 0:
                 Qh[..., edge.parent, :] += load
+
+    def _cut_rotor_loads(self, q, qd, qdd):
+        """The rotors' loads −a θ̈ of cut joints with armature as body wrenches (…, nb, 6), or None:
+        −a θ̈ c_b on each of the joint's bodies, c_b the spatial gradient of θ (δθ = c_bᵀ δẐ_b) and
+        θ̈ = g q̈ + ġq̇ (:meth:`_chain`), point by point."""
+        cut = [(k, coord, a) for k, coord, a, col in self.armatures if col is None]
+        if not cut:
+            return None
+        out = np.zeros(q.shape[:-1] + (self.nb, 6))
+        for i in np.ndindex(q.shape[:-1]):
+            kin = self.kinematics(q[i], qd[i])
+            for k, coord, a in cut:
+                ends, s = self._cut_coordinate(kin, k, coord, True)
+                g, quad = self._chain(kin, ends, s, True)
+                load = a * (g @ qdd[i] + quad)
+                for side, b in enumerate(ends):
+                    if b >= 0:
+                        out[i + (b,)] -= load * self._spatial_gradient(kin, b, s.grad[7 * side:7 * side + 7])
+        return out
 
     def _armature_rates(self, q, qd):
         """θ̇ of each joint with armature (…, n): q̇ of its tree column, g q̇ on a cut joint (point by point)."""

@@ -96,9 +96,8 @@ def test_formulations_agree_and_energy_is_conserved(make):
                 for b in make().bodies)
     print(f"{make.__name__}: largest CM difference {worst:.1e} m")
     assert worst < 1e-8
-    # the reactions are the joint's alone (the rotor's a θ̈ is not carried through the joint) in both;
-    # not yet with armature on a cut joint (the four-bar): its rotor load is in M only (docs/formulations.md)
-    for name in make().joints if make is arm else ():
+    # the reactions are the joint's alone (the rotor's a θ̈ is not carried through the joint) in both
+    for name in make().joints:
         for k in range(2):
             ours, theirs = runs["relative"].joint_reaction(name)[k], runs["cartesian"].joint_reaction(name)[k]
             assert np.max(np.abs(ours - theirs)) < 1e-6 * max(1.0, np.max(np.abs(theirs))), name
