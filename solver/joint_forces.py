@@ -85,7 +85,8 @@ class JointStop:
         self.name = joint.name
         self.coordinate = JointCoordinate(joint, joint.stop_coordinate(), bi, bj, init_i, init_j)
         self.limits = (joint.lower_limit, joint.upper_limit)
-        self.law = (joint.stop_stiffness, joint.stop_exponent, joint.stop_damping, joint.stop_depth)
+        self.law = (joint.stop_stiffness, joint.stop_exponent, joint.stop_damping, joint.stop_depth,
+                    float(joint.stop_push_only))
 
     def reset(self):
         self.coordinate.reset()

@@ -15,7 +15,7 @@ base: CM displacement d in global axes and p of A A₀ᵀ) d = x_cm − x_cm0, p
 The kinetic energy ½ ẋᵀ M ẋ = ½ vᵀ Jᵀ M J v gives M_mujoco = Jᵀ M J, and the equations of motion
 projected on J (the Euler parameters' norm constraint force is along p, ⊥ J's columns)
 qfrc_passive − qfrc_bias = Jᵀ (P − M J̇ v), P our generalized forces (``system.forces``).
-What the import notes and does not model (armature, tendon and fluid forces) is switched off
+What the import notes and does not model (ball and free joints' armature, tendon and fluid forces) is switched off
 in MuJoCo's copy of the model for the comparison.
 """
 from __future__ import annotations
@@ -70,17 +70,17 @@ def check(corpus, path, states=2, seed=0, visuals=False) -> Outcome:
 
 def reference_model(path):
     """MuJoCo's compiled model as the import reads it, without what the import notes and does not
-    model (armature, the damping and stiffness of ball and free joints, tendon and fluid forces,
+    model (the armature, damping and stiffness of ball and free joints, tendon and fluid forces,
     gravity compensation);
     ``mj_setConst`` recomputes what MuJoCo derives from them (the diagonal of simple bodies' M)."""
     import mujoco
     _, mj, _ = load_spec(path)
-    mj.dof_armature[:] = 0.0
     for j in range(mj.njnt):
         kind = mujoco.mjtJoint(mj.jnt_type[j]).name
         if kind in ("mjJNT_BALL", "mjJNT_FREE"):
             dof = mj.jnt_dofadr[j]
             mj.dof_damping[dof:dof + (3 if kind == "mjJNT_BALL" else 6)] = 0.0
+            mj.dof_armature[dof:dof + (3 if kind == "mjJNT_BALL" else 6)] = 0.0
             mj.jnt_stiffness[j] = 0.0
     mj.tendon_stiffness[:] = 0.0
     mj.tendon_damping[:] = 0.0
@@ -163,13 +163,16 @@ def _conj(p):
 def compare_dynamics(path, result, states, seed):
     """``(dM, dQ, None)``: the largest |Jᵀ M J − M_mujoco| / max |M_mujoco| and the largest
     |Jᵀ (P − M J̇ v) − (qfrc_passive − qfrc_bias)| relative to the larger of its max |·| and
-    g · max |M_mujoco|, over ``states`` random states (hinge and slide q uniform in ±1 about qpos0, ball
+    g · max |M_mujoco|, without the joint friction (MuJoCo's friction loss, a constraint force), over ``states`` random states (hinge and slide q uniform in ±1 about qpos0, ball
     and free orientations uniform, v standard normal); or ``(None, None, why not)``."""
     import mujoco
     mj = reference_model(path)
     if mj.nv == 0:
         return None, None, "no degree of freedom"
-    system = RelativeSystem(result.model)
+    model = result.model.copy()
+    for name in [n for n, f in model.forces.items() if f.KIND == "joint_friction"]:
+        model.remove(name)        # MuJoCo's friction loss is a constraint force, not in qfrc_passive
+    system = RelativeSystem(model)
     if system.topology.cut:
         return None, None, "closed loops (equality constraints)"
     cmap = CoordinateMap(mj, result, system)

@@ -31,7 +31,8 @@ NOTE = ("Mass matrices M and generalized forces Q (gravity, velocity terms, join
         "{states} random states per file that has a degree of freedom and no closed loop (hinge and slide "
         "positions qpos0 ± U(1), ball and free orientations uniform, velocities standard normal; ball and free "
         "coordinates mapped through J and J̇v, tools/mjcf_corpus.py), against MuJoCo's compiled model without what "
-        "the import notes and does not model (armature, ball/free joint damping, tendons, fluid forces); Q relative "
+        "the import notes and does not model (ball/free joint armature and damping, tendons, fluid forces; the friction "
+        "loss, a constraint force in MuJoCo, left out of both); Q relative "
         "to the larger of MuJoCo's largest |Q| and g times its largest |M|.  MuJoCo loads a file by its own loader; "
         "many of dm_control's files are fragments (materials, skyboxes, assets) that load as models without a "
         "degree of freedom.")

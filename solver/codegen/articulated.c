@@ -21,6 +21,8 @@
  *   backward   K_e = M̂_C + Σ_k (K_k − U_k W_k U_kᵀ),   U_k = K_k B_k,  W_k = (B_kᵀ U_k)⁻¹,
  *              L_e = Q̂_C + Σ_k (L_k − K_k D_k − U_k W_k u_k),   u_k = τ_k + B_kᵀ L_k − U_kᵀ D_k
  *   forward    q̈_e = W_e (u_e − U_eᵀ Ẏ̂_P),   Ẏ̂_C = Ẏ̂_P + B_e q̈_e + D_e   (Ẏ̂_ground = 0)
+ * Joint armature a (solver.formulations.armature; par[ARMATURE + j], none when ARMATURE < 0) adds to
+ * the diagonal of the joint-space inertia: B_eᵀ U_e + diag(a_e) in W_e, and M = Bᵀ M̂ B + diag(a).
  * O(n) per evaluation, against O(n²) to assemble M = Bᵀ M̂ B and O(n³) to factor it.  The composite
  * quantities of Kim & You (1997) (eqs. 16–17: K_e = M̂_C + Σ_k K_k, L_e = Q̂_C + Σ_k (L_k − K_k D_k)) give M
  * and Q (eq. 15) for the callers that need them (linearization, diagnosis): cg_mass, cg_forces.
@@ -183,6 +185,9 @@ int cg_tree_accelerations(const double *q, const double *qd, const double *par, 
             mul6(K, B + 6 * j, U + 6 * j);
             ue[j] = tau[c0 + j] + dot6(B + 6 * j, L) - dot6(U + 6 * j, D);
             for (int i = 0; i < n; ++i) S[n * i + j] = dot6(B + 6 * i, U + 6 * j);
+#if ARMATURE >= 0
+            S[n * j + j] += par[ARMATURE + c0 + j];
+#endif
         }
         if (n == 1) {
             if (!isfinite(S[0])) return -1;
@@ -263,6 +268,9 @@ void cg_mass(const double *q, const double *qd, const double *par, const double 
                     M[ci * NQ + cj] = M[cj * NQ + ci] = dot6(ws.B + 6 * ci, KB);
                 }
         }
+#if ARMATURE >= 0
+    for (int j = 0; j < NQ; ++j) M[j * NQ + j] += par[ARMATURE + j];
+#endif
 }
 
 /* Q_e = B_eᵀ (L_e − K_e Σ_path D) with the composite K, L (Kim & You (1997) eqs. 15, 17), O(n). */

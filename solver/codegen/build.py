@@ -416,6 +416,7 @@ def _articulated_layout(desc):
     """The fixed C of an open tree: the layout of ``articulated.c``, that file and ``output_tree.c``."""
     cdesc, edges = desc["cartesian"], desc["tree"]["edges"]
     layout = [f"#define NB {cdesc['nb']}", f"#define NQ {desc['nq']}", f"#define NQ1 {max(1, desc['nq'])}",
+              f"#define ARMATURE {desc.get('armature', -1)}",
               _table("edge_parent", [desc["tree"]["parent_edge"][ed["parent"]] if ed["parent"] >= 0 else -1
                                      for ed in edges]),
               _table("edge_child", [ed["child"] for ed in edges]), _table("edge_col", [ed["col"] for ed in edges]),
@@ -437,6 +438,7 @@ def _relative_layout(desc):
     rows = desc["rows"]
     columns = tree.body_columns(desc["tree"])
     layout = [f"#define NB {cdesc['nb']}", "#define NC (7 * NB)", f"#define NQ {desc['nq']}",
+              f"#define ARMATURE {desc.get('armature', -1)}",
               f"#define MC1 {max(1, cdesc['m'])}", f"#define MR {len(rows)}",
               f"#define NAC1 {max(1, len(cdesc['angles']))}", f"#define NAR {len(desc['angles'])}",
               _table("row_kind", [r[0] for r in rows]), _table("row_a", [r[1] for r in rows]),

@@ -32,7 +32,7 @@ enum { PR_PLANE_SPHERE = 0, PR_SPHERE_SPHERE, PR_BOX_SPHERE, PR_PLANE_BOX, PR_PL
 enum { CS_SIZE = 12 };   /* a shape: centre (3), axis (3), radius, half (3: a box's half edges; else [half, 0, 0]), bound,
                            thickness (geometry.Shape.thickness) */
 enum { CL_SIZE = 9 };    /* a law: k, e, c_max or λ, hunt_crossley (1/0), d_max, μ_s, μ_d, v_s, v_d */
-enum { ST_SIZE = 8 };    /* a stop: lower, upper, has lower (1/0), has upper, k, e, c_max, d */
+enum { ST_SIZE = 9 };    /* a stop: lower, upper, has lower (1/0), has upper, k, e, c_max, d, push only (1/0) */
 enum { SP_SIZE = 4 };    /* a rotational spring-damper: k, c, θ₀, preload */
 
 typedef void (*cc_edges_fn)(const double *q, const double *qd, double *qc, double *qdc, double *A, double *w,
@@ -437,11 +437,12 @@ static void cc_cartesian(cc_contact_t *c, const double *q, const double *qd, dou
     }
 }
 
-/* IMPACT(δ, δ̇) for δ > 0, else 0. */
+/* IMPACT(δ, δ̇) for δ > 0, else 0; never below 0 for a push-only stop (solver/math/impact.py). */
 static double cc_impact(double delta, double rate, const double *p)
 {
     if (delta <= 0.0) return 0.0;
-    return p[4] * pow(delta, p[5]) + cc_step(delta, 0.0, 0.0, p[7], p[6]) * rate;
+    const double f = p[4] * pow(delta, p[5]) + cc_step(delta, 0.0, 0.0, p[7], p[6]) * rate;
+    return p[8] != 0.0 && f < 0.0 ? 0.0 : f;
 }
 
 /* Q (nq) of the contact elements, joint stops and rotational spring-dampers at (q, q̇): cg_reduced's

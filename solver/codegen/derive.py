@@ -203,6 +203,10 @@ def describe(system, tree_couplers=False) -> dict:
                          "par": layout.parameters(len(c.source.coefficients)), "n": len(c.source.coefficients)})
         angles += [[c.row, jk, list(spec)] for jk, spec in ((c.joint, spec_j), (c.source.joint, spec_i))
                    if uses_angle(spec)]
+    # joint armature in the Cartesian kernels (solver.formulations.armature: M += a gᵀg, Q −= a gᵀ(ġq̇) on
+    # the coordinate θ); the relative formulation's description adds it on its tree columns instead
+    armature = [] if tree_couplers else [{"joint": k, "coordinate": list(COORDINATES[coordinate]),
+                                          "par": layout.parameters(1)} for k, coordinate, _ in system.armatures]
     forces = {hook.key: [] for hook in HOOKS.values()}
     for f in system.force_elements:
         hook = hook_of(f)
@@ -213,7 +217,7 @@ def describe(system, tree_couplers=False) -> dict:
                   else (None, npar))
     return {"nb": nb, "nq": system.nq, "m": system.m, "joints": joints, "drivers": drivers, "couplers": couplers,
             "flexible": flex,
-            "angles": angles, "norm_rows": list(system.norm_rows), **forces,
+            "angles": angles, "norm_rows": list(system.norm_rows), **forces, **({"armature": armature} if armature else {}),
             "n_parameters": npar, "n_inputs": layout.n_inputs}
 
 
@@ -231,6 +235,8 @@ def parameters(system, desc) -> np.ndarray:
             par[index] = cj.constant(key)
     for c, entry in zip(getattr(system, "couplers", []), desc.get("couplers", [])):
         par[entry["par"]:entry["par"] + entry["n"]] = c.source.coefficients
+    for (_, _, a), entry in zip(system.armatures, desc.get("armature", [])):
+        par[entry["par"]] = a
     for hook, f, entry in generated_elements(system, desc):
         values = hook.parameters(f)
         if len(values):
@@ -599,6 +605,37 @@ def _mass_outputs(desc, s, out):
                 if k != i:
                     out["mass"].append(("M", (o + 3 + k) * nq + o + 3 + i, Mpp[i, k]))
     flexible.mass_outputs(desc, s, out)
+    _armature_outputs(desc, s, out, "mass")
+
+
+def _armature_outputs(desc, s, out, kernel):
+    """Joint armature (solver.formulations.armature) added to the outputs of ``kernel``: M += a gᵀg
+    ("mass") or Q −= a gᵀ(ġq̇) ("forces"), g and ġq̇ of the joint coordinate θ as a driver's row has them;
+    entries of M or Q already written get the term added (one output per entry)."""
+    if not desc.get("armature"):
+        return
+    nq = desc["nq"]
+    q_index = {sym: k for k, sym in enumerate(s.q)}
+    added = {}
+    for entry in desc["armature"]:
+        jd = desc["joints"][entry["joint"]]
+        x, _ = _scalar(entry["coordinate"], _joint_vectors(jd, s), jd, s)
+        a = s.c[entry["par"]]
+        g = {q_index[sym]: defined(s, x.grad[sym]) for sym in x.grad}
+        g = {k: v for k, v in g.items() if v != 0}
+        if kernel == "mass":
+            for i, gi in g.items():
+                for j, gj in g.items():
+                    added[i * nq + j] = added.get(i * nq + j, 0) + a * gi * gj
+        else:
+            quad = defined(s, x.quad)
+            for i, gi in g.items():
+                added[i] = added.get(i, 0) - a * gi * quad
+    name = "M" if kernel == "mass" else "Q"
+    merged = []
+    for array, index, value in out[kernel]:
+        merged.append((array, index, value + added.pop(index) if array == name and index in added else value))
+    out[kernel][:] = merged + [(name, index, value) for index, value in sorted(added.items())]
 
 
 def _frame(s, b):
@@ -697,6 +734,7 @@ def _force_outputs(desc, s, out):
         for k in range(4):
             out["forces"].append(("Q", o + 3 + k, Qp[k]))
     flexible.force_outputs(desc, s, out, F[desc["nb"]:], T[desc["nb"]:])
+    _armature_outputs(desc, s, out, "forces")
 
 
 def _load_outputs(desc, s, out):

@@ -15,7 +15,9 @@
  *                  Φ = q_a − p(q_s), Φ_q = e_a − p'(q_s) e_s, γ = p''(q_s) q̇_s² (solver.formulations.rows,
  *                  CouplerSource), p = Σ_k c_k x^k with c_k = par[cpl_par[b] + k], k < cpl_n[b]
  * and the equations of motion are
- *   M = Tᵀ M_c T,   Q = Tᵀ (Q_c − M_c Ṫq̇)          (M_c block diagonal: 7 × 7 per body)
+ *   M = Tᵀ M_c T + diag(a),   Q = Tᵀ (Q_c − M_c Ṫq̇)   (M_c block diagonal: 7 × 7 per body)
+ * with a the joint armature of each coordinate, par[ARMATURE + j] (solver.formulations.armature; no
+ * term when ARMATURE < 0).
  * T is sparse along the tree: body b's 7 rows are non-zero only in the columns of the joints on its
  * path from the root (table body_col), and a Cartesian row only in the 7 columns of each of its
  * bodies (table row_body, from the Cartesian Φ_q pattern).  So M = Σ_b T_bᵀ M_c,b T_b adds a
@@ -152,11 +154,16 @@ static void relative_gamma(const double *q, const double *qd, const double *par,
     }
 }
 
-/* M = Tᵀ M_c T from ws (cgc_mass, T). */
-static void relative_mass(double *M)
+/* M = Tᵀ M_c T + diag(a) from ws (cgc_mass, T) and the armature parameters. */
+static void relative_mass(const double *par, double *M)
 {
     memset(M, 0, sizeof(double) * NQ * NQ);
     add_reduced_mass(M);
+#if ARMATURE >= 0
+    for (int j = 0; j < NQ; ++j) M[j * NQ + j] += par[ARMATURE + j];
+#else
+    (void)par;
+#endif
 }
 
 /* Q = Tᵀ (Q_c − M_c Ṫq̇) from ws (cgc_forces, cgc_mass, T and Ṫq̇ of cgt_velocity). */
@@ -193,7 +200,7 @@ void cg_mass(const double *q, const double *qd, const double *par, const double 
 {
     cgt_position(q, ws.qc, ws.T);
     cgc_mass(ws.qc, ws.qc, par, f, u, ws.M);
-    relative_mass(M);
+    relative_mass(par, M);
 }
 
 void cg_forces(const double *q, const double *qd, const double *par, const double *f, const double *u, double *Q)
@@ -215,6 +222,6 @@ void cg_dynamics(const double *q, const double *qd, const double *par, const dou
     cgc_mass(ws.qc, ws.qdc, par, f, u, ws.M);
     cgc_forces(ws.qc, ws.qdc, par, f, u, ws.Q);
     relative_gamma(q, qd, par, fdd, gamma);
-    relative_mass(M);
+    relative_mass(par, M);
     relative_forces(Q);
 }

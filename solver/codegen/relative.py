@@ -34,11 +34,17 @@ def describe_relative(system, cartesian) -> dict:
     ``articulated.c`` instead (formulation ``"articulated"``)."""
     if system.nq == 0:
         raise CodegenUnavailable("the model has no joint coordinates")
+    if any(col is None for _, _, _, col in system.armatures):
+        raise CodegenUnavailable("joint armature on a cut joint (one closing a loop) is not generated")
     cdesc = describe(cartesian, tree_couplers=True)
+    # joint armature (solver.formulations.armature): nq parameters after the Cartesian ones, added to
+    # M's diagonal (ARMATURE their offset; −1 without armature, so such models' libraries do not change)
+    armature = cdesc["n_parameters"] if system.armatures else -1
+    n_parameters = cdesc["n_parameters"] + (system.nq if system.armatures else 0)
     if system.m == 0:                   # an open tree: articulated.c, O(n) per evaluation
         return {"formulation": "articulated", "cartesian": cdesc, "tree": describe_tree(system), "nq": system.nq,
-                "m": 0, "rows": [], "angles": [], "drivers": [], "n_parameters": cdesc["n_parameters"],
-                "n_inputs": cdesc["n_inputs"]}
+                "m": 0, "rows": [], "angles": [], "drivers": [], "n_parameters": n_parameters,
+                "n_inputs": cdesc["n_inputs"], "armature": armature}
     rows = [None] * system.m
     for k, rel_rows in system.cut:
         for r, c in zip(rel_rows, cartesian.joints[k].rows):
@@ -61,7 +67,20 @@ def describe_relative(system, cartesian) -> dict:
     return {"formulation": "relative", "cartesian": cdesc, "tree": describe_tree(system), "nq": system.nq,
             "m": system.m, "rows": rows, "row_bodies": _row_bodies(rows, cartesian), "angles": angles,
             "couplers": couplers,
-            "drivers": cdesc["drivers"], "n_parameters": cdesc["n_parameters"], "n_inputs": cdesc["n_inputs"]}
+            "drivers": cdesc["drivers"], "n_parameters": n_parameters, "n_inputs": cdesc["n_inputs"],
+            "armature": armature}
+
+
+def relative_parameters(system, cartesian, desc):
+    """The parameter vector of :func:`describe_relative`'s layout: the Cartesian kernels' parameters,
+    then (when ``desc["armature"]`` ≥ 0) each coordinate's armature."""
+    par = parameters(cartesian, desc["cartesian"])
+    if desc["armature"] < 0:
+        return par
+    arm = np.zeros(system.nq)
+    for _, _, a, col in system.armatures:
+        arm[col] += a
+    return np.concatenate([par[:desc["armature"]], arm])
 
 
 def relative_jacobian_pattern(desc):
@@ -125,7 +144,7 @@ class CodegenRelativeSystem(KernelEquations, RelativeSystem):
         self._bind_drivers([d.row for d in self.drivers], [d.function for d in self.drivers])
         self._angle_rows = coupled_angle_rows(self.couplers, [(row, jk, self.cjoints[jk], spec)
                                                               for row, jk, spec, _ in desc["angles"]])
-        self.kernels["par"][:] = parameters(cartesian, desc["cartesian"])
+        self.kernels["par"][:] = relative_parameters(self, cartesian, desc)
         self.articulated = desc["formulation"] == "articulated"
         self._kernel_pattern = None if self.articulated else relative_jacobian_pattern(desc)
         self._mass_pattern = None if self.articulated else relative_mass_pattern(desc)

@@ -50,6 +50,7 @@ from ..forces import BodyFrames, Wrenches, compile_forces, element_loads
 from ..math.rotations import L_matrices, L_matrix, quat_from_matrix, rotation_matrices, rotation_matrix
 from ..model.fields import inertia_matrix
 from ..model.model import GROUND
+from .armature import joint_armatures, kinetic_energy
 from .planar import plane_joints, planar_model
 from .rows import DriverRow, JointRows, coupler_rows
 from .system import ConstraintEval, Equation, MechanicalSystem
@@ -172,6 +173,10 @@ class CartesianSystem(MechanicalSystem):
         self._driven_rows = {}
         for d in self.drivers:
             self._driven_rows.setdefault(d.joint, []).append(d.row)
+        self.armatures = joint_armatures(model)        # (joint, coordinate, a): solver.formulations.armature
+        for k, _, _ in self.armatures:
+            if k in self.flex_joints:
+                raise ModelError(f"joint '{self.joint_names[k]}'.armature: not modelled on a joint of a flexible body")
 
     # ---- public API -----------------------------------------------------------------------------
     def run_state(self):
@@ -369,6 +374,8 @@ class CartesianSystem(MechanicalSystem):
             M[o + 3:o + 7, o + 3:o + 7] = 4.0 * L.T @ self.inertia[k] @ L
         for fb in self.flex:
             fb.mass(q, M)
+        for cols, g, _, a in self._armature_terms(q, None):      # M += a gᵀg
+            M[np.ix_(cols, cols)] += a * np.outer(g, g)
         return M
 
     def forces(self, q, qd, t):
@@ -384,7 +391,26 @@ class CartesianSystem(MechanicalSystem):
         for fb in self.flex:
             fb.forces(q, qd, self.gravity, Q)
         self.attachments.generalized(q, w.F[self.nb:], w.T[self.nb:], Q)
+        for cols, g, quad, a in self._armature_terms(q, qd):     # Q −= a gᵀ(ġq̇)
+            Q[cols] -= a * quad * g
         return Q
+
+    def _armature_terms(self, q, qd):
+        """(columns, g, ġq̇ (0 without qd), a) of each joint with armature (solver.formulations.armature):
+        its coordinate θ's gradient on the columns of its bodies, or its α column (parametric form)."""
+        if not self.armatures:
+            return []
+        states = None if self.param is not None else self._states(q, qd)
+        out = []
+        for k, coord, a in self.armatures:
+            j = self.joints[k]
+            if self.param is not None and self.alpha_cols[k]:
+                out.append(([self._alpha_column(k, coord)], np.ones(1), 0.0, a))
+                continue
+            states = self._states(q, qd) if states is None else states
+            s = j.joint.coordinate(coord, states[j.body_i], states[j.body_j], 0 if qd is None else 2)
+            out.append((j.cols, s.grad[j.mask], 0.0 if qd is None else s.quad, a))
+        return out
 
     def energy(self, q, qd, t):
         """(kinetic, gravity, spring, strain) energy of one state: :meth:`postprocess_batch`'s energy
@@ -511,6 +537,9 @@ class CartesianSystem(MechanicalSystem):
         energy[:, 0] = 0.5 * (np.einsum("b,nbi,nbi->n", self.mass_values, v, v)
                               + np.einsum("nbi,bij,nbj->n", w_body, self.inertia.reshape(nb, 3, 3), w_body))
         energy[:, 1] = -np.einsum("b,i,nbi->n", self.mass_values, np.asarray(self.gravity, dtype=float), r)
+        for x in range(n if self.armatures else 0):        # the rotors' ½ a θ̇², θ̇ = g q̇
+            energy[x, 0] += kinetic_energy([a for _, _, a in self.armatures], np.array(
+                [g @ qd[x, cols] for cols, g, _, _ in self._armature_terms(q[x], None)]))
         if self.flex:
             for x in range(n):
                 frames = self.attachments.extend(BodyFrames(r[x], A[x], v[x], w[x]), q[x], qd[x])

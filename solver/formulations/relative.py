@@ -52,6 +52,7 @@ from ..forces import BodyFrames, compile_forces, element_loads
 from ..math.rotations import G_matrix, cross, matvec, quat_from_matrix, rotation_matrix, skew, tmatvec
 from ..model.fields import inertia_matrix
 from ..model.model import GROUND
+from .armature import joint_armatures, kinetic_energy
 from .mobilizers import Mobilizer
 from .planar import planar_model
 from .rows import DriverRow, coupler_rows
@@ -176,6 +177,9 @@ class RelativeSystem(MechanicalSystem):
         for f in self._friction:          # bound: their normal load is this formulation's reaction
             f.normal = 0.0
         self._cache = KinematicsCache()
+        # joint armature (solver.formulations.armature): (joint, coordinate, a, tree column or None)
+        self.armatures = [(k, coord, a, self.tree_column(self.joint_names[k], coord))
+                          for k, coord, a in joint_armatures(model)]
 
     # ---- public API: MechanicalSystem -----------------------------------------------------------
 
@@ -293,6 +297,12 @@ class RelativeSystem(MechanicalSystem):
             blk = (K[e] @ kin.B[e]).T @ np.hstack([kin.B[a] for a in path])
             M[np.ix_(ce, pc)] = blk
             M[np.ix_(pc, ce)] = blk.T
+        for k, coord, a, col in self.armatures:        # M += a gᵀg (solver.formulations.armature)
+            if col is not None:
+                M[col, col] += a
+            else:
+                g, _ = self._chain(kin, *self._cut_coordinate(kin, k, coord, False), False)
+                M += a * np.outer(g, g)
         return M
 
     def forces(self, q, qd, t):
@@ -320,7 +330,8 @@ class RelativeSystem(MechanicalSystem):
         for _ in range(FRICTION_ITERATIONS):
             sol = np.linalg.lstsq(kkt, np.concatenate([RelativeSystem._applied_forces(self, q, qd, t), ev.gamma]),
                                   rcond=None)[0]
-            if self._friction_normals(self._reaction_terms(kin, t, sol[:self.nq], sol[self.nq:])[-1]):
+            rotor = self._cut_rotor_loads(q, qd, sol[:self.nq])
+            if self._friction_normals(self._reaction_terms(kin, t, sol[:self.nq], sol[self.nq:], rotor=rotor)[-1]):
                 return
 
     def _friction_normals(self, reactions):
@@ -345,6 +356,10 @@ class RelativeSystem(MechanicalSystem):
         for e, edge in enumerate(self.topology.edges):
             if len(self.cols[e]):
                 P[self.cols[e]] = kin.B[e].T @ (L[e] - K[e] @ kin.Yd0[edge.child])
+        for k, coord, a, col in self.armatures:        # Q −= a gᵀ(ġq̇) on a cut joint's coordinate
+            if col is None:
+                g, quad = self._chain(kin, *self._cut_coordinate(kin, k, coord, True), True)
+                P -= a * quad * g
         return P
 
     def constraint_hessian(self, q, lam, t):
@@ -394,11 +409,12 @@ class RelativeSystem(MechanicalSystem):
         frames = self._frames(kin)
         for f in self._friction:         # the fixed point of update_friction_loads at the given q̈, λ
             f.normal = np.zeros(lead)
+        rotor = self._cut_rotor_loads(q, qd, qdd)
         for _ in range(FRICTION_ITERATIONS if self._friction else 0):
-            if self._friction_normals(self._reaction_terms(kin, t, qdd, lam)[-1]):
+            if self._friction_normals(self._reaction_terms(kin, t, qdd, lam, rotor=rotor)[-1]):
                 break
         spring = np.zeros(lead)
-        Ydd, Rhat, (RF, RT), (RFj, RTj) = self._reaction_terms(kin, t, qdd, lam, spring)
+        Ydd, Rhat, (RF, RT), (RFj, RTj) = self._reaction_terms(kin, t, qdd, lam, spring, rotor=rotor)
         drv = np.zeros(lead + (len(self.drivers),))
         for n, d in enumerate(self.drivers):
             col = d.column
@@ -415,6 +431,7 @@ class RelativeSystem(MechanicalSystem):
         energy = np.zeros(lead + (4,))
         energy[..., 0] = 0.5 * (np.einsum("b,...bi,...bi->...", self.mass_values, v, v)
                                 + np.einsum("...bi,bij,...bj->...", w_body, self.inertia, w_body))
+        energy[..., 0] += kinetic_energy([a for _, _, a, _ in self.armatures], self._armature_rates(q, qd))
         energy[..., 1] = -np.einsum("b,i,...bi->...", self.mass_values, np.asarray(self.gravity, dtype=float), r)
         energy[..., 2] = spring
         return {"r": r, "A": kin.A, "v": v, "w": w,
@@ -548,10 +565,11 @@ class RelativeSystem(MechanicalSystem):
         kin.has_velocity = qd is not None
         return kin
 
-    def _reaction_terms(self, kin, t, qdd, lam, spring=None):
+    def _reaction_terms(self, kin, t, qdd, lam, spring=None, rotor=None):
         """(Ẏ̂, R̂, (RF, RT) global, (RF, RT) in joint axes) of one or N stacked states: the
         reactions on body_j at the joint origin (eqs. 30–31, or Newton–Euler eq. 28), the cut-joint
-        wrenches from their multipliers; ``spring`` receives the force elements' potential."""
+        wrenches from their multipliers; ``spring`` receives the force elements' potential;
+        ``rotor``: the cut joints' rotor loads (:meth:`_cut_rotor_loads`) or None."""
         Ydd = self._accelerations(kin, qdd)
         K = self._K(kin)
         Qh = self._Qhat(kin, t, spring)
@@ -560,6 +578,9 @@ class RelativeSystem(MechanicalSystem):
             for b, W in zip(self.joint_ends[k], sides):
                 if b >= 0:
                     Qh[..., b, :] += W
+        self._add_rotor_loads(kin, qdd, Qh)
+        if rotor is not None:
+            Qh += rotor
         L = self._L(kin, K, Qh)
         if self.reactions == "nonrecursive":
             Rhat = self._reactions_nonrecursive(kin, K, L, Ydd, qdd)
@@ -723,6 +744,59 @@ class RelativeSystem(MechanicalSystem):
         states = self._states_cached(kin)
         bi, bj = self.joint_ends[k]
         return (bi, bj), self.cjoints[k].equations(states[bi], states[bj], 2 if vel else 0)
+
+    def _add_rotor_loads(self, kin, qdd, Qh):
+        """The rotors' inertial loads −a θ̈ of tree joints with armature as body wrenches (spatial, into
+        Q̂), so that the reactions (eq. 30) are those of the joint alone (as the Cartesian formulation's
+        multipliers give them: nothing along a free axis) and a driver's force (eq. 36) includes a θ̈:
+        on the child −a θ̈ w, on the parent +a θ̈ w, w = [0 ; z] (revolute: a torque about the axis z) or
+        [u ; o × u] (prismatic: a force along u at the joint origin o), so that wᵀB_e = 1.  Cut joints':
+        :meth:`_cut_rotor_loads`."""
+        for _, _, a, col in self.armatures:
+            if col is None:
+                continue
+            e = next(e for e, cols in enumerate(self.cols) if col in cols)
+            b = kin.B[e][..., list(self.cols[e]).index(col)]
+            edge = self.topology.edges[e]
+            if np.any(b[..., 3:]):
+                w = np.concatenate([np.zeros_like(b[..., 3:]), b[..., 3:]], axis=-1)
+            else:
+                w = np.concatenate([b[..., :3], cross(kin.o[..., e, :], b[..., :3])], axis=-1)
+            load = (a * qdd[..., col])[..., None] * w
+            Qh[..., edge.child, :] -= load
+            if edge.parent >= 0:
+                Qh[..., edge.parent, :] += load
+
+    def _cut_rotor_loads(self, q, qd, qdd):
+        """The rotors' loads −a θ̈ of cut joints with armature as body wrenches (…, nb, 6), or None:
+        −a θ̈ c_b on each of the joint's bodies, c_b the spatial gradient of θ (δθ = c_bᵀ δẐ_b) and
+        θ̈ = g q̈ + ġq̇ (:meth:`_chain`), point by point."""
+        cut = [(k, coord, a) for k, coord, a, col in self.armatures if col is None]
+        if not cut:
+            return None
+        out = np.zeros(q.shape[:-1] + (self.nb, 6))
+        for i in np.ndindex(q.shape[:-1]):
+            kin = self.kinematics(q[i], qd[i])
+            for k, coord, a in cut:
+                ends, s = self._cut_coordinate(kin, k, coord, True)
+                g, quad = self._chain(kin, ends, s, True)
+                load = a * (g @ qdd[i] + quad)
+                for side, b in enumerate(ends):
+                    if b >= 0:
+                        out[i + (b,)] -= load * self._spatial_gradient(kin, b, s.grad[7 * side:7 * side + 7])
+        return out
+
+    def _armature_rates(self, q, qd):
+        """θ̇ of each joint with armature (…, n): q̇ of its tree column, g q̇ on a cut joint (point by point)."""
+        rates = np.zeros(q.shape[:-1] + (len(self.armatures),))
+        for n, (k, coord, _, col) in enumerate(self.armatures):
+            if col is not None:
+                rates[..., n] = qd[..., col]
+                continue
+            for i in np.ndindex(q.shape[:-1]):
+                kin = self.kinematics(q[i], qd[i])
+                rates[i + (n,)] = self._chain(kin, *self._cut_coordinate(kin, k, coord, False), False)[0] @ qd[i]
+        return rates
 
     def _cut_coordinate(self, kin, k, coord, vel):
         states = self._states_cached(kin)

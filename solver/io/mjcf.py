@@ -17,13 +17,15 @@ intermediate bodies of negligible mass (``TINY_MASS`` × the largest body mass, 
 anchor) and the body, one joint each: hinge → revolute, slide → prismatic, ball → spherical at
 ``xanchor`` along ``xaxis``.  A free joint → no joint (the solver gives a body without a path to
 ground its free 6-DOF joint).  ``limited`` hinges and slides → ``lower_limit``/``upper_limit`` (range −
-qpos0) enforced as stops; joint damping and stiffness → a spring–damper on the joint
+qpos0) enforced as stops with MuJoCo's soft-limit reference, and ``frictionloss`` → a joint friction
+(:mod:`solver.io.mjcf_soft`); joint damping and stiffness → a spring–damper on the joint
 (:func:`~solver.io.imported.add_joint_spring_damper`; free position springref − qpos0).
+Joint ``armature`` of a hinge or slide → the joint's armature (rotor inertia, M_θθ += a as MuJoCo's qM).
 ``<equality connect>`` → spherical joint, ``weld`` → fixed joint (both closing loops; refused when
 not satisfied at qpos0), ``<equality joint>`` → a coupler (:meth:`_Builder._joint_coupling`).  A
 force actuator on a hinge or slide (``<motor>``, a fixed-gain ``<general>``) → a joint actuator with
 a declared input for its ctrl (:meth:`_Builder._actuator`).  Everything else that MuJoCo models and
-this model does not (servos, tendons, contacts, armature, friction loss, fluid forces …) is listed
+this model does not (servos, tendons, contacts, ball/free armature, friction loss, fluid forces …) is listed
 in the notes.  Geoms → display meshes (:mod:`solver.io.mjcf_geoms`).
 """
 from __future__ import annotations
@@ -38,6 +40,7 @@ from .imported import (Imported, Names, add_actuator_input, add_joint_spring_dam
                        valid_name)
 from .mjcf_files import load_spec
 from .mjcf_geoms import DRAWN_GROUPS, geom_color, geom_mesh
+from .mjcf_soft import friction_fields, stop_fields
 from .urdf_mesh import VisualReader
 
 TINY_MASS = 1e-17           # an intermediate body's mass, relative to the model's largest body mass
@@ -100,10 +103,16 @@ class _Builder:
         self.notes_pending = []
         D = mujoco.mjtDisableBit
         self.disabled = {f: bool(flags & getattr(D, f"mjDSBL_{f.upper()}")) for f in
-                         ("gravity", "spring", "damper", "limit", "equality", "constraint", "actuation")}
-        for f in ("limit", "equality"):
+                         ("gravity", "spring", "damper", "limit", "equality", "constraint", "actuation",
+                          "frictionloss", "refsafe")}
+        for f in ("limit", "equality", "frictionloss"):
             self.disabled[f] |= self.disabled["constraint"]
-        for f in ("spring", "damper", "limit", "equality", "actuation"):
+        # MuJoCo's soft limits and friction losses (solver.io.mjcf_soft): each coordinate's effective mass
+        # 1/dof_invweight0 (mj_setConst at qpos0) and the time step that bounds τ (refsafe)
+        self.mass = 1.0 / np.maximum(mj.dof_invweight0, 1e-300)
+        self.step = (float(mj.opt.timestep), not self.disabled["refsafe"])
+        self.soft_limits = self.friction_losses = 0
+        for f in ("spring", "damper", "limit", "equality", "actuation", "frictionloss"):
             if self.disabled[f]:
                 self.notes_pending.append(f"option: {f} disabled (disableflags); not imported")
         gravity = (0.0, 0.0, 0.0) if self.disabled["gravity"] else tuple(float(g) for g in mj.opt.gravity)
@@ -184,10 +193,13 @@ class _Builder:
         where = f"joint '{label}'"
         kind = self.mujoco.mjtJoint(mj.jnt_type[j]).name
         dof, qadr = mj.jnt_dofadr[j], mj.jnt_qposadr[j]
-        if mj.dof_armature[dof]:
-            self.notes.append(f"{where}: armature {mj.dof_armature[dof]:g} (rotor inertia) is not modelled")
-        if mj.dof_frictionloss[dof]:
-            self.notes.append(f"{where}: frictionloss {mj.dof_frictionloss[dof]:g} is not modelled")
+        armature = float(mj.dof_armature[dof])
+        if armature and kind in ("mjJNT_BALL", "mjJNT_FREE"):
+            self.notes.append(f"{where}: armature {armature:g} (rotor inertia) of a {kind[6:].lower()} joint is not "
+                              "modelled")
+        loss = 0.0 if self.disabled["frictionloss"] else float(mj.dof_frictionloss[dof])
+        if loss and kind in ("mjJNT_BALL", "mjJNT_FREE"):
+            self.notes.append(f"{where}: frictionloss {loss:g} of a {kind[6:].lower()} joint is not modelled")
         if kind == "mjJNT_FREE":
             self.notes.append(f"{where}: free, so no joint: body '{child}' moves freely (6 DOF)")
             self.result.free_bodies[label] = child
@@ -202,15 +214,25 @@ class _Builder:
                       "upper_limit": float(mj.jnt_range[j, 1] - mj.qpos0[qadr])}
             if not self.enforce_limits or self.disabled["limit"]:
                 limits["stops"] = False
-            elif not limits["lower_limit"] <= 0.0 <= limits["upper_limit"]:
-                self.notes.append(f"{where}: qpos0 is outside its range {mj.jnt_range[j, 0]:g} … {mj.jnt_range[j, 1]:g}; "
-                                  "its stop pushes it into the range from the start (as MuJoCo's limit does)")
+            else:
+                limits.update(stop_fields(self.mass[dof], mj.jnt_solref[j], mj.jnt_solimp[j], *self.step))
+                self.soft_limits += 1
+                if not limits["lower_limit"] <= 0.0 <= limits["upper_limit"]:
+                    self.notes.append(f"{where}: qpos0 is outside its range {mj.jnt_range[j, 0]:g} … "
+                                      f"{mj.jnt_range[j, 1]:g}; its stop pushes it into the range from the start "
+                                      "(as MuJoCo's limit does)")
         elif mj.jnt_limited[j]:
             self.notes.append(f"{where}: the ball joint's cone limit {mj.jnt_range[j, 1]:g} rad is not modelled")
+        if armature and kind != "spherical":
+            limits["armature"] = armature
         self.model.add_joint(name, kind, parent, child, origin=d.xanchor[j], axis=d.xaxis[j], **limits)
         if kind == "spherical":
             self._unmapped_passive(j, where, "ball")
             return
+        if loss:
+            self.model.add_joint_friction(self.names.unique("force", f"{name}_friction"), name, **friction_fields(
+                self.mass[dof], loss, mj.dof_solref[dof], mj.dof_solimp[dof], *self.step))
+            self.friction_losses += 1
         damping = 0.0 if self.disabled["damper"] else float(mj.dof_damping[dof])
         stiffness = 0.0 if self.disabled["spring"] else float(mj.jnt_stiffness[j])
         if not (damping or stiffness):
@@ -339,6 +361,13 @@ class _Builder:
     # ---- what is not mapped -------------------------------------------------------------------
     def _unmapped(self):
         mj = self.mj
+        if self.soft_limits:
+            self.notes.append(f"{self.soft_limits} joint limits: stops with MuJoCo's solref as a spring–damper "
+                              "(stiffness m/τ², damping 2m/τ, m = 1/dof_invweight0; not the share of the other "
+                              "forces MuJoCo's soft constraint also takes, nor its impedance ramp within the width)")
+        if self.friction_losses:
+            self.notes.append(f"{self.friction_losses} joint friction losses: joint friction of that limit, smooth "
+                              "below MuJoCo's regularization speed (solreffriction)")
         if mj.ntendon:
             passive = any(np.any(a) for a in (mj.tendon_stiffness, mj.tendon_damping, mj.tendon_limited))
             self.notes.append(f"{mj.ntendon} tendons not modelled" +

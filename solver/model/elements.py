@@ -231,10 +231,13 @@ class Joint(Element):
     initial distance).  ``lower_limit`` and ``upper_limit`` (revolute, prismatic, cylindrical) are
     stops on the joint coordinate ``limit_coordinate`` (zero at the initial configuration, measured
     as a driver measures it), enforced by the Adams IMPACT law with ``stop_stiffness``,
-    ``stop_exponent``, ``stop_damping`` and ``stop_depth`` (:mod:`solver.math.impact`,
+    ``stop_exponent``, ``stop_damping`` and ``stop_depth`` (:mod:`solver.math.impact`; ``stop_push_only``: its
+    force never pulls,
     docs/formulations.md "Joint stops and friction"; ``stops`` false keeps the limits as data only);
     ``effort_limit`` and ``velocity_limit`` are
-    data (URDF ``<limit>``, docs/import.md).  Limits are written to the project file only when set,
+    data (URDF ``<limit>``, docs/import.md).  ``armature`` (revolute, prismatic) is the inertia of a
+    rotor on the joint coordinate θ (MuJoCo's joint armature): kinetic energy ½ a θ̇² more
+    (:mod:`solver.formulations.armature`).  Limits are written to the project file only when set,
     the stop fields only when not at their defaults."""
     KIND = "joint"
     ATTACHES_TO_FLEXIBLE = True
@@ -274,6 +277,11 @@ class Joint(Element):
               doc="stop damping c_max, reached at the penetration stop_depth", extra=OMIT_AT_DEFAULT),
         Field("stop_depth", "float", "m or rad", default=1.0e-3, minimum=0.0, exclusive_min=True,
               doc="penetration d at which the stop damping is full (STEP from 0)", extra=OMIT_AT_DEFAULT),
+        Field("stop_push_only", "bool", default=False,
+              doc="the stop force never pulls (F ≥ 0, as MuJoCo's limits); false: Adams IMPACT, whose damping may "
+                  "pull on a fast separation", extra=OMIT_AT_DEFAULT),
+        Field("armature", "float", "kg·m² or kg", default=0.0, minimum=0.0,
+              doc="rotor inertia on the joint coordinate (kinetic energy ½·a·rate²)", extra=OMIT_AT_DEFAULT),
     )
 
     def check(self):
@@ -283,6 +291,9 @@ class Joint(Element):
             raise ModelError(self.problem("upper_limit", "must be >= lower_limit "
                              f"({self.upper_limit:g} < {self.lower_limit:g})", self.name))
         kind = JOINT_KINDS[self.type]
+        if self.armature and "armature" not in kind.fields:
+            raise ModelError(self.problem("armature", f"a {self.type} joint has no armature (revolute and prismatic "
+                                          f"joints do); got {self.armature:g}", self.name))
         if self.limit_coordinate not in ("default",) + kind.coordinates and "limit_coordinate" in kind.fields:
             raise ModelError(self.problem("limit_coordinate", f"a {self.type} joint has coordinates "
                                           f"{', '.join(kind.coordinates)}; got {self.limit_coordinate}", self.name))

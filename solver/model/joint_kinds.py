@@ -40,7 +40,8 @@ _X, _Y, _Z = 0, 1, 2
 # Limits of a joint's coordinate (from URDF <limit>): lower and upper are enforced as stops (their
 # law: the STOP_FIELDS, solver.math.impact), effort and velocity are kept as data.
 LIMIT_FIELDS = ("lower_limit", "upper_limit", "effort_limit", "velocity_limit")
-STOP_FIELDS = ("stops", "limit_coordinate", "stop_stiffness", "stop_exponent", "stop_damping", "stop_depth")
+STOP_FIELDS = ("stops", "limit_coordinate", "stop_stiffness", "stop_exponent", "stop_damping", "stop_depth",
+               "stop_push_only")
 
 
 @dataclass(frozen=True)
@@ -104,10 +105,10 @@ JOINT_KINDS = {k.name: k for k in (
     JointKind("fixed", "fixed", _SPH + _PAR + _NO_SPIN,
               parametric=ParametricForm((), (), (), "trn0", "rot0"),
               glyph=("cube",), icon="joint_fixed", color=(0.45, 0.50, 0.55), planar=("coincide", "no_spin")),
-    JointKind("revolute", "revolute", _SPH + _PAR, _LIMITED, ("rotation",),
+    JointKind("revolute", "revolute", _SPH + _PAR, _LIMITED + ("armature",), ("rotation",),
               ParametricForm(("rotation",), (), ((_Z, 0),), "trn0", "rot1"),
               glyph=("barrel",), icon="joint_revolute", planar=("coincide",), planar_axis="along"),
-    JointKind("prismatic", "prismatic", _PAR + _ON_AXIS + _NO_SPIN, _LIMITED, ("translation",),
+    JointKind("prismatic", "prismatic", _PAR + _ON_AXIS + _NO_SPIN, _LIMITED + ("armature",), ("translation",),
               ParametricForm(("translation",), ((_Z, 0, 1.0),), (), "trn1", "rot0"),
               glyph=("slide",), icon="joint_prismatic", color=(0.95, 0.55, 0.10), planar=("across", "no_spin"),
               planar_axis="across"),

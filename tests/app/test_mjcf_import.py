@@ -1,6 +1,6 @@
-"""File ▸ Import… (MuJoCo MJCF): dm_control's cart-pole becomes a saved project that opens in the
-window, its geoms drawn in the viewport, and runs; a refused MJCF file is reported with MuJoCo's
-message and changes nothing."""
+"""File ▸ Import… (MuJoCo MJCF): dm_control's cart-pole and gymnasium's hopper become saved projects
+that open in the window, their geoms drawn in the viewport, and run; a refused MJCF file is reported
+with MuJoCo's message and changes nothing."""
 from __future__ import annotations
 
 import os
@@ -47,3 +47,25 @@ def test_refused_mjcf_is_reported_and_changes_nothing(window, answers, monkeypat
     (title, problems), = answers.errors
     assert title == "Cannot import bad.xml" and "MuJoCo cannot read it" in problems[0] and "spring" in problems[0]
     assert not (tmp_path / "bad.mbs.json").exists()
+
+
+@pytest.mark.slow
+def test_gymnasium_hopper_opens_and_runs(window, qtbot, answers, monkeypatch, tmp_path):
+    """A gymnasium model through the same path: its hinges keep MuJoCo's armature (1) and their
+    limits as stops with MuJoCo's soft-limit reference (solver/io/mjcf_soft.py), its motors are
+    inputs, its body meshes are drawn; the window runs it."""
+    import gymnasium
+    source = os.path.join(os.path.dirname(gymnasium.__file__), "envs", "mujoco", "assets", "hopper.xml")
+    monkeypatch.setattr(dialogs, "open_file_path", lambda parent, title, folder="", file_filter="": source)
+    answers.save_path = str(tmp_path / "hopper.mbs.json")
+    window.actions["import_urdf"].trigger()
+    assert not answers.errors
+    doc = window.document
+    assert doc.path == answers.save_path and not doc.modified
+    thigh = doc.model.joints["thigh_joint"]
+    assert thigh.armature == 1.0 and thigh.stops and thigh.upper_limit == 0.0
+    assert thigh.stop_stiffness < 1e5        # mass-normalized (m/τ²), not the default stop
+    assert list(doc.model.inputs) == ["actuator0", "actuator1", "actuator2"]
+    assert doc.model.bodies["foot"].geometry["file"] == "hopper_meshes/foot.stl"
+    outcome = run_in_window(window, qtbot)
+    assert outcome.status == "ok" and len(outcome.results.t) > 1

@@ -62,7 +62,7 @@ def arm_and_slider(formulation):
     m.add_joint("pivot", "revolute", "ground", "arm", origin=(0.0, 0.02, 0.0), axis=(0, 0, 1), upper_limit=1e-3,
                 stop_exponent=1.5, stop_damping=30.0)
     m.add_joint("rail", "prismatic", "ground", "slider", origin=(0.22, 0.03, 0.0), axis=(1, 0, 0), lower_limit=-1e-3,
-                upper_limit=0.2)
+                upper_limit=1e-3, stop_push_only=True, stop_stiffness=1e3)    # pulls, clipped, in some states
     m.add_rotational_spring_damper("pivot_spring", "pivot", stiffness=40.0, damping=0.3, free_angle=-0.2)
     m.add_contact("floor_arm", "ground", "arm", geometry_i={**PLANE, "point": (0.0, 0.01, 0.0)}, **LAW)
     m.add_contact("hit", "arm", "slider", **LAW)

@@ -47,6 +47,19 @@ def test_step_is_the_adams_cubic():
     assert stop_load(0.0, 5.0, -0.1, 0.1, 100.0, 2.0, 10.0, 0.1) == (0.0, 0.0, 0.0)
 
 
+def test_a_push_only_stop_never_pulls_and_dissipates_what_it_releases():
+    """Leaving the upper stop fast (q̇ = −1 at δ = 0.2: IMPACT 100·0.04 − 10·1 = −6 pulls): the
+    push-only stop gives 0 and dissipates −k δ^e δ̇ = 4 (its potential released, no work done);
+    slowly (q̇ = −0.1: 4 − 1 = 3 pushes) it is IMPACT."""
+    F, P, V = stop_load(0.7, -1.0, None, 0.5, 100.0, 2.0, 10.0, 0.1, push_only=True)
+    assert F == 0.0 and P == pytest.approx(100.0 * 0.2 ** 2 * 1.0) and V == pytest.approx(100.0 * 0.2 ** 3 / 3.0)
+    assert stop_load(0.7, -1.0, None, 0.5, 100.0, 2.0, 10.0, 0.1)[0] == pytest.approx(6.0)
+    F, P, _ = stop_load(0.7, -0.1, None, 0.5, 100.0, 2.0, 10.0, 0.1, push_only=True)
+    assert F == pytest.approx(-3.0) and P == pytest.approx(10.0 * 0.01)
+    F, P, _ = stop_load(-0.3, 1.0, -0.1, None, 100.0, 2.0, 10.0, 0.1, push_only=True)    # the lower side
+    assert F == 0.0 and P == pytest.approx(4.0)
+
+
 @pytest.mark.parametrize("formulation", ["relative", "cartesian"])
 def test_rotor_rebounds_with_the_kelvin_voigt_restitution(formulation):
     k, c, d, inertia = 1.0e3, 2.0, 1.0e-6, 0.1

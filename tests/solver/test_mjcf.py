@@ -22,20 +22,21 @@ from tools import mjcf_corpus  # noqa: E402
 
 # A chain: a hinge with damping, a body with two hinges (an intermediate body), a slide with a
 # spring whose springref is not its qpos0, a hinge with a ref (qpos0 ≠ 0) and limits; inertia from
-# geoms (capsule, box, sphere, ellipsoid) and an explicit <inertial> with a rotated frame.
+# geoms (capsule, box, sphere, ellipsoid) and an explicit <inertial> with a rotated frame; armature
+# on a hinge, on the second joint of a body and on the slide (MuJoCo's qM includes it).
 CHAIN = """<mujoco model="chain">
   <compiler angle="radian"/>
   <option gravity="0 0 -9.81"/>
   <worldbody>
     <body name="a" pos="0 0 1" euler="0 0.7 0">
-      <joint name="h1" type="hinge" axis="0 1 0" damping="0.05"/>
+      <joint name="h1" type="hinge" axis="0 1 0" damping="0.05" armature="0.02"/>
       <geom type="capsule" fromto="0 0 0 0 0 -0.5" size="0.05"/>
       <body name="b" pos="0 0 -0.5" euler="0.5 0 0">
         <joint name="h2" type="hinge" axis="1 0 0"/>
-        <joint name="h3" type="hinge" axis="0 1 0.3" pos="0 0 -0.02"/>
+        <joint name="h3" type="hinge" axis="0 1 0.3" pos="0 0 -0.02" armature="0.01"/>
         <geom type="box" pos="0 0 -0.2" size="0.03 0.05 0.2"/>
         <body name="c" pos="0 0 -0.4">
-          <joint name="s" type="slide" axis="0 0.2 1" stiffness="50" springref="0.05" range="-0.3 0.3"/>
+          <joint name="s" type="slide" axis="0 0.2 1" stiffness="50" springref="0.05" range="-0.3 0.3" armature="0.05"/>
           <geom type="sphere" size="0.08"/>
           <body name="d" pos="0.1 0 0">
             <joint name="h4" type="hinge" axis="1 0 0" ref="0.4" range="-1 2" stiffness="2" springref="0.1"/>
@@ -69,7 +70,8 @@ FLOATING = """<mujoco model="floating">
 </mujoco>
 """
 
-# A gimbal hanging from ground: a ball joint then a body with two hinges, tilted at qpos0.
+# A gimbal hanging from ground: a ball joint then a body with two hinges (the second with armature),
+# tilted at qpos0.
 GIMBAL = """<mujoco model="gimbal">
   <worldbody>
     <body name="link" pos="0 0 1" euler="20 30 0">
@@ -77,7 +79,7 @@ GIMBAL = """<mujoco model="gimbal">
       <geom type="capsule" fromto="0 0 0 0.1 0 -0.4" size="0.04"/>
       <body name="tip" pos="0.1 0 -0.4" euler="0 0 40">
         <joint name="t1" type="hinge" axis="1 0 0"/>
-        <joint name="t2" type="hinge" axis="0 1 0"/>
+        <joint name="t2" type="hinge" axis="0 1 0" armature="0.003"/>
         <geom type="box" size="0.1 0.04 0.02" pos="0.1 0 0"/>
       </body>
     </body>
