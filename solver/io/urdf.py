@@ -29,8 +29,11 @@ missing) is noted and the joint left independent.
 
 A ``SimpleTransmission`` (one actuator, one joint, an effort interface) → a joint actuator with a
 declared input named after the actuator (gain: the mechanical reduction,
-:meth:`_Builder._add_transmission`).  Noted, not refused: other transmissions, ``<dynamics
-friction>`` (not modelled).  Refused with a ModelError naming the element: malformed
+:meth:`_Builder._add_transmission`).  ``<dynamics friction="F">`` of a revolute, continuous or
+prismatic joint → a joint friction of limit F (N·m or N: the URDF's static friction; μ_s = μ_d = 1 on a
+preload F, radius 1, no reaction load; stiction below the law's default 1e-3 rad/s or m/s;
+:meth:`_Builder._add_friction`).  Noted, not refused: other transmissions, friction of other joints.
+Refused with a ModelError naming the element: malformed
 numbers (:mod:`solver.io.urdf_xml`), links that are the child of two joints, and mesh paths that
 leave the URDF's folder and the package folder.
 """
@@ -335,11 +338,10 @@ class _Builder:
 
     def _add_joint(self, j):
         where = f"joint '{j.name}'"
-        if j.friction:
-            self.notes.append(f"{where}: <dynamics friction> {j.friction:g} (Coulomb friction) is not modelled")
         if self.owner[j.child] != j.child:
-            if j.damping:
-                self.notes.append(f"{where}: <dynamics damping> of a fixed joint has no effect")
+            for what, value in (("damping", j.damping), ("friction", j.friction)):
+                if value:
+                    self.notes.append(f"{where}: <dynamics {what}> of a fixed joint has no effect")
             return
         if j.type == "floating":
             self.notes.append(f"{where}: floating, so no joint: body '{j.child}' moves freely (6 DOF)")
@@ -353,6 +355,21 @@ class _Builder:
                              axis=axis, **self._limits(j))
         if j.damping:
             self._add_damping(j, name, where, T[:3, 3], axis)
+        if j.friction:
+            self._add_friction(j, name, where)
+
+    def _add_friction(self, j, joint, where):
+        """``<dynamics friction="F">``: the URDF's static friction force or torque F of the joint as a
+        joint friction whose limit is F whatever the load (μ_s = μ_d = 1 on a preload F at radius 1:
+        :class:`solver.model.elements.JointFriction`), at the stick–slip law's default speeds."""
+        if j.type not in ("revolute", "continuous", "prismatic"):
+            self.notes.append(f"{where}: <dynamics friction> {j.friction:g} of a {j.type} joint is not modelled")
+            return
+        name = self._name("force", f"{joint}_friction")
+        self.model.add_joint_friction(name, joint, static_coefficient=1.0, dynamic_coefficient=1.0,
+                                      preload=j.friction, radius=1.0, reaction_load=False)
+        self.notes.append(f"{where}: <dynamics friction> {j.friction:g} → joint friction '{name}' (limit "
+                          f"{j.friction:g}, stiction below 1e-3 per s)")
 
     def _limits(self, j):
         if j.type not in ("revolute", "continuous", "prismatic"):

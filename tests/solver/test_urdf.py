@@ -309,15 +309,40 @@ def test_unsupported_or_bad_input_is_refused_naming_the_element(tmp_path, text, 
 
 def test_transmission_mimic_and_friction_are_noted_not_refused(tmp_path):
     """A <transmission> that is not a SimpleTransmission is noted, a <mimic> of a missing joint leaves
-    the joint independent, Coulomb friction is not modelled; each with a note naming the element."""
+    the joint independent, Coulomb friction becomes a joint friction of that limit; each with a note
+    naming the element."""
     text = _one_link(extra='<transmission name="tr1"><type>x</type></transmission>',
                      joint_extra='<mimic joint="other" multiplier="2"/><dynamics friction="0.3"/>')
     result = read_urdf(write(tmp_path, text))
-    assert result.model.joints["hinge"].type == "revolute" and not result.model.forces
+    assert result.model.joints["hinge"].type == "revolute"
+    friction = result.model.forces["hinge_friction"]
+    assert friction.KIND == "joint_friction" and friction.joint == "hinge" and friction.preload == 0.3
+    assert (friction.static_coefficient, friction.dynamic_coefficient, friction.radius) == (1.0, 1.0, 1.0)
+    assert not friction.reaction_load
     notes = "\n".join(result.notes)
     assert "transmission 'tr1': not imported: type x with 0 joints and 0 actuators" in notes
     assert "joint 'hinge': follows joint 'other' (<mimic>)" in notes and "not enforced" in notes
-    assert "joint 'hinge': <dynamics friction> 0.3 (Coulomb friction) is not modelled" in notes
+    assert "joint 'hinge': <dynamics friction> 0.3 → joint friction 'hinge_friction'" in notes
+
+
+@pytest.mark.parametrize("friction", [4.0, 12.0])
+def test_prismatic_friction_holds_or_slides_as_coulomb_predicts(tmp_path, friction):
+    """A 1 kg link on a vertical prismatic joint under gravity with <dynamics friction="F">, default
+    path: F = 12 N > m g holds it (the regularized law creeps below its stiction speed v_s = 1e-3 m/s,
+    so |s| ≤ v_s t); F = 4 N < m g lets it slide with a = g − F/m.  While the slip speed is below v_s
+    the friction is at most F, so the slide leads the closed form by at most (F/m)·t_s·t with
+    t_s = v_s/(g − F/m), the time to reach v_s."""
+    text = _one_link(joint_extra='<axis xyz="0 0 1"/>' + f'<dynamics friction="{friction}"/>')
+    model = read_urdf(write(tmp_path, text.replace('type="revolute"', 'type="prismatic"'))).model
+    t, g, v_s = 0.4, 9.81, 1e-3
+    res = solver.simulate(model, t_end=t, output_step=0.1)
+    assert res.status == "ok"
+    drop = model.bodies["arm"].position[2] - res.body_position("arm")[-1][2]
+    if friction > g:
+        assert abs(drop) <= v_s * t
+    else:
+        a = g - friction
+        assert drop == pytest.approx(0.5 * a * t**2, abs=friction * v_s / a * t + 1e-6)
 
 
 SIMPLE = """<transmission name="{name}"><type>transmission_interface/SimpleTransmission</type>
