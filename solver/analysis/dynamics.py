@@ -45,6 +45,7 @@ from ..partitioning.partition import PartitionError, Renewal, independent_rows, 
 from ..partitioning.choose import build_partition
 from .band_step import BAND_AT, BAND_SLACK, Calm, hermite, pass_time, step_over
 from .assembly import assemble_positions, consistent_velocities, holding_model
+from ..formulations.workspace import initial_state
 from ..formulations.branches import (ASSEMBLY_GUARD, ASSEMBLY_RETRIES, BRANCH_SHRINK, AssemblyRefused, BranchRefused, Branches, step_cap,
                                      velocity_jump)
 from .equilibrium import starting_at_equilibrium
@@ -172,6 +173,7 @@ class Run:
         joints prescribed, used only to assemble (a workspace of it too); results_path: the HDF5
         file the recorder streams into (None: results in memory); start: the initial state
         (q, q̇, t) when it is not the system's own (``initial_state()``)."""
+        self.compiled_system = system      # the compiled system the workspace is of
         self.system = system = system.own_workspace() if owned else system.workspace()
         self.start = start
         self.holding = None if holding is None else holding.workspace()
@@ -225,7 +227,7 @@ class Run:
     def begin(self):
         """The consistent start state and its partition: (part, q, q̇, t0) — assembled (the held
         joints first), consistent velocities, the angles' branches started."""
-        q, qd, t0 = self.system.initial_state() if self.start is None else self.start
+        q, qd, t0 = initial_state(self.compiled_system, self.system) if self.start is None else self.start
         q, qd = np.array(q, dtype=float), np.array(qd, dtype=float)
         if self.holding is not None:
             q = assemble_positions(self.holding, q, t0)
