@@ -184,7 +184,8 @@ class Run:
                      "partitioning": settings.partitioning, "integrator": settings.integrator,
                      "rtol": settings.rtol, "atol": settings.atol, "t_end": settings.t_end,
                      "output_step": settings.output_step}
-        self.rec = Recorder(system, self.meta, on_event, path=results_path)
+        self.rec = Recorder(system, self.meta, on_event, path=results_path,
+                            rows=len(output_times(settings.t_end, settings.output_step)))
         if getattr(system, "kernels", None) is not None:     # rows stored one at a time post-processed in C
             from ..codegen.output import row_output
             output = row_output(system)

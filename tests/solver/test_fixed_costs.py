@@ -1,10 +1,11 @@
-"""A run's fixed costs kept per compiled system (solver.formulations.workspace.initial_state): the
-start state is evaluated once per compiled system, and an edit of the model — a new compilation —
-never finds the old start."""
+"""A run's fixed costs: the start state evaluated once per compiled system
+(solver.formulations.workspace.initial_state; a model edit compiles anew and never finds the old start), and the
+recorder's first buffer sized to the rows a run expects (solver.analysis.recording)."""
 import numpy as np
 import pytest
 
 import solver
+from solver.analysis.recording import Recorder
 from solver.formulations import workspace
 
 
@@ -42,3 +43,25 @@ def test_the_start_is_kept_per_compiled_system_and_an_edit_starts_anew(formulati
     w = edited.body_angular_velocity("rod")[:, 2]
     energy = 0.5 * I_O * w ** 2 + 9.81 * y
     assert energy[-1] == pytest.approx(energy[0], abs=1e-6)
+
+
+@pytest.mark.parametrize("rows", [3, 5, 8])
+def test_the_recorder_sized_to_the_expected_rows_holds_more_or_fewer(rows):
+    """The first output buffer holds the rows a run expects; more go on in further buffers, fewer are
+    copied out: the results hold every row in order either way."""
+    system = solver.compile_model(pendulum(omega=1.0), codegen="off").system.workspace()
+    q, qd, _ = system.initial_state()
+    rec = Recorder(system, {}, rows=rows)
+    t = np.arange(5) * 0.01
+    stacked = [np.tile(x, (5, 1)) * (1 + t[:, None]) for x in (q, qd, qd)]
+    lam = np.zeros((5, system.m))
+    rec.add(t[0], stacked[0][0], stacked[1][0], stacked[2][0], lam[0], 0.0, 1.0, "qr")
+    rec.add_rows(t[1:], *(x[1:] for x in stacked), lam[1:], np.zeros(4), np.ones(4), "qr")
+    rec.complete()
+    res = rec.build()
+    assert np.array_equal(res.t, t) and np.array_equal(res.coordinates, stacked[0])
+    assert np.array_equal(res.velocities, stacked[1])
+    # every row post-processed: the rod's kinetic energy about its pin ½ (m L²/3) ω², ω = q̇ (relative) or ω_z
+    omega = res.body_angular_velocity("rod")[:, 2]
+    assert np.allclose(omega, 1 + t, rtol=1e-12)
+    assert np.allclose(res.energy["kinetic"], 0.5 * (1 / 12 + 0.25) * omega ** 2, rtol=1e-12)
