@@ -65,3 +65,28 @@ def test_the_recorder_sized_to_the_expected_rows_holds_more_or_fewer(rows):
     omega = res.body_angular_velocity("rod")[:, 2]
     assert np.allclose(omega, 1 + t, rtol=1e-12)
     assert np.allclose(res.energy["kinetic"], 0.5 * (1 / 12 + 0.25) * omega ** 2, rtol=1e-12)
+
+
+def test_a_short_run_writes_its_rows_in_one_call_and_the_same_rows(monkeypatch):
+    """A run of ≤ SHORT_RUN output points is one call of the compiled step loop; the rows equal those
+    of the same run coming back to Python every 100 rows (the call boundaries change nothing)."""
+    from solver.codegen import segment
+    calls = []
+    advance = segment.CompiledSegments.advance
+
+    def counted(self):
+        calls.append(1)
+        return advance(self)
+    model = pendulum(omega=1.0)
+    model.settings.set("t_end", 1.0)
+    model.settings.set("output_step", 0.002)                 # 501 output points
+    compiled = solver.compile_model(model)
+    monkeypatch.setattr(segment.CompiledSegments, "advance", counted)
+    one = solver.simulate(compiled)
+    assert len(calls) == 1 and len(one.t) == 501
+    monkeypatch.setattr(segment, "SHORT_RUN", 0)
+    calls.clear()
+    chunked = solver.simulate(compiled)
+    assert len(calls) >= 5
+    for name in ("t", "q", "qd", "qdd", "r", "v", "a", "reaction_force", "energy_table", "step_t", "step_h"):
+        np.testing.assert_array_equal(one._full(name), chunked._full(name))
