@@ -1,6 +1,7 @@
 """A run's fixed costs: the start state evaluated once per compiled system
 (solver.formulations.workspace.initial_state; a model edit compiles anew and never finds the old start), and the
-recorder's first buffer sized to the rows a run expects (solver.analysis.recording)."""
+recorder's first buffer sized to the rows a run expects (solver.analysis.recording), and a short run's rows
+written in one call of the compiled step loop (solver.codegen.segment.SHORT_RUN)."""
 import numpy as np
 import pytest
 
