@@ -25,9 +25,10 @@ before each round; the cold build is reported apart) and at rtol
 1e-4 … 1e-10 (atol = rtol/100) with the saved integrator and with DOP853.  Times are the best of
 ``--repeat`` rounds, wall and CPU time of the process (the machine is shared: ratios use CPU time).
 The tables are Markdown (docs/performance.md);
-``--breakdown`` adds where a warm default run spends its time, ``--profile`` a cProfile of it.
+``--breakdown`` adds where a warm default run spends its time, ``--profile`` a cProfile of it;
+``--fixed`` prints only where a warm run at rtol 1e-4 spends its CPU time (:func:`fixed_costs`).
 
-    .venv/bin/python bench/peers.py [--repeat N] [--breakdown] [--profile]
+    .venv/bin/python bench/peers.py [--repeat N] [--breakdown] [--profile] [--fixed]
 """
 from __future__ import annotations
 
@@ -434,12 +435,77 @@ def peer_versions():
     return ", ".join(out)
 
 
+FIXED_PARTS = (     # (module, class or None, function, label): the pieces of a run outside its C step loop
+    ("solver.codegen.segment", "CompiledSegments", "advance", "the compiled step loop with its output rows (C)"),
+    ("solver.formulations.system", "MechanicalSystem", "workspace", "the run's workspace of the compiled system"),
+    ("solver.analysis.recording", "Recorder", "__init__", "the recorder's set-up"),
+    ("solver.codegen.output", None, "row_output", "the compiled output of rows stored one at a time"),
+    ("solver.analysis.dynamics", "Run", "begin", "the start: initial state, assembly, velocities, partition"),
+    ("solver.analysis.dynamics", "Run", "_record", "the first output row (Python)"),
+    ("solver.codegen.segment", "CompiledSegments", "__init__", "the step loop's buffers and its compiled output"),
+    ("solver.analysis.segments", None, "_store_rows", "the rows of each call handed to the recorder"),
+    ("solver.analysis.dynamics", "Run", "_finish", "the last rows taken, the energy account"),
+    ("solver.analysis.recording", "Recorder", "build", "the Results built"))
+
+
+def fixed_costs(repeat=40, rtol=1e-4):
+    """Where a warm ``simulate(compiled)`` of the arm at ``rtol`` (atol rtol/100, the new-model
+    integrator) spends its CPU time: each piece of FIXED_PARTS timed inside the run (best of
+    ``repeat`` runs per piece), the whole run, and the run's output step alone."""
+    model, _ = free_falling_arm()
+    for f in solver.Settings.FIELDS:
+        if f.name in DEFAULTS:
+            model.settings.set(f.name, f.default)
+    compiled = solver.compile_model(model)
+    times, originals = {}, []
+
+    def timed(owner, name, label):
+        original = getattr(owner, name)
+
+        def wrapper(*args, **kwargs):
+            t0 = time.process_time()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                times[label] = times.get(label, 0.0) + time.process_time() - t0
+        originals.append((owner, name, original))
+        setattr(owner, name, wrapper)
+    for module, cls, name, label in FIXED_PARTS:
+        mod = importlib.import_module(module)
+        owner = getattr(mod, cls) if cls else mod
+        timed(owner, name, label)
+    best = {}
+    try:
+        for _ in range(repeat):
+            times.clear()
+            t0 = time.process_time()
+            solver.simulate(compiled, rtol=rtol, atol=rtol / 100)
+            best["whole run"] = min(best.get("whole run", np.inf), time.process_time() - t0)
+            for label, t in times.items():
+                best[label] = min(best.get(label, np.inf), t)
+    finally:
+        for owner, name, original in reversed(originals):
+            setattr(owner, name, original)
+    s = compiled.settings.values
+    best["one output step simulated"] = best_of(
+        lambda: solver.simulate(compiled, rtol=rtol, atol=rtol / 100, t_end=s["output_step"]), repeat)
+    lines = [f"| warm simulate(compiled) of the arm, auto rtol {rtol:g} | CPU ms (best of {repeat}) |", "|---|---|"]
+    lines += [f"| {label} | {1e3 * best[label]:.3f} |" for label in
+              ["whole run", "one output step simulated", *(label for *_, label in FIXED_PARTS)] if label in best]
+    return "\n".join(lines)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3, help="best of this many runs (default 3)")
     ap.add_argument("--breakdown", action="store_true", help="also where a warm default run spends its time")
     ap.add_argument("--profile", action="store_true", help="also a cProfile of a warm default run")
+    ap.add_argument("--fixed", action="store_true", help="only where a warm run at rtol 1e-4 spends its time")
     args = ap.parse_args(argv)
+    if args.fixed:
+        print(fixed_costs())
+        print(f"\nLoad average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores.")
+        return
     rows, info = study(args.repeat)
     print(table(rows))
     print(f"\nReference: relative formulation, DOP853 rtol 1e-12; MuJoCo RK4 at dt = {STEPS[-1]:g} s is "

@@ -11,6 +11,8 @@ so a streamed run holds one chunk of rows whatever its length.  The accepted int
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..partitioning.self_stress import uniqueness_of, uniqueness_probes
@@ -30,20 +32,22 @@ class Recorder:
     """Appends one output point at a time; :meth:`build` returns the Results (in memory, or read
     lazily from the finished file when ``path`` is given)."""
 
-    def __init__(self, system, meta, on_event=None, path=None, chunk_bytes=None):
+    def __init__(self, system, meta, on_event=None, path=None, chunk_bytes=None, rows=None):
         """meta: the run's description, shared with the caller (it may still add keys); path: the
         results file to stream into (None: keep everything in memory); chunk_bytes: size of one
-        buffer of rows (default ``CHUNK_BYTES``)."""
+        buffer of rows (default ``CHUNK_BYTES``); rows: the output rows the run expects (its output
+        times): kept in memory, its first buffer holds no more than those, and handed over whole
+        when it is exactly filled (a longer run goes on in buffers of ``chunk_bytes``)."""
         chunk_bytes = chunk_bytes or CHUNK_BYTES
         keep_freed_memory()          # the post-processing's temporaries reused, not faulted in every run
         self.system = system
         self.on_event = on_event
         self.meta = meta
         self.events = meta.setdefault("events", [])
-        self.outputs = _Buffer(output_columns(system), chunk_bytes)
+        self.outputs = _Buffer(output_columns(system), chunk_bytes, None if path is not None else rows)
         # per row of the outputs buffer: post-processed already (add_rows(post=…)), and its energies
-        self._posted = np.zeros(self.outputs.rows, dtype=bool)
-        self._energies = np.zeros((self.outputs.rows, 4))
+        self._posted = np.zeros(self.outputs.chunk_rows, dtype=bool)
+        self._energies = np.zeros((self.outputs.chunk_rows, 4))
         # (t, q, q̇, q̈, λ of N rows) → their post-processed columns ({column: N rows}, "energy") or None: the
         # rows not handed over post-processed, when their chunk is taken (solver.codegen.output.row_output);
         # None (or when it returns None): system.postprocess_batch
@@ -122,7 +126,9 @@ class Recorder:
             arrays = {}
             for buf in (self.outputs, self.steps):
                 last = self._take(buf)
-                arrays.update((name, np.concatenate(self.chunks.get(name, []) + [last[name]])) for name in last)
+                for name in last:
+                    pieces = [p for p in self.chunks.get(name, []) + [last[name]] if len(p)] or [last[name]]
+                    arrays[name] = pieces[0] if len(pieces) == 1 and _whole(pieces[0]) else np.concatenate(pieces)
             return Results(arrays, meta)
         for buf in (self.outputs, self.steps):
             self._flush(buf)
@@ -259,14 +265,20 @@ def output_columns(system) -> dict:
     return columns
 
 
+def _whole(rows) -> bool:
+    """``rows`` spans the whole buffer it is a view of (results may keep it without a copy)."""
+    return rows.base is not None and rows.base.size == rows.size
+
+
 class _Buffer:
     """Rows of a table of columns {name: (item shape, dtype)}, ``rows`` at a time (as many as
-    fit in ``chunk_bytes``, at least one)."""
+    fit in ``chunk_bytes``, at least one; the first buffer no more than ``first`` rows, when given)."""
 
-    def __init__(self, columns, chunk_bytes):
+    def __init__(self, columns, chunk_bytes, first=None):
         self.columns = columns
-        row_bytes = sum(np.dtype(dtype).itemsize * int(np.prod(shape)) for shape, dtype in columns.values())
-        self.rows = max(1, chunk_bytes // row_bytes)
+        row_bytes = sum(np.dtype(dtype).itemsize * math.prod(shape) for shape, dtype in columns.values())
+        self.chunk_rows = max(1, chunk_bytes // row_bytes)
+        self.rows = min(self.chunk_rows, max(1, first)) if first else self.chunk_rows
         self.n = 0                   # rows filled in the current buffer
         self.taken = 0               # rows handed out by take()
         self._new()
@@ -276,6 +288,8 @@ class _Buffer:
 
     def add(self, row) -> bool:
         """Store one row ({name: value}); True when the buffer is full."""
+        if self.data is None:
+            self._new()
         for name, value in row.items():
             self.data[name][self.n] = value
         self.n += 1
@@ -284,6 +298,8 @@ class _Buffer:
     def add_block(self, rows, start=0):
         """Store rows ``start:`` of ``rows`` ({name: array with a leading axis}), as many as fit;
         returns (rows stored, whether the buffer is now full)."""
+        if self.data is None:
+            self._new()
         k = min(self.rows - self.n, len(next(iter(rows.values()))) - start)
         for name, value in rows.items():
             self.data[name][self.n:self.n + k] = value[start:start + k]
@@ -292,10 +308,11 @@ class _Buffer:
 
     def take(self) -> dict:
         """The rows stored so far ({name: array}); the next rows go into a new buffer."""
+        if self.data is None:          # nothing since the last take
+            return {name: np.empty((0,) + shape, dtype) for name, (shape, dtype) in self.columns.items()}
         block = {name: a[:self.n] for name, a in self.data.items()}
         self.taken += self.n
-        self.n = 0
-        self._new()
+        self.n, self.rows, self.data = 0, self.chunk_rows, None     # the next buffer allocated at its first row
         return block
 
     def _new(self):

@@ -123,11 +123,12 @@ class Buffers:
     def _bind(self, buffers):
         self.buffers = buffers
         self._calls = {}
+        address = {name: ctypes.c_void_p(b.ctypes.data) for name, b in buffers.items()}   # once per buffer
         for name, (symbol, args) in self.signatures.items():
             fn = getattr(self.lib, symbol)
             fn.argtypes = [ctypes.c_void_p] * len(args)
             fn.restype = None
-            self._calls[name] = (fn, tuple(ctypes.c_void_p(buffers[a].ctypes.data) for a in args))
+            self._calls[name] = (fn, tuple(address[a] for a in args))
 
 
 class Kernels(Buffers):

@@ -28,6 +28,7 @@ FALLBACK = {"auto": "adams", "rk": "rk", "dop853": "dop853", "rk45": "rk45"}   #
 NAMES = {"dop853": "Dormand–Prince 8(5,3)", "dopri5": "Dormand–Prince 5(4)"}
 END, BUDGET, STAGE, OUTPUT, QUALITY, STALL, TOO_SMALL, NOT_FINITE, DENSE, STIFF = range(10)    # segment.c's SEG_*
 METHODS = {"dop853": 8, "dopri5": 5}      # dopri.c's DP_DOP853, DP_DOPRI5
+SHORT_RUN = 1000          # output points a run (or what is left of it) writes in one call of cg_segment
 _D, _I, _L, _P = ctypes.c_double, ctypes.c_int, ctypes.c_long, ctypes.c_void_p
 TIME_FLAGS = ("-O1", "-shared", "-fPIC")
 _LIBRARIES = {}              # time-function libraries loaded in this process, by key
@@ -141,6 +142,11 @@ class CompiledSegments:
         s = reduction.problem
         nq, m, f, r = s.nq, s.m, s.dof, s.r
         self.store_jac = r > 0
+        # a short run's rows in one call (SHORT_RUN output points or fewer, its rows within 4 MB: no call back
+        # to Python per max_out rows); longer runs come back every max_out rows (progress, cancel)
+        rows_left = len(times) - next_out
+        if rows_left <= SHORT_RUN and rows_left * (36 * len(reduction.system.body_names) + 4 * nq + m) <= 500_000:
+            max_out = max(max_out, rows_left)
         max_out = max(1, min(max_out, 2_000_000 // max(1, r * nq)))     # Φ_q[rows] of each row: bounded memory
         self.times = np.ascontiguousarray(times, dtype=float)
         self.window = window

@@ -23,8 +23,11 @@ from __future__ import annotations
 import copy
 import weakref
 
+import numpy as np
+
 _CONTAINERS = (list, tuple, dict, set, frozenset)
 _PLANS = weakref.WeakKeyDictionary()      # system → (what its workspaces share, ids of its run state)
+_STARTS = weakref.WeakKeyDictionary()     # system → its initial_state() (q0, q̇0, t0), arrays read-only
 
 
 def workspace(system, run_state):
@@ -40,6 +43,21 @@ def workspace(system, run_state):
     twin = copy.deepcopy(system, memo)
     reset(memo[key] for key in state)
     return twin
+
+
+def initial_state(system, space):
+    """``system.initial_state()`` — (q0, q̇0, t0) from the model's drawn positions and initial
+    velocities, not yet assembled — evaluated once per compiled ``system`` on its workspace
+    ``space`` and kept (read-only arrays): it reads only what the compile fixed (a model edit
+    compiles a new system, so it never finds an old one's start), and it is a run's largest fixed
+    cost on a recursive formulation (the tree's kinematics and each body's Jacobian)."""
+    start = _STARTS.get(system)
+    if start is None:
+        q, qd, t = space.initial_state()
+        q, qd = np.array(q, dtype=float), np.array(qd, dtype=float)
+        q.flags.writeable = qd.flags.writeable = False
+        start = _STARTS[system] = (q, qd, t)
+    return start
 
 
 def reset(run_state):

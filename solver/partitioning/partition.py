@@ -213,10 +213,13 @@ class Partition:
 
     def accelerations(self, M, Q, jac, gamma):
         """(q̈, z̈, N) from the tangent-space equations (Nᵀ M N) z̈ = Nᵀ (Q − M c)."""
-        Jr = jac[self.rows]
-        lu = sla.lu_factor(Jr @ self.U)
-        N = self.V - self.U @ sla.lu_solve(lu, Jr @ self.V)
-        c = self.U @ sla.lu_solve(lu, gamma[self.rows])
+        if len(self.rows):
+            Jr = jac[self.rows]
+            lu = sla.lu_factor(Jr @ self.U)
+            N = self.V - self.U @ sla.lu_solve(lu, Jr @ self.V)
+            c = self.U @ sla.lu_solve(lu, gamma[self.rows])
+        else:                     # an open tree: no dependent coordinates, N = V, c = 0
+            N, c = self.V, np.zeros(self.V.shape[0])
         if N.shape[1] == 0:
             return c, np.zeros(0), N
         Mhat = N.T @ M @ N

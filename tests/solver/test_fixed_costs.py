@@ -1,0 +1,93 @@
+"""A run's fixed costs: the start state evaluated once per compiled system
+(solver.formulations.workspace.initial_state; a model edit compiles anew and never finds the old start), and the
+recorder's first buffer sized to the rows a run expects (solver.analysis.recording), and a short run's rows
+written in one call of the compiled step loop (solver.codegen.segment.SHORT_RUN)."""
+import numpy as np
+import pytest
+
+import solver
+from solver.analysis.recording import Recorder
+from solver.formulations import workspace
+
+
+def pendulum(omega=0.0):
+    """A rod on a pin at the origin, horizontal, with angular velocity ``omega`` about z."""
+    m = solver.Model(name="pendulum", gravity=(0.0, -9.81, 0.0))
+    m.add_body("rod", mass=1.0, inertia=(1e-4, 1 / 12, 1 / 12), position=(0.5, 0, 0),
+               velocity=(0.0, 0.5 * omega, 0.0), angular_velocity=(0.0, 0.0, omega))
+    m.add_joint("pin", "revolute", "ground", "rod", origin=(0, 0, 0), axis=(0, 0, 1))
+    m.settings.set("t_end", 0.05)
+    m.settings.set("output_step", 0.05)
+    return m
+
+
+@pytest.mark.parametrize("formulation", ["relative", "cartesian"])
+def test_the_start_is_kept_per_compiled_system_and_an_edit_starts_anew(formulation):
+    model = pendulum()
+    compiled = solver.compile_model(model, formulation=formulation)
+    first = solver.simulate(compiled)
+    kept = workspace._STARTS[compiled.system]
+    assert not kept[0].flags.writeable and not kept[1].flags.writeable    # a run works on its own copy
+    fresh = compiled.system.workspace().initial_state()                   # the same as evaluated afresh
+    assert all(np.array_equal(a, b) for a, b in zip(kept[:2], fresh[:2])) and kept[2] == fresh[2]
+    again = solver.simulate(compiled)                                      # the kept start: the same run
+    assert np.array_equal(first.coordinates, again.coordinates)
+    assert workspace._STARTS[compiled.system] is kept
+
+    model.bodies["rod"].set("angular_velocity", [0.0, 0.0, 2.0])           # an edit: ω0 = 2 rad/s …
+    model.bodies["rod"].set("velocity", [0.0, 1.0, 0.0])
+    edited = solver.simulate(model, formulation=formulation)
+    assert edited.body_angular_velocity("rod")[0, 2] == pytest.approx(2.0, rel=1e-9)   # … is the new start
+    assert first.body_angular_velocity("rod")[0, 2] == 0.0
+    # the edited model's run against energy: ½ I_O ω² − m g y_cm constant (I_O = m L²/3 + the rod's 1e-4 … about z: 1/12 + 1/4)
+    I_O, y = 1 / 12 + 0.25, edited.body_position("rod")[:, 1]
+    w = edited.body_angular_velocity("rod")[:, 2]
+    energy = 0.5 * I_O * w ** 2 + 9.81 * y
+    assert energy[-1] == pytest.approx(energy[0], abs=1e-6)
+
+
+@pytest.mark.parametrize("rows", [3, 5, 8])
+def test_the_recorder_sized_to_the_expected_rows_holds_more_or_fewer(rows):
+    """The first output buffer holds the rows a run expects; more go on in further buffers, fewer are
+    copied out: the results hold every row in order either way."""
+    system = solver.compile_model(pendulum(omega=1.0), codegen="off").system.workspace()
+    q, qd, _ = system.initial_state()
+    rec = Recorder(system, {}, rows=rows)
+    t = np.arange(5) * 0.01
+    stacked = [np.tile(x, (5, 1)) * (1 + t[:, None]) for x in (q, qd, qd)]
+    lam = np.zeros((5, system.m))
+    rec.add(t[0], stacked[0][0], stacked[1][0], stacked[2][0], lam[0], 0.0, 1.0, "qr")
+    rec.add_rows(t[1:], *(x[1:] for x in stacked), lam[1:], np.zeros(4), np.ones(4), "qr")
+    rec.complete()
+    res = rec.build()
+    assert np.array_equal(res.t, t) and np.array_equal(res.coordinates, stacked[0])
+    assert np.array_equal(res.velocities, stacked[1])
+    # every row post-processed: the rod's kinetic energy about its pin ½ (m L²/3) ω², ω = q̇ (relative) or ω_z
+    omega = res.body_angular_velocity("rod")[:, 2]
+    assert np.allclose(omega, 1 + t, rtol=1e-12)
+    assert np.allclose(res.energy["kinetic"], 0.5 * (1 / 12 + 0.25) * omega ** 2, rtol=1e-12)
+
+
+def test_a_short_run_writes_its_rows_in_one_call_and_the_same_rows(monkeypatch):
+    """A run of ≤ SHORT_RUN output points is one call of the compiled step loop; the rows equal those
+    of the same run coming back to Python every 100 rows (the call boundaries change nothing)."""
+    from solver.codegen import segment
+    calls = []
+    advance = segment.CompiledSegments.advance
+
+    def counted(self):
+        calls.append(1)
+        return advance(self)
+    model = pendulum(omega=1.0)
+    model.settings.set("t_end", 1.0)
+    model.settings.set("output_step", 0.002)                 # 501 output points
+    compiled = solver.compile_model(model)
+    monkeypatch.setattr(segment.CompiledSegments, "advance", counted)
+    one = solver.simulate(compiled)
+    assert len(calls) == 1 and len(one.t) == 501
+    monkeypatch.setattr(segment, "SHORT_RUN", 0)
+    calls.clear()
+    chunked = solver.simulate(compiled)
+    assert len(calls) >= 5
+    for name in ("t", "q", "qd", "qdd", "r", "v", "a", "reaction_force", "energy_table", "step_t", "step_h"):
+        np.testing.assert_array_equal(one._full(name), chunked._full(name))
