@@ -138,7 +138,7 @@ def simulate(model: Model | CompiledModel, t_end: float | None = None, output_st
     if not isinstance(model, CompiledModel):
         check_output_rows(resolve_settings(model, **overrides), results_path is not None)
         model = with_inputs(model, inputs, t_end=t_end if t_end is not None else model.settings.t_end)
-    owned = not isinstance(model, CompiledModel)     # compiled here for this run: no other caller has it
+    mine = not isinstance(model, CompiledModel)     # compiled for this call (maybe shared: claim below)
     if isinstance(model, CompiledModel):
         compiled, settings = model, model.run_settings(codegen=codegen, **overrides)
         check_output_rows(settings, results_path is not None)
@@ -151,13 +151,19 @@ def simulate(model: Model | CompiledModel, t_end: float | None = None, output_st
         equilibrium_note = (f"started at the static equilibrium ({eq.method}, {eq.iterations} iterations, "
                             f"max |NᵀQ| = {eq.residual:.3g})")
     holding = generic_system(holding_model(model, hold), settings) if hold else None
-    run = Run(system, settings, progress, cancel, holding, on_event, results_path, start=start, owned=owned)
-    for message in compiled.notices:
-        run.rec.event(0.0, "codegen", message)
-    if start is not None:
-        run.rec.event(0.0, "equilibrium", equilibrium_note)
-    with single_threaded_blas():
-        return run.execute()
+    claim = system.claim() if mine else None
+    try:
+        run = Run(system, settings, progress, cancel, holding, on_event, results_path, start=start,
+                  owned=claim is not None)
+        for message in compiled.notices:
+            run.rec.event(0.0, "codegen", message)
+        if start is not None:
+            run.rec.event(0.0, "equilibrium", equilibrium_note)
+        with single_threaded_blas():
+            return run.execute()
+    finally:
+        if claim is not None:
+            claim.release()
 
 
 class Run:
@@ -168,8 +174,9 @@ class Run:
                  results_path=None, start=None, owned=False):
         """system: a compiled system; the run evaluates its own workspace of it
         (:meth:`~solver.formulations.system.MechanicalSystem.workspace`), so it starts from the
-        model's configuration and never changes ``system`` — unless ``owned`` (the caller compiled
-        it for this run alone): then the system itself, its run state reset (``own_workspace``);
+        model's configuration and never changes ``system`` — unless ``owned`` (the caller holds the
+        system's :meth:`~solver.formulations.system.MechanicalSystem.claim` for this run): then the
+        system itself, its run state reset (``own_workspace``);
         holding: the same system with held
         joints prescribed, used only to assemble (a workspace of it too); results_path: the HDF5
         file the recorder streams into (None: results in memory); start: the initial state

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..partitioning.partition import POSITION_TOL
-from .workspace import reset, workspace
+from .workspace import claim, reset, workspace
 
 
 @dataclass
@@ -67,11 +67,20 @@ class MechanicalSystem:
 
     def own_workspace(self) -> "MechanicalSystem":
         """This system itself, its run state reset in place as :meth:`workspace` resets the copies:
-        the workspace of a caller that owns the system (``simulate`` of a Model compiles it for that
-        one run, and nothing else can reach it).  The same evaluations without finding what to
-        share — a plan made once per system, which a system compiled for one run never reuses."""
+        the workspace of a caller that holds :meth:`claim` (``simulate`` of a Model).  The same
+        evaluations without finding what to share — a plan made once per system, which a system
+        evaluated by one run at a time does not need."""
         reset(self.run_state())
         return self
+
+    def claim(self):
+        """The lock that lets one run at a time evaluate this system itself (:meth:`own_workspace`),
+        acquired without waiting, or None when another run holds it (that caller then evaluates a
+        :meth:`workspace`).  A compiled system may be reached by several callers at once — the
+        in-process reuse of compilations (:mod:`solver.recent_compiles`) hands the same system to
+        every compile of an unchanged model — so owning it is decided here, not by who compiled it.
+        The caller releases the lock when its run ends."""
+        return claim(self)
 
     def constraints(self, q, t, qd=None, level=0) -> ConstraintEval:
         """Φ and Φ_q; with level ≥ 1 also ν; level ≥ 2 (needs q̇) also γ."""

@@ -21,6 +21,7 @@ new buffers bound to the same library).
 from __future__ import annotations
 
 import copy
+import threading
 import weakref
 
 import numpy as np
@@ -28,6 +29,8 @@ import numpy as np
 _CONTAINERS = (list, tuple, dict, set, frozenset)
 _PLANS = weakref.WeakKeyDictionary()      # system → (what its workspaces share, ids of its run state)
 _STARTS = weakref.WeakKeyDictionary()     # system → its initial_state() (q0, q̇0, t0), arrays read-only
+_CLAIMS = weakref.WeakKeyDictionary()     # system → the lock of the run evaluating it itself
+_CLAIMS_LOCK = threading.Lock()
 
 
 def workspace(system, run_state):
@@ -58,6 +61,17 @@ def initial_state(system, space):
         q.flags.writeable = qd.flags.writeable = False
         start = _STARTS[system] = (q, qd, t)
     return start
+
+
+def claim(system):
+    """The lock of ``system`` acquired without waiting, or None when another run holds it
+    (:meth:`~solver.formulations.system.MechanicalSystem.claim`).  Kept beside the system, not in
+    it: a workspace copies the system's own attributes."""
+    with _CLAIMS_LOCK:
+        lock = _CLAIMS.get(system)
+        if lock is None:
+            lock = _CLAIMS[system] = threading.Lock()
+    return lock if lock.acquire(blocking=False) else None
 
 
 def reset(run_state):

@@ -91,3 +91,31 @@ def test_a_short_run_writes_its_rows_in_one_call_and_the_same_rows(monkeypatch):
     assert len(calls) >= 5
     for name in ("t", "q", "qd", "qdd", "r", "v", "a", "reaction_force", "energy_table", "step_t", "step_h"):
         np.testing.assert_array_equal(one._full(name), chunked._full(name))
+
+
+def test_a_shared_compiled_system_is_evaluated_in_place_by_one_run_at_a_time(monkeypatch):
+    """simulate(model) of an unchanged model recalls the same compiled system (solver.recent_compiles),
+    so another run may be evaluating it: a run evaluates the system itself (own_workspace) only while
+    it holds the system's claim, else a workspace copy — with the same result."""
+    model = pendulum(omega=1.0)
+    compiled = solver.compile_model(model)
+    system = compiled.system
+    reference = solver.simulate(model)
+    assert solver.compile_model(model).system is system                    # recalled, shared
+    in_place = []
+    original = type(system).own_workspace
+    monkeypatch.setattr(type(system), "own_workspace", lambda self: in_place.append(self) or original(self))
+    held = system.claim()                                                  # another run holds it …
+    assert held is not None and system.claim() is None
+    try:
+        copied = solver.simulate(model)
+    finally:
+        held.release()
+    assert not in_place                                                    # … so this one ran on a copy
+    assert np.array_equal(copied.coordinates, reference.coordinates)
+    again = solver.simulate(model)                                         # released: in place again
+    assert len(in_place) == 1 and in_place[0] is system
+    assert np.array_equal(again.coordinates, reference.coordinates)
+    claim = system.claim()                                                 # and the run gave it back
+    assert claim is not None
+    claim.release()
