@@ -137,7 +137,7 @@ def build(window) -> dict[str, QAction]:
     m.addAction(act("model_properties", "Model &Properties (gravity)", lambda: doc.select(MODEL_ITEM),
                     icon_name="model"))
     a["add_joint_menu"], a["add_force_menu"] = joints.menuAction(), forces.menuAction()
-    _limit_action(window, a["add_limit"])
+    _limit_action(window, m, a["add_limit"])
     _picking(window, a, act)
 
     # Simulate
@@ -265,10 +265,13 @@ def _picking(window, a, act):
     window.viewport.moved.connect(lambda name, offset: window.editing.move(offset, name))
 
 
-def _limit_action(window, action):
-    """Add Limit is enabled while the selection is a joint it can limit; disabled, its status and tool
-    tips say why (:func:`app.editing.limit_refusal`), shown in the status bar as the selection changes."""
+def _limit_action(window, menu, action):
+    """Add Limit is enabled while the selection is a joint it can limit; disabled, its tool tip (shown
+    over the item: Qt shows no status tip for a disabled one) says why (:func:`app.editing.limit_refusal`),
+    and so does the status bar when its ``menu`` opens."""
     document = window.document
+    menu.setToolTipsVisible(True)     # only Add Limit has a tool tip of its own
+    menu.aboutToShow.connect(lambda: None if action.isEnabled() else window.statusBar().showMessage(action.toolTip()))
 
     def update(*_):
         reason = limit_refusal(document.model, document.selection)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from PySide6.QtWidgets import QMenu
 
 import solver
 from app import commands
@@ -107,9 +108,13 @@ def test_add_limit_is_one_undo_step_and_disabled_with_a_reason(window):
     window.document.set_model(m)
     action = window.actions["add_limit"]
     doc = window.document
-    assert not action.isEnabled() and "select a joint" in action.statusTip()
+    assert not action.isEnabled() and "select a joint" in action.toolTip()
     doc.select("ball")
-    assert not action.isEnabled() and "spherical joint has no limits" in action.statusTip()
+    assert not action.isEnabled() and "spherical joint has no limits" in action.toolTip()
+    model_menu = next(w for w in action.associatedObjects() if isinstance(w, QMenu))
+    model_menu.popup(window.mapToGlobal(window.rect().center()))          # the Model menu opens: why not
+    assert "spherical joint has no limits" in window.statusBar().currentMessage()
+    model_menu.hide()
     doc.select("bob")
     assert not action.isEnabled()
     doc.select("pivot")
@@ -123,7 +128,7 @@ def test_add_limit_is_one_undo_step_and_disabled_with_a_reason(window):
     assert window.properties.editor("upper_limit").value() == pytest.approx(LIMIT_ROTATION)
     theta = _angles(_glyph(window)[0])
     assert (theta[0], theta[-1]) == pytest.approx((-np.pi / 2, np.pi / 2), abs=1e-12)
-    assert not action.isEnabled() and "has its limits already" in action.statusTip()
+    assert not action.isEnabled() and "has its limits already" in action.toolTip()
     doc.undo_stack.undo()
     assert (joint.lower_limit, joint.upper_limit) == (None, None) and _glyph(window) == []
     assert action.isEnabled()
