@@ -245,6 +245,8 @@ def _tree_menu(window, a, joints, forces):
         if window.document.selection in window.document.model:
             menu.addSeparator()
             menu.addActions([a["duplicate"], a["rename"], a["move"], a["delete"]])
+        if window.document.selection in window.document.model.joints:
+            menu.addAction(a["add_limit"])
         menu.exec(window.tree.viewport().mapToGlobal(pos))
     window.tree.customContextMenuRequested.connect(show)
 

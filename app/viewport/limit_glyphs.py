@@ -12,7 +12,7 @@ coordinate is measured from):
   the plane (:func:`reference_direction`), so the arc shows where body_j can swing;
 - translation s (prismatic, cylindrical limited in translation; s = z_iᵀd): a segment parallel to
   the axis at OFFSET·g beside it from origin + lower·axis to origin + upper·axis (true length), a
-  tick across it at each limit that is set.
+  cross of two ticks normal to the axis at each limit that is set (seen from any side).
 
 A one-sided limit spans from the limit to the assembly configuration (0), ticked at the limit only.
 The glyph is lines (the scene draws them as thin tubes); :func:`limit_lines` gives them as point
@@ -56,7 +56,8 @@ def reference_direction(axis, origin, toward) -> np.ndarray:
 
 def limit_lines(joint, toward, g: float) -> list[np.ndarray]:
     """The glyph's polylines (each (n, 3), global, at the assembly configuration): the arc or segment
-    first, then one tick per set limit (lower first); [] when the joint's stops do not act.
+    first, then the ticks of the set limits (lower first; one per limit on an arc, two on a segment);
+    [] when the joint's stops do not act.
     ``toward``: body_j's CM (the arc's θ = 0); ``g`` the scene's glyph size."""
     s = span(joint)
     if s is None:
@@ -76,10 +77,11 @@ def limit_lines(joint, toward, g: float) -> list[np.ndarray]:
         arc = np.array([at(t, r) for t in thetas])
         ticks = [np.array([at(t, r - 0.5 * TICK * g), at(t, r + 0.5 * TICK * g)]) for t in set_limits]
         return [arc, *ticks]
-    side = OFFSET * g * frame_from_axis(z)[:, 0]
+    across = frame_from_axis(z)[:, :2]
+    side = OFFSET * g * across[:, 0]
     segment = np.array([o + side + s[0] * z, o + side + s[1] * z])
-    ticks = [np.array([o + (1.0 - 0.5 * TICK / OFFSET) * side + v * z, o + (1.0 + 0.5 * TICK / OFFSET) * side + v * z])
-             for v in set_limits]
+    ticks = [np.array([o + side + v * z - 0.5 * TICK * g * e, o + side + v * z + 0.5 * TICK * g * e])
+             for v in set_limits for e in across.T]
     return [segment, *ticks]
 
 

@@ -87,12 +87,16 @@ def test_translation_segment_and_moving_body_i(window):
                 lower_limit=-0.05, upper_limit=0.2)
     window.document.set_model(m)
     g = window.viewport.scene.glyph
-    segment, low, high = _glyph(window)
+    segment, *ticks = _glyph(window)
     axis = np.array([1.0, 0.0, 0.0])
     assert segment @ axis == pytest.approx([-0.05, 0.2], abs=1e-12)
     side = segment - np.outer(segment @ axis, axis)
     assert np.allclose(np.linalg.norm(side, axis=1), OFFSET * g, rtol=1e-12)
-    assert low @ axis == pytest.approx([-0.05, -0.05]) and high @ axis == pytest.approx([0.2, 0.2])
+    # a cross of two ticks normal to the axis at each limit, through the segment
+    assert np.concatenate([t @ axis for t in ticks]) == pytest.approx([-0.05] * 4 + [0.2] * 4, abs=1e-12)
+    for tick in ticks:
+        assert (tick[1] - tick[0]) @ axis == pytest.approx(0.0, abs=1e-15)
+        assert np.allclose(tick.mean(axis=0) - np.outer(tick.mean(axis=0) @ axis, axis), side[0], atol=1e-12)
     # base turned by 90° about z: the segment turns with it (now along +y)
     window.viewport.set_body_poses({"base": ((0.0, 0.0, 0.0), [[0, -1, 0], [1, 0, 0], [0, 0, 1]])})
     moved = _glyph(window)[0]
