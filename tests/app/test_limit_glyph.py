@@ -97,10 +97,30 @@ def test_translation_segment_and_moving_body_i(window):
     for tick in ticks:
         assert (tick[1] - tick[0]) @ axis == pytest.approx(0.0, abs=1e-15)
         assert np.allclose(tick.mean(axis=0) - np.outer(tick.mean(axis=0) @ axis, axis), side[0], atol=1e-12)
-    # base turned by 90° about z: the segment turns with it (now along +y)
+    # playing (solids merged into one mesh), base turned by 90° about z: the segment turns with it
+    # (now along +y), its actor drawn and moved by base's matrix
+    window.viewport.set_animating(True)
     window.viewport.set_body_poses({"base": ((0.0, 0.0, 0.0), [[0, -1, 0], [1, 0, 0], [0, 0, 1]])})
     moved = _glyph(window)[0]
     assert moved[:, 1] == pytest.approx([-0.05, 0.2], abs=1e-12)
+    actor = window.viewport.scene.limits["pivot"].actor
+    assert actor.GetVisibility() and actor.GetUserMatrix().GetElement(1, 0) == pytest.approx(1.0)
+    window.viewport.set_animating(False)
+
+
+def test_cylindrical_joint_draws_the_limited_coordinate(window):
+    """A cylindrical joint's glyph is an arc while its stops limit the rotation (its first coordinate,
+    the default) and a segment when limit_coordinate is translation."""
+    m = pendulum_model()
+    m.remove("pivot")
+    m.add_joint("pivot", "cylindrical", "ground", "bob", origin=(0.0, 0.0, 0.0), axis=(0.0, 0.0, 1.0),
+                lower_limit=-0.4, upper_limit=0.4)
+    window.document.set_model(m)
+    arc = _glyph(window)[0]
+    assert len(arc) > 2 and _angles(arc)[[0, -1]] == pytest.approx([-0.4, 0.4], abs=1e-12)
+    window.document.push(_set(m, "pivot", "limit_coordinate", "translation"))
+    segment = _glyph(window)[0]
+    assert len(segment) == 2 and segment[:, 2] == pytest.approx([-0.4, 0.4], abs=1e-12)
 
 
 def test_add_limit_is_one_undo_step_and_disabled_with_a_reason(window):
