@@ -15,6 +15,8 @@ coordinate is measured from):
   cross of two ticks normal to the axis at each limit that is set (seen from any side).
 
 A one-sided limit spans from the limit to the assembly configuration (0), ticked at the limit only.
+A range of more than a turn draws one turn from the lower limit; a translation is drawn within
+±REACH·g of the origin (a limit beyond it has no tick), so a huge limit never swamps the view.
 The glyph is lines (the scene draws them as thin tubes); :func:`limit_lines` gives them as point
 arrays, :func:`limit_glyph` as vtkPolyData.
 """
@@ -31,6 +33,7 @@ ARC_RADIUS = 2.4      # arc radius in glyph sizes (outside the revolute barrel, 
 TICK = 0.8            # tick length in glyph sizes
 OFFSET = 1.2          # the translation segment's distance from the axis, in glyph sizes
 ARC_STEP = np.radians(3.0)   # at most 3° between the arc's points
+REACH = 40.0          # a translation glyph is drawn within ±REACH·g (twice the model's extent) of the origin
 
 
 def span(joint) -> tuple[float, float] | None:
@@ -73,15 +76,17 @@ def limit_lines(joint, toward, g: float) -> list[np.ndarray]:
         def at(theta, radius):
             return o + radius * (np.cos(theta) * x + np.sin(theta) * y)
 
-        thetas = np.linspace(s[0], s[1], max(2, int(np.ceil((s[1] - s[0]) / ARC_STEP)) + 1))
+        high = min(s[1], s[0] + 2.0 * np.pi)          # more than a turn: one turn (and both ticks)
+        thetas = np.linspace(s[0], high, max(2, int(np.ceil((high - s[0]) / ARC_STEP)) + 1))
         arc = np.array([at(t, r) for t in thetas])
         ticks = [np.array([at(t, r - 0.5 * TICK * g), at(t, r + 0.5 * TICK * g)]) for t in set_limits]
         return [arc, *ticks]
     across = frame_from_axis(z)[:, :2]
     side = OFFSET * g * across[:, 0]
-    segment = np.array([o + side + s[0] * z, o + side + s[1] * z])
+    low, high = np.clip(s, -REACH * g, REACH * g)
+    segment = np.array([o + side + low * z, o + side + high * z])
     ticks = [np.array([o + side + v * z - 0.5 * TICK * g * e, o + side + v * z + 0.5 * TICK * g * e])
-             for v in set_limits for e in across.T]
+             for v in set_limits if abs(v) <= REACH * g for e in across.T]
     return [segment, *ticks]
 
 

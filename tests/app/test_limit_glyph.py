@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QMenu
 import solver
 from app import commands
 from app.editing import LIMIT_ROTATION, LIMIT_TRANSLATION
-from app.viewport.limit_glyphs import ARC_RADIUS, OFFSET
+from app.viewport.limit_glyphs import ARC_RADIUS, OFFSET, REACH, limit_lines
 
 from conftest import pendulum_model
 
@@ -174,3 +174,15 @@ def test_add_limit_is_one_undo_step_and_disabled_with_a_reason(window):
 def _set(model, name, field, value):
     """The command the property editor pushes for one field."""
     return commands.SetField(model, name, field, value)
+
+
+def test_huge_limits_stay_bounded():
+    """A limit of 1e9 rad or m draws one turn, or a segment cut at ±REACH·g, not a billion points."""
+    m = pendulum_model()
+    m.set_field("pivot", "lower_limit", -1e9)
+    arc, _ = limit_lines(m.joints["pivot"], (0.0, -0.5, 0.0), 0.05)
+    assert len(arc) <= 122 and _angles(arc)[0] == pytest.approx(np.remainder(-1e9 + np.pi, 2 * np.pi) - np.pi)
+    m.remove("pivot")
+    m.add_joint("pivot", "prismatic", "ground", "bob", axis=(1.0, 0.0, 0.0), upper_limit=1e9)
+    segment, *ticks = limit_lines(m.joints["pivot"], (0.0, -0.5, 0.0), 0.05)
+    assert segment[:, 0] == pytest.approx([0.0, REACH * 0.05]) and ticks == []
