@@ -227,11 +227,16 @@ class Editing(QObject):
         return True
 
 
+def limited_kinds() -> list[str]:
+    """The joint kinds with stops: ``"lower_limit"`` among their ``solver.JOINT_KINDS`` fields (revolute,
+    prismatic, cylindrical)."""
+    return [k for k, kind in solver.JOINT_KINDS.items() if "lower_limit" in kind.fields]
+
+
 def limit_refusal(model, name: str) -> str:
     """Why Model ▸ Add Limit cannot add stops to element ``name`` ("" when it can): it must be a joint
-    whose kind has stops (``"lower_limit"`` among its ``solver.JOINT_KINDS`` fields: revolute,
-    prismatic, cylindrical) whose stops do not act yet."""
-    kinds = ", ".join(k for k, kind in solver.JOINT_KINDS.items() if "lower_limit" in kind.fields)
+    of a kind with stops (:func:`limited_kinds`) whose stops do not act yet."""
+    kinds = ", ".join(limited_kinds())
     if name not in model.joints:
         return f"select a joint to limit ({kinds})"
     joint = model.joints[name]

@@ -6,6 +6,8 @@ import logging
 import os
 from functools import partial
 
+import numpy as np
+
 from PySide6.QtCore import QEvent, Qt, QUrl
 from PySide6.QtGui import QAction, QActionGroup, QDesktopServices, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QLineEdit, QMenu, QMessageBox, QStyle, QToolButton
@@ -13,7 +15,7 @@ from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QLineEdit, QMenu, 
 import solver
 
 from . import app_settings, commands, dialogs, study_dialog
-from .editing import limit_refusal, pivot_points
+from .editing import LIMIT_ROTATION, LIMIT_TRANSLATION, limit_refusal, limited_kinds, pivot_points
 from .log_panel import LOGGER
 from .resources import DOCS, icon, sample_files
 from .tree import MODEL_ITEM
@@ -25,8 +27,8 @@ MOUSE_HELP = ("Left drag: rotate · Shift+left or middle drag: pan · wheel or r
               "left drag on the selected body or marker: move it in the view plane · "
               "Model ▸ Add Joint ▸ <type> (Ctrl+J: revolute): pick two bodies and the origin "
               "(Enter: type the coordinates instead; Esc cancels)")
-ADD_LIMIT_TIP = ("stops on the selected revolute, prismatic or cylindrical joint: ±90° or ±0.1 m from the "
-                 "assembly configuration (edit them in its properties)")
+ADD_LIMIT_TIP = (f"stops on the selected joint ({', '.join(limited_kinds())}): ±{np.degrees(LIMIT_ROTATION):g}° or "
+                 f"±{LIMIT_TRANSLATION:g} m from the assembly configuration (edit them in its properties)")
 
 
 def build(window) -> dict[str, QAction]:
