@@ -16,6 +16,10 @@ from .orientation import quat_from_axis_angle
 from .simulation import quaternion_matrix
 from .viewport.transforms import frame_from_axis
 
+LIMIT_ROTATION = np.pi / 2     # rad: Add Limit's stops on a rotation, ±
+LIMIT_TRANSLATION = 0.1        # m: Add Limit's stops on a translation, ±
+
+
 class Editing(QObject):
     """Signals: ``failed(title, problems)`` when the model refuses an edit."""
 
@@ -79,6 +83,29 @@ class Editing(QObject):
             return ""
         return self._add(lambda m, s: solver.FlexibleBody(name=factory.unique_name(m, "beam"), **values),
                          "Add flexible beam")
+
+    def add_limit(self, name: str = "") -> bool:
+        """Model ▸ Add Limit: stops on joint ``name`` (else the selected one) — the limits it lacks set to
+        ±LIMIT_ROTATION rad (a coordinate limited in rotation) or ±LIMIT_TRANSLATION m, ``stops`` on —
+        as one undo step, and select the joint (the property editor shows the fields).  A selection
+        that is not a joint of a kind with stops, or a joint whose stops already act, is refused
+        through ``failed`` with the reason (:func:`limit_refusal`)."""
+        model = self.document.model
+        name = name or self.document.selection
+        reason = limit_refusal(model, name)
+        if reason:
+            self.failed.emit("Add limit", [reason])
+            return False
+        joint = model.joints[name]
+        coordinate = joint.coordinates()[0] if joint.limit_coordinate == "default" else joint.limit_coordinate
+        bound = LIMIT_ROTATION if coordinate == "rotation" else LIMIT_TRANSLATION
+        # a one-sided joint keeps its limit; the other one lies beyond it
+        lower = joint.lower_limit if joint.lower_limit is not None else min(-bound, (joint.upper_limit or 0.0) - bound)
+        upper = joint.upper_limit if joint.upper_limit is not None else max(bound, lower + bound)
+        changes = [(name, f, v) for f, v in (("lower_limit", lower), ("upper_limit", upper))
+                   if joint.values[f] is None] + ([(name, "stops", True)] if not joint.stops else [])
+        self.document.select(name)
+        return self._run(commands.SetFields(model, changes, f"Add limit to '{name}'"), "Add limit")
 
     def duplicate(self, name: str = "") -> str:
         name = name or self.document.selection
@@ -198,6 +225,26 @@ class Editing(QObject):
             return False
         LOGGER.info("%s", command.text())
         return True
+
+
+def limited_kinds() -> list[str]:
+    """The joint kinds with stops: ``"lower_limit"`` among their ``solver.JOINT_KINDS`` fields (revolute,
+    prismatic, cylindrical)."""
+    return [k for k, kind in solver.JOINT_KINDS.items() if "lower_limit" in kind.fields]
+
+
+def limit_refusal(model, name: str) -> str:
+    """Why Model ▸ Add Limit cannot add stops to element ``name`` ("" when it can): it must be a joint
+    of a kind with stops (:func:`limited_kinds`) whose stops do not act yet."""
+    kinds = ", ".join(limited_kinds())
+    if name not in model.joints:
+        return f"select a joint to limit ({kinds})"
+    joint = model.joints[name]
+    if "lower_limit" not in joint.kind.fields:
+        return f"a {joint.type} joint has no limits (only {kinds} joints have stops)"
+    if joint.stops and joint.lower_limit is not None and joint.upper_limit is not None:
+        return f"joint '{name}' has its limits already: edit lower_limit and upper_limit in its properties"
+    return ""
 
 
 def pivot_points(model, name: str) -> dict:

@@ -6,6 +6,8 @@ import logging
 import os
 from functools import partial
 
+import numpy as np
+
 from PySide6.QtCore import QEvent, Qt, QUrl
 from PySide6.QtGui import QAction, QActionGroup, QDesktopServices, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QLineEdit, QMenu, QMessageBox, QStyle, QToolButton
@@ -13,7 +15,7 @@ from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QLineEdit, QMenu, 
 import solver
 
 from . import app_settings, commands, dialogs, study_dialog
-from .editing import pivot_points
+from .editing import LIMIT_ROTATION, LIMIT_TRANSLATION, limit_refusal, limited_kinds, pivot_points
 from .log_panel import LOGGER
 from .resources import DOCS, icon, sample_files
 from .tree import MODEL_ITEM
@@ -25,6 +27,8 @@ MOUSE_HELP = ("Left drag: rotate · Shift+left or middle drag: pan · wheel or r
               "left drag on the selected body or marker: move it in the view plane · "
               "Model ▸ Add Joint ▸ <type> (Ctrl+J: revolute): pick two bodies and the origin "
               "(Enter: type the coordinates instead; Esc cancels)")
+ADD_LIMIT_TIP = (f"stops on the selected joint ({', '.join(limited_kinds())}): ±{np.degrees(LIMIT_ROTATION):g}° or "
+                 f"±{LIMIT_TRANSLATION:g} m from the assembly configuration (edit them in its properties)")
 
 
 def build(window) -> dict[str, QAction]:
@@ -123,6 +127,8 @@ def build(window) -> dict[str, QAction]:
                         "touches with its own shape, ground with a plane facing up"))
     m.addAction(act("add_driver", "Add &Driver", lambda: _add_driver(window), icon_name="driver",
                     tip="prescribe the selected joint's coordinate: type its motion next (e.g. 2*pi*t)"))
+    m.addAction(act("add_limit", "Add &Limit", lambda: edit.add_limit(), icon_name="joint",
+                    tip=ADD_LIMIT_TIP))
     m.addAction(act("add_coupler", "Add &Coupler", lambda: edit.add_coupler(), icon_name="driver",
                     tip="couple two joint coordinates: θ_j = ratio·θ_i + offset (gears, rack-and-pinion, mimic); "
                         "the selected joint follows the one before it"))
@@ -133,6 +139,7 @@ def build(window) -> dict[str, QAction]:
     m.addAction(act("model_properties", "Model &Properties (gravity)", lambda: doc.select(MODEL_ITEM),
                     icon_name="model"))
     a["add_joint_menu"], a["add_force_menu"] = joints.menuAction(), forces.menuAction()
+    _limit_action(window, m, a["add_limit"])
     _picking(window, a, act)
 
     # Simulate
@@ -240,6 +247,8 @@ def _tree_menu(window, a, joints, forces):
         if window.document.selection in window.document.model:
             menu.addSeparator()
             menu.addActions([a["duplicate"], a["rename"], a["move"], a["delete"]])
+        if window.document.selection in window.document.model.joints:
+            menu.addAction(a["add_limit"])
         menu.exec(window.tree.viewport().mapToGlobal(pos))
     window.tree.customContextMenuRequested.connect(show)
 
@@ -258,6 +267,26 @@ def _picking(window, a, act):
     window.document.model_replaced.connect(placement.cancel)
     placement.prompt.connect(lambda text: status.showMessage(text) if text else status.clearMessage())
     window.viewport.moved.connect(lambda name, offset: window.editing.move(offset, name))
+
+
+def _limit_action(window, menu, action):
+    """Add Limit is enabled while the selection is a joint it can limit; disabled, its tool tip (shown
+    over the item: Qt shows no status tip for a disabled one) says why (:func:`app.editing.limit_refusal`),
+    and so does the status bar when its ``menu`` opens."""
+    document = window.document
+    menu.setToolTipsVisible(True)     # only Add Limit has a tool tip of its own
+    menu.aboutToShow.connect(lambda: None if action.isEnabled() else window.statusBar().showMessage(action.toolTip()))
+
+    def update(*_):
+        reason = limit_refusal(document.model, document.selection)
+        action.setEnabled(not reason)
+        tip = f"Add Limit: {reason}" if reason else ADD_LIMIT_TIP
+        action.setStatusTip(tip)
+        action.setToolTip(tip)
+
+    for signal in (document.selection_changed, document.model_event, document.model_replaced):
+        signal.connect(update)
+    update()
 
 
 def _enter_while_picking(placement, action):

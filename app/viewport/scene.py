@@ -6,7 +6,8 @@ joints the parts their kind's ``glyph`` names (:func:`app.viewport.shapes.joint_
 ``color`` (green by default): revolute a cylinder along the axis; prismatic a two-headed orange
 arrow; cylindrical both; spherical a red ball; universal two crossed cylinders; fixed a cube; planar
 a disc normal to the axis; screw a cylinder with a coil; distance and revolute-spherical links a rod
-between their points; springs coils between their points; applied forces arrows; torques curved arrows; bushings
+between their points; a joint's limits (its stops) a thin arc or segment from the lower to the upper
+limit, moving with body_i (:mod:`app.viewport.limit_glyphs`, ``Scene.limits``); springs coils between their points; applied forces arrows; torques curved arrows; bushings
 wireframe balls; flexible beams a tube through their finite-element nodes; a road element (it has no
 glyph) its surface — flat, bump, ramp or table profile along x, constant across y
 (:class:`solver.vehicle.road.RoadSurface` gives the heights) — a strip ROAD_MARGIN beyond the model
@@ -33,7 +34,7 @@ from vtkmodules.vtkRenderingCore import vtkActor, vtkPolyDataMapper, vtkRenderer
 
 import solver
 
-from . import shapes
+from . import limit_glyphs, shapes
 from .merged import MergedMesh
 from .picking import Snapper, features, mesh_vertices
 from .transforms import beam_frame, inverse, pose, quat_to_matrix, to_vtk
@@ -45,6 +46,8 @@ SPRING_COLOR = (0.50, 0.20, 0.65)
 BEAM_COLOR = (0.90, 0.60, 0.20)
 POINT_COLOR = (0.90, 0.66, 0.09)
 POINT_RADIUS = 0.3      # design points' balls, in glyph sizes
+LIMIT_COLOR = (0.85, 0.20, 0.20)
+LIMIT_THICKNESS = 0.08  # radius of the limit glyphs' tubes, in glyph sizes
 MANY_JOINTS = 50  # above this, joint glyphs get fewer polygons (frame time on software OpenGL)
 HIGHLIGHT = (1.0, 0.84, 0.0)
 HOVER = (0.55, 0.85, 1.0)
@@ -88,6 +91,7 @@ class Scene:
     def __init__(self, renderer: vtkRenderer):
         self.renderer = renderer
         self.items: dict[str, _Item] = {}
+        self.limits: dict[str, _Item] = {}          # joint → its limit glyph (not pickable)
         self.frames: list[_Item] = []
         self.decor: list[vtkActor] = []
         self.roads: dict[str, vtkActor] = {}       # road element → its surface (also in decor)
@@ -141,6 +145,7 @@ class Scene:
             color = joint.kind.color or JOINT_COLOR
             self._add(name, shapes.joint_glyph(joint, _joint_glyph_size(model, joint, g), sides),
                       _carrier(joint.body_i, joint.body_j), color)
+            self._add_limit(joint, g)
         for name, force in model.forces.items():
             self._add_force(model, force, g)
         for name, marker in model.markers.items():
@@ -155,7 +160,7 @@ class Scene:
         self.snapper = Snapper(features(model, meshes))
         self.snap_marker.SetScale(0.5 * g)
         self.show_snap(None)
-        for item in [*self.items.values(), *self.frames]:
+        for item in [*self.items.values(), *self.frames, *self.limits.values()]:
             if item.body in self._matrices:
                 item.actor.SetUserMatrix(self._matrices[item.body])
         self._measure()
@@ -163,13 +168,14 @@ class Scene:
         self.highlight(self.selected)
 
     def clear(self):
-        for item in [*self.items.values(), *self.frames]:
+        for item in [*self.items.values(), *self.frames, *self.limits.values()]:
             self.renderer.RemoveActor(item.actor)
         for actor in self.decor:
             self.renderer.RemoveActor(actor)
         if self.merged is not None:
             self.renderer.RemoveActor(self.merged.actor)
         self.items, self.frames, self.decor, self.springs, self.beams = {}, [], [], [], {}
+        self.limits = {}
         self.merged, self.animating = None, False
         self.scalar_bar.SetVisibility(False)
 
@@ -314,6 +320,21 @@ class Scene:
             b[1::2] = np.maximum(b[1::2], origins.max(axis=0) + self._reach)
         return tuple(b)
 
+    def limit_lines(self, joint: str) -> list[np.ndarray]:
+        """Joint ``joint``'s limit glyph as drawn now: its polylines (each (n, 3), global: the lines
+        the tubes follow, read from the VTK data and moved with body_i); [] when it has none."""
+        item = self.limits.get(joint)
+        if item is None:
+            return []
+        data = item.actor.GetMapper().GetInputAlgorithm().GetInputDataObject(0, 0)
+        xyz = vtk_to_numpy(data.GetPoints().GetData())
+        if item.body in self.current:
+            M = self.current[item.body] @ self._inverse[item.body]
+            xyz = xyz @ M[:3, :3].T + M[:3, 3]
+        ids = vtk_to_numpy(data.GetLines().GetConnectivityArray())
+        offsets = vtk_to_numpy(data.GetLines().GetOffsetsArray())
+        return [xyz[ids[a:b]] for a, b in zip(offsets[:-1], offsets[1:])]
+
     def model_bounds(self):
         """(xmin, xmax, ymin, ymax, zmin, zmax) of the element actors."""
         b = np.array([np.inf, -np.inf] * 3)
@@ -325,14 +346,15 @@ class Scene:
 
     # ---- helpers ------------------------------------------------------------------------------
     def _paint(self, name):
-        """An element's colour: highlight if selected, hover tint if under the cursor, else its own."""
-        item = self.items.get(name)
-        if item is None or item.color is None:
-            return
-        color, ambient = ((HIGHLIGHT, 0.35) if name in self.selected else (HOVER, 0.3) if name == self.hovered
-                          else (item.color, 0.1))
-        item.actor.GetProperty().SetColor(*color)
-        item.actor.GetProperty().SetAmbient(ambient)
+        """An element's colour (and its limit glyph's): highlight if selected, hover tint if under the
+        cursor, else its own."""
+        for item in (self.items.get(name), self.limits.get(name)):
+            if item is None or item.color is None:
+                continue
+            color, ambient = ((HIGHLIGHT, 0.35) if name in self.selected else (HOVER, 0.3) if name == self.hovered
+                              else (item.color, 0.1))
+            item.actor.GetProperty().SetColor(*color)
+            item.actor.GetProperty().SetAmbient(ambient)
 
     def _add(self, name, data, body, color, radius=None):
         actor = _actor(data, color) if radius is None else _tube_actor(data, radius, color)
@@ -345,7 +367,8 @@ class Scene:
         the reach: how far any moving actor or deformed beam extends from its body's origin."""
         b = np.array([np.inf, -np.inf] * 3)
         reach = 0.0
-        for actor, body in [(i.actor, i.body) for i in self.items.values()] + [(a, None) for a in self.decor]:
+        moving = [*self.items.values(), *self.limits.values()]
+        for actor, body in [(i.actor, i.body) for i in moving] + [(a, None) for a in self.decor]:
             ab = np.array(actor.GetBounds())
             if not np.isfinite(ab).all() or ab[0] > ab[1]:
                 continue
@@ -363,6 +386,18 @@ class Scene:
             reach = max(reach, 2.0 * float(np.linalg.norm(beam.nodes, axis=1).max()))
         self._static_bounds = b if np.isfinite(b).all() else np.zeros(6)
         self._reach = reach
+
+    def _add_limit(self, joint, g):
+        """The joint's limit glyph (:mod:`app.viewport.limit_glyphs`) in ``self.limits``, moving with
+        body_i (θ = 0 towards body_j's CM); nothing when its stops do not act."""
+        data = limit_glyphs.limit_glyph(joint, self._cm(joint.body_j), g)
+        if data is None:
+            return
+        actor = _tube_actor(data, LIMIT_THICKNESS * g, LIMIT_COLOR)
+        actor.SetPickable(False)
+        body = joint.body_i if joint.body_i != solver.GROUND else None
+        self.limits[joint.name] = _Item(joint.name, actor, body, LIMIT_COLOR)
+        self.renderer.AddActor(actor)
 
     def _add_beam(self, name, beam, g):
         """A tube through the beam's nodes (``elements`` + 1, evenly spaced along its axis)."""
