@@ -15,8 +15,9 @@ under m g (Hertz here: (m g/k)^(1/e) = 0.29 mm).
 
 Times are CPU seconds of this process (``time.process_time``: the machine is shared, so wall time
 scales with the load); the real-time factor is simulated time over CPU time (> 1: faster than real
-time).  MBS Studio runs the sizes up to ``--mbs-max`` (the dense reduction of n free bodies costs
-O(n³) per right-hand side: docs/performance.md "Contact"); MuJoCo runs them all.
+time).  MBS Studio runs the sizes up to ``--mbs-max`` (the free spheres take the open tree's O(n)
+path, articulated.c; the model of 1000 spheres has half a million contact elements: docs/performance.md
+"Contact"); MuJoCo runs them all.
 
     .venv/bin/python bench/contact.py [--n 10 100 1000] [--t-end 1.0 0.01 1.0] [--mbs-max 100]
     .venv/bin/python bench/contact.py --energy 10 0.3 2e-4     # energy lost = energy the contacts dissipated
