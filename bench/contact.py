@@ -15,11 +15,13 @@ under m g (Hertz here: (m g/k)^(1/e) = 0.29 mm).
 
 Times are CPU seconds of this process (``time.process_time``: the machine is shared, so wall time
 scales with the load); the real-time factor is simulated time over CPU time (> 1: faster than real
-time).  MBS Studio runs the sizes up to ``--mbs-max`` (the dense reduction of n free bodies costs
-O(n³) per right-hand side: docs/performance.md "Contact"); MuJoCo runs them all.
+time).  MBS Studio runs the sizes up to ``--mbs-max`` (the free spheres take the open tree's O(n)
+path, articulated.c; the model of 1000 spheres has half a million contact elements: docs/performance.md
+"Contact"); MuJoCo runs them all.
 
     .venv/bin/python bench/contact.py [--n 10 100 1000] [--t-end 1.0 0.01 1.0] [--mbs-max 100]
     .venv/bin/python bench/contact.py --energy 10 0.3 2e-4     # energy lost = energy the contacts dissipated
+    .venv/bin/python bench/contact.py --rhs 10 1.0 20000        # one right-hand side at the state at 1 s
 
 Prints the load average before and after the table.
 """
@@ -100,6 +102,29 @@ def energy_audit(n, t_end, output_step):
     return lost[-1], dissipated[-1], np.max(np.abs(lost - dissipated))
 
 
+def rhs_costs(n, t_end, repeats):
+    """(CPU µs of one compiled right-hand side, cg_reduced at level 2 called from Python (its ctypes
+    call included), CPU µs of its contact evaluation cc_generalized alone, contact points) at the
+    state of the default run at t_end, on a QR partition there."""
+    from solver.codegen.reduced import CompiledReduction
+    from solver.partitioning.choose import build_partition
+    compiled = solver.compile_model(model(n))
+    res = solver.simulate(compiled, t_end=t_end, output_step=t_end)
+    q, qd = res.coordinates[-1].copy(), res.velocities[-1].copy()
+    part = build_partition("qr", compiled.system, q, t_end)
+    reduction = CompiledReduction(compiled.system, part)
+    y = np.concatenate([part.z_of(q), part.V.T @ qd])
+    reduction.solve(t_end, y, q, 2)
+    t0 = time.process_time()
+    for _ in range(repeats):
+        reduction.solve(t_end, y, q, 2)
+    t1 = time.process_time()
+    for _ in range(repeats):
+        reduction.contact.generalized(q, qd)
+    t2 = time.process_time()
+    return 1e6 * (t1 - t0) / repeats, 1e6 * (t2 - t1) / repeats, reduction.contact.struct.points
+
+
 def mujoco_run(n, t_end):
     import mujoco
     side, r0, v0 = layout(n)
@@ -128,7 +153,16 @@ def main(argv=None):
     parser.add_argument("--energy", type=float, nargs=3, metavar=("N", "T_END", "OUTPUT_STEP"),
                         help="instead: the energy balance of N spheres over T_END (contact dissipation "
                              "integrated over the output points)")
+    parser.add_argument("--rhs", type=float, nargs=3, metavar=("N", "T_END", "REPEATS"),
+                        help="instead: the CPU time of one right-hand side and of its contact evaluation at the "
+                             "state of N spheres at T_END")
     args = parser.parse_args(argv)
+    if args.rhs:
+        n, t_end, repeats = int(args.rhs[0]), args.rhs[1], int(args.rhs[2])
+        total, contact, points = rhs_costs(n, t_end, repeats)
+        print(f"{n} spheres at t = {t_end:g} s ({points} contact points): right-hand side {total:.1f} µs, of which "
+              f"the contact evaluation {contact:.1f} µs (load average {os.getloadavg()[0]:.1f})")
+        return
     if args.energy:
         n, t_end, step = int(args.energy[0]), *args.energy[1:]
         lost, dissipated, worst = energy_audit(n, t_end, step)

@@ -7,8 +7,10 @@
  *   cgc_loads(q_c, q̇_c, par, f, u → F, T)       per body applied force at the CM (gravity
  *                                                included) and torque, global axes
  * and the layout NB, NQ, NQ1 = max(1, NQ), tables edge_parent (parent edge, −1 at the ground),
- * edge_child (body), edge_col (first coordinate), edge_n (coordinates).  Edges are ordered parent
- * before child.  The system has no constraint rows (no cut joints, drivers or Euler parameters).
+ * edge_child (body), edge_col (first coordinate), edge_n (coordinates), edge_euler (where the edge's
+ * 4 Euler parameters start among its coordinates, −1: none), edge_row (their normalization row).
+ * Edges are ordered parent before child.  The only constraint rows are the Euler-parameter
+ * normalizations pᵀp − 1 = 0 of spherical and free joints (no cut joints, drivers or couplers).
  *
  * All quantities are global, about the global origin (Kim & You (1997) §2): state velocity Ŷ = [ṙ − r̃ω ; ω],
  * body state mass and force (eqs. 11–12)
@@ -23,6 +25,14 @@
  *   forward    q̈_e = W_e (u_e − U_eᵀ Ẏ̂_P),   Ẏ̂_C = Ẏ̂_P + B_e q̈_e + D_e   (Ẏ̂_ground = 0)
  * Joint armature a (solver.formulations.armature; par[ARMATURE + j], none when ARMATURE < 0) adds to
  * the diagonal of the joint-space inertia: B_eᵀ U_e + diag(a_e) in W_e, and M = Bᵀ M̂ B + diag(a).
+ * Euler parameters (solver/formulations/mobilizers.py: the pose depends on p/|p| only): B_e p̃ = 0 for
+ * p̃ = the edge's p among its coordinates, so S = B_eᵀK_eB_e is singular along p̃ and neither M nor Q
+ * has a component along it (the normalization carries no load: its multiplier is 0).  The row
+ * pᵀp̈ = −ṗᵀṗ (Φ_q q̈ = γ of pᵀp − 1) fixes that component: W = (S + p̃p̃ᵀ)⁻¹, which equals S⁺ on
+ * range(S) and maps p̃ to p̃/|p|², so U W Uᵀ and U W u are those of S⁺ (U p̃ = K B_e p̃ = 0), and
+ *            q̈_e = W (a − p̃ (p̃ᵀa/|p|² + ṗᵀṗ)),   a = u_e − U_eᵀ Ẏ̂_P
+ * (a projected on range(S), plus p̃ times −ṗᵀṗ/|p|²: pᵀp̈ = −ṗᵀṗ): the solution of M q̈ + Φ_qᵀλ = Q,
+ * Φ_q q̈ = γ the dense reduction (reduced.c) finds by factoring NᵀMN.
  * O(n) per evaluation, against O(n²) to assemble M = Bᵀ M̂ B and O(n³) to factor it.  The composite
  * quantities of Kim & You (1997) (eqs. 16–17: K_e = M̂_C + Σ_k K_k, L_e = Q̂_C + Σ_k (L_k − K_k D_k)) give M
  * and Q (eq. 15) for the callers that need them (linearization, diagnosis): cg_mass, cg_forces.
@@ -34,7 +44,7 @@
 void cgt_edges(const double *q, const double *qd, double *qc, double *qdc, double *A, double *w, double *B, double *D);
 void cgc_loads(const double *q, const double *qd, const double *par, const double *f, const double *u, double *F,
                double *T);
-enum { NJ = 6 };                         /* most coordinates of one tree joint */
+enum { NJ = 7 };                         /* most coordinates of one tree joint (free: 3 + 4) */
 
 static _Thread_local struct {
     double qc[7 * NB], qdc[7 * NB], A[9 * NB], w[3 * NB], B[6 * NQ1], D[6 * NB], F[3 * NB], T[3 * NB];
@@ -115,14 +125,35 @@ static void to_parent(const double *restrict K, const double *restrict L, const 
     for (int i = 0; i < 6; ++i) Lp[i] += L[i] - KD[i] - g[i];
 }
 
-/* Tree kinematics at (q, q̇), applied loads, and per edge K = M̂, L = Q̂ of its child body. */
-static void load_bodies(const double *q, const double *qd, const double *par, const double *f, const double *u)
+/* Tree kinematics at (q, q̇), applied loads, and per edge K = M̂, L = Q̂ of its child body.  shift: the
+ * state quantities of each subtree hanging from the ground about its root body's CM o instead of the
+ * global origin (Ŷ' = [Ŷ_top − o × ω ; ω]: B' = [B_top − o × B_bot ; B_bot], D' likewise, M̂ and Q̂ with
+ * r − o): the same q̈ (τ = B'ᵀR̂' = BᵀR̂), without the cancellation of m r̃r̃ against J when bodies
+ * are far from the origin (a free body 1e8 body lengths away, an integrator's rejected stage). */
+static void load_bodies(const double *q, const double *qd, const double *par, const double *f, const double *u,
+                        int shift)
 {
     cgt_edges(q, qd, ws.qc, ws.qdc, ws.A, ws.w, ws.B, ws.D);
     cgc_loads(ws.qc, ws.qdc, par, f, u, ws.F, ws.T);
+    int root[NB];
+    for (int e = 0; e < NB; ++e) {
+        root[e] = edge_parent[e] < 0 ? e : root[edge_parent[e]];
+        if (!shift) continue;
+        const double *o = ws.qc + 7 * edge_child[root[e]];
+        for (int j = 0; j < edge_n[e]; ++j) {
+            double *Bj = ws.B + 6 * (edge_col[e] + j);
+            const double x[3] = {o[1] * Bj[5] - o[2] * Bj[4], o[2] * Bj[3] - o[0] * Bj[5], o[0] * Bj[4] - o[1] * Bj[3]};
+            for (int i = 0; i < 3; ++i) Bj[i] -= x[i];
+        }
+        double *De = ws.D + 6 * e;
+        const double x[3] = {o[1] * De[5] - o[2] * De[4], o[2] * De[3] - o[0] * De[5], o[0] * De[4] - o[1] * De[3]};
+        for (int i = 0; i < 3; ++i) De[i] -= x[i];
+    }
     for (int e = 0; e < NB; ++e) {
         const int b = edge_child[e];
-        const double *c = par + 7 * b, *r = ws.qc + 7 * b, *v = ws.qdc + 7 * b, *A = ws.A + 9 * b, *w = ws.w + 3 * b;
+        const double *o = ws.qc + 7 * edge_child[root[e]], *qb = ws.qc + 7 * b;
+        const double r[3] = {shift ? qb[0] - o[0] : qb[0], shift ? qb[1] - o[1] : qb[1], shift ? qb[2] - o[2] : qb[2]};
+        const double *c = par + 7 * b, *v = ws.qdc + 7 * b, *A = ws.A + 9 * b, *w = ws.w + 3 * b;
         const double m = c[0];
         const double Jb[9] = {c[1], c[4], c[6], c[4], c[2], c[5], c[6], c[5], c[3]};   /* J' */
         double AJ[9], J[9];
@@ -174,7 +205,7 @@ static void composite(void)
 int cg_tree_accelerations(const double *q, const double *qd, const double *par, const double *f, const double *u,
                           const double *tau, double *qdd)
 {
-    load_bodies(q, qd, par, f, u);
+    load_bodies(q, qd, par, f, u, 1);
     for (int e = NB - 1; e >= 0; --e) {                       /* backward: articulated K, L */
         const int n = edge_n[e], c0 = edge_col[e], p = edge_parent[e];
         const double *K = ws.K + 36 * e, *L = ws.L + 6 * e, *D = ws.D + 6 * e, *B = ws.B + 6 * c0;
@@ -188,6 +219,12 @@ int cg_tree_accelerations(const double *q, const double *qd, const double *par, 
 #if ARMATURE >= 0
             S[n * j + j] += par[ARMATURE + c0 + j];
 #endif
+        }
+        const int eu = edge_euler[e];
+        if (eu >= 0) {                                        /* S + p̃p̃ᵀ (header) */
+            const double *p = q + c0 + eu;
+            for (int i = 0; i < 4; ++i)
+                for (int j = 0; j < 4; ++j) S[n * (eu + i) + eu + j] += p[i] * p[j];
         }
         if (n == 1) {
             if (!isfinite(S[0])) return -1;
@@ -206,6 +243,14 @@ int cg_tree_accelerations(const double *q, const double *qd, const double *par, 
         const double *YP = p >= 0 ? ws.Y + 6 * p : zero;
         double *Y = ws.Y + 6 * e, a[NJ];
         for (int j = 0; j < n; ++j) a[j] = ws.u[c0 + j] - dot6(U + 6 * j, YP);
+        const int eu = edge_euler[e];
+        if (eu >= 0) {                                        /* a − p̃ (p̃ᵀa/|p|² + ṗᵀṗ) (header) */
+            const double *p = q + c0 + eu, *pd = qd + c0 + eu;
+            double pp = 0.0, pa = 0.0, vv = 0.0;
+            for (int i = 0; i < 4; ++i) { pp += p[i] * p[i]; pa += p[i] * a[eu + i]; vv += pd[i] * pd[i]; }
+            const double g = pa / pp + vv;
+            for (int i = 0; i < 4; ++i) a[eu + i] -= p[i] * g;
+        }
         for (int i = 0; i < 6; ++i) Y[i] = YP[i] + D[i];
         for (int j = 0; j < n; ++j) {
             double s = 0.0;
@@ -239,22 +284,39 @@ void cg_tree_generalized(const double *qc, const double *B, const double *Fx, co
     }
 }
 
-/* No constraint rows: Φ, Φ_q, γ are empty. */
+/* The normalization rows Φ = pᵀp − 1, Φ_q = 2pᵀ on the edge's Euler parameters (the other entries of
+ * jac are never written: its buffer starts zeroed) … */
 void cg_position(const double *q, const double *qd, const double *par, const double *f, const double *u,
                  double *phi, double *jac, double *ang)
 {
+    for (int e = 0; e < NB; ++e) {
+        if (edge_euler[e] < 0) continue;
+        const int c = edge_col[e] + edge_euler[e], row = edge_row[e];
+        double s = 0.0;
+        for (int i = 0; i < 4; ++i) {
+            s += q[c + i] * q[c + i];
+            jac[(size_t)row * NQ + c + i] = 2.0 * q[c + i];
+        }
+        phi[row] = s - 1.0;
+    }
 }
 
+/* … and their γ = −2 ṗᵀṗ. */
 void cg_gamma(const double *q, const double *qd, const double *par, const double *f, const double *u,
               double *gamma)
 {
+    for (int e = 0; e < NB; ++e) {
+        if (edge_euler[e] < 0) continue;
+        const double *pd = qd + edge_col[e] + edge_euler[e];
+        gamma[edge_row[e]] = -2.0 * (pd[0] * pd[0] + pd[1] * pd[1] + pd[2] * pd[2] + pd[3] * pd[3]);
+    }
 }
 
 /* M = Bᵀ M̂ B from the composite K (Kim & You (1997) eqs. 15–16): block (a, e) = B_aᵀ K_e B_e for every
  * edge a on e's path, O(n²). */
 void cg_mass(const double *q, const double *qd, const double *par, const double *f, const double *u, double *M)
 {
-    load_bodies(q, qd, par, f, u);
+    load_bodies(q, qd, par, f, u, 0);
     composite();
     memset(M, 0, sizeof(double) * NQ * NQ);
     for (int e = 0; e < NB; ++e)
@@ -276,7 +338,7 @@ void cg_mass(const double *q, const double *qd, const double *par, const double 
 /* Q_e = B_eᵀ (L_e − K_e Σ_path D) with the composite K, L (Kim & You (1997) eqs. 15, 17), O(n). */
 void cg_forces(const double *q, const double *qd, const double *par, const double *f, const double *u, double *Q)
 {
-    load_bodies(q, qd, par, f, u);
+    load_bodies(q, qd, par, f, u, 0);
     composite();
     for (int e = 0; e < NB; ++e) {
         const int p = edge_parent[e];

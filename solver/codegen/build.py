@@ -422,6 +422,10 @@ def _articulated_layout(desc):
                                      for ed in edges]),
               _table("edge_child", [ed["child"] for ed in edges]), _table("edge_col", [ed["col"] for ed in edges]),
               _table("edge_n", [ed["n"] for ed in edges])]
+    norm_row = {col: row for row, col in desc["norm_rows"]}
+    euler = [mobilizers.MOBILIZERS[ed["kind"]].euler for ed in edges]
+    layout += [_table("edge_euler", [-1 if eu is None else eu for eu in euler]),
+               _table("edge_row", [-1 if eu is None else norm_row[ed["col"] + eu] for ed, eu in zip(edges, euler)])]
     return "\n".join([*layout, ARTICULATED_C.read_text(), OUTPUT_TREE_C.read_text()])
 
 

@@ -66,7 +66,7 @@ def output_kind(system):
     if kernels is None:
         return None, "not on generated kernels"
     if hasattr(system, "articulated"):
-        if not system.articulated:
+        if not system.articulated or system.m:
             return None, "a relative formulation with constraint rows (cut joints, drivers, Euler parameters)"
         outside = [f.name for f in system.force_elements if hook_of(f) is None]
         if outside:         # the stops and rotational springs of contact.c, Python's, an interactive run's loads

@@ -45,7 +45,7 @@ static void out_tmul3(const double *A, const double *x, double *n)
 void cg_tree_output(void *context, const double *q, const double *qd, const double *qdd, int row)
 {
     const cg_output_t *o = context;
-    load_bodies(q, qd, o->par, o->f, o->u);
+    load_bodies(q, qd, o->par, o->f, o->u, 0);
     double kinetic = 0.0, gravity = 0.0;
     for (int b = 0; b < NB; ++b) {
         const double *c = o->par + 7 * b, *r = ws.qc + 7 * b, *v = ws.qdc + 7 * b, *A = ws.A + 9 * b;

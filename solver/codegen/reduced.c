@@ -84,6 +84,11 @@ typedef struct {
     double *Qe;               /* nq (work) */
     /* the band algebra of a many-loop partition (banded.c; NULL: the dense algebra of this file) */
     const struct cg_banded *band;
+    /* k_tree's partition (tree_reduced), U and V by columns (CSC: column c's entries u_row/u_val
+     * [u_start[c], u_start[c + 1])), and per column of q the independent row whose Φ_q row may be
+     * non-zero there (−1: none); Φ_q[rows] U is diagonal */
+    const int *col_row, *u_start, *u_row, *v_start, *v_row;
+    const double *u_val, *v_val;
 } cg_reduced_t;
 
 typedef struct cg_banded cg_banded_t;
@@ -461,24 +466,100 @@ done:
 
 static int band_reduced(cg_reduced_t *s, const double *y, int level);     /* banded.c */
 
-/* An open tree (articulated.c: no constraint rows).  Every partition of it has V = I (U empty), so
- * q = q_ref + z, q̇ = ż, and q̈ = z̈ comes from the articulated-body recursion in O(n) instead of
- * factoring NᵀMN = M; the generalized forces Qx of the elements not generated enter as τ. */
+/* An open tree (articulated.c): its only constraint rows are Euler-parameter normalizations, each on
+ * the columns of one joint, and the partition (any LU or QR one; reduced.py checks it) keeps them
+ * apart: U's column i lies in row i's columns, so A = Φ_q[rows] U is diagonal, and U, V are sparse
+ * (CSC).  Then each step below costs O(nq + non-zeros of U, V), not O(nq² dof):
+ *   positions      q = q_ref + V z + U w, Newton w_i −= Φ_i / A_ii (the dense Newton's iterates)
+ *   velocities     ẇ_i = −(Φ_q V ż)_i / A_ii (no driver rows),  σ_min(A) = min |A_ii|
+ *   ‖N‖_F²         = dof + ‖A⁻¹ Φ_q V‖_F² ([V U] orthonormal: VᵀV = I, VᵀU = 0, UᵀU = I)
+ *   accelerations  q̈ of the articulated-body recursion (k_tree, the normalizations' γ inside), z̈ = Vᵀq̈
+ *                  (VᵀN = I, Vᵀc = 0); λ = 0 (articulated.c: the normalizations carry no load)
+ * The generalized forces Qx of the elements not generated, and k_extra's, enter as τ. */
 static int tree_reduced(cg_reduced_t *s, const double *y, int level)
 {
-    const int nq = s->nq;
-    for (int k = 0; k < nq; ++k) s->q[k] = s->q_ref[k] + y[k];
-    *s->err = 0.0;
+    const int nq = s->nq, r = s->r, f = s->dof;
+    double *work = malloc(sizeof(double) * (3 * (size_t)r + 2 * (size_t)nq + 1));
+    double *w = work, *diag = w + r, *acc = diag + r, *base = acc + r, *vec = base + nq;
+    int status = CG_OK;
+    for (int k = 0; k < nq; ++k) base[k] = s->q_ref[k];
+    for (int c = 0; c < f; ++c)
+        for (int z = s->v_start[c]; z < s->v_start[c + 1]; ++z) base[s->v_row[z]] += s->v_val[z] * y[c];
+    for (int i = 0; i < r; ++i) {
+        double v = 0.0;
+        for (int z = s->u_start[i]; z < s->u_start[i + 1]; ++z) v += s->u_val[z] * (s->q[s->u_row[z]] - s->q_ref[s->u_row[z]]);
+        w[i] = v;
+    }
+    int converged = 0;
+    double prev = -1.0;
+    for (int it = 0; it <= s->max_iter; ++it) {
+        memcpy(s->q, base, sizeof(double) * nq);
+        for (int i = 0; i < r; ++i)
+            for (int z = s->u_start[i]; z < s->u_start[i + 1]; ++z) s->q[s->u_row[z]] += s->u_val[z] * w[i];
+        const double err = evaluate_position(s);
+        *s->err = err;
+        if (isnan(err)) { status = CG_NOT_FINITE; goto done; }
+        if (err < s->tol || (prev >= 0.0 && err < s->accept && err > s->stall * prev)) { converged = 1; break; }
+        if (it == s->max_iter) break;
+        prev = err;
+        for (int i = 0; i < r; ++i) {
+            double a = 0.0;
+            for (int z = s->u_start[i]; z < s->u_start[i + 1]; ++z)
+                a += s->jac[(size_t)s->rows[i] * nq + s->u_row[z]] * s->u_val[z];
+            if (a == 0.0 || !isfinite(a)) { status = CG_SINGULAR; goto done; }
+            w[i] -= s->phi[s->rows[i]] * (1.0 / a);
+        }
+    }
+    if (!converged) { status = CG_NO_CONVERGENCE; goto done; }
     *s->sigma_min = 1.0;
-    *s->amplification = sqrt((double)nq);     /* N = I */
-    if (level < 1) return CG_OK;
-    for (int k = 0; k < nq; ++k) s->qd[k] = y[nq + k];
-    if (level < 2) return CG_OK;
+    *s->amplification = sqrt((double)f);
+    if (level < 1) goto done;
+    double low = INFINITY;
+    for (int i = 0; i < r; ++i) {
+        double a = 0.0;
+        for (int z = s->u_start[i]; z < s->u_start[i + 1]; ++z)
+            a += s->jac[(size_t)s->rows[i] * nq + s->u_row[z]] * s->u_val[z];
+        if (a == 0.0 || !isfinite(a)) { status = CG_SINGULAR; goto done; }
+        diag[i] = a;
+        acc[i] = 0.0;
+        low = fmin(low, fabs(a));
+    }
+    if (r) *s->sigma_min = low;
+    memset(vec, 0, sizeof(double) * nq);                       /* V ż */
+    for (int c = 0; c < f; ++c)
+        for (int z = s->v_start[c]; z < s->v_start[c + 1]; ++z) vec[s->v_row[z]] += s->v_val[z] * y[f + c];
+    for (int k = 0; k < nq; ++k)                                /* Φ_q V ż */
+        if (s->col_row[k] >= 0) acc[s->col_row[k]] += s->jac[(size_t)s->rows[s->col_row[k]] * nq + k] * vec[k];
+    memcpy(s->qd, vec, sizeof(double) * nq);
+    for (int i = 0; i < r; ++i) {
+        const double wd = -acc[i] * (1.0 / diag[i]);
+        for (int z = s->u_start[i]; z < s->u_start[i + 1]; ++z) s->qd[s->u_row[z]] += s->u_val[z] * wd;
+        acc[i] = 0.0;
+    }
+    double gain = f;                                            /* ‖N‖_F²: column by column of Φ_q V */
+    for (int c = 0; c < f; ++c) {
+        for (int z = s->v_start[c]; z < s->v_start[c + 1]; ++z) {
+            const int k = s->v_row[z], i = s->col_row[k];
+            if (i >= 0) acc[i] += s->jac[(size_t)s->rows[i] * nq + k] * s->v_val[z];
+        }
+        for (int z = s->v_start[c]; z < s->v_start[c + 1]; ++z) {
+            const int i = s->col_row[s->v_row[z]];
+            if (i >= 0) { const double x = acc[i] / diag[i]; gain += x * x; acc[i] = 0.0; }
+        }
+    }
+    *s->amplification = sqrt(gain);
+    if (level < 2) goto done;
     const int tree = s->k_tree(s->q, s->qd, s->par, s->f, s->u, applied(s), s->qdd);
-    if (tree < 0) return CG_DYNAMICS_NOT_FINITE;
-    if (tree == 0) return CG_MASS_SINGULAR;
-    for (int k = 0; k < nq; ++k) s->zdd[k] = s->qdd[k];
-    return CG_OK;
+    if (tree <= 0) { status = tree < 0 ? CG_DYNAMICS_NOT_FINITE : CG_MASS_SINGULAR; goto done; }
+    for (int c = 0; c < f; ++c) {
+        double v = 0.0;
+        for (int z = s->v_start[c]; z < s->v_start[c + 1]; ++z) v += s->v_val[z] * s->qdd[s->v_row[z]];
+        s->zdd[c] = v;
+    }
+    memset(s->lam, 0, sizeof(double) * s->m);
+done:
+    free(work);
+    return status;
 }
 
 /* level 0: positions (q, Φ, Φ_q); 1: + velocities q̇; 2: + accelerations q̈, z̈ (needs y[dof:]).

@@ -33,6 +33,9 @@ KERNEL_POINTERS = {"k_position": "cg_position", "k_gamma": "cg_gamma", "k_mass":
                    "k_dynamics": "cg_dynamics", "k_tree": "cg_tree_accelerations"}
 
 
+TREE_ARRAYS = ("col_row", "u_start", "u_row", "v_start", "v_row", "u_val", "v_val")   # tree_reduced's partition
+
+
 class _Problem(ctypes.Structure):
     """``cg_reduced_t`` of reduced.c (same fields, same order)."""
     _fields_ = ([(name, _INT) for name in ("nq", "m", "r", "dof", "na", "ndrv")]
@@ -44,7 +47,37 @@ class _Problem(ctypes.Structure):
                 + [(name, _PTR) for name in ("q", "qd", "qdd", "zdd", "lam", "phi", "jac", "ang", "gamma", "M", "Q",
                                              "err", "sigma_min", "amplification")]
                 + [(field, _PTR) for field in KERNEL_POINTERS]
-                + [(name, _PTR) for name in ("k_extra", "extra", "Qe", "band")])
+                + [(name, _PTR) for name in ("k_extra", "extra", "Qe", "band")]
+                + [(name, _PTR) for name in TREE_ARRAYS])
+
+
+def _columns(X):
+    """(start, row, value): the non-zeros of X by columns (CSC)."""
+    cols, rows = np.nonzero(X.T)
+    start = np.searchsorted(cols, np.arange(X.shape[1] + 1)).astype(np.intc)
+    return start, np.ascontiguousarray(rows, dtype=np.intc), np.ascontiguousarray(X[rows, cols], dtype=float)
+
+
+def tree_partition(system, part):
+    """reduced.c's tree_reduced arrays (TREE_ARRAYS) for a partition of an articulated library whose
+    independent rows are Euler-parameter normalizations (``system.norm_rows``: row, first column of
+    its 4), each U column in the columns of its own row (Φ_q[rows] U diagonal), no redundant rows
+    and dense U, V (LU and QR partitions of an open tree are); None otherwise (the dense reduction)."""
+    if part.sparse or len(part.redundant):
+        return None
+    col_row = np.full(system.nq, -1, dtype=np.intc)
+    first = dict(getattr(system, "norm_rows", ()))
+    for i, row in enumerate(part.rows):
+        if row not in first:
+            return None
+        col_row[first[row]:first[row] + 4] = i
+    U = np.asarray(part.U, dtype=float)
+    if any(not np.any(U[:, i]) or np.any(col_row[np.nonzero(U[:, i])[0]] != i) for i in range(len(part.rows))):
+        return None
+    (u_start, u_row, u_val), (v_start, v_row, v_val) = _columns(U), _columns(np.asarray(part.V, dtype=float))
+    return {"col_row": col_row, "u_start": u_start, "u_row": np.append(u_row, 0).astype(np.intc),
+            "v_start": v_start, "v_row": np.append(v_row, 0).astype(np.intc), "u_val": np.append(u_val, 0.0),
+            "v_val": np.append(v_val, 0.0)}
 
 
 class CompiledReduction:
@@ -80,14 +113,19 @@ class CompiledReduction:
         }
         # contact and joint stops in C (contact.c) at each solve; the rest of the interpreted elements in Python
         self.contact, self._python_forces = compiled_elements(system)
+        pointers = {field: k.pointer(symbol) for field, symbol in KERNEL_POINTERS.items()}
+        tree = tree_partition(system, part) if pointers["k_tree"] else None
+        if tree is None:               # the dense reduction (an SVD partition of an open tree)
+            pointers["k_tree"] = None
+        self.arrays.update(tree or {})
         # many loops: the band algebra of banded.c (a sparse basis of U's range, S = Φ_q[rows] B banded)
-        self.band = band_problem(system, part)
+        self.band = band_problem(system, part) if tree is None else None
         self.problem = _Problem(nq=nq, m=m, r=len(part.rows), dof=f, na=len(self._angle_rows), ndrv=self._drivers,
                                 nred=len(part.redundant),
                                 tol=max(tol, part.roundoff_tol), max_iter=max_iter, accept=POSITION_TOL,
                                 stall=NEWTON_STALL,
                                 **{name: a.ctypes.data for name, a in self.arrays.items()},
-                                **{field: k.pointer(symbol) for field, symbol in KERNEL_POINTERS.items()},
+                                **pointers,
                                 **(self.contact.pointers() if self.contact else {}),
                                 band=ctypes.addressof(self.band.struct_) if self.band else None)
         self._fn = k.runtime.cg_reduced

@@ -30,8 +30,9 @@ def describe_relative(system, cartesian) -> dict:
     (``cartesian``: its CartesianSystem), the tree (:func:`describe_tree`) and what each relative
     constraint row is ([kind, a, b], see relative.c); ``angles``: [relative row, joint, equation form,
     index in the Cartesian kernels' ``ang``] of the rows whose angle is unwrapped.  A system without
-    constraint rows (an open tree of joints without Euler parameters, no drivers) is described for
-    ``articulated.c`` instead (formulation ``"articulated"``)."""
+    constraint rows but the Euler-parameter normalizations (an open tree: no cut joints, drivers or
+    couplers; ``norm_rows`` [row, column of p]) is described for ``articulated.c`` instead
+    (formulation ``"articulated"``)."""
     if system.nq == 0:
         raise CodegenUnavailable("the model has no joint coordinates")
     if any(col is None for _, _, _, col in system.armatures):
@@ -41,10 +42,11 @@ def describe_relative(system, cartesian) -> dict:
     # M's diagonal (ARMATURE their offset; −1 without armature, so such models' libraries do not change)
     armature = cdesc["n_parameters"] if system.armatures else -1
     n_parameters = cdesc["n_parameters"] + (system.nq if system.armatures else 0)
-    if system.m == 0:                   # an open tree: articulated.c, O(n) per evaluation
+    if system.m == len(system.norm_rows):     # an open tree: articulated.c, O(n) per evaluation
         return {"formulation": "articulated", "cartesian": cdesc, "tree": describe_tree(system), "nq": system.nq,
-                "m": 0, "rows": [], "angles": [], "drivers": [], "n_parameters": n_parameters,
-                "n_inputs": cdesc["n_inputs"], "armature": armature}
+                "m": system.m, "norm_rows": [[int(r), int(c)] for r, c in system.norm_rows], "rows": [],
+                "angles": [], "drivers": [], "n_parameters": n_parameters, "n_inputs": cdesc["n_inputs"],
+                "armature": armature}
     rows = [None] * system.m
     for k, rel_rows in system.cut:
         for r, c in zip(rel_rows, cartesian.joints[k].rows):

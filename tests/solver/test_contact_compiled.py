@@ -25,9 +25,10 @@ def unit(rng, n):
     return tuple(x / np.linalg.norm(x))
 
 
-def free_bodies(tmp_path, formulation):
+def free_bodies(tmp_path, formulation, driven=True):
     """Free bodies of every shape low over a floor and overlapping each other; contacts of every
-    pair kind, in both orders (the swapped pairs), one Hunt–Crossley."""
+    pair kind, in both orders (the swapped pairs), one Hunt–Crossley.  ``driven``: with a driven
+    crank (a driver row: the relative formulation's tree map, not the articulated one)."""
     import trimesh
     trimesh.creation.box(extents=(0.07, 0.07, 0.07)).export(tmp_path / "cube.stl")
     m = solver.Model(name="pairs", gravity=(0, -9.81, 0))
@@ -48,6 +49,10 @@ def free_bodies(tmp_path, formulation):
     m.add_joint("pivot", "revolute", "ground", "arm", origin=(0.4, 0.5, 0.0), axis=(0, 0, 1), lower_limit=-1e-3,
                 upper_limit=1e-3, stop_damping=30.0)       # a stop: compiled in the relative formulation
     m.add_rotational_spring_damper("pivot_spring", "pivot", stiffness=40.0, damping=0.3, free_angle=0.2, preload=0.1)
+    if driven:
+        m.add_body("crank", mass=1.0, inertia=(1e-3,) * 3, position=(-0.5, 0.5, 0.0))
+        m.add_joint("crank_pin", "revolute", "ground", "crank", origin=(-0.4, 0.5, 0.0), axis=(0, 0, 1))
+        m.add_driver("turn", "crank_pin", "t")
     m.settings.set("formulation", formulation)
     return m
 
@@ -91,11 +96,14 @@ def assert_same_forces(compiled, mode, states, stops, springs):
         assert np.max(np.abs(Q - reference)) <= 1e-12 * np.max(np.abs(reference))
 
 
-@pytest.mark.parametrize("formulation, mode", [("cartesian", CARTESIAN), ("relative", RELATIVE)])
-def test_every_pair_as_the_python_evaluator(tmp_path, formulation, mode):
+@pytest.mark.parametrize("formulation, mode, driven", [("cartesian", CARTESIAN, True), ("relative", RELATIVE, True),
+                                                       ("relative", TREE, False)])
+def test_every_pair_as_the_python_evaluator(tmp_path, formulation, mode, driven):
+    """Without the driven crank the free bodies are an open tree with Euler-parameter rows only:
+    the articulated map."""
     pytest.importorskip("trimesh")
-    assert_same_forces(solver.compile_model(free_bodies(tmp_path, formulation)), mode, states=5,
-                       stops=int(mode == RELATIVE), springs=int(mode == RELATIVE))
+    assert_same_forces(solver.compile_model(free_bodies(tmp_path, formulation, driven)), mode, states=5,
+                       stops=int(mode != CARTESIAN), springs=int(mode != CARTESIAN))
 
 
 def test_an_open_tree_as_the_python_evaluator():
