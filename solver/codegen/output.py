@@ -19,7 +19,10 @@ Covered (:func:`compiled_output`), on generated kernels:
   reactions by the default non-recursive formula (Kim & You (1997) eq. 30), ``cg_tree_output``
   compiled in the model's library beside articulated.c;
 - the Cartesian formulation with rigid bodies and no couplers, ``cg_cartesian_output`` in the runtime
-  library.
+  library;
+
+both without joint armature (a rotor's energy ½aθ̇² and its share of a driver's force are not in
+the C rows).
 
 The force elements' potential energy (the energy table's spring column) is not in the kernels: it is
 added to the C rows by the elements' own ``potential`` over the rows' body frames
@@ -65,6 +68,8 @@ def output_kind(system):
     kernels = getattr(system, "kernels", None)
     if kernels is None:
         return None, "not on generated kernels"
+    if getattr(system, "armatures", None):
+        return None, "joint armature (its rotor's kinetic energy ½aθ̇² is added in Python)"
     if hasattr(system, "articulated"):
         if not system.articulated or system.m:
             return None, "a relative formulation with constraint rows (cut joints, drivers, Euler parameters)"
