@@ -30,7 +30,7 @@ with the SVD).  The Python step loop still takes the SVD at each of its output p
 Above ``partition.SVD_MAX_ROWS`` independent rows even the anchors' SVDs (O(r² nq) each) would cost
 more than the run: there the anchors (:func:`anchor_values`), and ``Partition.singularity``, take the
 sparse estimates of σ_min (from above) and σ_max (from below) of
-:func:`solver.partitioning.sparse.row_singular_estimates` instead — power iterations on (J Jᵀ)⁻¹ and
+:func:`solver.partitioning.singular_estimates.row_singular_estimates` instead — power iterations on (J Jᵀ)⁻¹ and
 J Jᵀ, O(nnz) each, c within 1.0–1.25 of the SVD value on the four-bar row (N = 10 … 100).
 """
 from __future__ import annotations
@@ -68,12 +68,12 @@ def exact_rows(estimate) -> np.ndarray:
 
 def anchor_values(jac) -> np.ndarray:
     """c = σ_min / σ_max of each Φ_q[rows] in ``jac`` (N, r, nq): one batched SVD up to SVD_MAX_ROWS
-    rows; above, the sparse estimates of :func:`solver.partitioning.sparse.row_singular_estimates`
+    rows; above, the sparse estimates of :func:`solver.partitioning.singular_estimates.row_singular_estimates`
     (O(nnz) each where the SVD is O(r² nq); c from above, measured within 1.0–1.25 of the SVD's)."""
     if jac.shape[1] <= SVD_MAX_ROWS:
         sv = np.linalg.svd(jac, compute_uv=False)
         return singular_value_ratio(sv[:, -1], sv[:, 0])
-    from .sparse import row_singular_estimates
+    from .singular_estimates import row_singular_estimates
     low, high = np.array([row_singular_estimates(J) for J in jac]).reshape(-1, 2).T
     return singular_value_ratio(low, high)
 

@@ -52,7 +52,7 @@ NEWTON_STALL = 0.5       # an iteration that no longer halves max |Φ| has reach
 
 
 # independent rows up to which σ(Φ_q[rows]) (the conditioning read-out, the partition quality) comes from
-# a dense SVD, O(r² nq); above, from sparse power iterations, O(nnz) (sparse.row_singular_estimates).  The
+# a dense SVD, O(r² nq); above, from sparse power iterations, O(nnz) (singular_estimates.row_singular_estimates).  The
 # four-bar row's rows, CPU per call (one BLAS thread; two threads on the shared machine: 28–60 ms for
 # the SVD from 150 rows): SVD 0.76 / 2.0 / 2.8 ms, estimate 0.65 / 0.53 / 0.73 ms at 100 / 150 / 200 rows
 SVD_MAX_ROWS = 100
@@ -301,11 +301,11 @@ class Partition:
     def _row_singular_values(self, jac):
         """(σ_min, σ_max) of the independent rows Φ_q[rows] (kept for :meth:`_sigma_min_bound`): their
         SVD up to SVD_MAX_ROWS rows, sparse estimates above (σ_min from above, σ_max from below:
-        :func:`solver.partitioning.sparse.row_singular_estimates`; the quality is then estimated low, and
+        :func:`solver.partitioning.singular_estimates.row_singular_estimates`; the quality is then estimated low, and
         the bound of :meth:`_sigma_min_bound` stays an upper bound)."""
         J = jac[self.rows]
         if len(self.rows) > SVD_MAX_ROWS:
-            from .sparse import row_singular_estimates
+            from .singular_estimates import row_singular_estimates
             low, high = row_singular_estimates(J)
         else:
             sv = np.linalg.svd(J, compute_uv=False)

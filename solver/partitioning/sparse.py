@@ -38,8 +38,8 @@ import scipy.sparse.linalg  # noqa: F401  (sp.linalg.norm)
 from scipy.sparse.linalg import splu
 
 from .partition import POSITION_TOL, Partition, PartitionError, converged
+from .singular_estimates import largest_gain, row_singular_estimates
 
-SIGMA_ITERATIONS = 4            # power iterations of the σ estimates (as reduced.c's σ_min(J U))
 ROUND_OFF = 1e-15              # entries of S = J B below this fraction of its largest are dropped
 NORMAL_CONDITION = 1e8          # minimum_norm_correction: normal equations up to this condition number
 
@@ -146,9 +146,9 @@ class SparsePartition(Partition):
         """Estimate (from above) of σ_min(J U): power iteration on ((J U)ᵀ J U)⁻¹, (J U)⁻¹ = K⁻¹ S⁻¹."""
         lu, _ = self._factor(jac)
         if self._K_inv is None:
-            gain = _largest_gain(lambda x: lu.solve(lu.solve(x), trans="T"), len(self.rows))
+            gain = largest_gain(lambda x: lu.solve(lu.solve(x), trans="T"), len(self.rows))
         else:
-            gain = _largest_gain(lambda x: lu.solve(self._K_inv.T @ (self._K_inv @ lu.solve(x)), trans="T"),
+            gain = largest_gain(lambda x: lu.solve(self._K_inv.T @ (self._K_inv @ lu.solve(x)), trans="T"),
                                  len(self.rows))
         return 1.0 / np.sqrt(gain) if gain > 0 else 0.0
 
@@ -158,22 +158,6 @@ class SparsePartition(Partition):
 
     def _smallest_row_norm(self, jac):
         return np.min(sp.linalg.norm(self._J.matrix(jac), axis=1))
-
-
-def row_singular_estimates(J):
-    """Estimates of (σ_min, σ_max) of J (r × nq, sparse or a dense array of a sparse matrix): power
-    iterations on (J Jᵀ)⁻¹ (SuperLU) and on J Jᵀ (:func:`_largest_gain`), σ_min from above and σ_max
-    from below — measured within 1.0–1.25 of the SVD's σ_min / σ_max on the four-bar row, N = 10 … 100,
-    at O(nnz) cost where the SVD is O(r² nq)."""
-    J = sp.csr_matrix(J)
-    G = (J @ J.T).tocsc()
-    high = np.sqrt(_largest_gain(G.dot, G.shape[0]))
-    try:
-        lu = splu(G)
-    except RuntimeError:               # exactly singular
-        return 0.0, high
-    gain = _largest_gain(lu.solve, G.shape[0])
-    return (1.0 / np.sqrt(gain) if gain > 0 else 0.0), high
 
 
 def minimum_norm_correction(X, lam_rows):
@@ -187,18 +171,6 @@ def minimum_norm_correction(X, lam_rows):
     if np.sum(X * X) < NORMAL_CONDITION:
         return np.linalg.solve(X @ X.T + np.eye(n), -X @ lam_rows)
     return np.linalg.lstsq(np.vstack([X.T, np.eye(n)]), np.concatenate([-lam_rows, np.zeros(n)]), rcond=None)[0]
-
-
-def _largest_gain(apply, n):
-    """‖A x‖ after SIGMA_ITERATIONS steps of power iteration (x normalized before each) of a
-    symmetric positive semi-definite operator A from a fixed start: an estimate from below of its
-    largest eigenvalue (inf when it is not finite: a singular inverse)."""
-    x = 1.0 + 0.1 * (np.arange(n) % 7)
-    gain = 0.0
-    for _ in range(SIGMA_ITERATIONS):
-        x = apply(x / np.linalg.norm(x))
-        gain = np.linalg.norm(x)
-    return gain if np.isfinite(gain) else np.inf
 
 
 class _Gather:

@@ -1,5 +1,5 @@
 """σ(Φ_q[rows]) above partition.SVD_MAX_ROWS rows: sparse power-iteration estimates instead of dense SVDs
-(solver/partitioning/sparse.py row_singular_estimates) for the conditioning read-out's anchors
+(solver/partitioning/singular_estimates.py row_singular_estimates) for the conditioning read-out's anchors
 (conditioning.anchor_values), Partition.singularity and the partition quality — checked against the SVD."""
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 import solver
 from solver.partitioning import conditioning, partition
 from solver.partitioning.choose import build_partition
-from solver.partitioning.sparse import row_singular_estimates
+from solver.partitioning.singular_estimates import row_singular_estimates
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from tools.scale_models import fourbar_row  # noqa: E402
