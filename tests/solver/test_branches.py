@@ -232,3 +232,27 @@ def test_a_step_refused_inside_lsoda_is_retried_shorter(formulation, integrator)
     torque = 8.8e-9 * (0.516 * w * w * np.cos(w * t) + 0.468 * w * w * np.sin(w * t))
     peak = np.max(np.abs(torque))
     assert np.max(np.abs(res.driver_force("d") - torque)) < 1e3 * 1e-8 * peak
+
+
+@pytest.mark.parametrize("formulation", ["cartesian", "relative"])
+def test_a_state_that_blew_up_unwraps_to_nan_not_an_exception(formulation):
+    """Fuzz seed 1031 (bench/fuzz.py --bodies 3): LSODA evaluated a NaN state and the unwrap's
+    round(NaN) raised ValueError out of simulate on three paths (a crash, not a SolverError).  The
+    unwrap now gives NaN, as reduced.c's nearbyint: the constraints and forces at a NaN state are
+    NaN, which the step loops refuse as not finite (PartitionError) and retry from the last state."""
+    from solver.compile import compile_model
+    from solver.constraints.forms import nearest_branch
+    assert math.isnan(nearest_branch(math.nan, 0.0)) and math.isnan(nearest_branch(0.5, math.inf))
+    assert nearest_branch(0.5, 4 * math.pi) == pytest.approx(0.5 + 4 * math.pi)
+    m = solver.Model(name="nan state", gravity=(0.0, -9.81, 0.0))
+    m.add_body("b", mass=1.0, inertia=(1.0, 1.0, 1.0), position=(1.0, 0.0, 0.0))
+    m.add_body("c", mass=1.0, inertia=(1.0, 1.0, 1.0), position=(2.0, 0.0, 0.0))
+    m.add_joint("j", "revolute", "ground", "b", axis=(0, 0, 1))
+    m.add_joint("k", "planar", "b", "c", axis=(0, 0, 1))
+    m.add_driver("d", "k", expression="0.1*t", coordinate="rotation")
+    m.add_rotational_spring_damper("s", "j", stiffness=1.0)
+    system = compile_model(m, codegen="off", formulation=formulation).system
+    q, qd, _ = system.initial_state()
+    q = np.full_like(q, np.nan)
+    assert not np.all(np.isfinite(system.constraints(q, 0.0).phi))
+    assert not np.all(np.isfinite(system.forces(q, qd, 0.0)))
