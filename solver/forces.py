@@ -293,9 +293,25 @@ def bushing_loads(Pi, Vi, Fi, wi, Pj, Vj, Fj, wj, K, D):
     return (matvec(Fi, -K[:3] * delta - D[:3] * ddelta), matvec(Fi, -K[3:] * theta - D[3:] * dtheta))
 
 
+def bushing_potential(Pi, Fi, Pj, Fj, K):
+    """Potential of a bushing's springs: ½ δᵀK_t δ + tr(G (I − R)), R = F_iᵀF_j, G = ½ tr(K_r) I − K_r
+    (K_r diagonal: Σ_k g_k (1 − R_kk)).  The rotational term is the one whose load is the law's torque
+    −K_r θ, θ = vee(skew R) = sin φ u, on every rotation about a fixed axis u (the work
+    ∫ (uᵀK_r u) sin φ dφ = (uᵀK_r u)(1 − cos φ) = Σ_k g_k (1 − R_kk)), for any rotation when K_r is
+    isotropic (then V = k (1 − cos φ)), and ½ θᵀK_r θ to second order in φ.  The small-rotation
+    value ½ θᵀK_r θ itself is not (½ k sin²φ against the work k (1 − cos φ)).  Anisotropic K_r
+    has no potential at all: the torque's work around a closed path of rotations is not zero
+    (:meth:`BushingForce.conserves_energy`)."""
+    delta = tmatvec(Fi, Pj - Pi)
+    R = np.swapaxes(Fi, -1, -2) @ Fj
+    g = 0.5 * np.sum(K[3:]) - K[3:]
+    return 0.5 * (delta ** 2 @ K[:3]) + (1.0 - np.diagonal(R, axis1=-2, axis2=-1)) @ g
+
+
 class BushingForce:
     """Linear 6-DOF bushing: relative displacement δ and small rotation θ of body j's bushing frame
-    w.r.t. body i's, in body i's bushing axes; force −K_t δ − C_t δ̇ and torque −K_r θ − C_r θ̇ on j.
+    w.r.t. body i's, in body i's bushing axes; force −K_t δ − C_t δ̇ and torque −K_r θ − C_r θ̇ on j
+    (the small-rotation law of Adams' BUSHING; its energy: :func:`bushing_potential`).
     Stacked states: yes."""
 
     stacked = True
@@ -327,12 +343,17 @@ class BushingForce:
         out.torque(self.bi, -n)
 
     def potential(self, frames):
-        (Pi, Vi, Fi, wi), (Pj, Vj, Fj, wj) = self._ends(frames)
-        delta, _, theta, _ = bushing_deflection(Pi, Vi, Fi, wi, Pj, Vj, Fj, wj)
-        return 0.5 * (delta ** 2 @ self.K[:3] + theta ** 2 @ self.K[3:])
+        (Pi, _, Fi, _), (Pj, _, Fj, _) = self._ends(frames)
+        return bushing_potential(Pi, Fi, Pj, Fj, self.K)
 
     def conserves_energy(self):
-        return not np.any(self.D)
+        """Its work is in the potential: no damping, and isotropic rotational stiffness (the torque
+        −K_r θ of anisotropic K_r does work around closed paths: :func:`bushing_potential`)."""
+        return not np.any(self.D) and self.conservative_at_rest()
+
+    def conservative_at_rest(self):
+        """At rest (no damping load) its load is −∂V/∂q when its rotational stiffness is isotropic."""
+        return bool(np.all(self.K[3:] == self.K[3]))
 
 
 class AppliedLoad:

@@ -53,8 +53,8 @@ from .equilibrium import starting_at_equilibrium
 from .hybrid import HybridSwitch
 from .recording import Recorder
 from .segments import Stiff, run_segments, step_loop
-from .step_rules import (AMPLIFICATION_GROWTH, CLEAN_STRETCH, REPARTITION_RATIO, STALL_FRACTION, STALL_STEPS,
-                         STIFF_INTEGRATOR, STUCK_RESTARTS, Progress, stall_error)
+from .step_rules import (AMPLIFICATION_GROWTH, CLEAN_STRETCH, REPARTITION_RATIO, STAGE_RETRIES, STALL_FRACTION,
+                         STALL_STEPS, STIFF_INTEGRATOR, STUCK_RESTARTS, Progress, stall_error)
 from .threads import single_threaded_blas
 
 JACOBIAN_STEP = 1e-7          # relative forward-difference step of the implicit integrators' Jacobian
@@ -199,6 +199,7 @@ class Run:
             output = row_output(system)
             self.rec.post_rows = None if output is None else output.states
         self.rhs_count = 0
+        self.t_eval = 0.0        # the time of the last right-hand-side evaluation (a failed stage's)
         self.steps = 0
         self.wall0 = _time.perf_counter()      # set again when execute() starts …
         self.crawl = Progress(settings, self.wall0)    # … and so is the crawl rule's start
@@ -282,6 +283,7 @@ class Run:
         # q̈ at the last accepted state (velocity_jump); its row recorded unless a continued run has it
         accel = self._record(part, t, q, qd, part.method, store=record_start)[0]
         refused = 0              # steps from the last accepted state refused for a velocity jump
+        stage_failures = 0       # steps from the last accepted state whose stage solve failed (STAGE_RETRIES)
         next_out = 1
         hybrid = HybridSwitch(self.system, self.s.rtol) if self.s.partitioning == "hybrid" else None
         # after a hybrid switch: HybridSwitch.restart_step; a continued run: its last step (within times)
@@ -325,17 +327,25 @@ class Run:
                     if jump > ASSEMBLY_GUARD and refused < ASSEMBLY_RETRIES:
                         refused += 1
                         raise AssemblyRefused(f"the velocities jumped {jump:.2g} of their scale over the step to "
-                                            f"t = {ode.t:.6g} s (an assembly branch crossed at a singular "
-                                            "configuration)")
+                                              f"t = {ode.t:.6g} s (an assembly branch crossed at a singular "
+                                              "configuration)", ode.t)
                     c = self._compiled          # its estimates at the step's end (before the output points')
                     estimates = (None, None) if c is None else (c.sigma_min, c.amplification)
                 except PartitionError as exc:
                     # (q, t): still the last accepted state; a velocity jump's retries are bounded by
                     # ASSEMBLY_RETRIES, not counted towards the stuck partition's restarts
                     restart = Renewal(exc) if isinstance(exc, AssemblyRefused) else str(exc)
-                    if isinstance(exc, BranchRefused):
-                        tried = ode.t - t if ode.t > t else getattr(ode, "h_abs", None)
-                        first_step = BRANCH_SHRINK * tried if tried else None
+                    # retried shorter: a refused angle, and (STAGE_RETRIES times from one accepted
+                    # state, as the compiled loop) a solve that failed inside a step — a restart with
+                    # the integrator's own first step would try the same step again (fuzz seed 1124)
+                    inside = ode.t <= t
+                    if isinstance(exc, BranchRefused) or (inside and stage_failures < STAGE_RETRIES):
+                        stage_failures += inside and not isinstance(exc, BranchRefused)
+                        # the step reached at least the failed evaluation (LSODA reports no more); a
+                        # solver that failed inside its step may know the step (h_abs)
+                        reach = (exc.time if isinstance(exc, BranchRefused) else self.t_eval) - t
+                        tried = max(reach, getattr(ode, "h_abs", 0.0) if inside else 0.0)
+                        first_step = BRANCH_SHRINK * tried if tried > 0 else None
                     break
                 h = ode.t - ode.t_old
                 limit_step(ode, min(max_step, step_cap(h, self.branches.accept(ode.t)),
@@ -358,7 +368,7 @@ class Run:
                     restarts = 0
                 self.rec.step(ode.t, h)
                 accel = (qd_new - qd) / h if h > 0 else accel
-                refused = 0
+                refused = stage_failures = 0
                 self.last_step = h
                 t, q, qd = ode.t, q_new, qd_new
                 self._remember(t, q, qd)       # the next step's Newton starts from its start, not an output point
@@ -519,6 +529,7 @@ class Run:
     # ---- helpers --------------------------------------------------------------------------------
     def _rhs(self, part, t, y):
         self.rhs_count += 1
+        self.t_eval = t
         f = part.dof
         if self._compiled is not None and self._solve_compiled(t, y, 2):
             return np.concatenate([y[f:], self._compiled.zdd])

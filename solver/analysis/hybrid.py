@@ -28,7 +28,8 @@ recent step).
 
 Conservative (criterion (b) applies): no drivers (rheonomic constraints do work), and every force
 element has its work in the energy account — springs and rotational springs without damping or a
-time-function force, bushings without damping — and flexible bodies without modal damping.
+time-function force, bushings without damping and with isotropic rotational stiffness (forces.bushing_potential)
+— and flexible bodies without modal damping.
 Applied loads, tires and controllers are not conservative here (their work is not in V).
 """
 from __future__ import annotations

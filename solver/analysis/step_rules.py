@@ -14,13 +14,15 @@ STUCK_RESTARTS = 25          # restarts without 20 clean steps in between: the p
 CLEAN_STRETCH = 20
 STALL_STEPS = 300            # this many steps advancing less than STALL_FRACTION·t_end: stalled
 STALL_FRACTION = 1e-6
-STAGE_RETRIES = 4            # the compiled loop: a stage whose position Newton fails or whose forces, accelerations
-                             # or error estimate are not finite (an explicit trial stage of a long step into a stiff
-                             # stop runs away: a recoverable right-hand-side failure, as CVODE's; Hindmarsh et al.
-                             # (2005)) retries the step this many
-                             # times shorter (BRANCH_SHRINK) before re-partitioning — a restart keeps the step size
-                             # DOP853 chose, and 25 of them at one state end the run (fuzz seed 1047); the Python
-                             # loop's scipy integrators restart from a small first step anyway
+STAGE_RETRIES = 4            # both loops: a stage whose position Newton fails, or (compiled loop) whose forces,
+                             # accelerations or error estimate are not finite (an explicit trial stage of a long
+                             # step into a stiff stop runs away: a recoverable right-hand-side failure, as CVODE's;
+                             # Hindmarsh et al. (2005)), retries the step this many times shorter (BRANCH_SHRINK) —
+                             # the compiled loop before re-partitioning, the Python loop as the first step of its
+                             # restarted integrator (each one of the STUCK_RESTARTS) — a plain restart keeps the
+                             # step size DOP853 chose (compiled loop), or takes the scipy integrator's own first
+                             # step, the same every time (Python loop), and 25 of them at one state end the run
+                             # (fuzz seeds 1047, 1124)
 CRAWL_MIN_STEPS = 1000       # the crawl rule (Progress) projects a run's cost from its last steps: checkpoints
 CRAWL_WINDOW = 4             # every CRAWL_MIN_STEPS steps, the last CRAWL_WINDOW of them kept; it starts once
 CRAWL_MIN_FRACTION = 0.05    # the run has used this fraction of the bound it projects (a steady rate, not the

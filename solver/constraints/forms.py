@@ -55,8 +55,13 @@ def scalar(spec, v, ops, constant):
 def nearest_branch(raw, reference):
     """θ = raw + 2πk with k nearest (reference − raw)/2π: the unwrapped angle of an atan2 in (−π, π]
     on the branch nearest ``reference`` (the run's prediction, :mod:`solver.formulations.branches`;
-    reduced.c unwraps with the same formula)."""
-    return raw + 2.0 * math.pi * round((reference - raw) / (2.0 * math.pi))
+    reduced.c unwraps with the same formula).  A NaN or infinite angle or reference gives NaN, as
+    reduced.c's nearbyint does — a state that blew up is then refused as not finite by the step loops
+    (PartitionError), where round() raised ValueError out of simulate (fuzz seed 1031, LSODA)."""
+    turns = (reference - raw) / (2.0 * math.pi)
+    if not math.isfinite(turns):
+        return math.nan
+    return raw + 2.0 * math.pi * round(turns)
 
 
 def atan2_chain(y, x):

@@ -39,7 +39,13 @@ ASSEMBLY_RETRIES = 2               # … refused this many times from one accept
 class BranchRefused(PartitionError):
     """An evaluation's unwrapped angle departed from its prediction by more than BRANCH_GUARD: the step
     loops retry the step shorter (a PartitionError, so that every place that restarts from the last
-    accepted state on a failed solve does so here too)."""
+    accepted state on a failed solve does so here too).  ``time``: the refused evaluation's time, so
+    the step tried was at least ``time`` − the last accepted time, even when the refusal came from
+    inside a solver's step that reports neither its trial time nor its step (LSODA: fuzz seed 1142)."""
+
+    def __init__(self, message, time):
+        super().__init__(message)
+        self.time = time
 
 
 class AssemblyRefused(BranchRefused):
@@ -145,7 +151,7 @@ class Branches:
         departure = self.departure(t)
         if departure > BRANCH_GUARD:
             raise BranchRefused(f"a joint angle departed {departure:.3g} rad from its prediction at t = {t:.6g} s "
-                                "(the step is too long to tell its branch)")
+                                "(the step is too long to tell its branch)", t)
 
     def accept(self, t):
         """The evaluation at t (an accepted step's end) becomes the accepted state; returns the

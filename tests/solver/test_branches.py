@@ -199,3 +199,60 @@ def test_the_secant_rate_and_the_step_cap():
     assert departure == pytest.approx(0.2)               # prediction 0.5 + 5·0.1 = 1.0
     assert step_cap(0.1, departure) == pytest.approx(0.1 * math.sqrt(BRANCH_GUARD / 0.4))
     assert step_cap(0.1, 0.0) == math.inf
+
+
+def driven_planar_body():
+    """Fuzz seed 1142 minimized: a 10 g body on a planar joint to ground (plane ⟂ y), its rotation
+    driven by θ = A (1 − cos w t) − B sin w t, sliding freely in the plane at 10 mm/s, no gravity."""
+    m = solver.Model(name="driven planar", gravity=(0.0, 0.0, 0.0))
+    m.add_body("b", mass=0.01, inertia=(1.8e-8, 8.8e-9, 1.3e-8), position=(0.0035, 0.0013, 0.0),
+               velocity=(0.01, 0.0, 0.0), angular_velocity=(0.0, -0.468 * 5.565, 0.0))
+    m.add_joint("j", "planar", "ground", "b", origin=(0.0025, 0.0, 0.0), axis=(0.0, 1.0, 0.0))
+    m.add_driver("d", "j", expression="0.516*(1-cos(5.565*t))-0.468*sin(5.565*t)", coordinate="rotation")
+    return m
+
+
+@pytest.mark.parametrize("formulation, integrator", [("cartesian", "adams"), ("relative", "adams"),
+                                                     ("cartesian", "auto")])
+def test_a_step_refused_inside_lsoda_is_retried_shorter(formulation, integrator):
+    """LSODA ("adams") soon tries a 0.29 s step here (the free sliding is exactly linear) and the
+    driven angle departs 0.8 rad from its prediction in it: BranchRefused.  LSODA reports neither
+    the step it tried nor a trial time, so the retry took LSODA's own first step again, refused
+    again 6e-5 s later, and after 25 re-partitions the Cartesian run stopped ("QR partitioning
+    cannot get past this configuration").  The retry now starts at BRANCH_SHRINK × the refused
+    evaluation's reach (BranchRefused.time).  Closed form: no in-plane force acts, so the centre of
+    mass slides at its initial velocity (bound: 300 rtol × the 3 mm travel) and the driver's torque
+    is I_yy θ̈ (bound: 1e3 rtol × the peak torque, as the random-mechanism sweep's)."""
+    res = solver.simulate(driven_planar_body(), t_end=0.3, formulation=formulation, integrator=integrator)
+    t = np.asarray(res.t)
+    r0 = np.array([0.0035, 0.0013, 0.0])
+    expected = r0 + np.outer(t, [0.01, 0.0, 0.0])
+    assert np.max(np.abs(res.body_position("b") - expected)) < 300 * 1e-8 * 0.003
+    w = 5.565
+    torque = 8.8e-9 * (0.516 * w * w * np.cos(w * t) + 0.468 * w * w * np.sin(w * t))
+    peak = np.max(np.abs(torque))
+    assert np.max(np.abs(res.driver_force("d") - torque)) < 1e3 * 1e-8 * peak
+
+
+@pytest.mark.parametrize("formulation", ["cartesian", "relative"])
+def test_a_state_that_blew_up_unwraps_to_nan_not_an_exception(formulation):
+    """Fuzz seed 1031 (bench/fuzz.py --bodies 3): LSODA evaluated a NaN state and the unwrap's
+    round(NaN) raised ValueError out of simulate on three paths (a crash, not a SolverError).  The
+    unwrap now gives NaN, as reduced.c's nearbyint: the constraints and forces at a NaN state are
+    NaN, which the step loops refuse as not finite (PartitionError) and retry from the last state."""
+    from solver.compile import compile_model
+    from solver.constraints.forms import nearest_branch
+    assert math.isnan(nearest_branch(math.nan, 0.0)) and math.isnan(nearest_branch(0.5, math.inf))
+    assert nearest_branch(0.5, 4 * math.pi) == pytest.approx(0.5 + 4 * math.pi)
+    m = solver.Model(name="nan state", gravity=(0.0, -9.81, 0.0))
+    m.add_body("b", mass=1.0, inertia=(1.0, 1.0, 1.0), position=(1.0, 0.0, 0.0))
+    m.add_body("c", mass=1.0, inertia=(1.0, 1.0, 1.0), position=(2.0, 0.0, 0.0))
+    m.add_joint("j", "revolute", "ground", "b", axis=(0, 0, 1))
+    m.add_joint("k", "planar", "b", "c", axis=(0, 0, 1))
+    m.add_driver("d", "k", expression="0.1*t", coordinate="rotation")
+    m.add_rotational_spring_damper("s", "j", stiffness=1.0)
+    system = compile_model(m, codegen="off", formulation=formulation).system
+    q, qd, _ = system.initial_state()
+    q = np.full_like(q, np.nan)
+    assert not np.all(np.isfinite(system.constraints(q, 0.0).phi))
+    assert not np.all(np.isfinite(system.forces(q, qd, 0.0)))

@@ -23,8 +23,9 @@ def conserved(model):
 
 
 def test_energy_criterion_applies_only_to_conservative_models():
-    """Gravity, undamped springs and bushings conserve T + V; dampers, drivers (rheonomic
-    constraints), applied loads, actuator forces f(t) and modal damping do not."""
+    """Gravity, undamped springs and bushings of isotropic rotational stiffness conserve T + V;
+    dampers, drivers (rheonomic constraints), applied loads, actuator forces f(t), anisotropic
+    rotational bushing stiffness (test_bushing_energy.py) and modal damping do not."""
     assert conserved(make_samples.fourbar_singular_rigid())
     assert conserved(make_samples.fourbar_singular_flexible())
     m = make_samples.fourbar_singular_rigid()
@@ -37,6 +38,7 @@ def test_energy_criterion_applies_only_to_conservative_models():
                    lambda m: m.element("k").set("force", "2*t"),
                    lambda m: m.element("kr").set("damping", 0.1),
                    lambda m: m.element("b").set("damping", (0.0, 0.0, 0.0, 0.0, 0.0, 0.1)),
+                   lambda m: m.element("b").set("stiffness", (1e3, 1e3, 1e3, 1e3, 2e3, 1e3)),
                    lambda m: m.add_force("f", "coupler", force=(0.0, -1.0, 0.0)),
                    lambda m: m.add_driver("d", "A", "-0.5*t")):
         changed = m.copy()

@@ -18,6 +18,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import solver
+
 import differential as diff
 from random_mechanisms import random_mechanism
 from regressions.compiled_dop853_flexible_stops import T_END as T_END_1047
@@ -122,15 +124,93 @@ def test_same_seed_same_model():
     assert a.to_dict() == b.to_dict()
 
 
-@pytest.mark.slow
-@pytest.mark.sweep        # every path of a 4-body model over 0.3 s: ~30 s
-@pytest.mark.xfail(strict=True, reason="open: every path and the reference agree with each other, but the total "
-                   "energy of this conservative model (4 bodies; fixed, prismatic, planar, revolute, "
-                   "revolute_spherical joints; one undamped bushing; gravity) drifts 1.9e-3 J of a ~37 J scale "
-                   "at rtol 1e-10 — an energy-account or conservativeness question, not a path disagreement")
-def test_random_mechanism_1171_conserves_energy():
-    """bench/fuzz.py --seed 1120 (defaults: --bodies 4 --t-end 0.3) found seed 1171: the energy
-    invariant fails on all 12 paths and the reference alike (drift 1.86e-3 J, Cartesian generic,
-    rtol 1e-10); the paths agree with each other in positions, velocities and reactions."""
-    case = diff.compare_case(1171, random_mechanism(1171, max_bodies=4), t_end=0.3, seconds=120.0)
+@pytest.mark.sweep        # a 4-body model on the default path: ~3 s (the minimized case is test_bushing_energy.py)
+def test_random_mechanism_1171_reports_the_bushing_energy():
+    """bench/fuzz.py --seed 1120 found seed 1171: the total energy drifted 1.86e-3 J of a 19 J scale
+    on all 12 paths and the reference alike (33 × the bound).  Its bushing's relative rotation is the
+    planar joint's, about a fixed axis, where the bushing's torque has the potential
+    (uᵀK_r u)(1 − cos φ); the energy reported was the small-rotation ½ θᵀK_r θ
+    (solver.forces.bushing_potential).  Now within K × rtol × scale on the default path (measured
+    1.2e-7 J against 5.7e-5 J).  (The sweep no longer checks this model's energy: its K_r is
+    anisotropic, which has no potential for general rotations.)"""
+    res = solver.simulate(random_mechanism(1171, max_bodies=4), t_end=0.3)
+    e = res.energy
+    total = np.asarray(e["total"])
+    scale = np.max(np.abs(e["kinetic"]) + np.abs(e["gravity"]) + np.abs(e["spring"]))
+    assert np.max(np.abs(total - total[0])) < diff.K * diff.RTOL * scale
+
+
+@pytest.mark.sweep        # the reference and BDF on a flexible model: ~1 min
+def test_random_mechanism_1127_flexible_reactions_within_the_elastic_bound():
+    """bench/fuzz.py --seed 1120 found seed 1127: BDF's reaction at a steel beam's hinge 5.7e-3 N off
+    the reference, 1.14 × the rigid bound K_RATE × rtol × force scale.  The beam's modal coordinates
+    were within their own bound (0.83 of it) and the error falls with rtol (9.3e-4, 1.5e-4 N at
+    rtol 1e-9, 1e-10): the reaction balances the modal forces, ω² = 3.8e5 s⁻² times the modal error —
+    the bound's elastic term (differential.py).  Both are checked here."""
+    case = diff.compare_case(1127, random_mechanism(1127, max_bodies=4), paths=[("cartesian", "on", "bdf")],
+                             seconds=300.0)
     _assert_agree(case)
+    assert 0.0 < case.paths[0].ratios["modal"] <= 1.0
+
+
+def cylinder_with_distance_loop():
+    """Seed 1124 minimized: one body (0.41 kg, mm scale) on a cylindrical joint to ground closed by a
+    distance joint to ground (conditioning 6e-6 at the start, 2e-5 at t = 0.15 s), a constant force
+    at an offset point, gravity."""
+    m = random_mechanism(1124, max_bodies=4)
+    for name in ("d_j3", "j3", "b3", "j2", "b2", "j0", "b0"):
+        m.remove(name)
+    return m
+
+
+@pytest.mark.sweep        # 0.3 s of a near-singular loop on the Python DOP853 loop: ~2000 steps
+def test_the_python_loop_retries_a_failed_stage_shorter():
+    """Seed 1124's reference (scipy DOP853 in the Python loop) stopped at t = 0.1499 s after 25
+    re-partitions in a row, each "position Newton did not converge": a restart took DOP853's own
+    first step again, whose stage failed the same way every time.  A stage's failed solve now retries
+    the step BRANCH_SHRINK × shorter, STAGE_RETRIES times from one accepted state, like the compiled
+    loop.  The run ends, on the constraints.  It is not compared: the model is within conditioning
+    6e-6 of a singular configuration from the start (2e-5 at 0.15 s), and its motion so sensitive
+    that the compiled loop's own runs at rtol 1e-8 and 1e-10 end 1.8 mm apart, at 1e-10 and 1e-12
+    16 µm apart (9 mm mechanism; docs/validation.md, seed 1124)."""
+    python = solver.simulate(cylinder_with_distance_loop(), t_end=0.3, formulation="cartesian", codegen="off",
+                             integrator="rk")
+    assert python.t[-1] == pytest.approx(0.3)
+    assert np.max(python.constraint_violation) < diff.PHI_BOUND
+
+
+@pytest.mark.sweep        # the reference of a 4-body model: ~20 s
+def test_random_mechanism_2026_spinning_body_within_the_phase_bound():
+    """bench/fuzz.py --seed 2000 found seed 2026: BDF's rotation of a body turning 16 rad (up to 128
+    rad/s on a universal joint) 3.4 × the bound K × rtol × (1 + the largest angle from the start,
+    ≤ 1 + π), its angular velocity 2.4 ×; the error falls with rtol as rtol^0.86 (BDF's error per
+    step of order ≤ 5) and DOP853 is at 0.13.  The rotation bound now grows with the angle turned
+    (∫|ω| dt) and the angular velocity's with |ω| × that phase bound (differential.py): 0.72, 0.36."""
+    case = diff.compare_case(2026, random_mechanism(2026, max_bodies=4), paths=[("cartesian", "on", "bdf")],
+                             seconds=300.0)
+    _assert_agree(case)
+
+
+@pytest.mark.sweep        # two default runs of a fast-spinning screw: ~15 s
+@pytest.mark.xfail(strict=True, reason="open (seed 2033): the output post-processing unwraps a rotational spring's "
+                   "angle from output row to row, so a joint turning more than π between output points loses "
+                   "turns: the relative formulation's reaction about the screw axis is off by k·2π per lost turn, "
+                   "the Cartesian formulation's spring energy is wrong at any output step")
+def test_random_mechanism_2033_spring_on_a_fast_screw():
+    """bench/fuzz.py --seed 2000 found seed 2033 (two bodies: revolute to ground, screw turning up to
+    915 rad/s, 22 turns in 0.3 s; a rotational spring k = 4.05e-3 N·m/rad on the screw).  Positions
+    and velocities agree between the formulations; the post-processed outputs do not:
+    * relative: the screw's reaction moment about its axis at 10 ms outputs differs from the same run's
+      at 1 ms outputs by 0.56 N·m (of 59) = 22 × k·2π (the joint turns 9 rad between 10 ms outputs);
+      at 1 ms the Cartesian and relative reactions agree to 5.5e-7 N·m;
+    * Cartesian: the spring's reported energy changes by +57.7 J over the run, where ½k(θ − θ0)² +
+      preload·θ of the integrated joint angle (θ = −128 rad) changes by −7.56 J (relative: −7.58 J).
+    Both are wrong answers with status "ok"."""
+    m = random_mechanism(2033, max_bodies=4)
+    fine = solver.simulate(m, t_end=0.3, output_step=0.001, formulation="relative")
+    coarse = solver.simulate(m, t_end=0.3, output_step=0.01, formulation="relative")
+    moment = fine.joint_reaction("j1", "joint")[1][::10]
+    assert np.max(np.abs(coarse.joint_reaction("j1", "joint")[1] - moment)) < 1e-3 * np.max(np.abs(moment))
+    cartesian = solver.simulate(m, t_end=0.3, output_step=0.001, formulation="cartesian")
+    spring = np.asarray(fine.energy["spring"])
+    assert np.max(np.abs(np.asarray(cartesian.energy["spring"]) - spring)) < 1e-3 * np.max(np.abs(spring))
