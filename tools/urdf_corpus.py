@@ -112,7 +112,9 @@ def check(corpus, path, states=2, seed=0, visuals=True) -> Outcome:
 def compare_dynamics(mj, result, states, seed):
     """``(dM, dQ, None)``: the largest |M_ours − M_mujoco| / max |M_mujoco| and the largest
     |Q_ours − Q_mujoco| of the generalized forces (gravity, velocity terms, joint damping: ours
-    ``system.forces``, MuJoCo's ``qfrc_passive − qfrc_bias``) relative to the larger of max |Q_mujoco|
+    ``system.forces`` without the joint friction of ``<dynamics friction>`` — MuJoCo's friction loss,
+    a constraint force, not in qfrc_passive —, MuJoCo's ``qfrc_passive − qfrc_bias``) relative to the
+    larger of max |Q_mujoco|
     and g · max |M_mujoco| (the forces of robots whose joint axes are all vertical are ≈ 0), over
     ``states`` random states (q uniform in ±1, q̇ standard normal); or ``(None, None, why not)``."""
     import mujoco
@@ -121,7 +123,10 @@ def compare_dynamics(mj, result, states, seed):
         return None, None, "a free, ball or planar joint"
     if mj.nv == 0:
         return None, None, "no degree of freedom"
-    system = RelativeSystem(result.model)
+    model = result.model.copy()
+    for name in [n for n, f in model.forces.items() if f.KIND == "joint_friction"]:
+        model.remove(name)
+    system = RelativeSystem(model)
     if system.nq != mj.nv:
         return None, None, f"{system.nq} coordinates here, {mj.nv} in MuJoCo"
     col = {system.joint_names[edge.joint]: system.cols[e][0]

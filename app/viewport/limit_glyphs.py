@@ -8,7 +8,7 @@ coordinate is measured from):
   joint axis at the origin, in the plane normal to it, from the lower to the upper limit, with a
   radial tick at each limit that is set.  θ = 0 is the assembly configuration; the angle is measured
   right-handed about the axis, as the solver measures it (θ = atan2(y_iᵀx_j, x_iᵀx_j),
-  :mod:`solver.constraints.joints`).  θ = 0 points from the origin towards body_j's CM projected on
+  solver/constraints/joints.py).  θ = 0 points from the origin towards body_j's CM projected on
   the plane (:func:`reference_direction`), so the arc shows where body_j can swing;
 - translation s (prismatic, cylindrical limited in translation; s = z_iᵀd): a segment parallel to
   the axis at OFFSET·g beside it from origin + lower·axis to origin + upper·axis (true length), a
