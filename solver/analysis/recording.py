@@ -51,7 +51,7 @@ class Recorder:
         self._energies = np.zeros((self.outputs.chunk_rows, 4))
         # … and the unwrapped angles of its force elements that hold one, as the step loop tracked them
         # (NaN: not handed over); its post-processing takes their branches from these (BodyFrames.angles)
-        self._angle_names = [h.name for h in force_angle_holders(system)]
+        self._angle_names = [h.name for h in force_angle_holders(system)] if getattr(system, "force_elements", None) else []
         self._angles = np.full((self.outputs.chunk_rows, len(self._angle_names)), np.nan)
         # (t, q, q̇, q̈, λ of N rows) → their post-processed columns ({column: N rows}, "energy") or None: the
         # rows not handed over post-processed, when their chunk is taken (solver.codegen.output.row_output);
@@ -209,7 +209,7 @@ class Recorder:
                 todo = slice(None)
             if self.post_rows is not None and len(block["t"][todo]):
                 post = self.post_rows(*(block[name][todo] for name in ("t", "q", "qd", "qdd", "lam")),
-                                      angles=self._named(tracked[todo]))
+                                      **self._named(tracked[todo]))
                 if post is not None:
                     energies[todo] = post.pop("energy")
                     for name, values in post.items():
@@ -223,7 +223,7 @@ class Recorder:
                 args = [np.concatenate([a, b]) for a, b in zip(args, extra)]
                 angles = np.concatenate([angles, np.full((len(extra[0]), angles.shape[1]), np.nan)])
             if len(args[0]):
-                post = self.system.postprocess_batch(*args, angles=self._named(angles))
+                post = self.system.postprocess_batch(*args, **self._named(angles))
                 if probes is not None:
                     self._nonunique(probes, None if extra is None else {key: v[n:] for key, v in post.items()})
                 energies[todo] = post.pop("energy")[:n]
@@ -236,8 +236,11 @@ class Recorder:
         return block
 
     def _named(self, angles):
-        """{name: its column} of tracked angles (rows × force elements holding an angle)."""
-        return {name: angles[:, k] for k, name in enumerate(self._angle_names)}
+        """The post-processing's keyword ``angles``: {name: its column} of tracked angles (rows ×
+        force elements holding an angle); no keyword when no force element holds one."""
+        if not self._angle_names:
+            return {}
+        return {"angles": {name: angles[:, k] for k, name in enumerate(self._angle_names)}}
 
     def _flush(self, buf):
         block = self._take(buf)
