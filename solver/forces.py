@@ -13,6 +13,8 @@ state between calls, e.g. a wheel's unwrapped spin angle).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .constraints.forms import Values, nearest_branch, scalar
@@ -27,10 +29,14 @@ from .model.model import GROUND
 
 
 class BodyFrames:
-    """Global states of all bodies; index −1 is ground (at rest at the origin)."""
+    """Global states of all bodies; index −1 is ground (at rest at the origin).  ``angles``: the
+    unwrapped angles the integration tracked at these states, {element name: value, or array over
+    the leading axes} (:meth:`RotationalSpringDamperForce.rotation` takes the branch nearest it; absent
+    or NaN: the element follows its own last angle)."""
 
-    def __init__(self, r, A, v, w):
+    def __init__(self, r, A, v, w, angles=None):
         self.r, self.A, self.v, self.w = r, A, v, w
+        self.angles = angles or {}
 
     def get(self, b):
         if b < 0:
@@ -39,7 +45,13 @@ class BodyFrames:
 
     def state(self, x):
         """The frames of state x of stacked frames (an index over the leading axes)."""
-        return BodyFrames(self.r[x], self.A[x], self.v[x], self.w[x])
+        return BodyFrames(self.r[x], self.A[x], self.v[x], self.w[x], angle_rows(self.angles, x))
+
+
+def angle_rows(angles, x):
+    """The entries x (an index or slice over the leading axes) of tracked angles {name: array}
+    (``BodyFrames.angles``); None stays None."""
+    return None if angles is None else {name: np.asarray(a)[x] for name, a in angles.items()}
 
 
 class Wrenches:
@@ -178,7 +190,11 @@ class SpringDamperForce:
 class RotationalSpringDamperForce:
     """Torque on body_j about the joint axis τ = −k (θ − θ0) − c θ̇ − preload (−τ on body_i);
     potential ½ k (θ − θ0)² + preload θ.  θ is the joint's rotation coordinate (``COORDINATES``,
-    atan2(y_iᵀx_j, x_iᵀx_j)), unwrapped to be continuous."""
+    atan2(y_iᵀx_j, x_iᵀx_j)), unwrapped to be continuous: within a step loop nearest its prediction
+    (solver.formulations.branches), at an output point nearest the angle the integration tracked
+    there when the frames carry it (``BodyFrames.angles``: the relative formulation's joint
+    coordinate, the Cartesian step loop's accepted angle), never re-unwrapped from one output row to
+    the next (a joint turning more than π between output points would lose turns: fuzz seed 2033)."""
 
     def __init__(self, e, joint, index, init):
         self.name, self.joint = e.name, joint.name
@@ -200,7 +216,9 @@ class RotationalSpringDamperForce:
         Ai, Aj = frames.get(self.bi)[1], frames.get(self.bj)[1]
         Fi, xj = Ai @ self.Ci, Aj @ self.Cj[:, 0]
         raw = scalar(COORDINATES["rotation"], {"xi": Fi[:, 0], "yi": Fi[:, 1], "xj": xj}, Values, None)
-        self.angle = nearest_branch(raw, self.angle)
+        tracked = frames.angles.get(self.name)
+        tracked = math.nan if tracked is None else float(tracked)
+        self.angle = nearest_branch(raw, tracked if math.isfinite(tracked) else self.angle)
         return self.angle, Fi[:, 2]
 
     def apply(self, t, frames, out: Wrenches):

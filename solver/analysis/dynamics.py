@@ -660,7 +660,7 @@ class Run:
         if lam is None:
             lam = part.multipliers(jac, M, qdd, Q)
         violation = float(np.max(np.abs(phi))) if phi.size else 0.0
-        self.rec.add(t, q, qd, qdd, lam, violation, part.singularity(jac), method)
+        self.rec.add(t, q, qd, qdd, lam, violation, part.singularity(jac), method, self.branches.tracked())
         if self.progress is not None:
             self.progress(t, self.s.t_end)
         return lam

@@ -81,9 +81,9 @@ class _LastRow(Recorder):
 
     last = None
 
-    def add(self, t, q, qd, qdd, lam, violation, conditioning, method):
+    def add(self, t, q, qd, qdd, lam, violation, conditioning, method, angles=None):
         self.last = (t, np.array(q), np.array(qd), np.array(qdd), np.array(lam))
-        super().add(t, q, qd, qdd, lam, violation, conditioning, method)
+        super().add(t, q, qd, qdd, lam, violation, conditioning, method, angles)
 
 
 class _ChunkRun(Run):

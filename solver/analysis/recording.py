@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from ..formulations.branches import force_angle_holders
 from ..partitioning.self_stress import uniqueness_of, uniqueness_probes
 from ..results import FLEX_ARRAYS, INCOMPLETE, METHOD_CODES, Results, ResultsWriter, load_results
 from .heap import keep_freed_memory
@@ -48,6 +49,10 @@ class Recorder:
         # per row of the outputs buffer: post-processed already (add_rows(post=…)), and its energies
         self._posted = np.zeros(self.outputs.chunk_rows, dtype=bool)
         self._energies = np.zeros((self.outputs.chunk_rows, 4))
+        # … and the unwrapped angles of its force elements that hold one, as the step loop tracked them
+        # (NaN: not handed over); its post-processing takes their branches from these (BodyFrames.angles)
+        self._angle_names = [h.name for h in force_angle_holders(system)] if getattr(system, "force_elements", None) else []
+        self._angles = np.full((self.outputs.chunk_rows, len(self._angle_names)), np.nan)
         # (t, q, q̇, q̈, λ of N rows) → their post-processed columns ({column: N rows}, "energy") or None: the
         # rows not handed over post-processed, when their chunk is taken (solver.codegen.output.row_output);
         # None (or when it returns None): system.postprocess_batch
@@ -64,12 +69,14 @@ class Recorder:
                        for name, (shape, dtype) in buf.columns.items()}
             self.writer = ResultsWriter(path, columns, self._meta(INCOMPLETE, UNFINISHED))
 
-    def add(self, t, q, qd, qdd, lam, violation, conditioning, method):
-        """Store one consistent state (:meth:`add_rows` of one row, without stacking it)."""
+    def add(self, t, q, qd, qdd, lam, violation, conditioning, method, angles=None):
+        """Store one consistent state (:meth:`add_rows` of one row, without stacking it); ``angles``:
+        {name: θ} of the force elements' unwrapped angles at it (``Branches.tracked``)."""
         self._probe(t, q, qd, qdd)
         row = {"t": t, "q": q, "qd": qd, "qdd": qdd, "lam": lam, "constraint_violation": violation,
                "conditioning": conditioning, "method_code": METHOD_CODES.index(method)}
         self._posted[self.outputs.n] = False
+        self._angles[self.outputs.n] = [(angles or {}).get(name, np.nan) for name in self._angle_names]
         if self.outputs.add(row):
             self._flush(self.outputs)
 
@@ -94,6 +101,7 @@ class Recorder:
             at = self.outputs.n
             stored, full = self.outputs.add_block(rows, start)
             self._posted[at:at + stored] = post is not None
+            self._angles[at:at + stored] = np.nan
             if post is not None:
                 self._energies[at:at + stored] = post["energy"][start:start + stored]
             start += stored
@@ -194,12 +202,14 @@ class Recorder:
         block = buf.take()
         if buf is self.outputs and len(block["t"]):
             energies = self._energies[:rows].copy()
+            tracked = self._angles[:rows].copy()
             todo = np.flatnonzero(~self._posted[:rows])      # rows not post-processed in C
             self._posted[:] = False
             if len(todo) == rows:
                 todo = slice(None)
             if self.post_rows is not None and len(block["t"][todo]):
-                post = self.post_rows(*(block[name][todo] for name in ("t", "q", "qd", "qdd", "lam")))
+                post = self.post_rows(*(block[name][todo] for name in ("t", "q", "qd", "qdd", "lam")),
+                                      **self._named(tracked[todo]))
                 if post is not None:
                     energies[todo] = post.pop("energy")
                     for name, values in post.items():
@@ -208,10 +218,12 @@ class Recorder:
             args = [block[name][todo] for name in ("t", "q", "qd", "qdd", "lam")]
             n, probes, self._probes = len(args[0]), self._probes, None
             extra = None if probes is None else probes.rows()
+            angles = tracked[todo]
             if extra is not None:
                 args = [np.concatenate([a, b]) for a, b in zip(args, extra)]
+                angles = np.concatenate([angles, np.full((len(extra[0]), angles.shape[1]), np.nan)])
             if len(args[0]):
-                post = self.system.postprocess_batch(*args)
+                post = self.system.postprocess_batch(*args, **self._named(angles))
                 if probes is not None:
                     self._nonunique(probes, None if extra is None else {key: v[n:] for key, v in post.items()})
                 energies[todo] = post.pop("energy")[:n]
@@ -222,6 +234,13 @@ class Recorder:
             block["energy_table"][:] = np.column_stack([kinetic, gravity + spring, gravity, spring, strain, total])
             self._account_energy(block["t"], kinetic, total)
         return block
+
+    def _named(self, angles):
+        """The post-processing's keyword ``angles``: {name: its column} of tracked angles (rows ×
+        force elements holding an angle); no keyword when no force element holds one."""
+        if not self._angle_names:
+            return {}
+        return {"angles": {name: angles[:, k] for k, name in enumerate(self._angle_names)}}
 
     def _flush(self, buf):
         block = self._take(buf)

@@ -151,18 +151,18 @@ class CompiledOutput:
         self.context = self._struct(**self._fixed, **pointers)
         self.pointer = ctypes.addressof(self.context)
 
-    def rows(self, t):
+    def rows(self, t, angles=None):
         """The rows written at the times ``t`` (the first len(t)), as the recorder's post-processed
         columns (views) and "energy" (kinetic, gravity, spring, strain), the force elements'
-        potential added (module docstring)."""
+        potential added (module docstring; ``angles``: the tracked angles of the rows, BodyFrames.angles)."""
         post = {POST_NAMES.get(name, name): a[:len(t)] for name, a in self.arrays.items()}
         if self.system.force_elements and len(t):
-            frames = BodyFrames(post["r"], post["A"], post["v"], post["w"])
+            frames = BodyFrames(post["r"], post["A"], post["v"], post["w"], angles)
             post["energy"][:, 2] = element_loads(self.system.force_elements, t, frames, self.system.nb,
                                                  potential=True)[1]
         return post
 
-    def states(self, t, q, qd, qdd, lam):
+    def states(self, t, q, qd, qdd, lam, angles=None):
         """:meth:`rows` of N consistent states (arrays with a leading axis N), one C call each; the
         Cartesian rows' Φ_q from the position kernel at q (no angle unwrapping: Φ_q does not depend
         on it).  None when the system is no longer covered (an interactive run adds its held loads to
@@ -184,7 +184,7 @@ class CompiledOutput:
                 k.call("position")
                 k["lam"][:lam.shape[1]] = lam[x]
             self._call(self.pointer, base[0] + x * step, base[1] + x * step, base[2] + x * step, x)
-        return self.rows(t)
+        return self.rows(t, angles)
 
 
 class _RowBuffers(dict):

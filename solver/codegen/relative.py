@@ -193,7 +193,8 @@ class CodegenRelativeSystem(KernelEquations, RelativeSystem):
         else:
             b = self._call_tree("frames", q, qd)
             r, v = b["r"].reshape(nb, 3), b["v"].reshape(nb, 3)
-        return BodyFrames(r.copy(), b["A"].reshape(nb, 3, 3).copy(), v.copy(), b["w"].reshape(nb, 3).copy())
+        return BodyFrames(r.copy(), b["A"].reshape(nb, 3, 3).copy(), v.copy(), b["w"].reshape(nb, 3).copy(),
+                          self.spring_angles(np.array(q, dtype=float)))
 
     def interpreted_forces(self, q, qd, t, elements=None):
         """Generalized forces of the force elements not in the kernels (tires on table roads,

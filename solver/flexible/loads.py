@@ -101,7 +101,7 @@ class FlexibleAttachments:
             return frames
         r, A, v, w = self.frames(q, qd)
         return BodyFrames(np.concatenate([frames.r, r]), np.concatenate([frames.A, A]),
-                          np.concatenate([frames.v, v]), np.concatenate([frames.w, w]))
+                          np.concatenate([frames.v, v]), np.concatenate([frames.w, w]), frames.angles)
 
     def generalized(self, q, F, T, Q):
         """Add the generalized forces of the attachment wrenches F, T (n, 3) to Q (module docstring)."""

@@ -59,6 +59,14 @@ def angle_holders(system) -> list:
     return [obj for obj in system.run_state() if isinstance(getattr(obj, "angle", None), float)]
 
 
+def force_angle_holders(system) -> list:
+    """The force elements of ``system`` that hold an unwrapped angle (rotational spring-dampers), in
+    the order of :func:`angle_holders`: their angles at an output point go with its row
+    (:meth:`Branches.tracked`, ``BodyFrames.angles``)."""
+    forces = {id(f) for f in system.force_elements}
+    return [h for h in angle_holders(system) if id(h) in forces]
+
+
 def velocity_jump(h, qd0, a0, qd1) -> float:
     """How much more the velocities changed over a step of length h than its accelerations allow:
     max_i (|q̇1 − q̇0|_i − 2 h |a0|_i) over the step's velocity scale max(‖q̇0‖∞, ‖q̇1‖∞), with a0 the
@@ -95,8 +103,8 @@ class Branches:
     def __init__(self, system):
         self.holders = angle_holders(system)
         self.index = {id(h): n for n, h in enumerate(self.holders)}
-        forces = {id(f) for f in system.force_elements}
-        self.in_forces = any(id(h) in forces for h in self.holders)   # some unwrap only when forces are evaluated
+        self.force_holders = force_angle_holders(system)
+        self.in_forces = bool(self.force_holders)     # some unwrap only when forces are evaluated
         n = len(self.holders)
         self.angle, self.rate, self.t = np.zeros(n), np.zeros(n), 0.0
 
@@ -164,6 +172,12 @@ class Branches:
             self.rate = (angle - self.angle) / (t - self.t)
         self.angle, self.t = angle, t
         return departure
+
+    def tracked(self):
+        """{name: θ} of the force elements' angles as the last evaluation unwrapped them (at an output
+        point: nearest their prediction there), handed with the output row to its post-processing,
+        which must not unwrap them again from row to row (fuzz seed 2033)."""
+        return {h.name: h.angle for h in self.force_holders}
 
     # ---- helpers --------------------------------------------------------------------------------
     def _read(self):

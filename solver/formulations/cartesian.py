@@ -46,7 +46,7 @@ from ..flexible.floating import FloatingBody, flexible_outputs
 from ..flexible.batch import FlexibleBatch
 from ..flexible.joints import FlexibleJoint
 from ..flexible.loads import FlexibleAttachments
-from ..forces import BodyFrames, Wrenches, compile_forces, element_loads
+from ..forces import BodyFrames, Wrenches, angle_rows, compile_forces, element_loads
 from ..math.rotations import L_matrices, L_matrix, quat_from_matrix, rotation_matrices, rotation_matrix
 from ..model.fields import inertia_matrix
 from ..model.model import GROUND
@@ -444,17 +444,20 @@ class CartesianSystem(MechanicalSystem):
         post["energy"] = tuple(post["energy"])
         return post
 
-    def postprocess_batch(self, t, q, qd, qdd, lam, jac=None):
+    def postprocess_batch(self, t, q, qd, qdd, lam, jac=None, angles=None):
         """:meth:`postprocess` of N output points at once (arrays with a leading axis N; "energy" an
         (N, 4) array: kinetic, gravity, spring, strain), vectorized over the points for rigid bodies.
         Reaction of a joint on body_j at its origin P from the body-block constraint forces
         g = −Φ_qᵀλ of that body (rows of the joint and of the drivers on it, and the part of a coupler's
         row along its coordinate: :meth:`_coupler_loads`): F = g_r, torque about the CM A·½L g_p
-        (ṗ = ½Lᵀω' ↔ T' = ½ L g_p), moved to P.  ``jac``: Φ_q at the points if known."""
+        (ṗ = ½Lᵀω' ↔ T' = ½ L g_p), moved to P.  ``jac``: Φ_q at the points if known; ``angles``:
+        {name: (N,)} the force elements' unwrapped angles the step loop tracked at the points
+        (``BodyFrames.angles``; this formulation's q holds no continuous angle)."""
         step = max(1, POST_JACOBIAN_ENTRIES // max(1, self.m * self.nq))
         if jac is None and len(t) > step:         # bound the memory of the stacked Jacobians
             parts = [self.postprocess_batch(t[i:i + step], q[i:i + step], qd[i:i + step], qdd[i:i + step],
-                                            lam[i:i + step]) for i in range(0, len(t), step)]
+                                            lam[i:i + step], angles=angle_rows(angles, slice(i, i + step)))
+                     for i in range(0, len(t), step)]
             return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
         n, nb = len(t), self.nb
         accels = qdd[:, :7 * nb].reshape(n, nb, 7)
@@ -485,7 +488,7 @@ class CartesianSystem(MechanicalSystem):
             Fr = A[:, bi] @ cj.C_i if bi >= 0 else np.broadcast_to(cj.C_i, (n, 3, 3))
             RFj[:, k] = np.einsum("nji,nj->ni", Fr, RF[:, k])
             RTj[:, k] = np.einsum("nji,nj->ni", Fr, RT[:, k])
-        energy = self._energies(t, q, qd, r, v, A, L2, w_body, w)
+        energy = self._energies(t, q, qd, r, v, A, L2, w_body, w, angles)
         post = {"r": np.ascontiguousarray(r), "A": A, "v": np.ascontiguousarray(v), "w": w,
                 "a": np.ascontiguousarray(accels[..., :3]), "alpha": alpha,
                 "reaction_force": RF, "reaction_torque": RT, "reaction_force_joint": RFj,
@@ -528,10 +531,11 @@ class CartesianSystem(MechanicalSystem):
         w_body = np.einsum("nbij,nbj->nbi", L2, rates[..., 3:])                 # ω' = 2 L ṗ
         return blocks[..., :3], rates[..., :3], A, L2, w_body, np.einsum("nbij,nbj->nbi", A, w_body)
 
-    def _energies(self, t, q, qd, r, v, A, L2, w_body, w):
+    def _energies(self, t, q, qd, r, v, A, L2, w_body, w, angles=None):
         """(N, 4) energies (kinetic, gravity, spring, strain) at N states, from the rigid bodies'
-        kinematics (:meth:`_body_kinematics`), the force elements' potentials and the flexible
-        bodies' energies (:meth:`solver.flexible.floating.FloatingBody.energies`)."""
+        kinematics (:meth:`_body_kinematics`), the force elements' potentials (their tracked
+        ``angles``, {name: (N,)}) and the flexible bodies' energies
+        (:meth:`solver.flexible.floating.FloatingBody.energies`)."""
         n, nb = len(t), self.nb
         energy = np.zeros((n, 4))
         energy[:, 0] = 0.5 * (np.einsum("b,nbi,nbi->n", self.mass_values, v, v)
@@ -542,12 +546,12 @@ class CartesianSystem(MechanicalSystem):
                 [g @ qd[x, cols] for cols, g, _, _ in self._armature_terms(q[x], None)]))
         if self.flex:
             for x in range(n):
-                frames = self.attachments.extend(BodyFrames(r[x], A[x], v[x], w[x]), q[x], qd[x])
+                frames = self.attachments.extend(BodyFrames(r[x], A[x], v[x], w[x], angle_rows(angles, x)), q[x], qd[x])
                 energy[x, 2] = sum(f.potential(frames) for f in self.force_elements)
                 for fb in self.flex:
                     energy[x, [0, 1, 3]] += fb.energies(q[x], qd[x], self.gravity)
         else:
-            energy[:, 2] = element_loads(self.force_elements, t, BodyFrames(r, A, v, w), nb, potential=True)[1]
+            energy[:, 2] = element_loads(self.force_elements, t, BodyFrames(r, A, v, w, angles), nb, potential=True)[1]
         return energy
 
     def _setup_flexible(self, model):

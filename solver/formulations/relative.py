@@ -48,7 +48,7 @@ from ..constraints.planar import PlanarJoint
 from ..constraints.primitives import BodyState
 from ..errors import ModelError
 from ..expressions import time_function
-from ..forces import BodyFrames, compile_forces, element_loads
+from ..forces import BodyFrames, RotationalSpringDamperForce, angle_rows, compile_forces, element_loads
 from ..math.rotations import G_matrix, cross, matvec, quat_from_matrix, rotation_matrix, skew, tmatvec
 from ..model.fields import inertia_matrix
 from ..model.model import GROUND
@@ -79,6 +79,8 @@ class Kinematics:
         self.has_velocity = False
         self.K = None                              # K_e (eq. 16), filled on first use
         self.J = None                              # global inertia A J' Aᵀ per body, filled on first use
+        self.q = None                              # the joint coordinates of the state(s)
+        self.angles = {}                           # tracked angles of force elements (BodyFrames.angles)
 
 
 class KinematicsCache(dict):
@@ -174,6 +176,9 @@ class RelativeSystem(MechanicalSystem):
             c.source.column is None for c in self.couplers)
         self.force_elements = compile_forces(model, self.index, self.init)
         self._friction = [f for f in self.force_elements if getattr(f, "reaction_load", False)]
+        # (name, column of q) of the rotational spring-dampers on tree joints: θ is the joint coordinate
+        self._spring_columns = [(f.name, col) for f in self.force_elements if isinstance(f, RotationalSpringDamperForce)
+                                for col in [self.tree_column(f.joint, "rotation")] if col is not None]
         for f in self._friction:          # bound: their normal load is this formulation's reaction
             f.normal = 0.0
         self._cache = KinematicsCache()
@@ -388,24 +393,28 @@ class RelativeSystem(MechanicalSystem):
         post["energy"] = tuple(post["energy"])
         return post
 
-    def postprocess_batch(self, t, q, qd, qdd, lam):
+    def postprocess_batch(self, t, q, qd, qdd, lam, angles=None):
         """:meth:`postprocess` of N output points (arrays with a leading axis N; "energy" an (N, 4)
         array: kinetic, gravity, spring, 0), numpy over the points (module docstring), in chunks of
-        at most about POST_ENTRIES stacked K_e, M̂_b and B_e entries."""
+        at most about POST_ENTRIES stacked K_e, M̂_b and B_e entries.  ``angles``: {name: (N,)} the
+        force elements' unwrapped angles the step loop tracked at the points (``BodyFrames.angles``;
+        a spring on a tree joint takes its joint coordinate instead)."""
         step = max(1, POST_ENTRIES // (36 * (self.nb + len(self.mobs)) + 6 * self.nq))
         if len(t) > step:
-            parts = [self.postprocess_batch(*(x[i:i + step] for x in (t, q, qd, qdd, lam)))
+            parts = [self.postprocess_batch(*(x[i:i + step] for x in (t, q, qd, qdd, lam)),
+                                            angles=angle_rows(angles, slice(i, i + step)))
                      for i in range(0, len(t), step)]
             return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
-        return self._post(*(np.asarray(x, dtype=float) for x in (t, q, qd, qdd, lam)))
+        return self._post(*(np.asarray(x, dtype=float) for x in (t, q, qd, qdd, lam)), angles=angles)
 
-    def _post(self, t, q, qd, qdd, lam):
+    def _post(self, t, q, qd, qdd, lam, angles=None):
         """Post-processing of one state (q: (nq,)) or N stacked ones (q: (N, nq)): body states,
         reactions on body_j at the joint origin (eqs. 30–31, or Newton–Euler eq. 28, with the
         cut-joint wrenches from their multipliers), driver forces (eq. 36 on tree joints, −λ on cut
         joints), energies (kinetic ½ m vᵀv + ½ ω'ᵀJ'ω', gravity −m gᵀr, force elements)."""
         lead = q.shape[:-1]
         kin = self._recursion(q, qd) if q.ndim == 1 else self._distinct_recursion(q, qd)
+        kin.angles = angles or {}
         frames = self._frames(kin)
         for f in self._friction:         # the fixed point of update_friction_loads at the given q̈, λ
             f.normal = np.zeros(lead)
@@ -466,7 +475,7 @@ class RelativeSystem(MechanicalSystem):
     def frames(self, q, qd):
         """Global body states (CM position, rotation, CM velocity, ω) as BodyFrames."""
         frames = self._frames(self.kinematics(q, qd))
-        return BodyFrames(frames.r.copy(), frames.A.copy(), frames.v, frames.w.copy())
+        return BodyFrames(frames.r.copy(), frames.A.copy(), frames.v, frames.w.copy(), frames.angles)
 
     def state_mass(self, kin, b):
         """Body state mass matrix M̂_b (Kim & You (1997) eq. 11), global, about the global origin; ``b`` a
@@ -534,6 +543,7 @@ class RelativeSystem(MechanicalSystem):
         mobilizer kind (:meth:`_tree_levels`) along an extra axis G (their parents are done)."""
         lead = q.shape[:-1]
         kin = Kinematics(self.nb, len(self.mobs), lead)
+        kin.q = q
         for edges, parents, children, cols, mob, C_in, s_in, C_out, s_out in self._levels:
             grounded = (parents < 0)[:, None]                                   # (G, 1)
             A_P = np.where(grounded[:, :, None], np.eye(3), kin.A[..., parents, :, :])
@@ -623,15 +633,22 @@ class RelativeSystem(MechanicalSystem):
         first = np.flatnonzero(new)
         kin = self._recursion(q[first], qd[first])
         back = np.cumsum(new) - 1
-        for name in ("A", "r", "o", "Y", "Yd0", "D"):
+        for name in ("A", "r", "o", "Y", "Yd0", "D", "q"):
             setattr(kin, name, getattr(kin, name)[back])
         kin.B = [B[back] for B in kin.B]
         return kin
 
     def _frames(self, kin):
-        """BodyFrames (CM position, rotation, CM velocity ṙ = v_O + ω × r, ω) of a recursion's states."""
+        """BodyFrames (CM position, rotation, CM velocity ṙ = v_O + ω × r, ω) of a recursion's states,
+        with the angles of the rotational spring-dampers on tree joints: their joint coordinate
+        (continuous, integrated; ``BodyFrames.angles``)."""
         w = kin.Y[..., 3:]
-        return BodyFrames(kin.r, kin.A, kin.Y[..., :3] + cross(w, kin.r), w)
+        return BodyFrames(kin.r, kin.A, kin.Y[..., :3] + cross(w, kin.r), w, {**kin.angles, **self.spring_angles(kin.q)})
+
+    def spring_angles(self, q):
+        """{name: θ} of the rotational spring-dampers on tree joints at the state(s) q: the joint
+        coordinate, continuous because integrated (``BodyFrames.angles``)."""
+        return {name: q[..., col] for name, col in self._spring_columns}
 
     def _K(self, kin):
         """K_e = M̂_child + Σ_children K_c (Kim & You (1997) eq. 16); computed once per kinematics."""

@@ -191,11 +191,7 @@ def test_random_mechanism_2026_spinning_body_within_the_phase_bound():
     _assert_agree(case)
 
 
-@pytest.mark.sweep        # two default runs of a fast-spinning screw: ~15 s
-@pytest.mark.xfail(strict=True, reason="open (seed 2033): the output post-processing unwraps a rotational spring's "
-                   "angle from output row to row, so a joint turning more than π between output points loses "
-                   "turns: the relative formulation's reaction about the screw axis is off by k·2π per lost turn, "
-                   "the Cartesian formulation's spring energy is wrong at any output step")
+@pytest.mark.sweep        # three default runs of a fast-spinning screw (the Cartesian one in the Python loop)
 def test_random_mechanism_2033_spring_on_a_fast_screw():
     """bench/fuzz.py --seed 2000 found seed 2033 (two bodies: revolute to ground, screw turning up to
     915 rad/s, 22 turns in 0.3 s; a rotational spring k = 4.05e-3 N·m/rad on the screw).  Positions
@@ -205,7 +201,12 @@ def test_random_mechanism_2033_spring_on_a_fast_screw():
       at 1 ms the Cartesian and relative reactions agree to 5.5e-7 N·m;
     * Cartesian: the spring's reported energy changes by +57.7 J over the run, where ½k(θ − θ0)² +
       preload·θ of the integrated joint angle (θ = −128 rad) changes by −7.56 J (relative: −7.58 J).
-    Both are wrong answers with status "ok"."""
+    Both were wrong answers with status "ok": the post-processing unwrapped the spring's angle from
+    output row to row.  Fixed: it takes the angle the integration tracked (BodyFrames.angles: the
+    relative formulation's joint coordinate, the Cartesian step loop's angle at the output point,
+    handed with the row); the coarse and fine reactions now agree exactly (same steps), the Cartesian
+    spring energy agrees with the relative one to 1.6e-5 J (tests/solver/test_spring_unwrap.py is the
+    cheap regression)."""
     m = random_mechanism(2033, max_bodies=4)
     fine = solver.simulate(m, t_end=0.3, output_step=0.001, formulation="relative")
     coarse = solver.simulate(m, t_end=0.3, output_step=0.01, formulation="relative")
