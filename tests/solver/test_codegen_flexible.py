@@ -66,6 +66,7 @@ def test_kernels_equal_the_generic_flexible_path(make):
 
 
 @pytest.mark.slow
+@pytest.mark.sweep        # 8–25 s of CPU: out of make test's 6 minutes (the sweep tier runs it)
 def test_flexible_fourbar_run_equals_the_generic_run():
     """The sample's saved settings (rtol 1e-6, hybrid), generated vs generic: equal to round-off
     (1e-8 asserted) up to the first singular passage.  The passages amplify round-off differences of
@@ -201,6 +202,7 @@ def loaded_beam():
 
 
 @pytest.mark.slow
+@pytest.mark.sweep        # 8–25 s of CPU: out of make test's 6 minutes (the sweep tier runs it)
 def test_force_elements_at_flexible_nodes_are_generated():
     """Kernels equal the generic path's; a 0.3 s run (the compiled DOP853) equals the generic run
     (scipy's DOP853): modal coordinates 2.0e-11 apart measured."""

@@ -276,6 +276,7 @@ def test_rrc_arm_fmu_equals_the_solver(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.sweep        # 8–25 s of CPU: out of make test's 6 minutes (the sweep tier runs it)
 def test_car_over_the_bump_fmu_equals_the_solver(tmp_path):
     """The 14-body car (tires, bushing, speed controller) with the half-sine bump moved under its
     front wheels so that 0.7 s covers the front axle's passage (0.1–0.55 s): positions and reactions."""
