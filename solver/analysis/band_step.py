@@ -111,11 +111,12 @@ def rk4(rhs, t, y, h, k1=None):
     return y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
 
 
-def step_over(rhs, t, y, h, rtol, atol):
+def step_over(rhs, t, y, h, rtol, atol, f_start=None):
     """(y_end, f_end, f_start, err) of one step of size h over a noisy band from (t, y): y_end the two
     half-step RK4 result with its Richardson correction, f_end = rhs(t + h, y_end), err the
-    weighted RMS error estimate (1 = the tolerance); f_start = rhs(t, y)."""
-    k1 = rhs(t, y)
+    weighted RMS error estimate (1 = the tolerance); f_start = rhs(t, y) unless given (the previous
+    step's f_end when steps are chained)."""
+    k1 = rhs(t, y) if f_start is None else f_start
     full = rk4(rhs, t, y, h, k1)
     half = rk4(rhs, t, y, h / 2, k1)
     two = rk4(rhs, t + h / 2, half, h / 2)

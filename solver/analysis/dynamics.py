@@ -452,13 +452,13 @@ class Run:
         n = int(np.ceil((t_cross - t) / h - 1e-9))
         ends = [*(t + (t_cross - t) * k / n for k in range(1, n + 1)), t_cross + h]
         y = np.concatenate([part.z_of(q), part.V.T @ qd])
-        pieces, worst = [], 0.0
+        pieces, worst, f1 = [], 0.0, None
         try:
             for t1 in ends:
                 if t1 - t > max_step:
                     return None
                 y1, f1, f0, err = step_over(lambda tt, yy: self._rhs(part, tt, yy), t, y, t1 - t,
-                                            self.s.rtol, self.s.atol)
+                                            self.s.rtol, self.s.atol, f_start=f1)
                 q1, qd1, _ = self._state(part, t1, y1)
                 if not err <= BAND_SLACK or velocity_jump(t1 - t, qd, accel, qd1) > ASSEMBLY_GUARD:
                     return None
