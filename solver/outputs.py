@@ -310,11 +310,7 @@ def _joint_coordinate(results, model, name, coordinate):
 def _rotation_rate(results, joint, cj):
     """(N,): the rate of a joint's rotation about its axis, ż_iᵀ(ω_j − ω_i) with ż_i = A_i C_i e_z
     (global axes), from the recorded rotations and angular velocities."""
-    def body(name):
-        n = len(results.t)
-        if name == GROUND:
-            return np.broadcast_to(np.eye(3), (n, 3, 3)), np.zeros((n, 3))
-        return np.asarray(results.body_rotation(name)), np.asarray(results.body_angular_velocity(name))
-    (A_i, w_i), (_, w_j) = body(joint.body_i), body(joint.body_j)
-    axis = A_i @ cj.C_i[:, 2]
-    return np.einsum("ni,ni->n", axis, w_j - w_i)
+    frames = _RecordedFrames(results, (joint.body_i, joint.body_j))
+    frames.k = slice(None)
+    (_, A_i, _, w_i), (_, _, _, w_j) = frames.get(-1 if joint.body_i == GROUND else 0), frames.get(1)
+    return np.sum((A_i @ cj.C_i[:, 2]) * (w_j - w_i), axis=-1)

@@ -400,8 +400,7 @@ class CartesianSystem(MechanicalSystem):
         its coordinate θ's gradient on the columns of its bodies, or its α column (parametric form)."""
         if not self.armatures:
             return []
-        states = None if self.param is not None else self._states(q, qd)
-        out = []
+        states, out = None, []          # the body states, built on the first joint that needs them
         for k, coord, a in self.armatures:
             j = self.joints[k]
             if self.param is not None and self.alpha_cols[k]:
