@@ -40,7 +40,7 @@ typedef void (*cc_edges_fn)(const double *q, const double *qd, double *qc, doubl
 typedef void (*cc_generalized_fn)(const double *qc, const double *B, const double *Fx, const double *Tx, double *Q);
 typedef void (*cc_velocity_fn)(const double *q, const double *qd, double *qc, double *T, double *qdc, double *tdqd);
 
-/* Shared with Python (solver/contact/compiled.py, same fields, same order). */
+/* Shared with Python (solver/codegen/contact.py (_Contact), same fields, same order). */
 typedef struct {
     int nb, ne, nq, mode;
     const int *bi, *bj;       /* per element: bodies (−1: ground) */
@@ -78,6 +78,23 @@ static double cc_dot(const double *a, const double *b) { return a[0] * b[0] + a[
 static void cc_mul(const double *A, const double *x, double *y)     /* y = A x */
 {
     for (int i = 0; i < 3; ++i) y[i] = A[3 * i] * x[0] + A[3 * i + 1] * x[1] + A[3 * i + 2] * x[2];
+}
+
+static void cc_tmul(const double *A, const double *x, double *y)    /* y = Aᵀ x */
+{
+    for (int i = 0; i < 3; ++i) y[i] = A[i] * x[0] + A[3 + i] * x[1] + A[6 + i] * x[2];
+}
+
+/* A(p) (row-major) and L(p) (3 × 4, row-major) of unit Euler parameters p
+ * (solver.math.rotations.rotation_matrix, L_matrix); also output_cartesian.c's, later in the unit. */
+static void cc_euler_frame(const double *p, double *A, double *L)
+{
+    const double e0 = p[0], e1 = p[1], e2 = p[2], e3 = p[3];
+    A[0] = e0 * e0 + e1 * e1 - e2 * e2 - e3 * e3; A[1] = 2 * (e1 * e2 - e0 * e3); A[2] = 2 * (e1 * e3 + e0 * e2);
+    A[3] = 2 * (e1 * e2 + e0 * e3); A[4] = e0 * e0 - e1 * e1 + e2 * e2 - e3 * e3; A[5] = 2 * (e2 * e3 - e0 * e1);
+    A[6] = 2 * (e1 * e3 - e0 * e2); A[7] = 2 * (e2 * e3 + e0 * e1); A[8] = e0 * e0 - e1 * e1 - e2 * e2 + e3 * e3;
+    const double Lm[12] = {-e1, e0, e3, -e2, -e2, -e3, e0, e1, -e3, e2, -e1, e0};
+    memcpy(L, Lm, sizeof Lm);
 }
 
 static void cc_cross(const double *a, const double *b, double *c)
@@ -409,29 +426,21 @@ static void cc_cartesian(cc_contact_t *c, const double *q, const double *qd, dou
 {
     const int nb = c->nb;
     for (int b = 0; b < nb; ++b) {             /* A(p), ω = 2 A L(p) ṗ (CartesianSystem.frames) */
-        const double *x = q + 7 * b, *p = x + 3, *pd = qd + 7 * b + 3;
-        const double e0 = p[0], e1 = p[1], e2 = p[2], e3 = p[3];
-        double *A = c->A + 9 * b;
-        A[0] = e0 * e0 + e1 * e1 - e2 * e2 - e3 * e3;
-        A[4] = e0 * e0 - e1 * e1 + e2 * e2 - e3 * e3;
-        A[8] = e0 * e0 - e1 * e1 - e2 * e2 + e3 * e3;
-        A[1] = 2 * (e1 * e2 - e0 * e3); A[3] = 2 * (e1 * e2 + e0 * e3);
-        A[2] = 2 * (e1 * e3 + e0 * e2); A[6] = 2 * (e1 * e3 - e0 * e2);
-        A[5] = 2 * (e2 * e3 - e0 * e1); A[7] = 2 * (e2 * e3 + e0 * e1);
-        const double Lm[12] = {-e1, e0, e3, -e2, -e2, -e3, e0, e1, -e3, e2, -e1, e0};
+        const double *x = q + 7 * b, *pd = qd + 7 * b + 3;
+        double *A = c->A + 9 * b, L[12];
+        cc_euler_frame(x + 3, A, L);
         double wb[3];
         for (int i = 0; i < 3; ++i)
-            wb[i] = 2.0 * (Lm[4 * i] * pd[0] + Lm[4 * i + 1] * pd[1] + Lm[4 * i + 2] * pd[2] + Lm[4 * i + 3] * pd[3]);
+            wb[i] = 2.0 * (L[4 * i] * pd[0] + L[4 * i + 1] * pd[1] + L[4 * i + 2] * pd[2] + L[4 * i + 3] * pd[3]);
         cc_mul(A, wb, c->w + 3 * b);
         for (int i = 0; i < 3; ++i) { c->r[3 * b + i] = x[i]; c->v[3 * b + i] = qd[7 * b + i]; }
     }
     cc_wrenches(c);
     for (int b = 0; b < nb; ++b) {
-        const double *A = c->A + 9 * b, *T = c->T + 3 * b, *p = q + 7 * b + 3;
-        const double e0 = p[0], e1 = p[1], e2 = p[2], e3 = p[3];
-        const double Lm[12] = {-e1, e0, e3, -e2, -e2, -e3, e0, e1, -e3, e2, -e1, e0};
-        double tb[3];                          /* Aᵀ T */
-        for (int i = 0; i < 3; ++i) tb[i] = A[i] * T[0] + A[3 + i] * T[1] + A[6 + i] * T[2];
+        const double *A = c->A + 9 * b, *T = c->T + 3 * b;
+        double Ab[9], Lm[12], tb[3];           /* L(p) again (A is kept in c->A), tb = Aᵀ T */
+        cc_euler_frame(q + 7 * b + 3, Ab, Lm);
+        cc_tmul(A, T, tb);
         for (int i = 0; i < 3; ++i) Q[7 * b + i] = c->F[3 * b + i];
         for (int j = 0; j < 4; ++j) Q[7 * b + 3 + j] = 2.0 * (Lm[j] * tb[0] + Lm[4 + j] * tb[1] + Lm[8 + j] * tb[2]);
     }

@@ -30,33 +30,12 @@ typedef struct {
     double *r, *A, *v, *w, *a, *alpha, *RF, *RT, *RFj, *RTj, *driver_force, *energy;
 } cg_cartesian_output_t;
 
-/* A(p) (row-major) and L(p) (3 × 4, row-major) of unit Euler parameters p
- * (solver.math.rotations.rotation_matrix, L_matrix). */
-static void co_frame(const double *p, double *A, double *L)
-{
-    const double e0 = p[0], e1 = p[1], e2 = p[2], e3 = p[3];
-    A[0] = e0 * e0 + e1 * e1 - e2 * e2 - e3 * e3; A[1] = 2 * (e1 * e2 - e0 * e3); A[2] = 2 * (e1 * e3 + e0 * e2);
-    A[3] = 2 * (e1 * e2 + e0 * e3); A[4] = e0 * e0 - e1 * e1 + e2 * e2 - e3 * e3; A[5] = 2 * (e2 * e3 - e0 * e1);
-    A[6] = 2 * (e1 * e3 - e0 * e2); A[7] = 2 * (e2 * e3 + e0 * e1); A[8] = e0 * e0 - e1 * e1 - e2 * e2 + e3 * e3;
-    const double Lm[12] = {-e1, e0, e3, -e2, -e2, -e3, e0, e1, -e3, e2, -e1, e0};
-    memcpy(L, Lm, sizeof Lm);
-}
-
-/* y = c L x (L 3 × 4), y = A x, y = Aᵀ x (A 3 × 3) */
+/* y = c L x (L 3 × 4); A(p), L(p), A x and Aᵀ x are contact.c's (earlier in the runtime unit) */
 static void co_L(const double *L, const double *x, double c, double *y)
 {
     for (int i = 0; i < 3; ++i) y[i] = c * (L[4 * i] * x[0] + L[4 * i + 1] * x[1] + L[4 * i + 2] * x[2] + L[4 * i + 3] * x[3]);
 }
 
-static void co_mul(const double *A, const double *x, double *y)
-{
-    for (int i = 0; i < 3; ++i) y[i] = A[3 * i] * x[0] + A[3 * i + 1] * x[1] + A[3 * i + 2] * x[2];
-}
-
-static void co_tmul(const double *A, const double *x, double *y)
-{
-    for (int i = 0; i < 3; ++i) y[i] = A[i] * x[0] + A[3 + i] * x[1] + A[6 + i] * x[2];
-}
 
 /* The output row `row` of the state (q, q̇, q̈) with the context's λ and Φ_q (module comment). */
 void cg_cartesian_output(void *context, const double *q, const double *qd, const double *qdd, int row)
@@ -69,12 +48,12 @@ void cg_cartesian_output(void *context, const double *q, const double *qd, const
         const double *x = q + 7 * b, *xd = qd + 7 * b, *xdd = qdd + 7 * b, *J = o->inertia + 9 * b;
         const size_t at = ((size_t)row * nb + b) * 3;
         double *A = rows_A + 9 * b, L[12], wb[3], ab[3], Jw[3];
-        co_frame(x + 3, A, L);
+        cc_euler_frame(x + 3, A, L);
         co_L(L, xd + 3, 2.0, wb);
         co_L(L, xdd + 3, 2.0, ab);
-        co_mul(A, wb, o->w + at);
-        co_mul(A, ab, o->alpha + at);
-        co_mul(J, wb, Jw);
+        cc_mul(A, wb, o->w + at);
+        cc_mul(A, ab, o->alpha + at);
+        cc_mul(J, wb, Jw);
         const double m = o->mass[b];
         kinetic += 0.5 * (m * (xd[0] * xd[0] + xd[1] * xd[1] + xd[2] * xd[2]) + wb[0] * Jw[0] + wb[1] * Jw[1]
                           + wb[2] * Jw[2]);
@@ -93,12 +72,12 @@ void cg_cartesian_output(void *context, const double *q, const double *qd, const
             const int i = o->rows[n_];
             for (int c = 0; c < 7; ++c) g[c] -= o->jac[(size_t)i * nq + c0 + c] * o->lam[i];
         }
-        co_frame(q + c0 + 3, As, L);
+        cc_euler_frame(q + c0 + 3, As, L);
         double half[3];
         co_L(L, g + 3, 0.5, half);
-        co_mul(As, half, n);
+        cc_mul(As, half, n);
         if (bj >= 0) {
-            co_mul(rows_A + 9 * bj, sj, P);
+            cc_mul(rows_A + 9 * bj, sj, P);
             for (int i = 0; i < 3; ++i) P[i] += q[7 * bj + i];
         } else {
             memcpy(P, sj, sizeof P);
@@ -119,8 +98,8 @@ void cg_cartesian_output(void *context, const double *q, const double *qd, const
         const size_t at = ((size_t)row * nj + k) * 3;
         memcpy(o->RF + at, F, sizeof F);
         memcpy(o->RT + at, T, sizeof T);
-        co_tmul(Fr, F, o->RFj + at);
-        co_tmul(Fr, T, o->RTj + at);
+        cc_tmul(Fr, F, o->RFj + at);
+        cc_tmul(Fr, T, o->RTj + at);
     }
     for (int d = 0; d < o->nd; ++d) o->driver_force[(size_t)row * o->nd + d] = -o->lam[o->driver_row[d]];
 }
