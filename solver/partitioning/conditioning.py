@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .partition import SVD_MAX_ROWS, singular_value_ratio
+from .partition import extreme_singular_values, singular_value_ratio
 
 TRACK_FACTOR = 2.0        # σ̃ moving more than this factor from the last exact row's asks for an exact value
 
@@ -67,15 +67,10 @@ def exact_rows(estimate) -> np.ndarray:
 
 
 def anchor_values(jac) -> np.ndarray:
-    """c = σ_min / σ_max of each Φ_q[rows] in ``jac`` (N, r, nq): one batched SVD up to SVD_MAX_ROWS
-    rows; above, the sparse estimates of :func:`solver.partitioning.singular_estimates.row_singular_estimates`
-    (O(nnz) each where the SVD is O(r² nq); c from above, measured within 1.0–1.25 of the SVD's)."""
-    if jac.shape[1] <= SVD_MAX_ROWS:
-        sv = np.linalg.svd(jac, compute_uv=False)
-        return singular_value_ratio(sv[:, -1], sv[:, 0])
-    from .singular_estimates import row_singular_estimates
-    low, high = np.array([row_singular_estimates(J) for J in jac]).reshape(-1, 2).T
-    return singular_value_ratio(low, high)
+    """c = σ_min / σ_max of each Φ_q[rows] in ``jac`` (N, r, nq), by
+    :func:`solver.partitioning.partition.extreme_singular_values`: one batched SVD up to SVD_MAX_ROWS
+    rows, sparse estimates above (O(nnz) each; c from above, measured within 1.0–1.25 of the SVD's)."""
+    return singular_value_ratio(*extreme_singular_values(jac))
 
 
 def tracked_conditioning(jac, estimate) -> np.ndarray:

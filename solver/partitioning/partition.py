@@ -82,6 +82,21 @@ def newton_tolerance(tol, q, jac) -> float:
     return max(tol, ROUNDOFF * max(1.0, float(np.max(np.abs(q), initial=0.0)), float(np.max(np.abs(jac), initial=0.0))))
 
 
+def extreme_singular_values(J):
+    """(σ_min, σ_max) of independent rows Φ_q[rows] — J (r × nq) or stacked (N × r × nq): their SVD up
+    to SVD_MAX_ROWS rows, above it the sparse estimates of
+    :func:`solver.partitioning.singular_estimates.row_singular_estimates` (σ_min from above, σ_max
+    from below, O(nnz) each)."""
+    if J.shape[-2] <= SVD_MAX_ROWS:
+        sv = np.linalg.svd(J, compute_uv=False)
+        return sv[..., -1], sv[..., 0]
+    from .singular_estimates import row_singular_estimates
+    if J.ndim == 2:
+        return row_singular_estimates(J)
+    low, high = np.array([row_singular_estimates(x) for x in J]).reshape(-1, 2).T
+    return low, high
+
+
 def singular_value_ratio(low, high):
     """σ_min / σ_max (elementwise over stacked values), 0 where σ_max = 0: the conditioning of the
     independent constraint rows that a run records at each output point."""
@@ -304,12 +319,7 @@ class Partition:
         :func:`solver.partitioning.singular_estimates.row_singular_estimates`; the quality is then estimated low, and
         the bound of :meth:`_sigma_min_bound` stays an upper bound)."""
         J = jac[self.rows]
-        if len(self.rows) > SVD_MAX_ROWS:
-            from .singular_estimates import row_singular_estimates
-            low, high = row_singular_estimates(J)
-        else:
-            sv = np.linalg.svd(J, compute_uv=False)
-            low, high = sv[-1], sv[0]
+        low, high = extreme_singular_values(J)
         self._last_rows = (J, low, high)
         return low, high
 

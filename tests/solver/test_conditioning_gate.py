@@ -43,7 +43,6 @@ def test_the_gated_read_out_follows_the_svd_through_singular_positions(monkeypat
     (SVD_MAX_ROWS forced to 0): at the passes the read-out is the SVD value from above within the
     estimates' 1.25, elsewhere within TRACK_FACTOR · 1.25 of it; Partition.singularity likewise."""
     monkeypatch.setattr(partition, "SVD_MAX_ROWS", 0)
-    monkeypatch.setattr(conditioning, "SVD_MAX_ROWS", 0)
     compiled = solver.compile_model(fourbar_row(3), codegen="on")
     res = solver.simulate(compiled, t_end=4.0, output_step=0.01)
     assert res.status == "ok"
