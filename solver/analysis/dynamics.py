@@ -52,12 +52,11 @@ from ..formulations.branches import (ASSEMBLY_GUARD, ASSEMBLY_RETRIES, BRANCH_SH
 from .equilibrium import starting_at_equilibrium
 from .hybrid import HybridSwitch
 from .recording import Recorder
-from .segments import Stiff, run_segments, step_loop
-from .step_rules import (AMPLIFICATION_GROWTH, CLEAN_STRETCH, REPARTITION_RATIO, STAGE_RETRIES, STALL_FRACTION,
-                         STALL_STEPS, STIFF_INTEGRATOR, STUCK_RESTARTS, Progress, stall_error)
+from .segments import run_segments, step_loop
+from .step_rules import (AMPLIFICATION_GROWTH, CLEAN_STRETCH, JACOBIAN_STEP, REPARTITION_RATIO, STAGE_RETRIES,
+                         STALL_FRACTION, STALL_STEPS, STUCK_RESTARTS, Progress, stall_error)
 from .threads import single_threaded_blas
 
-JACOBIAN_STEP = 1e-7          # relative forward-difference step of the implicit integrators' Jacobian
 IMPLICIT = ("adams", "bdf", "radau")   # integrators that take a Jacobian (LSODA in its stiff mode)
 
 
@@ -170,6 +169,8 @@ class Run:
     """State of one run: its workspace of the system, the active partition, the recorder and the
     integrator."""
 
+    python_loop = ()     # integrators this kind of run steps in the Python loop even where the C loop applies
+
     def __init__(self, system, settings, progress=None, cancel=None, holding=None, on_event=None,
                  results_path=None, start=None, owned=False):
         """system: a compiled system; the run evaluates its own workspace of it
@@ -210,6 +211,7 @@ class Run:
         self.branches = Branches(system)   # the unwrapped angles' accepted values and rates
         self.newton_tol = position_tolerance(settings.atol)   # the dynamic run's position Newton bound
         self.last_step = None    # the Python loop's last accepted step size (a continued run starts with it)
+        self.switched = False    # "auto" switched to BDF in the compiled loop (segments.run_segments)
         self._contact = next((f for f in system.force_elements if isinstance(f, ContactSet)), None)
 
     # ---- public API -----------------------------------------------------------------------------
@@ -303,10 +305,6 @@ class Run:
                     restarts = 0
                 if restart is None:
                     break
-                if isinstance(restart, Stiff):      # the rest of the run in this loop, implicit
-                    compiled, integrator = None, STIFF_INTEGRATOR
-                    self.rec.event(t, "integrator", str(restart))
-                    continue
                 restarts, clean = self._restarted(part, hybrid, restarts, clean, restart, q, t)
                 part = self._partition(part.method, q, t, restart)
                 continue

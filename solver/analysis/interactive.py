@@ -3,8 +3,8 @@
 :class:`InteractiveRun` compiles a model once (the defaults: generated kernels, the compiled step
 loop) and integrates it chunk by chunk (``step(dt)``), each chunk continuing from the state the
 last one ended with (``Run._dynamic`` from that state; the Python loop's scipy integrator itself
-is continued — :meth:`_ChunkRun._integrator` — while the C loop and LSODA choose their step afresh
-at each chunk start).  Nothing is recompiled between chunks: the loads a user changes while it runs
+is continued — :meth:`_ChunkRun._integrator`: so "bdf" stays in the Python loop here, where a plain
+run steps it in C — while the C loop and LSODA choose their step afresh at each chunk start).  Nothing is recompiled between chunks: the loads a user changes while it runs
 enter as *held external loads* — generalized forces Q_x evaluated from the state at the start of a
 chunk and held over it (a zero-order hold, as a display-rate controller acts), added to the kernels'
 Q by the compiled reduction's ``Qx`` buffer (the buffer the force elements not generated use) or,
@@ -94,6 +94,7 @@ class _ChunkRun(Run):
     jacobian = None      # (partition, ∂f/∂y) last computed by _jacobian
     reuse = None         # the same, offered once to an integrator started afresh (not to a continued one)
     kept = None          # (partition, integrator) the last chunk ended with: the next one continues it
+    python_loop = ("bdf",)   # scipy's BDF, continued across chunks (_integrator); bdf.c would start afresh each chunk
 
     def __init__(self, system, settings):
         super().__init__(system, settings)

@@ -2,9 +2,10 @@
 
 When the model runs on generated kernels and nothing in its right-hand side needs Python (no
 interpreted force elements; driver motions and force inputs compiled as C), the integrators
-``"auto"`` and ``"rk"`` (alias ``"dop853"``; Dormand–Prince 8(5,3), DOP853) and ``"rk45"`` (Dormand–Prince
-5(4)) step inside C
-(dopri.c: Hairer's step-size control and dense output): one call advances the active partition
+``"auto"`` and ``"rk"`` (alias ``"dop853"``; Dormand–Prince 8(5,3), DOP853), ``"rk45"`` (Dormand–Prince
+5(4)) and ``"bdf"`` (variable-order BDF/NDF, Shampine & Reichelt 1997, as scipy's BDF) step inside C
+(dopri.c: Hairer's step-size control and dense output; bdf.c: Newton with the LU of I − cJ, the
+Jacobian by differences of the compiled right-hand side): one call advances the active partition
 over many steps and output points.  Python only stores the rows, records the steps, reports
 progress, checks cancel between calls and acts on what stopped a call exactly as ``Run._dynamic``
 does in its own loop: a failed solve re-partitions (or is diagnosed by the generic path), a
@@ -13,16 +14,16 @@ stops the run.  Near a singular pass the compiled loop places its steps so that 
 the pass's round-off band (codegen/band.c with the thresholds of :mod:`solver.analysis.band_step`;
 the Python loop steps over the band once its step size has collapsed).
 
-Where the compiled loop does not apply, ``"rk45"`` and ``"rk"`` are scipy's RK45 and DOP853 (the same
-methods) in the Python loop and ``"auto"`` is LSODA (``"adams"``); ``partitioning="hybrid"`` (its
+Where the compiled loop does not apply, ``"rk45"``, ``"rk"`` and ``"bdf"`` are scipy's RK45, DOP853 and
+BDF (the same methods) in the Python loop and ``"auto"`` is LSODA (``"adams"``); ``partitioning="hybrid"`` (its
 switch looks at every step) and sparse partitions (no compiled reduction) use the Python loop.  Only
 ``"auto"`` switches when the model is stiff (below).
 
 Stiffness: on ``"auto"`` the compiled loop watches Hairer's estimate h·ρ of every accepted step
 (dopri.c, dp_stiffness); when the step size is held at DOP853's stability boundary
-(h·ρ just past it on many steps: step_rules.STIFF_*), the call returns SEG_STIFF and :func:`run_segments` returns a :class:`Stiff`
-reason: ``Run._dynamic`` continues from the accepted state with step_rules.STIFF_INTEGRATOR (BDF) in
-its own loop, on the same compiled right-hand side, and records the switch as an event.  Models
+(h·ρ just past it on many steps: step_rules.STIFF_*), the loop goes on from the accepted state with
+BDF (bdf.c) and the call returns SEG_STIFF: :func:`run_segments` records the switch as an event
+(:func:`stiff_event`) and calls again; later partitions of the run (re-partitions) start on BDF.  Models
 with contact or joint stops never switch, as measured (issue #28): the switch once gave the Geneva
 sample a wrong answer with status ok — not a wrong hand-over but BDF's long steps carrying the pin
 through its slot walls (integrator="bdf" alone did the same: 14 steps, the wheel never turned).
@@ -41,17 +42,14 @@ from ..errors import SolverError
 from ..partitioning.conditioning import tracked_conditioning
 from ..partitioning.partition import PartitionError
 from .band_step import BAND_CLEAR, BAND_PARTITIONS, BAND_TRIES, crossing_fraction
-from .step_rules import (AMPLIFICATION_GROWTH, REPARTITION_RATIO, STAGE_RETRIES, STALL_FRACTION, STIFF_BAND,
-                         STIFF_BOUNDARY, STIFF_INTEGRATOR, STIFF_RESET, STIFF_STEPS, stall_error)
+from .step_rules import (AMPLIFICATION_GROWTH, JACOBIAN_STEP, REPARTITION_RATIO, STAGE_RETRIES, STALL_FRACTION,
+                         STIFF_BAND, STIFF_BOUNDARY, STIFF_INTEGRATOR, STIFF_RESET, STIFF_STEPS, stall_error)
 
 
-class Stiff(str):
-    """The reason :func:`run_segments` stopped on a stiff model: the event text, "switched to bdf
-    (stiff: h·ρ ≈ …)" with the last accepted step's estimate and step size."""
-
-    def __new__(cls, h, h_rho):
-        return super().__new__(cls, f"switched to {STIFF_INTEGRATOR} (stiff: h·ρ ≈ {h_rho:.3g} on {STIFF_STEPS} "
-                               f"steps, h ≈ {h:.3g} s)")
+def stiff_event(h, h_rho):
+    """The event of the switch on a stiff model: "switched to bdf (stiff: h·ρ ≈ …)" with the last DOP853
+    step's estimate and step size."""
+    return f"switched to {STIFF_INTEGRATOR} (stiff: h·ρ ≈ {h_rho:.3g} on {STIFF_STEPS} steps, h ≈ {h:.3g} s)"
 
 
 def step_loop(run):
@@ -60,8 +58,8 @@ def step_loop(run):
     Python, an event message or None) for the run's settings and system."""
     from ..codegen.segment import COMPILED, FALLBACK, NAMES, time_library
     name = run.s.integrator
-    if name not in COMPILED:
-        return name, None, None
+    if name not in COMPILED or name in run.python_loop:
+        return FALLBACK.get(name, name), None, None
     system = run.system
     kernels = getattr(system, "kernels", None)
     if kernels is None:
@@ -94,8 +92,8 @@ def run_segments(run, part, compiled, t, q, qd, times, next_out, window):
     """Integrate the active partition in C (``compiled``: (method, time functions) of
     :func:`step_loop`) from the consistent state (t, q, q̇) with output points ``times[next_out:]``.
     Returns (restart reason or None when the run is done, t, q, q̇ to
-    re-partition at, next_out, steps taken); the reason is a :class:`Stiff` when the model is stiff
-    (go on from there with an implicit method, no re-partition)."""
+    re-partition at, next_out, steps taken).  Once "auto" has switched to BDF (``run.switched``) every
+    later partition of the run steps with BDF."""
     from ..codegen.reduced import DYNAMICS_NOT_FINITE
     from ..codegen.segment import (BUDGET, DENSE, END, NOT_FINITE, OUTPUT, QUALITY, STAGE, STALL, STIFF,
                                    TOO_SMALL, CompiledSegments, stage_nodes)
@@ -105,11 +103,13 @@ def run_segments(run, part, compiled, t, q, qd, times, next_out, window):
     bound = REPARTITION_RATIO * part.quality_ref if rows else 0.0
     growth_bound = AMPLIFICATION_GROWTH * part.amplification_ref if rows else np.inf
     method, time_fn, stiffness = compiled
+    if run.switched:
+        method, stiffness = STIFF_INTEGRATOR, None
     band = (crossing_fraction(stage_nodes(c.system.kernels.runtime, method)), BAND_CLEAR, BAND_TRIES) \
         if part.method in BAND_PARTITIONS else None
     seg = CompiledSegments(c, method, time_fn, times, next_out, s.rtol, s.atol, s.max_step, bound, growth_bound,
                            STALL_FRACTION * s.t_end, window, run.branches, STAGE_RETRIES, stiffness, band,
-                           post=compiled_output(c.system) is None)
+                           post=compiled_output(c.system) is None, jac_step=JACOBIAN_STEP)
     seg.start(t, np.concatenate([part.z_of(q), part.V.T @ qd]), q, qd)
     start, steps = (t, q, qd), 0
     while True:
@@ -158,8 +158,10 @@ def run_segments(run, part, compiled, t, q, qd, times, next_out, window):
             if renew is None:
                 continue
             return renew, t_acc, q_acc, qd_acc, done, steps
-        if status == STIFF:
-            return Stiff(seg.seg.dp.h_old, seg.seg.dp.h_rho), t_acc, q_acc, qd_acc, done, steps
+        if status == STIFF:                    # the loop goes on with BDF from the accepted state
+            run.switched = True
+            run.rec.event(t_acc, "integrator", stiff_event(seg.seg.stiff_h, seg.seg.stiff_h_rho))
+            continue
         if status == STALL:
             raise stall_error(run, t_acc, t_acc - window[0][window[2]])
         if seg.seg.cg_status == DYNAMICS_NOT_FINITE:     # the steps shrank on stages with non-finite forces

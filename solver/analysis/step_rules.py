@@ -30,12 +30,14 @@ CRAWL_FACTOR = 2.0           # start-up), and stops a run whose projection excee
 STIFF_BOUNDARY = {"dop853": 6.1, "dopri5": 3.25}   # "auto" in C: h·ρ (dopri.c, dp_stiffness) past the method's
 STIFF_BAND = 1.25            # stability boundary, below STIFF_BAND times it, on STIFF_STEPS accepted steps (a run
 STIFF_STEPS = 15             # of STIFF_RESET steps outside the band starting the count again; Hairer's DOP853
-STIFF_RESET = 6              # counts) → the model is stiff and the run goes on with STIFF_INTEGRATOR (Python loop,
-STIFF_INTEGRATOR = "bdf"     # compiled right-hand side; Hairer & Wanner, Solving ODE II (1996), §IV.2).  The band:
+STIFF_RESET = 6              # counts) → the model is stiff and the run goes on with STIFF_INTEGRATOR (bdf.c in the
+STIFF_INTEGRATOR = "bdf"     # same compiled loop; Hairer & Wanner, Solving ODE II (1996), §IV.2).  The band:
                              # a step held by a damped stiff mode keeps h·ρ just past the boundary (the cars: 6.39
                              # on 99 % of steps); accepted steps far past it (10–500) come from non-smooth forces
                              # (stops, contact) or oscillating modes where BDF is no better (rrc_arm_case2: Hairer's
                              # bare "> 6.1" switched it and took 16.6 s instead of 1.6 s).  Only "auto" switches
+JACOBIAN_STEP = 1e-7         # relative forward-difference step of the implicit integrators' Jacobian, both loops
+                             # (Run._jacobian, bdf.c bdf_jacobian): h_k = JACOBIAN_STEP·max(1, |y_k|)
 BATCH_WALL_TIME = 300.0      # settings.max_wall_time of the CLI batch commands (mbs run, mbs study) when the
                              # project sets none; the GUI has none (its runs show progress and are cancelled)
 

@@ -188,9 +188,10 @@ static void dp_init(dp_t *s, int method, int n, double *memory, double rtol, dou
     s->h_rho = 0.0;
 }
 
-/* Hairer's HINIT: the first step from (t, y) with rate f towards t_end (exponent 1/order).  One
- * right-hand side; returns its code (0: s->h is set). */
-static int dp_initial_step(dp_t *s, dp_rhs_t rhs, void *ctx, double t_end)
+/* Hairer's HINIT: the first step from (t, y) with rate f towards t_end for a method whose local error
+ * is O(h^order) (DOP853: 8, DOPRI5: 5, BDF starting at order 1: 2, as scipy's select_initial_step).
+ * One right-hand side; returns its code (0: s->h is set). */
+static int dp_initial_step(dp_t *s, dp_rhs_t rhs, void *ctx, double t_end, int order)
 {
     const int n = s->n;
     double *y1 = DP_K(s, 1), *f1 = DP_K(s, 2), *df = DP_K(s, 3);
@@ -204,7 +205,7 @@ static int dp_initial_step(dp_t *s, dp_rhs_t rhs, void *ctx, double t_end)
     if (code) return code;
     for (int i = 0; i < n; ++i) df[i] = (f1[i] - s->f[i]) / h0;
     const double d2 = dp_rms(s, df, s->y, NULL), big = fmax(d1, d2);
-    const double h1 = big <= 1e-15 ? fmax(1e-6, h0 * 1e-3) : pow(0.01 / big, 1.0 / s->method);
+    const double h1 = big <= 1e-15 ? fmax(1e-6, h0 * 1e-3) : pow(0.01 / big, 1.0 / order);
     s->h = fmin(fmin(100.0 * h0, h1), s->hmax);
     return 0;
 }

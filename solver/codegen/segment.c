@@ -1,7 +1,8 @@
 /* The step loop of `simulate` in compiled code (MBS Studio, solver.codegen.segment).
  *
  * cg_segment advances the independent state y = [z, ż] of one partition (reduced.c, Kim & Yoo (1997)
- * eqs. 7, 8, 13) with dp_step (dopri.c, DOP853 or DOPRI5) from the last accepted step towards the end time and, at
+ * eqs. 7, 8, 13) with dp_step (dopri.c, DOP853 or DOPRI5) or bdf_step (bdf.c, variable-order BDF/NDF:
+ * integrator "bdf", and "auto" after its stiffness switch) from the last accepted step towards the end time and, at
  * every output time a step passes, writes the consistent state there: y from the dense output, then
  * one cg_reduced solve (q, q̇, q̈, λ, max |Φ|, the solve's estimate of σ_min(Φ_q[rows] U), and
  * Φ_q[rows] when asked).  Each step's (t, h) goes
@@ -39,9 +40,12 @@
  *   SEG_STIFF      the step size is limited by stability, not accuracy: h·ρ (dopri.c, dp_stiffness) in
  *                  [stiff_low, stiff_high] (just past the stability boundary) on stiff_steps accepted steps, a
  *                  run of stiff_reset steps outside starting the count again (Hairer's DOP853 counts, 15 and
- *                  6; stiff_steps 0: never); the step and its
- *                  output points are written, Python continues from the accepted state with an implicit
- *                  method (step_rules.STIFF_*)
+ *                  6; stiff_steps 0: never); the step and its output points are written and the loop has
+ *                  switched to BDF (bdf.c) from the accepted state: Python records the event and calls again
+ *                  (step_rules.STIFF_*)
+ *
+ * Every rule above holds for both methods: a BDF attempt's right-hand sides (Newton iterations, the
+ * finite-difference Jacobian's columns, the rate at the accepted state) are this loop's stages.
  */
 
 typedef void (*cg_time_t)(double t, double *f, double *fd, double *fdd, double *u);
@@ -90,6 +94,8 @@ typedef struct {
      * cg_cartesian_output, and its context: solver/codegen/output.py; NULL: in Python) */
     void (*k_output)(void *output, const double *q, const double *qd, const double *qdd, int row);
     void *output;
+    bdf_t bdf;                      /* the BDF's history, Jacobian and LU (bdf.c; dp.method DP_BDF) */
+    double stiff_h, stiff_h_rho;    /* SEG_STIFF: the last DOP853 step and its h·ρ */
 } cg_segment_t;
 
 enum { SEG_END = 0, SEG_BUDGET = 1, SEG_STAGE = 2, SEG_OUTPUT = 3, SEG_QUALITY = 4, SEG_STALL = 5,
@@ -102,10 +108,14 @@ static double segment_travel_cap(const cg_segment_t *g)
     return g->s->k_extra == cc_generalized ? cc_step_cap(g->s->extra) : INFINITY;
 }
 
-/* The integrator of a segment: method DP_DOP853 or DP_DOPRI5, memory DP_MEMORY(2 dof) doubles. */
-void cg_segment_init(cg_segment_t *g, int method, double *memory, double rtol, double atol, double hmax)
+/* The integrator of a segment: method DP_DOP853, DP_DOPRI5 or DP_BDF, memory DP_MEMORY(2 dof) doubles;
+ * bdf_memory BDF_MEMORY(2 dof) doubles and pivots 2 dof ints (a BDF, or a switch to it), jac_step its
+ * Jacobian's relative difference step. */
+void cg_segment_init(cg_segment_t *g, int method, double *memory, double rtol, double atol, double hmax,
+                     double *bdf_memory, int *pivots, double jac_step)
 {
     dp_init(&g->dp, method, 2 * g->s->dof, memory, rtol, atol, hmax);
+    bdf_init(&g->bdf, 2 * g->s->dof, bdf_memory, pivots, rtol, jac_step);
 }
 
 static int segment_solve(cg_segment_t *g, double t, const double *y, int level)
@@ -140,6 +150,37 @@ static int segment_rhs(void *ctx, double t, const double *y, double *dy)
     if (status) return status;
     for (int c = 0; c < f; ++c) { dy[c] = y[f + c]; dy[f + c] = g->s->zdd[c]; }
     return 0;
+}
+
+/* BDF's accepted state: the consistent q, q̇ at (t, y) (level 1: no accelerations, which BDF does not
+ * need there), the last solve, as remember_accepted takes it. */
+static int segment_accept(void *ctx, double t, const double *y)
+{
+    cg_segment_t *g = ctx;
+    if (cg_band_refuses(g->band, t)) return CG_BAND;
+    return segment_solve(g, t, y, 1);
+}
+
+/* One accepted step of the segment's method (dp_step's or bdf_step's codes). */
+static int segment_step(cg_segment_t *g)
+{
+    dp_t *d = &g->dp;
+    const double t_end = g->times[g->n_times - 1];
+    if (d->method != DP_BDF) return dp_step(d, segment_rhs, g, t_end);
+    return bdf_step(d, &g->bdf, segment_rhs, segment_accept, g, t_end, DP_K(d, 16), DP_K(d, 17));
+}
+
+/* From the accepted state (dp.t, dp.y, dp.f) on with BDF: its first step (HINIT for order 1) and its
+ * Jacobian.  Returns a right-hand side's code. */
+static int segment_start_bdf(cg_segment_t *g)
+{
+    dp_t *d = &g->dp;
+    d->method = DP_BDF;
+    const int code = dp_initial_step(d, segment_rhs, g, g->times[g->n_times - 1], 2);
+    if (code) return code;
+    d->h = fmin(d->h, segment_travel_cap(g));
+    d->rejected_last = 0;
+    return bdf_start(d, &g->bdf, segment_rhs, g);
 }
 
 static double smallest_row_norm(const cg_reduced_t *s)
@@ -201,7 +242,8 @@ int cg_segment(cg_segment_t *g)
     if (!g->started) {
         if (segment_rhs(g, d->t, d->y, d->f)) return SEG_STAGE;
         const double cap = segment_travel_cap(g);
-        const int code = dp_initial_step(d, segment_rhs, g, g->times[g->n_times - 1]);
+        const int code = d->method == DP_BDF ? segment_start_bdf(g)
+                         : dp_initial_step(d, segment_rhs, g, g->times[g->n_times - 1], d->method);
         if (code) return SEG_STAGE;
         d->h = fmin(d->h, cap);
         g->started = 1;                 /* q_acc, qd_acc, ang_acc, ang_rate: the caller's start */
@@ -216,7 +258,7 @@ int cg_segment(cg_segment_t *g)
             g->t_prev = d->t;
             cg_band_place(g->band, d);
             if (g->band) g->band->active = 1;
-            const int code = dp_step(d, segment_rhs, g, g->times[g->n_times - 1]);
+            const int code = segment_step(g);
             if (g->band) g->band->active = 0;
             if (code == CG_BAND) {                 /* a stage in the band: the step placed again */
                 cg_band_refused(g->band);
@@ -250,12 +292,14 @@ int cg_segment(cg_segment_t *g)
             g->phase = 1;
         }
         const double reached = d->t + 1e-12 * fmax(1.0, fabs(d->t));
-        if (g->next_out < g->n_times && g->times[g->next_out] <= reached && dp_prepare_dense(d, segment_rhs, g))
+        if (g->next_out < g->n_times && g->times[g->next_out] <= reached && d->method != DP_BDF
+            && dp_prepare_dense(d, segment_rhs, g))
             return SEG_DENSE;
         while (g->next_out < g->n_times && g->times[g->next_out] <= reached) {
             if (g->n_out >= g->max_out) return SEG_BUDGET;
             const double tout = g->times[g->next_out];
-            dp_dense(d, tout, g->y_out);
+            if (d->method == DP_BDF) bdf_dense(d, &g->bdf, tout, g->y_out);
+            else dp_dense(d, tout, g->y_out);
             if (segment_solve(g, tout, g->y_out, 2)) return SEG_OUTPUT;
             write_row(g, tout);
             ++g->next_out;
@@ -268,10 +312,14 @@ int cg_segment(cg_segment_t *g)
         g->window_pos = (g->window_pos + 1) % g->stall_steps;
         if (g->window_n < g->stall_steps) ++g->window_n;
         if (g->window_n == g->stall_steps && d->t - g->window[g->window_pos] < g->stall_span) return SEG_STALL;
-        if (g->stiff_steps > 0) {
+        if (g->stiff_steps > 0 && d->method != DP_BDF) {
             if (d->h_rho > g->stiff_low && d->h_rho < g->stiff_high) {
                 g->nonstiff_count = 0;
-                if (++g->stiff_count >= g->stiff_steps) return SEG_STIFF;
+                if (++g->stiff_count >= g->stiff_steps) {
+                    g->stiff_h = d->h_old;           /* the event's numbers, before the switch */
+                    g->stiff_h_rho = d->h_rho;
+                    return segment_start_bdf(g) ? SEG_STAGE : SEG_STIFF;
+                }
             } else if (++g->nonstiff_count >= g->stiff_reset) {
                 g->stiff_count = 0;
             }

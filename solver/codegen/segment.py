@@ -1,5 +1,6 @@
-"""``simulate``'s step loop in compiled code: ``cg_segment`` of segment.c, driving the Dormand–Prince
-5(4) of dopri.c on the compiled reduced right-hand side (``cg_reduced`` of reduced.c).
+"""``simulate``'s step loop in compiled code: ``cg_segment`` of segment.c, driving dopri.c's
+Dormand–Prince pairs or bdf.c's variable-order BDF on the compiled reduced right-hand side
+(``cg_reduced`` of reduced.c).
 
 :class:`CompiledSegments` holds the buffers of one partition's loop: the integrator state, the
 output rows and the steps written by one call, the Newton predictor.  A call (:meth:`advance`)
@@ -22,12 +23,14 @@ from .cache import cache_dir, load_or_build
 from .derive import CodegenUnavailable
 from .timefunctions import PRELUDE, c_time_function
 
-# integrator settings that step in C where they can (the explicit methods dopri.c has) …
-COMPILED = {"auto": "dop853", "rk": "dop853", "dop853": "dop853", "rk45": "dopri5"}
-FALLBACK = {"auto": "adams", "rk": "rk", "dop853": "dop853", "rk45": "rk45"}   # … and what they are in the Python loop
-NAMES = {"dop853": "Dormand–Prince 8(5,3)", "dopri5": "Dormand–Prince 5(4)"}
+# integrator settings that step in C where they can (dopri.c's explicit methods, bdf.c's BDF) …
+COMPILED = {"auto": "dop853", "rk": "dop853", "dop853": "dop853", "rk45": "dopri5", "bdf": "bdf"}
+# … and what they are in the Python loop
+FALLBACK = {"auto": "adams", "rk": "rk", "dop853": "dop853", "rk45": "rk45", "bdf": "bdf"}
+NAMES = {"dop853": "Dormand–Prince 8(5,3)", "dopri5": "Dormand–Prince 5(4)", "bdf": "BDF/NDF orders 1–5"}
 END, BUDGET, STAGE, OUTPUT, QUALITY, STALL, TOO_SMALL, NOT_FINITE, DENSE, STIFF = range(10)    # segment.c's SEG_*
-METHODS = {"dop853": 8, "dopri5": 5}      # dopri.c's DP_DOP853, DP_DOPRI5
+METHODS = {"dop853": 8, "dopri5": 5, "bdf": 1}      # dopri.c's DP_DOP853, DP_DOPRI5, bdf.c's DP_BDF
+BDF_HISTORY = 8           # bdf.c's BDF_HISTORY (differences D_0 … D_7)
 SHORT_RUN = 1000          # output points a run (or what is left of it) writes in one call of cg_segment
 _D, _I, _L, _P = ctypes.c_double, ctypes.c_int, ctypes.c_long, ctypes.c_void_p
 TIME_FLAGS = ("-O1", "-shared", "-fPIC")
@@ -40,6 +43,13 @@ class _Dopri(ctypes.Structure):
                 ("y", _P), ("f", _P), ("k", _P), ("rcont", _P), ("t_old", _D), ("h_old", _D), ("err_old", _D),
                 ("rejected_last", _I), ("dense_ready", _I), ("nfev", _L), ("accepted", _L), ("rejected", _L),
                 ("h_rho", _D)]
+
+
+class _Bdf(ctypes.Structure):
+    """``bdf_t`` of bdf.c (same fields, same order)."""
+    _fields_ = [("order", _I), ("n_equal_steps", _I), ("jac_fresh", _I), ("lu_valid", _I), ("h_D", _D),
+                ("c_lu", _D), ("newton_tol", _D), ("jac_step", _D), ("D", _P), ("J", _P), ("LU", _P), ("piv", _P),
+                ("w", _P), ("njev", _L), ("nlu", _L)]
 
 
 class _Segment(ctypes.Structure):
@@ -57,7 +67,7 @@ class _Segment(ctypes.Structure):
                 ("ang_rate", _P), ("guard", _D), ("shrink", _D), ("branch_refusals", _L), ("out_sigma", _P),
                 ("stage_retries", _I), ("stiff_low", _D), ("stiff_high", _D), ("stiff_steps", _I), ("stiff_reset", _I),
                 ("stiff_count", _I), ("nonstiff_count", _I), ("band", _P),
-                ("k_output", _P), ("output", _P)]
+                ("k_output", _P), ("output", _P), ("bdf", _Bdf), ("stiff_h", _D), ("stiff_h_rho", _D)]
 
 
 class _Band(ctypes.Structure):
@@ -130,11 +140,12 @@ class CompiledSegments:
     retries); ``stiffness``: (h·ρ band low, high, steps in it, steps outside it that reset the count)
     of segment.c's SEG_STIFF, or None (never); ``band``: (at, clear, tries) of band.c, the stages kept
     out of a singular pass's round-off band (solver.analysis.band_step), or None (never); ``post``: the
-    output rows are post-processed in C too (:class:`solver.codegen.output.CompiledOutput`, :meth:`post_rows`)."""
+    output rows are post-processed in C too (:class:`solver.codegen.output.CompiledOutput`, :meth:`post_rows`);
+    ``jac_step``: the BDF Jacobian's relative difference step (step_rules.JACOBIAN_STEP)."""
 
     def __init__(self, reduction, method, time_fn, times, next_out, rtol, atol, max_step, bound, growth_bound,
                  stall, window, branches, stage_retries, stiffness=None, band=None, max_steps=200, max_out=100,
-                 post=False):
+                 post=False, jac_step=1e-7):
         from ..formulations.branches import BRANCH_GUARD, BRANCH_SHRINK
         self.reduction = reduction
         self.branches = branches
@@ -152,7 +163,8 @@ class CompiledSegments:
         self.window = window
         n = 2 * f
         self.arrays = {
-            "dp_memory": np.zeros(max(1, 28 * n)), "q_last": np.zeros(nq), "qd_last": np.zeros(nq),
+            "dp_memory": np.zeros(max(1, 28 * n)), "bdf_memory": np.zeros(max(1, (BDF_HISTORY + 6) * n + 2 * n * n)),
+            "q_last": np.zeros(nq), "qd_last": np.zeros(nq),
             "q_acc": np.zeros(nq), "qd_acc": np.zeros(nq), "q_prev": np.zeros(nq), "qd_prev": np.zeros(nq),
             "y_out": np.zeros(max(1, n)), "fail_y": np.zeros(max(1, n)), "out_t": np.zeros(max_out), "out_q": np.zeros((max_out, nq)),
             "out_qd": np.zeros((max_out, nq)), "out_qdd": np.zeros((max_out, nq)),
@@ -184,9 +196,13 @@ class CompiledSegments:
         lib = reduction.system.kernels.runtime
         fn, init = lib.cg_segment, lib.cg_segment_init
         fn.argtypes, fn.restype = [ctypes.c_void_p], ctypes.c_int
-        init.argtypes, init.restype = [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p] + [ctypes.c_double] * 3, None
+        init.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p] + [ctypes.c_double] * 3 + [ctypes.c_void_p] * 2 \
+            + [ctypes.c_double]
+        init.restype = None
         self._fn, self._ptr = fn, ctypes.cast(ctypes.pointer(self.seg), ctypes.c_void_p)
-        init(self._ptr, METHODS[method], ptr["dp_memory"], rtol, atol, max_step or np.inf)
+        self._pivots = np.zeros(max(1, n), dtype=np.intc)
+        init(self._ptr, METHODS[method], ptr["dp_memory"], rtol, atol, max_step or np.inf, ptr["bdf_memory"],
+             self._pivots.ctypes.data, jac_step)
 
     def start(self, t, y, q, qd):
         """Start at the consistent state (t, y = [z, ż], q, q̇)."""

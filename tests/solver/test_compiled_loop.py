@@ -55,7 +55,7 @@ int run(int method, double rtol, double atol, double fixed, double t_end, int n_
     s.y[0] = 1.0; s.y[1] = 0.0;
     oscillator(0, 0.0, s.y, s.f);
     if (fixed > 0) s.h = fixed;
-    else if (dp_initial_step(&s, oscillator, 0, t_end)) return -1;
+    else if (dp_initial_step(&s, oscillator, 0, t_end, method)) return -1;   /* method: its order */
     int k = 0;
     stats[3] = 0;
     while (s.t < t_end) {
