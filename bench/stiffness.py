@@ -5,8 +5,11 @@ Each model runs on its own saved settings except the integrator, at the model's 
 
 - ``auto, no switch``: "auto" with the stiffness test off (segments.STIFF_STEPS = 0: DOP853 in C all
   the way, the behaviour before the switch);
-- ``auto``: "auto" as shipped (the event tells whether it switched and at which t);
-- ``bdf``: BDF from the start (Python loop, compiled right-hand side).
+- ``auto``: "auto" as shipped (the event tells whether it switched and at which t; after the switch
+  BDF steps in the compiled loop, solver/codegen/bdf.c);
+- ``bdf``: BDF from the start (bdf.c in the compiled loop);
+- ``bdf, Python loop``: scipy's BDF in the Python loop on the same compiled right-hand side (what
+  "bdf", and "auto" after its switch, ran before bdf.c).
 
 Columns: steps, right-hand sides, warm CPU s (best of 2 runs of a compiled model), the warm real-time
 factor (simulated s / warm CPU s), the first run in a fresh process (import, load, build from the
@@ -32,6 +35,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 import solver                                      # noqa: E402
 from solver.analysis import segments               # noqa: E402
+from solver.codegen import segment                 # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "sample_models")
 SAMPLES = ["vehicle_cae_tc", "vehicle_23body", "pendulum", "rrc_arm_case1", "slider_crank", "fourbar_spring",
@@ -45,10 +49,12 @@ def positions(res):
     return np.stack([res.body_position(b) for b in res.body_names], axis=1)
 
 
-def measure(model, rtol, integrator, switch=True):
-    """(results, best warm CPU s of 2 runs)."""
-    saved = segments.STIFF_STEPS
+def measure(model, rtol, integrator, switch=True, python_loop=False):
+    """(results, best warm CPU s of 2 runs); ``python_loop``: the integrator not in the compiled loop."""
+    saved, compiled_loop = segments.STIFF_STEPS, segment.COMPILED
     segments.STIFF_STEPS = saved if switch else 0
+    if python_loop:
+        segment.COMPILED = {k: v for k, v in compiled_loop.items() if k != integrator}
     try:
         compiled = solver.compile_model(model, integrator=integrator, rtol=rtol)
         best = np.inf
@@ -57,7 +63,7 @@ def measure(model, rtol, integrator, switch=True):
             res = solver.simulate(compiled)
             best = min(best, time.process_time() - t0)
     finally:
-        segments.STIFF_STEPS = saved
+        segments.STIFF_STEPS, segment.COMPILED = saved, compiled_loop
     return res, best
 
 
@@ -93,9 +99,10 @@ def main(argv=None):
         t_end = model.settings.t_end
         reference = positions(solver.simulate(model, integrator="radau", rtol=1e-10))
         for rtol in sorted({model.settings.rtol, 1e-6}, reverse=True):
-            for label, integrator, switch in (("auto, no switch", "auto", False), ("auto", "auto", True),
-                                              ("bdf", "bdf", True)):
-                res, cpu = measure(model, rtol, integrator, switch)
+            for label, integrator, switch, python_loop in (
+                    ("auto, no switch", "auto", False, False), ("auto", "auto", True, False),
+                    ("bdf", "bdf", True, False), ("bdf, Python loop", "bdf", True, True)):
+                res, cpu = measure(model, rtol, integrator, switch, python_loop)
                 error = np.abs(positions(res) - reference).max()
                 event = next((f"t = {e['time']:.3g} s" for e in res.events if e["message"].startswith("switched")),
                              "-")
