@@ -81,7 +81,8 @@ def step_loop(run):
         return FALLBACK[name], None, f"step loop in Python ({FALLBACK[name]}): {why}"
     method = COMPILED[name]
     stiffness = None
-    # contact and joint stops stay on DOP853: switched, the contact samples ran 14–40× slower (module docstring)
+    # contact and joint stops stay on DOP853: switched to scipy's BDF, the contact samples ran 14–40× slower and
+    # geneva stepped over its engagement (module docstring)
     if name == "auto" and contact is None and not stops:
         boundary = STIFF_BOUNDARY[method]
         stiffness = (boundary, STIFF_BAND * boundary, STIFF_STEPS, STIFF_RESET)
