@@ -107,7 +107,7 @@ def run_segments(run, part, compiled, t, q, qd, times, next_out, window):
     if run.switched:
         method, stiffness = STIFF_INTEGRATOR, None
     band = (crossing_fraction(stage_nodes(c.system.kernels.runtime, method)), BAND_CLEAR, BAND_TRIES) \
-        if part.method in BAND_PARTITIONS else None
+        if part.method in BAND_PARTITIONS and method != STIFF_INTEGRATOR else None    # BDF: none (segment.c)
     seg = CompiledSegments(c, method, time_fn, times, next_out, s.rtol, s.atol, s.max_step, bound, growth_bound,
                            STALL_FRACTION * s.t_end, window, run.branches, STAGE_RETRIES, stiffness, band,
                            post=compiled_output(c.system) is None, jac_step=JACOBIAN_STEP)

@@ -51,10 +51,6 @@ int cg_band_nodes(int method, double *out)
         for (int i = 0; i < 16; ++i) out[i] = dop853_c[i];
         return 16;
     }
-    if (method == DP_BDF) {            /* bdf.c: every right-hand side of an attempt is at its end */
-        out[0] = 1.0;
-        return 1;
-    }
     for (int i = 0; i < 7; ++i) out[i] = dopri5_c[i];
     return 7;
 }

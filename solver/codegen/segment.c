@@ -44,8 +44,9 @@
  *                  switched to BDF (bdf.c) from the accepted state: Python records the event and calls again
  *                  (step_rules.STIFF_*)
  *
- * Every rule above holds for both methods: a BDF attempt's right-hand sides (Newton iterations, the
- * finite-difference Jacobian's columns, the rate at the accepted state) are this loop's stages.
+ * Every rule above holds for both methods but the singular-pass rule (band.c; segment_start_bdf): a BDF
+ * attempt's right-hand sides (Newton iterations, the finite-difference Jacobian's columns) and the solve
+ * of its accepted state are this loop's stages.
  */
 
 typedef void (*cg_time_t)(double t, double *f, double *fd, double *fdd, double *u);
@@ -156,9 +157,7 @@ static int segment_rhs(void *ctx, double t, const double *y, double *dy)
  * need there), the last solve, as remember_accepted takes it. */
 static int segment_accept(void *ctx, double t, const double *y)
 {
-    cg_segment_t *g = ctx;
-    if (cg_band_refuses(g->band, t)) return CG_BAND;
-    return segment_solve(g, t, y, 1);
+    return segment_solve(ctx, t, y, 1);
 }
 
 /* One accepted step of the segment's method (dp_step's or bdf_step's codes). */
@@ -171,11 +170,16 @@ static int segment_step(cg_segment_t *g)
 }
 
 /* From the accepted state (dp.t, dp.y, dp.f) on with BDF: its first step (HINIT for order 1) and its
- * Jacobian.  Returns a right-hand side's code. */
+ * Jacobian; without the singular-pass rule (band.c): placed short before a predicted pass, BDF — whose
+ * step grows only after k + 1 equal steps — crept towards the four-bar row's pass in steps of 1e-11 s
+ * until its partition degraded there (25 re-partitions, no progress); without the rule it crosses the
+ * passes as scipy's BDF does in the Python loop (tests/solver/test_compiled_bdf.py).  Returns a
+ * right-hand side's code. */
 static int segment_start_bdf(cg_segment_t *g)
 {
     dp_t *d = &g->dp;
     d->method = DP_BDF;
+    g->band = NULL;
     const int code = dp_initial_step(d, segment_rhs, g, g->times[g->n_times - 1], 2);
     if (code) return code;
     d->h = fmin(d->h, segment_travel_cap(g));
