@@ -415,6 +415,13 @@ def _articulated_kernels(desc):
     yield tree.articulated_source(desc["tree"]), 0
 
 
+# an open tree's fixed code: articulated.c's 6 × 6 loops (and tree_bodies.c's) unrolled and vectorized, 2× faster
+# than -O2; a relative system's output rows (tree_bodies.c, output_tree.c after relative.c), once per output
+# row: -O1 compiles them in 0.1 s where -O3 takes 0.26 s (the four-bar's library, 0.22 against 0.38 s in all)
+ARTICULATED_O3 = '#pragma GCC optimize("O3")'
+OUTPUT_O1 = '#pragma GCC optimize("O1")'
+
+
 def _tree_layout(desc):
     """The layout tree_bodies.c reads (NB, NQ, NQ1, the edge tables, body_edge) of a relative description."""
     cdesc, tree_desc = desc["cartesian"], desc["tree"]
@@ -434,7 +441,8 @@ def _articulated_layout(desc):
     euler = [mobilizers.MOBILIZERS[ed["kind"]].euler for ed in edges]
     layout += [_table("edge_euler", [-1 if eu is None else eu for eu in euler]),
                _table("edge_row", [-1 if eu is None else norm_row[ed["col"] + eu] for ed, eu in zip(edges, euler)])]
-    return "\n".join([*layout, TREE_BODIES_C.read_text(), ARTICULATED_C.read_text(), OUTPUT_TREE_C.read_text()])
+    return "\n".join([*layout, ARTICULATED_O3, TREE_BODIES_C.read_text(), ARTICULATED_C.read_text(),
+                      OUTPUT_TREE_C.read_text()])
 
 
 def _relative_kernels(desc):
@@ -459,4 +467,4 @@ def _relative_layout(desc):
               _table("row_b", [r[2] for r in rows]), _table("ang_src", [a[3] for a in desc["angles"]]),
               *(_table(f"cpl_{key}", [c[k] for c in desc.get("couplers", [])]) for k, key in enumerate(("col", "par", "n"))),
               *_csr("body_col", columns), *_csr("row_body", desc["row_bodies"])]
-    return "\n".join([*layout, RELATIVE_C.read_text(), TREE_BODIES_C.read_text(), OUTPUT_TREE_C.read_text()])
+    return "\n".join([*layout, RELATIVE_C.read_text(), OUTPUT_O1, TREE_BODIES_C.read_text(), OUTPUT_TREE_C.read_text()])

@@ -19,8 +19,6 @@
  * (eqs. 16–17) K_e = M̂_C + Σ_k K_k,  L_e = Q̂_C + Σ_k (L_k − K_k D_k) over the child edges k.
  * Work arrays are thread-local: one library may serve runs in several threads.
  */
-#pragma GCC optimize("O3")               /* the fixed 6 × 6 loops below: unrolled and vectorized, 2× faster
-                                            than -O2 (the long generated kernels above stay at -O2) */
 /* the generated code (compiled in units of its own, while this one compiles beside the derivation) */
 void cgt_edges(const double *q, const double *qd, double *qc, double *qdc, double *A, double *w, double *B, double *D);
 void cgc_loads(const double *q, const double *qd, const double *par, const double *f, const double *u, double *F,
