@@ -19,12 +19,11 @@ Covered (:func:`compiled_output`), on generated kernels:
   spring-dampers and contacts contact.c adds, nor elements evaluated in Python), without couplers,
   reactions by the default non-recursive formula (Kim & You (1997) eq. 30) with the cut joints'
   constraint wrenches from λ on their bodies, driver forces by eq. 36 on tree coordinates and −λ on
-  cut joints;
-- the Cartesian formulation with rigid bodies and no couplers, ``cg_cartesian_output`` in the runtime
-  library;
-
-both without joint armature (a rotor's energy ½aθ̇² and its share of a driver's force are not in
-the C rows).
+  cut joints, joint armature's rotor loads and energy (``RelativeSystem._add_rotor_loads``; armature
+  on a cut joint has no kernels);
+- the Cartesian formulation with rigid bodies, no couplers and no joint armature (a rotor's energy
+  ½aθ̇² and its share of a driver's force are not in output_cartesian.c), ``cg_cartesian_output`` in the
+  runtime library.
 
 The force elements' potential energy (the energy table's spring column) is not in the kernels: it is
 added to the C rows by the elements' own ``potential`` over the rows' body frames
@@ -54,7 +53,7 @@ class _TreeOutput(ctypes.Structure):
     _fields_ = ([("par", _P), ("f", _P), ("u", _P), ("lam", _P), ("gravity", _D * 3), ("nj", _I), ("nd", _I)]
                 + [(name, _P) for name in ("joint_edge", "joint_sign", "joint_bi", "joint_bj", "joint_sj",
                                            "joint_Ci", "cut_start", "cut_rows", "driver_col", "driver_edge",
-                                           "driver_row", "wrench", *ROWS, "driver_force", "energy")])
+                                           "driver_row", "edge_sout", "wrench", *ROWS, "driver_force", "energy")])
 
 
 class _CartesianOutput(ctypes.Structure):
@@ -71,8 +70,6 @@ def output_kind(system):
     kernels = getattr(system, "kernels", None)
     if kernels is None:
         return None, "not on generated kernels"
-    if getattr(system, "armatures", None):
-        return None, "joint armature (its rotor's kinetic energy ½aθ̇² is added in Python)"
     if hasattr(system, "articulated"):
         outside = [f.name for f in system.force_elements if hook_of(f) is None]
         if outside:         # the stops and rotational springs of contact.c, Python's, an interactive run's loads
@@ -83,6 +80,8 @@ def output_kind(system):
         if system.couplers:
             return None, "couplers (a coupler's load is split between its joints in Python)"
         return (TREE, None) if kernels.pointer("cg_tree_output") else (None, "the library has no cg_tree_output")
+    if getattr(system, "armatures", None):
+        return None, "joint armature (its rotor's kinetic energy ½aθ̇² is added in Python)"
     if getattr(system, "flex", None):
         return None, "flexible bodies"
     if system.couplers:
@@ -191,7 +190,7 @@ def _tree_tables(system):
     """output_tree.c's joint and driver tables of a RelativeSystem (cg_output_t): per joint its tree edge
     and sign (−1: inverted), or −1 and (cut_start, cut_rows) the rows of a cut joint and of the drivers on
     it (RelativeSystem._group_cut_joints without couplers); per driver its tree column and edge, or −1 and
-    its row; the joints' wrench work array."""
+    its row; per edge its joint's origin on the child (the rotors' loads); the joints' wrench work array."""
     nj = len(system.joint_names)
     edges = system.topology.edges
     edge_of = {int(edge.joint): e for e, edge in enumerate(edges) if edge.joint is not None}
@@ -210,6 +209,7 @@ def _tree_tables(system):
             "cut_rows": np.array([i for r in cut_rows for i in r] or [0], dtype=np.intc),
             **{name: np.ascontiguousarray(column, dtype=np.intc)
                for name, column in zip(("driver_col", "driver_edge", "driver_row"), zip(*drivers))},
+            "edge_sout": np.array(system.s_out, dtype=float).reshape(-1),
             "wrench": np.zeros(6 * max(1, nj))}
 
 

@@ -22,8 +22,9 @@
  *                   ground); about the joint origin P on body_j: [f ; n_P] = [f ; n_O − P × f] (eq. 31);
  *                   in joint axes (body_i's marker C_i): (A_i C_i)ᵀ f, (A_i C_i)ᵀ n_P
  *   driver forces   on a tree coordinate c of edge e: B_e,cᵀ R̂_e (eq. 36); on a cut joint: −λ of its row
- *   energy          kinetic ½ m ṙᵀṙ + ½ ω'ᵀJ'ω' (ω' = Aᵀω), gravity −m gᵀr (the force elements' potential
- *                   is added in Python, solver/codegen/output.py)
+ *   armature        (ARMATURE ≥ 0) the rotors' loads ∓a θ̈ w on a tree joint's bodies in Q̂ (rotor_loads)
+ *   energy          kinetic ½ m ṙᵀṙ + ½ ω'ᵀJ'ω' (ω' = Aᵀω) + Σ ½ a θ̇², gravity −m gᵀr (the force elements'
+ *                   potential is added in Python, solver/codegen/output.py)
  *
  * The joint and driver tables (cg_output_t) come from the RelativeSystem (solver/codegen/output.py).
  */
@@ -40,6 +41,7 @@ typedef struct {
                                            a cut joint's; none for a tree joint) */
     const int *driver_col, *driver_edge, *driver_row;   /* per driver: its tree column and edge, or −1 and
                                                            its row */
+    const double *edge_sout;            /* per edge: its joint's origin on the child (child's body axes, 3) */
     double *wrench;                     /* work: per joint its spatial wrench on body_j (nj × 6) */
     /* rows (row-major, one row after the other): nb × 3, nb × 9, …, nj × 3, nd, 4 */
     double *r, *A, *v, *w, *a, *alpha, *RF, *RT, *RFj, *RTj, *driver_force, *energy;
@@ -77,6 +79,39 @@ static void cut_wrenches(const cg_output_t *o)
 }
 #endif
 
+#if ARMATURE >= 0
+/* Joint armature a (par[ARMATURE + c], solver.formulations.armature): the rotors' inertial loads −a θ̈ w on
+ * the child, +a θ̈ w on the parent (w = [0 ; z] along a revolute's axis z, [u ; o × u] along a prismatic's
+ * u at its origin o: RelativeSystem._add_rotor_loads), added to Q̂ before composite, so the reactions
+ * are the joint's alone and a driver's force includes a θ̈; returns the rotors' energy Σ ½ a θ̇². */
+static double rotor_loads(const cg_output_t *o, const double *qd, const double *qdd)
+{
+    double energy = 0.0;
+    for (int e = 0; e < NB; ++e)
+        for (int j = 0; j < edge_n[e]; ++j) {
+            const int c = edge_col[e] + j, p = edge_parent[e], b = edge_child[e];
+            const double a = o->par[ARMATURE + c], *B = tb.B + 6 * c;
+            if (a == 0.0) continue;
+            energy += 0.5 * a * qd[c] * qd[c];
+            double w[6] = {0.0, 0.0, 0.0, B[3], B[4], B[5]};
+            if (B[3] == 0.0 && B[4] == 0.0 && B[5] == 0.0) {
+                const double *A = tb.A + 9 * b, *s = o->edge_sout + 3 * e, *r = tb.qc + 7 * b;
+                double x[3];
+                for (int i = 0; i < 3; ++i) x[i] = r[i] + A[3 * i] * s[0] + A[3 * i + 1] * s[1] + A[3 * i + 2] * s[2];
+                w[0] = B[0]; w[1] = B[1]; w[2] = B[2];
+                w[3] = x[1] * B[2] - x[2] * B[1];
+                w[4] = x[2] * B[0] - x[0] * B[2];
+                w[5] = x[0] * B[1] - x[1] * B[0];
+            }
+            for (int i = 0; i < 6; ++i) {
+                tb.L[6 * e + i] -= a * qdd[c] * w[i];
+                if (p >= 0) tb.L[6 * p + i] += a * qdd[c] * w[i];
+            }
+        }
+    return energy;
+}
+#endif
+
 /* The output row `row` of the state (q, q̇, q̈) with the context's λ (module comment). */
 void cg_tree_output(void *context, const double *q, const double *qd, const double *qdd, int row)
 {
@@ -103,6 +138,9 @@ void cg_tree_output(void *context, const double *q, const double *qd, const doub
     en[0] = kinetic; en[1] = gravity; en[2] = 0.0; en[3] = 0.0;
 #ifdef MR
     cut_wrenches(o);
+#endif
+#if ARMATURE >= 0
+    en[0] += rotor_loads(o, qd, qdd);
 #endif
     composite();
     double *Ydd = out_ws.Ydd, *KBq = out_ws.KBq, *below = out_ws.below, *R = out_ws.R;

@@ -352,3 +352,38 @@ def test_the_fourbar_row_rows_from_c_equal_python():
     assert_round_off(rows, python_rows(system, rows))
     assert_body_balance(system, rows)
 
+
+
+def spinning_slider():
+    """A slider on a spinning arm (revolute then prismatic, both with armature; an open tree)."""
+    m = solver.Model(name="slider", gravity=(0.0, -9.81, 0.0))
+    m.add_body("a", mass=1.0, inertia=(0.01, 0.02, 0.03), position=(0.5, 0.0, 0.0), angular_velocity=(0, 0, 2.0))
+    m.add_body("s", mass=0.5, inertia=(0.001, 0.002, 0.003), position=(0.8, 0.0, 0.0), velocity=(0.1, 1.6, 0.0),
+               angular_velocity=(0, 0, 2.0))
+    m.add_joint("r", "revolute", solver.GROUND, "a", origin=(0.0, 0.0, 0.0), axis=(0.0, 0.0, 1.0), armature=0.2)
+    m.add_joint("p", "prismatic", "a", "s", origin=(0.5, 0.0, 0.0), axis=(1.0, 0.0, 0.0), armature=0.3)
+    return m
+
+
+def slider_crank_with_armature():
+    """The slider–crank driven on its cut joint, armature on the crank's revolute and the piston's
+    prismatic (tree joints): the rotors' loads in the reactions and the driver's force."""
+    model = driven_slider_crank()
+    model.joints["crank_pin"].values["armature"] = 0.1
+    model.joints["cylinder"].values["armature"] = 0.4
+    return model
+
+
+@pytest.mark.parametrize("make", [spinning_slider, slider_crank_with_armature])
+def test_joint_armature_rows_from_c_equal_python(make):
+    """The rotors' loads ∓a θ̈ w on a tree joint's bodies (w along a revolute's axis, a prismatic's
+    direction at its origin) and their energy Σ ½ a θ̇²: as RelativeSystem._add_rotor_loads."""
+    compiled = solver.compile_model(make(), formulation="relative", integrator="auto", t_end=0.5)
+    assert compiled.system.armatures and compiled_output(compiled.system) is None
+    res = solver.simulate(compiled)
+    assert res.status == "ok"
+    rows = rows_of(res)
+    assert_round_off(rows, python_rows(compiled.system, rows))
+    if make is spinning_slider:           # conservative: the rotors' energy in the total
+        total = rows["energy_table"][:, 5]
+        assert np.ptp(total) <= 1e-6 * np.max(np.abs(rows["energy_table"][:, :4]))
