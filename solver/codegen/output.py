@@ -16,7 +16,8 @@ Covered (:func:`compiled_output`), on generated kernels:
 - the relative formulation (``cg_tree_output``, output_tree.c, compiled in the model's library after
   tree_bodies.c: an open tree's beside articulated.c, a system with constraint rows' beside relative.c)
   whose force elements are all in the generated loads (``cgc_loads``; not the stops, rotational
-  spring-dampers and contacts contact.c adds, nor elements evaluated in Python), without couplers,
+  spring-dampers and contacts contact.c adds, nor elements evaluated in Python), without couplers on
+  cut joints (between tree coordinates: a driver's force less their loads p'(q) λ on its coordinate),
   reactions by the default non-recursive formula (Kim & You (1997) eq. 30) with the cut joints'
   constraint wrenches from λ on their bodies, driver forces by eq. 36 on tree coordinates and −λ on
   cut joints, joint armature's rotor loads and energy (``RelativeSystem._add_rotor_loads``; armature
@@ -77,8 +78,8 @@ def output_kind(system):
                           "not in output_tree.c's Q̂)")
         if system.reactions != "nonrecursive":
             return None, f"reactions by {system.reactions!r} (output_tree.c has eq. 30 only)"
-        if system.couplers:
-            return None, "couplers (a coupler's load is split between its joints in Python)"
+        if any(c.column is None or c.source.column is None for c in system.couplers):
+            return None, "a coupler on a cut joint (its load is split between the joints in Python)"
         return (TREE, None) if kernels.pointer("cg_tree_output") else (None, "the library has no cg_tree_output")
     if getattr(system, "armatures", None):
         return None, "joint armature (its rotor's kinetic energy ½aθ̇² is added in Python)"

@@ -21,7 +21,8 @@
  *                   joint); cut joints: their wrench on body_j (−the one on body_i when body_j is the
  *                   ground); about the joint origin P on body_j: [f ; n_P] = [f ; n_O − P × f] (eq. 31);
  *                   in joint axes (body_i's marker C_i): (A_i C_i)ᵀ f, (A_i C_i)ᵀ n_P
- *   driver forces   on a tree coordinate c of edge e: B_e,cᵀ R̂_e (eq. 36); on a cut joint: −λ of its row
+ *   driver forces   on a tree coordinate c of edge e: B_e,cᵀ R̂_e (eq. 36) less the loads p'(q_c) λ of the
+ *                   couplers led by c (relative.c); on a cut joint: −λ of its row
  *   armature        (ARMATURE ≥ 0) the rotors' loads ∓a θ̈ w on a tree joint's bodies in Q̂ (rotor_loads)
  *   energy          kinetic ½ m ṙᵀṙ + ½ ω'ᵀJ'ω' (ω' = Aᵀω) + Σ ½ a θ̇², gravity −m gᵀr (the force elements'
  *                   potential is added in Python, solver/codegen/output.py)
@@ -196,7 +197,10 @@ void cg_tree_output(void *context, const double *q, const double *qd, const doub
     }
     for (int d = 0; d < o->nd; ++d) {                    /* eq. 36; −λ on a cut joint */
         const int col = o->driver_col[d];
-        o->driver_force[(size_t)row * o->nd + d] =
-            col >= 0 ? dot6(tb.B + 6 * col, R + 6 * o->driver_edge[d]) : -o->lam[o->driver_row[d]];
+        double force = col >= 0 ? dot6(tb.B + 6 * col, R + 6 * o->driver_edge[d]) : -o->lam[o->driver_row[d]];
+#ifdef MR
+        if (col >= 0) force -= relative_coupler_loads(col, q, o->par, o->lam);
+#endif
+        o->driver_force[(size_t)row * o->nd + d] = force;
     }
 }

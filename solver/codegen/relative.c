@@ -246,3 +246,17 @@ static void relative_row_wrench(int i, int b, const double *qc, double s, double
         W[3 + k] += s * (r[(k + 1) % 3] * g[(k + 2) % 3] - r[(k + 2) % 3] * g[(k + 1) % 3] + n);
     }
 }
+
+/* … and Σ p'(q_c) λ_i over the couplers between tree coordinates (ROW_COUPLER rows i) led by column c: their
+ * load on c, which eq. 36's B_cᵀ R̂_e of a driver on c holds besides the driver's (RelativeSystem._post). */
+static double relative_coupler_loads(int c, const double *q, const double *par, const double *lam)
+{
+    double load = 0.0;
+    for (int i = 0; i < MR; ++i) {
+        if (row_kind[i] != ROW_COUPLER || cpl_col[row_b[i]] != c) continue;
+        double p, dp, ddp;
+        coupler_terms(row_b[i], par, q[c], &p, &dp, &ddp);
+        load += dp * lam[i];
+    }
+    return load;
+}

@@ -240,16 +240,31 @@ def test_an_interactive_pull_on_the_arm_keeps_its_reactions(arm_run):
 @pytest.mark.parametrize("case", ["spring", "newton-euler", "coupler"])
 def test_what_output_c_does_not_cover_says_why(case):
     """A rotational spring-damper (its load on the joint column comes from contact.c, not from the
-    kernels' loads), reactions by eq. 28 and a coupler (its load split between its joints): Python rows."""
+    kernels' loads), reactions by eq. 28 and a coupler on a cut joint (its load split between the
+    joints in Python): Python rows."""
     model = arm_with_spring(t_end=1.0, rates=RATES)
     if case == "spring":
         model.add_rotational_spring_damper("s", "J2", stiffness=1.0)
     if case == "coupler":
-        model.add_coupler("c", "J2", "J3", ratio=0.5)
+        model = solver.load_model(str(peers.ROOT / "sample_models" / "fourbar.mbs.json"))
+        for name in list(model.drivers):
+            model.remove(name)
+        model.add_coupler("c", "C", "D")                 # C: the relative formulation's cut joint
     compiled = solver.compile_model(model, formulation="relative", integrator="auto",
                                     reactions="newton-euler" if case == "newton-euler" else "nonrecursive")
     why = compiled_output(compiled.system)
-    assert isinstance(why, str) and (case != "coupler" or why.startswith("couplers"))
+    assert isinstance(why, str) and (case != "coupler" or why.startswith("a coupler on a cut joint"))
+
+
+def test_a_driver_on_a_coupled_coordinate_equals_python():
+    """The arm with joint 2 driven and joint 3 following it by a polynomial coupler (both tree
+    coordinates): the driver's force by eq. 36 less the coupler's load p'(θ₂) λ on its coordinate."""
+    model = arm_with_spring(t_end=0.5, rates=RATES)
+    model.add_driver("d2", "J2", expression="0.3*sin(2*t)")
+    model.add_coupler("c", "J2", "J3", coefficients=[0.05, 0.5, 0.2])
+    system, rows = relative_rows(model)
+    assert system.couplers[0].source.column == system.drivers[0].column
+    assert_round_off(rows, python_rows(system, rows))
 
 
 # ---- the relative formulation with constraint rows (cut joints, drivers, Euler parameters): output_tree.c
