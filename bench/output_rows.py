@@ -28,7 +28,8 @@ COLUMNS = ("r", "v", "a", "reaction_force", "reaction_torque", "energy_table")
 
 def cases():
     """(name, CompiledModel) of the cases measured: the arm of bench/peers.py on the default settings
-    and at rtol 1e-4, and samples whose rows the C covers, on "auto"."""
+    and at rtol 1e-4, samples whose rows the C covers, on "auto", and closed loops of the relative
+    formulation (two samples, the four-bar row N = 40)."""
     import peers
     arm, _ = peers.free_falling_arm()
     for f in solver.Settings.FIELDS:
@@ -39,6 +40,12 @@ def cases():
     for name in ("double_pendulum", "fourbar_spring", "pendulum", "slider_crank"):
         model = solver.load_model(str(ROOT / "sample_models" / f"{name}.mbs.json"))
         out.append((f"{name} (saved settings, integrator auto)", solver.compile_model(model, integrator="auto")))
+    for name in ("fourbar_spring", "slider_crank"):          # closed loops in the relative formulation
+        model = solver.load_model(str(ROOT / "sample_models" / f"{name}.mbs.json"))
+        out.append((f"{name} (relative, integrator auto)",
+                    solver.compile_model(model, integrator="auto", formulation="relative")))
+    from tools.scale_models import fourbar_row
+    out.append(("four-bar row N = 40, 5 s (default settings)", solver.compile_model(fourbar_row(40), t_end=5.0)))
     return out
 
 

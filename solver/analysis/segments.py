@@ -179,9 +179,12 @@ def _store_rows(run, part, seg):
     t, q, qd, qdd, lam, violation, jac, sigma = seg.rows()
     if not len(t):
         return
-    # Partition.singularity of each row: exact near singular configurations, carried along the solves'
-    # σ_min estimates between them (solver.partitioning.conditioning)
-    conditioning = np.ones(len(t)) if jac is None else tracked_conditioning(jac, sigma)
+    # Partition.singularity of each row: in C above SVD_MAX_ROWS rows (the sparse estimates), else exact
+    # near singular configurations, carried along the solves' σ_min estimates between them
+    # (solver.partitioning.conditioning)
+    conditioning = seg.conditioning()
+    if conditioning is None:
+        conditioning = np.ones(len(t)) if jac is None else tracked_conditioning(jac, sigma)
     run.rec.add_rows(t, q, qd, qdd, lam, violation, conditioning, part.method, post=seg.post_rows())
     if run.progress is not None:
         run.progress(float(t[-1]), run.s.t_end)

@@ -1,23 +1,13 @@
 /* Open-tree dynamics in O(n): the articulated-body recursion in the state-vector form of seed
  * Kim & You (1997) (MBS Studio, solver.codegen).
  *
- * Compiled after the model's generated code, which defines (solver/codegen/tree.py, derive.py):
- *   cgt_edges(q, q̇ → q_c, q̇_c, A, ω, B, D)     per body [r ; p], [ṙ ; ṗ], rotation, ω; per tree
- *                                                coordinate its column of B_e, per edge D_e
- *   cgc_loads(q_c, q̇_c, par, f, u → F, T)       per body applied force at the CM (gravity
- *                                                included) and torque, global axes
- * and the layout NB, NQ, NQ1 = max(1, NQ), tables edge_parent (parent edge, −1 at the ground),
- * edge_child (body), edge_col (first coordinate), edge_n (coordinates), edge_euler (where the edge's
- * 4 Euler parameters start among its coordinates, −1: none), edge_row (their normalization row).
- * Edges are ordered parent before child.  The only constraint rows are the Euler-parameter
- * normalizations pᵀp − 1 = 0 of spherical and free joints (no cut joints, drivers or couplers).
- *
- * All quantities are global, about the global origin (Kim & You (1997) §2): state velocity Ŷ = [ṙ − r̃ω ; ω],
- * body state mass and force (eqs. 11–12)
- *   M̂ = [m I, −m r̃ ; m r̃, J − m r̃ r̃],   Q̂ = [f ; r̃ f + T − ω̃ J ω],  f = F − m ω̃ ṙ,  J = A J' Aᵀ,
- * and Ŷ_C = Ŷ_P + B_e q̇_e,  Ẏ̂_C = Ẏ̂_P + B_e q̈_e + D_e (eqs. 6, 8): no frame transformations
- * between bodies.  With R̂_e the wrench of joint e on its child, M̂_C Ẏ̂_C = Q̂_C + R̂_e − Σ_k R̂_k
- * over the child edges k, and B_eᵀ R̂_e = τ_e (generalized joint forces).
+ * Compiled after tree_bodies.c (same unit: the generated cgt_edges and cgc_loads, the layout NB, NQ, NQ1,
+ * edge_parent, edge_child, edge_col, edge_n, the bodies' M̂, Q̂ and the composite K, L of load_bodies and
+ * composite, in its work arrays tb), with two more tables: edge_euler (where the edge's 4 Euler
+ * parameters start among its coordinates, −1: none), edge_row (their normalization row).  The only
+ * constraint rows are the Euler-parameter normalizations pᵀp − 1 = 0 of spherical and free joints (no
+ * cut joints, drivers or couplers).  With R̂_e the wrench of joint e on its child,
+ * M̂_C Ẏ̂_C = Q̂_C + R̂_e − Σ_k R̂_k over the child edges k, and B_eᵀ R̂_e = τ_e (generalized joint forces).
  *
  * Articulated-body recursion (Featherstone's algorithm written with B_e, D_e), R̂_e = K_e Ẏ̂_C − L_e:
  *   backward   K_e = M̂_C + Σ_k (K_k − U_k W_k U_kᵀ),   U_k = K_k B_k,  W_k = (B_kᵀ U_k)⁻¹,
@@ -38,34 +28,11 @@
  * and Q (eq. 15) for the callers that need them (linearization, diagnosis): cg_mass, cg_forces.
  * Work arrays are thread-local: one library may serve runs in several threads.
  */
-#pragma GCC optimize("O3")               /* the fixed 6 × 6 loops below: unrolled and vectorized, 2× faster
-                                            than -O2 (the long generated kernels above stay at -O2) */
-/* the generated code (compiled in units of its own, while this one compiles beside the derivation) */
-void cgt_edges(const double *q, const double *qd, double *qc, double *qdc, double *A, double *w, double *B, double *D);
-void cgc_loads(const double *q, const double *qd, const double *par, const double *f, const double *u, double *F,
-               double *T);
 enum { NJ = 7 };                         /* most coordinates of one tree joint (free: 3 + 4) */
 
 static _Thread_local struct {
-    double qc[7 * NB], qdc[7 * NB], A[9 * NB], w[3 * NB], B[6 * NQ1], D[6 * NB], F[3 * NB], T[3 * NB];
-    double K[36 * NB], L[6 * NB];        /* per edge: M̂, Q̂ of its child, then articulated or composite */
     double U[6 * NQ1], W[NJ * NJ * NB], u[NQ1], Y[6 * NB];
 } ws;
-
-/* y = K x (K 6 × 6 row-major). */
-static void mul6(const double *K, const double *x, double *y)
-{
-    for (int i = 0; i < 6; ++i) {
-        double s = 0.0;
-        for (int j = 0; j < 6; ++j) s += K[6 * i + j] * x[j];
-        y[i] = s;
-    }
-}
-
-static double dot6(const double *a, const double *b)
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
-}
 
 /* Inverse of the n × n matrix a (row-major, destroyed) into inv, Gauss–Jordan with partial
  * pivoting; 1, 0 when singular, −1 when not finite. */
@@ -125,80 +92,6 @@ static void to_parent(const double *restrict K, const double *restrict L, const 
     for (int i = 0; i < 6; ++i) Lp[i] += L[i] - KD[i] - g[i];
 }
 
-/* Tree kinematics at (q, q̇), applied loads, and per edge K = M̂, L = Q̂ of its child body.  shift: the
- * state quantities of each subtree hanging from the ground about its root body's CM o instead of the
- * global origin (Ŷ' = [Ŷ_top − o × ω ; ω]: B' = [B_top − o × B_bot ; B_bot], D' likewise, M̂ and Q̂ with
- * r − o): the same q̈ (τ = B'ᵀR̂' = BᵀR̂), without the cancellation of m r̃r̃ against J when bodies
- * are far from the origin (a free body 1e8 body lengths away, an integrator's rejected stage). */
-static void load_bodies(const double *q, const double *qd, const double *par, const double *f, const double *u,
-                        int shift)
-{
-    cgt_edges(q, qd, ws.qc, ws.qdc, ws.A, ws.w, ws.B, ws.D);
-    cgc_loads(ws.qc, ws.qdc, par, f, u, ws.F, ws.T);
-    int root[NB];
-    for (int e = 0; e < NB; ++e) {
-        root[e] = edge_parent[e] < 0 ? e : root[edge_parent[e]];
-        if (!shift) continue;
-        const double *o = ws.qc + 7 * edge_child[root[e]];
-        for (int j = 0; j < edge_n[e]; ++j) {
-            double *Bj = ws.B + 6 * (edge_col[e] + j);
-            const double x[3] = {o[1] * Bj[5] - o[2] * Bj[4], o[2] * Bj[3] - o[0] * Bj[5], o[0] * Bj[4] - o[1] * Bj[3]};
-            for (int i = 0; i < 3; ++i) Bj[i] -= x[i];
-        }
-        double *De = ws.D + 6 * e;
-        const double x[3] = {o[1] * De[5] - o[2] * De[4], o[2] * De[3] - o[0] * De[5], o[0] * De[4] - o[1] * De[3]};
-        for (int i = 0; i < 3; ++i) De[i] -= x[i];
-    }
-    for (int e = 0; e < NB; ++e) {
-        const int b = edge_child[e];
-        const double *o = ws.qc + 7 * edge_child[root[e]], *qb = ws.qc + 7 * b;
-        const double r[3] = {shift ? qb[0] - o[0] : qb[0], shift ? qb[1] - o[1] : qb[1], shift ? qb[2] - o[2] : qb[2]};
-        const double *c = par + 7 * b, *v = ws.qdc + 7 * b, *A = ws.A + 9 * b, *w = ws.w + 3 * b;
-        const double m = c[0];
-        const double Jb[9] = {c[1], c[4], c[6], c[4], c[2], c[5], c[6], c[5], c[3]};   /* J' */
-        double AJ[9], J[9];
-        for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 3; ++j)
-                AJ[3 * i + j] = A[3 * i] * Jb[j] + A[3 * i + 1] * Jb[3 + j] + A[3 * i + 2] * Jb[6 + j];
-        for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 3; ++j)
-                J[3 * i + j] = AJ[3 * i] * A[3 * j] + AJ[3 * i + 1] * A[3 * j + 1] + AJ[3 * i + 2] * A[3 * j + 2];
-        const double rt[9] = {0.0, -r[2], r[1], r[2], 0.0, -r[0], -r[1], r[0], 0.0};   /* r̃ */
-        double *K = ws.K + 36 * e, *L = ws.L + 6 * e;
-        for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 3; ++j) {
-                double rr = 0.0;
-                for (int k = 0; k < 3; ++k) rr += rt[3 * i + k] * rt[3 * k + j];
-                K[6 * i + j] = i == j ? m : 0.0;
-                K[6 * i + 3 + j] = -m * rt[3 * i + j];
-                K[6 * (3 + i) + j] = m * rt[3 * i + j];
-                K[6 * (3 + i) + 3 + j] = J[3 * i + j] - m * rr;
-            }
-        const double *F = ws.F + 3 * b, *T = ws.T + 3 * b;
-        const double fo[3] = {F[0] - m * (w[1] * v[2] - w[2] * v[1]), F[1] - m * (w[2] * v[0] - w[0] * v[2]),
-                              F[2] - m * (w[0] * v[1] - w[1] * v[0])};
-        double Jw[3];
-        for (int i = 0; i < 3; ++i) Jw[i] = J[3 * i] * w[0] + J[3 * i + 1] * w[1] + J[3 * i + 2] * w[2];
-        L[0] = fo[0]; L[1] = fo[1]; L[2] = fo[2];
-        L[3] = r[1] * fo[2] - r[2] * fo[1] + T[0] - (w[1] * Jw[2] - w[2] * Jw[1]);
-        L[4] = r[2] * fo[0] - r[0] * fo[2] + T[1] - (w[2] * Jw[0] - w[0] * Jw[2]);
-        L[5] = r[0] * fo[1] - r[1] * fo[0] + T[2] - (w[0] * Jw[1] - w[1] * Jw[0]);
-    }
-}
-
-/* Composite K, L (Kim & You (1997) eqs. 16–17), from the leaves. */
-static void composite(void)
-{
-    for (int e = NB - 1; e >= 0; --e) {
-        const int p = edge_parent[e];
-        if (p < 0) continue;
-        double KD[6];
-        mul6(ws.K + 36 * e, ws.D + 6 * e, KD);
-        for (int i = 0; i < 36; ++i) ws.K[36 * p + i] += ws.K[36 * e + i];
-        for (int i = 0; i < 6; ++i) ws.L[6 * p + i] += ws.L[6 * e + i] - KD[i];
-    }
-}
-
 /* q̈ of the open tree at (q, q̇) with generalized joint forces tau (added to the applied loads), by
  * the articulated-body recursion (header).  Returns 1, 0 when a joint's articulated inertia B_eᵀK_eB_e
  * is singular, −1 when a result is not finite (reduced.c's CG_DYNAMICS_NOT_FINITE). */
@@ -208,7 +101,7 @@ int cg_tree_accelerations(const double *q, const double *qd, const double *par, 
     load_bodies(q, qd, par, f, u, 1);
     for (int e = NB - 1; e >= 0; --e) {                       /* backward: articulated K, L */
         const int n = edge_n[e], c0 = edge_col[e], p = edge_parent[e];
-        const double *K = ws.K + 36 * e, *L = ws.L + 6 * e, *D = ws.D + 6 * e, *B = ws.B + 6 * c0;
+        const double *K = tb.K + 36 * e, *L = tb.L + 6 * e, *D = tb.D + 6 * e, *B = tb.B + 6 * c0;
         double *U = ws.U + 6 * c0, *W = ws.W + NJ * NJ * e, *ue = ws.u + c0;
         double KD[6], S[NJ * NJ];
         mul6(K, D, KD);
@@ -234,11 +127,11 @@ int cg_tree_accelerations(const double *q, const double *qd, const double *par, 
             const int inverted = invert_small(S, W, n);
             if (inverted <= 0) return inverted;
         }
-        if (p >= 0) to_parent(K, L, KD, U, W, ue, n, ws.K + 36 * p, ws.L + 6 * p);
+        if (p >= 0) to_parent(K, L, KD, U, W, ue, n, tb.K + 36 * p, tb.L + 6 * p);
     }
     for (int e = 0; e < NB; ++e) {                            /* forward: q̈, Ẏ̂ */
         const int n = edge_n[e], c0 = edge_col[e], p = edge_parent[e];
-        const double *U = ws.U + 6 * c0, *W = ws.W + NJ * NJ * e, *B = ws.B + 6 * c0, *D = ws.D + 6 * e;
+        const double *U = ws.U + 6 * c0, *W = ws.W + NJ * NJ * e, *B = tb.B + 6 * c0, *D = tb.D + 6 * e;
         const double zero[6] = {0.0};
         const double *YP = p >= 0 ? ws.Y + 6 * p : zero;
         double *Y = ws.Y + 6 * e, a[NJ];
@@ -271,7 +164,7 @@ void cg_tree_generalized(const double *qc, const double *B, const double *Fx, co
     for (int e = 0; e < NB; ++e) {
         const int b = edge_child[e];
         const double *F = Fx + 3 * b, *r = qc + 7 * b;
-        double *S = ws.L + 6 * e;
+        double *S = tb.L + 6 * e;
         S[0] = F[0]; S[1] = F[1]; S[2] = F[2];
         S[3] = r[1] * F[2] - r[2] * F[1] + Tx[3 * b];
         S[4] = r[2] * F[0] - r[0] * F[2] + Tx[3 * b + 1];
@@ -279,8 +172,8 @@ void cg_tree_generalized(const double *qc, const double *B, const double *Fx, co
     }
     for (int e = NB - 1; e >= 0; --e) {
         const int p = edge_parent[e];
-        for (int j = 0; j < edge_n[e]; ++j) Q[edge_col[e] + j] = dot6(B + 6 * (edge_col[e] + j), ws.L + 6 * e);
-        if (p >= 0) for (int i = 0; i < 6; ++i) ws.L[6 * p + i] += ws.L[6 * e + i];
+        for (int j = 0; j < edge_n[e]; ++j) Q[edge_col[e] + j] = dot6(B + 6 * (edge_col[e] + j), tb.L + 6 * e);
+        if (p >= 0) for (int i = 0; i < 6; ++i) tb.L[6 * p + i] += tb.L[6 * e + i];
     }
 }
 
@@ -323,11 +216,11 @@ void cg_mass(const double *q, const double *qd, const double *par, const double 
         for (int j = 0; j < edge_n[e]; ++j) {
             const int cj = edge_col[e] + j;
             double KB[6];
-            mul6(ws.K + 36 * e, ws.B + 6 * cj, KB);
+            mul6(tb.K + 36 * e, tb.B + 6 * cj, KB);
             for (int a = e; a >= 0; a = edge_parent[a])
                 for (int i = 0; i < edge_n[a]; ++i) {
                     const int ci = edge_col[a] + i;
-                    M[ci * NQ + cj] = M[cj * NQ + ci] = dot6(ws.B + 6 * ci, KB);
+                    M[ci * NQ + cj] = M[cj * NQ + ci] = dot6(tb.B + 6 * ci, KB);
                 }
         }
 #if ARMATURE >= 0
@@ -343,9 +236,9 @@ void cg_forces(const double *q, const double *qd, const double *par, const doubl
     for (int e = 0; e < NB; ++e) {
         const int p = edge_parent[e];
         double *Y = ws.Y + 6 * e, KY[6];
-        for (int i = 0; i < 6; ++i) Y[i] = (p >= 0 ? ws.Y[6 * p + i] : 0.0) + ws.D[6 * e + i];
-        mul6(ws.K + 36 * e, Y, KY);
-        for (int i = 0; i < 6; ++i) KY[i] = ws.L[6 * e + i] - KY[i];
-        for (int j = 0; j < edge_n[e]; ++j) Q[edge_col[e] + j] = dot6(ws.B + 6 * (edge_col[e] + j), KY);
+        for (int i = 0; i < 6; ++i) Y[i] = (p >= 0 ? ws.Y[6 * p + i] : 0.0) + tb.D[6 * e + i];
+        mul6(tb.K + 36 * e, Y, KY);
+        for (int i = 0; i < 6; ++i) KY[i] = tb.L[6 * e + i] - KY[i];
+        for (int j = 0; j < edge_n[e]; ++j) Q[edge_col[e] + j] = dot6(tb.B + 6 * (edge_col[e] + j), KY);
     }
 }

@@ -18,6 +18,8 @@
  *                  X = J_red B S⁻¹
  *   σ_min(J U)     power iteration on (B S⁻¹)ᵀ (B S⁻¹) = (J U)⁻ᵀ (J U)⁻¹ (U has orthonormal columns): the
  *                  operator of reduced.c's sigma_min_estimate, from the same start
+ *   σ(J)           the conditioning read-out's estimates of σ_min(J), σ_max(J) (cg_band_row_sigma, at the
+ *                  output points: power iterations on G = J Jᵀ and G⁻¹, G banded in the same order)
  *
  * The rows of J and the columns of B come in an order fixed once per partition in Python
  * (reduced.py: reverse Cuthill–McKee on the pattern of S, scipy.sparse.csgraph; Cuthill & McKee
@@ -44,17 +46,16 @@ struct cg_banded {
     const double *b_val;
     const int *m_ptr, *m_col;             /* the pattern of the kernels' M by rows (NULL: dense) */
     const int *red_ptr, *red_col;         /* the pattern of Φ_q's redundant rows (s->red_rows order) */
+    int gw;                               /* sub- and super-diagonals of J Jᵀ in the fixed order (−1: too wide) */
 };
 
 #define BAND(ab, ld, kv, i, j) (ab)[(size_t)(j) * (ld) + (kv) + (i) - (j)]
 
-/* S assembled into band storage ab (column-major, ld = 2 kl + ku + 1 rows, the first kl for the fill)
- * and factored in place (dgbtf2); 0 when S is singular. */
-static int band_factor(const cg_banded_t *b, int n, const double *jac, double *ab, int *piv)
+/* Band storage ab (column-major, ld = 2 kl + ku + 1 rows, the first kl for the fill) of an n × n matrix
+ * with kl sub- and ku super-diagonals factored in place (dgbtf2); 0 when it is singular. */
+static int band_lu(int kl, int ku, int n, double *ab, int *piv)
 {
-    const int kl = b->kl, ku = b->ku, kv = kl + ku, ld = 2 * kl + ku + 1;
-    memset(ab, 0, sizeof(double) * (size_t)ld * n);
-    for (int e = 0; e < b->n_map; ++e) ab[b->s_at[e]] += b->coef[e] * jac[b->jac_at[e]];
+    const int kv = kl + ku, ld = 2 * kl + ku + 1;
     int ju = 0;
     for (int j = 0; j < n; ++j) {
         const int km = kl < n - 1 - j ? kl : n - 1 - j;
@@ -82,10 +83,10 @@ static int band_factor(const cg_banded_t *b, int n, const double *jac, double *a
     return 1;
 }
 
-/* x ← S⁻¹ x (dgbtrs, no transpose) */
-static void band_solve(const cg_banded_t *b, int n, const double *ab, const int *piv, double *x)
+/* x ← A⁻¹ x of band_lu's factors (dgbtrs, no transpose) */
+static void band_lu_solve(int kl, int ku, int n, const double *ab, const int *piv, double *x)
 {
-    const int kl = b->kl, kv = kl + b->ku, ld = 2 * kl + b->ku + 1;
+    const int kv = kl + ku, ld = 2 * kl + ku + 1;
     for (int j = 0; j < n; ++j) {
         const int lm = kl < n - 1 - j ? kl : n - 1 - j;
         if (piv[j] != j) { const double t = x[piv[j]]; x[piv[j]] = x[j]; x[j] = t; }
@@ -96,6 +97,20 @@ static void band_solve(const cg_banded_t *b, int n, const double *ab, const int 
         const double v = (x[j] /= BAND(ab, ld, kv, j, j));
         if (v != 0.0) for (int i = j - kv > 0 ? j - kv : 0; i < j; ++i) x[i] -= BAND(ab, ld, kv, i, j) * v;
     }
+}
+
+/* S assembled into band storage ab and factored in place (band_lu); 0 when S is singular. */
+static int band_factor(const cg_banded_t *b, int n, const double *jac, double *ab, int *piv)
+{
+    memset(ab, 0, sizeof(double) * (size_t)(2 * b->kl + b->ku + 1) * n);
+    for (int e = 0; e < b->n_map; ++e) ab[b->s_at[e]] += b->coef[e] * jac[b->jac_at[e]];
+    return band_lu(b->kl, b->ku, n, ab, piv);
+}
+
+/* x ← S⁻¹ x */
+static void band_solve(const cg_banded_t *b, int n, const double *ab, const int *piv, double *x)
+{
+    band_lu_solve(b->kl, b->ku, n, ab, piv, x);
 }
 
 /* x ← S⁻ᵀ x (dgbtrs, transposed: PS = LU, Sᵀ = Uᵀ Lᵀ P) */
@@ -257,4 +272,61 @@ done:
     free(work);
     free(piv);
     return status;
+}
+
+typedef struct { int w, r; const double *ab; const int *piv; double *y; } gram_t;
+
+/* x ← G x, G = J Jᵀ in band storage (w sub- and super-diagonals, ld = 3 w + 1; not factored) */
+static void gram_times(const void *ctx, double *x)
+{
+    const gram_t *g = ctx;
+    const int w = g->w, ld = 3 * w + 1, kv = 2 * w;
+    for (int i = 0; i < g->r; ++i) {
+        double v = 0.0;
+        for (int j = i - w > 0 ? i - w : 0; j <= i + w && j < g->r; ++j) v += BAND(g->ab, ld, kv, i, j) * x[j];
+        g->y[i] = v;
+    }
+    memcpy(x, g->y, sizeof(double) * g->r);
+}
+
+/* x ← G⁻¹ x (G factored by band_lu) */
+static void gram_inverse(const void *ctx, double *x)
+{
+    const gram_t *g = ctx;
+    band_lu_solve(g->w, g->w, g->r, g->ab, g->piv, x);
+}
+
+/* Estimates of (σ_min, σ_max) of J = Φ_q[rows] at the current Φ_q (s->jac) into out, as
+ * solver/partitioning/singular_estimates.py row_singular_estimates gives them (the conditioning
+ * read-out above partition.SVD_MAX_ROWS rows): reduced.c's sigma_min_power on G⁻¹ and on G = J Jᵀ,
+ * from the start of the independent rows' order (b->pos: the same iterates, permuted), σ_min from
+ * above (0 when G is singular), σ_max from below.  G is banded in the fixed order (gw sub- and
+ * super-diagonals) and factored as S is: O(r gw²).  Returns 0 (nothing written) without a band
+ * problem or when G's band is too wide. */
+int cg_band_row_sigma(const cg_reduced_t *s, double *out)
+{
+    const cg_banded_t *b = s->band;
+    if (!b || b->gw < 0) return 0;
+    const int r = s->r, w = b->gw, ld = 3 * w + 1, kv = 2 * w;
+    double *ab = calloc((size_t)ld * r + 2 * (size_t)r, sizeof(double));
+    int *piv = malloc(sizeof(int) * (r + 1));
+    double *x = ab + (size_t)ld * r, *y = x + r;
+    for (int i = 0; i < r; ++i)                  /* G = J Jᵀ within its band: sorted rows merged */
+        for (int j = i; j <= i + w && j < r; ++j) {
+            double v = 0.0;
+            int e = b->j_ptr[i], f = b->j_ptr[j];
+            while (e < b->j_ptr[i + 1] && f < b->j_ptr[j + 1]) {
+                if (b->j_col[e] < b->j_col[f]) ++e;
+                else if (b->j_col[e] > b->j_col[f]) ++f;
+                else v += s->jac[b->j_at[e++]] * s->jac[b->j_at[f++]];
+            }
+            BAND(ab, ld, kv, i, j) = BAND(ab, ld, kv, j, i) = v;
+        }
+    const gram_t gram = {w, r, ab, piv, y};
+    const double inverse_high = sigma_min_power(r, gram_times, &gram, b->pos, x);     /* 1 / √‖G x‖ */
+    out[1] = inverse_high > 0.0 ? 1.0 / inverse_high : 0.0;
+    out[0] = band_lu(w, w, r, ab, piv) ? sigma_min_power(r, gram_inverse, &gram, b->pos, x) : 0.0;
+    free(ab);
+    free(piv);
+    return 1;
 }

@@ -34,17 +34,19 @@ class BandStruct(ctypes.Structure):
     """``struct cg_banded`` of banded.c (same fields, same order)."""
     _fields_ = [("kl", _INT), ("ku", _INT), ("row", _PTR), ("pos", _PTR), ("n_map", _INT), ("s_at", _PTR), ("jac_at", _PTR),
                 ("coef", _PTR), ("j_ptr", _PTR), ("j_at", _PTR), ("j_col", _PTR), ("b_ptr", _PTR), ("b_col", _PTR),
-                ("b_val", _PTR), ("m_ptr", _PTR), ("m_col", _PTR), ("red_ptr", _PTR), ("red_col", _PTR)]
+                ("b_val", _PTR), ("m_ptr", _PTR), ("m_col", _PTR), ("red_ptr", _PTR), ("red_col", _PTR),
+                ("gw", _INT)]
 
 
 class BandProblem:
     """The arrays of banded.c's problem for one partition and the struct pointing at them
-    (``struct_``; keep this object alive while the struct is in use)."""
+    (``struct_``; keep this object alive while the struct is in use); ``gw``: the sub- and
+    super-diagonals of J Jᵀ in the same order (−1: too wide for cg_band_row_sigma)."""
 
-    def __init__(self, kl, ku, arrays):
-        self.kl, self.ku = kl, ku
+    def __init__(self, kl, ku, arrays, gw=-1):
+        self.kl, self.ku, self.gw = kl, ku, gw
         self.arrays = arrays
-        self.struct_ = BandStruct(kl=kl, ku=ku, n_map=len(arrays["s_at"]),
+        self.struct_ = BandStruct(kl=kl, ku=ku, n_map=len(arrays["s_at"]), gw=gw,
                                   **{name: a.ctypes.data for name, a in arrays.items()})
 
 
@@ -103,7 +105,9 @@ def band_problem(system, part):
     if mass is not None:                                        # M's products over its pattern
         arrays["m_ptr"], arrays["m_col"] = (np.asarray(a, dtype=np.intc) for a in mass)
     arrays = {name: a if len(a) else np.zeros(1, dtype=a.dtype) for name, a in arrays.items()}
-    return BandProblem(kl, ku, arrays)
+    G = (Jo @ Jo.T).tocoo()                     # the conditioning read-out's J Jᵀ (cg_band_row_sigma)
+    gw = int(np.max(np.abs(G.row - G.col), initial=0))
+    return BandProblem(kl, ku, arrays, gw if 3 * gw + 1 <= BAND_FRACTION * r else -1)
 
 
 def _basis(part, J, sparse):

@@ -13,16 +13,18 @@ their chunk is taken (:func:`row_output`, ``Recorder.post_rows``, set by ``Run``
 
 Covered (:func:`compiled_output`), on generated kernels:
 
-- open trees of the relative formulation (the articulated library: no cut joints, drivers, couplers
-  or Euler parameters) whose force elements are all in the generated loads (``cgc_loads``; not the
-  stops, rotational spring-dampers and contacts contact.c adds, nor elements evaluated in Python),
-  reactions by the default non-recursive formula (Kim & You (1997) eq. 30), ``cg_tree_output``
-  compiled in the model's library beside articulated.c;
-- the Cartesian formulation with rigid bodies and no couplers, ``cg_cartesian_output`` in the runtime
-  library;
-
-both without joint armature (a rotor's energy ½aθ̇² and its share of a driver's force are not in
-the C rows).
+- the relative formulation (``cg_tree_output``, output_tree.c, compiled in the model's library after
+  tree_bodies.c: an open tree's beside articulated.c, a system with constraint rows' beside relative.c)
+  whose force elements are all in the generated loads (``cgc_loads``; not the stops, rotational
+  spring-dampers and contacts contact.c adds, nor elements evaluated in Python), without couplers on
+  cut joints (between tree coordinates: a driver's force less their loads p'(q) λ on its coordinate),
+  reactions by the default non-recursive formula (Kim & You (1997) eq. 30) with the cut joints'
+  constraint wrenches from λ on their bodies, driver forces by eq. 36 on tree coordinates and −λ on
+  cut joints, joint armature's rotor loads and energy (``RelativeSystem._add_rotor_loads``; armature
+  on a cut joint has no kernels);
+- the Cartesian formulation with rigid bodies, no couplers and no joint armature (a rotor's energy
+  ½aθ̇² and its share of a driver's force are not in output_cartesian.c), ``cg_cartesian_output`` in the
+  runtime library.
 
 The force elements' potential energy (the energy table's spring column) is not in the kernels: it is
 added to the C rows by the elements' own ``potential`` over the rows' body frames
@@ -49,9 +51,10 @@ POST_NAMES = {"RF": "reaction_force", "RT": "reaction_torque", "RFj": "reaction_
 
 class _TreeOutput(ctypes.Structure):
     """``cg_output_t`` of output_tree.c (same fields, same order)."""
-    _fields_ = ([("par", _P), ("f", _P), ("u", _P), ("gravity", _D * 3), ("nj", _I)]
+    _fields_ = ([("par", _P), ("f", _P), ("u", _P), ("lam", _P), ("gravity", _D * 3), ("nj", _I), ("nd", _I)]
                 + [(name, _P) for name in ("joint_edge", "joint_sign", "joint_bi", "joint_bj", "joint_sj",
-                                           "joint_Ci", *ROWS, "energy")])
+                                           "joint_Ci", "cut_start", "cut_rows", "driver_col", "driver_edge",
+                                           "driver_row", "edge_sout", "wrench", *ROWS, "driver_force", "energy")])
 
 
 class _CartesianOutput(ctypes.Structure):
@@ -68,18 +71,18 @@ def output_kind(system):
     kernels = getattr(system, "kernels", None)
     if kernels is None:
         return None, "not on generated kernels"
-    if getattr(system, "armatures", None):
-        return None, "joint armature (its rotor's kinetic energy ½aθ̇² is added in Python)"
     if hasattr(system, "articulated"):
-        if not system.articulated or system.m:
-            return None, "a relative formulation with constraint rows (cut joints, drivers, Euler parameters)"
         outside = [f.name for f in system.force_elements if hook_of(f) is None]
         if outside:         # the stops and rotational springs of contact.c, Python's, an interactive run's loads
             return None, (f"force elements outside the generated loads ({', '.join(outside)}: their wrenches are "
                           "not in output_tree.c's Q̂)")
         if system.reactions != "nonrecursive":
             return None, f"reactions by {system.reactions!r} (output_tree.c has eq. 30 only)"
+        if any(c.column is None or c.source.column is None for c in system.couplers):
+            return None, "a coupler on a cut joint (its load is split between the joints in Python)"
         return (TREE, None) if kernels.pointer("cg_tree_output") else (None, "the library has no cg_tree_output")
+    if getattr(system, "armatures", None):
+        return None, "joint armature (its rotor's kinetic energy ½aθ̇² is added in Python)"
     if getattr(system, "flex", None):
         return None, "flexible bodies"
     if system.couplers:
@@ -106,7 +109,7 @@ class CompiledOutput:
         self.system = system
         self.kind = kind = output_kind(system)[0]
         nb, nj = system.nb, len(system.joint_names)
-        nd = len(system.drivers) if kind == CARTESIAN else 0
+        nd = len(system.drivers)
         self.shapes = {"r": (nb, 3), "A": (nb, 3, 3), "v": (nb, 3), "w": (nb, 3), "a": (nb, 3), "alpha": (nb, 3),
                        "RF": (nj, 3), "RT": (nj, 3), "RFj": (nj, 3), "RTj": (nj, 3), "driver_force": (nd,),
                        "energy": (4,)}
@@ -120,14 +123,11 @@ class CompiledOutput:
                        "joint_Ci": np.array([cj.C_i for cj in cjoints], dtype=float).reshape(-1) if nj else np.zeros(9)}
         gravity = (_D * 3)(*np.asarray(system.gravity, dtype=float))
         if kind == TREE:
-            edges = system.topology.edges
-            edge_of = {int(edge.joint): e for e, edge in enumerate(edges) if edge.joint is not None}
-            sign = {int(edge.joint): -1.0 if edge.inverted else 1.0 for edge in edges if edge.joint is not None}
-            self.tables.update(joint_edge=np.array([edge_of[k] for k in range(nj)] or [0], dtype=np.intc),
-                               joint_sign=np.array([sign[k] for k in range(nj)] or [0.0]))
+            self.tables.update(_tree_tables(system))
             self._struct = _TreeOutput
             self._fixed = dict(par=buffers["par"].ctypes.data, f=buffers["f"].ctypes.data,
-                               u=buffers["u"].ctypes.data, gravity=gravity, nj=nj)
+                               u=buffers["u"].ctypes.data, lam=buffers["lam"].ctypes.data, gravity=gravity, nj=nj,
+                               nd=nd)
             self.function = system.kernels.pointer("cg_tree_output")
         else:
             rows_of = [j.rows + system._driven_rows.get(k, []) for k, j in enumerate(system.joints)]
@@ -179,12 +179,39 @@ class CompiledOutput:
         for x in range(n):
             if inputs:                 # the force inputs at t (the buffer holds the last evaluation's)
                 k["u"][:] = [fn.value(t[x]) for fn in inputs]
+            k["lam"][:lam.shape[1]] = lam[x]
             if self.kind == CARTESIAN:
                 k["q"][:] = q[x]
                 k.call("position")
-                k["lam"][:lam.shape[1]] = lam[x]
             self._call(self.pointer, base[0] + x * step, base[1] + x * step, base[2] + x * step, x)
         return self.rows(t, angles)
+
+
+def _tree_tables(system):
+    """output_tree.c's joint and driver tables of a RelativeSystem (cg_output_t): per joint its tree edge
+    and sign (−1: inverted), or −1 and (cut_start, cut_rows) the rows of a cut joint and of the drivers on
+    it (RelativeSystem._group_cut_joints without couplers); per driver its tree column and edge, or −1 and
+    its row; per edge its joint's origin on the child (the rotors' loads); the joints' wrench work array."""
+    nj = len(system.joint_names)
+    edges = system.topology.edges
+    edge_of = {int(edge.joint): e for e, edge in enumerate(edges) if edge.joint is not None}
+    sign = {int(edge.joint): -1.0 if edge.inverted else 1.0 for edge in edges if edge.joint is not None}
+    rows = dict(system.cut)
+    for d in system.drivers:
+        if d.column is None:
+            rows[d.joint] = rows[d.joint] + [d.row]
+    cut_rows = [rows.get(k, []) for k in range(nj)]
+    edge_of_col = {int(c): e for e, cols in enumerate(system.cols) for c in cols}
+    drivers = [(int(d.column), edge_of_col[int(d.column)], d.row) if d.column is not None else (-1, -1, d.row)
+               for d in system.drivers] or [(0, 0, 0)]
+    return {"joint_edge": np.array([edge_of.get(k, -1) for k in range(nj)] or [0], dtype=np.intc),
+            "joint_sign": np.array([sign.get(k, 1.0) for k in range(nj)] or [0.0]),
+            "cut_start": np.cumsum([0] + [len(r) for r in cut_rows]).astype(np.intc),
+            "cut_rows": np.array([i for r in cut_rows for i in r] or [0], dtype=np.intc),
+            **{name: np.ascontiguousarray(column, dtype=np.intc)
+               for name, column in zip(("driver_col", "driver_edge", "driver_row"), zip(*drivers))},
+            "edge_sout": np.array(system.s_out, dtype=float).reshape(-1),
+            "wrench": np.zeros(6 * max(1, nj))}
 
 
 class _RowBuffers(dict):

@@ -173,9 +173,10 @@ static void lu_solve_transposed(const double *a, const int *piv, int n, double *
 /* σ_min of A (r × r) by power iteration on (A Aᵀ)⁻¹ = A⁻ᵀ A⁻¹, SIGMA_ITERATIONS steps from a fixed
  * start: an estimate from above that converges fast exactly when it matters, when σ_min is well
  * separated from the other singular values (a dependent block going singular).  inverse(ctx, x):
- * x ← A⁻ᵀ A⁻¹ x.  start: the index of A's row i in the dense order (NULL: i), so a reordered A starts
- * from the reordered start.  x: n doubles of work. */
-#define SIGMA_ITERATIONS 4
+ * x ← A⁻ᵀ A⁻¹ x (banded.c's cg_band_row_sigma passes G⁻¹ and G = J Jᵀ: 1/√ of the largest eigenvalue's
+ * estimate, as solver/partitioning/singular_estimates.py).  start: the index of A's row i in the dense
+ * order (NULL: i), so a reordered A starts from the reordered start.  x: n doubles of work. */
+#define SIGMA_ITERATIONS 4      /* singular_estimates.SIGMA_ITERATIONS */
 static double sigma_min_power(int n, void (*inverse)(const void *, double *), const void *ctx, const int *start,
                               double *x)
 {

@@ -225,3 +225,38 @@ void cg_dynamics(const double *q, const double *qd, const double *par, const dou
     relative_mass(par, M);
     relative_forces(Q);
 }
+
+/* For the output rows (output_tree.c, after this file in its unit): the Cartesian Φ_c,q at the body
+ * coordinates qc (the tree map's, cgt_edges), into ws.jac … */
+static void relative_cartesian_jacobian(const double *qc, const double *par, const double *f, const double *u)
+{
+    cgc_position(qc, qc, par, f, u, ws.phi, ws.jac, ws.ang);
+}
+
+/* … and W += s c_b of the Cartesian row of relative row i (a ROW_CARTESIAN row: a cut joint's, a driver's
+ * on one) on body b: c_b = [g ; r_b × g + ½ G(p_b) g_p], g and g_p its entries in b's r and p, the
+ * spatial gradient about the global origin (δΦ = c_bᵀ [δr_O ; δπ]; ω = 2 G(p) ṗ, Haug (1989) eq. 6.3.18). */
+static void relative_row_wrench(int i, int b, const double *qc, double s, double *W)
+{
+    const double *g = ws.jac + (size_t)row_a[i] * NC + 7 * b, *r = qc + 7 * b, *p = qc + 7 * b + 3;
+    const double G[12] = {-p[1], p[0], -p[3], p[2], -p[2], p[3], p[0], -p[1], -p[3], -p[2], p[1], p[0]};
+    for (int k = 0; k < 3; ++k) {
+        const double n = 0.5 * (G[4 * k] * g[3] + G[4 * k + 1] * g[4] + G[4 * k + 2] * g[5] + G[4 * k + 3] * g[6]);
+        W[k] += s * g[k];
+        W[3 + k] += s * (r[(k + 1) % 3] * g[(k + 2) % 3] - r[(k + 2) % 3] * g[(k + 1) % 3] + n);
+    }
+}
+
+/* … and Σ p'(q_c) λ_i over the couplers between tree coordinates (ROW_COUPLER rows i) led by column c: their
+ * load on c, which eq. 36's B_cᵀ R̂_e of a driver on c holds besides the driver's (RelativeSystem._post). */
+static double relative_coupler_loads(int c, const double *q, const double *par, const double *lam)
+{
+    double load = 0.0;
+    for (int i = 0; i < MR; ++i) {
+        if (row_kind[i] != ROW_COUPLER || cpl_col[row_b[i]] != c) continue;
+        double p, dp, ddp;
+        coupler_terms(row_b[i], par, q[c], &p, &dp, &ddp);
+        load += dp * lam[i];
+    }
+    return load;
+}

@@ -30,7 +30,8 @@
  *                  the step stays accepted, none of its output points is written)
  *   SEG_OUTPUT     the solve at an output point failed (cg_status; the step stays accepted, the
  *                  point is not written: Python solves it itself or re-partitions from the step's start)
- *   SEG_QUALITY    σ_min(Φ_q U) < bound · (smallest row norm of Φ_q[rows]) or ‖N‖_F > growth_bound
+ *   SEG_QUALITY    σ_min(Φ_q U) < bound · (an upper bound of σ_min(Φ_q[rows]): the smallest row norm, and
+ *                  with out_cond the band estimate of cg_band_row_sigma) or ‖N‖_F > growth_bound
  *                  after a step: the cheap tests of Partition.degraded failed, Python decides with
  *                  the exact ones
  *   SEG_STALL      stall_steps accepted steps advanced less than stall_span (the STALL watchdog)
@@ -72,7 +73,9 @@ typedef struct {
     double *q_last, *qd_last;
     double *q_acc, *qd_acc;         /* consistent state at dp.t (the last accepted step; Newton's start) … */
     double *q_prev, *qd_prev, t_prev;   /* … and at the start of that step */
-    double sigma_acc, row_norm_acc; /* σ_min(Φ_q U) and the smallest row norm of Φ_q[rows] at dp.t … */
+    double sigma_acc, row_norm_acc; /* σ_min(Φ_q U) and an upper bound of σ_min(Φ_q[rows]) at dp.t (the
+                                       smallest row norm; with out_cond, also cg_band_row_sigma's estimate when
+                                       that decides SEG_QUALITY, as Partition._sigma_min_bound) … */
     double amplification_acc;       /* … and ‖N‖_F */
     double *y_out;                  /* 2 dof: y at the output point being solved */
     int n_out, store_jac;           /* rows written in this call; 1: also Φ_q[rows] of each row */
@@ -97,6 +100,8 @@ typedef struct {
     void *output;
     bdf_t bdf;                      /* the BDF's history, Jacobian and LU (bdf.c; dp.method DP_BDF) */
     double stiff_h, stiff_h_rho;    /* SEG_STIFF: the last DOP853 step and its h·ρ */
+    double *out_cond;               /* per row: σ_min / σ_max of Φ_q[rows] (banded.c cg_band_row_sigma; NULL: in
+                                       Python, from out_jac and out_sigma; set above partition.SVD_MAX_ROWS) */
 } cg_segment_t;
 
 enum { SEG_END = 0, SEG_BUDGET = 1, SEG_STAGE = 2, SEG_OUTPUT = 3, SEG_QUALITY = 4, SEG_STALL = 5,
@@ -228,6 +233,8 @@ static void write_row(cg_segment_t *g, double t)
     g->out_viol[row] = viol;
     g->out_sigma[row] = *s->sigma_min;
     if (g->k_output) g->k_output(g->output, s->q, s->qd, s->qdd, row);
+    double sv[2];
+    if (g->out_cond) g->out_cond[row] = cg_band_row_sigma(s, sv) && sv[1] > 0.0 ? sv[0] / sv[1] : 0.0;
     if (g->store_jac)
         for (int i = 0; i < s->r; ++i)
             memcpy(g->out_jac + ((size_t)row * s->r + i) * nq, s->jac + (size_t)s->rows[i] * nq, sizeof(double) * nq);
@@ -292,6 +299,9 @@ int cg_segment(cg_segment_t *g)
             g->sigma_acc = *g->s->sigma_min;
             g->amplification_acc = *g->s->amplification;
             g->row_norm_acc = smallest_row_norm(g->s);
+            double sv[2];                          /* above SVD_MAX_ROWS: Partition._sigma_min_bound's estimate */
+            if (g->out_cond && g->sigma_acc < g->bound * g->row_norm_acc && cg_band_row_sigma(g->s, sv))
+                g->row_norm_acc = fmin(g->row_norm_acc, sv[0]);
             cg_band_accepted(g->band, d->t_old, d->t, g->sigma_acc, d->h);
             g->phase = 1;
         }

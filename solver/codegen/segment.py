@@ -67,7 +67,8 @@ class _Segment(ctypes.Structure):
                 ("ang_rate", _P), ("guard", _D), ("shrink", _D), ("branch_refusals", _L), ("out_sigma", _P),
                 ("stage_retries", _I), ("stiff_low", _D), ("stiff_high", _D), ("stiff_steps", _I), ("stiff_reset", _I),
                 ("stiff_count", _I), ("nonstiff_count", _I), ("band", _P),
-                ("k_output", _P), ("output", _P), ("bdf", _Bdf), ("stiff_h", _D), ("stiff_h_rho", _D)]
+                ("k_output", _P), ("output", _P), ("bdf", _Bdf), ("stiff_h", _D), ("stiff_h_rho", _D),
+                ("out_cond", _P)]
 
 
 class _Band(ctypes.Structure):
@@ -152,13 +153,18 @@ class CompiledSegments:
         self._angles = [branches.index[id(cj)] for _, cj, _ in reduction._angle_rows]
         s = reduction.problem
         nq, m, f, r = s.nq, s.m, s.dof, s.r
-        self.store_jac = r > 0
+        # the conditioning read-out in C above SVD_MAX_ROWS rows (banded.c cg_band_row_sigma: the sparse
+        # estimates at every row), else from Φ_q[rows] of each row in Python (partitioning/conditioning.py)
+        from ..partitioning.partition import SVD_MAX_ROWS
+        self.row_sigma = r > SVD_MAX_ROWS and reduction.band is not None and reduction.band.gw >= 0
+        self.store_jac = r > 0 and not self.row_sigma
         # a short run's rows in one call (SHORT_RUN output points or fewer, its rows within 4 MB: no call back
         # to Python per max_out rows); longer runs come back every max_out rows (progress, cancel)
         rows_left = len(times) - next_out
         if rows_left <= SHORT_RUN and rows_left * (36 * len(reduction.system.body_names) + 4 * nq + m) <= 500_000:
             max_out = max(max_out, rows_left)
-        max_out = max(1, min(max_out, 2_000_000 // max(1, r * nq)))     # Φ_q[rows] of each row: bounded memory
+        if self.store_jac:                                           # Φ_q[rows] of each row: bounded memory
+            max_out = max(1, min(max_out, 2_000_000 // max(1, r * nq)))
         self.times = np.ascontiguousarray(times, dtype=float)
         self.window = window
         n = 2 * f
@@ -170,6 +176,7 @@ class CompiledSegments:
             "out_qd": np.zeros((max_out, nq)), "out_qdd": np.zeros((max_out, nq)),
             "out_lam": np.zeros((max_out, max(1, m))), "out_viol": np.zeros(max_out), "out_sigma": np.zeros(max_out),
             "out_jac": np.zeros((max_out if self.store_jac else 1, max(1, r), nq)),
+            "out_cond": np.zeros(max_out if self.row_sigma else 1),
             "step_t": np.zeros(max_steps), "step_h": np.zeros(max_steps),
             "ang_acc": np.zeros(max(1, len(self._angles))), "ang_rate": np.zeros(max(1, len(self._angles)))}
         ptr = {name: v.ctypes.data for name, v in self.arrays.items()}
@@ -188,6 +195,7 @@ class CompiledSegments:
                                                             "y_out", "fail_y", "out_t", "out_q", "out_qd", "out_qdd", "out_lam",
                                                             "out_viol", "out_sigma", "out_jac", "step_t", "step_h", "ang_acc",
                                                             "ang_rate")})
+        self.seg.out_cond = ptr["out_cond"] if self.row_sigma else None
         self.output = None
         if post:
             from .output import CompiledOutput
@@ -235,6 +243,11 @@ class CompiledSegments:
         a, n, m = self.arrays, self.seg.n_out, self.reduction.problem.m
         return (a["out_t"][:n], a["out_q"][:n], a["out_qd"][:n], a["out_qdd"][:n], a["out_lam"][:n, :m],
                 a["out_viol"][:n], a["out_jac"][:n] if self.store_jac else None, a["out_sigma"][:n])
+
+    def conditioning(self):
+        """σ_min / σ_max of Φ_q[rows] of the output points of the last call (a view), None when they are
+        read out in Python (from :meth:`rows`' Φ_q[rows] and σ_min estimates)."""
+        return self.arrays["out_cond"][:self.seg.n_out] if self.row_sigma else None
 
     def post_rows(self):
         """The post-processed columns of the output points of the last call (views;

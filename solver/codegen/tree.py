@@ -26,7 +26,8 @@ turns, with the model's Cartesian kernels (:mod:`solver.codegen.derive`), into t
 and ``cgt_frames(q, q̇) → r, A, v, ω`` (the body frames force elements evaluated in Python take).
 For an open tree without constraint rows one kernel replaces them, ``cgt_edges(q, q̇)`` → per body
 [r ; p], [ṙ ; ṗ], A, ω and per edge B_e, D_e, which ``articulated.c`` runs the O(n) articulated-body
-recursion on (T, with its O(n²) entries along the paths, is not formed).
+recursion on (T, with its O(n²) entries along the paths, is not formed); a relative library has it too,
+for its output rows (output_tree.c).
 Every quantity is a named intermediate (``t{n}``), so expressions stay small however deep the tree.
 The arithmetic between them is that of expanded polynomials of the names (:mod:`solver.codegen.poly`,
 plain Python), each printed to C directly; cos, sin and 1/√ of a polynomial and 1/t of a name are
@@ -68,10 +69,11 @@ def body_columns(tree) -> list:
 
 
 def tree_source(tree) -> str:
-    """C source of ``cgt_position``, ``cgt_velocity`` and ``cgt_frames`` for :func:`describe_tree`'s
-    description (relative.c's inputs).  T's entries off the body paths (:func:`body_columns`) are
-    never written: T's buffer starts zeroed (relative.c's work arrays, the system's numpy buffer)."""
-    prog, inputs, body, B, _ = _tree_map(tree)
+    """C source of ``cgt_position``, ``cgt_velocity``, ``cgt_frames`` and ``cgt_edges`` for
+    :func:`describe_tree`'s description (relative.c's inputs; cgt_edges for the output rows of
+    output_tree.c).  T's entries off the body paths (:func:`body_columns`) are never written: T's
+    buffer starts zeroed (relative.c's work arrays, the system's numpy buffer)."""
+    prog, inputs, body, B, D = _tree_map(tree)
     nq, nb = tree["nq"], tree["nb"]
     pos = {"qc": {}, "T": {}}
     vel = {"qdc": {}, "tdqd": {}}
@@ -95,7 +97,7 @@ def tree_source(tree) -> str:
     return "\n".join([prog.kernel("cgt_position", "const double *q, double *qc, double *T", pos, inputs),
                       prog.kernel("cgt_velocity", "const double *q, const double *qd, double *qc, double *T, "
                                                   "double *qdc, double *tdqd", {**pos, **vel}, inputs),
-                      _frames_kernel(prog, inputs, body, nb)])
+                      _frames_kernel(prog, inputs, body, nb), _edges_kernel(prog, inputs, body, B, D, tree)])
 
 
 def articulated_source(tree) -> str:
@@ -104,6 +106,11 @@ def articulated_source(tree) -> str:
     tree coordinate its column of B_e (6 numbers, Kim & You (1997) eq. 6), per edge D_e (eq. 8).  Code size
     is O(n): nothing is expanded along the paths (no T)."""
     prog, inputs, body, B, D = _tree_map(tree)
+    return _edges_kernel(prog, inputs, body, B, D, tree)
+
+
+def _edges_kernel(prog, inputs, body, B, D, tree):
+    """``cgt_edges`` (:func:`articulated_source`) of a derived tree map."""
     out = {"qc": {}, "qdc": {}, "A": {}, "w": {}, "B": {}, "D": {}}
     for b, s in body.items():
         _write(out["qc"], 7 * b, np.concatenate([s["r"], s["p"]]))

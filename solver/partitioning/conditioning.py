@@ -31,7 +31,11 @@ Above ``partition.SVD_MAX_ROWS`` independent rows even the anchors' SVDs (O(r² 
 more than the run: there the anchors (:func:`anchor_values`), and ``Partition.singularity``, take the
 sparse estimates of σ_min (from above) and σ_max (from below) of
 :func:`solver.partitioning.singular_estimates.row_singular_estimates` instead — power iterations on (J Jᵀ)⁻¹ and
-J Jᵀ, O(nnz) each, c within 1.0–1.25 of the SVD value on the four-bar row (N = 10 … 100).
+J Jᵀ, O(nnz) each, c within 1.0–1.25 of the SVD value on the four-bar row (N = 10 … 100).  On the
+band algebra (solver/codegen/banded.c) the compiled loop computes those estimates itself at every
+output row (``cg_band_row_sigma``: J Jᵀ is banded in the order of the band's S, and factored as S is),
+so there no row is tracked, no Φ_q[rows] is stored and this module is not called
+(:meth:`solver.codegen.segment.CompiledSegments.conditioning`).
 """
 from __future__ import annotations
 

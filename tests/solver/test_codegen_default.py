@@ -145,7 +145,7 @@ def test_generated_kernels_compile_as_parallel_units():
     assert flags == build.FIXED_FLAGS and fixed.endswith("#define NB 3\n/* fixed */")
     assert build._fixed_units("") == []                  # Cartesian: no fixed code
     assert not any("cg_reduced" in text for text, _ in kernels)
-    for source in (build.RELATIVE_C, build.ARTICULATED_C):     # every generated function it calls, declared
+    for source in (build.RELATIVE_C, build.TREE_BODIES_C):     # every generated function it calls, declared
         text = source.read_text()
         called = set(re.findall(r"\b(cg[ct]_\w+)\(", text))
         assert called and all(re.search(rf"^void {name}\(", text, re.M) for name in called)

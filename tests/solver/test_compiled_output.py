@@ -237,13 +237,168 @@ def test_an_interactive_pull_on_the_arm_keeps_its_reactions(arm_run):
     assert_round_off(rows, python)
 
 
-@pytest.mark.parametrize("case", ["spring", "newton-euler"])
+@pytest.mark.parametrize("case", ["spring", "newton-euler", "coupler"])
 def test_what_output_c_does_not_cover_says_why(case):
     """A rotational spring-damper (its load on the joint column comes from contact.c, not from the
-    kernels' loads) and reactions by eq. 28: Python rows."""
+    kernels' loads), reactions by eq. 28 and a coupler on a cut joint (its load split between the
+    joints in Python): Python rows."""
     model = arm_with_spring(t_end=1.0, rates=RATES)
     if case == "spring":
         model.add_rotational_spring_damper("s", "J2", stiffness=1.0)
+    if case == "coupler":
+        model = solver.load_model(str(peers.ROOT / "sample_models" / "fourbar.mbs.json"))
+        for name in list(model.drivers):
+            model.remove(name)
+        model.add_coupler("c", "C", "D")                 # C: the relative formulation's cut joint
     compiled = solver.compile_model(model, formulation="relative", integrator="auto",
                                     reactions="newton-euler" if case == "newton-euler" else "nonrecursive")
-    assert isinstance(compiled_output(compiled.system), str)
+    why = compiled_output(compiled.system)
+    assert isinstance(why, str) and (case != "coupler" or why.startswith("a coupler on a cut joint"))
+
+
+def test_a_driver_on_a_coupled_coordinate_equals_python():
+    """The arm with joint 2 driven and joint 3 following it by a polynomial coupler (both tree
+    coordinates): the driver's force by eq. 36 less the coupler's load p'(θ₂) λ on its coordinate."""
+    model = arm_with_spring(t_end=0.5, rates=RATES)
+    model.add_driver("d2", "J2", expression="0.3*sin(2*t)")
+    model.add_coupler("c", "J2", "J3", coefficients=[0.05, 0.5, 0.2])
+    system, rows = relative_rows(model)
+    assert system.couplers[0].source.column == system.drivers[0].column
+    assert_round_off(rows, python_rows(system, rows))
+
+
+# ---- the relative formulation with constraint rows (cut joints, drivers, Euler parameters): output_tree.c
+# after relative.c, the cut joints' wrenches from λ ----------------------------------------------------------
+
+def spatial_fourbar():
+    """A spatial RSSR four-bar: crank (revolute about z at the ground), coupler on a spherical joint at
+    the crank's tip (Euler parameters in the tree), rocker (revolute about x), coupler–rocker spherical
+    (the cut joint): 2 DOF (the crank and the coupler's spin), gravity, every body turned."""
+    m = solver.Model(name="rssr", gravity=(0.0, -9.81, -2.0))
+    m.add_body("crank", mass=1.0, inertia=(0.01, 0.02, 0.015, 0.001, 0.0, 0.002), position=(0.1, 0.0, 0.0),
+               angular_velocity=(0.0, 0.0, 2.0))
+    m.add_body("coupler", mass=2.0, inertia=(0.05, 0.01, 0.04), position=(0.3, 0.2, 0.1),
+               orientation=(np.cos(0.3), 0.0, np.sin(0.3), 0.0))
+    m.add_body("rocker", mass=1.5, inertia=(0.02, 0.03, 0.01), position=(0.4, 0.35, 0.1))
+    m.add_joint("Rc", "revolute", solver.GROUND, "crank", origin=(0.0, 0.0, 0.0), axis=(0.0, 0.0, 1.0))
+    m.add_joint("S1", "spherical", "crank", "coupler", origin=(0.2, 0.0, 0.0))
+    m.add_joint("Rr", "revolute", solver.GROUND, "rocker", origin=(0.4, 0.35, -0.2), axis=(1.0, 0.0, 0.0))
+    m.add_joint("S2", "spherical", "coupler", "rocker", origin=(0.4, 0.4, 0.2))
+    return m
+
+
+def driven_slider_crank():
+    """The slider–crank sample with its rod–piston joint (the cut joint) driven: a kinematic analysis
+    whose rows are stored one at a time (Recorder.post_rows), the driver's force −λ of a cut-joint row,
+    its λ in the cut joint's reaction."""
+    model = solver.load_model(str(peers.ROOT / "sample_models" / "slider_crank.mbs.json"))
+    model.add_driver("swing", "rod_piston", expression="0.3*sin(2*t)")
+    return model
+
+
+def relative_rows(model, **settings):
+    compiled = solver.compile_model(model, formulation="relative", integrator="auto", **settings)
+    system = compiled.system
+    assert system.m > len(system.norm_rows) and compiled_output(system) is None     # constraint rows, C rows
+    res = solver.simulate(compiled)
+    assert res.status == "ok"
+    return system, rows_of(res)
+
+
+def assert_body_balance(system, rows):
+    """Newton–Euler on every body from the rows alone: the reactions of its joints (+ on body_j,
+    − on body_i, moments about the joint origin P on body_j) and its weight give m a and
+    J α + ω × J ω about the CM (J = A J' Aᵀ), to round-off (eq. 30 is eq. 28 rearranged, and the cut
+    joints' wrenches enter both sides' bodies)."""
+    g = np.asarray(system.gravity, dtype=float)
+    force = system.mass_values[None, :, None] * (g - rows["a"])
+    J = rows["A"] @ system.inertia @ np.swapaxes(rows["A"], -1, -2)
+    Jw = np.einsum("nbij,nbj->nbi", J, rows["w"])
+    moment = -(np.einsum("nbij,nbj->nbi", J, rows["alpha"]) + cross(rows["w"], Jw))
+    for k, (bi, bj) in enumerate(system.joint_ends):
+        s_j = system.cjoints[k].s_j
+        P = s_j if bj < 0 else rows["r"][:, bj] + rows["A"][:, bj] @ s_j
+        F, T = rows["reaction_force"][:, k], rows["reaction_torque"][:, k]
+        for b, sign in ((bj, 1.0), (bi, -1.0)):
+            if b >= 0:
+                force[:, b] += sign * F
+                moment[:, b] += sign * (T + cross(P - rows["r"][:, b], F))
+    scale = max(np.max(np.abs(rows["reaction_force"])), np.max(np.abs(rows["reaction_torque"])))
+    assert np.max(np.abs(force)) <= ROUND_OFF * scale
+    assert np.max(np.abs(moment)) <= ROUND_OFF * scale
+
+
+def test_a_driven_fourbar_rows_from_c_equal_python_and_balance_every_body():
+    """The four-bar sample (crank driven on its tree joint, a kinematic analysis: rows one at a time,
+    cg_tree_output through row_output): reactions of the cut joint from λ, the driver's torque by
+    eq. 36 — as Python gives them, and each body's Newton–Euler balance closes on the C rows."""
+    model = solver.load_model(str(peers.ROOT / "sample_models" / "fourbar.mbs.json"))
+    system, rows = relative_rows(model, t_end=0.5)
+    assert np.max(np.abs(rows["driver_force"])) > 0.1
+    assert_round_off(rows, python_rows(system, rows))
+    assert_body_balance(system, rows)
+
+
+def test_a_slider_crank_driven_on_its_cut_joint_equals_python():
+    system, rows = relative_rows(driven_slider_crank(), t_end=0.5)
+    d = system.drivers[0]
+    assert d.column is None and np.max(np.abs(rows["driver_force"])) > 0.1      # on the cut joint: −λ
+    assert_round_off(rows, python_rows(system, rows))
+    assert_body_balance(system, rows)
+
+
+def test_a_spatial_fourbar_with_euler_parameters_equals_python_and_conserves_energy():
+    """Dynamics stepped in C (rows from the compiled loop, k_output): a spherical joint in the tree
+    (its normalization row), a spherical cut joint; energy conserved to the integration's accuracy."""
+    system, rows = relative_rows(spatial_fourbar(), t_end=0.5, output_step=0.01, rtol=1e-9, atol=1e-11)
+    assert system.norm_rows and system.cut
+    assert np.max(np.abs(rows["reaction_force"][:, [k for k, _ in system.cut]])) > 1.0
+    assert_round_off(rows, python_rows(system, rows))
+    assert_body_balance(system, rows)
+    total = rows["energy_table"][:, 5]
+    assert np.ptp(total) <= 1e-6 * np.max(np.abs(rows["energy_table"][:, :4]))
+
+
+def test_the_fourbar_row_rows_from_c_equal_python():
+    """The IFToMM four-bar row with N = 10 (10 cut joints, redundant rows: minimum-norm λ; the band
+    algebra), 0.5 s on the defaults."""
+    system, rows = relative_rows(scale_models.fourbar_row(10), t_end=0.5)
+    assert len(system.cut) == 10
+    assert_round_off(rows, python_rows(system, rows))
+    assert_body_balance(system, rows)
+
+
+
+def spinning_slider():
+    """A slider on a spinning arm (revolute then prismatic, both with armature; an open tree)."""
+    m = solver.Model(name="slider", gravity=(0.0, -9.81, 0.0))
+    m.add_body("a", mass=1.0, inertia=(0.01, 0.02, 0.03), position=(0.5, 0.0, 0.0), angular_velocity=(0, 0, 2.0))
+    m.add_body("s", mass=0.5, inertia=(0.001, 0.002, 0.003), position=(0.8, 0.0, 0.0), velocity=(0.1, 1.6, 0.0),
+               angular_velocity=(0, 0, 2.0))
+    m.add_joint("r", "revolute", solver.GROUND, "a", origin=(0.0, 0.0, 0.0), axis=(0.0, 0.0, 1.0), armature=0.2)
+    m.add_joint("p", "prismatic", "a", "s", origin=(0.5, 0.0, 0.0), axis=(1.0, 0.0, 0.0), armature=0.3)
+    return m
+
+
+def slider_crank_with_armature():
+    """The slider–crank driven on its cut joint, armature on the crank's revolute and the piston's
+    prismatic (tree joints): the rotors' loads in the reactions and the driver's force."""
+    model = driven_slider_crank()
+    model.joints["crank_pin"].values["armature"] = 0.1
+    model.joints["cylinder"].values["armature"] = 0.4
+    return model
+
+
+@pytest.mark.parametrize("make", [spinning_slider, slider_crank_with_armature])
+def test_joint_armature_rows_from_c_equal_python(make):
+    """The rotors' loads ∓a θ̈ w on a tree joint's bodies (w along a revolute's axis, a prismatic's
+    direction at its origin) and their energy Σ ½ a θ̇²: as RelativeSystem._add_rotor_loads."""
+    compiled = solver.compile_model(make(), formulation="relative", integrator="auto", t_end=0.5)
+    assert compiled.system.armatures and compiled_output(compiled.system) is None
+    res = solver.simulate(compiled)
+    assert res.status == "ok"
+    rows = rows_of(res)
+    assert_round_off(rows, python_rows(compiled.system, rows))
+    if make is spinning_slider:           # conservative: the rotors' energy in the total
+        total = rows["energy_table"][:, 5]
+        assert np.ptp(total) <= 1e-6 * np.max(np.abs(rows["energy_table"][:, :4]))

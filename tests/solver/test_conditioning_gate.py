@@ -63,3 +63,28 @@ def test_the_gated_read_out_follows_the_svd_through_singular_positions(monkeypat
     jac = system.constraints(res.coordinates[k], res.t[k]).jac
     assert part.singularity(jac) == pytest.approx(exact[k], rel=0.25)
     assert part.singularity(jac) >= exact[k] * (1 - 1e-9)
+
+
+def test_the_compiled_loop_reads_out_the_estimates_at_every_row_from_the_band(monkeypatch):
+    """On the band algebra above SVD_MAX_ROWS rows the compiled loop writes each output row's
+    conditioning itself (banded.c cg_band_row_sigma: the same power iterations on G = J Jᵀ, banded in
+    S's order, from the same start): every row equals row_singular_estimates of its Φ_q[rows], to the
+    round-off of the two factorizations of G (n ε κ(G) relative, κ(G) = κ(J)²), and no Φ_q[rows] is
+    stored.  Four-bar row N = 10 (band forced), 4 s through two singular passes."""
+    from solver.codegen import banded, segment
+    monkeypatch.setattr(partition, "SVD_MAX_ROWS", 0)
+    monkeypatch.setattr(banded, "BAND_FRACTION", 10.0)
+    stored = []
+    rows = segment.CompiledSegments.rows
+    monkeypatch.setattr(segment.CompiledSegments, "rows", lambda self: stored.append(self.store_jac) or rows(self))
+    compiled = solver.compile_model(fourbar_row(10), codegen="on")
+    res = solver.simulate(compiled, t_end=4.0, output_step=0.02)
+    assert res.status == "ok" and stored and not any(stored)
+    system = compiled.system.workspace()
+    part = build_partition("qr", system, res.coordinates[0], 0.0)
+    got = np.asarray(res.conditioning)
+    eps = np.finfo(float).eps
+    for k in range(1, len(res.t)):            # (the first row is stored by the Python loop)
+        low, high = row_singular_estimates(system.constraints(res.coordinates[k], res.t[k]).jac[part.rows])
+        assert got[k] == pytest.approx(low / high, rel=len(part.rows) * eps * (high / low) ** 2)
+    assert np.min(got) < 0.1 * np.median(got)          # the passes are in it
