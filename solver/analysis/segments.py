@@ -31,9 +31,9 @@ accepted step and to BDF's first), so BDF steps over no engagement: the Geneva w
 rule was once "never switch": with scipy's BDF in the Python loop and before the cap, the switch
 carried Geneva's pin through its slot walls (a wrong answer with status ok), and with the cap the
 switched runs were right but 14–40× slower.  With bdf.c, measured by bench/stiffness.py (27 Nov 2026,
-load 15–16, best of 5 warm runs): switched, geneva takes 0.033 s against 0.045 s on DOP853 to the
-end (rtol 1e-6; 0.046 against 0.055 at 1e-8), box_on_ramp 0.0073 against 0.0088 s, the 10-sphere
-pile of bench/contact.py 0.49 against 0.58 s (0.67 against 0.62 at 1e-8), with errors against
+load 13–16, best of 5 warm runs): switched, geneva takes 0.035 s against 0.046 s on DOP853 to the
+end (rtol 1e-6; 0.048 against 0.056 at 1e-8), box_on_ramp 0.008 against 0.009 s, the 10-sphere
+pile of bench/contact.py 0.49 against 0.58 s (0.68 against 0.62 at 1e-8), with errors against
 DOP853 at rtol 1e-10 of the order of DOP853's own (at most 5× it: box_on_ramp 1.7e-7 m against
 3.4e-8 m at rtol 1e-6); slider_end_stop, cam_follower and the KUKA arm on its stops never meet the
 switch's band (docs/performance.md, "Contact and joint stops on auto").
