@@ -24,13 +24,19 @@ Stiffness: on ``"auto"`` the compiled loop watches Hairer's estimate h·ρ of ev
 (h·ρ just past it on many steps: step_rules.STIFF_*), the loop goes on from the accepted state with
 BDF (bdf.c) and the call returns SEG_STIFF: :func:`run_segments` records the switch as an event
 (:func:`stiff_event`) and calls again; later partitions of the run (re-partitions) start on BDF.  Models
-with contact or joint stops never switch, as measured (issue #28): the switch once gave the Geneva
-sample a wrong answer with status ok — not a wrong hand-over but BDF's long steps carrying the pin
-through its slot walls (integrator="bdf" alone did the same: 14 steps, the wheel never turned).
-With the contact step cap (ContactSet.step_cap, both loops) the switched runs are right (Geneva
-within 3e-9 m of an rtol 1e-11 run, box_on_ramp 2e-9 m) but slow: Geneva 7.2 s against 0.18 s on
-DOP853 to the end, box_on_ramp 0.71 s against 0.05 s; the stop samples and the KUKA arm on its stops
-never meet the switch's band.
+with contact and joint stops switch too (issue #28).  BDF's steps keep the contact step cap
+(ContactSet.step_cap, contact.c cc_step_cap: conservative advancement, applied by segment.c to every
+accepted step and to BDF's first), so BDF steps over no engagement: the Geneva wheel indexes on
+"auto" after its switch at t ≈ 0.23 s (2.9e-7 rad from DOP853 at rtol 1e-10 over 1.5 turns).  The
+rule was once "never switch": with scipy's BDF in the Python loop and before the cap, the switch
+carried Geneva's pin through its slot walls (a wrong answer with status ok), and with the cap the
+switched runs were right but 14–40× slower.  With bdf.c, measured by bench/stiffness.py (27 Nov 2026,
+load 13–16, best of 5 warm runs): switched, geneva takes 0.035 s against 0.046 s on DOP853 to the
+end (rtol 1e-6; 0.048 against 0.056 at 1e-8), box_on_ramp 0.008 against 0.009 s, the 10-sphere
+pile of bench/contact.py 0.49 against 0.58 s (0.68 against 0.62 at 1e-8), with errors against
+DOP853 at rtol 1e-10 of the order of DOP853's own (at most 5× it: box_on_ramp 1.7e-7 m against
+3.4e-8 m at rtol 1e-6); slider_end_stop, cam_follower and the KUKA arm on its stops never meet the
+switch's band (docs/performance.md, "Contact and joint stops on auto").
 """
 from __future__ import annotations
 
@@ -67,7 +73,7 @@ def step_loop(run):
     from ..codegen.contact import split_interpreted
     from ..codegen.derive import CodegenUnavailable
     why = None
-    contact, stops, _, python_forces = split_interpreted(system)
+    python_forces = split_interpreted(system)[3]
     if python_forces:
         why = "force elements evaluated in Python: " + ", ".join(f.name for f in python_forces)
     elif run.s.partitioning == "hybrid":
@@ -81,9 +87,9 @@ def step_loop(run):
         return FALLBACK[name], None, f"step loop in Python ({FALLBACK[name]}): {why}"
     method = COMPILED[name]
     stiffness = None
-    # contact and joint stops stay on DOP853: switched to scipy's BDF, the contact samples ran 14–40× slower and
-    # geneva stepped over its engagement (module docstring)
-    if name == "auto" and contact is None and not stops:
+    # contact and joint stops switch too: BDF's steps keep the contact step cap (segment.c), so it steps over
+    # no engagement, and bdf.c made the switched contact samples faster (module docstring)
+    if name == "auto":
         boundary = STIFF_BOUNDARY[method]
         stiffness = (boundary, STIFF_BAND * boundary, STIFF_STEPS, STIFF_RESET)
     return FALLBACK[name], (method, time_fn, stiffness), f"step loop in C ({NAMES[method]})"

@@ -4,8 +4,14 @@ stability (Hairer's h·ρ test, dopri.c dp_stiffness; step_rules.STIFF_*) and th
 Reference: the overdamped spring–damper m ẍ + c ẋ + k (x − L) = 0, x(0) − L = d, ẋ(0) = 0, in closed
 form x − L = d (λ₂ e^{λ₁t} − λ₁ e^{λ₂t}) / (λ₂ − λ₁), λ₁,₂ = (−c ± √(c² − 4km)) / 2m.  With k = 10⁴,
 c = 10³, m = 1: λ ≈ −10.1 and −990, so DOP853's step is held near 6.1 / 990 s by the fast mode
-long after it has decayed (stiff)."""
+long after it has decayed (stiff).
+
+Contact models switch too (issue #28): BDF's steps keep the contact step cap (conservative
+advancement, ContactSet.step_cap, contact.c cc_step_cap), checked against its closed form on a ball
+flying at a thin plate beside the stiff slider; the Geneva wheel indexes on "auto" after its switch
+(tests/solver/test_contact_tunnelling.py)."""
 import numpy as np
+import pytest
 
 import solver
 from solver.analysis.step_rules import STIFF_INTEGRATOR
@@ -105,3 +111,59 @@ def test_the_car_on_compiled_bdf_agrees_with_radau_and_scipy_bdf(monkeypatch):
     for res in (auto, bdf, scipy_bdf):
         assert np.abs(positions(res) - reference).max() < bound
     assert abs(bdf.meta["steps"] - scipy_bdf.meta["steps"]) <= 0.1 * scipy_bdf.meta["steps"]
+
+
+SPEED, RADIUS, PLATE, AT = 10.0, 0.01, 0.002, 3.0
+PLATE_BOUND = np.sqrt(2 * 0.1 ** 2 + (PLATE / 2) ** 2)     # the 2 mm × 0.2 m × 0.2 m plate's bounding radius
+
+
+def stiff_slider_and_shot():
+    """The stiff slider, and apart from it a 10 mm ball at 10 m/s towards a 2 mm plate 3 m away (no gravity):
+    DOP853 switches to BDF at t ≈ 0.13 s, the ball reaches the plate at t ≈ 0.3 s."""
+    m = stiff_slider()
+    m.add_body("ball", mass=0.1, inertia=(1e-5,) * 3, position=(0.0, 1.0, 0.0), velocity=(SPEED, 0.0, 0.0),
+               geometry={"shape": "sphere", "radius": RADIUS})
+    m.add_body("plate", mass=1.0, inertia=(1e-3,) * 3, position=(AT, 1.0, 0.0),
+               geometry={"shape": "box", "size": [PLATE, 0.2, 0.2]})
+    m.add_joint("held", "fixed", "ground", "plate")
+    m.add_contact("hit", "plate", "ball", stiffness=1e7, damping=0.0, exponent=1.5)
+    m.settings.set("t_end", 0.5)
+    return m
+
+
+def test_auto_switches_on_a_contact_model_and_bdf_keeps_the_contact_step_cap():
+    """After the switch, until the ball touches the plate, every BDF step h from t − h is within the
+    conservative-advancement bound at its start, (g + w)/s with g = AT − SPEED (t − h) − RADIUS − PLATE_BOUND,
+    w = PLATE/2, s = SPEED (the ball flies uniformly); BDF's own steps grow to 14 ms, six times the 2.2 ms
+    in which the ball crosses the plate, so without the cap it would tunnel.  The ball rebounds at 10 m/s
+    (undamped) with the slider on its closed form."""
+    res = solver.simulate(stiff_slider_and_shot())
+    switched = [e["time"] for e in res.events if e["message"].startswith(f"switched to {STIFF_INTEGRATOR}")]
+    assert len(switched) == 1 and switched[0] < 0.2, res.events
+    t, h = res.step_sizes
+    start = t - h
+    touch = (AT - PLATE / 2 - RADIUS) / SPEED
+    flight = (start > switched[0]) & (t < touch)
+    gap = AT - SPEED * start[flight] - RADIUS - PLATE_BOUND
+    cap = (np.maximum(gap, 0.0) + PLATE / 2) / SPEED
+    assert flight.sum() > 20
+    assert np.all(h[flight] <= cap * (1 + 1e-9))
+    assert h[start > switched[0]].max() > 2 * (PLATE + 2 * RADIUS) / SPEED      # BDF's steps could tunnel
+    assert res.body_velocity("ball")[-1, 0] == pytest.approx(-SPEED, rel=1e-4)    # measured 1.2e-5
+    x = res.body_position("slider")[:, 0]
+    assert np.abs(x - closed_form(res.t)).max() < 10 * (1e-6 * (L + D) + 1e-8)
+
+
+def test_auto_switches_on_box_on_ramp_and_agrees_with_a_tight_dop853_run():
+    """The box's stiction holds DOP853 at its stability boundary: "auto" switches (t ≈ 0.33 s) and stays
+    within 10 · (rtol · largest position + atol) of DOP853 at rtol 1e-10 (measured 2e-9 m at rtol 1e-8)."""
+    model = solver.load_model("sample_models/box_on_ramp.mbs.json")
+
+    def positions(res):
+        return np.stack([res.body_position(b) for b in res.body_names], axis=1)
+
+    reference = positions(solver.simulate(model, integrator="rk", rtol=1e-10))
+    res = solver.simulate(model)
+    assert any(e.startswith("switched to bdf") for e in integrator_events(res))
+    rtol, atol = model.settings.rtol, model.settings.atol
+    assert np.abs(positions(res) - reference).max() < 10 * (rtol * np.abs(reference).max() + atol)
