@@ -219,7 +219,7 @@ int cg_segment(cg_segment_t *g)
             const int code = dp_step(d, segment_rhs, g, g->times[g->n_times - 1]);
             if (g->band) g->band->active = 0;
             if (code == CG_BAND) {                 /* a stage in the band: the step placed again */
-                cg_band_refused(g->band);
+                cg_band_refused(g->band, d->h);
                 d->rejected_last = 1;
                 continue;
             }
@@ -246,7 +246,7 @@ int cg_segment(cg_segment_t *g)
             g->sigma_acc = *g->s->sigma_min;
             g->amplification_acc = *g->s->amplification;
             g->row_norm_acc = smallest_row_norm(g->s);
-            cg_band_accepted(g->band, d->t_old, d->t, g->sigma_acc, d->h);
+            cg_band_accepted(g->band, d->t_old, d->t, g->sigma_acc, fmin(d->h, d->hmax));
             g->phase = 1;
         }
         const double reached = d->t + 1e-12 * fmax(1.0, fabs(d->t));
