@@ -27,6 +27,12 @@ POST_ARRAYS = ("r", "A", "v", "w", "a", "alpha", "reaction_force", "reaction_tor
 STEP_COLUMNS = {"step_t": ((), np.float64), "step_h": ((), np.float64)}
 UNFINISHED = "the run has not finished (or its process was killed)"   # message of a streamed file until the end
 ENERGY_WARNING = 1e-2        # a conservative model's energy drift (of its scale) that gets a warning
+CONDITIONING_WARNING = 1e-4  # an output row's conditioning (σ_min/σ_max of Φ_q[rows]) below this gets a warning:
+                             # the motion's sensitivity to a perturbation grows as 1 / conditioning, so there the
+                             # result depends on rtol (fuzz seed 1124, 3.8e-6 at its start, 2e-5 later: the default
+                             # path ends 1.8 mm apart at rtol 1e-8 and 1e-10 on a 9 mm mechanism); the singular
+                             # four-bar samples cross their passes between output rows at 6.4e-4 (rigid) and 1e-3
+                             # (flexible) and agree with their exact motion to 1e-8 m
 
 
 class Recorder:
@@ -64,6 +70,7 @@ class Recorder:
         # a conservative model's energy account over the rows: (first total, largest |total − first|,
         # largest |kinetic| or |total|, time of the last row); None for a model that is not conservative
         self._energy = [None, 0.0, 0.0, 0.0] if energy_conserved(system) else None
+        self._nearest = (np.inf, 0.0)    # the smallest conditioning of the rows and its time (complete())
         if path is not None:
             columns = {name: (shape, dtype, buf.rows) for buf in (self.outputs, self.steps)
                        for name, (shape, dtype) in buf.columns.items()}
@@ -77,6 +84,7 @@ class Recorder:
                "conditioning": conditioning, "method_code": METHOD_CODES.index(method)}
         self._posted[self.outputs.n] = False
         self._angles[self.outputs.n] = [(angles or {}).get(name, np.nan) for name in self._angle_names]
+        self._follow_conditioning(np.array([t]), np.array([conditioning]))
         if self.outputs.add(row):
             self._flush(self.outputs)
 
@@ -96,6 +104,7 @@ class Recorder:
                 "conditioning": conditioning, "method_code": np.full(len(t), METHOD_CODES.index(method))}
         if post is not None:
             rows.update((name, values) for name, values in post.items() if name != "energy")
+        self._follow_conditioning(t, conditioning)
         start = 0
         while start < len(t):
             at = self.outputs.n
@@ -149,7 +158,8 @@ class Recorder:
 
     def complete(self):
         """Post-process (and, streamed, write) the output rows buffered so far; a conservative
-        model whose total energy drifted more than ENERGY_WARNING of its scale gets a warning."""
+        model whose total energy drifted more than ENERGY_WARNING of its scale gets a warning, and so
+        does a run whose rows came within conditioning CONDITIONING_WARNING of a singular configuration."""
         if self.outputs.n:
             self._flush(self.outputs)
         if self._energy is not None and self._energy[0] is not None:
@@ -159,6 +169,19 @@ class Recorder:
                            "of its scale: the run may have left a singular configuration on another assembly "
                            "branch, or its tolerance is too loose — compare a run at a tighter rtol (or with "
                            "partitioning='qr')")
+        conditioning, t = self._nearest
+        if conditioning < CONDITIONING_WARNING:
+            self.event(t, "warning", f"the mechanism came within conditioning {conditioning:.2g} of a singular "
+                       f"configuration at t = {t:.6g} s (σ_min/σ_max of the constraint Jacobian, below "
+                       f"{CONDITIONING_WARNING:g}): near there its motion is so sensitive that the results depend "
+                       "on the tolerance — compare a run at a tighter rtol")
+
+    def _follow_conditioning(self, t, conditioning):
+        """Keep the smallest conditioning of the rows stored and its time (the warning of :meth:`complete`)."""
+        conditioning = np.where(np.isfinite(conditioning), conditioning, np.inf)
+        k = int(np.argmin(conditioning)) if len(t) else 0
+        if len(t) and conditioning[k] < self._nearest[0]:
+            self._nearest = (float(conditioning[k]), float(t[k]))
 
     def _account_energy(self, t, kinetic, total):
         """Follow a conservative model's energy over the rows post-processed (:meth:`complete`)."""

@@ -11,7 +11,9 @@
  *
  *   pass      σ_min of the last two accepted steps extrapolated linearly to zero,
  *             t_pass = t2 + σ2 (t2 − t1) / (σ1 − σ2) when σ1 > σ2 > 0 (band_step.pass_time);
- *             width  = clear · h, h the step proposed when the pass is first predicted
+ *             width  = clear · h, h the step proposed when the pass is first predicted, capped by
+ *             max_step (the step the loop takes: a width from the uncapped proposal refused every
+ *             capped crossing, 25 refusals on the four-bar row with max_step = 0.005)
  *   place     before each attempt from t with proposed h, D = t_pass − t: when D ≤ at·h the step
  *             is shortened so that the pass falls at the fraction `at` of it (the middle of the
  *             widest gap between the method's stage nodes, dense output included:
@@ -20,8 +22,9 @@
  *             never longer than proposed, and the crossing step at least at/(1 + at) of a step the
  *             controller proposed (its nearest stages 0.133 of it from the pass for DOP853)
  *   refuse    an attempt's stage within `width` of t_pass returns CG_BAND (the step is placed again
- *             from the tried size); `tries` refusals in a row, or a step starting inside the band,
- *             drop the prediction (the run goes on as without the rule)
+ *             from the tried size); the refusal of an attempt as placed (placed again, it would be
+ *             the same attempt), `tries` refusals in a row, or a step starting inside the band drop
+ *             the prediction (the run goes on as without the rule)
  *   crossed   an accepted step that contains t_pass clears the history: a new pass needs two
  *             accepted steps with falling σ_min again
  *
@@ -40,6 +43,7 @@ typedef struct {
     int n_hist, refused;        /* accepted (t, σ_min) kept (0–2); refusals in a row */
     double t1, s1, t2, s2;      /* the last two accepted steps' ends and σ_min estimates */
     double t_pass, width;       /* the predicted pass (NAN: none) and the band's half-width */
+    double h_placed;            /* the size the last placement gave the step (NAN: not placed) */
     long placed, refusals;      /* steps placed and stages refused (diagnostics, this partition) */
 } cg_band_t;
 
@@ -70,20 +74,24 @@ static void cg_band_drop(cg_band_t *b)
 /* The next attempt's step size d->h from d->t (module comment: place). */
 static void cg_band_place(cg_band_t *b, dp_t *d)
 {
-    if (!b || !isfinite(b->t_pass)) return;
+    if (!b) return;
+    b->h_placed = NAN;
+    if (!isfinite(b->t_pass)) return;
     const double h = fmin(d->h, d->hmax), D = b->t_pass - d->t;
     if (D > (1.0 + b->at) * h) return;                 /* beyond this step and the next */
     if (D < b->width) { cg_band_drop(b); return; }     /* the step starts inside the band */
-    d->h = D <= b->at * h ? D / b->at : D / (1.0 + b->at);
+    d->h = b->h_placed = D <= b->at * h ? D / b->at : D / (1.0 + b->at);
     ++b->placed;
 }
 
-/* A refused attempt (CG_BAND; the loop places the step again from the size tried, d->h), or after
- * `tries` in a row the prediction dropped. */
-static void cg_band_refused(cg_band_t *b)
+/* A refused attempt of size h (CG_BAND; the loop places the step again from h).  Placed again from
+ * the size a placement gave it, the attempt would be the same one, refused at the same stage: the
+ * prediction is dropped at once.  An attempt the error test shortened after its placement is placed
+ * again, up to `tries` refusals in a row. */
+static void cg_band_refused(cg_band_t *b, double h)
 {
     ++b->refusals;
-    if (++b->refused > b->tries) cg_band_drop(b);
+    if (h == b->h_placed || ++b->refused > b->tries) cg_band_drop(b);
 }
 
 /* After the accepted step [t_old, t] with σ_min estimate sigma at t and next proposed step h. */

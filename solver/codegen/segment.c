@@ -272,7 +272,7 @@ int cg_segment(cg_segment_t *g)
             const int code = segment_step(g);
             if (g->band) g->band->active = 0;
             if (code == CG_BAND) {                 /* a stage in the band: the step placed again */
-                cg_band_refused(g->band);
+                cg_band_refused(g->band, d->h);
                 d->rejected_last = 1;
                 continue;
             }
@@ -302,7 +302,7 @@ int cg_segment(cg_segment_t *g)
             double sv[2];                          /* above SVD_MAX_ROWS: Partition._sigma_min_bound's estimate */
             if (g->out_cond && g->sigma_acc < g->bound * g->row_norm_acc && cg_band_row_sigma(g->s, sv))
                 g->row_norm_acc = fmin(g->row_norm_acc, sv[0]);
-            cg_band_accepted(g->band, d->t_old, d->t, g->sigma_acc, d->h);
+            cg_band_accepted(g->band, d->t_old, d->t, g->sigma_acc, fmin(d->h, d->hmax));
             g->phase = 1;
         }
         const double reached = d->t + 1e-12 * fmax(1.0, fabs(d->t));

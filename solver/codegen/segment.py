@@ -74,7 +74,8 @@ class _Segment(ctypes.Structure):
 class _Band(ctypes.Structure):
     """``cg_band_t`` of band.c (same fields, same order)."""
     _fields_ = [("at", _D), ("clear", _D), ("tries", _I), ("active", _I), ("n_hist", _I), ("refused", _I),
-                ("t1", _D), ("s1", _D), ("t2", _D), ("s2", _D), ("t_pass", _D), ("width", _D), ("placed", _L),
+                ("t1", _D), ("s1", _D), ("t2", _D), ("s2", _D), ("t_pass", _D), ("width", _D), ("h_placed", _D),
+                ("placed", _L),
                 ("refusals", _L)]
 
 
@@ -181,7 +182,7 @@ class CompiledSegments:
             "ang_acc": np.zeros(max(1, len(self._angles))), "ang_rate": np.zeros(max(1, len(self._angles)))}
         ptr = {name: v.ctypes.data for name, v in self.arrays.items()}
         self.y = self.arrays["dp_memory"][:n]
-        self.band = None if band is None else _Band(at=band[0], clear=band[1], tries=band[2], t_pass=np.nan)
+        self.band = None if band is None else _Band(at=band[0], clear=band[1], tries=band[2], t_pass=np.nan, h_placed=np.nan)
         stiff_low, stiff_high, stiff_steps, stiff_reset = stiffness or (0.0, 0.0, 0, 0)
         self.seg = _Segment(s=ctypes.addressof(s), time_fn=time_fn, times=self.times.ctypes.data,
                             n_times=len(self.times), next_out=next_out, bound=bound, growth_bound=growth_bound,

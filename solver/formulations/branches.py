@@ -55,8 +55,17 @@ class AssemblyRefused(BranchRefused):
 
 def angle_holders(system) -> list:
     """The objects of the run state of ``system`` that hold an unwrapped angle (a float attribute
-    ``angle``: joints, joints on flexible bodies, rotational spring-dampers), in a fixed order."""
-    return [obj for obj in system.run_state() if isinstance(getattr(obj, "angle", None), float)]
+    ``angle``: joints, joints on flexible bodies, rotational spring-dampers), in a fixed order —
+    not the force elements whose angle is a coordinate of q (``system.coordinate_angles()``: the
+    relative formulation's springs on tree joints).  Those have no branch to choose, and the
+    compiled loop, which evaluates them in C from their column of q, never advances a holder's
+    accepted angle: held here, the first evaluation in Python after a compiled stretch (a partition
+    renewal's check at the accepted state) compared the joint's angle with its value at the start
+    and refused it (fuzz seed 2059: 1.72 rad at t = 0.234 s ended a default run)."""
+    names = system.coordinate_angles()
+    integrated = {id(f) for f in system.force_elements if f.name in names}
+    return [obj for obj in system.run_state() if isinstance(getattr(obj, "angle", None), float)
+            and id(obj) not in integrated]
 
 
 def force_angle_holders(system) -> list:

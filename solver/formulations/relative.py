@@ -645,6 +645,10 @@ class RelativeSystem(MechanicalSystem):
         w = kin.Y[..., 3:]
         return BodyFrames(kin.r, kin.A, kin.Y[..., :3] + cross(w, kin.r), w, {**kin.angles, **self.spring_angles(kin.q)})
 
+    def coordinate_angles(self):
+        """The rotational spring-dampers on tree joints: θ is the joint coordinate."""
+        return frozenset(name for name, _ in self._spring_columns)
+
     def spring_angles(self, q):
         """{name: θ} of the rotational spring-dampers on tree joints at the state(s) q: the joint
         coordinate, continuous because integrated (``BodyFrames.angles``)."""

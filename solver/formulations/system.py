@@ -58,6 +58,12 @@ class MechanicalSystem:
         evaluation to the next, and reset() forgets it."""
         return [f for f in self.force_elements if hasattr(f, "reset")]
 
+    def coordinate_angles(self) -> frozenset:
+        """Names of the force elements whose unwrapped angle is a coordinate of q (integrated, so
+        continuous: no branch to choose, :mod:`solver.formulations.branches` does not track them).
+        None here; the relative formulation's rotational spring-dampers on tree joints."""
+        return frozenset()
+
     def workspace(self) -> "MechanicalSystem":
         """This system for one run (or analysis): a copy sharing everything fixed at compile time
         and owning fresh, reset copies of :meth:`run_state` (:mod:`solver.formulations.workspace`).

@@ -62,3 +62,27 @@ def test_the_read_out_through_singular_positions_equals_the_svd_where_it_matters
     assert np.argmin(got) == np.argmin(exact)
     ratio = got / exact
     assert np.all((ratio >= 1 / TRACK_FACTOR) & (ratio <= TRACK_FACTOR))
+
+
+def test_a_run_through_a_singular_configuration_warns_with_its_time_and_conditioning():
+    """Fuzz seed 1124's open warning: nothing told a user that a run passed so near a singular
+    configuration that its result depends on rtol.  Four-bar row N = 1 (default path), output rows
+    every pass time t_p (the first horizontal pass, from the exact motion): the row at t_p reads a
+    conditioning of round-off (measured 3.7e-9), below CONDITIONING_WARNING, and the run's events hold
+    one warning naming that time and value; the same run with rows at 0.95 t_p steps (their smallest
+    conditioning 0.15) has none."""
+    from solver.analysis.recording import CONDITIONING_WARNING
+    from tools.fourbar_row import pass_times
+    tp = float(pass_times(1, 2.0)[0])
+
+    def warnings(output_step):
+        res = solver.simulate(fourbar_row(1), t_end=2 * output_step, output_step=output_step)
+        assert res.status == "ok"
+        return res, [e for e in res.events if e["kind"] == "warning" and "singular configuration" in e["message"]]
+
+    res, [event] = warnings(tp)
+    k = int(np.argmin(res.conditioning))
+    assert res.conditioning[k] < CONDITIONING_WARNING and event["time"] == pytest.approx(tp, abs=1e-9)
+    assert f"{res.conditioning[k]:.2g}" in event["message"] and f"t = {tp:.6g} s" in event["message"]
+    res, none = warnings(0.95 * tp)
+    assert not none and np.min(res.conditioning) > CONDITIONING_WARNING

@@ -238,10 +238,11 @@ def test_the_compiled_loop_places_the_passes_of_the_fourbar_row_between_its_stag
 @pytest.mark.numerics
 def test_steps_capped_far_below_the_controllers_still_keep_the_row_on_its_branch():
     """max_step=0.005 caps DOP853 far below its own steps near the passes (0.03 … 0.05 s), so a
-    crossing step puts its nearest stages within 7e-4 s of the pass: attempts are refused and placed
-    again (band.c's refusal path).  The row N = 1 at rtol 1e-8 completes within 2e-4 m of the exact
-    motion (measured 3.7e-5; with the stages left where DOP853 puts them it ended 1.45 m off with
-    status "ok": the loop folded at a pass)."""
+    crossing step puts its nearest stages within 7e-4 s of the pass.  The band's width comes from the
+    capped step (band.c: from the uncapped proposal every placed attempt was refused, 25 refusals,
+    3.7e-5 m).  The row N = 1 at rtol 1e-8 completes within 2e-4 m of the exact motion (measured
+    9.2e-7; with the stages left where DOP853 puts them it ended 1.45 m off with status "ok": the loop
+    folded at a pass)."""
     from tools.fourbar_row import position_error
     from tools.scale_models import fourbar_row
     res = solver.simulate(fourbar_row(1), rtol=1e-8, atol=1e-10, t_end=5.0, max_step=0.005)
