@@ -128,7 +128,8 @@ class CompiledOutput:
             self._struct = _TreeOutput
             self._fixed = dict(par=buffers["par"].ctypes.data, f=buffers["f"].ctypes.data,
                                u=buffers["u"].ctypes.data, gravity=gravity, nj=nj)
-            self.function = system.kernels.pointer("cg_tree_output")
+            self.function = system.kernels.pointer("cg_tree_output_solved")     # after the step loop's solve
+            self._row = ctypes.CFUNCTYPE(_I, _P, _P, _P, _P, _I)(system.kernels.pointer("cg_tree_output"))
         else:
             rows_of = [j.rows + system._driven_rows.get(k, []) for k, j in enumerate(system.joints)]
             self.tables.update(mass=np.ascontiguousarray(system.mass_values, dtype=float),
@@ -140,7 +141,7 @@ class CompiledOutput:
             self._fixed = dict(nb=nb, nq=system.nq, nj=nj, nd=nd, gravity=gravity, lam=buffers["lam"].ctypes.data,
                                jac=buffers["jac"].ctypes.data)
             self.function = ctypes.cast(system.kernels.runtime.cg_cartesian_output, ctypes.c_void_p).value
-        self._call = ctypes.CFUNCTYPE(None, _P, _P, _P, _P, _I)(self.function)
+            self._row = ctypes.CFUNCTYPE(None, _P, _P, _P, _P, _I)(self.function)
         self._allocate(rows)
 
     def _allocate(self, rows):
@@ -166,7 +167,8 @@ class CompiledOutput:
         """:meth:`rows` of N consistent states (arrays with a leading axis N), one C call each; the
         Cartesian rows' Φ_q from the position kernel at q (no angle unwrapping: Φ_q does not depend
         on it).  None when the system is no longer covered (an interactive run adds its held loads to
-        the force elements after its Run started)."""
+        the force elements after its Run started) or an open tree's recursion fails at a state
+        (cg_tree_output: singular or not finite; the Python post-processing then takes the rows)."""
         if output_kind(self.system)[0] != self.kind:
             return None
         n = len(t)
@@ -183,7 +185,8 @@ class CompiledOutput:
                 k["q"][:] = q[x]
                 k.call("position")
                 k["lam"][:lam.shape[1]] = lam[x]
-            self._call(self.pointer, base[0] + x * step, base[1] + x * step, base[2] + x * step, x)
+            if self._row(self.pointer, base[0] + x * step, base[1] + x * step, base[2] + x * step, x) in (0, -1):
+                return None            # the tree's recursion singular or not finite there: the rows in Python
         return self.rows(t, angles)
 
 

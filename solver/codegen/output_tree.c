@@ -4,19 +4,25 @@
  * recorder's arrays.
  *
  * Compiled in the model library after articulated.c (same unit: its layout NB, NQ, edge_*, its
- * work space ws, load_bodies and composite), so the body state mass matrices M̂_b, forces Q̂_b
- * (Kim & You (1997) eqs. 11–12, applied loads from the generated cgc_loads) and the composite K_e, L_e
- * (eqs. 16–17) are the ones the accelerations were computed from.  Per output point:
+ * work space ws and cg_tree_accelerations).  A row is read from the articulated-body recursion at
+ * its state — the one the step loop's solve has just evaluated there (cg_tree_output_solved), or
+ * evaluated for the row (cg_tree_output, rows stored one at a time): the body states, B_e and D_e,
+ * and the articulated K_e, L_e, all about each ground subtree's root CM o (load_bodies' shift).
+ * Per output point:
  *
  *   body states     r, A, ṙ, ω from cgt_edges
- *   accelerations   Ẏ̂_C = Ẏ̂_P + B_e q̈_e + D_e (eq. 8),  α = Ẏ̂_bot,  a = Ẏ̂_top + α × r + ω × ṙ
- *   reactions       R̂_e = −L_e + K_e Ẏ̂_C + Σ_{l ∈ subtree(e), l ≠ e} K_l B_l q̈_l   (eq. 30, the subtree
- *                   sums accumulated from the leaves), on body_j: ±R̂_e (− for an inverted joint);
- *                   about the joint origin P on body_j: [f ; n_P] = [f ; n_O − P × f]   (eq. 31);
+ *   accelerations   Ẏ̂'_C = Ẏ̂'_P + B'_e q̈_e + D'_e (Kim & You (1997) eq. 8, about o),  α = Ẏ̂'_bot,
+ *                   a = Ẏ̂'_top + α × (r − o) + ω × ṙ   (Ẏ̂_top = Ẏ̂'_top + o × α)
+ *   reactions       R̂'_e = K_e Ẏ̂'_C − L_e, the articulated-body form of the joint's wrench on its child
+ *                   (Featherstone (2008) §7.3; articulated.c's header: M̂_C Ẏ̂_C = Q̂_C + R̂_e − Σ_k R̂_k
+ *                   with each child's R̂_k = K_k Ẏ̂_k − L_k), equal to the composite form of eq. 30;
+ *                   on body_j: ±R̂_e (− for an inverted joint) = [f ; n_o], about the joint origin P
+ *                   on body_j: [f ; n_o − (P − o) × f]   (eq. 31);
  *                   in joint axes (body_i's marker C_i): (A_i C_i)ᵀ f, (A_i C_i)ᵀ n_P
  *   energy          kinetic ½ m ṙᵀṙ + ½ ω'ᵀJ'ω' (ω' = Aᵀω), gravity −m gᵀr (spring and strain 0: models
  *                   with force elements are post-processed in Python, solver/codegen/output.py)
  *
+ * No load_bodies or composite pass of its own: a row costs O(n) beside the solve at its point.
  * The joint tables (cg_output_t) come from the RelativeSystem (solver/codegen/output.py).
  */
 typedef struct {
@@ -32,7 +38,7 @@ typedef struct {
 } cg_output_t;
 
 static _Thread_local struct {
-    double Ydd[6 * NB], KBq[6 * NB], below[6 * NB], R[6 * NB];
+    double Ydd[6 * NB], R[6 * NB];
 } out_ws;
 
 /* n = Aᵀ x (A 3 × 3 row-major). */
@@ -41,11 +47,11 @@ static void out_tmul3(const double *A, const double *x, double *n)
     for (int i = 0; i < 3; ++i) n[i] = A[i] * x[0] + A[3 + i] * x[1] + A[6 + i] * x[2];
 }
 
-/* The output row `row` of the state (q, q̇, q̈) (module comment). */
-void cg_tree_output(void *context, const double *q, const double *qd, const double *qdd, int row)
+/* The output row `row` of the state (q, q̇, q̈) (module comment), from the work space of the
+ * articulated-body recursion just evaluated at (q, q̇): body states, the shifted B_e, D_e and the
+ * articulated K_e, L_e. */
+static void tree_row(const cg_output_t *o, const double *qdd, int row)
 {
-    const cg_output_t *o = context;
-    load_bodies(q, qd, o->par, o->f, o->u, 0);
     double kinetic = 0.0, gravity = 0.0;
     for (int b = 0; b < NB; ++b) {
         const double *c = o->par + 7 * b, *r = ws.qc + 7 * b, *v = ws.qdc + 7 * b, *A = ws.A + 9 * b;
@@ -65,41 +71,35 @@ void cg_tree_output(void *context, const double *q, const double *qd, const doub
     }
     double *en = o->energy + 4 * (size_t)row;
     en[0] = kinetic; en[1] = gravity; en[2] = 0.0; en[3] = 0.0;
-    composite();
-    double *Ydd = out_ws.Ydd, *KBq = out_ws.KBq, *below = out_ws.below, *R = out_ws.R;
-    for (int e = 0; e < NB; ++e) {                       /* eq. 8, parents first */
-        const int p = edge_parent[e], c0 = edge_col[e];
-        double Bq[6] = {0.0};
+    double *Ydd = out_ws.Ydd, *R = out_ws.R;
+    int root[NB];
+    for (int e = 0; e < NB; ++e) {                       /* eq. 8 and the reactions, parents first */
+        const int p = edge_parent[e], c0 = edge_col[e], b = edge_child[e];
+        root[e] = p < 0 ? e : root[p];
+        double *Y = Ydd + 6 * e;
+        for (int i = 0; i < 6; ++i) Y[i] = (p >= 0 ? Ydd[6 * p + i] : 0.0) + ws.D[6 * e + i];
         for (int j = 0; j < edge_n[e]; ++j)
-            for (int i = 0; i < 6; ++i) Bq[i] += ws.B[6 * (c0 + j) + i] * qdd[c0 + j];
-        for (int i = 0; i < 6; ++i) {
-            Ydd[6 * e + i] = (p >= 0 ? Ydd[6 * p + i] : 0.0) + Bq[i] + ws.D[6 * e + i];
-            below[6 * e + i] = 0.0;
-        }
-        mul6(ws.K + 36 * e, Bq, KBq + 6 * e);
-    }
-    for (int e = NB - 1; e >= 0; --e) {                  /* eq. 30, leaves first */
-        const int p = edge_parent[e];
-        double KY[6];
-        mul6(ws.K + 36 * e, Ydd + 6 * e, KY);
-        for (int i = 0; i < 6; ++i) R[6 * e + i] = -ws.L[6 * e + i] + KY[i] + below[6 * e + i];
-        if (p >= 0) for (int i = 0; i < 6; ++i) below[6 * p + i] += KBq[6 * e + i] + below[6 * e + i];
-        const int b = edge_child[e];
-        const double *Y = Ydd + 6 * e, *r = ws.qc + 7 * b, *v = ws.qdc + 7 * b, *w = ws.w + 3 * b;
+            for (int i = 0; i < 6; ++i) Y[i] += ws.B[6 * (c0 + j) + i] * qdd[c0 + j];
+        mul6(ws.K + 36 * e, Y, R + 6 * e);               /* R̂'_e = K_e Ẏ̂'_C − L_e about o */
+        for (int i = 0; i < 6; ++i) R[6 * e + i] -= ws.L[6 * e + i];
+        const double *r = ws.qc + 7 * b, *ro = ws.qc + 7 * edge_child[root[e]], *v = ws.qdc + 7 * b;
+        const double *w = ws.w + 3 * b, d[3] = {r[0] - ro[0], r[1] - ro[1], r[2] - ro[2]};
         double *a = o->a + ((size_t)row * NB + b) * 3, *al = o->alpha + ((size_t)row * NB + b) * 3;
-        a[0] = Y[0] + (Y[4] * r[2] - Y[5] * r[1]) + (w[1] * v[2] - w[2] * v[1]);
-        a[1] = Y[1] + (Y[5] * r[0] - Y[3] * r[2]) + (w[2] * v[0] - w[0] * v[2]);
-        a[2] = Y[2] + (Y[3] * r[1] - Y[4] * r[0]) + (w[0] * v[1] - w[1] * v[0]);
+        a[0] = Y[0] + (Y[4] * d[2] - Y[5] * d[1]) + (w[1] * v[2] - w[2] * v[1]);
+        a[1] = Y[1] + (Y[5] * d[0] - Y[3] * d[2]) + (w[2] * v[0] - w[0] * v[2]);
+        a[2] = Y[2] + (Y[3] * d[1] - Y[4] * d[0]) + (w[0] * v[1] - w[1] * v[0]);
         al[0] = Y[3]; al[1] = Y[4]; al[2] = Y[5];
     }
     for (int k = 0; k < o->nj; ++k) {                    /* eq. 31 */
-        const double *W = R + 6 * o->joint_edge[k], s = o->joint_sign[k], *sj = o->joint_sj + 3 * k;
+        const int e = o->joint_edge[k];
+        const double *W = R + 6 * e, s = o->joint_sign[k], *sj = o->joint_sj + 3 * k;
+        const double *ro = ws.qc + 7 * edge_child[root[e]];
         const int bi = o->joint_bi[k], bj = o->joint_bj[k];
         double P[3], F[3], T[3], Fr[9];
-        for (int i = 0; i < 3; ++i) {
-            P[i] = bj >= 0 ? ws.qc[7 * bj + i] + ws.A[9 * bj + 3 * i] * sj[0] + ws.A[9 * bj + 3 * i + 1] * sj[1]
-                                 + ws.A[9 * bj + 3 * i + 2] * sj[2]
-                           : sj[i];
+        for (int i = 0; i < 3; ++i) {                    /* P − o */
+            P[i] = (bj >= 0 ? ws.qc[7 * bj + i] + ws.A[9 * bj + 3 * i] * sj[0] + ws.A[9 * bj + 3 * i + 1] * sj[1]
+                                  + ws.A[9 * bj + 3 * i + 2] * sj[2]
+                            : sj[i]) - ro[i];
             F[i] = s * W[i];
         }
         T[0] = s * W[3] - (P[1] * F[2] - P[2] * F[1]);
@@ -117,4 +117,25 @@ void cg_tree_output(void *context, const double *q, const double *qd, const doub
         out_tmul3(Fr, F, o->RFj + at);
         out_tmul3(Fr, T, o->RTj + at);
     }
+}
+
+/* The output row `row` of the state (q, q̇, q̈) at which the step loop's solve (reduced.c's
+ * tree_reduced: cg_tree_accelerations) has just evaluated the recursion (segment.c's k_output). */
+void cg_tree_output_solved(void *context, const double *q, const double *qd, const double *qdd, int row)
+{
+    (void)q; (void)qd;
+    tree_row(context, qdd, row);
+}
+
+/* The output row `row` of any consistent state (q, q̇, q̈) (rows stored one at a time): the recursion
+ * evaluated there first (no joint forces τ: the models covered have none).  Returns 1, or what
+ * cg_tree_accelerations returned (0: singular, −1: not finite) with nothing written. */
+int cg_tree_output(void *context, const double *q, const double *qd, const double *qdd, int row)
+{
+    const cg_output_t *o = context;
+    static const double tau[NQ1] = {0.0};
+    double scratch[NQ1];
+    const int status = cg_tree_accelerations(q, qd, o->par, o->f, o->u, tau, scratch);
+    if (status == 1) tree_row(o, qdd, row);
+    return status;
 }
