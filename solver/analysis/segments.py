@@ -109,7 +109,7 @@ def run_segments(run, part, compiled, t, q, qd, times, next_out, window):
         if part.method in BAND_PARTITIONS else None
     seg = CompiledSegments(c, method, time_fn, times, next_out, s.rtol, s.atol, s.max_step, bound, growth_bound,
                            STALL_FRACTION * s.t_end, window, run.branches, STAGE_RETRIES, stiffness, band,
-                           post=compiled_output(c.system) is None)
+                           post=compiled_output(c.system) is None, cache=run.cache)
     seg.start(t, np.concatenate([part.z_of(q), part.V.T @ qd]), q, qd)
     start, steps = (t, q, qd), 0
     while True:

@@ -126,8 +126,7 @@ class CompiledOutput:
             self.tables.update(joint_edge=np.array([edge_of[k] for k in range(nj)] or [0], dtype=np.intc),
                                joint_sign=np.array([sign[k] for k in range(nj)] or [0.0]))
             self._struct = _TreeOutput
-            self._fixed = dict(par=buffers["par"].ctypes.data, f=buffers["f"].ctypes.data,
-                               u=buffers["u"].ctypes.data, gravity=gravity, nj=nj)
+            self._fixed = dict(gravity=gravity, nj=nj)
             self.function = system.kernels.pointer("cg_tree_output_solved")     # after the step loop's solve
             self._row = ctypes.CFUNCTYPE(_I, _P, _P, _P, _P, _I)(system.kernels.pointer("cg_tree_output"))
         else:
@@ -138,8 +137,7 @@ class CompiledOutput:
                                rows=np.array([i for r in rows_of for i in r] or [0], dtype=np.intc),
                                driver_row=np.array([d.row for d in system.drivers] or [0], dtype=np.intc))
             self._struct = _CartesianOutput
-            self._fixed = dict(nb=nb, nq=system.nq, nj=nj, nd=nd, gravity=gravity, lam=buffers["lam"].ctypes.data,
-                               jac=buffers["jac"].ctypes.data)
+            self._fixed = dict(nb=nb, nq=system.nq, nj=nj, nd=nd, gravity=gravity)
             self.function = ctypes.cast(system.kernels.runtime.cg_cartesian_output, ctypes.c_void_p).value
             self._row = ctypes.CFUNCTYPE(None, _P, _P, _P, _P, _I)(self.function)
         self._allocate(rows)
@@ -151,6 +149,17 @@ class CompiledOutput:
         pointers = {name: a.ctypes.data for name, a in {**self.tables, **self.arrays}.items() if name in names}
         self.context = self._struct(**self._fixed, **pointers)
         self.pointer = ctypes.addressof(self.context)
+        self.bind(self.buffers, force=True)
+
+    def bind(self, buffers, force=False):
+        """Read the state's buffers ``buffers`` (``par``, ``f``, ``u`` of a tree; ``lam``, ``jac`` of the
+        Cartesian rows): those of the compiled reduction a run's step loop solves with (a kept
+        output bound again for the next run's reduction)."""
+        if buffers is self.buffers and not force:
+            return
+        self.buffers = buffers
+        for name in ("par", "f", "u") if self.kind == TREE else ("lam", "jac"):
+            setattr(self.context, name, buffers[name].ctypes.data)
 
     def rows(self, t, angles=None):
         """The rows written at the times ``t`` (the first len(t)), as the recorder's post-processed
@@ -201,9 +210,13 @@ class _RowBuffers(dict):
         self.kernels.call(name)
 
 
-def row_output(system):
+def row_output(system, cache=None):
     """A :class:`CompiledOutput` of stacked states of ``system`` (its kernels' buffers), None when its
-    rows are post-processed in Python (:func:`compiled_output`)."""
+    rows are post-processed in Python (:func:`compiled_output`).  ``cache``: a dict of objects bound
+    to this workspace (``Run.cache``), where the output is kept for the workspace's next run."""
     if compiled_output(system) is not None:
         return None
-    return CompiledOutput(system, 64, _RowBuffers(system.kernels, system.m))
+    cache = {} if cache is None else cache
+    if "row_output" not in cache:
+        cache["row_output"] = CompiledOutput(system, 64, _RowBuffers(system.kernels, system.m))
+    return cache["row_output"]

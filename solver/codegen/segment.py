@@ -134,7 +134,7 @@ class CompiledSegments:
 
     def __init__(self, reduction, method, time_fn, times, next_out, rtol, atol, max_step, bound, growth_bound,
                  stall, window, branches, stage_retries, stiffness=None, band=None, max_steps=200, max_out=100,
-                 post=False):
+                 post=False, cache=None):
         from ..formulations.branches import BRANCH_GUARD, BRANCH_SHRINK
         self.reduction = reduction
         self.branches = branches
@@ -151,15 +151,20 @@ class CompiledSegments:
         self.times = np.ascontiguousarray(times, dtype=float)
         self.window = window
         n = 2 * f
-        self.arrays = {
-            "dp_memory": np.zeros(max(1, 28 * n)), "q_last": np.zeros(nq), "qd_last": np.zeros(nq),
-            "q_acc": np.zeros(nq), "qd_acc": np.zeros(nq), "q_prev": np.zeros(nq), "qd_prev": np.zeros(nq),
-            "y_out": np.zeros(max(1, n)), "fail_y": np.zeros(max(1, n)), "out_t": np.zeros(max_out), "out_q": np.zeros((max_out, nq)),
-            "out_qd": np.zeros((max_out, nq)), "out_qdd": np.zeros((max_out, nq)),
-            "out_lam": np.zeros((max_out, max(1, m))), "out_viol": np.zeros(max_out), "out_sigma": np.zeros(max_out),
-            "out_jac": np.zeros((max_out if self.store_jac else 1, max(1, r), nq)),
-            "step_t": np.zeros(max_steps), "step_h": np.zeros(max_steps),
-            "ang_acc": np.zeros(max(1, len(self._angles))), "ang_rate": np.zeros(max(1, len(self._angles)))}
+        # the buffers (and the compiled output's) of a previous run on this workspace when they fit (``cache``,
+        # Run.cache): each is written before it is read (dp_init, start, the rows and steps of a call)
+        cache = {} if cache is None else cache
+        key = (nq, m, f, r, max_out, max_steps, len(self._angles), bool(post))
+        kept = cache.get("segments")
+        if kept is None or kept[0] != key:
+            output = None
+            if post:
+                from .output import CompiledOutput
+                output = CompiledOutput(reduction.system, max_out, reduction.arrays)
+            kept = cache["segments"] = (key, self._buffers(nq, m, n, r, max_out, max_steps, len(self._angles)), output)
+        self.arrays, self.output = kept[1], kept[2]
+        if self.output is not None:          # its context reads this run's reduction buffers (par, f, u; λ, Φ_q)
+            self.output.bind(reduction.arrays)
         ptr = {name: v.ctypes.data for name, v in self.arrays.items()}
         self.y = self.arrays["dp_memory"][:n]
         self.band = None if band is None else _Band(at=band[0], clear=band[1], tries=band[2], t_pass=np.nan)
@@ -176,10 +181,7 @@ class CompiledSegments:
                                                             "y_out", "fail_y", "out_t", "out_q", "out_qd", "out_qdd", "out_lam",
                                                             "out_viol", "out_sigma", "out_jac", "step_t", "step_h", "ang_acc",
                                                             "ang_rate")})
-        self.output = None
-        if post:
-            from .output import CompiledOutput
-            self.output = CompiledOutput(reduction.system, max_out, reduction.arrays)
+        if self.output is not None:
             self.seg.k_output, self.seg.output = self.output.function, self.output.pointer
         lib = reduction.system.kernels.runtime
         fn, init = lib.cg_segment, lib.cg_segment_init
@@ -187,6 +189,19 @@ class CompiledSegments:
         init.argtypes, init.restype = [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p] + [ctypes.c_double] * 3, None
         self._fn, self._ptr = fn, ctypes.cast(ctypes.pointer(self.seg), ctypes.c_void_p)
         init(self._ptr, METHODS[method], ptr["dp_memory"], rtol, atol, max_step or np.inf)
+
+    @staticmethod
+    def _buffers(nq, m, n, r, max_out, max_steps, angles):
+        """The arrays of the loop (n = 2 dof; ``angles`` unwrapped angles): its state and what a call writes."""
+        return {
+            "dp_memory": np.zeros(max(1, 28 * n)), "q_last": np.zeros(nq), "qd_last": np.zeros(nq),
+            "q_acc": np.zeros(nq), "qd_acc": np.zeros(nq), "q_prev": np.zeros(nq), "qd_prev": np.zeros(nq),
+            "y_out": np.zeros(max(1, n)), "fail_y": np.zeros(max(1, n)), "out_t": np.zeros(max_out), "out_q": np.zeros((max_out, nq)),
+            "out_qd": np.zeros((max_out, nq)), "out_qdd": np.zeros((max_out, nq)),
+            "out_lam": np.zeros((max_out, max(1, m))), "out_viol": np.zeros(max_out), "out_sigma": np.zeros(max_out),
+            "out_jac": np.zeros((max_out if r > 0 else 1, max(1, r), nq)),
+            "step_t": np.zeros(max_steps), "step_h": np.zeros(max_steps),
+            "ang_acc": np.zeros(max(1, angles)), "ang_rate": np.zeros(max(1, angles))}
 
     def start(self, t, y, q, qd):
         """Start at the consistent state (t, y = [z, ż], q, q̇)."""

@@ -119,3 +119,26 @@ def test_a_shared_compiled_system_is_evaluated_in_place_by_one_run_at_a_time(mon
     claim = system.claim()                                                 # and the run gave it back
     assert claim is not None
     claim.release()
+
+
+def test_runs_of_a_compiled_model_take_a_finished_runs_workspace_and_give_the_same_rows():
+    """simulate(compiled) borrows a workspace a finished run gave back (its run state reset; the step
+    loop's buffers and compiled output kept with it): the rows are those of a fresh workspace, bit
+    for bit, whatever ran on it before; a run with other settings in between changes nothing."""
+    model = pendulum(omega=1.0)
+    model.settings.set("t_end", 1.0)
+    model.settings.set("output_step", 0.01)
+    model.add_spring_damper("spring", "ground", "rod", point_i=(0.0, 1.0, 0.0), point_j=(1.0, 0.0, 0.0),
+                            stiffness=30.0, damping=0.5)
+    compiled = solver.compile_model(model)
+    first = solver.simulate(compiled)
+    idle = workspace._IDLE[compiled.system]
+    assert len(idle) == 1
+    space = idle[0][0]
+    solver.simulate(compiled, rtol=1e-5, output_step=0.05, t_end=0.3)     # other buffers, the same workspace
+    again = solver.simulate(compiled)
+    assert workspace._IDLE[compiled.system][0][0] is space
+    fresh = solver.simulate(model)                                         # compiled anew: a system of its own
+    for name in ("t", "q", "qd", "qdd", "r", "a", "reaction_force", "reaction_torque", "energy_table", "step_t"):
+        np.testing.assert_array_equal(first._full(name), again._full(name))
+        np.testing.assert_array_equal(first._full(name), fresh._full(name))
