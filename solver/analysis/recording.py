@@ -117,6 +117,15 @@ class Recorder:
         if self.steps.add({"step_t": t, "step_h": h}):
             self._flush(self.steps)
 
+    def add_steps(self, t, h):
+        """:meth:`step` of N steps (arrays), a block at a time."""
+        rows, start = {"step_t": t, "step_h": h}, 0
+        while start < len(t):
+            stored, full = self.steps.add_block(rows, start)
+            start += stored
+            if full:
+                self._flush(self.steps)
+
     def event(self, t, kind, message):
         event = {"time": float(t), "kind": kind, "message": message}
         self.events.append(event)

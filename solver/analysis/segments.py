@@ -117,8 +117,7 @@ def run_segments(run, part, compiled, t, q, qd, times, next_out, window):
         run.rhs_count += seg.seg.rhs_count
         _store_rows(run, part, seg)
         step_t, step_h = seg.steps()
-        for tk, hk in zip(step_t.tolist(), step_h.tolist()):
-            run.rec.step(tk, hk)
+        run.rec.add_steps(step_t, step_h)
         steps += len(step_t)
         run.steps += len(step_t)
         t_acc, q_acc, qd_acc = seg.accepted() if seg.seg.started else start
