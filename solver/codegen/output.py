@@ -1,5 +1,5 @@
-"""Output rows post-processed in compiled code: ``cg_tree_output`` (output_tree.c) and
-``cg_cartesian_output`` (output_cartesian.c).
+"""Output rows post-processed in compiled code: ``cg_tree_output_solved`` / ``cg_tree_output``
+(output_tree.c) and ``cg_cartesian_output`` (output_cartesian.c).
 
 The compiled step loop (``segment.c``) writes q, q̇, q̈, λ at each output point; with a
 :class:`CompiledOutput` bound (``cg_segment_t.k_output``) it also writes that point's body states,
@@ -16,8 +16,10 @@ Covered (:func:`compiled_output`), on generated kernels:
 - open trees of the relative formulation (the articulated library: no cut joints, drivers, couplers
   or Euler parameters) whose force elements are all in the generated loads (``cgc_loads``; not the
   stops, rotational spring-dampers and contacts contact.c adds, nor elements evaluated in Python),
-  reactions by the default non-recursive formula (Kim & You (1997) eq. 30), ``cg_tree_output``
-  compiled in the model's library beside articulated.c;
+  reactions by the default non-recursive formula (Kim & You (1997) eq. 30, in the articulated-body
+  form R̂_e = K_e Ẏ̂_C − L_e), compiled in the model's library beside articulated.c: the step loop's
+  ``cg_tree_output_solved`` reads the recursion its solve just ran at the output point,
+  ``cg_tree_output`` runs it first (rows stored one at a time);
 - the Cartesian formulation with rigid bodies and no couplers, ``cg_cartesian_output`` in the runtime
   library;
 
