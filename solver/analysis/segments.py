@@ -113,6 +113,8 @@ def run_segments(run, part, compiled, t, q, qd, times, next_out, window):
     seg.start(t, np.concatenate([part.z_of(q), part.V.T @ qd]), q, qd)
     start, steps = (t, q, qd), 0
     while True:
+        # rows post-processed in C go straight into the recorder's buffer when a call's rows fit in it
+        seg.write_into(run.rec.reserve(seg.max_out) if seg.output is not None else None)
         status = seg.advance()
         run.rhs_count += seg.seg.rhs_count
         _store_rows(run, part, seg)
@@ -178,6 +180,11 @@ def _store_rows(run, part, seg):
     # Partition.singularity of each row: exact near singular configurations, carried along the solves'
     # σ_min estimates between them (solver.partitioning.conditioning)
     conditioning = np.ones(len(t)) if jac is None else tracked_conditioning(jac, sigma)
-    run.rec.add_rows(t, q, qd, qdd, lam, violation, conditioning, part.method, post=seg.post_rows())
+    end = float(t[-1])
+    if seg.in_place:                      # written in the recorder's buffer (its potential energy added here)
+        seg.post_rows()
+        run.rec.commit_rows(len(t), conditioning, part.method)
+    else:
+        run.rec.add_rows(t, q, qd, qdd, lam, violation, conditioning, part.method, post=seg.post_rows())
     if run.progress is not None:
-        run.progress(float(t[-1]), run.s.t_end)
+        run.progress(end, run.s.t_end)

@@ -146,8 +146,8 @@ class CompiledOutput:
 
     def _allocate(self, rows):
         """Arrays of ``rows`` rows and the C context pointing to them."""
-        self.arrays = {name: np.zeros((rows,) + shape) for name, shape in self.shapes.items()}
-        names = {field for field, _ in self._struct._fields_}
+        self.arrays = self._own = {name: np.zeros((rows,) + shape) for name, shape in self.shapes.items()}
+        self._fields = names = {field for field, _ in self._struct._fields_}
         pointers = {name: a.ctypes.data for name, a in {**self.tables, **self.arrays}.items() if name in names}
         self.context = self._struct(**self._fixed, **pointers)
         self.pointer = ctypes.addressof(self.context)
@@ -162,6 +162,15 @@ class CompiledOutput:
         self.buffers = buffers
         for name in ("par", "f", "u") if self.kind == TREE else ("lam", "jac"):
             setattr(self.context, name, buffers[name].ctypes.data)
+
+    def write_into(self, target):
+        """Write the rows into ``target`` ({recorder column: rows}, "energy" among them: the step loop's
+        :meth:`~solver.codegen.segment.CompiledSegments.write_into`), or, None, into its own arrays."""
+        self.arrays = self._own if target is None else {name: target[POST_NAMES.get(name, name)]
+                                                         for name in self.shapes}
+        for name, rows in self.arrays.items():
+            if name in self._fields:
+                setattr(self.context, name, rows.ctypes.data)
 
     def rows(self, t, angles=None):
         """The rows written at the times ``t`` (the first len(t)), as the recorder's post-processed

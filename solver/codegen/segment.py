@@ -32,6 +32,9 @@ SHORT_RUN = 1000          # output points a run (or what is left of it) writes i
 _D, _I, _L, _P = ctypes.c_double, ctypes.c_int, ctypes.c_long, ctypes.c_void_p
 TIME_FLAGS = ("-O1", "-shared", "-fPIC")
 _LIBRARIES = {}              # time-function libraries loaded in this process, by key
+# the arrays a call writes its output points into → the recorder's columns (CompiledSegments.write_into)
+ROW_COLUMNS = {"out_t": "t", "out_q": "q", "out_qd": "qd", "out_qdd": "qdd", "out_lam": "lam",
+               "out_viol": "constraint_violation"}
 
 
 class _Dopri(ctypes.Structure):
@@ -148,6 +151,7 @@ class CompiledSegments:
         if rows_left <= SHORT_RUN and rows_left * (36 * len(reduction.system.body_names) + 4 * nq + m) <= 500_000:
             max_out = max(max_out, rows_left)
         max_out = max(1, min(max_out, 2_000_000 // max(1, r * nq)))     # Φ_q[rows] of each row: bounded memory
+        self.max_out = max_out
         self.times = np.ascontiguousarray(times, dtype=float)
         self.window = window
         n = 2 * f
@@ -181,6 +185,7 @@ class CompiledSegments:
                                                             "y_out", "fail_y", "out_t", "out_q", "out_qd", "out_qdd", "out_lam",
                                                             "out_viol", "out_sigma", "out_jac", "step_t", "step_h", "ang_acc",
                                                             "ang_rate")})
+        self.targets = {name: self.arrays[name] for name in ROW_COLUMNS}     # where a call writes its rows
         if self.output is not None:
             self.seg.k_output, self.seg.output = self.output.function, self.output.pointer
         lib = reduction.system.kernels.runtime
@@ -211,6 +216,20 @@ class CompiledSegments:
         self.arrays["qd_acc"][:] = qd
         self.seg.started = 0
 
+    def write_into(self, target):
+        """Write the next call's output rows into ``target`` — views of max_out rows of the recorder's
+        buffer, {column: rows} (``Recorder.reserve``), the compiled output's columns and "energy"
+        included — or, None, into this loop's own arrays (:meth:`rows` reads them either way)."""
+        self.targets = {name: self.arrays[name] if target is None else target[column]
+                        for name, column in ROW_COLUMNS.items()}
+        for name, rows in self.targets.items():
+            setattr(self.seg, name, rows.ctypes.data)
+        if self.output is not None:
+            self.output.write_into(target)
+        self.in_place = target is not None
+
+    in_place = False
+
     def advance(self):
         """One call of cg_segment; returns its status (END, BUDGET, …).  The accepted angles and their
         rates go in from the run's Branches and come back advanced to the last accepted step."""
@@ -231,14 +250,14 @@ class CompiledSegments:
     def rows(self):
         """(t, q, q̇, q̈, λ, max |Φ|, Φ_q[rows] or None, the solves' σ_min(Φ_q[rows] U) estimates) of the
         output points of the last call (views)."""
-        a, n, m = self.arrays, self.seg.n_out, self.reduction.problem.m
-        return (a["out_t"][:n], a["out_q"][:n], a["out_qd"][:n], a["out_qdd"][:n], a["out_lam"][:n, :m],
-                a["out_viol"][:n], a["out_jac"][:n] if self.store_jac else None, a["out_sigma"][:n])
+        a, w, n, m = self.arrays, self.targets, self.seg.n_out, self.reduction.problem.m
+        return (w["out_t"][:n], w["out_q"][:n], w["out_qd"][:n], w["out_qdd"][:n], w["out_lam"][:n, :m],
+                w["out_viol"][:n], a["out_jac"][:n] if self.store_jac else None, a["out_sigma"][:n])
 
     def post_rows(self):
         """The post-processed columns of the output points of the last call (views;
         :meth:`solver.codegen.output.CompiledOutput.rows`), None when they are left to Python."""
-        return None if self.output is None else self.output.rows(self.arrays["out_t"][:self.seg.n_out])
+        return None if self.output is None else self.output.rows(self.targets["out_t"][:self.seg.n_out])
 
     def steps(self):
         """(t, h) of the steps of the last call (views)."""
