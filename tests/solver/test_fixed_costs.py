@@ -21,6 +21,17 @@ def pendulum(omega=0.0):
     return m
 
 
+def sprung_pendulum(output_step):
+    """The pendulum swinging 1 s on a spring-damper to a point above the pin (a force element in the
+    generated loads: its potential added to the C rows), an output point every ``output_step``."""
+    model = pendulum(omega=1.0)
+    model.settings.set("t_end", 1.0)
+    model.settings.set("output_step", output_step)
+    model.add_spring_damper("spring", "ground", "rod", point_i=(0.0, 1.0, 0.0), point_j=(1.0, 0.0, 0.0),
+                            stiffness=30.0, damping=0.5)
+    return model
+
+
 @pytest.mark.parametrize("formulation", ["relative", "cartesian"])
 def test_the_start_is_kept_per_compiled_system_and_an_edit_starts_anew(formulation):
     model = pendulum()
@@ -125,11 +136,7 @@ def test_runs_of_a_compiled_model_take_a_finished_runs_workspace_and_give_the_sa
     """simulate(compiled) borrows a workspace a finished run gave back (its run state reset; the step
     loop's buffers and compiled output kept with it): the rows are those of a fresh workspace, bit
     for bit, whatever ran on it before; a run with other settings in between changes nothing."""
-    model = pendulum(omega=1.0)
-    model.settings.set("t_end", 1.0)
-    model.settings.set("output_step", 0.01)
-    model.add_spring_damper("spring", "ground", "rod", point_i=(0.0, 1.0, 0.0), point_j=(1.0, 0.0, 0.0),
-                            stiffness=30.0, damping=0.5)
+    model = sprung_pendulum(0.01)
     compiled = solver.compile_model(model)
     first = solver.simulate(compiled)
     idle = workspace._IDLE[compiled.system]
@@ -150,11 +157,7 @@ def test_rows_written_in_the_recorders_buffer_equal_the_rows_handed_over(monkeyp
     copied in from the loop's own arrays (reserve refused), for a short run (one call) and a run
     that comes back every 100 rows into further buffers."""
     from solver.analysis.recording import Recorder
-    model = pendulum(omega=1.0)
-    model.settings.set("t_end", 1.0)
-    model.settings.set("output_step", 0.002)
-    model.add_spring_damper("spring", "ground", "rod", point_i=(0.0, 1.0, 0.0), point_j=(1.0, 0.0, 0.0),
-                            stiffness=30.0, damping=0.5)
+    model = sprung_pendulum(0.002)
     compiled = solver.compile_model(model)
     written = []
     reserve = Recorder.reserve
