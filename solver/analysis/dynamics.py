@@ -699,8 +699,7 @@ class Run:
             raise SolverError(f"cannot partition the coordinates ({exc})", time=t, kind="singular",
                               elements=self._worst_owners(q, t)) from None
         # the compiled reduction is dense: a sparse partition (many constraint rows) solves in Python
-        self._compiled = (self.system.compiled_reduction(part, self.newton_tol) if part.dof and not part.sparse
-                          else None)
+        self._compiled = self._reduction(part) if part.dof and not part.sparse else None
         self.rec.event(t, "partition", f"{method.upper()} partition, {part.dof} independent coordinates ({reason})"
                        + ("; sparse factorizations of Φ_q" if part.sparse else ""))
         if len(part.redundant) and not self.meta.get("redundant"):
@@ -711,6 +710,21 @@ class Run:
             # which reaction components that leaves non-unique: the recorder, at the next output point
         self.q_last, self._rate_last = q, None
         return part
+
+    def _reduction(self, part):
+        """The compiled reduction of ``part`` (None on the generic path): the one a run on this workspace
+        made last (``Run.cache``) when it was for the same partition — the start of every run of a
+        compiled model is — else a new one (≈ 0.1 ms of the arm's run).  Not kept with contact.c's
+        elements or the band algebra, which hold state of a run of their own."""
+        key = (part.method, part.q_ref.tobytes(), np.asarray(part.rows).tobytes(), part.U.tobytes(), part.V.tobytes(),
+               self.newton_tol)
+        kept = self.cache.get("reduction")
+        if kept is not None and kept[0] == key:
+            return kept[1]
+        reduction = self.system.compiled_reduction(part, self.newton_tol)
+        if reduction is not None and reduction.contact is None and reduction.band is None:
+            self.cache["reduction"] = (key, reduction)
+        return reduction
 
     def _worst_owners(self, q, t):
         """Elements owning the constraint rows that are violated or nearly dependent at q."""
