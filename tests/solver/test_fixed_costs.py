@@ -145,7 +145,7 @@ def test_runs_of_a_compiled_model_take_a_finished_runs_workspace_and_give_the_sa
     solver.simulate(compiled, rtol=1e-5, output_step=0.05, t_end=0.3)     # other buffers, the same workspace
     again = solver.simulate(compiled)
     assert workspace._IDLE[compiled.system][0][0] is space
-    fresh = solver.simulate(model)                                         # compiled anew: a system of its own
+    fresh = solver.simulate(model)             # the compiled system recalled and evaluated in place (own_workspace)
     for name in ("t", "q", "qd", "qdd", "r", "a", "reaction_force", "reaction_torque", "energy_table", "step_t"):
         np.testing.assert_array_equal(first._full(name), again._full(name))
         np.testing.assert_array_equal(first._full(name), fresh._full(name))
