@@ -437,7 +437,8 @@ def peer_versions():
 
 FIXED_PARTS = (     # (module, class or None, function, label): the pieces of a run outside its C step loop
     ("solver.codegen.segment", "CompiledSegments", "advance", "the compiled step loop with its output rows (C)"),
-    ("solver.formulations.system", "MechanicalSystem", "workspace", "the run's workspace of the compiled system"),
+    ("solver.formulations.system", "MechanicalSystem", "borrow_workspace",
+     "the run's workspace of the compiled system (a finished run's, reset)"),
     ("solver.analysis.recording", "Recorder", "__init__", "the recorder's set-up"),
     ("solver.codegen.output", None, "row_output", "the compiled output of rows stored one at a time"),
     ("solver.analysis.dynamics", "Run", "begin", "the start: initial state, assembly, velocities, partition"),

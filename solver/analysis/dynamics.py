@@ -153,13 +153,17 @@ def simulate(model: Model | CompiledModel, t_end: float | None = None, output_st
     claim = system.claim() if mine else None
     try:
         run = Run(system, settings, progress, cancel, holding, on_event, results_path, start=start,
-                  owned=claim is not None)
-        for message in compiled.notices:
-            run.rec.event(0.0, "codegen", message)
-        if start is not None:
-            run.rec.event(0.0, "equilibrium", equilibrium_note)
-        with single_threaded_blas():
-            return run.execute()
+                  owned=claim is not None, borrowed=claim is None)
+        try:
+            for message in compiled.notices:
+                run.rec.event(0.0, "codegen", message)
+            if start is not None:
+                run.rec.event(0.0, "equilibrium", equilibrium_note)
+            with single_threaded_blas(scipy=run.factors()):
+                return run.execute()
+        finally:
+            if claim is None:        # the next run of this compiled system takes the workspace again
+                system.give_back_workspace(run.system, run.cache)
     finally:
         if claim is not None:
             claim.release()
@@ -172,18 +176,27 @@ class Run:
     python_loop = ()     # integrators this kind of run steps in the Python loop even where the C loop applies
 
     def __init__(self, system, settings, progress=None, cancel=None, holding=None, on_event=None,
-                 results_path=None, start=None, owned=False):
+                 results_path=None, start=None, owned=False, borrowed=False):
         """system: a compiled system; the run evaluates its own workspace of it
         (:meth:`~solver.formulations.system.MechanicalSystem.workspace`), so it starts from the
         model's configuration and never changes ``system`` — unless ``owned`` (the caller holds the
         system's :meth:`~solver.formulations.system.MechanicalSystem.claim` for this run): then the
-        system itself, its run state reset (``own_workspace``);
+        system itself, its run state reset (``own_workspace``); ``borrowed``: a workspace a finished
+        run gave back, else a new one (``borrow_workspace``: the caller gives it back when the run
+        ends, with ``cache``, the objects bound to it: the compiled output's tables and buffers);
         holding: the same system with held
         joints prescribed, used only to assemble (a workspace of it too); results_path: the HDF5
         file the recorder streams into (None: results in memory); start: the initial state
         (q, q̇, t) when it is not the system's own (``initial_state()``)."""
         self.compiled_system = system      # the compiled system the workspace is of
-        self.system = system = system.own_workspace() if owned else system.workspace()
+        self.cache = {}          # objects bound to the workspace, kept with it (borrowed)
+        if owned:
+            self.system = system = system.own_workspace()
+        elif borrowed:
+            self.system, self.cache = system.borrow_workspace()
+            system = self.system
+        else:
+            self.system = system = system.workspace()
         self.start = start
         self.holding = None if holding is None else holding.workspace()
         self.s = settings
@@ -197,7 +210,7 @@ class Run:
                             rows=len(output_times(settings.t_end, settings.output_step)))
         if getattr(system, "kernels", None) is not None:     # rows stored one at a time post-processed in C
             from ..codegen.output import row_output
-            output = row_output(system)
+            output = row_output(system, self.cache)
             self.rec.post_rows = None if output is None else output.states
         self.rhs_count = 0
         self.t_eval = 0.0        # the time of the last right-hand-side evaluation (a failed stage's)
@@ -213,6 +226,12 @@ class Run:
         self.last_step = None    # the Python loop's last accepted step size (a continued run starts with it)
         self.switched = False    # "auto" switched to BDF in the compiled loop (segments.run_segments)
         self._contact = next((f for f in system.force_elements if isinstance(f, ContactSet)), None)
+
+    def factors(self):
+        """Whether the run may factor matrices in Python (scipy.linalg: partitions of constraint rows,
+        the Python step loop's integrators): False for an open tree stepped in C
+        (threads.single_threaded_blas)."""
+        return bool(self.system.m) or step_loop(self)[1] is None
 
     # ---- public API -----------------------------------------------------------------------------
     def execute(self):
@@ -282,8 +301,13 @@ class Run:
             self.rec.event(times[0], "integrator", note)
         max_step = self.s.max_step or np.inf
         t = times[0]
-        # q̈ at the last accepted state (velocity_jump); its row recorded unless a continued run has it
-        accel = self._record(part, t, q, qd, part.method, store=record_start)[0]
+        # q̈ at the last accepted state (velocity_jump); its row recorded unless a continued run has it — by
+        # the compiled solve when there is one, as every other row of the run (an open tree's run in C then
+        # never imports scipy.linalg: 0.15–0.2 s of a first run)
+        if self._compiled is not None:
+            accel = self._record_output(part, t, np.concatenate([part.z_of(q), part.V.T @ qd]), store=record_start)
+        else:
+            accel = self._record(part, t, q, qd, part.method, store=record_start)[0]
         refused = 0              # steps from the last accepted state refused for a velocity jump
         stage_failures = 0       # steps from the last accepted state whose stage solve failed (STAGE_RETRIES)
         next_out = 1
@@ -632,15 +656,18 @@ class Run:
         self.q_last = q
         self._rate_last = (qd, t)
 
-    def _record_output(self, part, t, y):
-        """Record the output point at t of the integrated state y = [z, ż]."""
+    def _record_output(self, part, t, y, store=True):
+        """Record the output point at t of the integrated state y = [z, ż] (unless ``store`` is False);
+        returns its q̈."""
         c = self._compiled
         if c is not None and self._solve_compiled(t, y, 2):
-            self._store(part, t, self.q_last, self._rate_last[0], c.qdd.copy(), c.phi, c.jac, c.M, c.Q,
-                        part.method, c.lam.copy())
-        else:
-            q, qd, _ = self._state(part, t, y)
-            self._record(part, t, q, qd, part.method)
+            qdd = c.qdd.copy()
+            if store:
+                self._store(part, t, self.q_last, self._rate_last[0], qdd, c.phi, c.jac, c.M, c.Q, part.method,
+                            c.lam.copy())
+            return qdd
+        q, qd, _ = self._state(part, t, y)
+        return self._record(part, t, q, qd, part.method, store=store)[0]
 
     def _record(self, part, t, q, qd, method, store=True):
         """(q̈, λ) at the consistent state (t, q, q̇); its row handed to the recorder when ``store``
@@ -670,8 +697,7 @@ class Run:
             raise SolverError(f"cannot partition the coordinates ({exc})", time=t, kind="singular",
                               elements=self._worst_owners(q, t)) from None
         # the compiled reduction is dense: a sparse partition (many constraint rows) solves in Python
-        self._compiled = (self.system.compiled_reduction(part, self.newton_tol) if part.dof and not part.sparse
-                          else None)
+        self._compiled = self._reduction(part) if part.dof and not part.sparse else None
         self.rec.event(t, "partition", f"{method.upper()} partition, {part.dof} independent coordinates ({reason})"
                        + ("; sparse factorizations of Φ_q" if part.sparse else ""))
         if len(part.redundant) and not self.meta.get("redundant"):
@@ -682,6 +708,21 @@ class Run:
             # which reaction components that leaves non-unique: the recorder, at the next output point
         self.q_last, self._rate_last = q, None
         return part
+
+    def _reduction(self, part):
+        """The compiled reduction of ``part`` (None on the generic path): the one a run on this workspace
+        made last (``Run.cache``) when it was for the same partition — the start of every run of a
+        compiled model is — else a new one (≈ 0.1 ms of the arm's run).  Not kept with contact.c's
+        elements or the band algebra, which hold state of a run of their own."""
+        key = (part.method, part.q_ref.tobytes(), np.asarray(part.rows).tobytes(), part.U.tobytes(), part.V.tobytes(),
+               self.newton_tol)
+        kept = self.cache.get("reduction")
+        if kept is not None and kept[0] == key:
+            return kept[1]
+        reduction = self.system.compiled_reduction(part, self.newton_tol)
+        if reduction is not None and reduction.contact is None and reduction.band is None:
+            self.cache["reduction"] = (key, reduction)
+        return reduction
 
     def _worst_owners(self, q, t):
         """Elements owning the constraint rows that are violated or nearly dependent at q."""

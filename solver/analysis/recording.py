@@ -117,6 +117,37 @@ class Recorder:
             if full:
                 self._flush(self.outputs)
 
+    def reserve(self, n):
+        """Views of the next ``n`` rows of the output buffer, {column: rows} and "energy" (kinetic,
+        gravity, spring, strain), for a writer in place — the compiled step loop, its rows
+        post-processed in C (:meth:`commit_rows`) — or None when fewer than n rows are free."""
+        buf = self.outputs
+        if buf.data is None:
+            buf._new()
+        at = buf.n
+        if buf.rows - at < n:
+            return None
+        views = {name: rows[at:at + n] for name, rows in buf.data.items()}
+        views["energy"] = self._energies[at:at + n]
+        return views
+
+    def commit_rows(self, n, conditioning, method):
+        """The first ``n`` rows of the last :meth:`reserve` have been written in place — t, q, q̇, q̈, λ,
+        max |Φ|, the post-processed columns and energies —: stored as :meth:`add_rows` stores rows
+        handed over post-processed (``conditioning``: their values; ``method`` their partitioning)."""
+        if not n:
+            return
+        buf, at = self.outputs, self.outputs.n
+        data = buf.data
+        self._probe(float(data["t"][at]), data["q"][at], data["qd"][at], data["qdd"][at])
+        data["conditioning"][at:at + n] = conditioning
+        data["method_code"][at:at + n] = METHOD_CODES.index(method)
+        self._posted[at:at + n] = True
+        self._angles[at:at + n] = np.nan
+        buf.n += n
+        if buf.n == buf.rows:
+            self._flush(buf)
+
     def _probe(self, t, q, qd, qdd):
         """The first state stored after the partition found redundant rows: its probes (:meth:`_nonunique`)."""
         if self.meta.get("redundant") and "nonunique_components" not in self.meta and self._probes is None:
@@ -125,6 +156,15 @@ class Recorder:
     def step(self, t, h):
         if self.steps.add({"step_t": t, "step_h": h}):
             self._flush(self.steps)
+
+    def add_steps(self, t, h):
+        """:meth:`step` of N steps (arrays), a block at a time."""
+        rows, start = {"step_t": t, "step_h": h}, 0
+        while start < len(t):
+            stored, full = self.steps.add_block(rows, start)
+            start += stored
+            if full:
+                self._flush(self.steps)
 
     def event(self, t, kind, message):
         event = {"time": float(t), "kind": kind, "message": message}

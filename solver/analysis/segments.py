@@ -116,16 +116,17 @@ def run_segments(run, part, compiled, t, q, qd, times, next_out, window):
         if part.method in BAND_PARTITIONS and method != STIFF_INTEGRATOR else None    # BDF: none (segment.c)
     seg = CompiledSegments(c, method, time_fn, times, next_out, s.rtol, s.atol, s.max_step, bound, growth_bound,
                            STALL_FRACTION * s.t_end, window, run.branches, STAGE_RETRIES, stiffness, band,
-                           post=compiled_output(c.system) is None, jac_step=JACOBIAN_STEP)
+                           post=compiled_output(c.system) is None, jac_step=JACOBIAN_STEP, cache=run.cache)
     seg.start(t, np.concatenate([part.z_of(q), part.V.T @ qd]), q, qd)
     start, steps = (t, q, qd), 0
     while True:
+        # rows post-processed in C go straight into the recorder's buffer when a call's rows fit in it
+        seg.write_into(run.rec.reserve(seg.max_out) if seg.output is not None else None)
         status = seg.advance()
         run.rhs_count += seg.seg.rhs_count
         _store_rows(run, part, seg)
         step_t, step_h = seg.steps()
-        for tk, hk in zip(step_t.tolist(), step_h.tolist()):
-            run.rec.step(tk, hk)
+        run.rec.add_steps(step_t, step_h)
         steps += len(step_t)
         run.steps += len(step_t)
         t_acc, q_acc, qd_acc = seg.accepted() if seg.seg.started else start
@@ -191,6 +192,11 @@ def _store_rows(run, part, seg):
     conditioning = seg.conditioning()
     if conditioning is None:
         conditioning = np.ones(len(t)) if jac is None else tracked_conditioning(jac, sigma)
-    run.rec.add_rows(t, q, qd, qdd, lam, violation, conditioning, part.method, post=seg.post_rows())
+    end = float(t[-1])
+    if seg.in_place:                      # written in the recorder's buffer (its potential energy added here)
+        seg.post_rows()
+        run.rec.commit_rows(len(t), conditioning, part.method)
+    else:
+        run.rec.add_rows(t, q, qd, qdd, lam, violation, conditioning, part.method, post=seg.post_rows())
     if run.progress is not None:
-        run.progress(float(t[-1]), run.s.t_end)
+        run.progress(end, run.s.t_end)

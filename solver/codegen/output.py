@@ -1,5 +1,5 @@
-"""Output rows post-processed in compiled code: ``cg_tree_output`` (output_tree.c) and
-``cg_cartesian_output`` (output_cartesian.c).
+"""Output rows post-processed in compiled code: ``cg_tree_output`` / ``cg_tree_output_solved`` /
+``cg_tree_output_open`` (output_tree.c) and ``cg_cartesian_output`` (output_cartesian.c).
 
 The compiled step loop (``segment.c``) writes q, q̇, q̈, λ at each output point; with a
 :class:`CompiledOutput` bound (``cg_segment_t.k_output``) it also writes that point's body states,
@@ -13,12 +13,16 @@ their chunk is taken (:func:`row_output`, ``Recorder.post_rows``, set by ``Run``
 
 Covered (:func:`compiled_output`), on generated kernels:
 
-- the relative formulation (``cg_tree_output``, output_tree.c, compiled in the model's library after
-  tree_bodies.c: an open tree's beside articulated.c, a system with constraint rows' beside relative.c)
-  whose force elements are all in the generated loads (``cgc_loads``; not the stops, rotational
-  spring-dampers and contacts contact.c adds, nor elements evaluated in Python), without couplers on
-  cut joints (between tree coordinates: a driver's force less their loads p'(q) λ on its coordinate),
-  reactions by the default non-recursive formula (Kim & You (1997) eq. 30) with the cut joints'
+- the relative formulation (output_tree.c, compiled in the model's library after tree_bodies.c: an
+  open tree's beside articulated.c, a system with constraint rows' beside relative.c) whose force
+  elements are all in the generated loads (``cgc_loads``; not the stops, rotational spring-dampers and
+  contacts contact.c adds, nor elements evaluated in Python), without couplers on cut joints (between
+  tree coordinates: a driver's force less their loads p'(q) λ on its coordinate), reactions by the
+  default non-recursive formula (Kim & You (1997) eq. 30).  An open tree without Euler parameters or
+  joint armature (:func:`open_tree_solved`) in its articulated-body form R̂_e = K_e Ẏ̂_C − L_e about
+  each ground subtree's root CM: the step loop's ``cg_tree_output_solved`` reads the recursion its
+  solve just ran at the output point, ``cg_tree_output_open`` runs it first (rows stored one at a
+  time).  Every other relative system by ``cg_tree_output``'s composite form, with the cut joints'
   constraint wrenches from λ on their bodies, driver forces by eq. 36 on tree coordinates and −λ on
   cut joints, joint armature's rotor loads and energy (``RelativeSystem._add_rotor_loads``; armature
   on a cut joint has no kernels);
@@ -92,6 +96,15 @@ def output_kind(system):
     return CARTESIAN, None
 
 
+def open_tree_solved(system):
+    """Whether ``system``'s C rows are read from the articulated-body recursion (output_tree.c's
+    cg_tree_output_solved / cg_tree_output_open): an open tree (the articulated library) without
+    Euler-parameter rows or joint armature (its rotors' loads are not in the articulated L_e); the
+    other relative systems take the composite cg_tree_output."""
+    return (bool(getattr(system, "articulated", False)) and not system.m
+            and not getattr(system, "armatures", None))
+
+
 def compiled_output(system):
     """Why the output rows of ``system`` are post-processed in Python, or None when compiled code
     does (:func:`output_kind`)."""
@@ -125,10 +138,13 @@ class CompiledOutput:
         if kind == TREE:
             self.tables.update(_tree_tables(system))
             self._struct = _TreeOutput
-            self._fixed = dict(par=buffers["par"].ctypes.data, f=buffers["f"].ctypes.data,
-                               u=buffers["u"].ctypes.data, lam=buffers["lam"].ctypes.data, gravity=gravity, nj=nj,
-                               nd=nd)
-            self.function = system.kernels.pointer("cg_tree_output")
+            self._fixed = dict(gravity=gravity, nj=nj, nd=nd)
+            if open_tree_solved(system):          # rows from the recursion of the step loop's solve
+                self.function = system.kernels.pointer("cg_tree_output_solved")
+                self._row = ctypes.CFUNCTYPE(_I, _P, _P, _P, _P, _I)(system.kernels.pointer("cg_tree_output_open"))
+            else:
+                self.function = system.kernels.pointer("cg_tree_output")
+                self._row = ctypes.CFUNCTYPE(None, _P, _P, _P, _P, _I)(self.function)
         else:
             rows_of = [j.rows + system._driven_rows.get(k, []) for k, j in enumerate(system.joints)]
             self.tables.update(mass=np.ascontiguousarray(system.mass_values, dtype=float),
@@ -137,19 +153,38 @@ class CompiledOutput:
                                rows=np.array([i for r in rows_of for i in r] or [0], dtype=np.intc),
                                driver_row=np.array([d.row for d in system.drivers] or [0], dtype=np.intc))
             self._struct = _CartesianOutput
-            self._fixed = dict(nb=nb, nq=system.nq, nj=nj, nd=nd, gravity=gravity, lam=buffers["lam"].ctypes.data,
-                               jac=buffers["jac"].ctypes.data)
+            self._fixed = dict(nb=nb, nq=system.nq, nj=nj, nd=nd, gravity=gravity)
             self.function = ctypes.cast(system.kernels.runtime.cg_cartesian_output, ctypes.c_void_p).value
-        self._call = ctypes.CFUNCTYPE(None, _P, _P, _P, _P, _I)(self.function)
+            self._row = ctypes.CFUNCTYPE(None, _P, _P, _P, _P, _I)(self.function)
         self._allocate(rows)
 
     def _allocate(self, rows):
         """Arrays of ``rows`` rows and the C context pointing to them."""
-        self.arrays = {name: np.zeros((rows,) + shape) for name, shape in self.shapes.items()}
-        names = {field for field, _ in self._struct._fields_}
+        self.arrays = self._own = {name: np.zeros((rows,) + shape) for name, shape in self.shapes.items()}
+        self._fields = names = {field for field, _ in self._struct._fields_}
         pointers = {name: a.ctypes.data for name, a in {**self.tables, **self.arrays}.items() if name in names}
         self.context = self._struct(**self._fixed, **pointers)
         self.pointer = ctypes.addressof(self.context)
+        self.bind(self.buffers, force=True)
+
+    def bind(self, buffers, force=False):
+        """Read the state's buffers ``buffers`` (``par``, ``f``, ``u``, ``lam`` of a tree; ``lam``, ``jac`` of
+        the Cartesian rows): those of the compiled reduction a run's step loop solves with (a kept
+        output bound again for the next run's reduction)."""
+        if buffers is self.buffers and not force:
+            return
+        self.buffers = buffers
+        for name in ("par", "f", "u", "lam") if self.kind == TREE else ("lam", "jac"):
+            setattr(self.context, name, buffers[name].ctypes.data)
+
+    def write_into(self, target):
+        """Write the rows into ``target`` ({recorder column: rows}, "energy" among them: the step loop's
+        :meth:`~solver.codegen.segment.CompiledSegments.write_into`), or, None, into its own arrays."""
+        self.arrays = self._own if target is None else {name: target[POST_NAMES.get(name, name)]
+                                                         for name in self.shapes}
+        for name, rows in self.arrays.items():
+            if name in self._fields:
+                setattr(self.context, name, rows.ctypes.data)
 
     def rows(self, t, angles=None):
         """The rows written at the times ``t`` (the first len(t)), as the recorder's post-processed
@@ -166,7 +201,8 @@ class CompiledOutput:
         """:meth:`rows` of N consistent states (arrays with a leading axis N), one C call each; the
         Cartesian rows' Φ_q from the position kernel at q (no angle unwrapping: Φ_q does not depend
         on it).  None when the system is no longer covered (an interactive run adds its held loads to
-        the force elements after its Run started)."""
+        the force elements after its Run started) or an open tree's recursion fails at a state
+        (cg_tree_output_open: singular or not finite; the Python post-processing then takes the rows)."""
         if output_kind(self.system)[0] != self.kind:
             return None
         n = len(t)
@@ -183,7 +219,8 @@ class CompiledOutput:
             if self.kind == CARTESIAN:
                 k["q"][:] = q[x]
                 k.call("position")
-            self._call(self.pointer, base[0] + x * step, base[1] + x * step, base[2] + x * step, x)
+            if self._row(self.pointer, base[0] + x * step, base[1] + x * step, base[2] + x * step, x) in (0, -1):
+                return None            # the tree's recursion singular or not finite there: the rows in Python
         return self.rows(t, angles)
 
 
@@ -225,9 +262,13 @@ class _RowBuffers(dict):
         self.kernels.call(name)
 
 
-def row_output(system):
+def row_output(system, cache=None):
     """A :class:`CompiledOutput` of stacked states of ``system`` (its kernels' buffers), None when its
-    rows are post-processed in Python (:func:`compiled_output`)."""
+    rows are post-processed in Python (:func:`compiled_output`).  ``cache``: a dict of objects bound
+    to this workspace (``Run.cache``), where the output is kept for the workspace's next run."""
     if compiled_output(system) is not None:
         return None
-    return CompiledOutput(system, 64, _RowBuffers(system.kernels, system.m))
+    cache = {} if cache is None else cache
+    if "row_output" not in cache:
+        cache["row_output"] = CompiledOutput(system, 64, _RowBuffers(system.kernels, system.m))
+    return cache["row_output"]

@@ -27,6 +27,23 @@
  *   energy          kinetic ½ m ṙᵀṙ + ½ ω'ᵀJ'ω' (ω' = Aᵀω) + Σ ½ a θ̇², gravity −m gᵀr (the force elements'
  *                   potential is added in Python, solver/codegen/output.py)
  *
+ * That is cg_tree_output (the composite form, about the global origin).  An open tree without joint
+ * armature or Euler parameters (solver/codegen/output.py decides) reads its rows from the
+ * articulated-body recursion instead (articulated.c, no MR): cg_tree_output_solved from the one the
+ * step loop's solve has just evaluated at the output point (reduced.c's tree_reduced:
+ * cg_tree_accelerations), cg_tree_output_open after evaluating it (rows stored one at a time).  Its
+ * work space then holds the body states, B'_e, D'_e and the articulated K_e, L_e, all about each ground
+ * subtree's root CM o (load_bodies' shift), and
+ *
+ *   accelerations   Ẏ̂'_C = Ẏ̂'_P + B'_e q̈_e + D'_e (eq. 8 about o),  a = Ẏ̂'_top + α × (r − o) + ω × ṙ
+ *   reactions       R̂'_e = K_e Ẏ̂'_C − L_e, the articulated-body form of the joint's wrench on its child
+ *                   (Featherstone (2008) §7.3; articulated.c's header: M̂_C Ẏ̂_C = Q̂_C + R̂_e − Σ_k R̂_k
+ *                   with each child's R̂_k = K_k Ẏ̂_k − L_k), equal to the composite form of eq. 30;
+ *                   about P: [f ; n_o − (P − o) × f]   (eq. 31)
+ *
+ * with no load_bodies or composite pass of its own (a row costs O(n) beside the solve at its point)
+ * and without the cancellation of m r̃r̃ against J far from the origin.  Both forms share the body
+ * states, the accelerations and the joint rows (body_rows, accelerations, joint_rows).
  * The joint and driver tables (cg_output_t) come from the RelativeSystem (solver/codegen/output.py).
  */
 typedef struct {
@@ -49,7 +66,8 @@ typedef struct {
 } cg_output_t;
 
 static _Thread_local struct {
-    double Ydd[6 * NB], KBq[6 * NB], below[6 * NB], R[6 * NB];
+    double Ydd[6 * NB], Bq[6 * NB], KBq[6 * NB], below[6 * NB], R[6 * NB];
+    int root[NB];                       /* per edge: the edge of its ground subtree's root */
 } out_ws;
 
 /* n = Aᵀ x (A 3 × 3 row-major). */
@@ -112,12 +130,9 @@ static double rotor_loads(const cg_output_t *o, const double *qd, const double *
     return energy;
 }
 #endif
-
-/* The output row `row` of the state (q, q̇, q̈) with the context's λ (module comment). */
-void cg_tree_output(void *context, const double *q, const double *qd, const double *qdd, int row)
+/* The body states r, A, ṙ, ω of row `row` and its energies (module comment) from tb at (q, q̇). */
+static void body_rows(const cg_output_t *o, int row)
 {
-    const cg_output_t *o = context;
-    load_bodies(q, qd, o->par, o->f, o->u, 0);
     double kinetic = 0.0, gravity = 0.0;
     for (int b = 0; b < NB; ++b) {
         const double *c = o->par + 7 * b, *r = tb.qc + 7 * b, *v = tb.qdc + 7 * b, *A = tb.A + 9 * b;
@@ -137,49 +152,60 @@ void cg_tree_output(void *context, const double *q, const double *qd, const doub
     }
     double *en = o->energy + 4 * (size_t)row;
     en[0] = kinetic; en[1] = gravity; en[2] = 0.0; en[3] = 0.0;
-#ifdef MR
-    cut_wrenches(o);
-#endif
-#if ARMATURE >= 0
-    en[0] += rotor_loads(o, qd, qdd);
-#endif
-    composite();
-    double *Ydd = out_ws.Ydd, *KBq = out_ws.KBq, *below = out_ws.below, *R = out_ws.R;
-    for (int e = 0; e < NB; ++e) {                       /* eq. 8, parents first */
-        const int p = edge_parent[e], c0 = edge_col[e];
-        double Bq[6] = {0.0};
+}
+
+/* The point o the state quantities of edge e are taken about (load_bodies' shift): its ground
+ * subtree's root CM when shifted, the global origin otherwise. */
+static void edge_origin(int e, int shift, double *x)
+{
+    for (int i = 0; i < 3; ++i) x[i] = shift ? tb.qc[7 * edge_child[out_ws.root[e]] + i] : 0.0;
+}
+
+/* Ẏ̂_C = Ẏ̂_P + B_e q̈_e + D_e per edge (eq. 8, parents first; B_e q̈_e kept in out_ws.Bq, each edge's
+ * subtree root in out_ws.root) and the bodies' α = Ẏ̂_bot, a = Ẏ̂_top + α × (r − o) + ω × ṙ of row `row`. */
+static void accelerations(const cg_output_t *o, const double *qdd, int row, int shift)
+{
+    for (int e = 0; e < NB; ++e) {
+        const int p = edge_parent[e], c0 = edge_col[e], b = edge_child[e];
+        out_ws.root[e] = p < 0 ? e : out_ws.root[p];
+        double *Y = out_ws.Ydd + 6 * e, *Bq = out_ws.Bq + 6 * e;
+        for (int i = 0; i < 6; ++i) Bq[i] = 0.0;
         for (int j = 0; j < edge_n[e]; ++j)
             for (int i = 0; i < 6; ++i) Bq[i] += tb.B[6 * (c0 + j) + i] * qdd[c0 + j];
-        for (int i = 0; i < 6; ++i) {
-            Ydd[6 * e + i] = (p >= 0 ? Ydd[6 * p + i] : 0.0) + Bq[i] + tb.D[6 * e + i];
-            below[6 * e + i] = 0.0;
-        }
-        mul6(tb.K + 36 * e, Bq, KBq + 6 * e);
-    }
-    for (int e = NB - 1; e >= 0; --e) {                  /* eq. 30, leaves first */
-        const int p = edge_parent[e];
-        double KY[6];
-        mul6(tb.K + 36 * e, Ydd + 6 * e, KY);
-        for (int i = 0; i < 6; ++i) R[6 * e + i] = -tb.L[6 * e + i] + KY[i] + below[6 * e + i];
-        if (p >= 0) for (int i = 0; i < 6; ++i) below[6 * p + i] += KBq[6 * e + i] + below[6 * e + i];
-        const int b = edge_child[e];
-        const double *Y = Ydd + 6 * e, *r = tb.qc + 7 * b, *v = tb.qdc + 7 * b, *w = tb.w + 3 * b;
+        for (int i = 0; i < 6; ++i) Y[i] = (p >= 0 ? out_ws.Ydd[6 * p + i] : 0.0) + Bq[i] + tb.D[6 * e + i];
+        const double *r = tb.qc + 7 * b, *v = tb.qdc + 7 * b, *w = tb.w + 3 * b;
+        double d[3];
+        edge_origin(e, shift, d);
+        for (int i = 0; i < 3; ++i) d[i] = r[i] - d[i];
         double *a = o->a + ((size_t)row * NB + b) * 3, *al = o->alpha + ((size_t)row * NB + b) * 3;
-        a[0] = Y[0] + (Y[4] * r[2] - Y[5] * r[1]) + (w[1] * v[2] - w[2] * v[1]);
-        a[1] = Y[1] + (Y[5] * r[0] - Y[3] * r[2]) + (w[2] * v[0] - w[0] * v[2]);
-        a[2] = Y[2] + (Y[3] * r[1] - Y[4] * r[0]) + (w[0] * v[1] - w[1] * v[0]);
+        a[0] = Y[0] + (Y[4] * d[2] - Y[5] * d[1]) + (w[1] * v[2] - w[2] * v[1]);
+        a[1] = Y[1] + (Y[5] * d[0] - Y[3] * d[2]) + (w[2] * v[0] - w[0] * v[2]);
+        a[2] = Y[2] + (Y[3] * d[1] - Y[4] * d[0]) + (w[0] * v[1] - w[1] * v[0]);
         al[0] = Y[3]; al[1] = Y[4]; al[2] = Y[5];
     }
-    for (int k = 0; k < o->nj; ++k) {                    /* eq. 31 */
+}
+
+/* The joint rows of row `row` from the edges' wrenches out_ws.R (about o: edge_origin) and, with constraint
+ * rows, the cut joints' in o->wrench (cut_wrenches, about the global origin): on body_j ±R̂_e, about the
+ * joint origin P on body_j (eq. 31), in joint axes; the drivers' forces (eq. 36, B'ᵀR̂' = BᵀR̂ about any o;
+ * −λ on a cut joint). */
+static void joint_rows(const cg_output_t *o, const double *q, int row, int shift)
+{
+    const double *R = out_ws.R;
+    for (int k = 0; k < o->nj; ++k) {
         const int edge = o->joint_edge[k], bi = o->joint_bi[k], bj = o->joint_bj[k];
         double *W = o->wrench + 6 * k;
-        if (edge >= 0) for (int i = 0; i < 6; ++i) W[i] = o->joint_sign[k] * R[6 * edge + i];
+        double x[3] = {0.0, 0.0, 0.0};
+        if (edge >= 0) {
+            for (int i = 0; i < 6; ++i) W[i] = o->joint_sign[k] * R[6 * edge + i];
+            edge_origin(edge, shift, x);
+        }
         const double *sj = o->joint_sj + 3 * k;
         double P[3], T[3], Fr[9];
-        for (int i = 0; i < 3; ++i)
-            P[i] = bj >= 0 ? tb.qc[7 * bj + i] + tb.A[9 * bj + 3 * i] * sj[0] + tb.A[9 * bj + 3 * i + 1] * sj[1]
-                                 + tb.A[9 * bj + 3 * i + 2] * sj[2]
-                           : sj[i];
+        for (int i = 0; i < 3; ++i)                      /* P − o */
+            P[i] = (bj >= 0 ? tb.qc[7 * bj + i] + tb.A[9 * bj + 3 * i] * sj[0] + tb.A[9 * bj + 3 * i + 1] * sj[1]
+                                  + tb.A[9 * bj + 3 * i + 2] * sj[2]
+                            : sj[i]) - x[i];
         T[0] = W[3] - (P[1] * W[2] - P[2] * W[1]);
         T[1] = W[4] - (P[2] * W[0] - P[0] * W[2]);
         T[2] = W[5] - (P[0] * W[1] - P[1] * W[0]);
@@ -200,7 +226,72 @@ void cg_tree_output(void *context, const double *q, const double *qd, const doub
         double force = col >= 0 ? dot6(tb.B + 6 * col, R + 6 * o->driver_edge[d]) : -o->lam[o->driver_row[d]];
 #ifdef MR
         if (col >= 0) force -= relative_coupler_loads(col, q, o->par, o->lam);
+#else
+        (void)q;
 #endif
         o->driver_force[(size_t)row * o->nd + d] = force;
     }
 }
+
+/* The output row `row` of the state (q, q̇, q̈) with the context's λ (module comment: the composite
+ * form of eq. 30 about the global origin, with the cut joints' wrenches and the rotors' loads). */
+void cg_tree_output(void *context, const double *q, const double *qd, const double *qdd, int row)
+{
+    const cg_output_t *o = context;
+    load_bodies(q, qd, o->par, o->f, o->u, 0);
+    body_rows(o, row);
+#ifdef MR
+    cut_wrenches(o);
+#endif
+#if ARMATURE >= 0
+    o->energy[4 * (size_t)row] += rotor_loads(o, qd, qdd);
+#endif
+    composite();
+    accelerations(o, qdd, row, 0);
+    double *KBq = out_ws.KBq, *below = out_ws.below, *R = out_ws.R;
+    for (int e = 0; e < NB; ++e) {
+        mul6(tb.K + 36 * e, out_ws.Bq + 6 * e, KBq + 6 * e);
+        for (int i = 0; i < 6; ++i) below[6 * e + i] = 0.0;
+    }
+    for (int e = NB - 1; e >= 0; --e) {                  /* eq. 30, leaves first */
+        const int p = edge_parent[e];
+        double KY[6];
+        mul6(tb.K + 36 * e, out_ws.Ydd + 6 * e, KY);
+        for (int i = 0; i < 6; ++i) R[6 * e + i] = -tb.L[6 * e + i] + KY[i] + below[6 * e + i];
+        if (p >= 0) for (int i = 0; i < 6; ++i) below[6 * p + i] += KBq[6 * e + i] + below[6 * e + i];
+    }
+    joint_rows(o, q, row, 0);
+}
+
+#ifndef MR
+/* The open tree's output row `row` of the state (q, q̇, q̈) read from the articulated-body recursion
+ * (articulated.c's cg_tree_accelerations) just evaluated at (q, q̇): the body states, the shifted B'_e,
+ * D'_e and the articulated K_e, L_e about each ground subtree's root CM o, R̂'_e = K_e Ẏ̂'_C − L_e
+ * (module comment).  Not for joint armature: its rotors' loads are not in the articulated L_e (the
+ * composite cg_tree_output adds them). */
+void cg_tree_output_solved(void *context, const double *q, const double *qd, const double *qdd, int row)
+{
+    const cg_output_t *o = context;
+    (void)qd;
+    body_rows(o, row);
+    accelerations(o, qdd, row, 1);
+    for (int e = 0; e < NB; ++e) {
+        mul6(tb.K + 36 * e, out_ws.Ydd + 6 * e, out_ws.R + 6 * e);
+        for (int i = 0; i < 6; ++i) out_ws.R[6 * e + i] -= tb.L[6 * e + i];
+    }
+    joint_rows(o, q, row, 1);
+}
+
+/* cg_tree_output_solved at any consistent state (rows stored one at a time): the recursion evaluated
+ * there first (no joint forces τ: the models covered have none).  Returns 1, or what
+ * cg_tree_accelerations returned (0: singular, −1: not finite) with nothing written. */
+int cg_tree_output_open(void *context, const double *q, const double *qd, const double *qdd, int row)
+{
+    const cg_output_t *o = context;
+    static const double tau[NQ1] = {0.0};
+    double scratch[NQ1];
+    const int status = cg_tree_accelerations(q, qd, o->par, o->f, o->u, tau, scratch);
+    if (status == 1) cg_tree_output_solved(context, q, qd, qdd, row);
+    return status;
+}
+#endif

@@ -35,6 +35,9 @@ SHORT_RUN = 1000          # output points a run (or what is left of it) writes i
 _D, _I, _L, _P = ctypes.c_double, ctypes.c_int, ctypes.c_long, ctypes.c_void_p
 TIME_FLAGS = ("-O1", "-shared", "-fPIC")
 _LIBRARIES = {}              # time-function libraries loaded in this process, by key
+# the arrays a call writes its output points into → the recorder's columns (CompiledSegments.write_into)
+ROW_COLUMNS = {"out_t": "t", "out_q": "q", "out_qd": "qd", "out_qdd": "qdd", "out_lam": "lam",
+               "out_viol": "constraint_violation"}
 
 
 class _Dopri(ctypes.Structure):
@@ -147,7 +150,7 @@ class CompiledSegments:
 
     def __init__(self, reduction, method, time_fn, times, next_out, rtol, atol, max_step, bound, growth_bound,
                  stall, window, branches, stage_retries, stiffness=None, band=None, max_steps=200, max_out=100,
-                 post=False, jac_step=1e-7):
+                 post=False, jac_step=1e-7, cache=None):
         from ..formulations.branches import BRANCH_GUARD, BRANCH_SHRINK
         self.reduction = reduction
         self.branches = branches
@@ -166,20 +169,24 @@ class CompiledSegments:
             max_out = max(max_out, rows_left)
         if self.store_jac:                                           # Φ_q[rows] of each row: bounded memory
             max_out = max(1, min(max_out, 2_000_000 // max(1, r * nq)))
+        self.max_out = max_out
         self.times = np.ascontiguousarray(times, dtype=float)
         self.window = window
         n = 2 * f
-        self.arrays = {
-            "dp_memory": np.zeros(max(1, 28 * n)), "bdf_memory": np.zeros(max(1, (BDF_HISTORY + 6) * n + 2 * n * n)),
-            "q_last": np.zeros(nq), "qd_last": np.zeros(nq),
-            "q_acc": np.zeros(nq), "qd_acc": np.zeros(nq), "q_prev": np.zeros(nq), "qd_prev": np.zeros(nq),
-            "y_out": np.zeros(max(1, n)), "fail_y": np.zeros(max(1, n)), "out_t": np.zeros(max_out), "out_q": np.zeros((max_out, nq)),
-            "out_qd": np.zeros((max_out, nq)), "out_qdd": np.zeros((max_out, nq)),
-            "out_lam": np.zeros((max_out, max(1, m))), "out_viol": np.zeros(max_out), "out_sigma": np.zeros(max_out),
-            "out_jac": np.zeros((max_out if self.store_jac else 1, max(1, r), nq)),
-            "out_cond": np.zeros(max_out if self.row_sigma else 1),
-            "step_t": np.zeros(max_steps), "step_h": np.zeros(max_steps),
-            "ang_acc": np.zeros(max(1, len(self._angles))), "ang_rate": np.zeros(max(1, len(self._angles)))}
+        # the buffers (and the compiled output's) of a previous run on this workspace when they fit (``cache``,
+        # Run.cache): each is written before it is read (dp_init, start, the rows and steps of a call)
+        cache = {} if cache is None else cache
+        key = (nq, m, f, r, max_out, max_steps, len(self._angles), bool(post), self.store_jac, self.row_sigma)
+        kept = cache.get("segments")
+        if kept is None or kept[0] != key:
+            output = None
+            if post:
+                from .output import CompiledOutput
+                output = CompiledOutput(reduction.system, max_out, reduction.arrays)
+            kept = cache["segments"] = (key, self._buffers(nq, m, n, r, max_out, max_steps, len(self._angles)), output)
+        self.arrays, self.output = kept[1], kept[2]
+        if self.output is not None:          # its context reads this run's reduction buffers (par, f, u; λ, Φ_q)
+            self.output.bind(reduction.arrays)
         ptr = {name: v.ctypes.data for name, v in self.arrays.items()}
         self.y = self.arrays["dp_memory"][:n]
         self.band = None if band is None else _Band(at=band[0], clear=band[1], tries=band[2], t_pass=np.nan, h_placed=np.nan)
@@ -197,10 +204,8 @@ class CompiledSegments:
                                                             "out_viol", "out_sigma", "out_jac", "step_t", "step_h", "ang_acc",
                                                             "ang_rate")})
         self.seg.out_cond = ptr["out_cond"] if self.row_sigma else None
-        self.output = None
-        if post:
-            from .output import CompiledOutput
-            self.output = CompiledOutput(reduction.system, max_out, reduction.arrays)
+        self.targets = {name: self.arrays[name] for name in ROW_COLUMNS}     # where a call writes its rows
+        if self.output is not None:
             self.seg.k_output, self.seg.output = self.output.function, self.output.pointer
         lib = reduction.system.kernels.runtime
         fn, init = lib.cg_segment, lib.cg_segment_init
@@ -213,6 +218,21 @@ class CompiledSegments:
         init(self._ptr, METHODS[method], ptr["dp_memory"], rtol, atol, max_step or np.inf, ptr["bdf_memory"],
              self._pivots.ctypes.data, jac_step)
 
+    def _buffers(self, nq, m, n, r, max_out, max_steps, angles):
+        """The arrays of the loop (n = 2 dof; ``angles`` unwrapped angles): its state and what a call writes
+        (Φ_q[rows] of each row when stored, σ_min / σ_max when read out in C)."""
+        return {
+            "dp_memory": np.zeros(max(1, 28 * n)), "bdf_memory": np.zeros(max(1, (BDF_HISTORY + 6) * n + 2 * n * n)),
+            "q_last": np.zeros(nq), "qd_last": np.zeros(nq),
+            "q_acc": np.zeros(nq), "qd_acc": np.zeros(nq), "q_prev": np.zeros(nq), "qd_prev": np.zeros(nq),
+            "y_out": np.zeros(max(1, n)), "fail_y": np.zeros(max(1, n)), "out_t": np.zeros(max_out), "out_q": np.zeros((max_out, nq)),
+            "out_qd": np.zeros((max_out, nq)), "out_qdd": np.zeros((max_out, nq)),
+            "out_lam": np.zeros((max_out, max(1, m))), "out_viol": np.zeros(max_out), "out_sigma": np.zeros(max_out),
+            "out_jac": np.zeros((max_out if self.store_jac else 1, max(1, r), nq)),
+            "out_cond": np.zeros(max_out if self.row_sigma else 1),
+            "step_t": np.zeros(max_steps), "step_h": np.zeros(max_steps),
+            "ang_acc": np.zeros(max(1, angles)), "ang_rate": np.zeros(max(1, angles))}
+
     def start(self, t, y, q, qd):
         """Start at the consistent state (t, y = [z, ż], q, q̇)."""
         self.seg.dp.t = t
@@ -220,6 +240,20 @@ class CompiledSegments:
         self.arrays["q_acc"][:] = q
         self.arrays["qd_acc"][:] = qd
         self.seg.started = 0
+
+    def write_into(self, target):
+        """Write the next call's output rows into ``target`` — views of max_out rows of the recorder's
+        buffer, {column: rows} (``Recorder.reserve``), the compiled output's columns and "energy"
+        included — or, None, into this loop's own arrays (:meth:`rows` reads them either way)."""
+        self.targets = {name: self.arrays[name] if target is None else target[column]
+                        for name, column in ROW_COLUMNS.items()}
+        for name, rows in self.targets.items():
+            setattr(self.seg, name, rows.ctypes.data)
+        if self.output is not None:
+            self.output.write_into(target)
+        self.in_place = target is not None
+
+    in_place = False
 
     def advance(self):
         """One call of cg_segment; returns its status (END, BUDGET, …).  The accepted angles and their
@@ -241,9 +275,9 @@ class CompiledSegments:
     def rows(self):
         """(t, q, q̇, q̈, λ, max |Φ|, Φ_q[rows] or None, the solves' σ_min(Φ_q[rows] U) estimates) of the
         output points of the last call (views)."""
-        a, n, m = self.arrays, self.seg.n_out, self.reduction.problem.m
-        return (a["out_t"][:n], a["out_q"][:n], a["out_qd"][:n], a["out_qdd"][:n], a["out_lam"][:n, :m],
-                a["out_viol"][:n], a["out_jac"][:n] if self.store_jac else None, a["out_sigma"][:n])
+        a, w, n, m = self.arrays, self.targets, self.seg.n_out, self.reduction.problem.m
+        return (w["out_t"][:n], w["out_q"][:n], w["out_qd"][:n], w["out_qdd"][:n], w["out_lam"][:n, :m],
+                w["out_viol"][:n], a["out_jac"][:n] if self.store_jac else None, a["out_sigma"][:n])
 
     def conditioning(self):
         """σ_min / σ_max of Φ_q[rows] of the output points of the last call (a view), None when they are
@@ -253,7 +287,7 @@ class CompiledSegments:
     def post_rows(self):
         """The post-processed columns of the output points of the last call (views;
         :meth:`solver.codegen.output.CompiledOutput.rows`), None when they are left to Python."""
-        return None if self.output is None else self.output.rows(self.arrays["out_t"][:self.seg.n_out])
+        return None if self.output is None else self.output.rows(self.targets["out_t"][:self.seg.n_out])
 
     def steps(self):
         """(t, h) of the steps of the last call (views)."""

@@ -25,7 +25,7 @@ integrals need (:mod:`solver.flexible.modal`).
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg
+from ..math.lazy import sla
 
 from ..errors import ModelError
 from ..model.sections import Material, Section
@@ -85,7 +85,7 @@ class BeamMesh:
         clamped (empty: free–free, which starts with 6 rigid-body zeros): eigh(K, M)."""
         free = np.setdiff1d(np.arange(self.ndof), np.concatenate(
             [self.node_dofs(k) for k in fixed_nodes]) if len(fixed_nodes) else [])
-        lam = scipy.linalg.eigh(self.K[np.ix_(free, free)], self.M[np.ix_(free, free)], eigvals_only=True)
+        lam = sla.eigh(self.K[np.ix_(free, free)], self.M[np.ix_(free, free)], eigvals_only=True)
         return np.sqrt(np.clip(lam, 0.0, None))
 
     def strain_operators(self):

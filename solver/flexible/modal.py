@@ -26,7 +26,7 @@ Stress recovery: per node and mode, σ_axial = E u', σ_bend,y = −E c_z w'' (o
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg
+from ..math.lazy import sla
 
 from ..errors import ModelError
 from .beam import NODE_DOF, BeamMesh
@@ -184,13 +184,13 @@ def _drop_rigid(vecs, lam, M, K, R, k):
     Phi = vecs[:, keep] - R @ np.linalg.solve(G, R.T @ M @ vecs[:, keep])
     if not keep:
         return Phi, lam[keep]
-    lam2, y = scipy.linalg.eigh(Phi.T @ K @ Phi, Phi.T @ M @ Phi)
+    lam2, y = sla.eigh(Phi.T @ K @ Phi, Phi.T @ M @ Phi)
     return Phi @ y, lam2
 
 
 def _free_modes(mesh, k):
     n = min(mesh.ndof, k + 6)
-    lam, vecs = scipy.linalg.eigh(mesh.K, mesh.M, subset_by_index=[0, n - 1])
+    lam, vecs = sla.eigh(mesh.K, mesh.M, subset_by_index=[0, n - 1])
     return _drop_rigid(vecs, lam, mesh.M, mesh.K, _rigid_modes(mesh), k)
 
 
@@ -204,8 +204,8 @@ def _craig_bampton(mesh, k, interface_nodes):
     T[b, :len(b)] = np.eye(len(b))
     T[np.ix_(i, np.arange(len(b)))] = -np.linalg.solve(K[np.ix_(i, i)], K[np.ix_(i, b)])
     if k:
-        _, phi_i = scipy.linalg.eigh(K[np.ix_(i, i)], M[np.ix_(i, i)], subset_by_index=[0, k - 1])
+        _, phi_i = sla.eigh(K[np.ix_(i, i)], M[np.ix_(i, i)], subset_by_index=[0, k - 1])
         T[np.ix_(i, np.arange(len(b), len(b) + k))] = phi_i
-    lam, y = scipy.linalg.eigh(T.T @ K @ T, T.T @ M @ T)
+    lam, y = sla.eigh(T.T @ K @ T, T.T @ M @ T)
     vecs = T @ y
     return _drop_rigid(vecs, lam, M, K, _rigid_modes(mesh), T.shape[1] - 6)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..partitioning.partition import POSITION_TOL
-from .workspace import claim, reset, workspace
+from .workspace import borrow, claim, give_back, reset, workspace
 
 
 @dataclass
@@ -70,6 +70,16 @@ class MechanicalSystem:
         A run evaluates its workspace, never the compiled system itself, so runs of one compiled
         system may go on at the same time and each starts from the model's configuration."""
         return workspace(self, self.run_state())
+
+    def borrow_workspace(self):
+        """(workspace, cache) for one run: a :meth:`workspace` a finished run gave back
+        (:meth:`give_back_workspace`), its run state reset, or a new one
+        (:func:`solver.formulations.workspace.borrow`)."""
+        return borrow(self, self.run_state())
+
+    def give_back_workspace(self, space, cache):
+        """Keep a finished run's borrowed workspace (and its cache) for the next run."""
+        give_back(self, space, cache)
 
     def own_workspace(self) -> "MechanicalSystem":
         """This system itself, its run state reset in place as :meth:`workspace` resets the copies:

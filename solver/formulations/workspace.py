@@ -31,6 +31,8 @@ _PLANS = weakref.WeakKeyDictionary()      # system → (what its workspaces shar
 _STARTS = weakref.WeakKeyDictionary()     # system → its initial_state() (q0, q̇0, t0), arrays read-only
 _CLAIMS = weakref.WeakKeyDictionary()     # system → the lock of the run evaluating it itself
 _CLAIMS_LOCK = threading.Lock()
+_IDLE = weakref.WeakKeyDictionary()       # system → [(workspace, its cache)] given back by finished runs
+IDLE_KEPT = 2                             # idle workspaces kept per system (runs one after the other need one)
 
 
 def workspace(system, run_state):
@@ -46,6 +48,32 @@ def workspace(system, run_state):
     twin = copy.deepcopy(system, memo)
     reset(memo[key] for key in state)
     return twin
+
+
+def borrow(system, run_state):
+    """(workspace, cache) for one run: an idle workspace of ``system`` a finished run gave back
+    (:func:`give_back`) with its run state reset — what a fresh copy would be, since everything else
+    in it is what the compile fixed and no evaluation changes — else a fresh :func:`workspace` and an
+    empty cache.  ``cache``: a dict the run keeps objects bound to this workspace in (the compiled
+    output's tables and buffers), reused with it.  The copy it saves is ≈ 0.2 ms of a 7-DOF arm's
+    run (issue #32 item 1)."""
+    with _CLAIMS_LOCK:
+        idle = _IDLE.get(system)
+        lent = idle.pop() if idle else None
+    if lent is None:
+        return workspace(system, run_state), {}
+    space, cache = lent
+    reset(space.run_state())
+    return space, cache
+
+
+def give_back(system, space, cache):
+    """A finished run's workspace of ``system`` (from :func:`borrow`, evaluated by nothing else
+    now) kept for the next run, at most IDLE_KEPT per system."""
+    with _CLAIMS_LOCK:
+        idle = _IDLE.setdefault(system, [])
+        if len(idle) < IDLE_KEPT:
+            idle.append((space, cache))
 
 
 def initial_state(system, space):

@@ -19,7 +19,7 @@ The step is fixed (``h``), halved on Newton failure and grown back after success
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg as sla
+from ..math.lazy import sla
 
 
 class GeneralizedAlpha:

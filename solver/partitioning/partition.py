@@ -29,7 +29,7 @@ rocker's Euler parameter e₃ = sin(θ/2), stationary at θ = −180°, its seco
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg as sla
+from ..math.lazy import sla
 
 from ..errors import SolverError
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.linalg as sla
+from ..math.lazy import sla
 
 from .partition import numerical_rank, rank_scales
 

@@ -3,6 +3,7 @@ output_cartesian.c) equal the Python post-processing (RelativeSystem / Cartesian
 .postprocess_batch: numpy of their own) to round-off, obey Newton–Euler's balance (the whole arm about
 its base joint; every body of a closed loop), and mix with rows post-processed in Python in one chunk
 of the recorder.  Models the C does not cover say why and keep the Python rows."""
+import ctypes
 import sys
 from pathlib import Path
 
@@ -16,7 +17,7 @@ import scale_models  # noqa: E402
 
 import solver  # noqa: E402
 from solver.analysis.recording import Recorder, output_columns  # noqa: E402
-from solver.codegen.output import compiled_output  # noqa: E402
+from solver.codegen.output import compiled_output, open_tree_solved, row_output  # noqa: E402
 from solver.formulations.cartesian import CartesianSystem  # noqa: E402
 from solver.formulations.relative import RelativeSystem  # noqa: E402
 from solver.math.rotations import cross  # noqa: E402
@@ -402,3 +403,54 @@ def test_joint_armature_rows_from_c_equal_python(make):
     if make is spinning_slider:           # conservative: the rotors' energy in the total
         total = rows["energy_table"][:, 5]
         assert np.ptp(total) <= 1e-6 * np.max(np.abs(rows["energy_table"][:, :4]))
+
+
+def two_trees(offset):
+    """Two trees hanging from ground at ``offset`` (a pendulum with an inverted second joint, a slider):
+    the same motion wherever they are."""
+    o = np.asarray(offset, dtype=float)
+    m = solver.Model(name="two trees", gravity=(0.0, -9.81, 0.0))
+    m.add_body("a1", mass=1.0, inertia=(0.01, 0.02, 0.03), position=tuple(o + (0.5, 0, 0)), angular_velocity=(0, 0, 1.0))
+    m.add_body("a2", mass=0.5, inertia=(0.01, 0.01, 0.01, 0.001, 0, 0), position=tuple(o + (1.0, -0.2, 0.1)))
+    m.add_body("b1", mass=2.0, inertia=(0.05, 0.02, 0.03), position=tuple(o + (-0.5, 0, 0.3)), velocity=(0, 0, 0.2))
+    m.add_joint("ja1", "revolute", solver.GROUND, "a1", origin=tuple(o), axis=(0, 0, 1))
+    m.add_joint("ja2", "revolute", "a2", "a1", origin=tuple(o + (1.0, 0, 0)), axis=(0, 0.6, 0.8))     # inverted
+    m.add_joint("jb1", "prismatic", solver.GROUND, "b1", origin=tuple(o + (-0.5, 0, 0.3)), axis=(0.6, 0.0, 0.8))
+    return m
+
+
+def test_the_tree_rows_are_the_same_far_from_the_origin():
+    """output_tree.c reads the recursion about each ground subtree's root CM (articulated.c's shift), so
+    the accelerations and the reactions about the joint origins of two trees 300 m from the global
+    origin equal those at the origin to the integration's round-off (observed ≤ 1e-12 of the column's
+    scale; the Python post-processing, about the global origin, loses 1.8e-10 of the torques' scale
+    there to cancellation between n_O and P × f)."""
+    rows = []
+    for offset in ((0.0, 0.0, 0.0), (300.0, -50.0, 20.0)):
+        compiled = solver.compile_model(two_trees(offset), formulation="relative", integrator="auto", t_end=1.0,
+                                        output_step=0.01, rtol=1e-8, atol=1e-10)
+        assert compiled_output(compiled.system) is None
+        rows.append(rows_of(solver.simulate(compiled)))
+    near, far = rows
+    for name in ("a", "alpha", "reaction_force", "reaction_torque", "reaction_force_joint", "reaction_torque_joint"):
+        scale = np.max(np.abs(near[name]))
+        assert np.max(np.abs(far[name] - near[name])) <= 1e-11 * scale, name
+
+
+def test_the_open_tree_rows_of_the_recursion_equal_the_composite_form(arm_run):
+    """The open tree's two C forms at the same states: cg_tree_output_open (the articulated-body
+    recursion's R̂'_e = K_e Ẏ̂'_C − L_e about the root CM, what the loop's cg_tree_output_solved reads)
+    and cg_tree_output (the composite form of eq. 30 about the global origin, the one systems with
+    constraint rows or armature take) — two formulations of the same reactions, to round-off."""
+    compiled, res = arm_run
+    system, rows = compiled.system, rows_of(res)
+    assert open_tree_solved(system) and not open_tree_solved(solver.compile_model(
+        spinning_slider(), formulation="relative", integrator="auto").system)      # armature: composite
+    output = row_output(system)
+    states = [rows[k] for k in ("t", "q", "qd", "qdd", "lam")]
+    solved = {k: np.array(v) for k, v in output.states(*states).items()}
+    output._row = ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * 4, ctypes.c_int)(system.kernels.pointer("cg_tree_output"))
+    composite = output.states(*states)
+    for name in (*POST[:-1], "energy"):
+        scale = max(1.0, float(np.max(np.abs(composite[name]))))
+        assert np.max(np.abs(solved[name] - composite[name])) <= ROUND_OFF * scale, name

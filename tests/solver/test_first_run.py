@@ -42,14 +42,42 @@ def test_every_public_name_resolves_and_star_import_works():
     assert "tire" in solver.forces.EVALUATORS                 # the vehicle kinds are registered at import
 
 
-def test_a_warm_build_needs_no_sympy_and_a_run_in_c_no_scipy_integrate(tmp_path):
+def test_a_warm_build_needs_no_sympy_nor_scipy_and_a_run_in_c_of_an_open_tree_no_scipy(tmp_path):
+    """The build imports no scipy (scipy.linalg at its first use: solver.math.linalg); the pendulum, an
+    open tree stepped in C (its first row solved in C too), runs without it; a run that factors a
+    partition (the Cartesian formulation's) imports scipy.linalg, still not scipy.integrate."""
     path = tmp_path / "pendulum.mbs.json"
     model = pendulum()
     model.settings.set("t_end", 0.5)
+    model.settings.set("formulation", "relative")
     model.save(path)
     assert solver.compile_model(solver.load_model(path)).generated        # in the cache (built now or before)
-    [loaded] = fresh("import solver\ncompiled = solver.compile_model(solver.load_model(sys.argv[1]))\n"
-                     "assert compiled.generated\nres = solver.simulate(compiled)\n"
-                     "assert any('step loop in C' in e['message'] for e in res.events)", args=(str(path),))
-    assert "sympy" not in loaded and "scipy.integrate" not in loaded and "scipy.optimize" not in loaded
+    assert solver.compile_model(solver.load_model(path), formulation="cartesian").generated
+    built, ran, factored = fresh("import solver\ncompiled = solver.compile_model(solver.load_model(sys.argv[1]))\n"
+                                 "assert compiled.generated",
+                                 "res = solver.simulate(compiled)\n"
+                                 "assert any('step loop in C' in e['message'] for e in res.events)",
+                                 "res = solver.simulate(solver.load_model(sys.argv[1]), formulation='cartesian')\n"
+                                 "assert any('step loop in C' in e['message'] for e in res.events)",
+                                 args=(str(path),))
+    assert built == [] and not [m for m in ran if m.startswith("scipy")]      # (threadpoolctl: the BLAS limit)
+    assert "scipy" in factored and "sympy" not in factored and "scipy.integrate" not in factored
 
+
+
+def test_a_run_that_imports_scipy_linalg_first_limits_its_blas_too(tmp_path):
+    """scipy.linalg is imported at its first use; a run that factors (the Cartesian pendulum's
+    partition) imports it before the BLAS limit of the run, so scipy's BLAS runs single-threaded in
+    it as numpy's does (threads.single_threaded_blas), in a fresh process where no scipy is loaded."""
+    path = tmp_path / "pendulum.mbs.json"
+    pendulum().save(path)
+    probe = ("import json, sys, solver\nfrom threadpoolctl import threadpool_info\nseen = []\n"
+             "res = solver.simulate(solver.load_model(sys.argv[1]), formulation='cartesian', t_end=0.02,\n"
+             "                      progress=lambda t, t_end: seen.append([(i['filepath'], i['num_threads'])\n"
+             "                                                          for i in threadpool_info() if i['user_api'] == 'blas']))\n"
+             "print(json.dumps(seen[-1]))\n")
+    out = subprocess.run([sys.executable, "-c", probe, str(path)], capture_output=True, text=True, check=True, cwd=ROOT,
+                         env=dict(os.environ, PYTHONPATH=ROOT))
+    libraries = json.loads(out.stdout.strip().splitlines()[-1])
+    assert any("scipy_openblas-" in path or "scipy.libs" in path for path, _ in libraries), libraries
+    assert all(threads == 1 for _, threads in libraries), libraries

@@ -21,6 +21,17 @@ def pendulum(omega=0.0):
     return m
 
 
+def sprung_pendulum(output_step):
+    """The pendulum swinging 1 s on a spring-damper to a point above the pin (a force element in the
+    generated loads: its potential added to the C rows), an output point every ``output_step``."""
+    model = pendulum(omega=1.0)
+    model.settings.set("t_end", 1.0)
+    model.settings.set("output_step", output_step)
+    model.add_spring_damper("spring", "ground", "rod", point_i=(0.0, 1.0, 0.0), point_j=(1.0, 0.0, 0.0),
+                            stiffness=30.0, damping=0.5)
+    return model
+
+
 @pytest.mark.parametrize("formulation", ["relative", "cartesian"])
 def test_the_start_is_kept_per_compiled_system_and_an_edit_starts_anew(formulation):
     model = pendulum()
@@ -119,3 +130,45 @@ def test_a_shared_compiled_system_is_evaluated_in_place_by_one_run_at_a_time(mon
     claim = system.claim()                                                 # and the run gave it back
     assert claim is not None
     claim.release()
+
+
+def test_runs_of_a_compiled_model_take_a_finished_runs_workspace_and_give_the_same_rows():
+    """simulate(compiled) borrows a workspace a finished run gave back (its run state reset; the step
+    loop's buffers and compiled output kept with it): the rows are those of a fresh workspace, bit
+    for bit, whatever ran on it before; a run with other settings in between changes nothing."""
+    model = sprung_pendulum(0.01)
+    compiled = solver.compile_model(model)
+    first = solver.simulate(compiled)
+    idle = workspace._IDLE[compiled.system]
+    assert len(idle) == 1
+    space = idle[0][0]
+    solver.simulate(compiled, rtol=1e-5, output_step=0.05, t_end=0.3)     # other buffers, the same workspace
+    again = solver.simulate(compiled)
+    assert workspace._IDLE[compiled.system][0][0] is space
+    fresh = solver.simulate(model)             # the compiled system recalled and evaluated in place (own_workspace)
+    for name in ("t", "q", "qd", "qdd", "r", "a", "reaction_force", "reaction_torque", "energy_table", "step_t"):
+        np.testing.assert_array_equal(first._full(name), again._full(name))
+        np.testing.assert_array_equal(first._full(name), fresh._full(name))
+
+
+def test_rows_written_in_the_recorders_buffer_equal_the_rows_handed_over(monkeypatch):
+    """The compiled loop writes rows post-processed in C straight into the recorder's buffer when a
+    call's rows fit (Recorder.reserve / commit_rows): the same results, bit for bit, as the rows
+    copied in from the loop's own arrays (reserve refused), for a short run (one call) and a run
+    that comes back every 100 rows into further buffers."""
+    from solver.analysis.recording import Recorder
+    model = sprung_pendulum(0.002)
+    compiled = solver.compile_model(model)
+    written = []
+    reserve = Recorder.reserve
+    monkeypatch.setattr(Recorder, "reserve", lambda self, n: written.append(n) or reserve(self, n))
+    in_place = solver.simulate(compiled)
+    chunked = solver.simulate(compiled, rtol=1e-6, t_end=3.0, output_step=0.002)     # 1501 rows: calls of 100
+    assert written and len(written) > 2
+    monkeypatch.setattr(Recorder, "reserve", lambda self, n: None)
+    copied = solver.simulate(compiled)
+    copied_chunked = solver.simulate(compiled, rtol=1e-6, t_end=3.0, output_step=0.002)
+    for a, b in ((in_place, copied), (chunked, copied_chunked)):
+        for name in ("t", "q", "qd", "qdd", "r", "A", "v", "a", "alpha", "reaction_force", "reaction_torque_joint",
+                     "energy_table", "conditioning", "method_code", "constraint_violation", "step_t"):
+            np.testing.assert_array_equal(a._full(name), b._full(name))
