@@ -27,16 +27,9 @@ BDF (bdf.c) and the call returns SEG_STIFF: :func:`run_segments` records the swi
 with contact and joint stops switch too (issue #28).  BDF's steps keep the contact step cap
 (ContactSet.step_cap, contact.c cc_step_cap: conservative advancement, applied by segment.c to every
 accepted step and to BDF's first), so BDF steps over no engagement: the Geneva wheel indexes on
-"auto" after its switch at t ≈ 0.23 s (2.9e-7 rad from DOP853 at rtol 1e-10 over 1.5 turns).  The
-rule was once "never switch": with scipy's BDF in the Python loop and before the cap, the switch
-carried Geneva's pin through its slot walls (a wrong answer with status ok), and with the cap the
-switched runs were right but 14–40× slower.  With bdf.c, measured by bench/stiffness.py (27 Nov 2026,
-load 13–16, best of 5 warm runs): switched, geneva takes 0.035 s against 0.046 s on DOP853 to the
-end (rtol 1e-6; 0.048 against 0.056 at 1e-8), box_on_ramp 0.008 against 0.009 s, the 10-sphere
-pile of bench/contact.py 0.49 against 0.58 s (0.68 against 0.62 at 1e-8), with errors against
-DOP853 at rtol 1e-10 of the order of DOP853's own (at most 5× it: box_on_ramp 1.7e-7 m against
-3.4e-8 m at rtol 1e-6); slider_end_stop, cam_follower and the KUKA arm on its stops never meet the
-switch's band (docs/performance.md, "Contact and joint stops on auto").
+"auto" after its switch (tests/solver/test_contact_tunnelling.py).  The measurements behind the rule
+(switched runs of geneva, box_on_ramp and the 10-sphere pile beside DOP853 to the end, errors of the
+order of DOP853's own) are in docs/performance.md, "Contact and joint stops on auto".
 """
 from __future__ import annotations
 

@@ -127,10 +127,11 @@ static void bdf_change_D(bdf_t *b, int n, double factor)
     }
 }
 
-static double bdf_norm(const double *x, const double *scale, int n)
+/* The RMS norm of c·x weighted by scale (scipy's norm(c x / scale) / √n). */
+static double bdf_norm(double c, const double *x, const double *scale, int n)
 {
     double sum = 0.0;
-    for (int i = 0; i < n; ++i) sum += (x[i] / scale[i]) * (x[i] / scale[i]);
+    for (int i = 0; i < n; ++i) sum += (c * x[i] / scale[i]) * (c * x[i] / scale[i]);
     return sqrt(sum / (n > 0 ? n : 1));
 }
 
@@ -199,7 +200,7 @@ static int bdf_newton(dp_t *s, bdf_t *b, dp_rhs_t rhs, void *ctx, double t_new, 
         if (!finite) return 0;
         for (int i = 0; i < n; ++i) dy[i] = c * f[i] - psi[i] - d[i];
         lu_solve(b->LU, b->piv, n, dy, 1);
-        const double dy_norm = bdf_norm(dy, scale, n);
+        const double dy_norm = bdf_norm(1.0, dy, scale, n);
         const double rate = dy_norm_old >= 0.0 ? dy_norm / dy_norm_old : -1.0;
         if (rate >= 0.0 && (rate >= 1.0 || pow(rate, BDF_NEWTON_MAXITER - k) / (1.0 - rate) * dy_norm > b->newton_tol))
             return 0;
@@ -268,10 +269,7 @@ static int bdf_step(dp_t *s, bdf_t *b, dp_rhs_t rhs, bdf_accept_t accept, void *
         }
         const double safety = 0.9 * (2 * BDF_NEWTON_MAXITER + 1) / (2 * BDF_NEWTON_MAXITER + n_iter);
         for (int i = 0; i < n; ++i) scale[i] = s->atol + s->rtol * fabs(y_new[i]);
-        const double error_const = bdf_error_const(k);
-        double sum = 0.0;
-        for (int i = 0; i < n; ++i) sum += (error_const * d[i] / scale[i]) * (error_const * d[i] / scale[i]);
-        const double err = sqrt(sum / (n > 0 ? n : 1));
+        const double err = bdf_norm(bdf_error_const(k), d, scale, n);
         if (!isfinite(err)) { s->h = h; return DP_NOT_FINITE; }
         if (err > 1.0) {
             s->h = h * fmax(BDF_MIN_FACTOR, safety * pow(err, -1.0 / (k + 1)));
@@ -304,11 +302,7 @@ static int bdf_step(dp_t *s, bdf_t *b, dp_rhs_t rhs, bdf_accept_t accept, void *
             double norm = INFINITY;
             if (o == 0) norm = err;
             else if (kk >= 1 && kk <= BDF_MAX_ORDER) {
-                const double ec = bdf_error_const(kk);
-                const double *Dj = BDF_D(b, o < 0 ? k : k + 2, n);
-                double acc = 0.0;
-                for (int i = 0; i < n; ++i) acc += (ec * Dj[i] / scale[i]) * (ec * Dj[i] / scale[i]);
-                norm = sqrt(acc / (n > 0 ? n : 1));
+                norm = bdf_norm(bdf_error_const(kk), BDF_D(b, o < 0 ? k : k + 2, n), scale, n);
             }
             factors[o + 1] = norm == 0.0 ? INFINITY : pow(norm, -1.0 / (k + o + 1));
         }

@@ -159,10 +159,12 @@ static int segment_rhs(void *ctx, double t, const double *y, double *dy)
 }
 
 /* BDF's accepted state: the consistent q, q̇ at (t, y) (level 1: no accelerations, which BDF does not
- * need there), the last solve, as remember_accepted takes it. */
+ * need there; level 2 with contact elements, whose step cap remember_accepted reads from the last
+ * solve), the last solve, as remember_accepted takes it. */
 static int segment_accept(void *ctx, double t, const double *y)
 {
-    return segment_solve(ctx, t, y, 1);
+    cg_segment_t *g = ctx;      /* level 2 with contact elements: the step cap is read at this state */
+    return segment_solve(g, t, y, g->s->k_extra == cc_generalized ? 2 : 1);
 }
 
 /* One accepted step of the segment's method (dp_step's or bdf_step's codes). */
@@ -185,9 +187,12 @@ static int segment_start_bdf(cg_segment_t *g)
     dp_t *d = &g->dp;
     d->method = DP_BDF;
     g->band = NULL;
+    const int again = segment_rhs(g, d->t, d->y, d->f);    /* the contact step cap at the accepted state */
+    if (again) return again;                                /* (the last solve may be an output point's) */
+    const double cap = segment_travel_cap(g);
     const int code = dp_initial_step(d, segment_rhs, g, g->times[g->n_times - 1], 2);
     if (code) return code;
-    d->h = fmin(d->h, segment_travel_cap(g));
+    d->h = fmin(d->h, cap);
     d->rejected_last = 0;
     return bdf_start(d, &g->bdf, segment_rhs, g);
 }
