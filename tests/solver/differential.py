@@ -40,10 +40,19 @@ for the velocities, reactions and driver forces, which the integrator controls o
   no applied loads, no flexible body).
 
 A path that raises SolverError where the reference does not (or the other way round) disagrees
-("failure"); any other exception is a "crash"; a run cancelled after ``RUN_SECONDS`` a "timeout"; a
-model on which every path fails is reported as "all fail" (a singular configuration every path
-meets, or a bug common to all); codegen "on" refused for a model (no generated kernels for it) is
+("failure"); any other exception is a "crash"; a run cancelled after ``RUN_SECONDS`` of CPU time
+(``time.process_time``: the same runs time out at any load of the machine) a "timeout"; a model on
+which every path fails is reported as "all fail" (a singular configuration every path meets, or a
+bug common to all); codegen "on" refused for a model (no generated kernels for it) is
 "unsupported", not compared.
+
+Runs are not repeated where a path is the same computation as one already run: ``"auto"`` that
+stepped in the Python loop throughout (no "step loop in C" event: the generic path, or generated
+kernels with force elements evaluated in Python) is LSODA, ``"adams"`` (``segments.step_loop``:
+``codegen.segment.FALLBACK``), with the same settings, so the ``"adams"`` path takes its results
+(test_random_mechanisms.py checks that the two runs are identical).  Each model's kernels are built
+once per formulation and its systems compiled once per (formulation, codegen) for every run
+(``solver.recent_compiles``).
 """
 from __future__ import annotations
 
@@ -54,6 +63,7 @@ import numpy as np
 
 import solver
 from solver.analysis.hybrid import energy_conserved
+from solver.codegen.segment import FALLBACK
 from solver.compile import compile_model
 
 FORMULATIONS = ("cartesian", "relative")
@@ -64,7 +74,7 @@ REFERENCE = dict(formulation="cartesian", codegen="off", integrator="dop853", rt
 RTOL, ATOL = 1e-8, 1e-10                        # the paths' tolerances (the defaults)
 K = 300.0                                       # bound = K × rtol × scale (positions, rotations, invariants)
 K_RATE = 1000.0                                 # velocities, reactions, driver forces: from q̇, q̈, λ
-RUN_SECONDS = 60.0                              # a run taking longer is cancelled: "timeout", not compared
+RUN_SECONDS = 60.0                              # a run taking more CPU time is cancelled: "timeout"
 PHI_BOUND = 1e-8
 TIMEOUT = "timeout"
 CONDITIONING = 1e-2                             # below it, reaction bounds grow as 1 / conditioning
@@ -80,7 +90,8 @@ def path_name(path) -> str:
 @dataclass
 class PathOutcome:
     """One path's run compared with the reference: ``ratios`` {quantity: worst error / bound}
-    (> 1: disagreement), ``error`` the SolverError text of a failed run, ``seconds`` its time."""
+    (> 1: disagreement), ``error`` the SolverError text of a failed run, ``seconds`` its CPU time (0 for
+    results taken from the identical run of another path)."""
     path: tuple
     ratios: dict = field(default_factory=dict)
     error: str = ""
@@ -98,6 +109,7 @@ class CaseOutcome:
     """Every path of one model: the reference's own failure text or invariant ratios, and the paths."""
     seed: int
     reference_error: str = ""
+    reference_seconds: float = 0.0                    # the reference run's CPU time
     reference_ratios: dict = field(default_factory=dict)
     paths: list = field(default_factory=list)
     notes: list = field(default_factory=list)
@@ -134,37 +146,65 @@ def supported_paths(model, paths=PATHS):
 
 def run(model, t_end, output_step, seconds=RUN_SECONDS, **options):
     """simulate(); (results, "") or (None, error text) for a SolverError, or (None, "timeout") for a
-    run cancelled after ``seconds``."""
-    deadline = time.perf_counter() + seconds
+    run cancelled after ``seconds`` of CPU time."""
+    results, error, _ = run_and_events(model, t_end, output_step, seconds, **options)
+    return results, error
+
+
+def run_and_events(model, t_end, output_step, seconds=RUN_SECONDS, **options):
+    """:func:`run` and the run's events (also those of a failed or cancelled run; None when it
+    never started: a crash or a refused model)."""
+    deadline = time.process_time() + seconds
     try:
-        return solver.simulate(model, t_end=t_end, output_step=output_step,
-                               cancel=lambda: time.perf_counter() > deadline, **options), ""
-    except solver.Cancelled:
-        return None, TIMEOUT
+        res = solver.simulate(model, t_end=t_end, output_step=output_step,
+                              cancel=lambda: time.process_time() > deadline, **options)
+        return res, "", res.events
+    except solver.Cancelled as exc:
+        return None, TIMEOUT, _events(exc)
     except solver.ModelError as exc:
         if options.get("codegen") == "on" and "unavailable" in str(exc):
-            return None, UNSUPPORTED + f": {exc}"
-        return None, f"crash: ModelError: {exc}"
+            return None, UNSUPPORTED + f": {exc}", None
+        return None, f"crash: ModelError: {exc}", None
     except solver.SolverError as exc:
-        return None, f"{type(exc).__name__}: {exc}"
+        return None, f"{type(exc).__name__}: {exc}", _events(exc)
     except Exception as exc:                    # noqa: BLE001 — any other exception is a crash to report
-        return None, f"crash: {type(exc).__name__}: {exc}"
+        return None, f"crash: {type(exc).__name__}: {exc}", None
+
+
+def _events(exc):
+    partial = getattr(exc, "results", None)
+    return None if partial is None else partial.events
+
+
+def stepped_in_python(events) -> bool:
+    """True when a run's events show no step loop in C (the run stepped in the Python loop
+    throughout, with the integrator's Python form: segments.step_loop)."""
+    return events is not None and not any(
+        e["kind"] == "integrator" and e["message"].startswith("step loop in C") for e in events)
 
 
 def compare_case(seed, model, t_end=0.3, output_step=0.01, paths=None, k=K, k_rate=K_RATE,
                  seconds=RUN_SECONDS) -> CaseOutcome:
     """Run ``model`` through the reference and ``paths`` (default: every supported path); compare."""
     case = CaseOutcome(seed)
+    t0 = time.process_time()
     ref, case.reference_error = run(model, t_end, output_step, seconds, **REFERENCE)
+    case.reference_seconds = time.process_time() - t0
     traits = Traits(model)
     if ref is not None:
         scales = Scales(model, ref, traits)
         case.reference_ratios = invariants(model, ref, scales, traits, REFERENCE["rtol"], k)
+    same = {}                   # path -> (results, error) of the identical run already done (docstring)
     for path in (supported_paths(model) if paths is None else paths):
-        t0 = time.perf_counter()
-        res, error = run(model, t_end, output_step, seconds, formulation=path[0], codegen=path[1],
-                         integrator=path[2])
-        out = PathOutcome(path, error=error or "", seconds=time.perf_counter() - t0)
+        t0 = time.process_time()
+        if path in same:
+            res, error = same.pop(path)
+        else:
+            res, error, events = run_and_events(model, t_end, output_step, seconds, formulation=path[0], codegen=path[1],
+                                      integrator=path[2])
+            if path[2] in FALLBACK and FALLBACK[path[2]] != path[2] and stepped_in_python(events):
+                same[(path[0], path[1], FALLBACK[path[2]])] = (res, error)
+        out = PathOutcome(path, error=error or "", seconds=time.process_time() - t0)
         if res is not None and ref is not None:
             out.ratios, out.where = differences(res, ref, scales, RTOL, k, k_rate)
             out.ratios.update(invariants(model, res, scales, traits, RTOL, k))
