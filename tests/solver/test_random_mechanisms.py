@@ -209,6 +209,21 @@ def test_random_mechanism_2026_spinning_body_within_the_phase_bound():
     _assert_agree(case)
 
 
+@pytest.mark.sweep        # the reference of a 2-body model spinning at 281 rad/s: seconds
+def test_random_mechanism_3013_reactions_turn_with_the_phase_error():
+    """bench/fuzz.py --seed 3011 found seed 3013 (a mm pendulum on a revolute swinging at up to 125
+    rad/s, beside a body on a cylindrical joint spun to 281 rad/s): every Cartesian path's reaction
+    force at the pendulum's hinge 3.2 × the plain bound K_RATE × rtol × force scale, while positions
+    and rotations were within theirs (rotation 0.86).  The reaction is the pendulum's pull along its
+    arm: the path's reaction is turned from the reference's by the pendulum's own phase error (1.06e-4
+    against 1.19e-4 rad), so the bound adds |F|max × the rotation bound (differential.py); the error
+    falls with rtol (1.0e-3, 3.8e-5, 4.1e-6 N at 1e-8, 1e-9, 1e-10)."""
+    case = diff.compare_case(3013, random_mechanism(3013, max_bodies=4), paths=[("cartesian", "on", "auto")],
+                             seconds=300.0)
+    _assert_agree(case)
+    assert case.paths[0].ratios["rotation"] > 0.5       # the phase error is what the reaction shows
+
+
 @pytest.mark.sweep        # three default runs of a fast-spinning screw (the Cartesian one in the Python loop)
 def test_random_mechanism_2033_spring_on_a_fast_screw():
     """bench/fuzz.py --seed 2000 found seed 2033 (two bodies: revolute to ground, screw turning up to
