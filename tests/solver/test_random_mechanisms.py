@@ -230,6 +230,16 @@ def test_random_mechanism_3015_cartesian_qr_follows_a_tumbling_locked_assembly()
     assert any("lost rank at a regular configuration" in e["message"] for e in cartesian.events)
 
 
+@pytest.mark.sweep        # the rtol 1e-10 reference of an assembly tumbling at 1000 rad/s: ~25 s
+def test_random_mechanism_3015_velocities_turn_with_the_phase_error():
+    """Seed 3015 through the sweep's comparison once its reference runs (the test above): BDF's
+    velocity of b0 (4.74 m/s) turned by 1.4e-4 rad by b0's own rotation error of 1.8e-4 rad, 10.7 ×
+    the plain velocity bound, 0.16 of the bound with its phase term |v|max × the rotation bound."""
+    case = diff.compare_case(3015, random_mechanism(3015, max_bodies=4), paths=[("relative", "on", "bdf")],
+                             seconds=300.0)
+    _assert_agree(case)
+
+
 @pytest.mark.sweep        # the reference of a 2-body model spinning at 281 rad/s: seconds
 def test_random_mechanism_3013_reactions_turn_with_the_phase_error():
     """bench/fuzz.py --seed 3011 found seed 3013 (a mm pendulum on a revolute swinging at up to 125
