@@ -13,7 +13,12 @@ for the velocities, reactions and driver forces, which the integrator controls o
   start is at most π — seed 2026: a body turning 16 rad at 128 rad/s, BDF 3.4 × the bound of
   1 + 3.1 rad, falling with rtol as rtol^0.86), velocities and angular velocities (their largest
   magnitudes + scale / t_end; angular velocities plus |ω|max × the rotation bound: a phase error
-  δφ turns ω's direction by δφ when it is not along a fixed axis);
+  δφ turns ω's direction by δφ when it is not along a fixed axis; velocities plus |v|max × the
+  rotation bound: a body's velocity turns with it about the point the motion turns about, as ω × ρ
+  (seed 3015: three bodies locked into one assembly tumbling at up to 1000 rad/s, 215 rad turned;
+  BDF's velocity error at the end 10.7 × the plain bound on both formulations, b0's velocity of
+  4.74 m/s turned by 1.4e-4 rad by its rotation error of 1.8e-4 rad, its magnitude 4.2e-4 m/s off:
+  0.16 of |v|max × the rotation bound);
 * joint reactions in the joint frame, component by component except the components the reference
   or the path flags as not unique (redundant constraints; ``Results.nonunique_components``), forces
   scaled by the largest reaction force of the model + the total mass × (|g| + the velocity scale /
@@ -23,6 +28,13 @@ for the velocities, reactions and driver forces, which the integrator controls o
   smallest ``Results.conditioning``): the multipliers come from a solve with Φ_q, whose error
   grows as Φ_q nears a singular configuration (seed 1006: a reaction error 4× the plain bound at
   conditioning 1.3e-4 that falls with rtol, 0.13 → 0.0017 → 0.00025 N at rtol 1e-8, 1e-10, 1e-12);
+  and the reaction bounds add the largest reaction |F|max (|M|max) × the rotation bound: a reaction
+  turns with the bodies (the joint frame with body_i; the load with body_j, as a pendulum's pull
+  along its arm), so a phase error δφ turns its components by up to |F| δφ (the angular velocity's
+  phase term).  Seed 3013: a mm pendulum swinging at up to 125 rad/s beside a body spun to 281 rad/s
+  (44.5 rad turned), reaction force error 3.2 × the plain bound on every Cartesian path; at the
+  worst row the path's reaction is turned 1.06e-4 rad from the reference's, the pendulum's rotation
+  error 1.19e-4 rad, and the error falls with rtol (1.0e-3, 3.8e-5, 4.1e-6 N at 1e-8, 1e-9, 1e-10);
 * modal coordinates η of flexible bodies (the same bound as positions, with the largest |η| of the
   body as scale); and, since a joint's reaction balances the body's modal forces, the reaction
   bound adds the elastic force of that modal error, √m ω_max² × K (rtol |η|max + atol) per flexible
@@ -40,10 +52,19 @@ for the velocities, reactions and driver forces, which the integrator controls o
   no applied loads, no flexible body).
 
 A path that raises SolverError where the reference does not (or the other way round) disagrees
-("failure"); any other exception is a "crash"; a run cancelled after ``RUN_SECONDS`` a "timeout"; a
-model on which every path fails is reported as "all fail" (a singular configuration every path
-meets, or a bug common to all); codegen "on" refused for a model (no generated kernels for it) is
+("failure"); any other exception is a "crash"; a run cancelled after ``RUN_SECONDS`` of CPU time
+(``time.process_time``: the same runs time out at any load of the machine) a "timeout"; a model on
+which every path fails is reported as "all fail" (a singular configuration every path meets, or a
+bug common to all); codegen "on" refused for a model (no generated kernels for it) is
 "unsupported", not compared.
+
+Runs are not repeated where a path is the same computation as one already run: ``"auto"`` that
+stepped in the Python loop throughout (no "step loop in C" event: the generic path, or generated
+kernels with force elements evaluated in Python) is LSODA, ``"adams"`` (``segments.step_loop``:
+``codegen.segment.FALLBACK``), with the same settings, so the ``"adams"`` path takes its results
+(test_random_mechanisms.py checks that the two runs are identical).  Each model's kernels are built
+once per formulation and its systems compiled once per (formulation, codegen) for every run
+(``solver.recent_compiles``).
 """
 from __future__ import annotations
 
@@ -54,6 +75,7 @@ import numpy as np
 
 import solver
 from solver.analysis.hybrid import energy_conserved
+from solver.codegen.segment import FALLBACK
 from solver.compile import compile_model
 
 FORMULATIONS = ("cartesian", "relative")
@@ -64,7 +86,7 @@ REFERENCE = dict(formulation="cartesian", codegen="off", integrator="dop853", rt
 RTOL, ATOL = 1e-8, 1e-10                        # the paths' tolerances (the defaults)
 K = 300.0                                       # bound = K × rtol × scale (positions, rotations, invariants)
 K_RATE = 1000.0                                 # velocities, reactions, driver forces: from q̇, q̈, λ
-RUN_SECONDS = 60.0                              # a run taking longer is cancelled: "timeout", not compared
+RUN_SECONDS = 60.0                              # a run taking more CPU time is cancelled: "timeout"
 PHI_BOUND = 1e-8
 TIMEOUT = "timeout"
 CONDITIONING = 1e-2                             # below it, reaction bounds grow as 1 / conditioning
@@ -80,7 +102,8 @@ def path_name(path) -> str:
 @dataclass
 class PathOutcome:
     """One path's run compared with the reference: ``ratios`` {quantity: worst error / bound}
-    (> 1: disagreement), ``error`` the SolverError text of a failed run, ``seconds`` its time."""
+    (> 1: disagreement), ``error`` the SolverError text of a failed run, ``seconds`` its CPU time (0 for
+    results taken from the identical run of another path)."""
     path: tuple
     ratios: dict = field(default_factory=dict)
     error: str = ""
@@ -98,6 +121,7 @@ class CaseOutcome:
     """Every path of one model: the reference's own failure text or invariant ratios, and the paths."""
     seed: int
     reference_error: str = ""
+    reference_seconds: float = 0.0                    # the reference run's CPU time
     reference_ratios: dict = field(default_factory=dict)
     paths: list = field(default_factory=list)
     notes: list = field(default_factory=list)
@@ -134,37 +158,65 @@ def supported_paths(model, paths=PATHS):
 
 def run(model, t_end, output_step, seconds=RUN_SECONDS, **options):
     """simulate(); (results, "") or (None, error text) for a SolverError, or (None, "timeout") for a
-    run cancelled after ``seconds``."""
-    deadline = time.perf_counter() + seconds
+    run cancelled after ``seconds`` of CPU time."""
+    results, error, _ = run_and_events(model, t_end, output_step, seconds, **options)
+    return results, error
+
+
+def run_and_events(model, t_end, output_step, seconds=RUN_SECONDS, **options):
+    """:func:`run` and the run's events (also those of a failed or cancelled run; None when it
+    never started: a crash or a refused model)."""
+    deadline = time.process_time() + seconds
     try:
-        return solver.simulate(model, t_end=t_end, output_step=output_step,
-                               cancel=lambda: time.perf_counter() > deadline, **options), ""
-    except solver.Cancelled:
-        return None, TIMEOUT
+        res = solver.simulate(model, t_end=t_end, output_step=output_step,
+                              cancel=lambda: time.process_time() > deadline, **options)
+        return res, "", res.events
+    except solver.Cancelled as exc:
+        return None, TIMEOUT, _events(exc)
     except solver.ModelError as exc:
         if options.get("codegen") == "on" and "unavailable" in str(exc):
-            return None, UNSUPPORTED + f": {exc}"
-        return None, f"crash: ModelError: {exc}"
+            return None, UNSUPPORTED + f": {exc}", None
+        return None, f"crash: ModelError: {exc}", None
     except solver.SolverError as exc:
-        return None, f"{type(exc).__name__}: {exc}"
+        return None, f"{type(exc).__name__}: {exc}", _events(exc)
     except Exception as exc:                    # noqa: BLE001 — any other exception is a crash to report
-        return None, f"crash: {type(exc).__name__}: {exc}"
+        return None, f"crash: {type(exc).__name__}: {exc}", None
+
+
+def _events(exc):
+    partial = getattr(exc, "results", None)
+    return None if partial is None else partial.events
+
+
+def stepped_in_python(events) -> bool:
+    """True when a run's events show no step loop in C (the run stepped in the Python loop
+    throughout, with the integrator's Python form: segments.step_loop)."""
+    return events is not None and not any(
+        e["kind"] == "integrator" and e["message"].startswith("step loop in C") for e in events)
 
 
 def compare_case(seed, model, t_end=0.3, output_step=0.01, paths=None, k=K, k_rate=K_RATE,
                  seconds=RUN_SECONDS) -> CaseOutcome:
     """Run ``model`` through the reference and ``paths`` (default: every supported path); compare."""
     case = CaseOutcome(seed)
+    t0 = time.process_time()
     ref, case.reference_error = run(model, t_end, output_step, seconds, **REFERENCE)
+    case.reference_seconds = time.process_time() - t0
     traits = Traits(model)
     if ref is not None:
         scales = Scales(model, ref, traits)
         case.reference_ratios = invariants(model, ref, scales, traits, REFERENCE["rtol"], k)
+    same = {}                   # path -> (results, error) of the identical run already done (docstring)
     for path in (supported_paths(model) if paths is None else paths):
-        t0 = time.perf_counter()
-        res, error = run(model, t_end, output_step, seconds, formulation=path[0], codegen=path[1],
-                         integrator=path[2])
-        out = PathOutcome(path, error=error or "", seconds=time.perf_counter() - t0)
+        t0 = time.process_time()
+        if path in same:
+            res, error = same.pop(path)
+        else:
+            res, error, events = run_and_events(model, t_end, output_step, seconds, formulation=path[0], codegen=path[1],
+                                      integrator=path[2])
+            if path[2] in FALLBACK and FALLBACK[path[2]] != path[2] and stepped_in_python(events):
+                same[(path[0], path[1], FALLBACK[path[2]])] = (res, error)
+        out = PathOutcome(path, error=error or "", seconds=time.process_time() - t0)
         if res is not None and ref is not None:
             out.ratios, out.where = differences(res, ref, scales, RTOL, k, k_rate)
             out.ratios.update(invariants(model, res, scales, traits, RTOL, k))
@@ -222,13 +274,17 @@ class Scales:
         self.rotation = 1.0 + max(float(np.max(np.abs(_angles(ref)), initial=0.0)), turned)
         self.spin = float(np.max(w, initial=0.0))
         t_end = float(ref.t[-1])
-        self.velocity = float(np.max(np.linalg.norm(stacked(ref, "v"), axis=-1), initial=0.0)) + self.position / t_end
+        self.velocity_peak = float(np.max(np.linalg.norm(stacked(ref, "v"), axis=-1), initial=0.0))
+        self.velocity = self.velocity_peak + self.position / t_end
         self.angular_velocity = float(np.max(np.linalg.norm(stacked(ref, "w"), axis=-1), initial=0.0)) + 1.0 / t_end
         mass = sum(b.mass for b in model.bodies.values()) + sum(
             f.density * f.area * float(np.linalg.norm(np.subtract(f.end, f.start))) for f in model.flexible_bodies.values())
         inertial = mass * (float(np.linalg.norm(model.gravity)) + self.velocity / t_end)   # m × acceleration scale
         self.force = float(np.max(np.abs(stacked(ref, "force")), initial=0.0)) + inertial
         self.moment = float(np.max(np.abs(stacked(ref, "moment")), initial=0.0)) + self.force * self.length
+        # the largest reaction force and moment (magnitudes): what a phase error turns
+        self.force_peak = float(np.max(np.linalg.norm(stacked(ref, "force"), axis=-1), initial=0.0))
+        self.moment_peak = float(np.max(np.linalg.norm(stacked(ref, "moment"), axis=-1), initial=0.0))
         self.driver = {}
         d = stacked(ref, "driver")
         units = {name: _driver_is_rotation(model, name) for name in ref.driver_names}
@@ -322,7 +378,7 @@ def differences(res, ref, s: Scales, rtol, k, k_rate):
     phase = k * rtol * s.rotation                   # the rotation bound (a phase error, rad)
     for q, key, scale, kq in pairs:
         err = np.linalg.norm(stacked(res, key) - stacked(ref, key), axis=-1)
-        extra = s.spin * phase if q == "angular_velocity" else 0.0
+        extra = {"angular_velocity": s.spin * phase, "velocity": s.velocity_peak * phase}.get(q, 0.0)
         ratios[q], where[q] = _worst(err, kq * (rtol * scale + ATOL) + extra, bodies)
     err = np.max(np.abs(stacked(res, "A") - stacked(ref, "A")), axis=(-1, -2))
     ratios["rotation"], where["rotation"] = _worst(err, phase, bodies)
@@ -336,8 +392,8 @@ def differences(res, ref, s: Scales, rtol, k, k_rate):
         mass, omega2 = s.flexible[name]
         elastic += np.sqrt(mass) * omega2 * bound
     mask = _unique_mask(res, ref)
-    for q, key, scale, extra in (("reaction_force", "force", s.force, elastic),
-                                 ("reaction_moment", "moment", s.moment, elastic * s.length)):
+    for q, key, scale, extra in (("reaction_force", "force", s.force, elastic + s.force_peak * phase),
+                                 ("reaction_moment", "moment", s.moment, elastic * s.length + s.moment_peak * phase)):
         m = mask[:, :3] if q == "reaction_force" else mask[:, 3:]
         err = np.abs(stacked(res, key) - stacked(ref, key)) * m[None]
         ratios[q], where[q] = _worst(err, k_rate * rtol * scale * s.multipliers + extra, ref.joint_names)

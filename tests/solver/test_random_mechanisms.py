@@ -118,6 +118,24 @@ def test_generated_kernels_add_python_forces_to_models_with_flexible_bodies():
     assert np.allclose(generated.forces(q, qd, t), expected, rtol=0, atol=1e-12 * np.max(np.abs(expected)))
 
 
+@pytest.mark.parametrize("seed, codegen", [(0, "off"), (19, "on")])
+def test_auto_stepped_in_the_python_loop_is_the_adams_run(seed, codegen):
+    """The sweep gives the "adams" path the results of "auto" when "auto" stepped in the Python loop
+    (differential.compare_case): there "auto" is LSODA with the same settings.  Seed 0 on the generic
+    path and seed 19 on generated kernels with a rotational spring-damper evaluated in Python: the
+    two runs are identical, bit for bit; seed 0's generated run steps in C (its "adams" path runs)."""
+    model = random_mechanism(seed, max_bodies=2, flexible=False)
+    auto, _, events = diff.run_and_events(model, 0.1, 0.01, formulation="cartesian", codegen=codegen,
+                                          integrator="auto")
+    adams, _ = diff.run(model, 0.1, 0.01, formulation="cartesian", codegen=codegen, integrator="adams")
+    assert diff.stepped_in_python(events)
+    for key in ("r", "A", "v", "w", "force", "moment", "driver"):
+        assert np.array_equal(diff.stacked(auto, key), diff.stacked(adams, key))
+    if codegen == "off":
+        compiled = diff.run_and_events(model, 0.1, 0.01, formulation="cartesian", codegen="on", integrator="auto")
+        assert not diff.stepped_in_python(compiled[2])
+
+
 def test_same_seed_same_model():
     """A seed gives the same model every time (the reproduction of a sweep's case is its seed)."""
     a, b = random_mechanism(7), random_mechanism(7)
@@ -189,6 +207,52 @@ def test_random_mechanism_2026_spinning_body_within_the_phase_bound():
     case = diff.compare_case(2026, random_mechanism(2026, max_bodies=4), paths=[("cartesian", "on", "bdf")],
                              seconds=300.0)
     _assert_agree(case)
+
+
+def test_random_mechanism_3015_cartesian_qr_follows_a_tumbling_locked_assembly():
+    """bench/fuzz.py --seed 3015: three mm bodies locked into one rigid assembly by redundant joints
+    (7 redundant equations, no joint to ground), spun by torques to 1000 rad/s in 0.3 s.  On the
+    default QR partition the Cartesian compiled loop's steps collapsed at t = 0.0574 s ("… probably at
+    a singular configuration"), the scipy DOP853 reference at 0.1415 s, at a regular configuration:
+    the rows kept since partition time lost rank as the assembly turned (σ_min/σ_max 7.3e-5 where
+    rows chosen afresh have 0.289; redundant vector equations' rows are global components), unseen
+    by the quality σ_min(Φ_q U)/σ_min(Φ_q[rows]).  Renewed at the stall instead, the run went on
+    from velocities the degenerate rows no longer held: 210 rad/s off with status "ok".  Now
+    Partition.degraded renews (rows chosen again) as soon as σ_min(Φ_q U) falls below 0.2 of its
+    partition-time value and the kept rows, not a fresh choice, have lost rank: the default run ends
+    within 1.4e-3 rad/s of the relative formulation's 1009 rad/s (SVD and LU partitions: 5e-3)."""
+    model = random_mechanism(3015, max_bodies=4)
+    relative = solver.simulate(model, t_end=0.3, formulation="relative")
+    cartesian = solver.simulate(model, t_end=0.3, formulation="cartesian")
+    w = relative.body_angular_velocity("b0")
+    assert cartesian.t[-1] == pytest.approx(0.3)
+    assert np.max(np.abs(cartesian.body_angular_velocity("b0") - w)) < 1e-4 * np.max(np.abs(w))
+    assert any("lost rank at a regular configuration" in e["message"] for e in cartesian.events)
+
+
+@pytest.mark.sweep        # the rtol 1e-10 reference of an assembly tumbling at 1000 rad/s: ~25 s
+def test_random_mechanism_3015_velocities_turn_with_the_phase_error():
+    """Seed 3015 through the sweep's comparison once its reference runs (the test above): BDF's
+    velocity of b0 (4.74 m/s) turned by 1.4e-4 rad by b0's own rotation error of 1.8e-4 rad, 10.7 ×
+    the plain velocity bound, 0.16 of the bound with its phase term |v|max × the rotation bound."""
+    case = diff.compare_case(3015, random_mechanism(3015, max_bodies=4), paths=[("relative", "on", "bdf")],
+                             seconds=300.0)
+    _assert_agree(case)
+
+
+@pytest.mark.sweep        # the reference of a 2-body model spinning at 281 rad/s: seconds
+def test_random_mechanism_3013_reactions_turn_with_the_phase_error():
+    """bench/fuzz.py --seed 3011 found seed 3013 (a mm pendulum on a revolute swinging at up to 125
+    rad/s, beside a body on a cylindrical joint spun to 281 rad/s): every Cartesian path's reaction
+    force at the pendulum's hinge 3.2 × the plain bound K_RATE × rtol × force scale, while positions
+    and rotations were within theirs (rotation 0.86).  The reaction is the pendulum's pull along its
+    arm: the path's reaction is turned from the reference's by the pendulum's own phase error (1.06e-4
+    against 1.19e-4 rad), so the bound adds |F|max × the rotation bound (differential.py); the error
+    falls with rtol (1.0e-3, 3.8e-5, 4.1e-6 N at 1e-8, 1e-9, 1e-10)."""
+    case = diff.compare_case(3013, random_mechanism(3013, max_bodies=4), paths=[("cartesian", "on", "auto")],
+                             seconds=300.0)
+    _assert_agree(case)
+    assert case.paths[0].ratios["rotation"] > 0.5       # the phase error is what the reaction shows
 
 
 @pytest.mark.sweep        # three default runs of a fast-spinning screw (the Cartesian one in the Python loop)
