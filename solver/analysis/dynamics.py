@@ -281,7 +281,13 @@ class Run:
         max_step = self.s.max_step or np.inf
         t = times[0]
         # q̈ at the last accepted state (velocity_jump); its row recorded unless a continued run has it
-        accel = self._record(part, t, q, qd, part.method, store=record_start)[0]
+        if not part.dense_algebra and compiled is not None and self._compiled is not None and \
+                self._solve_compiled(t, np.concatenate([part.z_of(q), part.zd_of(qd)]), 2):
+            accel = self._compiled.qdd.copy()        # a block partition: no dense M, N (Partition.dense_algebra)
+            if record_start:
+                self._store_compiled(part, t)
+        else:
+            accel = self._record(part, t, q, qd, part.method, store=record_start)[0]
         refused = 0              # steps from the last accepted state refused for a velocity jump
         stage_failures = 0       # steps from the last accepted state whose stage solve failed (STAGE_RETRIES)
         next_out = 1
@@ -310,7 +316,7 @@ class Run:
                 restarts, clean = self._restarted(part, hybrid, restarts, clean, restart, q, t)
                 part = self._partition(part.method, q, t, restart)
                 continue
-            y0 = np.concatenate([part.z_of(q), part.V.T @ qd])
+            y0 = np.concatenate([part.z_of(q), part.zd_of(qd)])
             ode = self._integrator(integrator, part, t, y0, times[-1], min(max_step, self._travel_cap(q, qd)),
                                    first_step)
             restart = None
@@ -410,7 +416,7 @@ class Run:
             # measures the next step against them, not against a q̇ the new independent set represents
             # poorly (a coordinate stationary there: ż ≈ 0 times a large ∂q/∂z)
             ev = self.system.constraints(q, t, level=1)
-            qd = part.velocities(ev.jac, ev.nu, part.V.T @ qd)
+            qd = part.velocities(ev.jac, ev.nu, part.zd_of(qd))
             if hybrid is not None:
                 hybrid.started(method, switch is not None)
         return part, t, q, qd
@@ -451,7 +457,7 @@ class Run:
         _, t, q, qd, accel, _ = start
         n = int(np.ceil((t_cross - t) / h - 1e-9))
         ends = [*(t + (t_cross - t) * k / n for k in range(1, n + 1)), t_cross + h]
-        y = np.concatenate([part.z_of(q), part.V.T @ qd])
+        y = np.concatenate([part.z_of(q), part.zd_of(qd)])
         pieces, worst, f1 = [], 0.0, None
         try:
             for t1 in ends:
@@ -636,13 +642,17 @@ class Run:
 
     def _record_output(self, part, t, y):
         """Record the output point at t of the integrated state y = [z, ż]."""
-        c = self._compiled
-        if c is not None and self._solve_compiled(t, y, 2):
-            self._store(part, t, self.q_last, self._rate_last[0], c.qdd.copy(), c.phi, c.jac, c.M, c.Q,
-                        part.method, c.lam.copy())
+        if self._compiled is not None and self._solve_compiled(t, y, 2):
+            self._store_compiled(part, t)
         else:
             q, qd, _ = self._state(part, t, y)
             self._record(part, t, q, qd, part.method)
+
+    def _store_compiled(self, part, t):
+        """Hand the compiled reduction's last level-2 solve at t to the recorder."""
+        c = self._compiled
+        self._store(part, t, self.q_last, self._rate_last[0], c.qdd.copy(), c.phi, c.jac, c.M, c.Q, part.method,
+                    c.lam.copy())
 
     def _record(self, part, t, q, qd, method, store=True):
         """(q̈, λ) at the consistent state (t, q, q̇); its row handed to the recorder when ``store``

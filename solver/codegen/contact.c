@@ -21,6 +21,7 @@
  * body_columns; each Q entry summed over the rows in ascending order, as the dense product).
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { CC_CARTESIAN = 0, CC_TREE = 1, CC_RELATIVE = 2 };
@@ -447,6 +448,87 @@ static double cc_advance(const cc_contact_t *c, int bi, const double *si, int bj
     return speed > 0.0 ? (gap + fmin(si[11], sj[11])) / speed : INFINITY;
 }
 
+typedef struct { double key; int m; } cc_keyed_t;
+
+static int cc_by_key(const void *a, const void *b)
+{
+    const double x = ((const cc_keyed_t *)a)->key, y = ((const cc_keyed_t *)b)->key;
+    return (x > y) - (x < y);
+}
+
+/* The least (g + w)/s over the pairs of the members mb … me − 1 of one group, without visiting every
+ * pair.  Each member's speed bound S = |v_c| + |ω| R (|v_cb − v_ca| + |ω_a| R_a + |ω_b| R_b ≤ S_a + S_b).
+ * C0, the least over the pairs adjacent along the axis of the centres' largest spread, bounds the
+ * answer from above (they are pairs); a pair below C0 has g < C0 s ≤ C0 (S_a + S_b), so its spheres
+ * grown to R + C0 S overlap: a sort and sweep of those spheres finds every such pair, and cc_advance
+ * of each (the members in the group's order, the arithmetic of the pair elements) gives the least
+ * exactly.  O(n log n + pairs found); every pair when C0 is infinite (no adjacent pair approaches). */
+static double cc_group_cap(const cc_contact_t *c, int mb, int me)
+{
+    const int n = me - mb;
+    if (n < 2) return INFINITY;
+    double *x = malloc(sizeof(double) * 5 * (size_t)n);
+    cc_keyed_t *sorted = malloc(sizeof(cc_keyed_t) * (size_t)n);
+    if (!x || !sorted) {                       /* no room for the sweep: every pair */
+        free(x);
+        free(sorted);
+        double all = INFINITY;
+        for (int a = mb; a < me; ++a)
+            for (int b = a + 1; b < me; ++b)
+                all = fmin(all, cc_advance(c, c->mbody[a], c->mshape + CS_SIZE * a, c->mbody[b], c->mshape + CS_SIZE * b));
+        return all;
+    }
+    double *speed = x + 3 * (size_t)n, *reach = speed + n, mean[3] = {0, 0, 0}, square[3] = {0, 0, 0};
+    for (int k = 0; k < n; ++k) {
+        const int a = mb + k;
+        const double *s = c->mshape + CS_SIZE * a, *r, *A, *v, *w;
+        cc_frame(c, c->mbody[a], &r, &A, &v, &w);
+        double o[3], u[3];
+        cc_mul(A, s, o);
+        cc_cross(w, o, u);
+        const double vc[3] = {v[0] + u[0], v[1] + u[1], v[2] + u[2]};
+        speed[k] = sqrt(cc_dot(vc, vc)) + sqrt(cc_dot(w, w)) * s[10];
+        for (int i = 0; i < 3; ++i) {
+            x[3 * k + i] = r[i] + o[i];
+            mean[i] += x[3 * k + i];
+            square[i] += x[3 * k + i] * x[3 * k + i];
+        }
+    }
+    int axis = 0;
+    for (int i = 1; i < 3; ++i)
+        if (square[i] - mean[i] * mean[i] / n > square[axis] - mean[axis] * mean[axis] / n) axis = i;
+    for (int k = 0; k < n; ++k) { sorted[k].key = x[3 * k + axis]; sorted[k].m = k; }
+    qsort(sorted, n, sizeof *sorted, cc_by_key);
+    double cap = INFINITY;
+    for (int k = 0; k + 1 < n; ++k) {
+        const int a = mb + (sorted[k].m < sorted[k + 1].m ? sorted[k].m : sorted[k + 1].m);
+        const int b = mb + (sorted[k].m < sorted[k + 1].m ? sorted[k + 1].m : sorted[k].m);
+        cap = fmin(cap, cc_advance(c, c->mbody[a], c->mshape + CS_SIZE * a, c->mbody[b], c->mshape + CS_SIZE * b));
+    }
+    const double grow = isinf(cap) ? 0.0 : cap;
+    for (int k = 0; k < n; ++k) {
+        reach[k] = isinf(cap) ? INFINITY : c->mshape[CS_SIZE * (mb + k) + 10] + grow * speed[k];
+        sorted[k].key = x[3 * k + axis] - reach[k];
+        sorted[k].m = k;
+    }
+    qsort(sorted, n, sizeof *sorted, cc_by_key);
+    for (int i = 0; i < n; ++i) {
+        const int p = sorted[i].m;
+        const double hi = x[3 * p + axis] + reach[p];
+        for (int j = i + 1; j < n && sorted[j].key <= hi; ++j) {
+            const int q = sorted[j].m;
+            const double d[3] = {x[3 * q] - x[3 * p], x[3 * q + 1] - x[3 * p + 1], x[3 * q + 2] - x[3 * p + 2]};
+            const double both = reach[p] + reach[q];
+            if (!isinf(both) && cc_dot(d, d) > both * both * (1.0 + 1e-12)) continue;
+            const int a = mb + (p < q ? p : q), b = mb + (p < q ? q : p);
+            cap = fmin(cap, cc_advance(c, c->mbody[a], c->mshape + CS_SIZE * a, c->mbody[b], c->mshape + CS_SIZE * b));
+        }
+    }
+    free(x);
+    free(sorted);
+    return cap;
+}
+
 /* The largest next step that cannot carry a finite shape through another, from the frames of the
  * last cc_generalized (ContactSet.step_cap, Mirtich (1996) conservative advancement): the least over
  * the elements of two finite shapes, and over the pairs of each group's members, of (g + w)/s, g the
@@ -461,10 +543,7 @@ double cc_step_cap(const void *ctx)
         if (isinf(si[10]) || isinf(sj[10])) continue;
         cap = fmin(cap, cc_advance(c, c->bi[e], si, c->bj[e], sj));
     }
-    for (int g = 0; g < c->ng; ++g)
-        for (int a = c->gstart[g]; a < c->gstart[g + 1]; ++a)
-            for (int b = a + 1; b < c->gstart[g + 1]; ++b)
-                cap = fmin(cap, cc_advance(c, c->mbody[a], c->mshape + CS_SIZE * a, c->mbody[b], c->mshape + CS_SIZE * b));
+    for (int g = 0; g < c->ng; ++g) cap = fmin(cap, cc_group_cap(c, c->gstart[g], c->gstart[g + 1]));
     return cap;
 }
 

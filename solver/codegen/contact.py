@@ -267,6 +267,16 @@ class CompiledContact:
         n = fn(ctypes.byref(self.struct), out.ctypes.data) if self.tables.ne else 0
         return out[:n].copy()
 
+    def step_cap(self, frames):
+        """``cc_step_cap`` at the body frames (:class:`solver.forces.BodyFrames` of one state):
+        :meth:`ContactSet.step_cap` in C."""
+        for name in ("r", "A", "v", "w"):
+            self.work[name][:] = np.ravel(getattr(frames, name))
+        fn = self.runtime.cc_step_cap
+        fn.argtypes = [_PTR]
+        fn.restype = ctypes.c_double
+        return fn(ctypes.byref(self.struct))
+
     def pointers(self):
         """{k_extra, extra}: the fields of cg_reduced_t that make it call this evaluator."""
         return {"k_extra": ctypes.cast(self._fn, _PTR).value,

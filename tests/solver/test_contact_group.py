@@ -85,6 +85,10 @@ def evaluate_as_pairs(kinds, rng):
         assert np.max(np.abs(out_g.F - out_p.F)) <= 1e-12 * scale and np.max(np.abs(out_g.T - out_p.T)) <= 1e-12 * scale
         assert abs(group.potential(frames) - pairs.potential(frames)) <= 1e-12 * pairs.potential(frames)
         assert group.step_cap(frames) == pytest.approx(pairs.step_cap(frames), rel=1e-12)
+        for v, w in ((frames.v, frames.w), (0 * frames.v, 0 * frames.w), (np.eye(n, 3), 0 * frames.w)):
+            moving = BodyFrames(frames.r, frames.A, v, w)    # and at rest, and one body moving: no pair bound
+            cap = pairs_c.step_cap(moving)                  # the same arithmetic, the group's pairs pruned
+            assert group_c.step_cap(moving) == cap and cap == pytest.approx(pairs.step_cap(moving), rel=1e-12)
     assert max(touching) > 2 * n                                   # packed states: many pairs touch
     stacked = BodyFrames(*(np.array([getattr(f, x) for f in states]) for x in ("r", "A", "v", "w")))
     F, T, V = group_c.states(stacked)
