@@ -730,11 +730,6 @@ class ContactGroup(Element):
     def check(self):
         check_contact_law(self)
 
-    def pair_count(self) -> int:
-        """n(n − 1)/2: the pairs the group stands for (computed, never listed)."""
-        n = len(self.bodies)
-        return n * (n - 1) // 2
-
 
 class Driver(Element):
     """Prescribed joint coordinate as a function of t (expression or table {"t":…, "values":…}).
