@@ -21,7 +21,7 @@ path, articulated.c, with the block-sparse partition of solver/partitioning/bloc
 them all.  The last column is this process's peak resident memory after the row (``ru_maxrss``: the
 largest so far, MuJoCo's and the earlier rows' included).
 
-    .venv/bin/python bench/contact.py [--n 10 100 1000] [--t-end 1.0 1.0 0.1] [--mbs-max 1000] [--pairs]
+    .venv/bin/python bench/contact.py [--n 10 100 1000] [--t-end 1.0 0.01 1.0] [--mbs-max 1000] [--pairs]
     .venv/bin/python bench/contact.py --energy 10 0.3 2e-4     # energy lost = energy the contacts dissipated
     .venv/bin/python bench/contact.py --rhs 10 1.0 20000        # one right-hand side at the state at 1 s
 
