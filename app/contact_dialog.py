@@ -10,11 +10,18 @@ open — a body without a shape or a pair of shapes with no contact law between 
 (``solver.contact_pair``).  Stiffness, exponent, damping and the friction coefficients are the
 :class:`solver.Contact` fields, edited by their declarations.  The element is added as one
 undoable step (:class:`app.commands.AddElements`) and selected.
+
+The "kind" choice "group" adds a contact group instead (:class:`solver.ContactGroup`: every pair of
+the checked bodies in contact by the one law, no element per pair, docs/contact.md): the bodies
+with a finite shape are listed with check boxes, those selected in the window checked (else all);
+a body picked in the window while the dialog is open is checked.  Fewer than two bodies, or two
+shapes with no contact law between them, are refused naming ``bodies``.
 """
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QListWidget, QListWidgetItem
 
 import solver
 
@@ -26,6 +33,7 @@ from .units import UnitSystem
 
 LAW_FIELDS = ("stiffness", "exponent", "damping", "static_friction", "dynamic_friction")
 SIDES = ("body_i", "body_j")
+KINDS = ("pair", "group")        # a contact element between two bodies, or a contact group
 
 
 def ground_plane(model: solver.Model) -> dict:
@@ -59,7 +67,12 @@ class ContactDialog(ToolDialog):
         super().__init__(document, "Add contact", parent)
         self.units = UnitSystem.of(self.model.settings)
         form = QFormLayout(self)
+        self.form = form
         bodies = list(self.model.bodies)
+        self.kind = QComboBox(self)
+        self.kind.setObjectName("kind")
+        self.kind.addItems(KINDS)
+        form.addRow("kind", self.kind)
         self.side = {}
         self.shape_label = {}
         for field, choices in (("body_i", [solver.GROUND, *bodies]), ("body_j", bodies)):
@@ -73,6 +86,17 @@ class ContactDialog(ToolDialog):
             form.addRow(field, combo)
             form.addRow("", self.shape_label[field])
         picked = [name for name in document.selected if name in self.model.bodies]
+        self.members = QListWidget(self)
+        self.members.setObjectName("bodies")
+        finite = [b for b in bodies if (side_shape(self.model, b) or {"shape": "plane"})["shape"] != "plane"]
+        for name in finite:
+            item = QListWidgetItem(f"{name} ({describe(side_shape(self.model, name))})", self.members)
+            item.setData(Qt.ItemDataRole.UserRole, name)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            checked = name in picked if len(set(picked) & set(finite)) > 1 else True
+            item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
+        form.addRow("bodies", self.members)
+        self.kind.currentTextChanged.connect(self._show_kind)
         if picked:                          # a body selected: it is body_j, a second one body_i
             self.side["body_j"].setCurrentText(picked[-1])
             if len(picked) > 1:
@@ -87,10 +111,30 @@ class ContactDialog(ToolDialog):
         self.targets = {field: (combo,) for field, combo in self.side.items()}
         self.target = "body_j"            # the side a body selected in the window fills
         self._show_shapes()
+        self._show_kind()
         self.finish_form(form, "contactMessage")
 
+    def _show_kind(self, *_):
+        """The rows of the kind chosen: the two sides, or the group's bodies."""
+        group = self.kind.currentText() == "group"
+        for field in SIDES:
+            self.form.setRowVisible(self.side[field], not group)
+            self.form.setRowVisible(self.shape_label[field], not group)
+        self.form.setRowVisible(self.members, group)
+
+    def checked(self) -> list[str]:
+        """The bodies checked for a group, in the model's order."""
+        items = (self.members.item(k) for k in range(self.members.count()))
+        return [item.data(Qt.ItemDataRole.UserRole) for item in items if item.checkState() == Qt.CheckState.Checked]
+
     def picked(self, name):
-        if name in self.model.bodies:
+        if name not in self.model.bodies:
+            return
+        if self.kind.currentText() == "group":
+            for k in range(self.members.count()):
+                if self.members.item(k).data(Qt.ItemDataRole.UserRole) == name:
+                    self.members.item(k).setCheckState(Qt.CheckState.Checked)
+        else:
             self.side[self.target].setCurrentText(name)
 
     def _show_shapes(self, *_):
@@ -100,8 +144,10 @@ class ContactDialog(ToolDialog):
                 self.shape_label[field].setText(("ground: " if body == solver.GROUND else "its own: ")
                                                 + describe(side_shape(self.model, body)))
 
-    def element(self) -> solver.Contact:
-        """The new contact; raises solver.ModelError naming the field."""
+    def element(self):
+        """The new contact (a Contact, or a ContactGroup); raises solver.ModelError naming the field."""
+        if self.kind.currentText() == "group":
+            return self.group()
         model, name = self.model, unique_name(self.model, solver.Contact.NAME_PREFIX)
         bodies = {field: combo.currentText() for field, combo in self.side.items()}
         shapes = {}
@@ -116,6 +162,16 @@ class ContactDialog(ToolDialog):
         contact = solver.Contact(name=name, **bodies, **own, **values)
         contact.check()
         return contact
+
+    def group(self) -> solver.ContactGroup:
+        """The new contact group of the checked bodies; raises solver.ModelError naming ``bodies``."""
+        name = unique_name(self.model, solver.ContactGroup.NAME_PREFIX)
+        bodies = self.checked()
+        solver.group_queries(bodies, [side_shape(self.model, b)["shape"] for b in bodies], f"forces '{name}'")
+        values = {field: editor.value() for field, editor in self.law.items()}
+        group = solver.ContactGroup(name=name, bodies=bodies, **values)
+        group.check()
+        return group
 
     def accept(self):
         try:

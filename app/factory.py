@@ -88,6 +88,12 @@ def placed(model: solver.Model, cls, field, value, selected: str = ""):
             raise solver.ModelError(f"add a second joint with a coordinate first: {what} relates two ({field.name})")
         before = [n for n in others if list(model.joints).index(n) < list(model.joints).index(first)]
         return (before or others)[-1]
+    if word == "shaped":              # every body with a finite shape (a contact group's members)
+        found = [n for n, b in model.bodies.items() if (b.geometry or {}).get("shape", "none") not in ("none", "plane")]
+        if len(found) < 2:
+            raise solver.ModelError(f"give two bodies a geometry first: {what} is between bodies with shapes "
+                                    f"({field.name})")
+        return found
     if word == "first":
         found = [f.name for f in model.forces.values() if f.KIND == arg]
         if not found:
@@ -119,6 +125,8 @@ def _filler(field):
         return "@ground" if field.name == "body_i" else "@body"
     if kind == "joint":
         return "@joint"
+    if kind == "bodies":
+        return "@shaped"
     if "reference" in field.extra:
         return f"@first:{field.extra['reference']}"
     if kind in ("vec3", "optional_vec3") and field.unit == "m":

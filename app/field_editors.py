@@ -451,6 +451,13 @@ class TextEditor(FieldEditor):
             self.refused.emit("")
 
 
+class NamesEditor(TextEditor):
+    """A list of names (a contact group's bodies) as one line, names separated by commas."""
+
+    def set_value(self, value):
+        super().set_value(", ".join(value) if isinstance(value, list) else value)
+
+
 class VectorEditor(FieldEditor):
     """n numbers (vec3, unit_vec3, vec6, inertia, orientation); ``optional`` adds a 'none' box."""
 
@@ -856,6 +863,8 @@ def make_editor(field, reference_names=(), validator=None, parent=None, units=SI
         return BoolEditor(field, parent)
     if kind in ("str", "name", "polynomial"):
         return TextEditor(field, parent)
+    if kind == "bodies":
+        return NamesEditor(field, parent)
     if kind in ("vec3", "unit_vec3"):
         return VectorEditor(field, ("x", "y", "z"), units=units, parent=parent)
     if kind == "optional_vec3":

@@ -4,7 +4,8 @@ default) in MBS Studio and in MuJoCo (optional ``bench`` extra).
 The scene: spheres of radius 0.05 m and 0.5 kg on a grid 0.12 m apart, 0.1 m … above the floor,
 with small random initial velocities (seed 0), in a 0.1 m-per-sphere-wide square box (floor y = 0
 and four walls, planes on ground); gravity −9.81 m/s² along y.  MBS Studio: one contact
-element per sphere–wall, sphere–floor and sphere–sphere pair (n + 4n + n(n − 1)/2 elements;
+element per sphere–wall and sphere–floor pair and one contact group of all the spheres (5n elements
+and a group: no element per sphere pair; ``--pairs``: one per sphere pair instead, 5n + n(n − 1)/2;
 k = 1e6 N/m^1.5, e = 1.5, impact damping 50 N·s/m, μ = 0.3), evaluated in C (solver/codegen/
 contact.c: the sort-and-sweep broad phase of broadphase.c, the closed-form pairs, the laws) inside
 the compiled reduced right-hand side, DOP853 in the compiled step loop (what ``simulate(model)``
@@ -16,10 +17,11 @@ under m g (Hertz here: (m g/k)^(1/e) = 0.29 mm).
 Times are CPU seconds of this process (``time.process_time``: the machine is shared, so wall time
 scales with the load); the real-time factor is simulated time over CPU time (> 1: faster than real
 time).  MBS Studio runs the sizes up to ``--mbs-max`` (the free spheres take the open tree's O(n)
-path, articulated.c; the model of 1000 spheres has half a million contact elements: docs/performance.md
-"Contact"); MuJoCo runs them all.
+path, articulated.c, with the block-sparse partition of solver/partitioning/block.py); MuJoCo runs
+them all.  The last column is this process's peak resident memory after the row (``ru_maxrss``: the
+largest so far, MuJoCo's and the earlier rows' included).
 
-    .venv/bin/python bench/contact.py [--n 10 100 1000] [--t-end 1.0 0.01 1.0] [--mbs-max 100]
+    .venv/bin/python bench/contact.py [--n 10 100 1000] [--t-end 1.0 0.01 1.0] [--mbs-max 1000] [--pairs]
     .venv/bin/python bench/contact.py --energy 10 0.3 2e-4     # energy lost = energy the contacts dissipated
     .venv/bin/python bench/contact.py --rhs 10 1.0 20000        # one right-hand side at the state at 1 s
 
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import sys
 import time
 
@@ -59,8 +62,9 @@ def walls(side):
             ((0, 0, -h), (0, 0, 1)), ((0, 0, h), (0, 0, -1))]
 
 
-def model(n):
-    """The scene in MBS Studio (module docstring)."""
+def model(n, pairs=False):
+    """The scene in MBS Studio (module docstring): the spheres in one contact group, or with
+    ``pairs`` one contact element per sphere pair."""
     side, r0, v0 = layout(n)
     m = solver.Model(name=f"spheres-{n}", gravity=(0, -9.81, 0))
     law = dict(stiffness=1e6, damping=50.0, exponent=1.5, friction=(MU, MU))
@@ -71,14 +75,17 @@ def model(n):
         for w, (point, normal) in enumerate(walls(side)):
             m.add_contact(f"w{w}_{k}", "ground", f"s{k}", geometry_i={"shape": "plane", "point": point,
                                                                          "normal": normal}, **law)
+    if not pairs:
+        m.add_contact_group("spheres", [f"s{k}" for k in range(n)], **law)
+        return m
     for a in range(n):
         for b in range(a + 1, n):
             m.add_contact(f"c{a}_{b}", f"s{a}", f"s{b}", **law)
     return m
 
 
-def ours(n, t_end):
-    m = model(n)
+def ours(n, t_end, pairs=False):
+    m = model(n, pairs)
     t0 = time.process_time()
     compiled = solver.compile_model(m)
     t1 = time.process_time()
@@ -87,7 +94,8 @@ def ours(n, t_end):
     height = np.mean([res.body_position(f"s{k}")[-1, 1] for k in range(n)])
     loop = next((e["message"] for e in res.events if e["message"].startswith("step loop")), "")
     return {"compile": t1 - t0, "run": t2 - t1, "steps": res.meta["steps"],
-            "rhs": res.meta["rhs_evaluations"], "height": height, "contacts": len(m.forces), "loop": loop}
+            "rhs": res.meta["rhs_evaluations"], "height": height, "contacts": len(m.forces), "loop": loop,
+            "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
 def energy_audit(n, t_end, output_step):
@@ -149,7 +157,9 @@ def main(argv=None):
     parser.add_argument("--n", type=int, nargs="+", default=[10, 100, 1000])
     parser.add_argument("--t-end", type=float, nargs="+", default=[1.0, 0.01, 1.0],
                         help="simulated time per size (the last one for the sizes after it)")
-    parser.add_argument("--mbs-max", type=int, default=100, help="the largest size MBS Studio runs")
+    parser.add_argument("--mbs-max", type=int, default=1000, help="the largest size MBS Studio runs")
+    parser.add_argument("--pairs", action="store_true",
+                        help="one contact element per sphere pair instead of the contact group")
     parser.add_argument("--energy", type=float, nargs=3, metavar=("N", "T_END", "OUTPUT_STEP"),
                         help="instead: the energy balance of N spheres over T_END (contact dissipation "
                              "integrated over the output points)")
@@ -172,8 +182,9 @@ def main(argv=None):
         return
     print(f"load average {os.getloadavg()[0]:.1f}")
     print("| spheres | contact elements | simulated s | MBS compile CPU s | MBS run CPU s | MBS real-time factor "
-          "| steps | RHS | MuJoCo run CPU s | MuJoCo real-time factor | mean height MBS / MuJoCo m | MBS step loop |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| steps | RHS | MuJoCo run CPU s | MuJoCo real-time factor | mean height MBS / MuJoCo m | MBS step loop "
+          "| peak memory MB |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for k, n in enumerate(args.n):
         t_end = args.t_end[min(k, len(args.t_end) - 1)]
         try:
@@ -181,13 +192,14 @@ def main(argv=None):
         except ImportError:
             b = {"run": float("nan"), "height": float("nan")}
         if n > args.mbs_max:
-            a = {"contacts": n * 5 + n * (n - 1) // 2, "compile": float("nan"), "run": float("nan"), "steps": "—",
-                 "rhs": "—", "height": float("nan"), "loop": f"not run (above --mbs-max {args.mbs_max})"}
+            a = {"contacts": n * 5 + (n * (n - 1) // 2 if args.pairs else 1), "compile": float("nan"),
+                 "run": float("nan"), "steps": "—", "rhs": "—", "height": float("nan"),
+                 "loop": f"not run (above --mbs-max {args.mbs_max})", "peak": float("nan")}
         else:
-            a = ours(n, t_end)
+            a = ours(n, t_end, args.pairs)
         print(f"| {n} | {a['contacts']} | {t_end:g} | {a['compile']:.2f} | {a['run']:.2f} | {t_end / a['run']:.3g} | "
               f"{a['steps']} | {a['rhs']} | {b['run']:.3f} | {t_end / b['run']:.3g} | "
-              f"{a['height']:.5f} / {b['height']:.5f} | {a['loop']} |", flush=True)
+              f"{a['height']:.5f} / {b['height']:.5f} | {a['loop']} | {a['peak']:.0f} |", flush=True)
     print(f"load average {os.getloadavg()[0]:.1f}")
 
 

@@ -32,8 +32,9 @@ _PUBLIC = {
     ".analysis.frequency": ("dominant_frequency",),
     ".analysis.checks": ("check_model", "ModelCheck"),       # Check Model: DOF, redundancy, driving
     ".model.elements": ("Road", "Tire", "SpeedControl", "FlexibleBody", "LinearActuator", "Measure", "ModelInput",
-                        "ModelOutput", "FRICTION_JOINTS", "JointFriction", "Contact"),
+                        "ModelOutput", "FRICTION_JOINTS", "JointFriction", "Contact", "ContactGroup"),
     ".contact.geometry": (("contact_pair", "pair_function"),),     # the contact law of two shape kinds, or a ModelError
+    ".contact.group": ("group_queries",),          # the contact laws of a contact group's shape kinds, or a ModelError
     ".io.urdf": ("import_urdf", "read_urdf", "urdf_needs_package_dir"),       # docs/import.md
     ".io.mjcf": ("import_mjcf", "is_mjcf", "read_mjcf"),     # docs/import.md (needs the mujoco package)
     ".model.sections": ("Material", "Section"),               # flexible beam cross-sections and materials

@@ -19,6 +19,7 @@ import numpy as np
 
 from .constraints.forms import Values, nearest_branch, scalar
 from .contact.element import ContactPair, ContactSet, contact_spec
+from .contact.group import ContactGroupMembers, group_spec
 from .constraints.joints import COORDINATES, joint_frame
 from .errors import ModelError
 from .expressions import time_function
@@ -454,12 +455,15 @@ def _applied_load(e, model, index, init):
 
 
 @evaluator("contact")
+@evaluator("contact_group")
 def _contact(e, model, index, init):
-    """All of the model's contact elements in one evaluator (its broad phase), built with the first."""
-    contacts = [c for c in model.forces.values() if c.KIND == "contact"]
+    """All of the model's contact elements and contact groups in one evaluator (its broad phase),
+    built with the first."""
+    contacts = [c for c in model.forces.values() if c.KIND in ("contact", "contact_group")]
     if e.name != contacts[0].name:
         return []
-    return [ContactSet([ContactPair(contact_spec(c, model), index) for c in contacts])]
+    return [ContactSet([ContactPair(contact_spec(c, model), index) for c in contacts if c.KIND == "contact"],
+                       [ContactGroupMembers(group_spec(c, model), index) for c in contacts if c.KIND == "contact_group"])]
 
 
 def compile_forces(model, index, init):

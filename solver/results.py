@@ -54,7 +54,7 @@ class Results:
         self.driver_names = list(meta["driver_names"])
         self.events = list(meta.get("events", []))
         self.flexible_body_names = [f["name"] for f in meta.get("flexible_bodies", [])]
-        self._contacts = {}          # contact name → its re-evaluated (force, point, power)
+        self._contacts = {}          # (contact name, pair) → its re-evaluated (force, point, power)
 
     # ---- public API: contract -------------------------------------------------------------------
     @property
@@ -103,24 +103,37 @@ class Results:
     @property
     def contact_names(self):
         """The contact elements whose forces the results can re-evaluate (``meta.contacts``)."""
-        return [c.get("name") for c in self.meta.get("contacts", []) if isinstance(c, dict)]
+        return [c.get("name") for c in self.meta.get("contacts", []) if isinstance(c, dict) and "bodies" not in c]
 
-    def contact_force(self, name):
+    @property
+    def contact_group_names(self):
+        """The contact groups whose forces the results can re-evaluate (``meta.contacts``)."""
+        return [c.get("name") for c in self.meta.get("contacts", []) if isinstance(c, dict) and "bodies" in c]
+
+    def contact_force(self, name, pair=None):
         """(N,3) force on body_j from body_i of contact element ``name``, global axes (the sum over
         its contact points); zero while apart.  Re-evaluated from the recorded body states with the
-        run's contact law, which is stateless (:func:`solver.contact.element.contact_history`)."""
-        return self._contact(name)[0]
+        run's contact law, which is stateless (:func:`solver.contact.element.contact_history`).
+        A contact group: (N, m, 3) the total force on each of its m bodies from the others (in the
+        order of its ``bodies``); with ``pair`` = (a, b), two of them, a listed before b, (N,3) the
+        force on b from a."""
+        return self._contact(name, pair)[0]
 
-    def contact_point(self, name):
+    def contact_point(self, name, pair=None):
         """(N,3) point where contact element ``name``'s force acts: its contact points' mean weighted
-        by their normal forces, global; NaN while apart."""
-        return self._contact(name)[1]
+        by their normal forces, global; NaN while apart (a contact group: of its ``pair``)."""
+        point = self._contact(name, pair)[1]
+        if point is None:
+            raise ModelError(f"pair: contact group '{name}' acts at many points; name a pair of its bodies "
+                             "(contact_point(name, pair=(a, b)))")
+        return point
 
-    def contact_dissipation(self, name):
+    def contact_dissipation(self, name, pair=None):
         """(N,) power dissipated by contact element ``name`` (W; damping, friction, and the elastic
         energy lost while the force is clipped at 0: :mod:`solver.contact.element`); its time
-        integral is the energy the contact took out of ``energy["total"]``."""
-        return self._contact(name)[2]
+        integral is the energy the contact took out of ``energy["total"]`` (a contact group: all its
+        pairs, or its ``pair``)."""
+        return self._contact(name, pair)[2]
 
     @property
     def energy(self):
@@ -328,21 +341,29 @@ class Results:
             raise ModelError(f"node: flexible body '{name}' has nodes 0..{f['nodes'] - 1}; got {node}")
         return f["n0"] + node
 
-    def _contact(self, name):
-        if name not in self._contacts:
-            self._contacts[name] = self._evaluate_contact(name)
-        return self._contacts[name]
+    def _contact(self, name, pair=None):
+        key = (name, None if pair is None else tuple(pair))
+        if key not in self._contacts:
+            self._contacts[key] = self._evaluate_contact(name, pair)
+        return self._contacts[key]
 
-    def _evaluate_contact(self, name):
+    def _evaluate_contact(self, name, pair):
         from .contact.element import contact_history
+        from .contact.group import member_pair
         from .forces import BodyFrames
         specs = {c.get("name"): c for c in self.meta.get("contacts", []) if isinstance(c, dict)}
         if name not in specs:
             raise ModelError(f"no contact named '{name}' in the results (contacts: {show_names(specs)})")
         names = self.body_names
         r, A, v, w = (np.asarray(self._full(key)) for key in ("r", "A", "v", "w"))
+        if pair is not None and "bodies" not in specs[name]:
+            raise ModelError(f"pair: contact '{name}' is a contact element, not a group; its force is "
+                             "contact_force(name)")
+        if pair is not None:
+            member_pair(specs[name], pair)             # a ModelError naming the pair, not a damaged file
         try:
-            return contact_history(specs[name], {b: k for k, b in enumerate(names)}, BodyFrames(r, A, v, w), len(r))
+            return contact_history(specs[name], {b: k for k, b in enumerate(names)}, BodyFrames(r, A, v, w), len(r),
+                                   pair)
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise ModelError(f"meta.contacts: contact '{name}' is damaged ({type(exc).__name__}: {exc})") from None
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ModelError, SolverError
+from ..partitioning.block import block_rows
 from ..partitioning.partition import independent_rows
 
 
@@ -45,8 +46,8 @@ def consistent_velocities(system, q, qd, t):
     ev = system.constraints(q, t, level=1)
     if ev.phi.size == 0:
         return qd
-    if not np.all(np.isfinite(ev.jac)):
-        rows = np.arange(ev.phi.size)
+    if not np.all(np.isfinite(ev.jac)) or block_rows(system, "qr", ev.jac) is not None:
+        rows = np.arange(ev.phi.size)       # (an open tree's normalization rows: independent, no QR of Φ_qᵀ)
     else:
         rows, _ = independent_rows(ev.jac)
     J = ev.jac[rows]

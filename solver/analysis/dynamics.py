@@ -305,7 +305,7 @@ class Run:
         # the compiled solve when there is one, as every other row of the run (an open tree's run in C then
         # never imports scipy.linalg: 0.15–0.2 s of a first run)
         if self._compiled is not None:
-            accel = self._record_output(part, t, np.concatenate([part.z_of(q), part.V.T @ qd]), store=record_start)
+            accel = self._record_output(part, t, np.concatenate([part.z_of(q), part.zd_of(qd)]), store=record_start)
         else:
             accel = self._record(part, t, q, qd, part.method, store=record_start)[0]
         refused = 0              # steps from the last accepted state refused for a velocity jump
@@ -332,7 +332,7 @@ class Run:
                 restarts, clean = self._restarted(part, hybrid, restarts, clean, restart, q, t)
                 part = self._partition(part.method, q, t, restart)
                 continue
-            y0 = np.concatenate([part.z_of(q), part.V.T @ qd])
+            y0 = np.concatenate([part.z_of(q), part.zd_of(qd)])
             ode = self._integrator(integrator, part, t, y0, times[-1], min(max_step, self._travel_cap(q, qd)),
                                    first_step)
             restart = None
@@ -432,7 +432,7 @@ class Run:
             # measures the next step against them, not against a q̇ the new independent set represents
             # poorly (a coordinate stationary there: ż ≈ 0 times a large ∂q/∂z)
             ev = self.system.constraints(q, t, level=1)
-            qd = part.velocities(ev.jac, ev.nu, part.V.T @ qd)
+            qd = part.velocities(ev.jac, ev.nu, part.zd_of(qd))
             if hybrid is not None:
                 hybrid.started(method, switch is not None)
         return part, t, q, qd
@@ -473,7 +473,7 @@ class Run:
         _, t, q, qd, accel, _ = start
         n = int(np.ceil((t_cross - t) / h - 1e-9))
         ends = [*(t + (t_cross - t) * k / n for k in range(1, n + 1)), t_cross + h]
-        y = np.concatenate([part.z_of(q), part.V.T @ qd])
+        y = np.concatenate([part.z_of(q), part.zd_of(qd)])
         pieces, worst, f1 = [], 0.0, None
         try:
             for t1 in ends:

@@ -269,7 +269,7 @@ class InteractiveRun:
         if hasattr(system, "_drive"):
             system._drive.reset()
         ev = system.constraints(self.q, self.t, level=1)
-        self.qd = part.velocities(ev.jac, ev.nu, part.V.T @ self.qd)
+        self.qd = part.velocities(ev.jac, ev.nu, part.zd_of(self.qd))
         self._jump = True
 
     def held_loads(self):

@@ -127,7 +127,7 @@ def _linearize(system, state):
     f = part.dof
     if f == 0:
         raise ModelError("linearize: the model has no degrees of freedom")
-    zd0 = part.V.T @ qd
+    zd0 = part.zd_of(qd)
 
     def accel(z, zd):
         qq, ev = part.positions(system, z, t, q, tol=NEWTON_TOL)

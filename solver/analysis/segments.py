@@ -110,7 +110,7 @@ def run_segments(run, part, compiled, t, q, qd, times, next_out, window):
     seg = CompiledSegments(c, method, time_fn, times, next_out, s.rtol, s.atol, s.max_step, bound, growth_bound,
                            STALL_FRACTION * s.t_end, window, run.branches, STAGE_RETRIES, stiffness, band,
                            post=compiled_output(c.system) is None, jac_step=JACOBIAN_STEP, cache=run.cache)
-    seg.start(t, np.concatenate([part.z_of(q), part.V.T @ qd]), q, qd)
+    seg.start(t, np.concatenate([part.z_of(q), part.zd_of(qd)]), q, qd)
     start, steps = (t, q, qd), 0
     while True:
         # rows post-processed in C go straight into the recorder's buffer when a call's rows fit in it

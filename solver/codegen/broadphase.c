@@ -9,7 +9,9 @@
  * (insertion sort from the last evaluation's order: nearly sorted, O(n) while the bodies move little),
  * and sweeps: a proxy's interval is compared only with the intervals that start before it ends.  The
  * pairs whose spheres overlap name their elements through the table of keys (a·np + b, a < b,
- * ascending: a binary search).  Elements with a plane (an unbounded half-space) or with both sides on
+ * ascending: a binary search); a pair of proxies that are both members of contact groups is passed to
+ * the pair callback (contact.c evaluates the pairs of members in one group there: no list of them).
+ * Elements with a plane (an unbounded half-space) or with both sides on
  * one proxy are listed as they are.  The list is a superset of the elements whose bounding volumes
  * overlap (the intervals and spheres are padded by 1e-9 of the coordinates' size, above round-off);
  * contact.c's cc_candidates keeps those that pass its exact test (cc_near, the n² test of
@@ -31,6 +33,10 @@ typedef struct {
     const int *kelem;         /* … their elements, in that order */
     int *order;               /* work: proxies by interval start (kept between evaluations: a permutation) */
     double *x, *lo, *hi;      /* work: per proxy world centre (3), interval along the sweep axis */
+    const int *pm_start;      /* per proxy: its contact-group members pm_list[pm_start[p] … pm_start[p + 1] − 1] */
+    const int *pm_list;
+    void (*pair)(void *ctx, int p, int q);   /* called for each overlapping pair of proxies with members (or NULL) */
+    void *ctx;
 } cb_sweep_t;
 
 static int cb_ascending(const void *a, const void *b)
@@ -94,6 +100,8 @@ int cb_candidates(cb_sweep_t *s, const double *r, const double *A, int *out)
             const double *xb = s->x + 3 * b, reach = ra + 0.5 * (s->hi[b] - s->lo[b]);
             const double d[3] = {xb[0] - xa[0], xb[1] - xa[1], xb[2] - xa[2]};
             if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] > reach * reach) continue;
+            if (s->pair && s->pm_start[a + 1] > s->pm_start[a] && s->pm_start[b + 1] > s->pm_start[b])
+                s->pair(s->ctx, a, b);
             const long long k = a < b ? (long long)a * np + b : (long long)b * np + a;
             for (int e = cb_find(s, k); e < s->nkey && s->key[e] == k; ++e) out[n++] = s->kelem[e];
         }

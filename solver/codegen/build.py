@@ -138,14 +138,17 @@ class Kernels(Buffers):
     (inputs, written by the caller) and the kernel's outputs (``phi jac ang``, ``gamma``, ``M``,
     ``Q``, read by the caller; ``jac`` and ``M`` also as matrices).
     ``info``: key, path, cache_hit, derive_s, compile_s, load_s, subexpressions, c_lines.
-    ``runtime``: the runtime library (:func:`runtime_library`) that runs them."""
+    ``runtime``: the runtime library (:func:`runtime_library`) that runs them.
+
+    The dense M (nq², 392 MB for 1000 free bodies) is allocated at its first use (:meth:`need_mass`:
+    the mass kernel, a dense or band reduction); an open tree's O(n) reduction never reads it."""
 
     def __init__(self, lib, info, desc):
         self.info = info
         self.shape = m, nq = desc["m"], desc["nq"]
         sizes = {"q": nq, "qd": nq, "par": desc["n_parameters"], "f": len(desc["drivers"]),
                  "u": desc["n_inputs"], "phi": m, "jac": m * nq, "ang": len(desc["angles"]), "gamma": m,
-                 "M": nq * nq, "Q": nq}
+                 "M": 1, "Q": nq}
         calls = {name: (f"cg_{name}", emit.INPUTS + tuple(o for o, _ in emit.OUTPUTS[name])) for name in derive.KERNELS}
         super().__init__(lib, sizes, calls)
         self.runtime = runtime_library()
@@ -155,11 +158,24 @@ class Kernels(Buffers):
         fn = getattr(self.lib, symbol, None)
         return None if fn is None else ctypes.cast(fn, ctypes.c_void_p).value
 
+    def need_mass(self):
+        """Allocate the dense M buffer (once; the functions are bound to it again).  Call it before
+        taking the buffer's address or calling a kernel that writes M."""
+        nq = self.shape[1]
+        if self.buffers["M"].size != nq * nq:
+            self._bind({**self.buffers, "M": np.zeros(nq * nq)})
+
+    def call(self, name):
+        if "M" in self.signatures[name][1]:
+            self.need_mass()
+        super().call(name)
+
     def _bind(self, buffers):
         super()._bind(buffers)
         m, nq = self.shape
         self.jac = buffers["jac"].reshape(m, nq) if m else np.zeros((0, nq))
-        self.M = buffers["M"].reshape(nq, nq)
+        M = buffers["M"]
+        self.M = M.reshape(nq, nq) if M.size == nq * nq else None
 
 
 def compiler() -> str:

@@ -21,6 +21,7 @@
  * body_columns; each Q entry summed over the rows in ascending order, as the dense product).
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { CC_CARTESIAN = 0, CC_TREE = 1, CC_RELATIVE = 2 };
@@ -66,7 +67,16 @@ typedef struct {
     cb_sweep_t *sweep;        /* the broad phase (broadphase.c) over the ne elements */
     int *cand;                /* work: the elements it keeps (ne) */
     const int *path_start, *path_col;   /* CC_RELATIVE: per body the columns of its path (T's non-zeros), CSR */
+    int ng;                   /* contact groups (solver/contact/group.py): every pair of their members */
+    const double *glaw;       /* per group: CL_SIZE */
+    const int *mgroup, *mbody, *mkind;  /* per member: its group, body, shape kind (SH_*) */
+    const double *mshape;     /* per member: CS_SIZE (body axes) */
+    const int *gstart;        /* per group: its members mgroup[gstart[g] … gstart[g + 1] − 1], in its order */
+    const int *kpair, *kswap; /* per shape kinds (a, b): 6 a + b → pair kind PR_* (−1: none), 1 when b comes first */
 } cc_contact_t;
+
+/* One pair of shapes in contact: its bodies and law (an element's, or a group's for two members). */
+typedef struct { int bi, bj; const double *law; } cc_pair_t;
 
 typedef struct { double c[3], a[3], A[9]; const double *s; const double *verts; int nv; } cc_placed_t;
 
@@ -119,26 +129,34 @@ static void cc_frame(const cc_contact_t *c, int b, const double **r, const doubl
     *r = c->r + 3 * b; *A = c->A + 9 * b; *v = c->v + 3 * b; *w = c->w + 3 * b;
 }
 
-static void cc_place(const cc_contact_t *c, int e, int side, int b, cc_placed_t *p)
+/* The shape s (CS_SIZE, body axes; nv mesh vertices at verts) on body b. */
+static void cc_place_shape(const cc_contact_t *c, const double *s, int b, const double *verts, int nv, cc_placed_t *p)
 {
     const double *r, *A, *v, *w;
     cc_frame(c, b, &r, &A, &v, &w);
-    p->s = c->shape + CS_SIZE * (2 * e + side);
+    p->s = s;
     cc_mul(A, p->s, p->c);
     for (int i = 0; i < 3; ++i) p->c[i] += r[i];
     cc_mul(A, p->s + 3, p->a);
     memcpy(p->A, A, sizeof p->A);
-    p->verts = c->verts + 3 * c->vstart[2 * e + side];
-    p->nv = c->vcount[2 * e + side];
+    p->verts = verts;
+    p->nv = nv;
+}
+
+static void cc_place(const cc_contact_t *c, int e, int side, int b, cc_placed_t *p)
+{
+    cc_place_shape(c, c->shape + CS_SIZE * (2 * e + side), b, c->verts + 3 * c->vstart[2 * e + side],
+                   c->vcount[2 * e + side], p);
 }
 
 /* Force at one contact point (P, n from the pair's first shape into its second, δ); sign −1 when
  * the first shape is side j (the normal from i into j is then −n). */
-static void cc_point(cc_contact_t *c, int e, const double *P, const double *n_pair, double delta, double sign)
+static void cc_point(cc_contact_t *c, const cc_pair_t *e, const double *P, const double *n_pair, double delta,
+                     double sign)
 {
-    const double *L = c->law + CL_SIZE * e;
+    const double *L = e->law;
     const double n[3] = {sign * n_pair[0], sign * n_pair[1], sign * n_pair[2]};
-    const int b[2] = {c->bi[e], c->bj[e]};
+    const int b[2] = {e->bi, e->bj};
     double u[3] = {0, 0, 0};
     for (int s = 0; s < 2; ++s) {
         const double *r, *A, *v, *w;
@@ -181,21 +199,21 @@ static void cc_point(cc_contact_t *c, int e, const double *P, const double *n_pa
 }
 
 /* A round surface at centre ce, radius R, touching along n with penetration δ: the midpoint. */
-static void cc_round(cc_contact_t *c, int e, double sg, const double *ce, const double *n, double R, double delta)
+static void cc_round(cc_contact_t *c, const cc_pair_t *e, double sg, const double *ce, const double *n, double R, double delta)
 {
     const double P[3] = {ce[0] - (R - 0.5 * delta) * n[0], ce[1] - (R - 0.5 * delta) * n[1],
                          ce[2] - (R - 0.5 * delta) * n[2]};
     cc_point(c, e, P, n, delta, sg);
 }
 
-static void cc_plane_sphere(cc_contact_t *c, int e, double sg, const cc_placed_t *pl, const double *ce, double R)
+static void cc_plane_sphere(cc_contact_t *c, const cc_pair_t *e, double sg, const cc_placed_t *pl, const double *ce, double R)
 {
     const double d[3] = {ce[0] - pl->c[0], ce[1] - pl->c[1], ce[2] - pl->c[2]};
     const double delta = R - cc_dot(pl->a, d);
     if (delta > 0.0) cc_round(c, e, sg, ce, pl->a, R, delta);
 }
 
-static void cc_spheres(cc_contact_t *c, int e, double sg, const double *ci, double ri, const double *cj, double rj)
+static void cc_spheres(cc_contact_t *c, const cc_pair_t *e, double sg, const double *ci, double ri, const double *cj, double rj)
 {
     const double d[3] = {cj[0] - ci[0], cj[1] - ci[1], cj[2] - ci[2]};
     const double length = sqrt(cc_dot(d, d));
@@ -205,7 +223,7 @@ static void cc_spheres(cc_contact_t *c, int e, double sg, const double *ci, doub
     cc_round(c, e, sg, cj, n, rj, delta);
 }
 
-static void cc_box_sphere(cc_contact_t *c, int e, double sg, const cc_placed_t *bx, const cc_placed_t *sp)
+static void cc_box_sphere(cc_contact_t *c, const cc_pair_t *e, double sg, const cc_placed_t *bx, const cc_placed_t *sp)
 {
     const double *h = bx->s + 7, *A = bx->A, R = sp->s[6];
     const double g[3] = {sp->c[0] - bx->c[0], sp->c[1] - bx->c[1], sp->c[2] - bx->c[2]};
@@ -231,7 +249,7 @@ static void cc_box_sphere(cc_contact_t *c, int e, double sg, const cc_placed_t *
 }
 
 /* Each point below the plane: a contact point δ = n·(p_plane − x), P = x + δ/2 n. */
-static void cc_below(cc_contact_t *c, int e, double sg, const cc_placed_t *pl, const double *x)
+static void cc_below(cc_contact_t *c, const cc_pair_t *e, double sg, const cc_placed_t *pl, const double *x)
 {
     const double g[3] = {pl->c[0] - x[0], pl->c[1] - x[1], pl->c[2] - x[2]};
     const double delta = cc_dot(g, pl->a);
@@ -246,7 +264,7 @@ static void cc_at(const cc_placed_t *s, const double *local, double *x)    /* x 
     for (int i = 0; i < 3; ++i) x[i] += s->c[i];
 }
 
-static void cc_plane_box(cc_contact_t *c, int e, double sg, const cc_placed_t *pl, const cc_placed_t *bx)
+static void cc_plane_box(cc_contact_t *c, const cc_pair_t *e, double sg, const cc_placed_t *pl, const cc_placed_t *bx)
 {
     const double *h = bx->s + 7;
     for (int k = 0; k < 8; ++k) {             /* geometry.CORNERS order: x slowest */
@@ -257,7 +275,7 @@ static void cc_plane_box(cc_contact_t *c, int e, double sg, const cc_placed_t *p
     }
 }
 
-static void cc_plane_mesh(cc_contact_t *c, int e, double sg, const cc_placed_t *pl, const cc_placed_t *ms)
+static void cc_plane_mesh(cc_contact_t *c, const cc_pair_t *e, double sg, const cc_placed_t *pl, const cc_placed_t *ms)
 {
     for (int k = 0; k < ms->nv; ++k) {
         double x[3];
@@ -271,7 +289,7 @@ static void cc_end(const cc_placed_t *s, double side, double *x)
     for (int i = 0; i < 3; ++i) x[i] = s->c[i] + side * s->s[7] * s->a[i];
 }
 
-static void cc_plane_capsule(cc_contact_t *c, int e, double sg, const cc_placed_t *pl, const cc_placed_t *cp)
+static void cc_plane_capsule(cc_contact_t *c, const cc_pair_t *e, double sg, const cc_placed_t *pl, const cc_placed_t *cp)
 {
     for (int k = 0; k < 2; ++k) {
         double x[3];
@@ -280,7 +298,7 @@ static void cc_plane_capsule(cc_contact_t *c, int e, double sg, const cc_placed_
     }
 }
 
-static void cc_capsule_sphere(cc_contact_t *c, int e, double sg, const cc_placed_t *cp, const cc_placed_t *sp)
+static void cc_capsule_sphere(cc_contact_t *c, const cc_pair_t *e, double sg, const cc_placed_t *cp, const cc_placed_t *sp)
 {
     const double g[3] = {sp->c[0] - cp->c[0], sp->c[1] - cp->c[1], sp->c[2] - cp->c[2]};
     const double half = cp->s[7];
@@ -290,7 +308,7 @@ static void cc_capsule_sphere(cc_contact_t *c, int e, double sg, const cc_placed
     cc_spheres(c, e, sg, x, cp->s[6], sp->c, sp->s[6]);
 }
 
-static void cc_plane_cylinder(cc_contact_t *c, int e, double sg, const cc_placed_t *pl, const cc_placed_t *cy)
+static void cc_plane_cylinder(cc_contact_t *c, const cc_pair_t *e, double sg, const cc_placed_t *pl, const cc_placed_t *cy)
 {
     const double *n = pl->a, *a = cy->a, R = cy->s[6];
     const double na = cc_dot(n, a);
@@ -347,16 +365,14 @@ int cc_candidates(cc_contact_t *c, int *out)
     return n;
 }
 
-/* The contact points of element e (a candidate) and their forces. */
-static void cc_element(cc_contact_t *c, int e)
+/* The contact points of a pair of placed shapes (pair kind code; sw: its first shape is side j) and
+ * their forces. */
+static void cc_shapes(cc_contact_t *c, const cc_pair_t *e, int code, int sw, const cc_placed_t *pi,
+                      const cc_placed_t *pj)
 {
-    cc_placed_t pi, pj;
-    cc_place(c, e, 0, c->bi[e], &pi);
-    cc_place(c, e, 1, c->bj[e], &pj);
-    const int sw = c->swap[e];
-    const cc_placed_t *a = sw ? &pj : &pi, *b = sw ? &pi : &pj;
+    const cc_placed_t *a = sw ? pj : pi, *b = sw ? pi : pj;
     const double sg = sw ? -1.0 : 1.0;
-    switch (c->pair[e]) {
+    switch (code) {
     case PR_PLANE_SPHERE: cc_plane_sphere(c, e, sg, a, b->c, b->s[6]); break;
     case PR_SPHERE_SPHERE: cc_spheres(c, e, sg, a->c, a->s[6], b->c, b->s[6]); break;
     case PR_BOX_SPHERE: cc_box_sphere(c, e, sg, a, b); break;
@@ -368,6 +384,37 @@ static void cc_element(cc_contact_t *c, int e)
     }
 }
 
+/* The contact points of element e (a candidate) and their forces. */
+static void cc_element(cc_contact_t *c, int e)
+{
+    cc_placed_t pi, pj;
+    cc_place(c, e, 0, c->bi[e], &pi);
+    cc_place(c, e, 1, c->bj[e], &pj);
+    const cc_pair_t pe = {c->bi[e], c->bj[e], c->law + CL_SIZE * e};
+    cc_shapes(c, &pe, c->pair[e], c->swap[e], &pi, &pj);
+}
+
+/* The group pairs of two proxies whose bounding spheres overlap (broadphase.c's pair callback): each
+ * member of proxy p with each member of proxy q in the same group, the one listed first as side i. */
+static void cc_group_pairs(void *ctx, int p, int q)
+{
+    cc_contact_t *c = ctx;
+    const cb_sweep_t *s = c->sweep;
+    for (int i = s->pm_start[p]; i < s->pm_start[p + 1]; ++i)
+        for (int j = s->pm_start[q]; j < s->pm_start[q + 1]; ++j) {
+            int a = s->pm_list[i], b = s->pm_list[j];
+            if (c->mgroup[a] != c->mgroup[b]) continue;
+            if (a > b) { const int t = a; a = b; b = t; }
+            const int code = c->kpair[6 * c->mkind[a] + c->mkind[b]];
+            if (code < 0) continue;
+            cc_placed_t pi, pj;
+            cc_place_shape(c, c->mshape + CS_SIZE * a, c->mbody[a], NULL, 0, &pi);
+            cc_place_shape(c, c->mshape + CS_SIZE * b, c->mbody[b], NULL, 0, &pj);
+            const cc_pair_t pe = {c->mbody[a], c->mbody[b], c->glaw + CL_SIZE * c->mgroup[a]};
+            cc_shapes(c, &pe, code, c->kswap[6 * c->mkind[a] + c->mkind[b]], &pi, &pj);
+        }
+}
+
 /* Body wrenches (c->F, c->T) of all elements at the frames c->r, A, v, w. */
 void cc_wrenches(cc_contact_t *c)
 {
@@ -375,14 +422,118 @@ void cc_wrenches(cc_contact_t *c)
     memset(c->T, 0, sizeof(double) * 3 * c->nb);
     c->points = 0;
     c->energy = 0.0;
-    const int n = c->ne ? cc_candidates(c, c->cand) : 0;
+    c->sweep->pair = c->ng ? cc_group_pairs : NULL;    /* the groups' pairs, evaluated as the sweep finds them */
+    c->sweep->ctx = c;
+    const int n = c->ne || c->ng ? cc_candidates(c, c->cand) : 0;
+    c->sweep->pair = NULL;
     for (int i = 0; i < n; ++i) cc_element(c, c->cand[i]);
+}
+
+/* (g + w)/s of two finite shapes si on body bi and sj on body bj (cc_step_cap); INFINITY when they
+ * do not approach. */
+static double cc_advance(const cc_contact_t *c, int bi, const double *si, int bj, const double *sj)
+{
+    double oi[3], oj[3], ui[3], uj[3];
+    const double *ri, *Ai, *vi, *wi, *rj, *Aj, *vj, *wj;
+    cc_frame(c, bi, &ri, &Ai, &vi, &wi);
+    cc_frame(c, bj, &rj, &Aj, &vj, &wj);
+    cc_mul(Ai, si, oi);
+    cc_mul(Aj, sj, oj);
+    cc_cross(wi, oi, ui);
+    cc_cross(wj, oj, uj);
+    double d[3], dv[3];
+    for (int k = 0; k < 3; ++k) { d[k] = rj[k] + oj[k] - ri[k] - oi[k]; dv[k] = vj[k] + uj[k] - vi[k] - ui[k]; }
+    const double gap = fmax(sqrt(cc_dot(d, d)) - si[10] - sj[10], 0.0);
+    const double speed = sqrt(cc_dot(dv, dv)) + sqrt(cc_dot(wi, wi)) * si[10] + sqrt(cc_dot(wj, wj)) * sj[10];
+    return speed > 0.0 ? (gap + fmin(si[11], sj[11])) / speed : INFINITY;
+}
+
+typedef struct { double key; int m; } cc_keyed_t;
+
+static int cc_by_key(const void *a, const void *b)
+{
+    const double x = ((const cc_keyed_t *)a)->key, y = ((const cc_keyed_t *)b)->key;
+    return (x > y) - (x < y);
+}
+
+/* The least (g + w)/s over the pairs of the members mb … me − 1 of one group, without visiting every
+ * pair.  Each member's speed bound S = |v_c| + |ω| R (|v_cb − v_ca| + |ω_a| R_a + |ω_b| R_b ≤ S_a + S_b).
+ * C0, the least over the pairs adjacent along the axis of the centres' largest spread, bounds the
+ * answer from above (they are pairs); a pair below C0 has g < C0 s ≤ C0 (S_a + S_b), so its spheres
+ * grown to R + C0 S overlap: a sort and sweep of those spheres finds every such pair, and cc_advance
+ * of each (the members in the group's order, the arithmetic of the pair elements) gives the least
+ * exactly.  O(n log n + pairs found); every pair when C0 is infinite (no adjacent pair approaches). */
+static double cc_group_cap(const cc_contact_t *c, int mb, int me)
+{
+    const int n = me - mb;
+    if (n < 2) return INFINITY;
+    double *x = malloc(sizeof(double) * 5 * (size_t)n);
+    cc_keyed_t *sorted = malloc(sizeof(cc_keyed_t) * (size_t)n);
+    if (!x || !sorted) {                       /* no room for the sweep: every pair */
+        free(x);
+        free(sorted);
+        double all = INFINITY;
+        for (int a = mb; a < me; ++a)
+            for (int b = a + 1; b < me; ++b)
+                all = fmin(all, cc_advance(c, c->mbody[a], c->mshape + CS_SIZE * a, c->mbody[b], c->mshape + CS_SIZE * b));
+        return all;
+    }
+    double *speed = x + 3 * (size_t)n, *reach = speed + n, mean[3] = {0, 0, 0}, square[3] = {0, 0, 0};
+    for (int k = 0; k < n; ++k) {
+        const int a = mb + k;
+        const double *s = c->mshape + CS_SIZE * a, *r, *A, *v, *w;
+        cc_frame(c, c->mbody[a], &r, &A, &v, &w);
+        double o[3], u[3];
+        cc_mul(A, s, o);
+        cc_cross(w, o, u);
+        const double vc[3] = {v[0] + u[0], v[1] + u[1], v[2] + u[2]};
+        speed[k] = sqrt(cc_dot(vc, vc)) + sqrt(cc_dot(w, w)) * s[10];
+        for (int i = 0; i < 3; ++i) {
+            x[3 * k + i] = r[i] + o[i];
+            mean[i] += x[3 * k + i];
+            square[i] += x[3 * k + i] * x[3 * k + i];
+        }
+    }
+    int axis = 0;
+    for (int i = 1; i < 3; ++i)
+        if (square[i] - mean[i] * mean[i] / n > square[axis] - mean[axis] * mean[axis] / n) axis = i;
+    for (int k = 0; k < n; ++k) { sorted[k].key = x[3 * k + axis]; sorted[k].m = k; }
+    qsort(sorted, n, sizeof *sorted, cc_by_key);
+    double cap = INFINITY;
+    for (int k = 0; k + 1 < n; ++k) {
+        const int a = mb + (sorted[k].m < sorted[k + 1].m ? sorted[k].m : sorted[k + 1].m);
+        const int b = mb + (sorted[k].m < sorted[k + 1].m ? sorted[k + 1].m : sorted[k].m);
+        cap = fmin(cap, cc_advance(c, c->mbody[a], c->mshape + CS_SIZE * a, c->mbody[b], c->mshape + CS_SIZE * b));
+    }
+    const double grow = isinf(cap) ? 0.0 : cap;
+    for (int k = 0; k < n; ++k) {
+        reach[k] = isinf(cap) ? INFINITY : c->mshape[CS_SIZE * (mb + k) + 10] + grow * speed[k];
+        sorted[k].key = x[3 * k + axis] - reach[k];
+        sorted[k].m = k;
+    }
+    qsort(sorted, n, sizeof *sorted, cc_by_key);
+    for (int i = 0; i < n; ++i) {
+        const int p = sorted[i].m;
+        const double hi = x[3 * p + axis] + reach[p];
+        for (int j = i + 1; j < n && sorted[j].key <= hi; ++j) {
+            const int q = sorted[j].m;
+            const double d[3] = {x[3 * q] - x[3 * p], x[3 * q + 1] - x[3 * p + 1], x[3 * q + 2] - x[3 * p + 2]};
+            const double both = reach[p] + reach[q];
+            if (!isinf(both) && cc_dot(d, d) > both * both * (1.0 + 1e-12)) continue;
+            const int a = mb + (p < q ? p : q), b = mb + (p < q ? q : p);
+            cap = fmin(cap, cc_advance(c, c->mbody[a], c->mshape + CS_SIZE * a, c->mbody[b], c->mshape + CS_SIZE * b));
+        }
+    }
+    free(x);
+    free(sorted);
+    return cap;
 }
 
 /* The largest next step that cannot carry a finite shape through another, from the frames of the
  * last cc_generalized (ContactSet.step_cap, Mirtich (1996) conservative advancement): the least over
- * the elements of two finite shapes of (g + w)/s, g the bounding spheres' gap, w the thinner shape's
- * thickness, s = |v_cj − v_ci| + |ω_i| R_i + |ω_j| R_j.  INFINITY when none approaches. */
+ * the elements of two finite shapes, and over the pairs of each group's members, of (g + w)/s, g the
+ * bounding spheres' gap, w the thinner shape's thickness, s = |v_cj − v_ci| + |ω_i| R_i + |ω_j| R_j.
+ * INFINITY when none approaches. */
 double cc_step_cap(const void *ctx)
 {
     const cc_contact_t *c = ctx;
@@ -390,20 +541,9 @@ double cc_step_cap(const void *ctx)
     for (int e = 0; e < c->ne; ++e) {
         const double *si = c->shape + CS_SIZE * 2 * e, *sj = si + CS_SIZE;
         if (isinf(si[10]) || isinf(sj[10])) continue;
-        double oi[3], oj[3], ui[3], uj[3];
-        const double *ri, *Ai, *vi, *wi, *rj, *Aj, *vj, *wj;
-        cc_frame(c, c->bi[e], &ri, &Ai, &vi, &wi);
-        cc_frame(c, c->bj[e], &rj, &Aj, &vj, &wj);
-        cc_mul(Ai, si, oi);
-        cc_mul(Aj, sj, oj);
-        cc_cross(wi, oi, ui);
-        cc_cross(wj, oj, uj);
-        double d[3], dv[3];
-        for (int k = 0; k < 3; ++k) { d[k] = rj[k] + oj[k] - ri[k] - oi[k]; dv[k] = vj[k] + uj[k] - vi[k] - ui[k]; }
-        const double gap = fmax(sqrt(cc_dot(d, d)) - si[10] - sj[10], 0.0);
-        const double speed = sqrt(cc_dot(dv, dv)) + sqrt(cc_dot(wi, wi)) * si[10] + sqrt(cc_dot(wj, wj)) * sj[10];
-        if (speed > 0.0) cap = fmin(cap, (gap + fmin(si[11], sj[11])) / speed);
+        cap = fmin(cap, cc_advance(c, c->bi[e], si, c->bj[e], sj));
     }
+    for (int g = 0; g < c->ng; ++g) cap = fmin(cap, cc_group_cap(c, c->gstart[g], c->gstart[g + 1]));
     return cap;
 }
 
@@ -460,7 +600,7 @@ int cc_generalized(void *ctx, const double *q, const double *qd, double *Q)
 {
     cc_contact_t *c = ctx;
     const int nb = c->nb, nq = c->nq;
-    if (c->ne == 0) {
+    if (c->ne == 0 && c->ng == 0) {
         memset(Q, 0, sizeof(double) * nq);
     } else if (c->mode == CC_TREE) {
         c->edges(q, qd, c->qc, c->qdc, c->A, c->w, c->B, c->D);

@@ -39,30 +39,35 @@ class _Contact(ctypes.Structure):
                                              "qc", "qdc", "B", "D", "Tm", "tdqd", "Qc")]
                 + [("points", ctypes.c_long), ("energy", ctypes.c_double), ("nst", _INT), ("st_col", _PTR),
                    ("st_par", _PTR), ("nsp", _INT), ("sp_col", _PTR), ("sp_par", _PTR), ("sweep", _PTR),
-                   ("cand", _PTR), ("path_start", _PTR), ("path_col", _PTR)])
+                   ("cand", _PTR), ("path_start", _PTR), ("path_col", _PTR), ("ng", _INT)]
+                + [(name, _PTR) for name in ("glaw", "mgroup", "mbody", "mkind", "mshape", "gstart", "kpair", "kswap")])
 
 
 class _Sweep(ctypes.Structure):
     """``cb_sweep_t`` of broadphase.c (same fields, same order)."""
     _fields_ = [("np", _INT), ("pbody", _PTR), ("pshape", _PTR), ("ndirect", _INT), ("direct", _PTR),
                 ("nkey", _INT), ("key", _PTR), ("kelem", _PTR), ("order", _PTR), ("x", _PTR), ("lo", _PTR),
-                ("hi", _PTR)]
+                ("hi", _PTR), ("pm_start", _PTR), ("pm_list", _PTR), ("pair", _PTR), ("ctx", _PTR)]
 
 
-def sweep_tables(pairs):
-    """broadphase.c's constant arrays for the elements ``pairs`` (ContactPair): the proxies (each
-    distinct finite shape of a body: body, centre in body axes, bounding radius), the elements
-    listed as they are (a plane side, or one proxy on both sides) and the others' keys a·np + b
-    (a < b, their proxies) ascending with their elements."""
+def sweep_tables(pairs, groups=()):
+    """broadphase.c's constant arrays for the elements ``pairs`` (ContactPair) and the contact
+    ``groups`` (ContactGroupMembers): the proxies (each distinct finite shape of a body: body, centre
+    in body axes, bounding radius), the elements listed as they are (a plane side, or one proxy on
+    both sides), the others' keys a·np + b (a < b, their proxies) ascending with their elements, and
+    each proxy's group members (CSR over the members numbered group after group)."""
     proxies, sides = {}, []
+
+    def proxy(body, shape):
+        bound = shape.bound()
+        return None if np.isinf(bound) else proxies.setdefault((body, *map(float, shape.centre), float(bound)),
+                                                                len(proxies))
     for p in pairs:
-        ids = []
-        for body, shape in ((p.bi, p.si), (p.bj, p.sj)):
-            bound = shape.bound()
-            ids.append(None if np.isinf(bound) else
-                       proxies.setdefault((body, *map(float, shape.centre), float(bound)), len(proxies)))
-        sides.append(ids)
+        sides.append([proxy(p.bi, p.si), proxy(p.bj, p.sj)])
+    members = [proxy(body, shape) for g in groups for body, shape in zip(g.body, g.shapes)]
     n = len(proxies)
+    by_proxy = np.argsort(np.array(members, dtype=np.intp), kind="stable")
+    counts = np.bincount(np.array(members, dtype=np.intp), minlength=n)
     direct = [e for e, (a, b) in enumerate(sides) if a is None or b is None or a == b]
     keyed = sorted((min(a, b) * n + max(a, b), e) for e, (a, b) in enumerate(sides)
                    if a is not None and b is not None and a != b)
@@ -71,7 +76,9 @@ def sweep_tables(pairs):
             "pshape": np.array([key[1:] for key, _ in rows] or [0.0], dtype=float).ravel(),
             "direct": np.array(direct or [0], dtype=np.intc),
             "key": np.array([k for k, _ in keyed] or [0], dtype=np.int64),
-            "kelem": np.array([e for _, e in keyed] or [0], dtype=np.intc)}, (n, len(direct), len(keyed))
+            "kelem": np.array([e for _, e in keyed] or [0], dtype=np.intc),
+            "pm_start": np.concatenate([[0], np.cumsum(counts)]).astype(np.intc),
+            "pm_list": np.array(by_proxy if len(by_proxy) else [0], dtype=np.intc)}, (n, len(direct), len(keyed))
 
 
 def _shape_row(shape):
@@ -86,10 +93,9 @@ class ContactTables:
 
     def __init__(self, contact: ContactSet | None, stops, springs=()):
         pairs = contact.pairs if contact is not None else []
-        self.ne, self.nst, self.nsp = len(pairs), len(stops), len(springs)
-        self.sweep, (self.np, self.ndirect, self.nkey) = sweep_tables(pairs)
-        law_fields = ("stiffness", "exponent", "damping", "damping_law", "penetration_depth", "static_friction",
-                      "dynamic_friction", "stiction_velocity", "friction_velocity")
+        groups = contact.groups if contact is not None else []
+        self.ne, self.nst, self.nsp, self.ng = len(pairs), len(stops), len(springs), len(groups)
+        self.sweep, (self.np, self.ndirect, self.nkey) = sweep_tables(pairs, groups)
         blocks = [np.zeros((0, 3)) if shape.vertices is None else np.asarray(shape.vertices, dtype=float)
                   for p in pairs for shape in (p.si, p.sj)]
         vcount = [len(b) for b in blocks]
@@ -101,21 +107,51 @@ class ContactTables:
                               for p in pairs] or [0], dtype=np.intc),
             "swap": np.array([p.swapped for p in pairs] or [0], dtype=np.intc),
             "shape": np.array([_shape_row(s) for p in pairs for s in (p.si, p.sj)] or [0.0], dtype=float).ravel(),
-            "law": np.array([[float(getattr(p.law, name) == "hunt_crossley") if name == "damping_law"
-                              else getattr(p.law, name) for name in law_fields] for p in pairs] or [0.0],
-                            dtype=float).ravel(),
+            "law": np.array([_law_row(p.law) for p in pairs] or [0.0], dtype=float).ravel(),
             "vstart": np.array(vstart, dtype=np.intc), "vcount": np.array(vcount or [0], dtype=np.intc),
             "verts": np.concatenate([*blocks, np.zeros((1, 3))]).ravel(),
             "st_col": np.array([col for _, col in stops] or [0], dtype=np.intc),
             "st_par": np.array([_stop_row(stop) for stop, _ in stops] or [0.0], dtype=float).ravel(),
             "sp_col": np.array([col for _, col in springs] or [0], dtype=np.intc),
             "sp_par": np.array([[f.k, f.c, f.theta0, f.preload] for f, _ in springs] or [0.0], dtype=float).ravel(),
+            **_group_arrays(groups),
         }
+
+
+LAW_FIELDS = ("stiffness", "exponent", "damping", "damping_law", "penetration_depth", "static_friction",
+              "dynamic_friction", "stiction_velocity", "friction_velocity")        # contact.c CL_SIZE, in order
+
+
+def _law_row(law):
+    return [float(getattr(law, name) == "hunt_crossley") if name == "damping_law" else getattr(law, name)
+            for name in LAW_FIELDS]
+
+
+def _group_arrays(groups):
+    """contact.c's group tables: per group its law and first member; per member (group after group)
+    its group, body, shape kind and shape row; the pair kind of each two shape kinds (−1: none in C)."""
+    kpair, kswap = np.full(len(KINDS) ** 2, -1, dtype=np.intc), np.zeros(len(KINDS) ** 2, dtype=np.intc)
+    for (a, b), code in PAIR_CODES.items():
+        kpair[KINDS[a] * len(KINDS) + KINDS[b]] = kpair[KINDS[b] * len(KINDS) + KINDS[a]] = code
+        kswap[KINDS[b] * len(KINDS) + KINDS[a]] = int(a != b)
+    sizes = [len(g) for g in groups]
+    return {"glaw": np.array([_law_row(g.law) for g in groups] or [0.0], dtype=float).ravel(),
+            "gstart": np.concatenate([[0], np.cumsum(sizes)]).astype(np.intc),
+            "mgroup": np.array(np.repeat(np.arange(len(groups)), sizes) if groups else [0], dtype=np.intc),
+            "mbody": np.array(np.concatenate([g.body for g in groups]) if groups else [0], dtype=np.intc),
+            "mkind": np.array([KINDS[s.kind] for g in groups for s in g.shapes] or [0], dtype=np.intc),
+            "mshape": np.array([_shape_row(s) for g in groups for s in g.shapes] or [0.0], dtype=float).ravel(),
+            "kpair": kpair, "kswap": kswap}
 
 
 def _in_c(pair):
     """contact.c has the pair's query."""
     return ((pair.sj.kind, pair.si.kind) if pair.swapped else (pair.si.kind, pair.sj.kind)) in PAIR_CODES
+
+
+def _group_in_c(group):
+    """contact.c has the queries of every two shape kinds of the group's members."""
+    return all((b, a) in PAIR_CODES if swapped else (a, b) in PAIR_CODES for (a, b), (_, swapped) in group.queries.items())
 
 
 def _stop_row(stop):
@@ -141,7 +177,7 @@ def split_interpreted(system):
     if not interpreted or contact_mode(system) is None:
         return None, [], [], interpreted
     contact = next((f for f in interpreted if isinstance(f, ContactSet)), None)
-    if contact is not None and not all(_in_c(p) for p in contact.pairs):
+    if contact is not None and not (all(_in_c(p) for p in contact.pairs) and all(map(_group_in_c, contact.groups))):
         contact = None                                # a pair contact.c has not (mesh–mesh): all in Python
     column = getattr(system, "tree_column", None)
 
@@ -200,7 +236,7 @@ class CompiledContact:
                          {"path_start": np.zeros(1, dtype=np.intc), "path_col": np.zeros(1, dtype=np.intc)})
         self.tables = tables
         self._sweep, self._sweep_work = self._new_sweep()
-        self.struct = _Contact(nb=nb, ne=tables.ne, nq=nq, mode=mode, nst=tables.nst, nsp=tables.nsp,
+        self.struct = _Contact(nb=nb, ne=tables.ne, nq=nq, mode=mode, nst=tables.nst, nsp=tables.nsp, ng=tables.ng,
                                edges=k.pointer("cgt_edges"), generalized=k.pointer("cg_tree_generalized"),
                                velocity=k.pointer("cgt_velocity"), sweep=ctypes.addressof(self._sweep),
                                **{name: a.ctypes.data for name, a in {**tables.arrays, **self.work}.items()})
@@ -230,6 +266,16 @@ class CompiledContact:
         fn.restype = _INT
         n = fn(ctypes.byref(self.struct), out.ctypes.data) if self.tables.ne else 0
         return out[:n].copy()
+
+    def step_cap(self, frames):
+        """``cc_step_cap`` at the body frames (:class:`solver.forces.BodyFrames` of one state):
+        :meth:`ContactSet.step_cap` in C."""
+        for name in ("r", "A", "v", "w"):
+            self.work[name][:] = np.ravel(getattr(frames, name))
+        fn = self.runtime.cc_step_cap
+        fn.argtypes = [_PTR]
+        fn.restype = ctypes.c_double
+        return fn(ctypes.byref(self.struct))
 
     def pointers(self):
         """{k_extra, extra}: the fields of cg_reduced_t that make it call this evaluator."""

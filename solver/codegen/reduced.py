@@ -52,7 +52,13 @@ class _Problem(ctypes.Structure):
 
 
 def _columns(X):
-    """(start, row, value): the non-zeros of X by columns (CSC)."""
+    """(start, row, value): the non-zeros of X (dense, or scipy.sparse: a block partition's) by columns (CSC)."""
+    if hasattr(X, "tocsc"):
+        X = X.tocsc()
+        X.eliminate_zeros()
+        X.sort_indices()
+        return (X.indptr.astype(np.intc), np.ascontiguousarray(X.indices, dtype=np.intc),
+                np.ascontiguousarray(X.data, dtype=float))
     cols, rows = np.nonzero(X.T)
     start = np.searchsorted(cols, np.arange(X.shape[1] + 1)).astype(np.intc)
     return start, np.ascontiguousarray(rows, dtype=np.intc), np.ascontiguousarray(X[rows, cols], dtype=float)
@@ -62,7 +68,8 @@ def tree_partition(system, part):
     """reduced.c's tree_reduced arrays (TREE_ARRAYS) for a partition of an articulated library whose
     independent rows are Euler-parameter normalizations (``system.norm_rows``: row, first column of
     its 4), each U column in the columns of its own row (Φ_q[rows] U diagonal), no redundant rows
-    and dense U, V (LU and QR partitions of an open tree are); None otherwise (the dense reduction)."""
+    and U, V dense or block-sparse (LU and QR partitions of an open tree are: solver/partitioning/block.py);
+    None otherwise (the dense reduction)."""
     if part.sparse or len(part.redundant):
         return None
     col_row = np.full(system.nq, -1, dtype=np.intc)
@@ -71,10 +78,10 @@ def tree_partition(system, part):
         if row not in first:
             return None
         col_row[first[row]:first[row] + 4] = i
-    U = np.asarray(part.U, dtype=float)
-    if any(not np.any(U[:, i]) or np.any(col_row[np.nonzero(U[:, i])[0]] != i) for i in range(len(part.rows))):
+    (u_start, u_row, u_val), (v_start, v_row, v_val) = _columns(part.U), _columns(part.V)
+    owner = np.repeat(np.arange(len(part.rows)), np.diff(u_start))
+    if np.any(np.diff(u_start) == 0) or np.any(col_row[u_row] != owner):
         return None
-    (u_start, u_row, u_val), (v_start, v_row, v_val) = _columns(U), _columns(np.asarray(part.V, dtype=float))
     return {"col_row": col_row, "u_start": u_start, "u_row": np.append(u_row, 0).astype(np.intc),
             "v_start": v_start, "v_row": np.append(v_row, 0).astype(np.intc), "u_val": np.append(u_val, 0.0),
             "v_val": np.append(v_val, 0.0)}
@@ -94,10 +101,17 @@ class CompiledReduction:
         nq, m, f = system.nq, system.m, part.dof
         self._angle_rows = system._angle_rows
         self._drivers = len(system._driver_fns)
+        pointers = {field: k.pointer(symbol) for field, symbol in KERNEL_POINTERS.items()}
+        tree = tree_partition(system, part) if pointers["k_tree"] else None
+        if tree is None:               # the dense reduction (an SVD partition of an open tree)
+            pointers["k_tree"] = None
+            k.need_mass()              # the dense and band reductions write M (tree_reduced never does)
         self.arrays = {
             "rows": np.ascontiguousarray(part.rows, dtype=np.intc),
             "red_rows": np.array(list(part.redundant) or [0], dtype=np.intc),
-            "U": np.ascontiguousarray(part.U, dtype=float), "V": np.ascontiguousarray(part.V, dtype=float),
+            # dense U, V for the dense and band reductions; tree_reduced reads them by columns (tree's arrays)
+            **({"U": np.zeros(1), "V": np.zeros(1)} if tree is not None else
+               {"U": np.ascontiguousarray(part.U, dtype=float), "V": np.ascontiguousarray(part.V, dtype=float)}),
             "q_ref": np.ascontiguousarray(part.q_ref, dtype=float),
             "ang_row": np.array([row for row, _, _ in self._angle_rows] or [0], dtype=np.intc),
             "ang_coef": np.array([coef for _, _, coef in self._angle_rows] or [0.0]),
@@ -113,10 +127,6 @@ class CompiledReduction:
         }
         # contact and joint stops in C (contact.c) at each solve; the rest of the interpreted elements in Python
         self.contact, self._python_forces = compiled_elements(system)
-        pointers = {field: k.pointer(symbol) for field, symbol in KERNEL_POINTERS.items()}
-        tree = tree_partition(system, part) if pointers["k_tree"] else None
-        if tree is None:               # the dense reduction (an SVD partition of an open tree)
-            pointers["k_tree"] = None
         self.arrays.update(tree or {})
         # many loops: the band algebra of banded.c (a sparse basis of U's range, S = Φ_q[rows] B banded)
         self.band = band_problem(system, part) if tree is None else None

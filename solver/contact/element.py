@@ -35,6 +35,7 @@ their exact query, so n bodies resting apart cost n² cheap comparisons in numpy
 from __future__ import annotations
 
 import os
+from typing import NamedTuple
 
 import numpy as np
 
@@ -89,28 +90,40 @@ def _with_ground(x, row):
     return np.concatenate([x, row[None]])
 
 
-class ContactSet:
-    """All contact elements of a model, evaluated together (module docstring: broad phase; the
-    forces of all contact points in one vectorized evaluation).  ``element_names``: the contact
-    elements it evaluates."""
+class ContactPoints(NamedTuple):
+    """Contact points as arrays: ``owner`` (m,) the element of each (a pair's index, or a group's:
+    len(pairs) + its index), its bodies ``bi``, ``bj`` (−1: ground), P, n (m, 3), δ (m,)."""
+    owner: np.ndarray
+    bi: np.ndarray
+    bj: np.ndarray
+    P: np.ndarray
+    n: np.ndarray
+    delta: np.ndarray
 
-    def __init__(self, pairs):
-        self.pairs = pairs
-        self.element_names = [p.name for p in pairs]
+
+class ContactSet:
+    """All contact elements and contact groups (:class:`solver.contact.group.ContactGroupMembers`)
+    of a model, evaluated together (module docstring: broad phase; the forces of all contact points
+    in one vectorized evaluation).  ``element_names``: the contact elements and groups it evaluates."""
+
+    def __init__(self, pairs, groups=()):
+        self.pairs, self.groups = pairs, list(groups)
+        self.element_names = [p.name for p in pairs] + [g.name for g in self.groups]
         self.name = self.element_names[0]
-        self.bi = np.array([p.bi for p in pairs])
-        self.bj = np.array([p.bj for p in pairs])
-        self.ci = np.array([p.si.centre for p in pairs])
-        self.cj = np.array([p.sj.centre for p in pairs])
-        self.ni = np.array([p.si.axis for p in pairs])
-        self.nj = np.array([p.sj.axis for p in pairs])
-        self.Ri = np.array([p.si.bound() for p in pairs])
-        self.Rj = np.array([p.sj.bound() for p in pairs])
-        self.laws = ContactLaw.stacked([p.law for p in pairs])
+        shape = (-1, 3)
+        self.bi = np.array([p.bi for p in pairs], dtype=int)
+        self.bj = np.array([p.bj for p in pairs], dtype=int)
+        self.ci = np.array([p.si.centre for p in pairs]).reshape(shape)
+        self.cj = np.array([p.sj.centre for p in pairs]).reshape(shape)
+        self.ni = np.array([p.si.axis for p in pairs]).reshape(shape)
+        self.nj = np.array([p.sj.axis for p in pairs]).reshape(shape)
+        self.Ri = np.array([p.si.bound() for p in pairs], dtype=float)
+        self.Rj = np.array([p.sj.bound() for p in pairs], dtype=float)
+        self.laws = ContactLaw.stacked([p.law for p in pairs] + [g.law for g in self.groups])
         self._states = None
         finite = np.isfinite(self.Ri) & np.isfinite(self.Rj)
         self.finite = np.flatnonzero(finite)           # the pairs a step could tunnel through (step_cap)
-        self.width = np.array([min(p.si.thickness(), p.sj.thickness()) for p in pairs])[finite]
+        self.width = np.array([min(p.si.thickness(), p.sj.thickness()) for p in pairs], dtype=float)[finite]
 
     def bind_states(self, evaluate):
         """Evaluate stacked states with ``evaluate(frames) → (F, T, elastic energy)`` (the compiled
@@ -125,9 +138,10 @@ class ContactSet:
     def step_cap(self, frames):
         """The largest step that cannot carry a shape through another (module docstring:
         conservative advancement) at one state; inf when no pair of finite shapes approaches."""
+        cap = min((g.step_cap(frames) for g in self.groups), default=np.inf)
         k = self.finite
         if not len(k):
-            return np.inf
+            return cap
         r, A, v, w = (_with_ground(x, z) for x, z in ((frames.r, np.zeros(3)), (frames.A, np.eye(3)),
                                                        (frames.v, np.zeros(3)), (frames.w, np.zeros(3))))
         bi, bj = self.bi[k], self.bj[k]
@@ -138,7 +152,7 @@ class ContactSet:
         speed = (np.sqrt(np.einsum("ka,ka->k", dv, dv)) + np.linalg.norm(w[bi], axis=1) * self.Ri[k]
                  + np.linalg.norm(w[bj], axis=1) * self.Rj[k])
         with np.errstate(divide="ignore"):
-            return float(np.min((gap + self.width) / speed))
+            return min(cap, float(np.min((gap + self.width) / speed)))
 
     def candidates(self, frames):
         """Indices of the pairs whose bounding volumes overlap."""
@@ -154,25 +168,28 @@ class ContactSet:
         near[plane_j] = -np.einsum("kab,kb,ka->k", Aj[plane_j], self.nj[plane_j], d[plane_j]) <= self.Ri[plane_j]
         return np.flatnonzero(near)
 
-    def points(self, frames, pairs=None):
-        """(owner, P, n, δ): the contact points of the ``pairs`` (indices; default: the broad
-        phase's candidates) as arrays, ``owner`` the pair of each point."""
-        owner, found = [], []
+    def points(self, frames, pairs=None, groups=True):
+        """ContactPoints of the ``pairs`` (indices; default: the broad phase's candidates) and, with
+        ``groups``, of the groups' pairs whose bounds overlap."""
+        found = []                                     # (owner, bi, bj, P, n, δ)
         for k in self.candidates(frames) if pairs is None else pairs:
-            for point in self.pairs[k].points(frames):
-                owner.append(k)
-                found.append(point)
+            found.extend((k, self.bi[k], self.bj[k], *point) for point in self.pairs[k].points(frames))
+        for g, group in enumerate(self.groups if groups else ()):
+            for a, b in group.candidates(frames):
+                found.extend((len(self.pairs) + g, group.body[a], group.body[b], *point)
+                             for point in group.points(frames, a, b))
         if not found:
-            return np.zeros(0, dtype=int), np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0)
-        P, n, delta = (np.array(x, dtype=float) for x in zip(*found))
-        return np.array(owner), P, n, delta
+            return ContactPoints(*(np.zeros(0, dtype=int),) * 3, np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0))
+        owner, bi, bj, P, n, delta = zip(*found)
+        return ContactPoints(*(np.array(x, dtype=int) for x in (owner, bi, bj)),
+                             *(np.array(x, dtype=float) for x in (P, n, delta)))
 
-    def forces(self, frames, owner, P, n, delta):
-        """(F (m, 3) on body j, f_n (m,), dissipated power D (m,)) at contact points (module docstring)."""
+    def forces(self, frames, points):
+        """(F (m, 3) on body j, f_n (m,), dissipated power D (m,)) at ContactPoints (module docstring)."""
         r, v, w = (_with_ground(x, np.zeros(3)) for x in (frames.r, frames.v, frames.w))
-        bi, bj = self.bi[owner], self.bj[owner]
+        bi, bj, P, n, delta = points.bi, points.bj, points.P, points.n, points.delta
         u = v[bj] + cross(w[bj], P - r[bj]) - v[bi] - cross(w[bi], P - r[bi])
-        law = self.laws.take(owner)
+        law = self.laws.take(points.owner)
         un = np.einsum("ka,ka->k", n, u)
         fn = law.normal_force(delta, -un)
         vt = u - un[:, None] * n
@@ -188,11 +205,11 @@ class ContactSet:
             out.F += F
             out.T += T
             return
-        owner, P, n, delta = self.points(frames)
-        if not len(owner):
+        points = self.points(frames)
+        if not len(points.owner):
             return
-        F = self.forces(frames, owner, P, n, delta)[0]
-        for b, sign in ((self.bj[owner], 1.0), (self.bi[owner], -1.0)):
+        F, P = self.forces(frames, points)[0], points.P
+        for b, sign in ((points.bj, 1.0), (points.bi, -1.0)):
             body = b >= 0
             np.add.at(out.F, b[body], sign * F[body])
             np.add.at(out.T, b[body], sign * cross(P[body] - frames.r[b[body]], F[body]))
@@ -200,33 +217,51 @@ class ContactSet:
     def potential(self, frames):
         if np.ndim(frames.r) > 2:
             return self._states(frames)[2]
-        owner, _, _, delta = self.points(frames)
-        if not len(owner):
+        points = self.points(frames)
+        if not len(points.owner):
             return 0.0
-        return float(np.sum(self.laws.take(owner).potential(delta)))
+        return float(np.sum(self.laws.take(points.owner).potential(points.delta)))
 
     def conserves_energy(self):
         """No damping and no friction: the contact's work is all in its elastic potential."""
-        return not any(p.law.dissipative() for p in self.pairs)
+        return not any(p.law.dissipative() for p in [*self.pairs, *self.groups])
 
     def results_meta(self) -> dict:
         """What a run's results keep to re-evaluate the contact forces (``Results.contact_force``)."""
-        return {"contacts": [p.spec for p in self.pairs]}
+        return {"contacts": [p.spec for p in [*self.pairs, *self.groups]]}
 
 
-def contact_history(spec, index, frames, n):
-    """(force (n, 3) on body j, contact point (n, 3), dissipated power (n,)) of the contact element
-    ``spec`` at each of the ``n`` stacked states of ``frames`` (``frames.state(k)``): the sum of the
-    forces of its contact points, their mean weighted by the normal forces (NaN while apart), and
-    the sum of their dissipated powers."""
-    one = ContactSet([ContactPair(spec, index)])
-    force, point, power = np.zeros((n, 3)), np.full((n, 3), np.nan), np.zeros(n)
+def contact_history(spec, index, frames, n, pair=None):
+    """(force, contact point, dissipated power (n,)) of contact element ``spec`` at each of the ``n``
+    stacked states of ``frames`` (``frames.state(k)``): its force on body j (n, 3), the sum over its
+    contact points, their mean weighted by the normal forces (n, 3; NaN while apart), the sum of
+    their dissipated powers.  A contact group's spec (``bodies``): with ``pair`` = (a, b), two of
+    its members, a before b, the same for that pair (the force on b: the group of those two); without,
+    the total force on each member from the others (n, m, 3), no point (None) and the power of all
+    its pairs."""
+    from .group import ContactGroupMembers, member_pair
+    member = None
+    if "bodies" not in spec:
+        one = ContactSet([ContactPair(spec, index)])
+    else:
+        if pair is not None:
+            spec = member_pair(spec, pair)
+        one = ContactSet([], [ContactGroupMembers(spec, index)])
+        member = None if pair is not None else {b: k for k, b in enumerate(one.groups[0].body)}
+    force = np.zeros((n, 3) if member is None else (n, len(member), 3))
+    point, power = np.full((n, 3), np.nan), np.zeros(n)
     for k in range(n):
         state = frames.state(k)
-        owner, P, normal, delta = one.points(state, pairs=[0])
-        if len(owner):
-            F, fn, D = one.forces(state, owner, P, normal, delta)
-            force[k], power[k] = F.sum(axis=0), D.sum()
-            if fn.sum() > 0.0:
-                point[k] = fn @ P / fn.sum()
-    return force, point, power
+        points = one.points(state, pairs=range(len(one.pairs)))
+        if not len(points.owner):
+            continue
+        F, fn, D = one.forces(state, points)
+        power[k] = D.sum()
+        if member is not None:
+            np.add.at(force[k], [member[b] for b in points.bj], F)
+            np.add.at(force[k], [member[b] for b in points.bi], -F)
+            continue
+        force[k] = F.sum(axis=0)
+        if fn.sum() > 0.0:
+            point[k] = fn @ points.P / fn.sum()
+    return force, (None if member is not None else point), power

@@ -90,6 +90,25 @@ class KinematicsCache(dict):
         self.clear()
 
 
+SPARSE_START = 600      # coordinates from which initial_state solves its KKT system sparse (O(n), not O(n³))
+
+
+def _sparse_kkt(A, w, J, rhs):
+    """The solution of [[Aᵀ W A + 1e-12 I, Jᵀ], [J, 0]] x = rhs by SuperLU, or None when the matrix
+    is singular (redundant rows: the caller's least-squares answer then)."""
+    from scipy import sparse
+    from scipy.sparse.linalg import splu
+    nq = A.shape[1]
+    H = (A.T @ sparse.diags(w) @ A + 1e-12 * sparse.identity(nq)).tocsr()
+    kkt = sparse.bmat([[H, J.T], [J, None]], format="csc")
+    try:
+        x = splu(kkt).solve(rhs)
+    except RuntimeError:                      # "Factor is exactly singular"
+        return None
+    residual = np.max(np.abs(kkt @ x - rhs), initial=0.0) if np.all(np.isfinite(x)) else np.inf
+    return x if residual <= 1e-9 * max(1.0, np.max(np.abs(rhs), initial=0.0)) else None
+
+
 class RelativeSystem(MechanicalSystem):
     """A model compiled to tree joint coordinates + cut-joint constraints (module docstring)."""
 
@@ -207,21 +226,31 @@ class RelativeSystem(MechanicalSystem):
         solves, so both start from the same velocities)."""
         q = np.concatenate([mob.initial() for mob in self.mobs]) if self.nq else np.zeros(0)
         kin = self.kinematics(q)
+        big = self.nq >= SPARSE_START
+        if big:
+            from scipy import sparse
         rows, target, weights = [], [], []
         for b, body in enumerate(self._bodies):
             Jb = self.body_jacobian(kin, b)
-            rows.append(Jb[:3] - skew(kin.r[b]) @ Jb[3:])          # CM velocity
-            rows.append(Jb[3:])                                    # ω
+            Jb = np.vstack([Jb[:3] - skew(kin.r[b]) @ Jb[3:], Jb[3:]])     # CM velocity, ω
+            rows.append(sparse.csr_matrix(Jb) if big else Jb)
             target += [np.asarray(body.velocity, float), np.asarray(body.angular_velocity, float)]
             weights += [np.full(3, 1e6 if np.any(body.velocity) else 1.0),
                         np.full(3, 0.25e6 if np.any(body.angular_velocity) else 0.25)]
-        A, y, w = np.vstack(rows), np.concatenate(target), np.concatenate(weights)
+        A = (sparse.vstack(rows, format="csr") if big else np.vstack(rows)) if rows else np.zeros((0, self.nq))
+        y, w = np.concatenate(target or [np.zeros(0)]), np.concatenate(weights or [np.zeros(0)])
         ev = self.constraints(q, 0.0, level=1)
-        if not (np.any(y) or np.any(ev.nu)) and np.all(np.isfinite(A)) and np.all(np.isfinite(ev.jac)):
+        finite = np.all(np.isfinite(A.data if big else A)) and np.all(np.isfinite(ev.jac))
+        if not (np.any(y) or np.any(ev.nu)) and finite:
             return q, np.zeros(self.nq), 0.0          # at rest: the fit is q̇ = 0 (lstsq's answer, exactly)
-        H = A.T @ (w[:, None] * A)
         g = A.T @ (w * y)
         m = self.m
+        if big and finite:                            # the same KKT system in sparse form (SuperLU)
+            solution = _sparse_kkt(A, w, sparse.csr_matrix(ev.jac), np.concatenate([g, ev.nu]))
+            if solution is not None:
+                return q, solution[:self.nq], 0.0
+            A = A.toarray()
+        H = A.T @ (w[:, None] * A)
         kkt = np.block([[H + 1e-12 * np.eye(self.nq), ev.jac.T], [ev.jac, np.zeros((m, m))]])
         sol, *_ = np.linalg.lstsq(kkt, np.concatenate([g, ev.nu]), rcond=None)
         return q, sol[:self.nq], 0.0

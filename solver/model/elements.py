@@ -56,7 +56,7 @@ GLYPH_ROLES = {
 # joint with a coordinate (the one before the selected or last one: a coupler's leader), the first
 # element of a kind, the N-th body (from 0) other than the target that elements of a kind act on.
 PLACEMENT_WORDS = ("@body", "@ground", "@cm", "@above", "@joint", "@joint:<coordinate>", "@other_joint",
-                   "@first:<kind>", "@body_of:<kind>:<N>")
+                   "@first:<kind>", "@body_of:<kind>:<N>", "@shaped")
 
 
 class Element:
@@ -164,8 +164,10 @@ class Element:
 
     def references(self) -> list[str]:
         """Names of other elements this one refers to."""
-        return [self.values[f.name] for f in self.FIELDS
-                if (f.kind in ("body", "joint") or "reference" in f.extra) and self.values[f.name] != ""]
+        return [name for f in self.FIELDS for name in
+                (self.values[f.name] if f.kind == "bodies" else
+                 [self.values[f.name]] if f.kind in ("body", "joint") or "reference" in f.extra else [])
+                if name != ""]
 
     def to_dict(self) -> dict:
         """The file form: every field, except those declared ``extra={"omit_default": True}`` while
@@ -643,6 +645,29 @@ def check_motion_at_start(element, field):
                                                     f"is {value}", element.name))
 
 
+# The contact law's fields (solver.contact.laws.ContactLaw), one declaration for the contact
+# element and the contact group.
+CONTACT_LAW_FIELDS = (
+    Field("stiffness", "float", minimum=0.0, exclusive_min=True, doc="k of k δ^e (N/m^e)"),
+    Field("exponent", "float", default=1.5, minimum=1.0, doc="e of k δ^e (1.5: Hertz)"),
+    Field("damping", "float", default=0.0, minimum=0.0,
+          doc="impact: c_max (N·s/m); hunt_crossley: λ of λ δ^e δ̇ (N·s/m^(e+1))"),
+    Field("damping_law", "enum", choices=("impact", "hunt_crossley"), default="impact",
+          doc="impact: damping ramped in by STEP over penetration_depth; hunt_crossley: damping·δ^e"),
+    Field("penetration_depth", "float", "m", default=1e-4, minimum=0.0, exclusive_min=True,
+          doc="impact: penetration at which the full damping acts"),
+    *stick_slip_fields(("static_friction", 0.0), ("dynamic_friction", 0.0), ("stiction_velocity", 1e-3),
+                       ("friction_velocity", 1e-2)),
+)
+
+
+def check_contact_law(element):
+    """The contact law's check across its fields: friction_velocity > stiction_velocity."""
+    if element.friction_velocity <= element.stiction_velocity:
+        raise ModelError(element.problem("friction_velocity", f"must be > stiction_velocity ({element.friction_velocity:g}"
+                                         f" <= {element.stiction_velocity:g})", element.name))
+
+
 class Contact(Element):
     """Compliant contact between the geometry of body_i and body_j (:mod:`solver.contact`): at each
     contact point of penetration δ > 0 a normal force f_n = max(0, k δ^e + c(δ) δ̇) and a
@@ -666,24 +691,13 @@ class Contact(Element):
               doc="contact shape on body_i, body axes (none = body_i's own geometry)"),
         Field("geometry_j", "geometry", default={"shape": "none"},
               doc="contact shape on body_j, body axes (none = body_j's own geometry)"),
-        Field("stiffness", "float", minimum=0.0, exclusive_min=True, doc="k of k δ^e (N/m^e)"),
-        Field("exponent", "float", default=1.5, minimum=1.0, doc="e of k δ^e (1.5: Hertz)"),
-        Field("damping", "float", default=0.0, minimum=0.0,
-              doc="impact: c_max (N·s/m); hunt_crossley: λ of λ δ^e δ̇ (N·s/m^(e+1))"),
-        Field("damping_law", "enum", choices=("impact", "hunt_crossley"), default="impact",
-              doc="impact: damping ramped in by STEP over penetration_depth; hunt_crossley: damping·δ^e"),
-        Field("penetration_depth", "float", "m", default=1e-4, minimum=0.0, exclusive_min=True,
-              doc="impact: penetration at which the full damping acts"),
-        *stick_slip_fields(("static_friction", 0.0), ("dynamic_friction", 0.0), ("stiction_velocity", 1e-3),
-                           ("friction_velocity", 1e-2)),
+        *CONTACT_LAW_FIELDS,
     )
 
     def check(self):
         if self.body_i == self.body_j:
             raise ModelError(self.problem("body_j", "must differ from body_i", self.name))
-        if self.friction_velocity <= self.stiction_velocity:
-            raise ModelError(self.problem("friction_velocity", f"must be > stiction_velocity "
-                                          f"({self.friction_velocity:g} <= {self.stiction_velocity:g})", self.name))
+        check_contact_law(self)
 
     def shape(self, side, bodies):
         """The contact geometry of side "i" or "j": its own field, else the body's geometry (None
@@ -693,6 +707,28 @@ class Contact(Element):
             return own
         body = bodies.get(self.values[f"body_{side}"])
         return None if body is None else body.geometry
+
+
+class ContactGroup(Element):
+    """Compliant contact between every pair of a set of bodies (MuJoCo's "all bodies collide"), each
+    touching with its own geometry, by one law (the fields of :class:`Contact`).  No pair is stored:
+    the broad phase finds the pairs whose bounding spheres overlap at each evaluation, so a group of
+    n bodies costs O(n) memory whatever its n(n − 1)/2 pairs (docs/contact.md).  A pair (a, b),
+    a listed before b, acts as a contact element with body_i = a and body_j = b."""
+    KIND = "contact_group"
+    COLLECTION = "forces"
+    LABEL = "Contact group"
+    GLYPH = None
+    NAME_PREFIX = "contacts"
+    NEW = {"bodies": "@shaped", "stiffness": 1e6, "damping": 1e3}     # every body with a finite shape
+    FIELDS = (
+        NAME,
+        Field("bodies", "bodies", doc="the bodies that touch each other (names, at least 2)"),
+        *CONTACT_LAW_FIELDS,
+    )
+
+    def check(self):
+        check_contact_law(self)
 
 
 class Driver(Element):
@@ -917,7 +953,8 @@ class Settings(Element):
 # torque, or None) with the GUI's declarations of Element (NEW, NAME_PREFIX, GLYPH_FIELDS, …);
 # solver.forces.EVALUATORS holds how each is evaluated.
 FORCE_CLASSES = {c.KIND: c for c in (SpringDamper, LinearActuator, RotationalSpringDamper, JointActuator, Bushing,
-                                       AppliedForce, AppliedTorque, Road, Tire, SpeedControl, JointFriction, Contact)}
+                                       AppliedForce, AppliedTorque, Road, Tire, SpeedControl, JointFriction, Contact,
+                                       ContactGroup)}
 FORCE_TYPES = tuple(FORCE_CLASSES)
 class ModelInput(Element):
     """A value set from outside a run — by ``simulate(inputs=…)``, or by the importer of an exported

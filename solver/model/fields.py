@@ -19,7 +19,7 @@ REQUIRED = object()
 # Field kinds understood by coerce() and by the GUI property editor.
 KINDS = ("float", "int", "bool", "str", "name", "vec3", "unit_vec3", "inertia", "orientation",
          "body", "joint", "enum", "function", "function_vec3", "geometry", "vec6", "optional_float",
-         "optional_vec3", "polynomial")
+         "optional_vec3", "polynomial", "bodies")
 
 
 class FieldProblem(Exception):
@@ -403,6 +403,35 @@ def _reference(f: Field, value):
     return _name(f, value)
 
 
+MAX_GROUP_BODIES = 100_000
+
+
+def _bodies(f: Field, value):
+    """A list of distinct body names (a contact group's members), at least 2 and at most
+    :data:`MAX_GROUP_BODIES`; also the same as text, names separated by commas (the GUI's line
+    editor).  Its length is checked before its items are read: a file's list costs at most that."""
+    if isinstance(value, str):
+        value = [x for x in (x.strip() for x in value.strip().strip("[]()").split(",")) if x]
+    if not isinstance(value, (list, tuple)):
+        raise FieldProblem(f"must be a list of body names, got {show_value(value)}")
+    if len(value) > MAX_GROUP_BODIES:
+        raise FieldProblem(f"at most {MAX_GROUP_BODIES} bodies, got {len(value)}")
+    if len(value) < 2:
+        raise FieldProblem(f"must name at least 2 bodies, got {len(value)}")
+    names = []
+    for k, x in enumerate(value):
+        try:
+            names.append(_name(f, x))
+        except FieldProblem as exc:
+            raise FieldProblem(f"[{k}] {exc}") from None
+    seen = set()
+    for k, x in enumerate(names):
+        if x in seen:
+            raise FieldProblem(f"[{k}] '{x}' is listed twice")
+        seen.add(x)
+    return names
+
+
 MAX_POLYNOMIAL_DEGREE = 10
 
 
@@ -431,4 +460,5 @@ _COERCERS = {
     "unit_vec3": _unit_vec3, "inertia": _inertia, "orientation": _orientation,
     "body": _reference, "joint": _reference, "enum": _enum, "function": _function,
     "function_vec3": _function_vec3, "geometry": _geometry, "polynomial": _polynomial,
+    "bodies": _bodies,
 }

@@ -19,7 +19,7 @@ from ..expression_budget import ExpressionBudget
 from .design import Link, Point, derived_fields, derived_values
 from .elements import (Body, Marker, Joint, Driver, Coupler, Settings, FORCE_CLASSES, FRICTION_JOINTS, ELEMENT_CLASSES,
                        Element, FlexibleBody, Measure, ModelInput, ModelOutput)
-from .fields import Field, FieldProblem, show_names, show_value
+from .fields import MAX_SHOWN, Field, FieldProblem, show_names, show_value
 from .sections import Material, Section
 
 GROUND = "ground"
@@ -256,6 +256,17 @@ class Model:
             static_friction=friction[0], dynamic_friction=friction[1], geometry_i=geometry_i,
             geometry_j=geometry_j, **fields))
 
+    def add_contact_group(self, name, bodies, stiffness, damping=0.0, exponent=1.5, friction=(0.0, 0.0), **fields):
+        """Compliant contact between every pair of ``bodies``, each touching with its own geometry, by
+        one law (:class:`~solver.model.elements.ContactGroup`, docs/contact.md; the law's fields as in
+        :meth:`add_contact`)."""
+        if not isinstance(friction, (list, tuple, np.ndarray)) or len(friction) != 2:
+            raise ModelError(FORCE_CLASSES["contact_group"].problem(
+                "static_friction", f"friction must be (static, dynamic); got {show_value(friction)}", name))
+        return self.add(FORCE_CLASSES["contact_group"](
+            name=name, bodies=bodies, stiffness=stiffness, damping=damping, exponent=exponent,
+            static_friction=friction[0], dynamic_friction=friction[1], **fields))
+
     def add_input(self, name, target, default=0.0):
         """Declare an input (:class:`~solver.model.elements.ModelInput`): ``target`` is replaced by
         the value ``simulate(inputs={name: …})`` or an FMU's importer gives, else by ``default``."""
@@ -407,6 +418,8 @@ class Model:
             for f in other.FIELDS:
                 if (f.kind in ("body", "joint") or "reference" in f.extra) and other.values[f.name] == old:
                     other.values[f.name] = new
+                elif f.kind == "bodies" and old in other.values[f.name]:
+                    other.values[f.name] = [new if x == old else x for x in other.values[f.name]]
         self._emit("renamed", _collection_of(e), new, old)
 
     def subscribe(self, callback):
@@ -520,6 +533,18 @@ class Model:
                 bodies = self._collections["bodies"]
                 names = show_names(chain([GROUND] * ground_ok, bodies), len(bodies) + ground_ok)
                 problems.append(e.problem(f.name, f"no body named '{ref}' (bodies: {names})", e.name))
+            elif f.kind == "bodies":           # a contact group's members: rigid bodies, each with a shape
+                bodies = self._collections["bodies"]
+                for k, member in enumerate(ref):
+                    if member not in bodies:
+                        problems.append(e.problem(f.name, f"[{k}] no body named '{member}' (bodies: {show_names(bodies)})",
+                                                  e.name))
+                    elif (bodies[member].geometry or {"shape": "none"})["shape"] in ("none", "plane"):
+                        problems.append(e.problem(f.name, f"[{k}] body '{member}' has no finite geometry: give it "
+                                                  "one (its contact shape; a plane touches through contact elements)",
+                                                  e.name))
+                    if len(problems) >= MAX_SHOWN:
+                        break
             elif "reference" in f.extra:       # an element of a given kind (a tire's road, a link's point)
                 kind = f.extra["reference"]
                 if ref == "" and f.extra.get("optional"):

@@ -4,6 +4,7 @@ pattern and enough rows for sparse factorizations to pay; :mod:`solver.partition
 scipy.sparse are imported only then)."""
 from __future__ import annotations
 
+from .block import BlockPartition, block_rows
 from .partition import Partition, independent_rows
 
 SPARSE_MIN_ROWS = 120           # independent constraint rows from which the sparse algebra is used
@@ -21,6 +22,9 @@ def sparse_pattern(system, rows):
 def build_partition(method, system, q, t) -> Partition:
     """The coordinate partition of ``method`` ("lu", "qr", "svd") at (q, t)."""
     jac = system.constraints(q, t).jac
+    first = block_rows(system, method, jac)
+    if first is not None:                   # an open tree's normalization rows: block-sparse U, V in O(n)
+        return BlockPartition(q, jac, first)
     rows, redundant = independent_rows(jac)
     pattern = sparse_pattern(system, len(rows))
     if pattern is not None:

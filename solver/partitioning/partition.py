@@ -210,10 +210,15 @@ class Partition:
         """What a subclass computes once per partition before the solves (the dense path: nothing)."""
 
     sparse = False       # the dense algebra (solver.partitioning.sparse.SparsePartition: sparse)
+    dense_algebra = True  # its accelerations may run at every state (a block partition's only diagnose: O(nq²))
 
     # ---- coordinates ----------------------------------------------------------------------------
     def z_of(self, q):
         return self.V.T @ (q - self.q_ref)
+
+    def zd_of(self, qd):
+        """ż = Vᵀ q̇."""
+        return self.V.T @ qd
 
     def positions(self, system, z, t, q_guess, tol=POSITION_TOL, max_iter=25):
         """Solve Φ(q_ref + V z + U w, t) = 0 for w by Newton–Raphson, starting from q_guess.
@@ -230,7 +235,7 @@ class Partition:
             if converged(err, prev, tol):
                 return q, ev
             try:
-                dw = np.linalg.solve(ev.jac[self.rows] @ self.U, ev.phi[self.rows])
+                dw = self.dependent_solve(ev.jac, ev.phi[self.rows])
             except np.linalg.LinAlgError:
                 raise PartitionError("dependent Jacobian block is singular", kind="singular") from None
             w, prev = w - dw, err
@@ -239,8 +244,12 @@ class Partition:
     def velocities(self, jac, nu, zd):
         """q̇ = V ż + U ẇ with (Φ_q U) ẇ = ν − Φ_q V ż."""
         Jr = jac[self.rows]
-        wd = np.linalg.solve(Jr @ self.U, nu[self.rows] - Jr @ (self.V @ zd))
+        wd = self.dependent_solve(jac, nu[self.rows] - Jr @ (self.V @ zd))
         return self.V @ zd + self.U @ wd
+
+    def dependent_solve(self, jac, rhs):
+        """(Φ_q[rows] U)⁻¹ rhs (raises LinAlgError when singular)."""
+        return np.linalg.solve(jac[self.rows] @ self.U, rhs)
 
     def accelerations(self, M, Q, jac, gamma):
         """(q̈, z̈, N) from the tangent-space equations (Nᵀ M N) z̈ = Nᵀ (Q − M c)."""

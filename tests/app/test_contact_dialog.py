@@ -71,3 +71,34 @@ def test_a_body_picked_in_the_window_fills_the_focused_side_and_bad_pairs_are_re
     contact = doc.model.forces["contact1"]
     assert (contact.body_i, contact.body_j) == ("crate", "ball") and not dialog.isVisible()
     assert contact.geometry_i == {"shape": "none"} and contact.geometry_j == {"shape": "none"}
+
+
+def test_the_group_kind_adds_one_contact_group_of_the_checked_bodies(qtbot, window):
+    doc = window.document
+    m = model()
+    m.add_body("marble", mass=0.1, inertia=(1e-5,) * 3, position=(2.0, 0.0, 0.2),
+               geometry={"shape": "sphere", "radius": 0.02})
+    doc.set_model(m)
+    doc.select("ball")
+    window.actions["add_contact"].trigger()
+    dialog = window.contact_dialog
+    dialog.kind.setCurrentText("group")
+    assert dialog.members.isVisibleTo(dialog) and not dialog.side["body_i"].isVisibleTo(dialog)
+    assert dialog.checked() == ["ball", "crate", "bin", "marble"]           # "bare" has no shape to touch with
+    ok(qtbot, dialog)                                                        # two boxes: no contact law
+    assert dialog.isVisible() and not doc.model.forces
+    assert dialog.message.text().startswith("forces 'contacts1'.bodies: 'crate' (box) and 'bin' (box)")
+    for k in range(dialog.members.count()):
+        dialog.members.item(k).setCheckState(Qt.CheckState.Unchecked)
+    doc.select("marble")                                                     # a pick checks the body
+    assert dialog.checked() == ["marble"]
+    ok(qtbot, dialog)
+    assert "at least 2 bodies" in dialog.message.text() and not doc.model.forces
+    doc.select("crate")
+    doc.select("ball")
+    ok(qtbot, dialog)
+    group = doc.model.forces["contacts1"]
+    assert group.KIND == "contact_group" and group.bodies == ["ball", "crate", "marble"] and not dialog.isVisible()
+    assert group.stiffness == solver.ContactGroup.NEW["stiffness"] and doc.selection == "contacts1"
+    doc.undo_stack.undo()
+    assert "contacts1" not in doc.model.forces

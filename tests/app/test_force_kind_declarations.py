@@ -40,11 +40,13 @@ def pull_kind(monkeypatch):
 
 @pytest.fixture
 def vehicle_ready(pendulum):
-    """The pendulum with what every kind needs first: a road and tires on two wheel bodies."""
+    """The pendulum with what every kind needs first: a road and tires on two wheel bodies (with a
+    shape: a contact group's bodies)."""
     m = pendulum
     m.add_road("road")
     for name, x in (("w1", 1.0), ("w2", -1.0)):
-        m.add_body(name, mass=1.0, inertia=(0.1, 0.1, 0.1), position=(x, -0.5, 0.3))
+        m.add_body(name, mass=1.0, inertia=(0.1, 0.1, 0.1), position=(x, -0.5, 0.3),
+                   geometry={"shape": "sphere", "radius": 0.3})
         m.add_tire(f"tire_{name}", name, "road")
     return m
 

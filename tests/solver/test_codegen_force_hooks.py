@@ -19,7 +19,7 @@ from test_codegen import check_kernels
 
 GENERATED = {"spring_damper", "linear_actuator", "bushing", "force", "torque", "tire", "speed_control",
              "joint_actuator"}
-INTERPRETED = {"rotational_spring_damper", "contact", "joint_friction"}    # and tires on table roads
+INTERPRETED = {"rotational_spring_damper", "contact", "contact_group", "joint_friction"}   # and tires on table roads
 NO_LOAD = {"road"}                                   # compiles to no evaluator
 
 

@@ -120,11 +120,11 @@ def test_the_broad_phase_keeps_every_touching_pair_and_only_few_others():
     assert len(kept) < len(pairs) / 3                       # 78 sphere pairs and 12 floors: a few kept
     fast, exact = Wrenches(n), Wrenches(n)
     group.apply(0.0, frames, fast)
-    owner, P, normal, delta = group.points(frames, pairs=range(len(pairs)))     # every pair queried exactly
-    for k, point, force in zip(owner, P, group.forces(frames, owner, P, normal, delta)[0]):
+    points = group.points(frames, pairs=range(len(pairs)))     # every pair queried exactly
+    for k, point, force in zip(points.owner, points.P, group.forces(frames, points)[0]):
         exact.at_point(pairs[k].bj, force, point, frames)
         exact.at_point(pairs[k].bi, -force, point, frames)
-    assert np.any(exact.F) and len(set(owner)) > 3
+    assert np.any(exact.F) and len(set(points.owner)) > 3
     assert np.allclose(fast.F, exact.F, rtol=0, atol=1e-12 * np.max(np.abs(exact.F)))
     assert np.allclose(fast.T, exact.T, rtol=0, atol=1e-12 * np.max(np.abs(exact.T)))
 
