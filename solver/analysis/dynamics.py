@@ -714,8 +714,8 @@ class Run:
         made last (``Run.cache``) when it was for the same partition — the start of every run of a
         compiled model is — else a new one (≈ 0.1 ms of the arm's run).  Not kept with contact.c's
         elements or the band algebra, which hold state of a run of their own."""
-        key = (part.method, part.q_ref.tobytes(), np.asarray(part.rows).tobytes(), part.U.tobytes(), part.V.tobytes(),
-               self.newton_tol)
+        key = (part.method, part.q_ref.tobytes(), np.asarray(part.rows).tobytes(), _matrix_bytes(part.U),
+               _matrix_bytes(part.V), self.newton_tol)
         kept = self.cache.get("reduction")
         if kept is not None and kept[0] == key:
             return kept[1]
@@ -751,3 +751,10 @@ class Run:
         self.meta["wall_time"] = _time.perf_counter() - wall0
         self.meta["steps"] = self.steps
         self.meta["rhs_evaluations"] = self.rhs_count
+
+
+def _matrix_bytes(a):
+    """The entries of a dense or scipy.sparse compressed matrix (a block partition's U, V) as bytes."""
+    if hasattr(a, "indptr"):
+        return b"|".join(np.ascontiguousarray(x).tobytes() for x in (a.data, a.indices, a.indptr))
+    return a.tobytes()
