@@ -133,31 +133,18 @@ def reduced_mass_solve(Mhat, rhs):
     return sla.cho_solve((factor, lower), rhs)
 
 
-def rank_scales(jac):
-    """The column scales d_k = 1 / max(‖Φ_q[:, k]‖, 1) under which the rank of Φ_q is decided
-    (:func:`independent_rows`, :func:`solver.partitioning.self_stress.null_spaces`): Φ_q D has Φ_q's
-    rank and left null space, and no coordinate's unit outweighs the others.  Without them the
-    largest pivot came from a flexible body's mass-normalised modal coordinates (columns of norm
-    3.5e5 for an 8.7 mg beam), the threshold 1e-9 · 4.4e5 · 37 = 1.6e-2 exceeded the whole norm of a
-    mm-scale joint's row (5.7e-3), and that independent row was dropped as redundant: the run had a
-    freedom too many, drifted off the row (|Φ| = 2.5e-10 at t = 1.8e-4 s, which the position Newton
-    over the other rows cannot reduce) and stopped (fuzz seed 2061).  Columns of norm ≤ 1 stay as
-    they are, so a row of round-off stays round-off."""
-    return 1.0 / np.maximum(np.linalg.norm(jac, axis=0), 1.0)
-
-
 def independent_rows(jac, tol=1e-9):
-    """Rank-revealing pivoted QR of Φ_qᵀ (columns scaled: :func:`rank_scales`): (independent rows
-    sorted, redundant rows sorted).  The pivots are judged against the largest one, but never
-    against less than 1: Φ_q's entries are unit-vector components, Euler-parameter and
-    joint-coordinate gradients of order 1 (lengths in m), so a largest pivot below 1 · tol means a
-    Jacobian of round-off — a cut joint's equation that the tree already satisfies exactly (a fixed
-    joint beside an in-plane one between the same two bodies: 6.9e-18) — which, judged against
-    itself, would count as an independent row and take away a degree of freedom."""
+    """Rank-revealing pivoted QR of Φ_qᵀ: (independent rows sorted, redundant rows sorted).  The
+    pivots are judged against the largest one, but never against less than 1: Φ_q's entries are
+    unit-vector components, Euler-parameter and joint-coordinate gradients of order 1 (lengths in
+    m), so a largest pivot below 1 · tol means a Jacobian of round-off — a cut joint's equation
+    that the tree already satisfies exactly (a fixed joint beside an in-plane one between the same
+    two bodies: 6.9e-18) — which, judged against itself, would count as an independent row and take
+    away a degree of freedom."""
     m = jac.shape[0]
     if m == 0:
         return np.zeros(0, dtype=int), np.zeros(0, dtype=int)
-    _, R, piv = sla.qr((jac * rank_scales(jac)).T, mode="economic", pivoting=True)
+    _, R, piv = sla.qr(jac.T, mode="economic", pivoting=True)
     rank = numerical_rank(np.abs(np.diag(R)), jac.shape, tol)
     return np.sort(piv[:rank]), np.sort(piv[rank:])
 

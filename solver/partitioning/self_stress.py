@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from ..math.lazy import sla
 
-from .partition import numerical_rank, rank_scales
+from .partition import numerical_rank
 
 JOINT_COMPONENTS = ("force x", "force y", "force z", "moment x", "moment y", "moment z")
 DRIVER_COMPONENT = "driver force"
@@ -75,24 +75,21 @@ class NullSpaces:
 
 
 def null_spaces(jac, tol=1e-9) -> NullSpaces:
-    """Both null spaces of Φ_q (m × n) from the pivoted QR (Φ_q D)ᵀ Π = Q R (full Q; D and the rank
-    decision of :func:`independent_rows`): modes = D times the last n − r columns of Q,
-    orthonormalised; a self-stress s (Φ_qᵀ s = 0 ⟺ (Φ_q D)ᵀ s = 0) has R₁₁ y + R₁₂ z = 0 for its
-    entries (y, z) on the independent and redundant rows, so B = [−R₁₁⁻¹R₁₂; I] (rows put back in
-    place) spans them; S = its orthonormal basis."""
+    """Both null spaces of Φ_q (m × n) from the pivoted QR Φ_qᵀ Π = Q R (full Q; the rank decision
+    of :func:`independent_rows`): modes = the last n − r columns of Q; a self-stress s has
+    R₁₁ y + R₁₂ z = 0 for its entries (y, z) on the independent and redundant rows, so
+    B = [−R₁₁⁻¹R₁₂; I] (rows put back in place) spans them; S = its orthonormal basis."""
     m, n = jac.shape
     if m == 0:
         return NullSpaces(0, np.zeros(0, dtype=int), np.zeros(0, dtype=int), np.zeros((0, 0)), np.eye(n))
-    d = rank_scales(jac)
-    Q, R, piv = sla.qr((jac * d).T, pivoting=True)
+    Q, R, piv = sla.qr(jac.T, pivoting=True)
     r = numerical_rank(np.abs(np.diag(R))[:min(m, n)], (m, n), tol)
     B = np.zeros((m, m - r))
     B[piv[r:]] = np.eye(m - r)
     if r and m > r:
         B[piv[:r]] = -sla.solve_triangular(R[:r, :r], R[:r, r:m])
     S = np.linalg.qr(B)[0] if m > r else B
-    modes = np.linalg.qr(d[:, None] * Q[:, r:])[0] if n > r else Q[:, r:]
-    return NullSpaces(r, np.sort(piv[:r]), np.sort(piv[r:]), S, modes)
+    return NullSpaces(r, np.sort(piv[:r]), np.sort(piv[r:]), S, Q[:, r:])
 
 
 def response_rows(t, q, qd, qdd, directions):

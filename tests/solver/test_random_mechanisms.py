@@ -279,30 +279,3 @@ def test_random_mechanism_2033_spring_on_a_fast_screw():
     cartesian = solver.simulate(m, t_end=0.3, output_step=0.001, formulation="cartesian")
     spring = np.asarray(fine.energy["spring"])
     assert np.max(np.abs(np.asarray(cartesian.energy["spring"]) - spring)) < 1e-3 * np.max(np.abs(spring))
-
-
-def test_random_mechanism_2061_keeps_a_small_independent_row_beside_modal_columns():
-    """Fuzz seed 2061 (all paths: "position Newton did not converge (max |Φ| = 2.5e-10)" at t = 1.8e-4 s,
-    25 times): not the Newton's bound but the rank decision.  A mm-scale revolute–spherical row (norm
-    5.7e-3) was judged against the largest pivot, set by a flexible beam's mass-normalised modal
-    columns (norm 3.5e5): threshold 1e-9 · 4.4e5 · 37 = 1.6e-2, so the independent row was dropped as
-    redundant, the run had a freedom too many and drifted off that row, which the Newton over the
-    other rows cannot reduce.  On Φ_q with its columns scaled to norm ≤ 1 (partition.rank_scales) all
-    26 rows are independent (σ_min/σ_max of the row-normalised Φ_q: 4.5e-6, near singular but not
-    singular), and the default run goes past 1.8e-4 s on them with its constraint residual within the
-    sweep's bound (the whole 0.3 s: status ok, 9 s CPU, docs/validation.md).  With the old rule the
-    same 1 ms stopped ("cannot get past this configuration")."""
-    from solver.analysis.assembly import assemble_positions
-    from solver.compile import compile_model
-    from solver.partitioning.partition import independent_rows
-    from solver.partitioning.self_stress import null_spaces
-    model = random_mechanism(2061, max_bodies=4)
-    system = compile_model(model, codegen="off", formulation="cartesian").system
-    q, _, t0 = system.initial_state()
-    jac = system.constraints(assemble_positions(system, np.array(q, dtype=float), t0), t0).jac
-    rows, redundant = independent_rows(jac)
-    assert len(redundant) == 0 and len(rows) == jac.shape[0] == 26
-    assert null_spaces(jac).rank == 26
-    res = solver.simulate(model, t_end=1e-3, output_step=2e-4, formulation="cartesian")
-    assert res.status == "ok"
-    assert np.max(res.constraint_violation) < diff.PHI_BOUND
