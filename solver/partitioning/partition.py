@@ -188,8 +188,7 @@ class Partition:
         self._prepare(jac)
         self.quality_ref = self.quality(jac)
         # σ_min / σ_max of the kept rows at partition time, and σ_max: with redundant rows (stale_rows)
-        self.rows_ref = ((self.singularity(jac), self._last_rows[2]) if len(rows) and len(redundant) and not self.sparse
-                         else None)
+        self.rows_ref = (self.singularity(jac), self._last_rows[2]) if len(redundant) and not self.sparse else None
         self.roundoff_tol = newton_tolerance(0.0, q_ref, jac)    # the Newton's floor (ROUNDOFF)
         self.amplification_ref = self.amplification(jac)
 
