@@ -80,7 +80,6 @@ class BlockPartition(Partition):
         self.independent = None
         self.dof = nq - m
         self._last_rows = None
-        self.rows_ref = None           # no redundant rows: Partition.stale_rows has nothing to renew
         self.quality_ref = self.quality(jac)
         self.roundoff_tol = newton_tolerance(0.0, q_ref, jac)
         self.amplification_ref = self.amplification(jac)

@@ -187,8 +187,6 @@ class Partition:
         self._last_rows = None     # (Φ_q[rows], σ_min, σ_max) of the last exact _row_singular_values
         self._prepare(jac)
         self.quality_ref = self.quality(jac)
-        # σ_min / σ_max of the kept rows at partition time, and σ_max: with redundant rows (stale_rows)
-        self.rows_ref = (self.singularity(jac), self._last_rows[2]) if len(redundant) and not self.sparse else None
         self.roundoff_tol = newton_tolerance(0.0, q_ref, jac)    # the Newton's floor (ROUNDOFF)
         self.amplification_ref = self.amplification(jac)
 
@@ -289,40 +287,12 @@ class Partition:
             ratio = self.quality(jac, dependent if exact else None) / self.quality_ref
             if ratio < fraction:
                 return Renewal(f"dependent block quality dropped to {ratio:.2g} of its value at partition time")
-        dependent_ref = None if self.rows_ref is None else self.quality_ref * self.rows_ref[0] * self.rows_ref[1]
-        if dependent_ref is not None and dependent < fraction * dependent_ref:
-            stale = self.stale_rows(jac, fraction)
-            if stale is not None:
-                return stale
         if amplification is None:
             amplification = self.amplification(jac)
         gain = amplification / self.amplification_ref if self.dof else 1.0
         if gain > growth:
             return Renewal(f"the independent coordinates lost the motion: ‖∂q/∂z‖ grew to {gain:.3g} × its value "
                            "at partition time")
-        return None
-
-    def stale_rows(self, jac, fraction):
-        """A Renewal when the independent rows kept since partition time are losing rank at this
-        Jacobian where rows chosen afresh (:func:`independent_rows`) are not — σ_min / σ_max of
-        Φ_q[rows] below ``fraction`` × its value at partition time and below ``fraction`` × that of
-        the fresh rows — else None.  Only a partition with redundant rows meets it: which rows it
-        keeps is decided at partition time, and a vector equation's rows are its components in global
-        axes, so a kept set can lose rank as a locked assembly turns, at a regular configuration.  The
-        quality, σ_min(Φ_q U) relative to σ_min(Φ_q[rows]), does not see it: the step size collapsed
-        (fuzz seed 3015: the kept rows at 7.3e-5, rows chosen afresh 0.289), and the velocities the
-        degenerate rows no longer hold went wrong.  :meth:`degraded` asks once σ_min(Φ_q U), at most
-        σ_min(Φ_q[rows]), falls below ``fraction`` × its value at partition time."""
-        if self.rows_ref is None:
-            return None
-        own = self.singularity(jac)
-        if own >= fraction * self.rows_ref[0]:
-            return None
-        fresh, _ = independent_rows(jac)
-        again = float(singular_value_ratio(*extreme_singular_values(jac[fresh])))
-        if own < fraction * again:
-            return Renewal(f"the independent rows lost rank at a regular configuration (σ_min/σ_max {own:.2g}, "
-                           f"{again:.2g} for rows chosen afresh)")
         return None
 
     def singularity(self, jac):
