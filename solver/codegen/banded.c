@@ -29,7 +29,10 @@
  * those partial pivoting picks on the dense S, the fill stays within kl + ku super-diagonals, and a
  * factorization costs O(r kl (kl + ku)) instead of reduced.c's O(r³), a solve O(r (2 kl + ku)).
  * Products with J, B and M (its pattern when the system gives one: relative.c's Tᵀ M_c T) run over
- * their non-zeros; the remaining dense work is with V and N (nq × dof).
+ * their non-zeros; the remaining dense work is with V and N (nq × dof).  Φ_q is read only at the
+ * positions the problem names (dense or packed: a relative library's kernels write Φ_q and M packed in
+ * their patterns, relative.c's cg_position_packed and cg_dynamics_packed), so nothing here is
+ * O(m · nq).
  */
 
 /* The band problem of one partition (cg_banded_t of reduced.c's cg_reduced_t.band; reduced.py, _Band). */
@@ -37,15 +40,18 @@ struct cg_banded {
     int kl, ku;                   /* sub- and super-diagonals of S in the fixed order */
     const int *row;               /* r: the constraint row of S's row i (the independent rows, reordered) */
     const int *pos;               /* r: the index of S's row i in the independent rows (sigma_min_power) */
-    int n_map;                    /* assembly: S[s_at[e]] += coef[e] · Φ_q[jac_at[e]] (band storage, flat Φ_q) */
+    int n_map;                    /* assembly: S[s_at[e]] += coef[e] · Φ_q[jac_at[e]] (band storage; Φ_q's
+                                     buffer: dense row-major, or packed in its pattern by relative.c) */
     const int *s_at, *jac_at;
     const double *coef;
-    const int *j_ptr, *j_at, *j_col;      /* J = Φ_q[row] by rows: entries j_ptr[i] … j_ptr[i+1]−1 at flat
-                                             Φ_q position j_at[e], column j_col[e] */
+    const int *j_ptr, *j_at, *j_col;      /* J = Φ_q[row] by rows: entries j_ptr[i] … j_ptr[i+1]−1 at
+                                             position j_at[e] of Φ_q's buffer (dense or packed), column j_col[e] */
     const int *b_ptr, *b_col;             /* B (nq × r) by rows (CSR), columns in the fixed order */
     const double *b_val;
-    const int *m_ptr, *m_col;             /* the pattern of the kernels' M by rows (NULL: dense) */
-    const int *red_ptr, *red_col;         /* the pattern of Φ_q's redundant rows (s->red_rows order) */
+    const int *m_ptr, *m_col;             /* the pattern of the kernels' M by rows, M stored packed in it
+                                             (relative.c's cg_dynamics_packed; NULL: dense M) */
+    const int *red_ptr, *red_at, *red_col;  /* Φ_q's redundant rows (s->red_rows order) by rows: entries
+                                               red_ptr[k] … at position red_at[e] of Φ_q, column red_col[e] */
     int gw;                               /* sub- and super-diagonals of J Jᵀ in the fixed order (−1: too wide) */
 };
 
@@ -161,7 +167,8 @@ static void rows_dot(const cg_banded_t *b, int r, const double *jac, const doubl
     }
 }
 
-typedef struct { const cg_banded_t *b; int nq, r; const double *ab; const int *piv; double *work; } band_lu_t;
+typedef struct { const cg_banded_t *b; int nq, r; const double *ab; const int *piv; double *work; const double *jac; }
+    band_lu_t;
 
 /* reduced.c's sigma_min_power operator for σ_min(J U) (module comment): x ← S⁻ᵀ Bᵀ B S⁻¹ x */
 static void band_inverse(const void *ctx, double *x)
@@ -173,12 +180,19 @@ static void band_inverse(const void *ctx, double *x)
     band_solve_transposed(d->b, d->r, d->ab, d->piv, x);
 }
 
-/* reduced.c's minimum_norm X row: x = S⁻ᵀ Bᵀ jrowᵀ = (J_red[k] B S⁻¹)ᵀ */
-static void band_dual(const void *ctx, const double *jrow, double *x)
+/* reduced.c's minimum_norm X row: x = S⁻ᵀ Bᵀ J_red[k]ᵀ = (J_red[k] B S⁻¹)ᵀ, J_red[k] over its pattern
+ * (basis_t_times' sums: columns ascending, zeros skipped) */
+static void band_dual(const void *ctx, int k, double *x)
 {
     const band_lu_t *d = ctx;
-    basis_t_times(d->b, d->nq, d->r, jrow, x);
-    band_solve_transposed(d->b, d->r, d->ab, d->piv, x);
+    const cg_banded_t *b = d->b;
+    memset(x, 0, sizeof(double) * d->r);
+    for (int e = b->red_ptr[k]; e < b->red_ptr[k + 1]; ++e) {
+        const double a = d->jac[b->red_at[e]];
+        const int c = b->red_col[e];
+        if (a != 0.0) for (int z = b->b_ptr[c]; z < b->b_ptr[c + 1]; ++z) x[b->b_col[z]] += b->b_val[z] * a;
+    }
+    band_solve_transposed(b, d->r, d->ab, d->piv, x);
 }
 
 /* cg_reduced with s->band set (module comment): the same levels, outputs and statuses. */
@@ -225,7 +239,7 @@ static int band_reduced(cg_reduced_t *s, const double *y, int level)
 
     /* ---- velocities ---- */
     if (!band_factor(b, r, s->jac, ab, piv)) { status = CG_SINGULAR; goto done; }
-    const band_lu_t lu = {b, nq, r, ab, piv, vec};
+    const band_lu_t lu = {b, nq, r, ab, piv, vec, s->jac};
     *s->sigma_min = sigma_min_power(r, band_inverse, &lu, b->pos, x);
     const double *zd = y + f;
     for (int k = 0; k < nq; ++k) {
@@ -267,7 +281,7 @@ static int band_reduced(cg_reduced_t *s, const double *y, int level)
     band_solve_transposed(b, r, ab, piv, x);
     memset(s->lam, 0, sizeof(double) * s->m);
     for (int i = 0; i < r; ++i) s->lam[b->row[i]] = x[i];
-    if (s->nred > 0 && !minimum_norm(s, b->row, band_dual, &lu, b->red_ptr, b->red_col)) status = CG_NOT_FINITE;
+    if (s->nred > 0 && !minimum_norm(s, b->row, band_dual, &lu, b->red_ptr, b->red_at)) status = CG_NOT_FINITE;
 done:
     free(work);
     free(piv);
@@ -296,7 +310,8 @@ static void gram_inverse(const void *ctx, double *x)
     band_lu_solve(g->w, g->w, g->r, g->ab, g->piv, x);
 }
 
-/* Estimates of (σ_min, σ_max) of J = Φ_q[rows] at the current Φ_q (s->jac) into out, as
+/* Estimates of (σ_min, σ_max) of J = Φ_q[rows] at the current Φ_q (s->jac, read at j_at: dense, or packed
+ * by a relative library's cg_position_packed) into out, as
  * solver/partitioning/singular_estimates.py row_singular_estimates gives them (the conditioning
  * read-out above partition.SVD_MAX_ROWS rows): reduced.c's sigma_min_power on G⁻¹ and on G = J Jᵀ,
  * from the start of the independent rows' order (b->pos: the same iterates, permuted), σ_min from

@@ -27,7 +27,9 @@
  * tests compare the two to round-off.  A partition of many loops (s->band set, solver/codegen/banded.py)
  * is solved by banded.c's band_reduced instead: the same steps with U replaced by a sparse basis of its
  * range and the dependent block factored in band storage, sharing tangent_accelerations, minimum_norm
- * and sigma_min_power with this file.
+ * and sigma_min_power with this file; for a relative library its kernels are then relative.c's packed
+ * ones (k_position = cg_position_packed, k_dynamics = cg_dynamics_packed: s->jac and s->M hold Φ_q and
+ * M in their patterns, reduced.py).
  */
 #include <float.h>
 #include <math.h>
@@ -310,29 +312,30 @@ static double cg_branch_step_cap(double h, double departure, double guard)
 }
 
 /* Make s->lam (zero on the redundant rows) the minimum-norm multipliers.  rows: the constraint row of
- * each of the r multipliers λ_rows; dual(ctx, J_red[k], x) writes x = (J_red[k] U (Φ_q[rows] U)⁻¹)ᵀ (r).
+ * each of the r multipliers λ_rows; dual(ctx, k, x) writes x = (J_red[k] U (Φ_q[rows] U)⁻¹)ᵀ (r) for
+ * the redundant row s->red_rows[k].
  * A redundant row whose Φ_q row is zero (the out-of-plane equations of a planar loop) has X = 0: it
  * only adds an identity block to SᵀS and a zero to Sᵀλ, so only the other rows enter the solve.
- * red_ptr, red_col (NULL: every column): by redundant row, the columns of Φ_q that can be non-zero.
+ * red_ptr, red_at (NULL: the dense row): by redundant row, where its entries that can be non-zero are in
+ * s->jac (entries red_ptr[k] … red_ptr[k+1]−1).
  * Returns 0 if SᵀS is not positive definite (cannot happen for finite input). */
-static int minimum_norm(cg_reduced_t *s, const int *rows, void (*dual)(const void *, const double *, double *),
-                        const void *ctx, const int *red_ptr, const int *red_col)
+static int minimum_norm(cg_reduced_t *s, const int *rows, void (*dual)(const void *, int, double *),
+                        const void *ctx, const int *red_ptr, const int *red_at)
 {
     const int r = s->r, nq = s->nq;
     int *live = malloc(sizeof(int) * ((size_t)s->nred + 1));
     int d = 0;
     for (int k = 0; k < s->nred; ++k) {       /* the redundant rows with a non-zero Φ_q row */
-        const double *jk = s->jac + (size_t)s->red_rows[k] * nq;
         int nonzero = 0;
         if (red_ptr)
-            for (int e = red_ptr[k]; e < red_ptr[k + 1] && !nonzero; ++e) nonzero = jk[red_col[e]] != 0.0;
+            for (int e = red_ptr[k]; e < red_ptr[k + 1] && !nonzero; ++e) nonzero = s->jac[red_at[e]] != 0.0;
         else
-            for (int c = 0; c < nq && !nonzero; ++c) nonzero = jk[c] != 0.0;
-        if (nonzero) live[d++] = s->red_rows[k];
+            for (int c = 0; c < nq && !nonzero; ++c) nonzero = s->jac[(size_t)s->red_rows[k] * nq + c] != 0.0;
+        if (nonzero) live[d++] = k;
     }
     double *X = malloc(sizeof(double) * ((size_t)d * r + (size_t)d * d + d + 1));
     double *StS = X + (size_t)d * r, *y = StS + (size_t)d * d;
-    for (int k = 0; k < d; ++k) dual(ctx, s->jac + (size_t)live[k] * nq, X + (size_t)k * r);
+    for (int k = 0; k < d; ++k) dual(ctx, live[k], X + (size_t)k * r);
     for (int k = 0; k < d; ++k) {             /* SᵀS = X Xᵀ + I,  Sᵀλ = −X λ_rows */
         double v = 0.0;
         for (int i = 0; i < r; ++i) v -= X[k * r + i] * s->lam[rows[i]];
@@ -350,7 +353,7 @@ static int minimum_norm(cg_reduced_t *s, const int *rows, void (*dual)(const voi
             for (int k = 0; k < d; ++k) v += X[k * r + i] * y[k];
             s->lam[rows[i]] += v;
         }
-        for (int k = 0; k < d; ++k) s->lam[live[k]] -= y[k];
+        for (int k = 0; k < d; ++k) s->lam[s->red_rows[live[k]]] -= y[k];
     }
     free(X);
     free(live);
@@ -360,11 +363,12 @@ static int minimum_norm(cg_reduced_t *s, const int *rows, void (*dual)(const voi
 typedef struct { const cg_reduced_t *s; const double *A; const int *piv; } dense_dual_t;
 
 /* minimum_norm's dual of the dense algebra: x = A⁻ᵀ (J_red[k] U)ᵀ, A = Φ_q[rows] U factorized */
-static void dense_dual(const void *ctx, const double *jk, double *x)
+static void dense_dual(const void *ctx, int k, double *x)
 {
     const dense_dual_t *d = ctx;
     const cg_reduced_t *s = d->s;
     const int r = s->r, nq = s->nq;
+    const double *jk = s->jac + (size_t)s->red_rows[k] * nq;
     for (int i = 0; i < r; ++i) x[i] = 0.0;
     for (int c = 0; c < nq; ++c) {
         const double a = jk[c];
@@ -398,20 +402,20 @@ static void dynamics_terms(cg_reduced_t *s)
 }
 
 /* out = v − M x over the entries of M that can be non-zero: row k's columns m_col[m_ptr[k] …
- * m_ptr[k+1]−1], ascending (the sums of the dense product without its structural zeros: the same
- * numbers), or every column when m_ptr is NULL.  0 when some result is not finite. */
+ * m_ptr[k+1]−1], ascending, M then stored packed in that pattern (entry e at s->M[e]: relative.c's
+ * cg_dynamics_packed; the sums of the dense product without its structural zeros: the same numbers),
+ * or every column of the dense M when m_ptr is NULL.  0 when some result is not finite. */
 static int minus_mass_times(const cg_reduced_t *s, const int *m_ptr, const int *m_col, const double *v,
                             const double *x, double *out)
 {
     const int nq = s->nq;
     int finite = 1;
     for (int k = 0; k < nq; ++k) {
-        const double *Mk = s->M + (size_t)k * nq;
         double a = v[k];
         if (m_ptr)
-            for (int e = m_ptr[k]; e < m_ptr[k + 1]; ++e) a -= Mk[m_col[e]] * x[m_col[e]];
+            for (int e = m_ptr[k]; e < m_ptr[k + 1]; ++e) a -= s->M[e] * x[m_col[e]];
         else
-            for (int l = 0; l < nq; ++l) a -= Mk[l] * x[l];
+            for (int l = 0; l < nq; ++l) a -= s->M[(size_t)k * nq + l] * x[l];
         finite &= isfinite(a) != 0;
         out[k] = a;
     }
@@ -420,8 +424,8 @@ static int minus_mass_times(const cg_reduced_t *s, const int *m_ptr, const int *
 
 /* The tangent-space accelerations (Kim & Yoo (1997) eq. 13) from the null-space basis N (nq × dof)
  * and c (nq, the particular solution of Φ_q c = γ): (Nᵀ M N) z̈ = Nᵀ (Q − M c), q̈ = N z̈ + c; then
- * res = Q − M q̈ (nq, the multipliers' right-hand side).  M's pattern (m_ptr, m_col; NULL: dense) as in
- * minus_mass_times.  work: nq doubles.  Returns a CG_* status. */
+ * res = Q − M q̈ (nq, the multipliers' right-hand side).  M's pattern (m_ptr, m_col; NULL: dense) and
+ * storage as in minus_mass_times.  work: nq doubles.  Returns a CG_* status. */
 static int tangent_accelerations(cg_reduced_t *s, const int *m_ptr, const int *m_col, const double *N,
                                  const double *c, double *res, double *work)
 {
@@ -440,7 +444,7 @@ static int tangent_accelerations(cg_reduced_t *s, const int *m_ptr, const int *m
         const int lo = m_ptr ? m_ptr[k] : 0, hi = m_ptr ? m_ptr[k + 1] : nq;
         for (int e = lo; e < hi; ++e) {
             const int l = m_ptr ? m_col[e] : e;
-            const double mkl = s->M[k * nq + l];
+            const double mkl = m_ptr ? s->M[e] : s->M[(size_t)k * nq + l];
             if (mkl != 0.0) for (int b = 0; b < f; ++b) MN[k * f + b] += mkl * N[l * f + b];
         }
     }

@@ -33,6 +33,11 @@ KERNEL_POINTERS = {"k_position": "cg_position", "k_gamma": "cg_gamma", "k_mass":
                    "k_dynamics": "cg_dynamics", "k_tree": "cg_tree_accelerations"}
 
 
+# the packed kernels of a relative library (relative.c: Φ_q and M in their patterns) the band algebra
+# runs on instead
+PACKED_KERNELS = {"k_position": "cg_position_packed", "k_dynamics": "cg_dynamics_packed"}
+
+
 TREE_ARRAYS = ("col_row", "u_start", "u_row", "v_start", "v_row", "u_val", "v_val")   # tree_reduced's partition
 
 
@@ -118,8 +123,17 @@ class CompiledReduction:
         if tree is None:               # the dense reduction (an SVD partition of an open tree)
             pointers["k_tree"] = None
         self.arrays.update(tree or {})
-        # many loops: the band algebra of banded.c (a sparse basis of U's range, S = Φ_q[rows] B banded)
-        self.band = band_problem(system, part) if tree is None else None
+        # many loops: the band algebra of banded.c (a sparse basis of U's range, S = Φ_q[rows] B banded),
+        # on the packed kernels where the library has them (relative.c: Φ_q and M in their patterns)
+        packed = all(k.pointer(symbol) for symbol in PACKED_KERNELS.values())
+        self.band = band_problem(system, part, packed=packed) if tree is None else None
+        self._packed = None
+        if self.band is not None and packed:
+            rows, cols = system.kernel_jacobian_pattern()
+            m_ptr, m_col = system.kernel_mass_pattern()
+            self._packed = {"jac": (rows, cols), "M": (np.repeat(np.arange(nq), np.diff(m_ptr)), m_col)}
+            self.arrays.update(jac=np.zeros(max(1, len(rows))), M=np.zeros(max(1, len(m_col))))
+            pointers.update({field: k.pointer(symbol) for field, symbol in PACKED_KERNELS.items()})
         self.problem = _Problem(nq=nq, m=m, r=len(part.rows), dof=f, na=len(self._angle_rows), ndrv=self._drivers,
                                 nred=len(part.redundant),
                                 tol=max(tol, part.roundoff_tol), max_iter=max_iter, accept=POSITION_TOL,
@@ -137,8 +151,27 @@ class CompiledReduction:
         self.q, self.qd, self.qdd = self.arrays["q"], self.arrays["qd"], self.arrays["qdd"]
         self.zdd = self.arrays["zdd"][:f]
         self.lam = self.arrays["lam"][:m]
-        self.jac, self.phi, self.M, self.Q = k.jac, k["phi"][:m], k.M, k["Q"]
+        self.phi, self.Q = k["phi"][:m], k["Q"]
+        self._shape = (m, nq)
         self._inputs = system._inputs
+
+    @property
+    def jac(self):
+        """Φ_q (m × nq) at the last solved state: the kernels' buffer, or made dense from the packed one
+        (a new array)."""
+        return self._dense("jac") if self._packed else self.system.kernels.jac
+
+    @property
+    def M(self):
+        """M (nq × nq) at the last level-2 solve, as :attr:`jac`."""
+        return self._dense("M") if self._packed else self.system.kernels.M
+
+    def _dense(self, name):
+        rows, cols = self._packed[name]
+        m, nq = self._shape
+        out = np.zeros((m, nq) if name == "jac" else (nq, nq))
+        out[rows, cols] = self.arrays[name][:len(rows)]
+        return out
 
     def solve(self, t, y, q_guess, level):
         """Consistent q (level 0), + q̇ (1), + q̈ and z̈ (2) at (t, y = [z, ż]).  Raises PartitionError
