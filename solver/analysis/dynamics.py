@@ -70,6 +70,15 @@ def check_output_rows(settings, streamed):
         raise ModelError(Problem("solver", None, "output_step", problem))
 
 
+def _algebra_note(part, compiled):
+    """The partition event's note on its algebra: the compiled band algebra (codegen/banded.c) or
+    Python's sparse factorizations (partitioning/sparse.py); nothing for the dense algebra."""
+    band = getattr(compiled, "band", None)
+    if band is not None:
+        return f"; band factorization of Φ_q in C (kl = {band.kl}, ku = {band.ku})"
+    return "; sparse factorizations of Φ_q" if part.sparse else ""
+
+
 def run_limit(run, t):
     """Raise SolverError (the partial results kept by Run.execute) when ``run`` has taken more than
     settings.max_steps steps or run longer than settings.max_wall_time (kind "limit"), or when its
@@ -274,7 +283,7 @@ class Run:
         (times[0] recorded unless ``record_start`` is False: a continued run recorded it already).
         Returns the partition and the state (part, t, q, q̇) it ended with, at times[-1]."""
         integrator, compiled, note = step_loop(self)     # compiled None: every step in Python
-        if compiled is not None and part.sparse:          # no compiled reduction for it: the Python loop
+        if compiled is not None and self._compiled is None and part.sparse:   # solved in Python: the Python loop
             note = f"step loop in Python ({integrator}): sparse factorizations of Φ_q (no compiled reduction)"
         if note is not None and not any(e["message"] == note for e in self.rec.events):
             self.rec.event(times[0], "integrator", note)
@@ -637,7 +646,7 @@ class Run:
     def _record_output(self, part, t, y):
         """Record the output point at t of the integrated state y = [z, ż]."""
         c = self._compiled
-        if c is not None and self._solve_compiled(t, y, 2):
+        if c is not None and self._solve_compiled(t, y, c.MULTIPLIERS):
             self._store(part, t, self.q_last, self._rate_last[0], c.qdd.copy(), c.phi, c.jac, c.M, c.Q,
                         part.method, c.lam.copy())
         else:
@@ -671,11 +680,11 @@ class Run:
         except (np.linalg.LinAlgError, ValueError) as exc:
             raise SolverError(f"cannot partition the coordinates ({exc})", time=t, kind="singular",
                               elements=self._worst_owners(q, t)) from None
-        # the compiled reduction is dense: a sparse partition (many constraint rows) solves in Python
-        self._compiled = (self.system.compiled_reduction(part, self.newton_tol) if part.dof and not part.sparse
-                          else None)
+        # a sparse partition (many constraint rows) is solved in C by the band algebra where it applies,
+        # else in Python (SuperLU: compiled_reduction is None)
+        self._compiled = self.system.compiled_reduction(part, self.newton_tol) if part.dof else None
         self.rec.event(t, "partition", f"{method.upper()} partition, {part.dof} independent coordinates ({reason})"
-                       + ("; sparse factorizations of Φ_q" if part.sparse else ""))
+                       + _algebra_note(part, self._compiled))
         if len(part.redundant) and not self.meta.get("redundant"):
             self.meta["redundant"] = [f"{self.system.equations[k].owner}: {self.system.equations[k].text}"
                                       for k in part.redundant]

@@ -21,6 +21,7 @@ from .banded import band_problem
 from .contact import compiled_elements
 
 OK, NO_CONVERGENCE, SINGULAR, NOT_FINITE, MASS_SINGULAR, BRANCH, DYNAMICS_NOT_FINITE = range(7)   # reduced.c's CG_*
+MULTIPLIERS = 3      # cg_reduced's level that adds λ to those of q (0), q̇ (1) and q̈, z̈ (2)
 _PROBLEMS = {NO_CONVERGENCE: "position Newton did not converge", SINGULAR: "dependent Jacobian block is singular",
              NOT_FINITE: "constraint evaluation produced NaN/inf"}
 _KINDS = {NO_CONVERGENCE: "locked", SINGULAR: "singular", NOT_FINITE: "diverged"}     # their SolverError kinds
@@ -85,8 +86,10 @@ class CompiledReduction:
 
     After :meth:`solve` the attributes ``q``, ``qd``, ``qdd``, ``zdd``, ``lam`` and ``phi``, ``jac``,
     ``M``, ``Q`` at that state (views of the shared buffers: copy what you keep) hold the consistent
-    state at (t, y); q̈, z̈, λ, M and Q only after a level-2 solve.  λ is the minimum-norm solution of
-    Φ_qᵀλ = Q − M q̈ (the least-squares λ of the generic path)."""
+    state at (t, y); q̈, z̈, M and Q only after a level-2 solve, λ after a level-3 one (MULTIPLIERS).  λ is
+    the minimum-norm solution of Φ_qᵀλ = Q − M q̈ (the least-squares λ of the generic path)."""
+
+    MULTIPLIERS = MULTIPLIERS       # the level of :meth:`solve` that adds λ (for callers that do not import this module)
 
     def __init__(self, system, part, tol=POSITION_TOL, max_iter=25):
         k = system.kernels
@@ -141,7 +144,7 @@ class CompiledReduction:
         self._inputs = system._inputs
 
     def solve(self, t, y, q_guess, level):
-        """Consistent q (level 0), + q̇ (1), + q̈ and z̈ (2) at (t, y = [z, ż]).  Raises PartitionError
+        """Consistent q (level 0), + q̇ (1), + q̈ and z̈ (2), + λ (3: MULTIPLIERS) at (t, y = [z, ż]).  Raises PartitionError
         when the partition cannot represent the configuration (the caller re-partitions); returns
         False when the accelerations are not finite or NᵀMN is singular (the caller diagnoses with
         the Python path), True otherwise."""

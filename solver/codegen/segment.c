@@ -256,7 +256,7 @@ int cg_segment(cg_segment_t *g)
             if (g->n_out >= g->max_out) return SEG_BUDGET;
             const double tout = g->times[g->next_out];
             dp_dense(d, tout, g->y_out);
-            if (segment_solve(g, tout, g->y_out, 2)) return SEG_OUTPUT;
+            if (segment_solve(g, tout, g->y_out, 3)) return SEG_OUTPUT;   /* with λ */
             write_row(g, tout);
             ++g->next_out;
         }

@@ -34,7 +34,6 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
-import scipy.sparse.linalg  # noqa: F401  (sp.linalg.norm)
 from scipy.sparse.linalg import splu
 
 from .partition import POSITION_TOL, Partition, PartitionError, converged
@@ -157,7 +156,8 @@ class SparsePartition(Partition):
         return row_singular_estimates(self._J.matrix(jac))
 
     def _smallest_row_norm(self, jac):
-        return np.min(sp.linalg.norm(self._J.matrix(jac), axis=1))
+        values = self._J.values(jac)
+        return np.sqrt(np.min(np.bincount(self._J.row_of, values * values, minlength=len(self.rows))))
 
 
 def minimum_norm_correction(X, lam_rows):
@@ -186,6 +186,7 @@ class _Gather:
         self._flat = pattern[0][keep][order] * nq + c[order]        # positions in the row-major Φ_q
         self.indices = c[order]
         self.indptr = np.concatenate([[0], np.cumsum(np.bincount(r, minlength=len(rows)))])
+        self.row_of = r[order]                                      # the row of each entry
         self.shape = (len(rows), nq)
         self._reused = None
 

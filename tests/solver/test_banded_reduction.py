@@ -41,7 +41,7 @@ def _algebra(monkeypatch, which):
 
 def _solve(system, part, t, y, q):
     c = system.compiled_reduction(part)
-    c.solve(t, y, q, 2)
+    c.solve(t, y, q, c.MULTIPLIERS)
     return c, {name: np.array(getattr(c, name)) for name in ("q", "qd", "qdd", "zdd", "lam")}
 
 
