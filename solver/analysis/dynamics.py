@@ -648,7 +648,7 @@ class Run:
         c = self._compiled
         if c is not None and self._solve_compiled(t, y, c.MULTIPLIERS):
             self._store(part, t, self.q_last, self._rate_last[0], c.qdd.copy(), c.phi, c.jac, c.M, c.Q,
-                        part.method, c.lam.copy())
+                        part.method, c.lam.copy(), c.conditioning)
         else:
             q, qd, _ = self._state(part, t, y)
             self._record(part, t, q, qd, part.method)
@@ -663,13 +663,15 @@ class Run:
         qdd, _, _ = self._accelerations(part, q, t, M, Q, ev)
         return qdd, (self._store(part, t, q, qd, qdd, ev.phi, ev.jac, M, Q, method) if store else None)
 
-    def _store(self, part, t, q, qd, qdd, phi, jac, M, Q, method, lam=None):
-        """Multipliers (unless given), constraint violation and conditioning of a consistent state;
+    def _store(self, part, t, q, qd, qdd, phi, jac, M, Q, method, lam=None, conditioning=None):
+        """Multipliers and conditioning (unless given), constraint violation of a consistent state;
         hand it to the recorder.  Returns λ."""
         if lam is None:
             lam = part.multipliers(jac, M, qdd, Q)
+        if conditioning is None:
+            conditioning = part.singularity(jac)
         violation = float(np.max(np.abs(phi))) if phi.size else 0.0
-        self.rec.add(t, q, qd, qdd, lam, violation, part.singularity(jac), method, self.branches.tracked())
+        self.rec.add(t, q, qd, qdd, lam, violation, conditioning, method, self.branches.tracked())
         if self.progress is not None:
             self.progress(t, self.s.t_end)
         return lam

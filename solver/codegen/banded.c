@@ -48,17 +48,21 @@ struct cg_banded {
     const int *red_ptr, *red_col;         /* the pattern of Φ_q's redundant rows (s->red_rows order) */
     const int *v_ptr, *v_col;             /* V (nq × dof) by rows (CSR): its non-zeros (s->V, sparse for a */
     const double *v_val;                  /* QR partition of separate mechanisms: partition.qr_bases) */
+    /* the conditioning read-out's estimates of σ_min, σ_max of J at level 3 (NULL row_sigma: none, the
+     * caller's): G = J Jᵀ in band storage (g_kl sub- and super-diagonals in S's order),
+     * G[g_at[e]] += Φ_q[g_a[e]] · Φ_q[g_b[e]] */
+    int g_kl, g_n_map;
+    const int *g_at, *g_a, *g_b;
+    double *row_sigma;                    /* out: (σ_min, σ_max) */
 };
 
 #define BAND(ab, ld, kv, i, j) (ab)[(size_t)(j) * (ld) + (kv) + (i) - (j)]
 
-/* S assembled into band storage ab (column-major, ld = 2 kl + ku + 1 rows, the first kl for the fill)
- * and factored in place (dgbtf2); 0 when S is singular. */
-static int band_factor(const cg_banded_t *b, int n, const double *jac, double *ab, int *piv)
+/* The n × n band matrix in ab (column-major, ld = 2 kl + ku + 1 rows, the first kl for the fill)
+ * factored in place (dgbtf2); 0 when it is singular. */
+static int band_lu(int kl, int ku, int n, double *ab, int *piv)
 {
-    const int kl = b->kl, ku = b->ku, kv = kl + ku, ld = 2 * kl + ku + 1;
-    memset(ab, 0, sizeof(double) * (size_t)ld * n);
-    for (int e = 0; e < b->n_map; ++e) ab[b->s_at[e]] += b->coef[e] * jac[b->jac_at[e]];
+    const int kv = kl + ku, ld = 2 * kl + ku + 1;
     int ju = 0;
     for (int j = 0; j < n; ++j) {
         const int km = kl < n - 1 - j ? kl : n - 1 - j;
@@ -86,10 +90,18 @@ static int band_factor(const cg_banded_t *b, int n, const double *jac, double *a
     return 1;
 }
 
-/* x ← S⁻¹ x (dgbtrs, no transpose) */
-static void band_solve(const cg_banded_t *b, int n, const double *ab, const int *piv, double *x)
+/* S assembled into band storage ab and factored (band_lu); 0 when S is singular. */
+static int band_factor(const cg_banded_t *b, int n, const double *jac, double *ab, int *piv)
 {
-    const int kl = b->kl, kv = kl + b->ku, ld = 2 * kl + b->ku + 1;
+    memset(ab, 0, sizeof(double) * (size_t)(2 * b->kl + b->ku + 1) * n);
+    for (int e = 0; e < b->n_map; ++e) ab[b->s_at[e]] += b->coef[e] * jac[b->jac_at[e]];
+    return band_lu(b->kl, b->ku, n, ab, piv);
+}
+
+/* x ← A⁻¹ x for the band LU of band_lu (dgbtrs, no transpose) */
+static void band_lu_solve(int kl, int ku, int n, const double *ab, const int *piv, double *x)
+{
+    const int kv = kl + ku, ld = 2 * kl + ku + 1;
     for (int j = 0; j < n; ++j) {
         const int lm = kl < n - 1 - j ? kl : n - 1 - j;
         if (piv[j] != j) { const double t = x[piv[j]]; x[piv[j]] = x[j]; x[j] = t; }
@@ -100,6 +112,12 @@ static void band_solve(const cg_banded_t *b, int n, const double *ab, const int 
         const double v = (x[j] /= BAND(ab, ld, kv, j, j));
         if (v != 0.0) for (int i = j - kv > 0 ? j - kv : 0; i < j; ++i) x[i] -= BAND(ab, ld, kv, i, j) * v;
     }
+}
+
+/* x ← S⁻¹ x */
+static void band_solve(const cg_banded_t *b, int n, const double *ab, const int *piv, double *x)
+{
+    band_lu_solve(b->kl, b->ku, n, ab, piv, x);
 }
 
 /* x ← S⁻ᵀ x (dgbtrs, transposed: PS = LU, Sᵀ = Uᵀ Lᵀ P).  Exact zeros at either end of x are not
@@ -181,6 +199,44 @@ static void band_dual(const void *ctx, const double *jrow, double *x)
     const band_lu_t *d = ctx;
     basis_t_times(d->b, d->nq, d->r, jrow, x);
     band_solve_transposed(d->b, d->r, d->ab, d->piv, x);
+}
+
+typedef struct { const cg_banded_t *b; int nq, r; const double *jac, *ab; const int *piv; double *work; } gram_t;
+
+/* x ← G⁻¹ x, G = J Jᵀ factored (σ_min(J) by sigma_min_power) */
+static void gram_inverse(const void *ctx, double *x)
+{
+    const gram_t *g = ctx;
+    band_lu_solve(g->b->g_kl, g->b->g_kl, g->r, g->ab, g->piv, x);
+}
+
+/* x ← J Jᵀ x (σ_max(J) by power_growth) */
+static void gram_times(const void *ctx, double *x)
+{
+    const gram_t *g = ctx;
+    const cg_banded_t *b = g->b;
+    memset(g->work, 0, sizeof(double) * g->nq);
+    for (int i = 0; i < g->r; ++i)
+        for (int e = b->j_ptr[i]; e < b->j_ptr[i + 1]; ++e) g->work[b->j_col[e]] += g->jac[b->j_at[e]] * x[i];
+    rows_dot(b, g->r, g->jac, g->work, x);
+}
+
+/* (σ_min, σ_max) of J = Φ_q[rows] into b->row_sigma: power iterations on G⁻¹ and G, G = J Jᵀ, from
+ * the start of solver.partitioning.singular_estimates.row_singular_estimates (its algorithm: σ_min
+ * from above, σ_max from below); σ_min 0 when G is singular.  work: nq + r doubles. */
+static void row_singular_estimates(const cg_banded_t *b, int nq, int r, const double *jac, double *work)
+{
+    const int ld = 3 * b->g_kl + 1;
+    double *ab = malloc(sizeof(double) * ((size_t)ld * r + 1));
+    int *piv = malloc(sizeof(int) * (r + 1));
+    double *x = work, *rest = work + r;
+    const gram_t g = {b, nq, r, jac, ab, piv, rest};
+    memset(ab, 0, sizeof(double) * (size_t)ld * r);
+    for (int e = 0; e < b->g_n_map; ++e) ab[b->g_at[e]] += jac[b->g_a[e]] * jac[b->g_b[e]];
+    b->row_sigma[0] = band_lu(b->g_kl, b->g_kl, r, ab, piv) ? sigma_min_power(r, gram_inverse, &g, b->pos, x) : 0.0;
+    b->row_sigma[1] = sqrt(power_growth(r, gram_times, &g, b->pos, x));
+    free(ab);
+    free(piv);
 }
 
 /* cg_reduced with s->band set (module comment): the same levels, outputs and statuses. */
@@ -292,6 +348,7 @@ static int band_reduced(cg_reduced_t *s, const double *y, int level)
     memset(s->lam, 0, sizeof(double) * s->m);
     for (int i = 0; i < r; ++i) s->lam[b->row[i]] = x[i];
     if (s->nred > 0 && !minimum_norm(s, b->row, band_dual, &lu, b->red_ptr, b->red_col)) status = CG_NOT_FINITE;
+    if (b->row_sigma) row_singular_estimates(b, nq, r, s->jac, vec2);   /* vec2, vec3: 2 nq ≥ r + nq */
 done:
     free(work);
     free(piv);

@@ -12,7 +12,11 @@ and factors S = Φ_q[rows] B in band storage.  Everything structural is fixed he
 * the assembly of S in band storage as a fixed linear map of Φ_q's entries
   (S[s_at[e]] += coef[e] · Φ_q.flat[jac_at[e]]), J by rows and B by rows (CSR), and the pattern of
   the kernels' M by rows where the system gives one (``kernel_mass_pattern``), Φ_q's redundant rows
-  by rows (the minimum-norm multipliers skip the rows that are zero), and V's non-zeros by rows.
+  by rows (the minimum-norm multipliers skip the rows that are zero), and V's non-zeros by rows;
+* above ``partition.SVD_MAX_ROWS`` rows, where the conditioning read-out takes estimates of σ(Φ_q[rows])
+  (:func:`solver.partitioning.singular_estimates.row_singular_estimates`), G = J Jᵀ's assembly in band
+  storage in the same order (``_gram_map``), so that banded.c computes them at each level-3 solve
+  (the output rows) with the same algorithm instead of SuperLU in Python.
 
 :func:`band_problem` returns None where the dense algebra of reduced.c is as cheap: fewer than
 ``BAND_MIN_ROWS`` independent rows, or a band wider than ``BAND_FRACTION`` of S (its factorization
@@ -23,6 +27,8 @@ from __future__ import annotations
 import ctypes
 
 import numpy as np
+
+from ..partitioning import partition
 
 BAND_MIN_ROWS = 16       # independent rows from which the band algebra is used (docs/performance.md)
 BAND_FRACTION = 0.25     # … when 2 kl + ku + 1 is at most this fraction of r
@@ -35,17 +41,20 @@ class BandStruct(ctypes.Structure):
     _fields_ = [("kl", _INT), ("ku", _INT), ("row", _PTR), ("pos", _PTR), ("n_map", _INT), ("s_at", _PTR), ("jac_at", _PTR),
                 ("coef", _PTR), ("j_ptr", _PTR), ("j_at", _PTR), ("j_col", _PTR), ("b_ptr", _PTR), ("b_col", _PTR),
                 ("b_val", _PTR), ("m_ptr", _PTR), ("m_col", _PTR), ("red_ptr", _PTR), ("red_col", _PTR),
-                ("v_ptr", _PTR), ("v_col", _PTR), ("v_val", _PTR)]
+                ("v_ptr", _PTR), ("v_col", _PTR), ("v_val", _PTR), ("g_kl", _INT), ("g_n_map", _INT), ("g_at", _PTR),
+                ("g_a", _PTR), ("g_b", _PTR), ("row_sigma", _PTR)]
 
 
 class BandProblem:
     """The arrays of banded.c's problem for one partition and the struct pointing at them
     (``struct_``; keep this object alive while the struct is in use)."""
 
-    def __init__(self, kl, ku, arrays):
+    def __init__(self, kl, ku, arrays, g_kl=0):
         self.kl, self.ku = kl, ku
         self.arrays = arrays
-        self.struct_ = BandStruct(kl=kl, ku=ku, n_map=len(arrays["s_at"]),
+        self.row_sigma = arrays.get("row_sigma")        # (σ_min, σ_max) of Φ_q[rows] at level 3, or None
+        self.struct_ = BandStruct(kl=kl, ku=ku, n_map=len(arrays["s_at"]), g_kl=g_kl,
+                                  g_n_map=len(arrays["g_at"]) if "g_at" in arrays else 0,
                                   **{name: a.ctypes.data for name, a in arrays.items()})
 
 
@@ -106,8 +115,31 @@ def band_problem(system, part):
     mass = getattr(system, "kernel_mass_pattern", lambda: None)()
     if mass is not None:                                        # M's products over its pattern
         arrays["m_ptr"], arrays["m_col"] = (np.asarray(a, dtype=np.intc) for a in mass)
+    g_kl = 0
+    if r > partition.SVD_MAX_ROWS:      # the conditioning read-out takes estimates (extreme_singular_values)
+        gram = _gram_map(j_row, Jo.indices, j_at, nq)
+        g_kl = int(np.max(np.abs(gram[0] - gram[1]), initial=0))
+        if 3 * g_kl + 1 <= BAND_FRACTION * r:
+            i, j, a, b = gram
+            g_at = j * (3 * g_kl + 1) + 2 * g_kl + i - j
+            at = np.argsort(g_at, kind="stable")
+            arrays |= {"g_at": g_at[at].astype(np.intc), "g_a": a[at].astype(np.intc), "g_b": b[at].astype(np.intc),
+                       "row_sigma": np.zeros(2)}
     arrays = {name: a if len(a) else np.zeros(1, dtype=a.dtype) for name, a in arrays.items()}
-    return BandProblem(kl, ku, arrays)
+    return BandProblem(kl, ku, arrays, g_kl)
+
+
+def _gram_map(row, col, flat, nq):
+    """(i, j, a, b): G = J Jᵀ as G[i, j] += Φ_q.flat[a] · Φ_q.flat[b] over every pair of J's entries
+    (rows ``row``, columns ``col``, flat Φ_q positions ``flat``) in one column."""
+    order = np.argsort(col, kind="stable")
+    row, col, flat = row[order], col[order], flat[order]
+    counts = np.bincount(col, minlength=nq)
+    starts = np.cumsum(counts) - counts
+    reps = counts[col]                                          # the partners of each entry
+    a = np.repeat(np.arange(len(row)), reps)
+    b = np.repeat(starts[col], reps) + np.arange(len(a)) - np.repeat(np.cumsum(reps) - reps, reps)
+    return row[a], row[b], flat[a], flat[b]
 
 
 def _basis(part, J, sparse):

@@ -176,8 +176,7 @@ static void lu_solve_transposed(const double *a, const int *piv, int n, double *
  * x ← A⁻ᵀ A⁻¹ x.  start: the index of A's row i in the dense order (NULL: i), so a reordered A starts
  * from the reordered start.  x: n doubles of work. */
 #define SIGMA_ITERATIONS 4
-static double sigma_min_power(int n, void (*inverse)(const void *, double *), const void *ctx, const int *start,
-                              double *x)
+static double power_growth(int n, void (*apply)(const void *, double *), const void *ctx, const int *start, double *x)
 {
     if (n == 0) return 1.0;
     for (int i = 0; i < n; ++i) x[i] = 1.0 + 0.1 * ((start ? start[i] : i) % 7);
@@ -187,11 +186,21 @@ static double sigma_min_power(int n, void (*inverse)(const void *, double *), co
         for (int i = 0; i < n; ++i) norm += x[i] * x[i];
         norm = sqrt(norm);
         for (int i = 0; i < n; ++i) x[i] /= norm;
-        inverse(ctx, x);
+        apply(ctx, x);
         growth = 0.0;
         for (int i = 0; i < n; ++i) growth += x[i] * x[i];
-        growth = sqrt(growth);               /* ‖(A Aᵀ)⁻¹ x‖ → 1/σ_min² */
+        growth = sqrt(growth);               /* ‖A x‖ → A's largest eigenvalue */
     }
+    return isfinite(growth) ? growth : INFINITY;
+}
+
+/* σ_min of A by power_growth on (A Aᵀ)⁻¹ = A⁻ᵀ A⁻¹ (inverse(ctx, x): x ← A⁻ᵀ A⁻¹ x): 1/√growth, an
+ * estimate from above; 0 when the growth is not finite or positive (A singular). */
+static double sigma_min_power(int n, void (*inverse)(const void *, double *), const void *ctx, const int *start,
+                              double *x)
+{
+    if (n == 0) return 1.0;
+    const double growth = power_growth(n, inverse, ctx, start, x);
     return growth > 0.0 && isfinite(growth) ? 1.0 / sqrt(growth) : 0.0;
 }
 

@@ -16,7 +16,7 @@ import ctypes
 
 import numpy as np
 
-from ..partitioning.partition import NEWTON_STALL, POSITION_TOL, PartitionError
+from ..partitioning.partition import NEWTON_STALL, POSITION_TOL, PartitionError, singular_value_ratio
 from .banded import band_problem
 from .contact import compiled_elements
 
@@ -170,6 +170,14 @@ class CompiledReduction:
     def sigma_min(self):
         """Estimate of σ_min(Φ_q U) over the independent rows at the last solved state (level ≥ 1)."""
         return float(self.arrays["sigma_min"][0])
+
+    @property
+    def conditioning(self):
+        """σ_min / σ_max of Φ_q[rows] at the last level-3 solve from the band algebra's estimates
+        (solver.partitioning.singular_estimates' algorithm in C; the partition's singularity() would
+        compute the same above SVD_MAX_ROWS rows), or None: not computed here."""
+        sigma = None if self.band is None else self.band.row_sigma
+        return None if sigma is None else float(singular_value_ratio(sigma[0], sigma[1]))
 
     @property
     def amplification(self):

@@ -173,7 +173,7 @@ def qr_bases(J):
     U, V = np.zeros((nq, r)), np.zeros((nq, nq - r))
     at = 0
     for rows, cols in groups:
-        Q, _ = sla.qr(J[np.ix_(rows, cols)].T, mode="full")
+        Q = np.linalg.qr(J[np.ix_(rows, cols)].T, mode="complete")[0]     # small blocks: numpy's lighter call
         U[np.ix_(cols, rows)] = Q[:, :len(rows)]
         V[cols, at:at + len(cols) - len(rows)] = Q[:, len(rows):]
         at += len(cols) - len(rows)

@@ -24,7 +24,7 @@ import pytest
 
 import solver
 from solver.codegen import banded
-from solver.partitioning import choose
+from solver.partitioning import choose, partition
 from solver.partitioning.partition import independent_rows, qr_bases
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -99,8 +99,12 @@ def test_one_state_band_equals_dense(compiled, state, monkeypatch, method):
 def test_a_sparse_partition_runs_the_band_in_c(compiled, monkeypatch):
     """0.1 s on the saved settings with the sparse partition forced: the band in C (event, no
     "step loop in Python" note) against SuperLU in Python (the band refused): same steps, q and q̇
-    within rtol · max|x|, λ within rtol · max|λ| (module docstring)."""
+    within rtol · max|x|, λ within rtol · max|λ| (module docstring).  With the estimates of σ(Φ_q[rows])
+    forced too (SVD_MAX_ROWS), the conditioning read-out: banded.c's power iterations on G = J Jᵀ
+    against the same iterations on SuperLU's G (singular_estimates), round-off apart: κ(G) = κ(J)²
+    times ε, at most 1 / conditioning² · ε, per iteration."""
     monkeypatch.setattr(choose, "SPARSE_MIN_ROWS", 1)
+    monkeypatch.setattr(partition, "SVD_MAX_ROWS", 10)
     monkeypatch.setattr(banded, "BAND_FRACTION", 10.0)
     runs, messages = {}, {}
     for which, min_rows in (("band", 1), ("python", 10**9)):
@@ -119,3 +123,24 @@ def test_a_sparse_partition_runs_the_band_in_c(compiled, monkeypatch):
         x, y = np.asarray(getattr(a, name)), np.asarray(getattr(b, name))
         assert np.max(np.abs(x - y)) <= rtol * np.max(np.abs(x)), name
     assert np.max(a.constraint_violation) <= 1e-9
+    c = np.asarray(a.conditioning)
+    assert np.max(np.abs(c / np.asarray(b.conditioning) - 1.0)) <= 100 * EPS / np.min(c) ** 2
+
+
+def test_the_conditioning_estimates_in_c(compiled, state, monkeypatch):
+    """Above SVD_MAX_ROWS rows (forced down to 10 here) a level-3 band solve estimates σ_min, σ_max of
+    Φ_q[rows] as solver.partitioning.singular_estimates does (power iterations on G = J Jᵀ, its inverse
+    by the band LU instead of SuperLU): the partition's own read-out within the round-off bound of
+    test_a_sparse_partition_runs_the_band_in_c; at or below SVD_MAX_ROWS none (the exact SVD stays)."""
+    from solver.partitioning.choose import build_partition
+    q, qd, t = state
+    _algebra(monkeypatch, "band")
+    for limit, expected in ((10, True), (partition.SVD_MAX_ROWS, False)):
+        monkeypatch.setattr(partition, "SVD_MAX_ROWS", limit)
+        part = build_partition("qr", compiled.system, q, t)
+        c = compiled.system.compiled_reduction(part)
+        assert c.solve(t, np.concatenate([part.z_of(q), part.V.T @ qd]), q, c.MULTIPLIERS)
+        assert (c.conditioning is not None) is expected
+        if expected:
+            exact = part.singularity(c.jac)
+            assert abs(c.conditioning / exact - 1.0) <= 100 * EPS / exact ** 2
