@@ -97,9 +97,12 @@ def test_sparse_trajectory_equals_the_dense_one(monkeypatch, name, t_end):
 
 
 def test_a_sparse_partition_says_its_steps_are_in_python(monkeypatch):
-    """"auto" on generated kernels steps in C only through the compiled (dense) reduction: a sparse
-    partition's run steps LSODA in Python, and its event says so (it used to say "step loop in C")."""
+    """"auto" on generated kernels steps in C only through a compiled reduction: a sparse partition
+    the band algebra does not take (codegen/banded.py; refused here) steps LSODA in Python, and its
+    event says so (it used to say "step loop in C").  tests/solver/test_cartesian_band.py: one it takes."""
+    from solver.codegen import banded
     monkeypatch.setattr(choose, "SPARSE_MIN_ROWS", 1)
+    monkeypatch.setattr(banded, "BAND_MIN_ROWS", 10**9)
     events = []
     res = solver.simulate(MODELS["slider_crank_x5"](), t_end=0.02, output_step=0.01, integrator="auto",
                           on_event=events.append)
