@@ -27,7 +27,9 @@ r×r, factorized by SuperLU (scipy.sparse.linalg.splu):
 Everything else (the partition itself, V from the dense QR/LU/SVD at partition time, the
 re-partition and hybrid rules) is the dense path's.  Chosen automatically by size: ``choose.sparse_pattern``
 returns the pattern when the system has one and r ≥ ``choose.SPARSE_MIN_ROWS`` (measured crossover, see
-docs/performance.md).
+docs/performance.md).  With generated kernels a dynamic run's right-hand sides of such a partition are
+solved in C by the band algebra (solver/codegen/banded.c, the same B) wherever its band applies;
+these solves then serve the rest (renewal tests, velocities after a renewal, the first row).
 """
 from __future__ import annotations
 
