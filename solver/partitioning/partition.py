@@ -181,9 +181,10 @@ def qr_bases(J):
 
 
 def _row_groups(J):
-    """[(rows, columns)] of the groups of J's rows that share no column (union–find over the
-    non-zeros), in order of their first column; None for a single group or when some column has no
-    non-zero (:func:`qr_bases`)."""
+    """[(rows, columns)] of the groups of J's rows that share no column (union–find over J's non-zeros
+    at the partition's configuration: an entry zero there, a joint axis along a global axis, may split
+    a mechanism further, and the bases stay orthonormal bases of the same spaces at q_ref), in order
+    of their first column; None for a single group or when some column has no non-zero (:func:`qr_bases`)."""
     r, nq = J.shape
     nonzero = J != 0.0
     if not np.all(nonzero.any(axis=0)):
