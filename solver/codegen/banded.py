@@ -12,7 +12,12 @@ and factors S = Φ_q[rows] B in band storage.  Everything structural is fixed he
 * the assembly of S in band storage as a fixed linear map of Φ_q's entries
   (S[s_at[e]] += coef[e] · Φ_q.flat[jac_at[e]]), J by rows and B by rows (CSR), and the pattern of
   the kernels' M by rows where the system gives one (``kernel_mass_pattern``), Φ_q's redundant rows
-  by rows (the minimum-norm multipliers skip the rows that are zero).
+  by rows (the minimum-norm multipliers skip the rows that are zero), and V's non-zeros by rows;
+* the half bandwidth ``gw`` of G = J Jᵀ in the same order, for the conditioning read-out's estimates
+  of σ(Φ_q[rows]) above ``partition.SVD_MAX_ROWS`` rows
+  (:func:`solver.partitioning.singular_estimates.row_singular_estimates`' algorithm in C: banded.c
+  ``cg_band_row_sigma``, called by segment.c at the output rows and by
+  :attr:`solver.codegen.reduced.CompiledReduction.conditioning` for the Python loop's rows).
 
 :func:`band_problem` returns None where the dense algebra of reduced.c is as cheap: fewer than
 ``BAND_MIN_ROWS`` independent rows, or a band wider than ``BAND_FRACTION`` of S (its factorization
@@ -25,7 +30,8 @@ import ctypes
 import numpy as np
 
 BAND_MIN_ROWS = 16       # independent rows from which the band algebra is used (docs/performance.md)
-BAND_FRACTION = 0.25     # … when 2 kl + ku + 1 is at most this fraction of r
+BAND_FRACTION = 0.5      # … when 2 kl + ku + 1 is at most this fraction of r (5 slider–cranks, r = 100,
+                         # 2 kl + ku + 1 = 31: 0.18 against 0.44 CPU s per simulated s dense; docs/performance.md)
 
 _INT, _PTR = ctypes.c_int, ctypes.c_void_p
 
@@ -35,7 +41,7 @@ class BandStruct(ctypes.Structure):
     _fields_ = [("kl", _INT), ("ku", _INT), ("row", _PTR), ("pos", _PTR), ("n_map", _INT), ("s_at", _PTR), ("jac_at", _PTR),
                 ("coef", _PTR), ("j_ptr", _PTR), ("j_at", _PTR), ("j_col", _PTR), ("b_ptr", _PTR), ("b_col", _PTR),
                 ("b_val", _PTR), ("m_ptr", _PTR), ("m_col", _PTR), ("red_ptr", _PTR), ("red_col", _PTR),
-                ("gw", _INT)]
+                ("v_ptr", _PTR), ("v_col", _PTR), ("v_val", _PTR), ("gw", _INT)]
 
 
 class BandProblem:
@@ -101,6 +107,9 @@ def band_problem(system, part):
     red.sum_duplicates()
     red.sort_indices()
     arrays["red_ptr"], arrays["red_col"] = red.indptr.astype(np.intc), red.indices.astype(np.intc)
+    V = sparse.csr_matrix(np.asarray(part.V, dtype=float))     # its exact zeros left out
+    V.sort_indices()
+    arrays["v_ptr"], arrays["v_col"], arrays["v_val"] = V.indptr.astype(np.intc), V.indices.astype(np.intc), V.data
     mass = getattr(system, "kernel_mass_pattern", lambda: None)()
     if mass is not None:                                        # M's products over its pattern
         arrays["m_ptr"], arrays["m_col"] = (np.asarray(a, dtype=np.intc) for a in mass)

@@ -67,7 +67,7 @@ typedef struct {
                                  (round-off: partition.converged, POSITION_TOL and NEWTON_STALL) */
     /* outputs */
     double *q, *qd, *qdd, *zdd;   /* q is also the Newton start (in/out) */
-    double *lam;              /* m multipliers (level 2) */
+    double *lam;              /* m multipliers (level 3) */
     double *phi, *jac, *ang, *gamma, *M, *Q;   /* kernel outputs at the solution */
     double *err;              /* max |Φ| at the solution */
     double *sigma_min;        /* estimate of σ_min(Φ_q[rows] U) at the solution (level ≥ 1) */
@@ -173,12 +173,12 @@ static void lu_solve_transposed(const double *a, const int *piv, int n, double *
 /* σ_min of A (r × r) by power iteration on (A Aᵀ)⁻¹ = A⁻ᵀ A⁻¹, SIGMA_ITERATIONS steps from a fixed
  * start: an estimate from above that converges fast exactly when it matters, when σ_min is well
  * separated from the other singular values (a dependent block going singular).  inverse(ctx, x):
- * x ← A⁻ᵀ A⁻¹ x (banded.c's cg_band_row_sigma passes G⁻¹ and G = J Jᵀ: 1/√ of the largest eigenvalue's
- * estimate, as solver/partitioning/singular_estimates.py).  start: the index of A's row i in the dense
- * order (NULL: i), so a reordered A starts from the reordered start.  x: n doubles of work. */
+ * x ← A⁻ᵀ A⁻¹ x.  start: the index of A's row i in the dense order (NULL: i), so a reordered A starts
+ * from the reordered start.  x: n doubles of work.  power_growth runs the iteration with any symmetric
+ * operator (‖A x‖ → A's largest eigenvalue); banded.c's cg_band_row_sigma passes G⁻¹ and G = J Jᵀ, as
+ * solver/partitioning/singular_estimates.py row_singular_estimates. */
 #define SIGMA_ITERATIONS 4      /* singular_estimates.SIGMA_ITERATIONS */
-static double sigma_min_power(int n, void (*inverse)(const void *, double *), const void *ctx, const int *start,
-                              double *x)
+static double power_growth(int n, void (*apply)(const void *, double *), const void *ctx, const int *start, double *x)
 {
     if (n == 0) return 1.0;
     for (int i = 0; i < n; ++i) x[i] = 1.0 + 0.1 * ((start ? start[i] : i) % 7);
@@ -188,11 +188,21 @@ static double sigma_min_power(int n, void (*inverse)(const void *, double *), co
         for (int i = 0; i < n; ++i) norm += x[i] * x[i];
         norm = sqrt(norm);
         for (int i = 0; i < n; ++i) x[i] /= norm;
-        inverse(ctx, x);
+        apply(ctx, x);
         growth = 0.0;
         for (int i = 0; i < n; ++i) growth += x[i] * x[i];
-        growth = sqrt(growth);               /* ‖(A Aᵀ)⁻¹ x‖ → 1/σ_min² */
+        growth = sqrt(growth);               /* ‖A x‖ → A's largest eigenvalue */
     }
+    return isfinite(growth) ? growth : INFINITY;
+}
+
+/* σ_min of A by power_growth on (A Aᵀ)⁻¹ = A⁻ᵀ A⁻¹ (inverse(ctx, x): x ← A⁻ᵀ A⁻¹ x): 1/√growth, an
+ * estimate from above; 0 when the growth is not finite or positive (A singular). */
+static double sigma_min_power(int n, void (*inverse)(const void *, double *), const void *ctx, const int *start,
+                              double *x)
+{
+    if (n == 0) return 1.0;
+    const double growth = power_growth(n, inverse, ctx, start, x);
     return growth > 0.0 && isfinite(growth) ? 1.0 / sqrt(growth) : 0.0;
 }
 
@@ -330,28 +340,40 @@ static int minimum_norm(cg_reduced_t *s, const int *rows, void (*dual)(const voi
             for (int c = 0; c < nq && !nonzero; ++c) nonzero = jk[c] != 0.0;
         if (nonzero) live[d++] = s->red_rows[k];
     }
-    double *X = malloc(sizeof(double) * ((size_t)d * r + (size_t)d * d + d + 1));
-    double *StS = X + (size_t)d * r, *y = StS + (size_t)d * d;
-    for (int k = 0; k < d; ++k) dual(ctx, s->jac + (size_t)live[k] * nq, X + (size_t)k * r);
+    double *X = malloc(sizeof(double) * ((size_t)d * r + (size_t)d * d + d + r + 1));
+    double *StS = X + (size_t)d * r, *y = StS + (size_t)d * d, *acc = y + d;
+    int *nz = malloc(sizeof(int) * ((size_t)d * r + d + 1)), *nz_ptr = nz + (size_t)d * r;
+    /* X by rows and the positions of its non-zeros (X is as sparse as the loops are apart: a row of
+     * independent mechanisms gives a few non-zeros per row): the sums below skip only exact zeros */
+    nz_ptr[0] = 0;
+    for (int k = 0; k < d; ++k) {
+        double *xk = X + (size_t)k * r;
+        dual(ctx, s->jac + (size_t)live[k] * nq, xk);
+        int n = nz_ptr[k];
+        for (int i = 0; i < r; ++i) if (xk[i] != 0.0) nz[n++] = i;
+        nz_ptr[k + 1] = n;
+    }
     for (int k = 0; k < d; ++k) {             /* SᵀS = X Xᵀ + I,  Sᵀλ = −X λ_rows */
+        const double *xk = X + (size_t)k * r;
         double v = 0.0;
-        for (int i = 0; i < r; ++i) v -= X[k * r + i] * s->lam[rows[i]];
+        for (int e = nz_ptr[k]; e < nz_ptr[k + 1]; ++e) v -= xk[nz[e]] * s->lam[rows[nz[e]]];
         y[k] = v;
         for (int l = 0; l < d; ++l) {
+            const double *xl = X + (size_t)l * r;
             double w = k == l ? 1.0 : 0.0;
-            for (int i = 0; i < r; ++i) w += X[k * r + i] * X[l * r + i];
+            for (int e = nz_ptr[k]; e < nz_ptr[k + 1]; ++e) w += xk[nz[e]] * xl[nz[e]];
             StS[k * d + l] = w;
         }
     }
     const int ok = cholesky_solve(StS, d, y);
     if (ok) {                                 /* λ −= S y */
-        for (int i = 0; i < r; ++i) {
-            double v = 0.0;
-            for (int k = 0; k < d; ++k) v += X[k * r + i] * y[k];
-            s->lam[rows[i]] += v;
-        }
+        memset(acc, 0, sizeof(double) * r);
+        for (int k = 0; k < d; ++k)
+            for (int e = nz_ptr[k]; e < nz_ptr[k + 1]; ++e) acc[nz[e]] += X[(size_t)k * r + nz[e]] * y[k];
+        for (int i = 0; i < r; ++i) s->lam[rows[i]] += acc[i];
         for (int k = 0; k < d; ++k) s->lam[live[k]] -= y[k];
     }
+    free(nz);
     free(X);
     free(live);
     return ok;
@@ -444,12 +466,14 @@ static int tangent_accelerations(cg_reduced_t *s, const int *m_ptr, const int *m
             if (mkl != 0.0) for (int b = 0; b < f; ++b) MN[k * f + b] += mkl * N[l * f + b];
         }
     }
-    for (int a = 0; a < f; ++a)
-        for (int b = 0; b < f; ++b) {
-            double v = 0.0;
-            for (int k = 0; k < nq; ++k) v += N[k * f + a] * MN[k * f + b];
-            Mh[a * f + b] = v;
+    memset(Mh, 0, sizeof(double) * (size_t)f * f);           /* k outermost: the same sums, rows contiguous */
+    for (int k = 0; k < nq; ++k) {
+        const double *nk = N + (size_t)k * f, *mk = MN + (size_t)k * f;
+        for (int a = 0; a < f; ++a) {
+            const double na = nk[a];
+            if (na != 0.0) for (int b = 0; b < f; ++b) Mh[a * f + b] += na * mk[b];
         }
+    }
     int status = CG_OK;
     if (f > 0 && !cholesky_solve(Mh, f, rhs)) { status = CG_MASS_SINGULAR; goto done; }
     for (int a = 0; a < f; ++a) s->zdd[a] = rhs[a];
@@ -563,7 +587,9 @@ done:
     return status;
 }
 
-/* level 0: positions (q, Φ, Φ_q); 1: + velocities q̇; 2: + accelerations q̈, z̈ (needs y[dof:]).
+/* level 0: positions (q, Φ, Φ_q); 1: + velocities q̇; 2: + accelerations q̈, z̈ (needs y[dof:]);
+ * 3: + multipliers λ (the output rows and the FMU's accepted states: an integrator's right-hand side
+ * needs only z̈, and the minimum-norm λ of redundant rows costs more than the rest of a many-loop solve).
  * y = [z, ż].  Returns a CG_* status. */
 int cg_reduced(cg_reduced_t *s, const double *y, int level)
 {
@@ -667,7 +693,7 @@ int cg_reduced(cg_reduced_t *s, const double *y, int level)
         vec2[k] = c;
     }
     status = tangent_accelerations(s, NULL, NULL, N, vec2, vec, vec3);
-    if (status != CG_OK) goto done;
+    if (status != CG_OK || level < 3) goto done;
     for (int i = 0; i < r; ++i) {                             /* B = Uᵀ (Q − M q̈), then (Φ_q U)ᵀ λ_rows = B */
         double v = 0.0;
         for (int k = 0; k < nq; ++k) v += s->U[k * r + i] * vec[k];

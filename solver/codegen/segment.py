@@ -156,8 +156,7 @@ class CompiledSegments:
         nq, m, f, r = s.nq, s.m, s.dof, s.r
         # the conditioning read-out in C above SVD_MAX_ROWS rows (banded.c cg_band_row_sigma: the sparse
         # estimates at every row), else from Φ_q[rows] of each row in Python (partitioning/conditioning.py)
-        from ..partitioning.partition import SVD_MAX_ROWS
-        self.row_sigma = r > SVD_MAX_ROWS and reduction.band is not None and reduction.band.gw >= 0
+        self.row_sigma = reduction.row_sigma
         self.store_jac = r > 0 and not self.row_sigma
         # a short run's rows in one call (SHORT_RUN output points or fewer, its rows within 4 MB: no call back
         # to Python per max_out rows); longer runs come back every max_out rows (progress, cancel)
