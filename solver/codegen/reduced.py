@@ -16,11 +16,13 @@ import ctypes
 
 import numpy as np
 
-from ..partitioning.partition import NEWTON_STALL, POSITION_TOL, PartitionError
+from ..partitioning import partition as partitioning
+from ..partitioning.partition import NEWTON_STALL, POSITION_TOL, PartitionError, singular_value_ratio
 from .banded import band_problem
 from .contact import compiled_elements
 
 OK, NO_CONVERGENCE, SINGULAR, NOT_FINITE, MASS_SINGULAR, BRANCH, DYNAMICS_NOT_FINITE = range(7)   # reduced.c's CG_*
+MULTIPLIERS = 3      # cg_reduced's level that adds λ to those of q (0), q̇ (1) and q̈, z̈ (2)
 _PROBLEMS = {NO_CONVERGENCE: "position Newton did not converge", SINGULAR: "dependent Jacobian block is singular",
              NOT_FINITE: "constraint evaluation produced NaN/inf"}
 _KINDS = {NO_CONVERGENCE: "locked", SINGULAR: "singular", NOT_FINITE: "diverged"}     # their SolverError kinds
@@ -90,8 +92,10 @@ class CompiledReduction:
 
     After :meth:`solve` the attributes ``q``, ``qd``, ``qdd``, ``zdd``, ``lam`` and ``phi``, ``jac``,
     ``M``, ``Q`` at that state (views of the shared buffers: copy what you keep) hold the consistent
-    state at (t, y); q̈, z̈, λ, M and Q only after a level-2 solve.  λ is the minimum-norm solution of
-    Φ_qᵀλ = Q − M q̈ (the least-squares λ of the generic path)."""
+    state at (t, y); q̈, z̈, M and Q only after a level-2 solve, λ after a level-3 one (MULTIPLIERS).  λ is
+    the minimum-norm solution of Φ_qᵀλ = Q − M q̈ (the least-squares λ of the generic path)."""
+
+    MULTIPLIERS = MULTIPLIERS       # the level of :meth:`solve` that adds λ (for callers that do not import this module)
 
     def __init__(self, system, part, tol=POSITION_TOL, max_iter=25):
         k = system.kernels
@@ -146,6 +150,13 @@ class CompiledReduction:
         self._fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
         self._fn.restype = ctypes.c_int
         self._problem_ptr = ctypes.cast(ctypes.pointer(self.problem), ctypes.c_void_p)
+        # the conditioning read-out's σ estimates of Φ_q[rows] in C (banded.c cg_band_row_sigma) where the
+        # partition's singularity() takes estimates (above SVD_MAX_ROWS rows) and J Jᵀ is narrow in the band's order
+        self.row_sigma = (len(part.rows) > partitioning.SVD_MAX_ROWS and self.band is not None
+                          and self.band.gw >= 0)
+        self._sigma = np.zeros(2)
+        self._row_sigma_fn = k.runtime.cg_band_row_sigma
+        self._row_sigma_fn.argtypes, self._row_sigma_fn.restype = [ctypes.c_void_p, ctypes.c_void_p], ctypes.c_int
         self._y = np.zeros(max(1, 2 * f))
         self._y_ptr = ctypes.c_void_p(self._y.ctypes.data)
         self.q, self.qd, self.qdd = self.arrays["q"], self.arrays["qd"], self.arrays["qdd"]
@@ -174,7 +185,7 @@ class CompiledReduction:
         return out
 
     def solve(self, t, y, q_guess, level):
-        """Consistent q (level 0), + q̇ (1), + q̈ and z̈ (2) at (t, y = [z, ż]).  Raises PartitionError
+        """Consistent q (level 0), + q̇ (1), + q̈ and z̈ (2), + λ (3: MULTIPLIERS) at (t, y = [z, ż]).  Raises PartitionError
         when the partition cannot represent the configuration (the caller re-partitions); returns
         False when the accelerations are not finite or NᵀMN is singular (the caller diagnoses with
         the Python path), True otherwise."""
@@ -200,6 +211,16 @@ class CompiledReduction:
     def sigma_min(self):
         """Estimate of σ_min(Φ_q U) over the independent rows at the last solved state (level ≥ 1)."""
         return float(self.arrays["sigma_min"][0])
+
+    @property
+    def conditioning(self):
+        """σ_min / σ_max of Φ_q[rows] at the last solved state from banded.c's cg_band_row_sigma
+        (solver.partitioning.singular_estimates' algorithm in C, the estimates the partition's
+        singularity() computes above SVD_MAX_ROWS rows; segment.c writes the same per output row), or
+        None where :attr:`row_sigma` is False (the caller computes it in Python)."""
+        if not self.row_sigma or not self._row_sigma_fn(self._problem_ptr, self._sigma.ctypes.data):
+            return None
+        return float(singular_value_ratio(self._sigma[0], self._sigma[1]))
 
     @property
     def amplification(self):

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..formulations.cartesian import group_pattern
 from .derive import CodegenUnavailable
 from .tree import body_columns
 
@@ -56,12 +57,7 @@ def relative_jacobian_pattern(desc):
 def relative_mass_pattern(desc):
     """(indptr, indices), by rows and ascending, of the entries of relative.c's M = Σ_b T_bᵀ M_c,b T_b
     that can be non-zero: every pair of columns on one body's path.  The order of the packed M."""
-    rows = [set() for _ in range(desc["nq"])]
-    for cols in body_columns(desc["tree"]):
-        for c in cols:
-            rows[c].update(cols)
-    indices = [sorted(r) for r in rows]
-    return np.cumsum([0] + [len(r) for r in indices]), np.array([c for r in indices for c in r], dtype=int)
+    return group_pattern(desc["nq"], body_columns(desc["tree"]))
 
 
 def cartesian_packing(desc):

@@ -327,7 +327,7 @@ int cg_segment(cg_segment_t *g)
             const double tout = g->times[g->next_out];
             if (d->method == DP_BDF) bdf_dense(d, &g->bdf, tout, g->y_out);
             else dp_dense(d, tout, g->y_out);
-            if (segment_solve(g, tout, g->y_out, 2)) return SEG_OUTPUT;
+            if (segment_solve(g, tout, g->y_out, 3)) return SEG_OUTPUT;   /* with λ */
             write_row(g, tout);
             ++g->next_out;
         }

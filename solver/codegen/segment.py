@@ -203,8 +203,7 @@ class CompiledSegments:
         nq, m, f, r = s.nq, s.m, s.dof, s.r
         # the conditioning read-out in C above SVD_MAX_ROWS rows (banded.c cg_band_row_sigma: the sparse
         # estimates at every row), else from Φ_q[rows] of each row in Python (partitioning/conditioning.py)
-        from ..partitioning.partition import SVD_MAX_ROWS
-        self.row_sigma = r > SVD_MAX_ROWS and reduction.band is not None and reduction.band.gw >= 0
+        self.row_sigma = reduction.row_sigma
         self.store_jac = r > 0 and not self.row_sigma
         problem = reduction.band           # Φ_q[rows] of a row: the band problem's J entries (O(nnz)), or dense
         self._rows = None if problem is None else BandRows(problem.arrays, r, nq)
