@@ -11,16 +11,22 @@ DOP853 stepped in C, rtol 1e-8), both algebras (the dense one forced by ``banded
                  (CompiledSegments.advance), ``× real time`` simulated / CPU seconds,
 * ``error m``    max over bodies and output points of |r_CM − exact| (tools/fourbar_row.py),
 
-then ``loops_50`` (sample_models/scale) on its saved settings (LSODA in Python, 0.1 s) and over 1 s,
+and on stderr the size of each N's generated C and its build time (wall, and CPU with the compilers';
+"cached" when the library was in the cache), then ``loops_50`` (sample_models/scale) on its saved settings (LSODA in Python, 0.1 s) and over 1 s,
 warm (the compilation reused).  The load average is printed with each line.
 
     nice .venv/bin/python bench/banded.py [--n 10 40 100] [--t-end 20] [--rounds 2] [--no-loops]
-        [--algebras dense band]
+        [--algebras dense band] [--kernels]
+
+``--kernels``: instead, per N the CPU ms of one call of relative.c's packed kernels and of the compiled
+solve at levels 0, 1, 2 at the initial state (band algebra where the partition takes it).
 """
 from __future__ import annotations
 
 import argparse
+import ctypes
 import os
+import resource
 import sys
 import time
 from pathlib import Path
@@ -69,8 +75,45 @@ def rhs_ms(compiled):
     return (time.process_time() - t0) / reps * 1e3, len(part.rows), c.band
 
 
-def row(n, t_end, rounds, algebras):
+def kernels(n):
+    """CPU ms per call (best of 3) of the packed relative kernels at the initial state and of the
+    compiled solve at levels 0, 1, 2 (positions; + velocities; + accelerations), band algebra."""
     compiled = solver.compile_model(fourbar_row(n), codegen="on")
+    s = compiled.system
+    k = s.kernels
+    q, qd, _ = s.initial_state()
+    k["q"][:], k["qd"][:] = q, qd
+    sizes = {"phi": s.m, "jac": len(s.kernel_jacobian_pattern()[0]), "ang": len(k["ang"]), "gamma": s.m,
+             "M": len(s.kernel_mass_pattern()[1]), "Q": s.nq}
+    out = {name: np.zeros(max(1, size)) for name, size in sizes.items()}
+    ptr = {name: ctypes.c_void_p(a.ctypes.data) for name, a in [*out.items(), *((x, k[x]) for x in "q qd par f u".split())]}
+    inputs = [ptr[x] for x in ("q", "qd", "par", "f")]
+    part = build_partition("qr", s, q, 0.0)
+    y = np.concatenate([part.z_of(q), part.V.T @ qd])
+    red = s.compiled_reduction(part)
+    calls = {"cg_position_packed": lambda: k.lib.cg_position_packed(*inputs, ptr["u"], ptr["phi"], ptr["jac"], ptr["ang"]),
+             "cg_dynamics_packed": lambda: k.lib.cg_dynamics_packed(*inputs, ptr["f"], ptr["u"], ptr["gamma"], ptr["M"],
+                                                                    ptr["Q"]),
+             **{f"solve level {level}": (lambda level=level: red.solve(0.0, y, q, level)) for level in range(3)}}
+    reps = max(20, 20000 // s.nq)
+    for name, fn in calls.items():
+        best = np.inf
+        for _ in range(3):
+            t0 = time.process_time()
+            for _ in range(reps):
+                fn()
+            best = min(best, (time.process_time() - t0) / reps * 1e3)
+        print(f"| {n} | {name} | {best:.3f} | {os.getloadavg()[0]:.1f} |", flush=True)
+
+
+def row(n, t_end, rounds, algebras):
+    t0, cpu0 = time.perf_counter(), _cpu_with_children()
+    compiled = solver.compile_model(fourbar_row(n), codegen="on")
+    info = compiled.system.codegen_info
+    build = ("cached" if info["cache_hit"] else
+             f"{time.perf_counter() - t0:.0f} s wall, {_cpu_with_children() - cpu0:.0f} s CPU")
+    print(f"  N = {n}: generated C {info['c_lines']:,} lines, build {build} (load {os.getloadavg()[0]:.1f})",
+          file=sys.stderr, flush=True)
     for which in algebras:
         _algebra(which)
         ms, r, problem = rhs_ms(compiled)
@@ -86,6 +129,12 @@ def row(n, t_end, rounds, algebras):
         shape = f"kl {problem.kl} ku {problem.ku}" if problem else "dense"
         print(f"| {n} | {r} | {which} ({shape}) | {ms:.3f} | {cpu:.2f} | {loop:.2f} | {t_end / cpu:.1f} | "
               f"{position_error(res, n):.2e} | {res.status} | {os.getloadavg()[0]:.1f} |", flush=True)
+
+
+def _cpu_with_children():
+    """CPU seconds of this process and of its finished children (the C compilers)."""
+    child = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + child.ru_utime + child.ru_stime
 
 
 def loops(rounds, algebras):
@@ -112,7 +161,13 @@ def main(argv=None):
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--no-loops", action="store_true")
     ap.add_argument("--algebras", nargs="+", choices=("dense", "band"), default=["dense", "band"])
+    ap.add_argument("--kernels", action="store_true", help="only the per-call CPU ms of the packed kernels and solves")
     args = ap.parse_args(argv)
+    if args.kernels:
+        print("| N | call | CPU ms | load |\n|---|---|---|---|")
+        for n in args.n:
+            kernels(n)
+        return
     segment.CompiledSegments.advance = _timed_advance(segment.CompiledSegments.advance)
     print(f"four-bar row, {args.t_end:g} s, default settings, generated kernels (build excluded), CPU s best of "
           f"{args.rounds}")

@@ -70,7 +70,8 @@ def slider_cranks(n, dz=0.5):
 
 def algebra(res):
     """'sparse' when the run factorized Φ_q sparsely (its partition events say so), else 'dense'."""
-    return "sparse" if any("sparse" in e["message"] for e in res.events if e["kind"] == "partition") else "dense"
+    messages = [e["message"] for e in res.events if e["kind"] == "partition"]
+    return next((word for word in ("band", "sparse") if any(word in m for m in messages)), "dense")
 
 
 def best_run(compiled, t_end, repeat):

@@ -10,9 +10,16 @@ and factors S = Φ_q[rows] B in band storage.  Everything structural is fixed he
   pattern of S + Sᵀ, scipy.sparse.csgraph; Cuthill & McKee (1969)) that makes S banded with kl sub-
   and ku super-diagonals — a row of loops gives a bandwidth independent of their number;
 * the assembly of S in band storage as a fixed linear map of Φ_q's entries
-  (S[s_at[e]] += coef[e] · Φ_q.flat[jac_at[e]]), J by rows and B by rows (CSR), and the pattern of
-  the kernels' M by rows where the system gives one (``kernel_mass_pattern``), Φ_q's redundant rows
-  by rows (the minimum-norm multipliers skip the rows that are zero).
+  (S[s_at[e]] += coef[e] · Φ_q[jac_at[e]], Φ_q's buffer dense row-major or, for a relative library,
+  packed in its pattern: relative.c's cg_position_packed), J by rows and B by rows (CSR), the pattern
+  of the kernels' M by rows where the system gives one (``kernel_mass_pattern``) with each entry's
+  position in M's buffer (dense, or packed in the pattern: cg_dynamics_packed), Φ_q's redundant rows
+  by rows (the minimum-norm multipliers skip the rows that are zero), and V's non-zeros by rows;
+* the half bandwidth ``gw`` of G = J Jᵀ in the same order, for the conditioning read-out's estimates
+  of σ(Φ_q[rows]) above ``partition.SVD_MAX_ROWS`` rows
+  (:func:`solver.partitioning.singular_estimates.row_singular_estimates`' algorithm in C: banded.c
+  ``cg_band_row_sigma``, called by segment.c at the output rows and by
+  :attr:`solver.codegen.reduced.CompiledReduction.conditioning` for the Python loop's rows).
 
 :func:`band_problem` returns None where the dense algebra of reduced.c is as cheap: fewer than
 ``BAND_MIN_ROWS`` independent rows, or a band wider than ``BAND_FRACTION`` of S (its factorization
@@ -25,7 +32,8 @@ import ctypes
 import numpy as np
 
 BAND_MIN_ROWS = 16       # independent rows from which the band algebra is used (docs/performance.md)
-BAND_FRACTION = 0.25     # … when 2 kl + ku + 1 is at most this fraction of r
+BAND_FRACTION = 0.5      # … when 2 kl + ku + 1 is at most this fraction of r (5 slider–cranks, r = 100,
+                         # 2 kl + ku + 1 = 31: 0.18 against 0.44 CPU s per simulated s dense; docs/performance.md)
 
 _INT, _PTR = ctypes.c_int, ctypes.c_void_p
 
@@ -34,8 +42,8 @@ class BandStruct(ctypes.Structure):
     """``struct cg_banded`` of banded.c (same fields, same order)."""
     _fields_ = [("kl", _INT), ("ku", _INT), ("row", _PTR), ("pos", _PTR), ("n_map", _INT), ("s_at", _PTR), ("jac_at", _PTR),
                 ("coef", _PTR), ("j_ptr", _PTR), ("j_at", _PTR), ("j_col", _PTR), ("b_ptr", _PTR), ("b_col", _PTR),
-                ("b_val", _PTR), ("m_ptr", _PTR), ("m_col", _PTR), ("red_ptr", _PTR), ("red_col", _PTR),
-                ("gw", _INT)]
+                ("b_val", _PTR), ("m_ptr", _PTR), ("m_col", _PTR), ("m_at", _PTR), ("red_ptr", _PTR),
+                ("red_at", _PTR), ("red_col", _PTR), ("v_ptr", _PTR), ("v_col", _PTR), ("v_val", _PTR), ("gw", _INT)]
 
 
 class BandProblem:
@@ -50,9 +58,12 @@ class BandProblem:
                                   **{name: a.ctypes.data for name, a in arrays.items()})
 
 
-def band_problem(system, part):
+def band_problem(system, part, packed=False):
     """The :class:`BandProblem` of ``part`` (a :class:`solver.partitioning.partition.Partition` of the
-    generated ``system``), or None when the dense algebra should be used (module docstring)."""
+    generated ``system``), or None when the dense algebra should be used (module docstring).
+    ``packed``: the kernels write Φ_q packed in the order of ``kernel_jacobian_pattern`` (by rows,
+    columns ascending: relative.c's cg_position_packed) and M packed in ``kernel_mass_pattern``;
+    otherwise both dense row-major (M's pattern, where the system gives one, still skips its zeros)."""
     pattern = getattr(system, "kernel_jacobian_pattern", lambda: None)()
     r = len(part.rows)
     if pattern is None or r < BAND_MIN_ROWS or not part.dof:
@@ -82,7 +93,8 @@ def band_problem(system, part):
     Jo.sort_indices()
     rows = np.asarray(part.rows)[order]
     j_row = np.repeat(np.arange(r), np.diff(Jo.indptr))
-    j_at = rows[j_row] * nq + Jo.indices
+    at = _positions(pattern, nq, packed)
+    j_at = at(rows[j_row], Jo.indices)
     Bo = sparse.csr_matrix((B.data, rank[B.indices], B.indptr), shape=B.shape)
     Bo.sort_indices()
     counts = np.diff(Bo.indptr)[Jo.indices]                      # B entries in row k of each J entry
@@ -100,14 +112,41 @@ def band_problem(system, part):
     red = sparse.csr_matrix((np.ones(len(pattern[0])), pattern), shape=(m, nq))[list(part.redundant)]
     red.sum_duplicates()
     red.sort_indices()
+    red_rows = np.repeat(np.asarray(list(part.redundant), dtype=int), np.diff(red.indptr))
     arrays["red_ptr"], arrays["red_col"] = red.indptr.astype(np.intc), red.indices.astype(np.intc)
+    arrays["red_at"] = at(red_rows, red.indices).astype(np.intc)
+    V = sparse.csr_matrix(np.asarray(part.V, dtype=float))     # its exact zeros left out
+    V.sort_indices()
+    arrays["v_ptr"], arrays["v_col"], arrays["v_val"] = V.indptr.astype(np.intc), V.indices.astype(np.intc), V.data
     mass = getattr(system, "kernel_mass_pattern", lambda: None)()
-    if mass is not None:                                        # M's products over its pattern
+    if mass is not None:                      # M's products over its pattern, at its entries' positions
+        m_ptr, m_col = (np.asarray(a, dtype=int) for a in mass)
+        m_at = np.arange(len(m_col)) if packed else np.repeat(np.arange(nq), np.diff(m_ptr)) * nq + m_col
+        arrays["m_ptr"], arrays["m_col"], arrays["m_at"] = (a.astype(np.intc) for a in (m_ptr, m_col, m_at))
         arrays["m_ptr"], arrays["m_col"] = (np.asarray(a, dtype=np.intc) for a in mass)
     arrays = {name: a if len(a) else np.zeros(1, dtype=a.dtype) for name, a in arrays.items()}
     G = (Jo @ Jo.T).tocoo()                     # the conditioning read-out's J Jᵀ (cg_band_row_sigma)
     gw = int(np.max(np.abs(G.row - G.col), initial=0))
     return BandProblem(kl, ku, arrays, gw if 3 * gw + 1 <= BAND_FRACTION * r else -1)
+
+
+def _positions(pattern, nq, packed):
+    """at(rows, cols): the positions of Φ_q's entries (row, col) in the kernels' buffer: row · nq + col
+    (dense row-major), or their index in ``pattern`` (packed: by rows, columns ascending, no
+    duplicates)."""
+    if not packed:
+        return lambda rows, cols: np.asarray(rows) * nq + np.asarray(cols)
+    keys = pattern[0] * nq + pattern[1]
+    if np.any(np.diff(keys) <= 0):
+        raise ValueError("a packed Φ_q needs its pattern by rows, columns ascending, without duplicates")
+
+    def at(rows, cols):
+        wanted = np.asarray(rows) * nq + np.asarray(cols)
+        e = np.searchsorted(keys, wanted)
+        if np.any(e >= len(keys)) or np.any(keys[np.minimum(e, len(keys) - 1)] != wanted):
+            raise ValueError("an entry outside the packed Φ_q's pattern")
+        return e
+    return at
 
 
 def _basis(part, J, sparse):

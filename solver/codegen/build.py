@@ -37,7 +37,7 @@ from ..flexible import floating, joints as flexible_joints, loads as flexible_lo
 from ..formulations import mobilizers
 from ..math import namespace, rotations
 from ..vehicle import road, speed_control, tire
-from . import derive, emit, flexible, force_hooks, poly, tree
+from . import derive, emit, flexible, force_hooks, poly, relative_layout, tree
 from .cache import cache_dir, load_or_build
 from .derive import CodegenUnavailable
 
@@ -86,7 +86,7 @@ _SOURCES = hashlib.sha256(b"".join([Path(m.__file__).read_bytes() for m in (deri
                                                                              force_hooks, forces, forms, namespace, tire, road,
                                                                              speed_control,
                                                                              flexible, poly, floating, flexible_joints,
-                                                                             flexible_loads, modal)]
+                                                                             flexible_loads, modal, relative_layout)]
                                    + [p.read_bytes() for p in (RELATIVE_C, TREE_BODIES_C, ARTICULATED_C, OUTPUT_TREE_C,
                                                            PRINTER)])).hexdigest()
 MODEL_LIBRARIES = "[0-9a-f]" * 32 + ".so"    # glob of a cache folder's model libraries (not runtime-*, time-*)
@@ -402,10 +402,14 @@ def _failure(cmd, proc) -> CodegenUnavailable:
     return CodegenUnavailable(f"'{' '.join(cmd[:4])} …' failed (exit {proc.returncode}): {tail}")
 
 
-def _cartesian_kernels(desc, prefix="cg_", zeroed=emit.ZEROED, kernels=derive.KERNELS):
+def _cartesian_kernels(desc, prefix="cg_", zeroed=emit.ZEROED, kernels=derive.KERNELS, index=None):
     """(C of the Cartesian kernels ``<prefix>position`` … of a description, subexpressions);
-    ``zeroed``: :func:`emit.c_source`'s; ``kernels``: :func:`derive.derive`'s."""
+    ``zeroed``: :func:`emit.c_source`'s; ``kernels``: :func:`derive.derive`'s; ``index(output, flat
+    index)``: where each output entry is written instead (relative_layout.cartesian_packing; None: the
+    flat index)."""
     kernels, definitions = derive.derive(desc, kernels)
+    if index is not None:
+        kernels = {name: [(out, index(out, i), e) for out, i, e in outputs] for name, outputs in kernels.items()}
     sizes = {"m": desc["m"], "nq": desc["nq"], "na": len(desc["angles"])}
     return emit.c_source(kernels, definitions, derive.symbol_arrays(desc), sizes, prefix=prefix, zeroed=zeroed)
 
@@ -465,8 +469,8 @@ def _relative_kernels(desc):
     """Yields the parts (generated C, subexpressions) of a relative system, each as soon as it is
     derived: the Cartesian kernels as ``cgc_*``, the tree map (:mod:`solver.codegen.tree`).
     ``desc``: :func:`solver.codegen.relative.describe_relative`."""
-    yield _cartesian_kernels(desc["cartesian"], prefix="cgc_", zeroed=(),      # into zeroed work arrays
-                             kernels=(*derive.KERNELS, "loads"))
+    yield _cartesian_kernels(desc["cartesian"], prefix="cgc_", zeroed=(),      # into zeroed work arrays, packed
+                             kernels=(*derive.KERNELS, "loads"), index=relative_layout.cartesian_packing(desc))
     yield tree.tree_source(desc["tree"]), 0
 
 
@@ -476,9 +480,14 @@ def _relative_layout(desc):
     cdesc = desc["cartesian"]
     rows = desc["rows"]
     columns = tree.body_columns(desc["tree"])
+    tables = relative_layout.layout_tables(desc)
+    sizes = {"NT": 7 * sum(map(len, columns)), "NJC": 7 * sum(map(len, desc["row_bodies"])),
+             "NJ": len(tables["jp_col"]), "NM": len(tables["mp_col"]), "PMAX": max(map(len, columns), default=0)}
     layout = [*_tree_layout(desc), "#define NC (7 * NB)", f"#define ARMATURE {desc.get('armature', -1)}",
               f"#define MC1 {max(1, cdesc['m'])}", f"#define MR {len(rows)}",
               f"#define NAC1 {max(1, len(cdesc['angles']))}", f"#define NAR {len(desc['angles'])}",
+              *(f"#define {name}1 {max(1, size)}" for name, size in sizes.items()),
+              *(_table(name, values) for name, values in tables.items()),
               _table("row_kind", [r[0] for r in rows]), _table("row_a", [r[1] for r in rows]),
               _table("row_b", [r[2] for r in rows]), _table("ang_src", [a[3] for a in desc["angles"]]),
               *(_table(f"cpl_{key}", [c[k] for c in desc.get("couplers", [])]) for k, key in enumerate(("col", "par", "n"))),

@@ -27,7 +27,9 @@
  * tests compare the two to round-off.  A partition of many loops (s->band set, solver/codegen/banded.py)
  * is solved by banded.c's band_reduced instead: the same steps with U replaced by a sparse basis of its
  * range and the dependent block factored in band storage, sharing tangent_accelerations, minimum_norm
- * and sigma_min_power with this file.
+ * and sigma_min_power with this file; for a relative library its kernels are then relative.c's packed
+ * ones (k_position = cg_position_packed, k_dynamics = cg_dynamics_packed: s->jac and s->M hold Φ_q and
+ * M in their patterns, reduced.py).
  */
 #include <float.h>
 #include <math.h>
@@ -67,7 +69,7 @@ typedef struct {
                                  (round-off: partition.converged, POSITION_TOL and NEWTON_STALL) */
     /* outputs */
     double *q, *qd, *qdd, *zdd;   /* q is also the Newton start (in/out) */
-    double *lam;              /* m multipliers (level 2) */
+    double *lam;              /* m multipliers (level 3) */
     double *phi, *jac, *ang, *gamma, *M, *Q;   /* kernel outputs at the solution */
     double *err;              /* max |Φ| at the solution */
     double *sigma_min;        /* estimate of σ_min(Φ_q[rows] U) at the solution (level ≥ 1) */
@@ -173,12 +175,12 @@ static void lu_solve_transposed(const double *a, const int *piv, int n, double *
 /* σ_min of A (r × r) by power iteration on (A Aᵀ)⁻¹ = A⁻ᵀ A⁻¹, SIGMA_ITERATIONS steps from a fixed
  * start: an estimate from above that converges fast exactly when it matters, when σ_min is well
  * separated from the other singular values (a dependent block going singular).  inverse(ctx, x):
- * x ← A⁻ᵀ A⁻¹ x (banded.c's cg_band_row_sigma passes G⁻¹ and G = J Jᵀ: 1/√ of the largest eigenvalue's
- * estimate, as solver/partitioning/singular_estimates.py).  start: the index of A's row i in the dense
- * order (NULL: i), so a reordered A starts from the reordered start.  x: n doubles of work. */
+ * x ← A⁻ᵀ A⁻¹ x.  start: the index of A's row i in the dense order (NULL: i), so a reordered A starts
+ * from the reordered start.  x: n doubles of work.  power_growth runs the iteration with any symmetric
+ * operator (‖A x‖ → A's largest eigenvalue); banded.c's cg_band_row_sigma passes G⁻¹ and G = J Jᵀ, as
+ * solver/partitioning/singular_estimates.py row_singular_estimates. */
 #define SIGMA_ITERATIONS 4      /* singular_estimates.SIGMA_ITERATIONS */
-static double sigma_min_power(int n, void (*inverse)(const void *, double *), const void *ctx, const int *start,
-                              double *x)
+static double power_growth(int n, void (*apply)(const void *, double *), const void *ctx, const int *start, double *x)
 {
     if (n == 0) return 1.0;
     for (int i = 0; i < n; ++i) x[i] = 1.0 + 0.1 * ((start ? start[i] : i) % 7);
@@ -188,11 +190,21 @@ static double sigma_min_power(int n, void (*inverse)(const void *, double *), co
         for (int i = 0; i < n; ++i) norm += x[i] * x[i];
         norm = sqrt(norm);
         for (int i = 0; i < n; ++i) x[i] /= norm;
-        inverse(ctx, x);
+        apply(ctx, x);
         growth = 0.0;
         for (int i = 0; i < n; ++i) growth += x[i] * x[i];
-        growth = sqrt(growth);               /* ‖(A Aᵀ)⁻¹ x‖ → 1/σ_min² */
+        growth = sqrt(growth);               /* ‖A x‖ → A's largest eigenvalue */
     }
+    return isfinite(growth) ? growth : INFINITY;
+}
+
+/* σ_min of A by power_growth on (A Aᵀ)⁻¹ = A⁻ᵀ A⁻¹ (inverse(ctx, x): x ← A⁻ᵀ A⁻¹ x): 1/√growth, an
+ * estimate from above; 0 when the growth is not finite or positive (A singular). */
+static double sigma_min_power(int n, void (*inverse)(const void *, double *), const void *ctx, const int *start,
+                              double *x)
+{
+    if (n == 0) return 1.0;
+    const double growth = power_growth(n, inverse, ctx, start, x);
     return growth > 0.0 && isfinite(growth) ? 1.0 / sqrt(growth) : 0.0;
 }
 
@@ -310,48 +322,61 @@ static double cg_branch_step_cap(double h, double departure, double guard)
 }
 
 /* Make s->lam (zero on the redundant rows) the minimum-norm multipliers.  rows: the constraint row of
- * each of the r multipliers λ_rows; dual(ctx, J_red[k], x) writes x = (J_red[k] U (Φ_q[rows] U)⁻¹)ᵀ (r).
+ * each of the r multipliers λ_rows; dual(ctx, k, x) writes x = (J_red[k] U (Φ_q[rows] U)⁻¹)ᵀ (r) for
+ * the redundant row s->red_rows[k].
  * A redundant row whose Φ_q row is zero (the out-of-plane equations of a planar loop) has X = 0: it
  * only adds an identity block to SᵀS and a zero to Sᵀλ, so only the other rows enter the solve.
- * red_ptr, red_col (NULL: every column): by redundant row, the columns of Φ_q that can be non-zero.
+ * red_ptr, red_at (NULL: the dense row): by redundant row, where its entries that can be non-zero are in
+ * s->jac (entries red_ptr[k] … red_ptr[k+1]−1).
  * Returns 0 if SᵀS is not positive definite (cannot happen for finite input). */
-static int minimum_norm(cg_reduced_t *s, const int *rows, void (*dual)(const void *, const double *, double *),
-                        const void *ctx, const int *red_ptr, const int *red_col)
+static int minimum_norm(cg_reduced_t *s, const int *rows, void (*dual)(const void *, int, double *),
+                        const void *ctx, const int *red_ptr, const int *red_at)
 {
     const int r = s->r, nq = s->nq;
     int *live = malloc(sizeof(int) * ((size_t)s->nred + 1));
     int d = 0;
     for (int k = 0; k < s->nred; ++k) {       /* the redundant rows with a non-zero Φ_q row */
-        const double *jk = s->jac + (size_t)s->red_rows[k] * nq;
         int nonzero = 0;
         if (red_ptr)
-            for (int e = red_ptr[k]; e < red_ptr[k + 1] && !nonzero; ++e) nonzero = jk[red_col[e]] != 0.0;
+            for (int e = red_ptr[k]; e < red_ptr[k + 1] && !nonzero; ++e) nonzero = s->jac[red_at[e]] != 0.0;
         else
-            for (int c = 0; c < nq && !nonzero; ++c) nonzero = jk[c] != 0.0;
-        if (nonzero) live[d++] = s->red_rows[k];
+            for (int c = 0; c < nq && !nonzero; ++c) nonzero = s->jac[(size_t)s->red_rows[k] * nq + c] != 0.0;
+        if (nonzero) live[d++] = k;
     }
-    double *X = malloc(sizeof(double) * ((size_t)d * r + (size_t)d * d + d + 1));
-    double *StS = X + (size_t)d * r, *y = StS + (size_t)d * d;
-    for (int k = 0; k < d; ++k) dual(ctx, s->jac + (size_t)live[k] * nq, X + (size_t)k * r);
+    double *X = malloc(sizeof(double) * ((size_t)d * r + (size_t)d * d + d + r + 1));
+    double *StS = X + (size_t)d * r, *y = StS + (size_t)d * d, *acc = y + d;
+    int *nz = malloc(sizeof(int) * ((size_t)d * r + d + 1)), *nz_ptr = nz + (size_t)d * r;
+    /* X by rows and the positions of its non-zeros (X is as sparse as the loops are apart: a row of
+     * independent mechanisms gives a few non-zeros per row): the sums below skip only exact zeros */
+    nz_ptr[0] = 0;
+    for (int k = 0; k < d; ++k) {
+        double *xk = X + (size_t)k * r;
+        dual(ctx, live[k], xk);
+        int n = nz_ptr[k];
+        for (int i = 0; i < r; ++i) if (xk[i] != 0.0) nz[n++] = i;
+        nz_ptr[k + 1] = n;
+    }
     for (int k = 0; k < d; ++k) {             /* SᵀS = X Xᵀ + I,  Sᵀλ = −X λ_rows */
+        const double *xk = X + (size_t)k * r;
         double v = 0.0;
-        for (int i = 0; i < r; ++i) v -= X[k * r + i] * s->lam[rows[i]];
+        for (int e = nz_ptr[k]; e < nz_ptr[k + 1]; ++e) v -= xk[nz[e]] * s->lam[rows[nz[e]]];
         y[k] = v;
         for (int l = 0; l < d; ++l) {
+            const double *xl = X + (size_t)l * r;
             double w = k == l ? 1.0 : 0.0;
-            for (int i = 0; i < r; ++i) w += X[k * r + i] * X[l * r + i];
+            for (int e = nz_ptr[k]; e < nz_ptr[k + 1]; ++e) w += xk[nz[e]] * xl[nz[e]];
             StS[k * d + l] = w;
         }
     }
     const int ok = cholesky_solve(StS, d, y);
     if (ok) {                                 /* λ −= S y */
-        for (int i = 0; i < r; ++i) {
-            double v = 0.0;
-            for (int k = 0; k < d; ++k) v += X[k * r + i] * y[k];
-            s->lam[rows[i]] += v;
-        }
-        for (int k = 0; k < d; ++k) s->lam[live[k]] -= y[k];
+        memset(acc, 0, sizeof(double) * r);
+        for (int k = 0; k < d; ++k)
+            for (int e = nz_ptr[k]; e < nz_ptr[k + 1]; ++e) acc[nz[e]] += X[(size_t)k * r + nz[e]] * y[k];
+        for (int i = 0; i < r; ++i) s->lam[rows[i]] += acc[i];
+        for (int k = 0; k < d; ++k) s->lam[s->red_rows[live[k]]] -= y[k];
     }
+    free(nz);
     free(X);
     free(live);
     return ok;
@@ -360,11 +385,12 @@ static int minimum_norm(cg_reduced_t *s, const int *rows, void (*dual)(const voi
 typedef struct { const cg_reduced_t *s; const double *A; const int *piv; } dense_dual_t;
 
 /* minimum_norm's dual of the dense algebra: x = A⁻ᵀ (J_red[k] U)ᵀ, A = Φ_q[rows] U factorized */
-static void dense_dual(const void *ctx, const double *jk, double *x)
+static void dense_dual(const void *ctx, int k, double *x)
 {
     const dense_dual_t *d = ctx;
     const cg_reduced_t *s = d->s;
     const int r = s->r, nq = s->nq;
+    const double *jk = s->jac + (size_t)s->red_rows[k] * nq;
     for (int i = 0; i < r; ++i) x[i] = 0.0;
     for (int c = 0; c < nq; ++c) {
         const double a = jk[c];
@@ -398,20 +424,20 @@ static void dynamics_terms(cg_reduced_t *s)
 }
 
 /* out = v − M x over the entries of M that can be non-zero: row k's columns m_col[m_ptr[k] …
- * m_ptr[k+1]−1], ascending (the sums of the dense product without its structural zeros: the same
- * numbers), or every column when m_ptr is NULL.  0 when some result is not finite. */
-static int minus_mass_times(const cg_reduced_t *s, const int *m_ptr, const int *m_col, const double *v,
-                            const double *x, double *out)
+ * m_ptr[k+1]−1], ascending, entry e at s->M[m_at[e]] (M dense row-major, or packed in that pattern:
+ * relative.c's cg_dynamics_packed; the sums of the dense product without its structural zeros: the
+ * same numbers), or every column of the dense M when m_ptr is NULL.  0 when some result is not finite. */
+static int minus_mass_times(const cg_reduced_t *s, const int *m_ptr, const int *m_col, const int *m_at,
+                            const double *v, const double *x, double *out)
 {
     const int nq = s->nq;
     int finite = 1;
     for (int k = 0; k < nq; ++k) {
-        const double *Mk = s->M + (size_t)k * nq;
         double a = v[k];
         if (m_ptr)
-            for (int e = m_ptr[k]; e < m_ptr[k + 1]; ++e) a -= Mk[m_col[e]] * x[m_col[e]];
+            for (int e = m_ptr[k]; e < m_ptr[k + 1]; ++e) a -= s->M[m_at[e]] * x[m_col[e]];
         else
-            for (int l = 0; l < nq; ++l) a -= Mk[l] * x[l];
+            for (int l = 0; l < nq; ++l) a -= s->M[(size_t)k * nq + l] * x[l];
         finite &= isfinite(a) != 0;
         out[k] = a;
     }
@@ -420,14 +446,14 @@ static int minus_mass_times(const cg_reduced_t *s, const int *m_ptr, const int *
 
 /* The tangent-space accelerations (Kim & Yoo (1997) eq. 13) from the null-space basis N (nq × dof)
  * and c (nq, the particular solution of Φ_q c = γ): (Nᵀ M N) z̈ = Nᵀ (Q − M c), q̈ = N z̈ + c; then
- * res = Q − M q̈ (nq, the multipliers' right-hand side).  M's pattern (m_ptr, m_col; NULL: dense) as in
- * minus_mass_times.  work: nq doubles.  Returns a CG_* status. */
-static int tangent_accelerations(cg_reduced_t *s, const int *m_ptr, const int *m_col, const double *N,
-                                 const double *c, double *res, double *work)
+ * res = Q − M q̈ (nq, the multipliers' right-hand side).  M's pattern (m_ptr, m_col, m_at; NULL: dense)
+ * as in minus_mass_times.  work: nq doubles.  Returns a CG_* status. */
+static int tangent_accelerations(cg_reduced_t *s, const int *m_ptr, const int *m_col, const int *m_at,
+                                 const double *N, const double *c, double *res, double *work)
 {
     const int nq = s->nq, f = s->dof;
     double *vec = work;
-    if (!minus_mass_times(s, m_ptr, m_col, s->Q, c, vec)) return CG_DYNAMICS_NOT_FINITE;  /* vec = Q − M c */
+    if (!minus_mass_times(s, m_ptr, m_col, m_at, s->Q, c, vec)) return CG_DYNAMICS_NOT_FINITE;  /* vec = Q − M c */
     double *Mh = malloc(sizeof(double) * ((size_t)f * f + f + (size_t)nq * f + 1));
     double *rhs = Mh + (size_t)f * f, *MN = rhs + f;
     for (int a = 0; a < f; ++a) {                             /* rhs = Nᵀ vec, Mh = Nᵀ M N */
@@ -440,16 +466,18 @@ static int tangent_accelerations(cg_reduced_t *s, const int *m_ptr, const int *m
         const int lo = m_ptr ? m_ptr[k] : 0, hi = m_ptr ? m_ptr[k + 1] : nq;
         for (int e = lo; e < hi; ++e) {
             const int l = m_ptr ? m_col[e] : e;
-            const double mkl = s->M[k * nq + l];
+            const double mkl = s->M[m_ptr ? (size_t)m_at[e] : (size_t)k * nq + l];
             if (mkl != 0.0) for (int b = 0; b < f; ++b) MN[k * f + b] += mkl * N[l * f + b];
         }
     }
-    for (int a = 0; a < f; ++a)
-        for (int b = 0; b < f; ++b) {
-            double v = 0.0;
-            for (int k = 0; k < nq; ++k) v += N[k * f + a] * MN[k * f + b];
-            Mh[a * f + b] = v;
+    memset(Mh, 0, sizeof(double) * (size_t)f * f);           /* k outermost: the same sums, rows contiguous */
+    for (int k = 0; k < nq; ++k) {
+        const double *nk = N + (size_t)k * f, *mk = MN + (size_t)k * f;
+        for (int a = 0; a < f; ++a) {
+            const double na = nk[a];
+            if (na != 0.0) for (int b = 0; b < f; ++b) Mh[a * f + b] += na * mk[b];
         }
+    }
     int status = CG_OK;
     if (f > 0 && !cholesky_solve(Mh, f, rhs)) { status = CG_MASS_SINGULAR; goto done; }
     for (int a = 0; a < f; ++a) s->zdd[a] = rhs[a];
@@ -459,7 +487,7 @@ static int tangent_accelerations(cg_reduced_t *s, const int *m_ptr, const int *m
         if (!isfinite(v)) { status = CG_DYNAMICS_NOT_FINITE; goto done; }
         s->qdd[k] = v;
     }
-    minus_mass_times(s, m_ptr, m_col, s->Q, s->qdd, res);   /* res = Q − M q̈ (not finite: λ's) */
+    minus_mass_times(s, m_ptr, m_col, m_at, s->Q, s->qdd, res);   /* res = Q − M q̈ (not finite: λ's) */
 done:
     free(Mh);
     return status;
@@ -563,7 +591,9 @@ done:
     return status;
 }
 
-/* level 0: positions (q, Φ, Φ_q); 1: + velocities q̇; 2: + accelerations q̈, z̈ (needs y[dof:]).
+/* level 0: positions (q, Φ, Φ_q); 1: + velocities q̇; 2: + accelerations q̈, z̈ (needs y[dof:]);
+ * 3: + multipliers λ (the output rows and the FMU's accepted states: an integrator's right-hand side
+ * needs only z̈, and the minimum-norm λ of redundant rows costs more than the rest of a many-loop solve).
  * y = [z, ż].  Returns a CG_* status. */
 int cg_reduced(cg_reduced_t *s, const double *y, int level)
 {
@@ -666,8 +696,8 @@ int cg_reduced(cg_reduced_t *s, const double *y, int level)
         }
         vec2[k] = c;
     }
-    status = tangent_accelerations(s, NULL, NULL, N, vec2, vec, vec3);
-    if (status != CG_OK) goto done;
+    status = tangent_accelerations(s, NULL, NULL, NULL, N, vec2, vec, vec3);
+    if (status != CG_OK || level < 3) goto done;
     for (int i = 0; i < r; ++i) {                             /* B = Uᵀ (Q − M q̈), then (Φ_q U)ᵀ λ_rows = B */
         double v = 0.0;
         for (int k = 0; k < nq; ++k) v += s->U[k * r + i] * vec[k];

@@ -16,11 +16,13 @@ import ctypes
 
 import numpy as np
 
-from ..partitioning.partition import NEWTON_STALL, POSITION_TOL, PartitionError
+from ..partitioning import partition as partitioning
+from ..partitioning.partition import NEWTON_STALL, POSITION_TOL, PartitionError, singular_value_ratio
 from .banded import band_problem
 from .contact import compiled_elements
 
 OK, NO_CONVERGENCE, SINGULAR, NOT_FINITE, MASS_SINGULAR, BRANCH, DYNAMICS_NOT_FINITE = range(7)   # reduced.c's CG_*
+MULTIPLIERS = 3      # cg_reduced's level that adds λ to those of q (0), q̇ (1) and q̈, z̈ (2)
 _PROBLEMS = {NO_CONVERGENCE: "position Newton did not converge", SINGULAR: "dependent Jacobian block is singular",
              NOT_FINITE: "constraint evaluation produced NaN/inf"}
 _KINDS = {NO_CONVERGENCE: "locked", SINGULAR: "singular", NOT_FINITE: "diverged"}     # their SolverError kinds
@@ -31,6 +33,11 @@ _INT, _PTR = ctypes.c_int, ctypes.c_void_p
 # fixed code's faster paths, NULL when the library has none)
 KERNEL_POINTERS = {"k_position": "cg_position", "k_gamma": "cg_gamma", "k_mass": "cg_mass", "k_forces": "cg_forces",
                    "k_dynamics": "cg_dynamics", "k_tree": "cg_tree_accelerations"}
+
+
+# the packed kernels of a relative library (relative.c: Φ_q and M in their patterns) the band algebra
+# runs on instead
+PACKED_KERNELS = {"k_position": "cg_position_packed", "k_dynamics": "cg_dynamics_packed"}
 
 
 TREE_ARRAYS = ("col_row", "u_start", "u_row", "v_start", "v_row", "u_val", "v_val")   # tree_reduced's partition
@@ -92,8 +99,10 @@ class CompiledReduction:
 
     After :meth:`solve` the attributes ``q``, ``qd``, ``qdd``, ``zdd``, ``lam`` and ``phi``, ``jac``,
     ``M``, ``Q`` at that state (views of the shared buffers: copy what you keep) hold the consistent
-    state at (t, y); q̈, z̈, λ, M and Q only after a level-2 solve.  λ is the minimum-norm solution of
-    Φ_qᵀλ = Q − M q̈ (the least-squares λ of the generic path)."""
+    state at (t, y); q̈, z̈, M and Q only after a level-2 solve, λ after a level-3 one (MULTIPLIERS).  λ is
+    the minimum-norm solution of Φ_qᵀλ = Q − M q̈ (the least-squares λ of the generic path)."""
+
+    MULTIPLIERS = MULTIPLIERS       # the level of :meth:`solve` that adds λ (for callers that do not import this module)
 
     def __init__(self, system, part, tol=POSITION_TOL, max_iter=25):
         k = system.kernels
@@ -128,8 +137,17 @@ class CompiledReduction:
         # contact and joint stops in C (contact.c) at each solve; the rest of the interpreted elements in Python
         self.contact, self._python_forces = compiled_elements(system)
         self.arrays.update(tree or {})
-        # many loops: the band algebra of banded.c (a sparse basis of U's range, S = Φ_q[rows] B banded)
-        self.band = band_problem(system, part) if tree is None else None
+        # many loops: the band algebra of banded.c (a sparse basis of U's range, S = Φ_q[rows] B banded),
+        # on the packed kernels where the library has them (relative.c: Φ_q and M in their patterns)
+        packed = all(k.pointer(symbol) for symbol in PACKED_KERNELS.values())
+        self.band = band_problem(system, part, packed=packed) if tree is None else None
+        self._packed = None
+        if self.band is not None and packed:
+            rows, cols = system.kernel_jacobian_pattern()
+            m_ptr, m_col = system.kernel_mass_pattern()
+            self._packed = {"jac": (rows, cols), "M": (np.repeat(np.arange(nq), np.diff(m_ptr)), m_col)}
+            self.arrays.update(jac=np.zeros(max(1, len(rows))), M=np.zeros(max(1, len(m_col))))
+            pointers.update({field: k.pointer(symbol) for field, symbol in PACKED_KERNELS.items()})
         self.problem = _Problem(nq=nq, m=m, r=len(part.rows), dof=f, na=len(self._angle_rows), ndrv=self._drivers,
                                 nred=len(part.redundant),
                                 tol=max(tol, part.roundoff_tol), max_iter=max_iter, accept=POSITION_TOL,
@@ -142,16 +160,42 @@ class CompiledReduction:
         self._fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
         self._fn.restype = ctypes.c_int
         self._problem_ptr = ctypes.cast(ctypes.pointer(self.problem), ctypes.c_void_p)
+        # the conditioning read-out's σ estimates of Φ_q[rows] in C (banded.c cg_band_row_sigma) where the
+        # partition's singularity() takes estimates (above SVD_MAX_ROWS rows) and J Jᵀ is narrow in the band's order
+        self.row_sigma = (len(part.rows) > partitioning.SVD_MAX_ROWS and self.band is not None
+                          and self.band.gw >= 0)
+        self._sigma = np.zeros(2)
+        self._row_sigma_fn = k.runtime.cg_band_row_sigma
+        self._row_sigma_fn.argtypes, self._row_sigma_fn.restype = [ctypes.c_void_p, ctypes.c_void_p], ctypes.c_int
         self._y = np.zeros(max(1, 2 * f))
         self._y_ptr = ctypes.c_void_p(self._y.ctypes.data)
         self.q, self.qd, self.qdd = self.arrays["q"], self.arrays["qd"], self.arrays["qdd"]
         self.zdd = self.arrays["zdd"][:f]
         self.lam = self.arrays["lam"][:m]
-        self.jac, self.phi, self.M, self.Q = k.jac, k["phi"][:m], k.M, k["Q"]
+        self.phi, self.Q = k["phi"][:m], k["Q"]
+        self._shape = (m, nq)
         self._inputs = system._inputs
 
+    @property
+    def jac(self):
+        """Φ_q (m × nq) at the last solved state: the kernels' buffer, or made dense from the packed one
+        (a new array)."""
+        return self._dense("jac") if self._packed else self.system.kernels.jac
+
+    @property
+    def M(self):
+        """M (nq × nq) at the last level-2 solve, as :attr:`jac`."""
+        return self._dense("M") if self._packed else self.system.kernels.M
+
+    def _dense(self, name):
+        rows, cols = self._packed[name]
+        m, nq = self._shape
+        out = np.zeros((m, nq) if name == "jac" else (nq, nq))
+        out[rows, cols] = self.arrays[name][:len(rows)]
+        return out
+
     def solve(self, t, y, q_guess, level):
-        """Consistent q (level 0), + q̇ (1), + q̈ and z̈ (2) at (t, y = [z, ż]).  Raises PartitionError
+        """Consistent q (level 0), + q̇ (1), + q̈ and z̈ (2), + λ (3: MULTIPLIERS) at (t, y = [z, ż]).  Raises PartitionError
         when the partition cannot represent the configuration (the caller re-partitions); returns
         False when the accelerations are not finite or NᵀMN is singular (the caller diagnoses with
         the Python path), True otherwise."""
@@ -177,6 +221,16 @@ class CompiledReduction:
     def sigma_min(self):
         """Estimate of σ_min(Φ_q U) over the independent rows at the last solved state (level ≥ 1)."""
         return float(self.arrays["sigma_min"][0])
+
+    @property
+    def conditioning(self):
+        """σ_min / σ_max of Φ_q[rows] at the last solved state from banded.c's cg_band_row_sigma
+        (solver.partitioning.singular_estimates' algorithm in C, the estimates the partition's
+        singularity() computes above SVD_MAX_ROWS rows; segment.c writes the same per output row), or
+        None where :attr:`row_sigma` is False (the caller computes it in Python)."""
+        if not self.row_sigma or not self._row_sigma_fn(self._problem_ptr, self._sigma.ctypes.data):
+            return None
+        return float(singular_value_ratio(self._sigma[0], self._sigma[1]))
 
     @property
     def amplification(self):

@@ -5,8 +5,9 @@
  * Compiled after the model's generated code, which defines (solver/codegen/tree.py, derive.py):
  *   cgt_position(q → qc, T), cgt_velocity(q, q̇ → qc, T, q̇_c, Ṫq̇)      the tree map
  *   cgc_position, cgc_gamma, cgc_mass, cgc_forces                          Cartesian kernels at qc
- * and the layout constants NB, NC = 7 NB, NQ, MC (Cartesian rows), MR (relative rows), NAC, NAR and
- * the tables row_kind/row_a/row_b (what each relative row is) and ang_src.  A relative row is
+ * and the layout constants NB, NC = 7 NB, NQ, MC (Cartesian rows), MR (relative rows), NAC, NAR, the
+ * packed sizes NT, NJC, NJ, NM, the longest path PMAX (each as X1 = max(1, X)) and the tables
+ * row_kind/row_a/row_b (what each relative row is) and ang_src.  A relative row is
  *   ROW_CARTESIAN  Cartesian row a (cut-joint equations, drivers on cut joints):
  *                  Φ = Φ_c[a], Φ_q = Φ_c,q[a] T, γ = γ_c[a] − Φ_c,q[a] Ṫq̇
  *   ROW_COORDINATE a driven tree coordinate, column a, driver b:  Φ = q_a − f_b, γ = f̈_b
@@ -23,6 +24,13 @@
  * bodies (table row_body, from the Cartesian Φ_q pattern).  So M = Σ_b T_bᵀ M_c,b T_b adds a
  * p_b × p_b block per body (p_b the path length), a cut-joint row Φ_c,q[a] T costs 7 p_b per body of
  * the row, and nothing is O(NC · NQ): the cost grows with Σ_b p_b², not with the model's size squared.
+ * Every matrix is stored packed (solver/codegen/relative_layout.py): T per body block (7 × p_b at
+ * 7 body_col_start[b]), Φ_c,q per row and body (7 entries each, relative row i's at 7 row_body_start[i]),
+ * M_c per diagonal block (49 b), so the work arrays are O(Σ_b p_b + nnz(Φ_c,q)), never O(NC²).
+ * cg_position_packed and cg_dynamics_packed write Φ_q and M in their patterns (jp_start/jp_col,
+ * mp_start/mp_col: relative_layout's relative_jacobian_pattern and relative_mass_pattern, by rows):
+ * the band algebra (banded.c) reads those.  cg_position, cg_mass and cg_dynamics scatter them into the
+ * dense row-major MR × NQ Φ_q and NQ × NQ M (reduced.c's dense algebra, Python).
  * Sums run over the same terms in the same order as the dense products, skipping only exact zeros.
  * The kernels have the signatures of the Cartesian ones, so reduced.c (through its kernel pointers) and
  * solver.codegen.build.Kernels use them unchanged.  Work arrays are thread-local: one library may
@@ -51,87 +59,85 @@ static void coupler_terms(int b, const double *par, double x, double *p, double 
 }
 
 static _Thread_local struct {
-    double qc[NC], T[NC * NQ], qdc[NC], tdqd[NC];
-    double phi[MC1], jac[MC1 * NC], ang[NAC1], gamma[MC1], M[NC * NC], Q[NC];
+    double qc[NC], T[NT1], qdc[NC], tdqd[NC];
+    double phi[MC1], jac[NJC1], ang[NAC1], gamma[MC1], M[49 * NB], Q[NC];
+    double row[NQ], MT[7 * PMAX1], jp[NJ1], mp[NM1];
 } ws;
 
-/* out (NQ) = Φ_c,q[a] T for the Cartesian row a (row: its NC entries), over the blocks of its bodies. */
-static void row_times_T(int i, const double *row, double *out)
+/* out[c] += (Φ_c,q[a] T)[c] for relative row i's Cartesian row a (packed at ws.jac + 7 row_body_start[i]),
+ * over the blocks of its bodies and their path columns (T packed: body b's 7 × p_b block at
+ * ws.T + 7 body_col_start[b]). */
+static void row_times_T(int i, double *out)
 {
-    for (int j = 0; j < NQ; ++j) out[j] = 0.0;
-    for (int n = row_body_start[i]; n < row_body_start[i + 1]; ++n) {
-        const int b = row_body[n];
-        for (int k = 7 * b; k < 7 * b + 7; ++k) {
+    const double *row = ws.jac + 7 * row_body_start[i];
+    for (int n = row_body_start[i]; n < row_body_start[i + 1]; ++n, row += 7) {
+        const int b = row_body[n], c0 = body_col_start[b], p = body_col_start[b + 1] - c0;
+        const double *t = ws.T + 7 * c0;
+        for (int k = 0; k < 7; ++k) {
             const double a = row[k];
             if (a == 0.0) continue;
-            const double *t = ws.T + k * NQ;
-            for (int c = body_col_start[b]; c < body_col_start[b + 1]; ++c) out[body_col[c]] += a * t[body_col[c]];
+            for (int c = 0; c < p; ++c) out[body_col[c0 + c]] += a * t[k * p + c];
         }
     }
 }
 
-/* Φ_c,q[a] v for the Cartesian row a (row: its NC entries) and a Cartesian vector v. */
-static double row_dot(int i, const double *row, const double *v)
+/* Φ_c,q[a] v for relative row i's Cartesian row a and a Cartesian vector v. */
+static double row_dot(int i, const double *v)
 {
+    const double *row = ws.jac + 7 * row_body_start[i];
     double s = 0.0;
-    for (int n = row_body_start[i]; n < row_body_start[i + 1]; ++n)
-        for (int k = 7 * row_body[n]; k < 7 * row_body[n] + 7; ++k) s += row[k] * v[k];
+    for (int n = row_body_start[i]; n < row_body_start[i + 1]; ++n, row += 7)
+        for (int k = 0; k < 7; ++k) s += row[k] * v[7 * row_body[n] + k];
     return s;
 }
 
-void cg_position(const double *q, const double *qd, const double *par, const double *f, const double *u,
-                 double *phi, double *jac, double *ang)
+/* Φ, Φ_q packed (row i's entries jac[jp_start[i] …], columns jp_col[…]) and the unwrapped angles' raw
+ * values at q. */
+static void relative_position(const double *q, const double *par, const double *f, const double *u,
+                              double *phi, double *jac, double *ang)
 {
     cgt_position(q, ws.qc, ws.T);
     cgc_position(ws.qc, ws.qc, par, f, u, ws.phi, ws.jac, ws.ang);
     for (int i = 0; i < MR; ++i) {
-        double *J = jac + i * NQ;
+        double *J = jac + jp_start[i];
+        const int *col = jp_col + jp_start[i], n = jp_start[i + 1] - jp_start[i];
         const int a = row_a[i];
         if (row_kind[i] == ROW_CARTESIAN) {
             phi[i] = ws.phi[a];
-            row_times_T(i, ws.jac + a * NC, J);
-            continue;
-        }
-        for (int j = 0; j < NQ; ++j) J[j] = 0.0;
-        if (row_kind[i] == ROW_COORDINATE) {
+            for (int e = 0; e < n; ++e) ws.row[col[e]] = 0.0;
+            row_times_T(i, ws.row);
+            for (int e = 0; e < n; ++e) J[e] = ws.row[col[e]];
+        } else if (row_kind[i] == ROW_COORDINATE) {
             phi[i] = q[a] - f[row_b[i]];
-            J[a] = 1.0;
+            J[0] = 1.0;
         } else if (row_kind[i] == ROW_COUPLER) {
             const int s = cpl_col[row_b[i]];
             double p, dp, ddp;
             coupler_terms(row_b[i], par, q[s], &p, &dp, &ddp);
             phi[i] = q[a] - p;
-            J[a] = 1.0;
-            J[s] -= dp;
+            for (int e = 0; e < n; ++e) J[e] = (col[e] == a ? 1.0 : 0.0) - (col[e] == s ? dp : 0.0);
         } else {
             phi[i] = q[a] * q[a] + q[a + 1] * q[a + 1] + q[a + 2] * q[a + 2] + q[a + 3] * q[a + 3] - 1.0;
-            for (int k = 0; k < 4; ++k) J[a + k] = 2.0 * q[a + k];
+            for (int k = 0; k < 4; ++k) J[k] = 2.0 * q[a + k];
         }
     }
     for (int n = 0; n < NAR; ++n) ang[n] = ws.ang[ang_src[n]];
 }
 
-/* M += Tᵀ M_c T over the 7 × 7 block of every body and the columns of its path. */
-static void add_reduced_mass(double *M)
+/* The dense MR × NQ Φ_q (row-major) of the packed one. */
+static void dense_jacobian(const double *packed, double *jac)
 {
-    for (int b = 0; b < NB; ++b) {
-        const int o = 7 * b, *col = body_col + body_col_start[b], p = body_col_start[b + 1] - body_col_start[b];
-        double MT[7 * NQ];                 /* M_c[block] T[block rows, path columns] (7 × p) */
-        for (int i = 0; i < 7; ++i)
-            for (int j = 0; j < p; ++j) {
-                double s = 0.0;
-                for (int k = 0; k < 7; ++k) s += ws.M[(o + i) * NC + o + k] * ws.T[(o + k) * NQ + col[j]];
-                MT[i * p + j] = s;
-            }
-        for (int i = 0; i < 7; ++i) {
-            const double *t = ws.T + (o + i) * NQ;
-            for (int r = 0; r < p; ++r) {
-                const double a = t[col[r]];
-                if (a != 0.0)
-                    for (int c = 0; c < p; ++c) M[col[r] * NQ + col[c]] += a * MT[i * p + c];
-            }
-        }
-    }
+    memset(jac, 0, sizeof(double) * MR * NQ);
+    for (int i = 0; i < MR; ++i)
+        for (int e = jp_start[i]; e < jp_start[i + 1]; ++e) jac[(size_t)i * NQ + jp_col[e]] = packed[e];
+}
+
+/* The dense NQ × NQ M (row-major) of the packed one. */
+static void dense_mass(const double *packed, double *M)
+{
+    memset(M, 0, sizeof(double) * NQ * NQ);
+    for (int k = 0; k < NQ; ++k)
+        for (int e = mp_start[k]; e < mp_start[k + 1]; ++e) M[(size_t)k * NQ + mp_col[e]] = packed[e];
 }
 
 /* γ of the relative rows from ws (cgc_gamma and cgc_position at q_c, Ṫq̇ of cgt_velocity); f: f̈. */
@@ -140,7 +146,7 @@ static void relative_gamma(const double *q, const double *qd, const double *par,
     for (int i = 0; i < MR; ++i) {
         const int a = row_a[i];
         if (row_kind[i] == ROW_CARTESIAN) {
-            gamma[i] = ws.gamma[a] - row_dot(i, ws.jac + a * NC, ws.tdqd);
+            gamma[i] = ws.gamma[a] - row_dot(i, ws.tdqd);
         } else if (row_kind[i] == ROW_COORDINATE) {
             gamma[i] = f[row_b[i]];
         } else if (row_kind[i] == ROW_COUPLER) {
@@ -154,13 +160,30 @@ static void relative_gamma(const double *q, const double *qd, const double *par,
     }
 }
 
-/* M = Tᵀ M_c T + diag(a) from ws (cgc_mass, T) and the armature parameters. */
+/* M = Tᵀ M_c T + diag(a), packed (M's pattern: mp_start, mp_col), from ws (cgc_mass, T) and the
+ * armature parameters: over the 7 × 7 block of every body and the columns of its path, the packed
+ * index of each pair of them in mass_at. */
 static void relative_mass(const double *par, double *M)
 {
-    memset(M, 0, sizeof(double) * NQ * NQ);
-    add_reduced_mass(M);
+    memset(M, 0, sizeof(double) * NM1);
+    for (int b = 0; b < NB; ++b) {
+        const int c0 = body_col_start[b], p = body_col_start[b + 1] - c0, *at = mass_at + mass_at_start[b];
+        const double *Mb = ws.M + 49 * b, *t = ws.T + 7 * c0;
+        for (int i = 0; i < 7; ++i)            /* MT = M_c[block] T[block rows, path columns] (7 × p) */
+            for (int j = 0; j < p; ++j) {
+                double s = 0.0;
+                for (int k = 0; k < 7; ++k) s += Mb[7 * i + k] * t[k * p + j];
+                ws.MT[i * p + j] = s;
+            }
+        for (int i = 0; i < 7; ++i)
+            for (int r = 0; r < p; ++r) {
+                const double a = t[i * p + r];
+                if (a != 0.0)
+                    for (int c = 0; c < p; ++c) M[at[r * p + c]] += a * ws.MT[i * p + c];
+            }
+    }
 #if ARMATURE >= 0
-    for (int j = 0; j < NQ; ++j) M[j * NQ + j] += par[ARMATURE + j];
+    for (int j = 0; j < NQ; ++j) M[mass_diag[j]] += par[ARMATURE + j];
 #else
     (void)par;
 #endif
@@ -170,21 +193,39 @@ static void relative_mass(const double *par, double *M)
 static void relative_forces(double *Q)
 {
     for (int b = 0; b < NB; ++b) {
-        const int o = 7 * b;
+        const double *Mb = ws.M + 49 * b;
         for (int i = 0; i < 7; ++i) {
             double s = 0.0;
-            for (int k = 0; k < 7; ++k) s += ws.M[(o + i) * NC + o + k] * ws.tdqd[o + k];
-            ws.Q[o + i] -= s;
+            for (int k = 0; k < 7; ++k) s += Mb[7 * i + k] * ws.tdqd[7 * b + k];
+            ws.Q[7 * b + i] -= s;
         }
     }
     for (int j = 0; j < NQ; ++j) Q[j] = 0.0;
-    for (int b = 0; b < NB; ++b)
-        for (int k = 7 * b; k < 7 * b + 7; ++k) {
-            const double a = ws.Q[k];
+    for (int b = 0; b < NB; ++b) {
+        const int c0 = body_col_start[b], p = body_col_start[b + 1] - c0;
+        const double *t = ws.T + 7 * c0;
+        for (int k = 0; k < 7; ++k) {
+            const double a = ws.Q[7 * b + k];
             if (a == 0.0) continue;
-            const double *t = ws.T + k * NQ;
-            for (int c = body_col_start[b]; c < body_col_start[b + 1]; ++c) Q[body_col[c]] += a * t[body_col[c]];
+            for (int c = 0; c < p; ++c) Q[body_col[c0 + c]] += a * t[k * p + c];
         }
+    }
+}
+
+/* Φ and Φ_q in its pattern (jp_start, jp_col): the band algebra's kernel (banded.c). */
+void cg_position_packed(const double *q, const double *qd, const double *par, const double *f, const double *u,
+                        double *phi, double *jac, double *ang)
+{
+    (void)qd;
+    relative_position(q, par, f, u, phi, jac, ang);
+}
+
+void cg_position(const double *q, const double *qd, const double *par, const double *f, const double *u,
+                 double *phi, double *jac, double *ang)
+{
+    (void)qd;
+    relative_position(q, par, f, u, phi, ws.jp, ang);
+    dense_jacobian(ws.jp, jac);
 }
 
 void cg_gamma(const double *q, const double *qd, const double *par, const double *f, const double *u,
@@ -200,7 +241,8 @@ void cg_mass(const double *q, const double *qd, const double *par, const double 
 {
     cgt_position(q, ws.qc, ws.T);
     cgc_mass(ws.qc, ws.qc, par, f, u, ws.M);
-    relative_mass(par, M);
+    relative_mass(par, ws.mp);
+    dense_mass(ws.mp, M);
 }
 
 void cg_forces(const double *q, const double *qd, const double *par, const double *f, const double *u, double *Q)
@@ -212,8 +254,9 @@ void cg_forces(const double *q, const double *qd, const double *par, const doubl
 }
 
 /* cg_gamma (with the drivers' f̈ as fdd), cg_mass and cg_forces at one state with one evaluation of
- * the tree map and of each Cartesian kernel: what reduced.c's accelerations need (same numbers). */
-void cg_dynamics(const double *q, const double *qd, const double *par, const double *f, const double *fdd,
+ * the tree map and of each Cartesian kernel: what reduced.c's accelerations need (same numbers); M
+ * packed in its pattern (mp_start, mp_col): the band algebra's kernel (banded.c). */
+void cg_dynamics_packed(const double *q, const double *qd, const double *par, const double *f, const double *fdd,
                         const double *u, double *gamma, double *M, double *Q)
 {
     cgt_velocity(q, qd, ws.qc, ws.T, ws.qdc, ws.tdqd);
@@ -226,8 +269,17 @@ void cg_dynamics(const double *q, const double *qd, const double *par, const dou
     relative_forces(Q);
 }
 
+/* cg_dynamics_packed with M dense (NQ × NQ, row-major): reduced.c's dense algebra. */
+void cg_dynamics(const double *q, const double *qd, const double *par, const double *f, const double *fdd,
+                 const double *u, double *gamma, double *M, double *Q)
+{
+    cg_dynamics_packed(q, qd, par, f, fdd, u, gamma, ws.mp, Q);
+    dense_mass(ws.mp, M);
+}
+
 /* For the output rows (output_tree.c, after this file in its unit): the Cartesian Φ_c,q at the body
- * coordinates qc (the tree map's, cgt_edges), into ws.jac … */
+ * coordinates qc (the tree map's, cgt_edges), into ws.jac (packed: relative row i's entries per body of
+ * row_body, 7 each, at 7 row_body_start[i]) … */
 static void relative_cartesian_jacobian(const double *qc, const double *par, const double *f, const double *u)
 {
     cgc_position(qc, qc, par, f, u, ws.phi, ws.jac, ws.ang);
@@ -235,15 +287,19 @@ static void relative_cartesian_jacobian(const double *qc, const double *par, con
 
 /* … and W += s c_b of the Cartesian row of relative row i (a ROW_CARTESIAN row: a cut joint's, a driver's
  * on one) on body b: c_b = [g ; r_b × g + ½ G(p_b) g_p], g and g_p its entries in b's r and p, the
- * spatial gradient about the global origin (δΦ = c_bᵀ [δr_O ; δπ]; ω = 2 G(p) ṗ, Haug (1989) eq. 6.3.18). */
+ * spatial gradient about the global origin (δΦ = c_bᵀ [δr_O ; δπ]; ω = 2 G(p) ṗ, Haug (1989) eq. 6.3.18).
+ * A body not among the row's (row_body) has g = 0: nothing to add. */
 static void relative_row_wrench(int i, int b, const double *qc, double s, double *W)
 {
-    const double *g = ws.jac + (size_t)row_a[i] * NC + 7 * b, *r = qc + 7 * b, *p = qc + 7 * b + 3;
+    int n = row_body_start[i];
+    while (n < row_body_start[i + 1] && row_body[n] != b) ++n;
+    if (n == row_body_start[i + 1]) return;
+    const double *g = ws.jac + 7 * n, *r = qc + 7 * b, *p = qc + 7 * b + 3;
     const double G[12] = {-p[1], p[0], -p[3], p[2], -p[2], p[3], p[0], -p[1], -p[3], -p[2], p[1], p[0]};
     for (int k = 0; k < 3; ++k) {
-        const double n = 0.5 * (G[4 * k] * g[3] + G[4 * k + 1] * g[4] + G[4 * k + 2] * g[5] + G[4 * k + 3] * g[6]);
+        const double h = 0.5 * (G[4 * k] * g[3] + G[4 * k + 1] * g[4] + G[4 * k + 2] * g[5] + G[4 * k + 3] * g[6]);
         W[k] += s * g[k];
-        W[3 + k] += s * (r[(k + 1) % 3] * g[(k + 2) % 3] - r[(k + 2) % 3] * g[(k + 1) % 3] + n);
+        W[3 + k] += s * (r[(k + 1) % 3] * g[(k + 2) % 3] - r[(k + 2) % 3] * g[(k + 1) % 3] + h);
     }
 }
 

@@ -19,10 +19,10 @@ from ..formulations.relative import RelativeSystem
 from .build import Buffers, load_kernels
 from .contact import bind_states
 from .derive import CodegenUnavailable, describe, input_functions, interpreted_forces, parameters
+from .relative_layout import (ROW_CARTESIAN, ROW_COORDINATE, ROW_COUPLER, ROW_NORM, relative_jacobian_pattern,
+                              relative_mass_pattern, tree_scatter)
 from .system import KernelEquations, cartesian_generalized_forces, coupled_angle_rows
-from .tree import body_columns, describe_tree
-
-ROW_CARTESIAN, ROW_COORDINATE, ROW_NORM, ROW_COUPLER = range(4)          # relative.c's row kinds
+from .tree import describe_tree
 
 
 def describe_relative(system, cartesian) -> dict:
@@ -85,39 +85,6 @@ def relative_parameters(system, cartesian, desc):
     return np.concatenate([par[:desc["armature"]], arm])
 
 
-def relative_jacobian_pattern(desc):
-    """(rows, cols) of the entries of relative.c's Φ_q that can be non-zero, from the description
-    (:func:`describe_relative`): a Cartesian row Φ_c,q[a] T on the path columns of its bodies
-    (``row_bodies``, tree.body_columns: relative.c's row_times_T writes no others), a driven coordinate
-    on its column, a coupler on its two columns, a normalization on its four Euler parameters."""
-    columns = body_columns(desc["tree"])
-    rows, cols = [], []
-    for i, ((kind, a, b), bodies) in enumerate(zip(desc["rows"], desc["row_bodies"])):
-        if kind == ROW_CARTESIAN:
-            row = sorted({c for body in bodies for c in columns[body]})
-        elif kind == ROW_COORDINATE:
-            row = [a]
-        elif kind == ROW_COUPLER:
-            row = sorted({a, desc["couplers"][b][0]})
-        else:
-            row = [a, a + 1, a + 2, a + 3]
-        rows += [i] * len(row)
-        cols += row
-    return np.array(rows, dtype=int), np.array(cols, dtype=int)
-
-
-def relative_mass_pattern(desc):
-    """(indptr, indices), by rows and ascending, of the entries of relative.c's M = Σ_b T_bᵀ M_c,b T_b
-    that can be non-zero: every pair of columns on one body's path (tree.body_columns; relative.c's
-    add_reduced_mass writes no others)."""
-    rows = [set() for _ in range(desc["nq"])]
-    for cols in body_columns(desc["tree"]):
-        for c in cols:
-            rows[c].update(cols)
-    indices = [sorted(r) for r in rows]
-    return np.cumsum([0] + [len(r) for r in indices]), np.array([c for r in indices for c in r], dtype=int)
-
-
 def _row_bodies(rows, cartesian) -> list:
     """Per relative row, the bodies whose 7 Cartesian columns its Cartesian row a can touch (from the
     Φ_q pattern of the Cartesian system, ascending; [] for the other row kinds): relative.c reads
@@ -157,7 +124,8 @@ class CodegenRelativeSystem(KernelEquations, RelativeSystem):
             calls = {"edges": ("cgt_edges", ("q", "qd", "qc", "qdc", "A", "w", "B", "D")),
                      "generalized": ("cg_tree_generalized", ("qc", "B", "F", "T", "Q"))}
         else:
-            sizes.update(r=3 * nb, v=3 * nb, qc=nc, T=nc * nq, qdc=nc, tdqd=nc)
+            self._t_at = tree_scatter(desc)                 # the packed T's entries in the dense T
+            sizes.update(r=3 * nb, v=3 * nb, qc=nc, T=len(self._t_at[0]), qdc=nc, tdqd=nc)
             calls = {"frames": ("cgt_frames", ("q", "qd", "r", "A", "v", "w")),
                      "velocity": ("cgt_velocity", ("q", "qd", "qc", "T", "qdc", "tdqd"))}
         self._tree = Buffers(self.kernels.lib, sizes, calls)
@@ -179,10 +147,13 @@ class CodegenRelativeSystem(KernelEquations, RelativeSystem):
 
     def cartesian_state(self, q, qd):
         """(q_c, T, q̇_c, Ṫq̇) of the generated tree map: body coordinates [r, p] of the Cartesian
-        formulation, q̇_c = T q̇, and the velocity-product part of q̈_c.  Views of shared buffers.
-        Not for an articulated library (no T there)."""
+        formulation, q̇_c = T q̇, and the velocity-product part of q̈_c; T dense (7 nb × nq, made from
+        the kernels' packed T: a new array), the others views of shared buffers.  Not for an
+        articulated library (no T there)."""
         b = self._call_tree("velocity", q, qd)
-        return b["qc"], b["T"].reshape(7 * self.nb, self.nq), b["qdc"], b["tdqd"]
+        T = np.zeros((7 * self.nb, self.nq))
+        T[self._t_at] = b["T"]
+        return b["qc"], T, b["qdc"], b["tdqd"]
 
     def frames(self, q, qd):
         """Global body states (CM, rotation, CM velocity, ω) from the generated tree map."""
@@ -214,8 +185,10 @@ class CodegenRelativeSystem(KernelEquations, RelativeSystem):
             b["T"][:] = w.T.ravel()
             b.call("generalized")
             return b["Q"].copy()
-        qc, T, _, _ = self.cartesian_state(q, qd)
-        return T.T @ cartesian_generalized_forces(elements, frames, qc, t)
+        b = self._call_tree("velocity", q, qd)               # Tᵀ Q_c over the packed T's entries
+        rows, cols = self._t_at
+        Qc = cartesian_generalized_forces(elements, frames, b["qc"], t)
+        return np.bincount(cols, weights=b["T"] * Qc[rows], minlength=self.nq)
 
     # ---- helpers ----------------------------------------------------------------------------------
     def _call_tree(self, name, q, qd):

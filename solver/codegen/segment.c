@@ -78,7 +78,8 @@ typedef struct {
                                        that decides SEG_QUALITY, as Partition._sigma_min_bound) … */
     double amplification_acc;       /* … and ‖N‖_F */
     double *y_out;                  /* 2 dof: y at the output point being solved */
-    int n_out, store_jac;           /* rows written in this call; 1: also Φ_q[rows] of each row */
+    int n_out, store_jac;           /* rows written in this call; 1: also Φ_q[rows] of each row (dense r × nq,
+                                       or a band problem's J entries: banded.c's j_at order) */
     double *out_t, *out_q, *out_qd, *out_qdd, *out_lam, *out_viol, *out_jac;
     int n_steps;                    /* steps of this call */
     double *step_t, *step_h;
@@ -197,13 +198,20 @@ static int segment_start_bdf(cg_segment_t *g)
     return bdf_start(d, &g->bdf, segment_rhs, g);
 }
 
+/* min_i ‖Φ_q[rows[i]]‖: over the dense rows, or over the band problem's J (its rows reordered, their
+ * entries by columns ascending at s->jac[j_at[e]]: the same sums without the zeros). */
 static double smallest_row_norm(const cg_reduced_t *s)
 {
+    const cg_banded_t *b = s->band;
     double low = INFINITY;
     for (int i = 0; i < s->r; ++i) {
-        const double *row = s->jac + (size_t)s->rows[i] * s->nq;
         double sum = 0.0;
-        for (int k = 0; k < s->nq; ++k) sum += row[k] * row[k];
+        if (b) {
+            for (int e = b->j_ptr[i]; e < b->j_ptr[i + 1]; ++e) sum += s->jac[b->j_at[e]] * s->jac[b->j_at[e]];
+        } else {
+            const double *row = s->jac + (size_t)s->rows[i] * s->nq;
+            for (int k = 0; k < s->nq; ++k) sum += row[k] * row[k];
+        }
         if (sum < low) low = sum;
     }
     return sqrt(low);
@@ -240,9 +248,14 @@ static void write_row(cg_segment_t *g, double t)
     if (g->k_output) g->k_output(g->output, s->q, s->qd, s->qdd, row);
     double sv[2];
     if (g->out_cond) g->out_cond[row] = cg_band_row_sigma(s, sv) && sv[1] > 0.0 ? sv[0] / sv[1] : 0.0;
-    if (g->store_jac)
+    if (g->store_jac && s->band) {      /* the band problem's J entries (j_at order): O(nnz) a row */
+        const cg_banded_t *b = s->band;
+        const int nnz = b->j_ptr[s->r];
+        for (int e = 0; e < nnz; ++e) g->out_jac[(size_t)row * nnz + e] = s->jac[b->j_at[e]];
+    } else if (g->store_jac) {
         for (int i = 0; i < s->r; ++i)
             memcpy(g->out_jac + ((size_t)row * s->r + i) * nq, s->jac + (size_t)s->rows[i] * nq, sizeof(double) * nq);
+    }
 }
 
 
@@ -319,7 +332,7 @@ int cg_segment(cg_segment_t *g)
             const double tout = g->times[g->next_out];
             if (d->method == DP_BDF) bdf_dense(d, &g->bdf, tout, g->y_out);
             else dp_dense(d, tout, g->y_out);
-            if (segment_solve(g, tout, g->y_out, 2)) return SEG_OUTPUT;
+            if (segment_solve(g, tout, g->y_out, 3)) return SEG_OUTPUT;   /* with λ */
             write_row(g, tout);
             ++g->next_out;
         }

@@ -132,6 +132,53 @@ def prepare_time_library(system):
         time_library(system)
 
 
+class BandRows:
+    """Φ_q[rows] of the output points of a band partition as segment.c writes them: per point the
+    band problem's J entries (banded.py: rows in its order, entry e at column ``j_col[e]``), O(nnz)
+    where the dense rows are r × nq."""
+
+    def __init__(self, arrays, r, nq):
+        self.nnz = int(arrays["j_ptr"][r])
+        self.shape = (r, nq)
+        self._rows = np.asarray(arrays["pos"])[np.repeat(np.arange(r), np.diff(arrays["j_ptr"][:r + 1]))]
+        self._cols = np.asarray(arrays["j_col"][:self.nnz])
+
+    def stack(self, values):
+        """The :class:`StackedRows` of ``values`` (N × nnz)."""
+        return StackedRows(np.array(values), self)
+
+
+class StackedRows:
+    """N sparse Φ_q[rows] (the partition's order of rows) as the conditioning read-out takes them
+    (solver.partitioning.conditioning, as an (N, r, nq) array): ``shape``, ``ndim``, a boolean or integer
+    index, iteration (CSR matrices, exact zeros dropped: the matrices csr_matrix makes of the dense rows),
+    and the dense array (np.asarray: the SVD of up to SVD_MAX_ROWS rows)."""
+
+    ndim = 3
+
+    def __init__(self, values, rows):
+        self.values, self._rows = values, rows
+        self.shape = (len(values), *rows.shape)
+
+    def __len__(self):
+        return len(self.values)
+
+    def __getitem__(self, index):
+        return StackedRows(self.values[index], self._rows)
+
+    def __iter__(self):
+        import scipy.sparse as sparse
+        for v in self.values:
+            J = sparse.csr_matrix((v, (self._rows._rows, self._rows._cols)), shape=self._rows.shape)
+            J.eliminate_zeros()
+            yield J
+
+    def __array__(self, dtype=None, copy=None):
+        out = np.zeros(self.shape)
+        out[:, self._rows._rows, self._rows._cols] = self.values
+        return out if dtype is None else out.astype(dtype)
+
+
 class CompiledSegments:
     """The compiled step loop of one partition (module docstring).
 
@@ -159,16 +206,18 @@ class CompiledSegments:
         nq, m, f, r = s.nq, s.m, s.dof, s.r
         # the conditioning read-out in C above SVD_MAX_ROWS rows (banded.c cg_band_row_sigma: the sparse
         # estimates at every row), else from Φ_q[rows] of each row in Python (partitioning/conditioning.py)
-        from ..partitioning.partition import SVD_MAX_ROWS
-        self.row_sigma = r > SVD_MAX_ROWS and reduction.band is not None and reduction.band.gw >= 0
+        self.row_sigma = reduction.row_sigma
         self.store_jac = r > 0 and not self.row_sigma
+        problem = reduction.band           # Φ_q[rows] of a row: the band problem's J entries (O(nnz)), or dense
+        self._rows = None if problem is None else BandRows(problem.arrays, r, nq)
+        row_size = r * nq if problem is None else self._rows.nnz
         # a short run's rows in one call (SHORT_RUN output points or fewer, its rows within 4 MB: no call back
         # to Python per max_out rows); longer runs come back every max_out rows (progress, cancel)
         rows_left = len(times) - next_out
         if rows_left <= SHORT_RUN and rows_left * (36 * len(reduction.system.body_names) + 4 * nq + m) <= 500_000:
             max_out = max(max_out, rows_left)
         if self.store_jac:                                           # Φ_q[rows] of each row: bounded memory
-            max_out = max(1, min(max_out, 2_000_000 // max(1, r * nq)))
+            max_out = max(1, min(max_out, 2_000_000 // max(1, row_size)))
         self.max_out = max_out
         self.times = np.ascontiguousarray(times, dtype=float)
         self.window = window
@@ -176,14 +225,14 @@ class CompiledSegments:
         # the buffers (and the compiled output's) of a previous run on this workspace when they fit (``cache``,
         # Run.cache): each is written before it is read (dp_init, start, the rows and steps of a call)
         cache = {} if cache is None else cache
-        key = (nq, m, f, r, max_out, max_steps, len(self._angles), bool(post), self.store_jac, self.row_sigma)
+        key = (nq, m, f, row_size, max_out, max_steps, len(self._angles), bool(post), self.store_jac, self.row_sigma)
         kept = cache.get("segments")
         if kept is None or kept[0] != key:
             output = None
             if post:
                 from .output import CompiledOutput
                 output = CompiledOutput(reduction.system, max_out, reduction.arrays)
-            kept = cache["segments"] = (key, self._buffers(nq, m, n, r, max_out, max_steps, len(self._angles)), output)
+            kept = cache["segments"] = (key, self._buffers(nq, m, n, row_size, max_out, max_steps, len(self._angles)), output)
         self.arrays, self.output = kept[1], kept[2]
         if self.output is not None:          # its context reads this run's reduction buffers (par, f, u; λ, Φ_q)
             self.output.bind(reduction.arrays)
@@ -218,9 +267,10 @@ class CompiledSegments:
         init(self._ptr, METHODS[method], ptr["dp_memory"], rtol, atol, max_step or np.inf, ptr["bdf_memory"],
              self._pivots.ctypes.data, jac_step)
 
-    def _buffers(self, nq, m, n, r, max_out, max_steps, angles):
+    def _buffers(self, nq, m, n, row_size, max_out, max_steps, angles):
         """The arrays of the loop (n = 2 dof; ``angles`` unwrapped angles): its state and what a call writes
-        (Φ_q[rows] of each row when stored, σ_min / σ_max when read out in C)."""
+        (Φ_q[rows] of each row when stored, ``row_size`` entries: dense r × nq or the band problem's J
+        entries; σ_min / σ_max when read out in C)."""
         return {
             "dp_memory": np.zeros(max(1, 28 * n)), "bdf_memory": np.zeros(max(1, (BDF_HISTORY + 6) * n + 2 * n * n)),
             "q_last": np.zeros(nq), "qd_last": np.zeros(nq),
@@ -228,7 +278,7 @@ class CompiledSegments:
             "y_out": np.zeros(max(1, n)), "fail_y": np.zeros(max(1, n)), "out_t": np.zeros(max_out), "out_q": np.zeros((max_out, nq)),
             "out_qd": np.zeros((max_out, nq)), "out_qdd": np.zeros((max_out, nq)),
             "out_lam": np.zeros((max_out, max(1, m))), "out_viol": np.zeros(max_out), "out_sigma": np.zeros(max_out),
-            "out_jac": np.zeros((max_out if self.store_jac else 1, max(1, r), nq)),
+            "out_jac": np.zeros((max_out if self.store_jac else 1, max(1, row_size))),
             "out_cond": np.zeros(max_out if self.row_sigma else 1),
             "step_t": np.zeros(max_steps), "step_h": np.zeros(max_steps),
             "ang_acc": np.zeros(max(1, angles)), "ang_rate": np.zeros(max(1, angles))}
@@ -275,9 +325,12 @@ class CompiledSegments:
     def rows(self):
         """(t, q, q̇, q̈, λ, max |Φ|, Φ_q[rows] or None, the solves' σ_min(Φ_q[rows] U) estimates) of the
         output points of the last call (views)."""
-        a, w, n, m = self.arrays, self.targets, self.seg.n_out, self.reduction.problem.m
-        return (w["out_t"][:n], w["out_q"][:n], w["out_qd"][:n], w["out_qdd"][:n], w["out_lam"][:n, :m],
-                w["out_viol"][:n], a["out_jac"][:n] if self.store_jac else None, a["out_sigma"][:n])
+        a, w, n, s = self.arrays, self.targets, self.seg.n_out, self.reduction.problem
+        jac = None
+        if self.store_jac:
+            jac = a["out_jac"][:n].reshape(n, s.r, s.nq) if self._rows is None else self._rows.stack(a["out_jac"][:n])
+        return (w["out_t"][:n], w["out_q"][:n], w["out_qd"][:n], w["out_qdd"][:n], w["out_lam"][:n, :s.m],
+                w["out_viol"][:n], jac, a["out_sigma"][:n])
 
     def conditioning(self):
         """σ_min / σ_max of Φ_q[rows] of the output points of the last call (a view), None when they are

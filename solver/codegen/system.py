@@ -74,10 +74,19 @@ class KernelEquations:
         pattern = getattr(self, "jacobian_pattern", None)
         return pattern() if pattern is not None else None
 
+    def kernel_mass_pattern(self):
+        """(indptr, indices) of the entries of the kernels' M that can be non-zero, or None (dense):
+        the Cartesian system's mass_pattern (the relative system overrides this)."""
+        pattern = getattr(self, "mass_pattern", None)
+        return pattern() if pattern is not None else None
+
     def compiled_reduction(self, part, tol=POSITION_TOL):
         """Positions, velocities and accelerations of ``part`` in one C call (reduced.c); ``tol``: the
-        position Newton's bound."""
-        return CompiledReduction(self, part, tol)
+        position Newton's bound.  A sparse partition (solver.partitioning.sparse: too many rows for
+        the dense algebra) only with the band algebra (banded.c), else None (its SuperLU solves in
+        Python)."""
+        reduction = CompiledReduction(self, part, tol)
+        return reduction if reduction.band is not None or not part.sparse else None
 
     def mass(self, q):
         k = self.kernels

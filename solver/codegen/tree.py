@@ -71,10 +71,11 @@ def body_columns(tree) -> list:
 def tree_source(tree) -> str:
     """C source of ``cgt_position``, ``cgt_velocity``, ``cgt_frames`` and ``cgt_edges`` for
     :func:`describe_tree`'s description (relative.c's inputs; cgt_edges for the output rows of
-    output_tree.c).  T's entries off the body paths (:func:`body_columns`) are never written: T's
-    buffer starts zeroed (relative.c's work arrays, the system's numpy buffer)."""
+    output_tree.c).  T is written packed (solver.codegen.relative_layout): body b's 7 × p_b block on
+    its path columns (:func:`body_columns`, ascending), row-major, at 7 Σ_{b'<b} p_b'."""
     prog, inputs, body, B, D = _tree_map(tree)
-    nq, nb = tree["nq"], tree["nb"]
+    nb, columns = tree["nb"], body_columns(tree)
+    start = np.cumsum([0] + [7 * len(c) for c in columns])
     pos = {"qc": {}, "T": {}}
     vel = {"qdc": {}, "tdqd": {}}
     parent_edge = {ed["child"]: e for e, ed in enumerate(tree["edges"])}
@@ -82,12 +83,13 @@ def tree_source(tree) -> str:
         s = body[b]
         r, Gt = s["r"], G_matrix(s["p"]).T
         _write(pos["qc"], 7 * b, np.concatenate([r, s["p"]]))
+        p, place = len(columns[b]), {c: n for n, c in enumerate(columns[b])}
         for a in tree["paths"][parent_edge[b]]:
             ed = tree["edges"][a]
             for j in range(B[a].shape[1]):
                 top, bot = B[a][:3, j], B[a][3:, j]
                 for i, val in enumerate(np.concatenate([top - cross(r, bot), Gt.dot(bot) / 2])):
-                    pos["T"][(7 * b + i) * nq + ed["col"] + j] = val
+                    pos["T"][int(start[b]) + i * p + place[ed["col"] + j]] = val
         w, vb, pd = s["Y"][3:], s["v"], s["pd"]
         Yd0 = s["Yd0"]
         rdd = Yd0[:3] - cross(vb, w) - cross(r, Yd0[3:])

@@ -200,13 +200,14 @@ static void repartition(Instance *I)
     I->s.tol = fmax(fmin(MBS_POSITION_TOL, MBS_POSITION_FRACTION * I->atol), MBS_ROUNDOFF * scale);
 }
 
-/* [ż; z̈] at (t, y) by cg_reduced (level 2); 0 on success, else a CG_* status */
+/* [ż; z̈] at (t, y) by cg_reduced (level 3: λ too, the accepted state's reactions); 0 on success, else a
+ * CG_* status */
 static int rhs(Instance *I, double t, const double *y, double *dy)
 {
     ++I->rhs_calls;
     time_inputs(I, t);
     cg_branch_predict(&I->s, I->xang, I->xrate, t - I->t);
-    const int status = cg_reduced(&I->s, y, 2);
+    const int status = cg_reduced(&I->s, y, 3);
     if (status != CG_OK) return status ? status : -1;
     if (cg_branch_departure(&I->s, I->xang, I->xrate, t - I->t) > MBS_BRANCH_GUARD) return CG_BRANCH;
     for (int c = 0; c < DOF; ++c) { dy[c] = y[DOF + c]; dy[DOF + c] = I->zdd[c]; }

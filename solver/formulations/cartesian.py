@@ -365,6 +365,16 @@ class CartesianSystem(MechanicalSystem):
             cols += list(range(7 * k + 3, 7 * k + 7))
         return np.array(rows, dtype=int), np.array(cols, dtype=int)
 
+    def mass_pattern(self):
+        """(indptr, indices): by rows, ascending, the columns of M that can be non-zero — each body's
+        translational 3 × 3 and Euler-parameter 4 × 4 blocks (:meth:`mass`), and the columns of a joint
+        with armature among themselves (a gᵀg).  The compiled band algebra (codegen/banded.py) forms
+        M's products over it.  None where :meth:`jacobian_pattern` is None."""
+        if self.jacobian_pattern() is None:
+            return None
+        blocks = [range(o + a, o + b) for o in range(0, 7 * self.nb, 7) for a, b in ((0, 3), (3, 7))]
+        return group_pattern(self.nq, blocks + [self.joints[k].cols for k, _, _ in self.armatures])
+
     def mass(self, q):
         M = np.zeros((self.nq, self.nq))
         for k in range(self.nb):
@@ -669,3 +679,15 @@ def compile_cartesian(model, form="conventional"):
     if not model.bodies and not model.flexible_bodies:
         raise ModelError("model.bodies: the model has no bodies")
     return CartesianSystem(model, form=form)
+
+
+def group_pattern(n, groups):
+    """(indptr, indices), by rows and ascending, of the n × n pattern in which every pair of columns of
+    one group is an entry (a mass matrix whose entries couple only the columns of one body or joint)."""
+    rows = [set() for _ in range(n)]
+    for cols in groups:
+        cols = [int(c) for c in cols]
+        for c in cols:
+            rows[c].update(cols)
+    indices = [sorted(r) for r in rows]
+    return np.cumsum([0] + [len(r) for r in indices]), np.array([c for r in indices for c in r], dtype=int)

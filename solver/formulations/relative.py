@@ -90,23 +90,38 @@ class KinematicsCache(dict):
         self.clear()
 
 
-SPARSE_START = 600      # coordinates from which initial_state solves its KKT system sparse (O(n), not O(n³))
+
+SPARSE_FIT_MIN = 300     # tree coordinates from which initial_state's velocity fit is solved sparsely (A sparse too)
 
 
-def _sparse_kkt(A, w, J, rhs):
-    """The solution of [[Aᵀ W A + 1e-12 I, Jᵀ], [J, 0]] x = rhs by SuperLU, or None when the matrix
-    is singular (redundant rows: the caller's least-squares answer then)."""
-    from scipy import sparse
+def sparse_velocity_fit(A, y, w, jac, nu):
+    """q̇ of :meth:`RelativeSystem.initial_state`'s fit, min ½ (A q̇ − y)ᵀ W (A q̇ − y) subject to
+    Φ_q q̇ = ν (W = diag w), by a sparse LU (SuperLU) of its KKT matrix [[AᵀWA + 1e-12 I, Jᵀ], [J, 0]]
+    with J the non-zero rows of Φ_q (a zero row says 0 = ν_i: left out when ν_i = 0); None when that
+    matrix is singular (dependent non-zero rows) or the solution's residual is not at round-off
+    (1e-10 of ‖K‖ ‖q̇‖ + ‖b‖: a huge multiplier of nearly dependent rows fails it): the caller then
+    takes the dense least squares.  The q̇ of every solution of the KKT equations is the same when AᵀWA
+    is definite on the null space of Φ_q, so both give the same q̇ to round-off (the dense lstsq costs
+    O((nq + m)³): 144 s of CPU for the 1,000-loop four-bar row, docs/performance.md)."""
+    import scipy.sparse as sparse
     from scipy.sparse.linalg import splu
     nq = A.shape[1]
-    H = (A.T @ sparse.diags(w) @ A + 1e-12 * sparse.identity(nq)).tocsr()
-    kkt = sparse.bmat([[H, J.T], [J, None]], format="csc")
-    try:
-        x = splu(kkt).solve(rhs)
-    except RuntimeError:                      # "Factor is exactly singular"
+    keep = np.any(jac != 0.0, axis=1)
+    if np.any(nu[~keep] != 0.0):
         return None
-    residual = np.max(np.abs(kkt @ x - rhs), initial=0.0) if np.all(np.isfinite(x)) else np.inf
-    return x if residual <= 1e-9 * max(1.0, np.max(np.abs(rhs), initial=0.0)) else None
+    As = sparse.csr_matrix(A)
+    H = As.T @ sparse.diags(w) @ As + 1e-12 * sparse.identity(nq)
+    J = sparse.csr_matrix(jac[keep])
+    K = sparse.bmat([[H, J.T], [J, None]], format="csc")
+    b = np.concatenate([As.T @ (w * y), nu[keep]])
+    try:
+        x = splu(K).solve(b)
+    except RuntimeError:                 # exactly singular
+        return None
+    scale = abs(K).max() * np.max(np.abs(x[:nq]), initial=0.0) + np.max(np.abs(b), initial=0.0)
+    if not np.all(np.isfinite(x)) or np.max(np.abs(K @ x - b)) > 1e-10 * scale:
+        return None
+    return x[:nq]
 
 
 class RelativeSystem(MechanicalSystem):
@@ -225,8 +240,30 @@ class RelativeSystem(MechanicalSystem):
         initial body velocities subject to Φ_q q̇ = ν (the same problem the Cartesian formulation
         solves, so both start from the same velocities)."""
         q = np.concatenate([mob.initial() for mob in self.mobs]) if self.nq else np.zeros(0)
+        A, y, w = self.velocity_fit(q)
+        ev = self.constraints(q, 0.0, level=1)
+        sparse_rows = self.nq >= SPARSE_FIT_MIN
+        finite = np.all(np.isfinite(A.data if sparse_rows else A)) and np.all(np.isfinite(ev.jac))
+        if not (np.any(y) or np.any(ev.nu)) and finite:
+            return q, np.zeros(self.nq), 0.0          # at rest: the fit is q̇ = 0 (lstsq's answer, exactly)
+        if sparse_rows:                        # many coordinates: the KKT matrix's sparse LU, O(n) for a row of loops
+            qd = sparse_velocity_fit(A, y, w, ev.jac, ev.nu) if finite else None
+            if qd is not None:
+                return q, qd, 0.0
+            A = A.toarray()
+        H = A.T @ (w[:, None] * A)
+        g = A.T @ (w * y)
+        m = self.m
+        kkt = np.block([[H + 1e-12 * np.eye(self.nq), ev.jac.T], [ev.jac, np.zeros((m, m))]])
+        sol, *_ = np.linalg.lstsq(kkt, np.concatenate([g, ev.nu]), rcond=None)
+        return q, sol[:self.nq], 0.0
+
+    def velocity_fit(self, q):
+        """(A, y, w) of :meth:`initial_state`'s fit ½ (A q̇ − y)ᵀ diag(w) (A q̇ − y) at q: per body its CM
+        velocity and ω as rows of A (scipy.sparse CSR from SPARSE_FIT_MIN coordinates on), the model's initial values y, weights 1e6 / 0.25e6 where a value
+        was given (1 / 0.25 elsewhere)."""
         kin = self.kinematics(q)
-        big = self.nq >= SPARSE_START
+        big = self.nq >= SPARSE_FIT_MIN           # A in sparse rows (O(n) memory for many bodies)
         if big:
             from scipy import sparse
         rows, target, weights = [], [], []
@@ -238,22 +275,7 @@ class RelativeSystem(MechanicalSystem):
             weights += [np.full(3, 1e6 if np.any(body.velocity) else 1.0),
                         np.full(3, 0.25e6 if np.any(body.angular_velocity) else 0.25)]
         A = (sparse.vstack(rows, format="csr") if big else np.vstack(rows)) if rows else np.zeros((0, self.nq))
-        y, w = np.concatenate(target or [np.zeros(0)]), np.concatenate(weights or [np.zeros(0)])
-        ev = self.constraints(q, 0.0, level=1)
-        finite = np.all(np.isfinite(A.data if big else A)) and np.all(np.isfinite(ev.jac))
-        if not (np.any(y) or np.any(ev.nu)) and finite:
-            return q, np.zeros(self.nq), 0.0          # at rest: the fit is q̇ = 0 (lstsq's answer, exactly)
-        g = A.T @ (w * y)
-        m = self.m
-        if big and finite:                            # the same KKT system in sparse form (SuperLU)
-            solution = _sparse_kkt(A, w, sparse.csr_matrix(ev.jac), np.concatenate([g, ev.nu]))
-            if solution is not None:
-                return q, solution[:self.nq], 0.0
-            A = A.toarray()
-        H = A.T @ (w[:, None] * A)
-        kkt = np.block([[H + 1e-12 * np.eye(self.nq), ev.jac.T], [ev.jac, np.zeros((m, m))]])
-        sol, *_ = np.linalg.lstsq(kkt, np.concatenate([g, ev.nu]), rcond=None)
-        return q, sol[:self.nq], 0.0
+        return A, np.concatenate(target or [np.zeros(0)]), np.concatenate(weights or [np.zeros(0)])
 
     def velocity_weights(self):
         """Coordinates of tree joints whose child was given an initial velocity are kept."""

@@ -156,6 +156,60 @@ def numerical_rank(pivots, shape, tol=1e-9) -> int:
     return int(np.sum(pivots > tol * scale * max(shape)))
 
 
+def qr_bases(J):
+    """(U, V) of a QR partition of the independent rows J = Φ_q[rows] (r × nq): Jᵀ = [Q1 Q2] R, U = Q1,
+    V = Q2 (Kim & Yoo (1997) eqs. 9–14) — one QR per mechanism when J's rows fall into groups that
+    share no coordinate and cover them all (copies of a mechanism side by side: the independent
+    slider–cranks of Lee, Lee & Bae (2013) Table 8): block by block the same orthonormal bases of
+    range(Jᵀ) and null(J), each column of U and V on one mechanism's coordinates only, so that
+    N = ∂q/∂z and its products stay as sparse as Φ_q (the compiled band algebra, codegen/banded.c).
+    U's block columns sit at their rows' places in J.  One group, or coordinates no row touches
+    (a relative tree's free joint coordinates): the one QR of the whole Jᵀ, as before."""
+    r, nq = J.shape
+    groups = _row_groups(J) if r else None
+    if groups is None:
+        Q, _ = sla.qr(J.T, mode="full") if r else (np.eye(nq), None)
+        return Q[:, :r], Q[:, r:]
+    U, V = np.zeros((nq, r)), np.zeros((nq, nq - r))
+    at = 0
+    for rows, cols in groups:
+        Q = np.linalg.qr(J[np.ix_(rows, cols)].T, mode="complete")[0]     # small blocks: numpy's lighter call
+        U[np.ix_(cols, rows)] = Q[:, :len(rows)]
+        V[cols, at:at + len(cols) - len(rows)] = Q[:, len(rows):]
+        at += len(cols) - len(rows)
+    return U, V
+
+
+def _row_groups(J):
+    """[(rows, columns)] of the groups of J's rows that share no column (union–find over J's non-zeros
+    at the partition's configuration: an entry zero there, a joint axis along a global axis, may split
+    a mechanism further, and the bases stay orthonormal bases of the same spaces at q_ref), in order
+    of their first column; None for a single group or when some column has no non-zero (:func:`qr_bases`)."""
+    r, nq = J.shape
+    nonzero = J != 0.0
+    if not np.all(nonzero.any(axis=0)):
+        return None
+    parent = np.arange(nq)
+
+    def root(c):
+        while parent[c] != c:
+            parent[c] = parent[parent[c]]
+            c = parent[c]
+        return c
+
+    for row in nonzero:
+        cols = np.flatnonzero(row)
+        first = root(cols[0])
+        for c in cols[1:]:
+            parent[root(c)] = first
+    labels = np.array([root(c) for c in range(nq)])
+    keys = np.unique(labels)
+    if len(keys) == 1:
+        return None
+    row_label = labels[np.argmax(nonzero, axis=1)]
+    return [(np.flatnonzero(row_label == k), np.flatnonzero(labels == k)) for k in keys]
+
+
 class Partition:
     """One choice of independent coordinates (see module docstring)."""
 
@@ -174,8 +228,7 @@ class Partition:
             self.U, self.V = eye[:, dep], eye[:, indep]
             self.independent = indep
         elif method == "qr":
-            Q, _ = sla.qr(J.T, mode="full") if r else (np.eye(nq), None)
-            self.U, self.V = Q[:, :r], Q[:, r:]
+            self.U, self.V = qr_bases(J)
             self.independent = None
         elif method == "svd":
             _, _, Vt = sla.svd(J) if r else (None, None, np.eye(nq))
@@ -283,7 +336,10 @@ class Partition:
         exact = dependent is None
         if exact:
             dependent = self._dependent_sigma_min(jac)
-        if dependent < fraction * self.quality_ref * self._sigma_min_bound(jac):
+        # the bound is a minimum over the smallest row norm and costlier terms: when the row norm alone
+        # clears the test, so does the bound (no estimate computed)
+        threshold = fraction * self.quality_ref
+        if dependent < threshold * self._smallest_row_norm(jac) and dependent < threshold * self._sigma_min_bound(jac):
             ratio = self.quality(jac, dependent if exact else None) / self.quality_ref
             if ratio < fraction:
                 return Renewal(f"dependent block quality dropped to {ratio:.2g} of its value at partition time")

@@ -27,14 +27,15 @@ r×r, factorized by SuperLU (scipy.sparse.linalg.splu):
 Everything else (the partition itself, V from the dense QR/LU/SVD at partition time, the
 re-partition and hybrid rules) is the dense path's.  Chosen automatically by size: ``choose.sparse_pattern``
 returns the pattern when the system has one and r ≥ ``choose.SPARSE_MIN_ROWS`` (measured crossover, see
-docs/performance.md).
+docs/performance.md).  With generated kernels a dynamic run's right-hand sides of such a partition are
+solved in C by the band algebra (solver/codegen/banded.c, the same B) wherever its band applies;
+these solves then serve the rest (renewal tests, velocities after a renewal, the first row).
 """
 from __future__ import annotations
 
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
-import scipy.sparse.linalg  # noqa: F401  (sp.linalg.norm)
 from scipy.sparse.linalg import splu
 
 from .partition import POSITION_TOL, Partition, PartitionError, converged
@@ -157,7 +158,8 @@ class SparsePartition(Partition):
         return row_singular_estimates(self._J.matrix(jac))
 
     def _smallest_row_norm(self, jac):
-        return np.min(sp.linalg.norm(self._J.matrix(jac), axis=1))
+        values = self._J.values(jac)
+        return np.sqrt(np.min(np.bincount(self._J.row_of, values * values, minlength=len(self.rows))))
 
 
 def minimum_norm_correction(X, lam_rows):
@@ -186,6 +188,7 @@ class _Gather:
         self._flat = pattern[0][keep][order] * nq + c[order]        # positions in the row-major Φ_q
         self.indices = c[order]
         self.indptr = np.concatenate([[0], np.cumsum(np.bincount(r, minlength=len(rows)))])
+        self.row_of = r[order]                                      # the row of each entry
         self.shape = (len(rows), nq)
         self._reused = None
 

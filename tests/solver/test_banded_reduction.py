@@ -9,6 +9,7 @@ control turns a round-off difference ε·κ of the stages into a relative change
 step, which changes the solution by about the local error (rtol·|y|) times that: ≤ ε·κ·|y| per step."""
 from __future__ import annotations
 
+import ctypes
 import os
 import sys
 from pathlib import Path
@@ -18,6 +19,7 @@ import pytest
 
 import solver
 from solver.codegen import banded
+from solver.codegen.segment import BandRows
 from solver.partitioning.choose import build_partition
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -41,21 +43,23 @@ def _algebra(monkeypatch, which):
 
 def _solve(system, part, t, y, q):
     c = system.compiled_reduction(part)
-    c.solve(t, y, q, 2)
+    c.solve(t, y, q, c.MULTIPLIERS)
     return c, {name: np.array(getattr(c, name)) for name in ("q", "qd", "qdd", "zdd", "lam")}
 
 
 def test_the_band_problem_of_the_row_is_narrow(compiled, monkeypatch):
     """The row's S = J Jᵀ is block tridiagonal (2 × 2 blocks per loop): kl = ku = 3 whatever N; at
-    N = 10 (r = 20) that band is too wide a fraction of S to pay (BAND_FRACTION)."""
+    N = 10 (r = 20) that band, 2 kl + ku + 1 = 10 rows of storage, is half of S: the widest the
+    band algebra takes (BAND_FRACTION); a narrower fraction leaves it to the dense algebra."""
     s = compiled.system
     q, _, _ = s.initial_state()
     part = build_partition("qr", s, q, 0.0)
-    assert banded.band_problem(s, part) is None
-    monkeypatch.setattr(banded, "BAND_FRACTION", 10.0)
+    assert banded.BAND_FRACTION * len(part.rows) == 10
     p = banded.band_problem(s, part)
     assert (p.kl, p.ku) == (3, 3)
     assert sorted(p.arrays["row"]) == sorted(part.rows)
+    monkeypatch.setattr(banded, "BAND_FRACTION", 0.25)
+    assert banded.band_problem(s, part) is None
 
 
 @pytest.mark.parametrize("method", ["qr", "lu"])
@@ -82,6 +86,13 @@ def test_one_state_matches_the_dense_algebra(compiled, monkeypatch, method, t_st
     assert band_run.amplification == pytest.approx(dense.amplification, rel=100 * EPS * kappa)
     # the estimate is the dense SVD's σ_min from above (the loop's re-partition test relies on it)
     assert band_run.sigma_min >= np.linalg.svd(J @ part.U, compute_uv=False)[-1] * (1 - 1e-12)
+    # Φ_q[rows] as the compiled loop stores it for the conditioning read-out (segment.c: the band
+    # problem's J entries, packed kernels) is exactly the dense kernels' Φ_q[rows]
+    arrays = band_run.band.arrays
+    rows = BandRows(arrays, len(part.rows), s.nq)
+    stack = rows.stack(band_run.arrays["jac"][arrays["j_at"][:rows.nnz]][None, :])
+    assert stack.shape == (1, len(part.rows), s.nq)
+    assert np.array_equal(np.asarray(stack)[0], J) and np.array_equal(next(iter(stack)).toarray(), J)
 
 
 def test_a_run_matches_the_dense_algebra(compiled, monkeypatch):
@@ -106,7 +117,8 @@ def test_a_run_matches_the_dense_algebra(compiled, monkeypatch):
 def test_the_kernels_write_only_inside_the_patterns(name):
     """The band algebra reads Φ_q and M only at their patterns (relative.py relative_jacobian_pattern,
     relative_mass_pattern; the Cartesian jacobian_pattern): at random coordinates (Euler parameters
-    normalized) every entry the kernels write outside them is exactly zero.  The car: cut joints,
+    normalized) every entry the kernels write outside them is exactly zero, and a relative library's
+    packed kernels write the same entries (_packed_kernels_match_the_dense_ones).  The car: cut joints,
     spherical joints with Euler parameters, drivers; the slider–crank: the Cartesian kernels."""
     if name == "fourbar_row_3":
         model, formulation = fourbar_row(3), "relative"
@@ -135,3 +147,30 @@ def test_the_kernels_write_only_inside_the_patterns(name):
         k.call("mass")
         assert not np.any(k.jac[:s.m][~jac_mask]), "Φ_q outside its pattern"
         assert not np.any(k.M[~mass_mask]), "M outside its pattern"
+        if formulation == "relative":         # the packed kernels (relative.c)
+            _packed_kernels_match_the_dense_ones(s, q)
+
+
+def _packed_kernels_match_the_dense_ones(s, q):
+    """cg_position_packed and cg_dynamics_packed (the band algebra's kernels) write exactly the dense
+    kernels' Φ_q and M entries at their patterns, in the patterns' order, and the same Φ, γ and Q."""
+    k = s.kernels
+    rows, cols = s.kernel_jacobian_pattern()
+    indptr, indices = s.kernel_mass_pattern()
+    qd = np.linspace(-1.0, 1.0, s.nq)
+    k["qd"][:] = qd
+    k.call("position")
+    phi, jac = k["phi"].copy(), k.jac.copy()
+    k.call("mass")
+    k.call("gamma")
+    k.call("forces")
+    M, gamma, Q = k.M.copy(), k["gamma"].copy(), k["Q"].copy()
+    buf = {name: np.zeros(max(1, size)) for name, size in (("phi", len(phi)), ("jac", len(rows)), ("ang", len(k["ang"])),
+                                                          ("gamma", len(gamma)), ("M", len(indices)), ("Q", s.nq))}
+    ptr = lambda a: a.ctypes.data_as(ctypes.c_void_p)                           # noqa: E731
+    inputs = [ptr(k[name]) for name in ("q", "qd", "par", "f")]
+    k.lib.cg_position_packed(*inputs, ptr(k["u"]), ptr(buf["phi"]), ptr(buf["jac"]), ptr(buf["ang"]))
+    k.lib.cg_dynamics_packed(*inputs, ptr(k["f"]), ptr(k["u"]), ptr(buf["gamma"]), ptr(buf["M"]), ptr(buf["Q"]))
+    assert np.array_equal(buf["phi"][:len(phi)], phi) and np.array_equal(buf["jac"][:len(rows)], jac[rows, cols])
+    assert np.array_equal(buf["M"][:len(indices)], M[np.repeat(np.arange(s.nq), np.diff(indptr)), indices])
+    assert np.array_equal(buf["gamma"][:len(gamma)], gamma) and np.array_equal(buf["Q"], Q)

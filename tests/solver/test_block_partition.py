@@ -67,7 +67,7 @@ def test_the_sparse_initial_velocities_are_the_dense_least_squares_fit(monkeypat
     model.add_joint("pin", "revolute", "b0", "b1", origin=(0.0, 0.0, 0.0))      # a cut-free chain link too
     starts = []
     for limit in (0, 10 ** 9):                                                # sparse (SuperLU), dense lstsq
-        monkeypatch.setattr(relative, "SPARSE_START", limit)
+        monkeypatch.setattr(relative, "SPARSE_FIT_MIN", limit)
         starts.append(solver.compile_model(model, codegen="off").system.initial_state()[1])
     assert np.any(starts[1]) and np.max(np.abs(starts[0] - starts[1])) <= 1e-9 * np.max(np.abs(starts[1]))
 

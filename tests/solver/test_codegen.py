@@ -174,7 +174,7 @@ def test_compiled_reduction_equals_python_partition(name, method):
         y = np.concatenate([0.02 * rng.standard_normal(part.dof), rng.standard_normal(part.dof)])
         assert compiled.solve(t, y, q0, level=1)
         level1 = compiled.amplification
-        assert compiled.solve(t, y, q0, level=2)
+        assert compiled.solve(t, y, q0, level=compiled.MULTIPLIERS)      # q̈ and λ
         q, ev = part.positions(generic, y[:part.dof], t, q0)
         qd = part.velocities(ev.jac, ev.nu, y[part.dof:])
         ev2 = generic.constraints(q, t, qd, level=2)

@@ -186,7 +186,7 @@ def test_compiled_reduction_of_planar_loops_equals_the_python_partition():
     rng = np.random.default_rng(5)
     for _ in range(3):
         y = np.concatenate([0.05 * rng.standard_normal(1), rng.standard_normal(1)])
-        assert compiled.solve(t0, y, q0, level=2)
+        assert compiled.solve(t0, y, q0, level=compiled.MULTIPLIERS)     # q̈ and λ
         q, ev = part.positions(generic, y[:1], t0, q0)
         qd = part.velocities(ev.jac, ev.nu, y[1:])
         ev2 = generic.constraints(q, t0, qd, level=2)

@@ -68,7 +68,7 @@ def test_right_hand_side_as_the_dense_reduction(compiled, method, monkeypatch):
         y = np.concatenate([part.z_of(q), part.V.T @ qd])
         results = []
         for r in (tree, dense):         # the dense path from the tree path's solution: the same q
-            assert r.solve(0.0, y, results[0]["q"] if results else q, 2)
+            assert r.solve(0.0, y, results[0]["q"] if results else q, r.MULTIPLIERS)
             results.append({name: getattr(r, name).copy() for name in ("q", "qd", "qdd", "zdd", "lam")}
                            | {"sigma": r.sigma_min, "gain": r.amplification})
         a, b = results
