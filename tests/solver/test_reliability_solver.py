@@ -208,11 +208,11 @@ def test_a_newton_failure_at_an_output_point_redoes_the_step(monkeypatch):
     reference = solver.simulate(model, t_end=0.3)
     original, failed = Run._record_output, []
 
-    def flaky(self, part, t, y):
+    def flaky(self, part, t, y, **options):
         if t > 0.15 and not failed:
             failed.append(t)
             raise PartitionError("position Newton did not converge (test)")
-        return original(self, part, t, y)
+        return original(self, part, t, y, **options)
     monkeypatch.setattr(Run, "_record_output", flaky)
     res = solver.simulate(model, t_end=0.3)
     assert failed and any("at the output point" in e["message"] for e in res.events)
