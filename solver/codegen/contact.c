@@ -611,11 +611,15 @@ int cc_generalized(void *ctx, const double *q, const double *qd, double *Q)
     } else if (c->mode == CC_RELATIVE) {
         c->velocity(q, qd, c->qc, c->Tm, c->qdc, c->tdqd);
         cc_cartesian(c, c->qc, c->qdc, c->Qc);
-        memset(Q, 0, sizeof(double) * nq);     /* Q = Tᵀ Q_c over T's non-zeros: body b's rows, its path's columns */
-        for (int i = 0; i < 7 * nb; ++i) {
-            const double a = c->Qc[i], *t = c->Tm + (size_t)i * nq;
-            if (a != 0.0)
-                for (int j = c->path_start[i / 7]; j < c->path_start[i / 7 + 1]; ++j) Q[c->path_col[j]] += t[c->path_col[j]] * a;
+        memset(Q, 0, sizeof(double) * nq);     /* Q = Tᵀ Q_c over T packed (solver/codegen/relative_layout.py): */
+        for (int b = 0; b < nb; ++b) {         /* body b's 7 × p block, row-major, at 7 path_start[b] */
+            const int p0 = c->path_start[b], p = c->path_start[b + 1] - p0;
+            const double *t = c->Tm + 7 * (size_t)p0;
+            for (int k = 0; k < 7; ++k) {
+                const double a = c->Qc[7 * b + k];
+                if (a != 0.0)
+                    for (int j = 0; j < p; ++j) Q[c->path_col[p0 + j]] += t[k * p + j] * a;
+            }
         }
     } else {
         cc_cartesian(c, q, qd, Q);

@@ -227,13 +227,15 @@ class CompiledContact:
         nb, nq = system.nb, system.nq
         mode = contact_mode(system)
         nc = 7 * nb
+        paths = _path_columns(system) if mode == RELATIVE else {"path_start": np.zeros(1, dtype=np.intc),
+                                                                "path_col": np.zeros(1, dtype=np.intc)}
         self.work = {"r": np.zeros(3 * nb), "A": np.zeros(9 * nb), "v": np.zeros(3 * nb), "w": np.zeros(3 * nb),
                      "F": np.zeros(3 * nb), "T": np.zeros(3 * nb), "qc": np.zeros(nc), "qdc": np.zeros(nc),
                      "B": np.zeros(6 * max(1, nq)), "D": np.zeros(6 * nb),
-                     "Tm": np.zeros(nc * nq if mode == RELATIVE else 1), "tdqd": np.zeros(nc), "Qc": np.zeros(nc)}
+                     "Tm": np.zeros(max(1, 7 * int(paths["path_start"][-1]))),    # T packed: 7 × p_b per body
+                     "tdqd": np.zeros(nc), "Qc": np.zeros(nc)}
         self.work["cand"] = np.zeros(max(1, tables.ne), dtype=np.intc)
-        self.work.update(_path_columns(system) if mode == RELATIVE else
-                         {"path_start": np.zeros(1, dtype=np.intc), "path_col": np.zeros(1, dtype=np.intc)})
+        self.work.update(paths)
         self.tables = tables
         self._sweep, self._sweep_work = self._new_sweep()
         self.struct = _Contact(nb=nb, ne=tables.ne, nq=nq, mode=mode, nst=tables.nst, nsp=tables.nsp, ng=tables.ng,
