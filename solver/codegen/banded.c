@@ -365,6 +365,11 @@ int cg_band_row_sigma(const cg_reduced_t *s, double *out)
     const int r = s->r, w = b->gw, ld = 3 * w + 1, kv = 2 * w;
     double *ab = calloc((size_t)ld * r + 2 * (size_t)r, sizeof(double));
     int *piv = malloc(sizeof(int) * (r + 1));
+    if (!ab || !piv) {                           /* out of memory: no estimate (the caller's) */
+        free(ab);
+        free(piv);
+        return 0;
+    }
     double *x = ab + (size_t)ld * r, *y = x + r;
     for (int i = 0; i < r; ++i)                  /* G = J Jᵀ within its band: sorted rows merged */
         for (int j = i; j <= i + w && j < r; ++j) {
