@@ -622,7 +622,7 @@ class Run:
         f = part.dof
         if self._compiled is not None:
             self._solve_compiled(t, y, 1)
-            return self.q_last, self._rate_last[0], self._compiled.jac.copy()
+            return self.q_last, self._rate_last[0], self._compiled.jac_copy()
         self.branches.predict(t)
         q, ev = part.positions(self.system, y[:f], t, self._guess(t), tol=self.newton_tol)
         self._remember(t, q, part.velocities(ev.jac, ev.nu, y[f:]))
@@ -671,9 +671,10 @@ class Run:
         c = self._compiled
         if c is not None and self._solve_compiled(t, y, c.MULTIPLIERS if store else 2):
             qdd = c.qdd.copy()
-            if store:
-                self._store(part, t, self.q_last, self._rate_last[0], qdd, c.phi, c.jac, c.M, c.Q, part.method,
-                            c.lam.copy(), c.conditioning)
+            if store:             # λ from the solve; Φ_q only where the conditioning is not from C (no M: λ is given)
+                conditioning = c.conditioning
+                self._store(part, t, self.q_last, self._rate_last[0], qdd, c.phi,
+                            c.jac if conditioning is None else None, None, c.Q, part.method, c.lam.copy(), conditioning)
             return qdd
         q, qd, _ = self._state(part, t, y)
         return self._record(part, t, q, qd, part.method, store=store)[0]

@@ -182,6 +182,11 @@ class CompiledReduction:
         (a new array)."""
         return self._dense("jac") if self._packed else self.system.kernels.jac
 
+    def jac_copy(self):
+        """Φ_q at the last solved state as an array of the caller's own (:attr:`jac` is one already when
+        made dense from the packed kernels)."""
+        return self.jac if self._packed else self.jac.copy()
+
     @property
     def M(self):
         """M (nq × nq) at the last level-2 solve, as :attr:`jac`."""

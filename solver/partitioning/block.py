@@ -48,7 +48,6 @@ class BlockPartition(Partition):
     """A QR partition with block-sparse U, V (module docstring); ``first``: the first column of
     each row's p."""
 
-    dense_algebra = False     # the run records its rows from the compiled reduction, not accelerations()
 
     def __init__(self, q_ref, jac, first):
         from scipy import sparse

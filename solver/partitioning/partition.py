@@ -247,7 +247,6 @@ class Partition:
         """What a subclass computes once per partition before the solves (the dense path: nothing)."""
 
     sparse = False       # the dense algebra (solver.partitioning.sparse.SparsePartition: sparse)
-    dense_algebra = True  # its accelerations may run at every state (a block partition's only diagnose: O(nq²))
 
     # ---- coordinates ----------------------------------------------------------------------------
     def z_of(self, q):
