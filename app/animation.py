@@ -288,7 +288,7 @@ class Player(QObject):
         if self.contact_arrows is not None:
             self.contact_arrows.remove()
             self.contact_arrows = None
-        if self.trajectory is None or not results.contact_names:
+        if self.trajectory is None or not (results.contact_names or results.contact_group_names):
             return
         bounds = self.viewport.scene.model_bounds()
         extent = float(np.linalg.norm(np.subtract(bounds[1::2], bounds[0::2])))

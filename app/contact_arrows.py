@@ -1,9 +1,12 @@
-"""Contact forces drawn as arrows in the viewport during playback: one arrow per contact element at
-its contact point (``Results.contact_point``: the points' mean weighted by their normal forces),
-along its force on body_j (``Results.contact_force``), its length proportional to the force, the
-largest force of the run drawn ARROW_FRACTION of the model's extent long; no arrow while apart.
-All arrows are one glyph filter (vtkGlyph3D of a vtkArrowSource) over one point set updated per
-frame."""
+"""Contact forces drawn as arrows in the viewport during playback: one arrow per touching pair at
+its contact point, along its force, as MuJoCo draws one per active contact — a contact element's
+pair (body_i, body_j), and each touching pair of a contact group's members, both read from
+``Results.contact_pairs`` (the pair's points' mean weighted by their normal forces, the sum of its
+forces on the second body; what ``contact_point`` / ``contact_force`` give).  Its length is
+proportional to the force, the largest force of the run (of any contact) drawn ARROW_FRACTION of
+the model's extent long; no arrow while apart.  At most MAX_ARROWS arrows a frame, the largest
+forces (a group of 1000 spheres at rest touches thousands of pairs).  All arrows are one glyph
+filter (vtkGlyph3D of a vtkArrowSource) over one point set updated per frame."""
 from __future__ import annotations
 
 import numpy as np
@@ -16,18 +19,22 @@ from vtkmodules.vtkRenderingCore import vtkActor, vtkPolyDataMapper
 
 ARROW_COLOR = (0.95, 0.55, 0.1)
 ARROW_FRACTION = 0.25
+MAX_ARROWS = 200
 
 
 class ContactArrows:
-    """The arrows of a run's contact elements in ``renderer`` (none when the run has no contact)."""
+    """The arrows of a run's contact elements and groups in ``renderer`` (none when nothing touches)."""
 
     def __init__(self, renderer, results, extent):
         """``extent``: the model's size (m), the length of ARROW_FRACTION⁻¹ × the largest force."""
         self.renderer = renderer
-        names = list(results.contact_names)
-        self.forces = np.array([results.contact_force(n) for n in names]).reshape(len(names), -1, 3)
-        self.points = np.array([results.contact_point(n) for n in names]).reshape(len(names), -1, 3)
-        largest = float(np.max(np.linalg.norm(self.forces, axis=2))) if names else 0.0
+        tables = [results.contact_pairs(n) for n in [*results.contact_names, *results.contact_group_names]]
+        index = np.concatenate([np.zeros(0, dtype=int), *(t.index for t in tables)])
+        order = np.argsort(index, kind="stable")                  # the rows of all contacts by output point
+        self.points = np.concatenate([np.zeros((0, 3)), *(t.point for t in tables)])[order]
+        self.forces = np.concatenate([np.zeros((0, 3)), *(t.force for t in tables)])[order]
+        self.starts = np.searchsorted(index[order], np.arange(len(results.t) + 1))
+        largest = float(np.max(np.linalg.norm(self.forces, axis=1), initial=0.0))
         self.scale = ARROW_FRACTION * extent / largest if largest > 0.0 else 0.0
         self.actor = None
         if self.scale > 0.0:
@@ -53,9 +60,14 @@ class ContactArrows:
         self.actor, self.glyph = actor, glyph
 
     def frame(self, index):
-        """(points (n, 3), forces (n, 3)) drawn at output ``index``: the contacts touching then."""
-        P, F = self.points[:, index], self.forces[:, index]
-        touching = np.isfinite(P).all(axis=1) & (np.linalg.norm(F, axis=1) > 0.0)
+        """(points (n, 3), forces (n, 3)) drawn at output ``index``: the pairs touching then, the
+        MAX_ARROWS largest forces when more touch."""
+        rows = slice(self.starts[index], self.starts[index + 1])
+        P, F = self.points[rows], self.forces[rows]
+        size = np.linalg.norm(F, axis=1)
+        touching = np.flatnonzero(np.isfinite(P).all(axis=1) & (size > 0.0))
+        if len(touching) > MAX_ARROWS:
+            touching = touching[np.argpartition(-size[touching], MAX_ARROWS - 1)[:MAX_ARROWS]]
         return P[touching], F[touching]
 
     def show(self, index):

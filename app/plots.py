@@ -32,6 +32,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QMenu, QPushButton
 import solver
 
 from . import commands, dialogs
+from .contact_group_choice import ContactGroupChoice, member_force
 from .log_panel import LOGGER
 from .simulation import MEASURE_AXES, MEASURE_UNITS, model_measures
 from .units import SI, Quantity, UnitSystem
@@ -337,8 +338,10 @@ class TimePlots(QWidget):
 class SelectionPlots(TimePlots):
     """Plots of the selected element: joint → reaction force & torque (global or joint frame) and
     their magnitudes; driver → driving force; body → position, velocity, acceleration; contact
-    element → its contact force on body_j (global axes, ``Results.contact_force``).  Pinned
-    elements stay and are overlaid (one line style per element).
+    element → its contact force on body_j (global axes, ``Results.contact_force``); contact group →
+    the contact force on the member chosen in the group's boxes, from all others or one of them
+    (:mod:`app.contact_group_choice`).  Pinned elements stay and are overlaid (one line style per
+    element).
 
     Reaction components that are not unique (``Results.nonunique_components_in(frame)``: redundant
     constraints leave them undetermined, the solver shows the minimum-norm multipliers, one of
@@ -366,7 +369,9 @@ class SelectionPlots(TimePlots):
         self.pin_button.clicked.connect(self.pin)
         self.unpin_button = QPushButton("Clear pins", self)
         self.unpin_button.clicked.connect(self.clear_pins)
-        for w in (self.frame, self.pin_button, self.unpin_button):
+        self.group_choice = ContactGroupChoice(self)
+        self.group_choice.changed.connect(self.refresh)
+        for w in (self.group_choice, self.frame, self.pin_button, self.unpin_button):
             self.controls.insertWidget(self.controls.count() - 1, w)
         self.warning = QLabel(self)
         self.warning.setObjectName("nonuniqueWarning")
@@ -387,6 +392,7 @@ class SelectionPlots(TimePlots):
     def set_results(self, results):
         self.results = results
         self._scales = {}
+        self.group_choice.set_results(results)
         if results is not None:
             self.pinned = [n for n in self.pinned if self.kind(n)]
         self.current = self.selected if self.kind(self.selected) else ""
@@ -408,7 +414,7 @@ class SelectionPlots(TimePlots):
         self.refresh()
 
     def kind(self, name: str) -> str:
-        """'joint', 'driver', 'body', 'contact' or '' (not in the results)."""
+        """'joint', 'driver', 'body', 'contact', 'contact group' or '' (not in the results)."""
         r = self.results
         if r is None or not name:
             return ""
@@ -420,6 +426,8 @@ class SelectionPlots(TimePlots):
             return "body"
         if name in r.contact_names:
             return "contact"
+        if name in r.contact_group_names:
+            return "contact group"
         return ""
 
     def nonunique(self) -> dict[str, list[str]]:
@@ -451,13 +459,15 @@ class SelectionPlots(TimePlots):
     def refresh(self):
         names = self.shown()
         self._show_warning()
+        groups = [n for n in names if self.kind(n) == "contact group"]
+        self.group_choice.show_group(self.current if self.current in groups else groups[-1] if groups else "")
         if self.results is None or not names:
             self.clear_plots()
         if self.results is None:
             self.info.setText("Run a simulation to see results.")
             return
         if not names:
-            self.info.setText("Click a joint, driver, body or contact (viewport or tree) to plot it.")
+            self.info.setText("Click a joint, driver, body, contact or contact group (viewport or tree) to plot it.")
             return
         pinned = f" · pinned: {', '.join(self.pinned)}" if self.pinned else ""
         self.info.setText(f"{', '.join(names)}{pinned}")
@@ -472,8 +482,9 @@ class SelectionPlots(TimePlots):
         if "body" in kinds:
             rows += [("position", "Position (CM)", "m", False), ("velocity", "Velocity (CM)", "m/s", False),
                      ("acceleration", "Acceleration (CM)", "m/s²", False)]
-        if "contact" in kinds:
-            rows += [("contact", "Contact force (on body_j)", "N", False)]
+        if kinds & {"contact", "contact group"}:
+            on = ["body_j"] * ("contact" in kinds) + ["the chosen member"] * ("contact group" in kinds)
+            rows += [("contact", f"Contact force (on {', '.join(on)})", "N", False)]
         plots = self.set_rows(rows, columns=min(len(rows), 3 if "body" in kinds else 2))
         for key, title, _, _ in rows:
             marked = self._row_flags(key, names)
@@ -501,6 +512,11 @@ class SelectionPlots(TimePlots):
             elif kind == "contact":
                 self._components(plots["contact"], name, "F", t, self.results.contact_force(name), style, multi, k,
                                  scale=self.scale("contact"))
+            elif kind == "contact group":
+                member, partner = self.group_choice.choice(name)
+                label = f"{name} on {member}" + (f" from {partner}" if partner else "")
+                self._components(plots["contact"], label, "F", t, member_force(self.results, name, member, partner),
+                                 style, multi, k, scale=self.scale("contact"))
 
     def scale(self, key: str) -> float:
         """The run's scale of a plotted quantity, over the whole run:
@@ -510,7 +526,7 @@ class SelectionPlots(TimePlots):
           L the extent of the bodies' CM paths (so a planar model whose torques are all round-off
           still gets the scale of its forces' moments);
         - "position", "velocity", "acceleration": the largest over all bodies;
-        - "contact": the largest contact force."""
+        - "contact": the largest contact force (of a pair, or a group's total on a member)."""
         key = {"driver N": "force", "driver N·m": "torque"}.get(key, key)
         if key not in self._scales:
             r = self.results
@@ -520,7 +536,10 @@ class SelectionPlots(TimePlots):
                 arrays += [r.driver_force(d) for d in r.driver_names if self.driver_unit(d) == unit]
                 extra = self.scale("force") * _extent(r) if key == "torque" else 0.0
             elif key == "contact":
-                arrays, extra = [r.contact_force(c) for c in r.contact_names], 0.0
+                groups = r.contact_group_names
+                arrays = [r.contact_pairs(c).force for c in [*r.contact_names, *groups]]
+                arrays += [np.reshape(r.contact_force(g), (-1, 3)) for g in groups]
+                extra = 0.0
             else:
                 getter = {"position": r.body_position, "velocity": r.body_velocity,
                           "acceleration": r.body_acceleration}.get(key)

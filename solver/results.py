@@ -54,7 +54,7 @@ class Results:
         self.driver_names = list(meta["driver_names"])
         self.events = list(meta.get("events", []))
         self.flexible_body_names = [f["name"] for f in meta.get("flexible_bodies", [])]
-        self._contacts = {}          # (contact name, pair) → its re-evaluated (force, point, power)
+        self._contacts = {}          # (contact name, pair) → its re-evaluated (force, point, power, pairs)
 
     # ---- public API: contract -------------------------------------------------------------------
     @property
@@ -134,6 +134,14 @@ class Results:
         integral is the energy the contact took out of ``energy["total"]`` (a contact group: all its
         pairs, or its ``pair``)."""
         return self._contact(name, pair)[2]
+
+    def contact_pairs(self, name):
+        """The touching pairs of contact group ``name`` (or contact element) at every output point,
+        one row per output point and pair (:class:`solver.contact.group.ContactPairs`: ``index``, the
+        members ``a`` < ``b`` of ``bodies``, the pair's ``point`` and its ``force`` on b from a, as
+        ``contact_point`` / ``contact_force`` give them for ``pair=(a, b)``, and ``power``).  From
+        the same evaluation as ``contact_force(name)``; what the GUI draws, one arrow per row."""
+        return self._contact(name)[3]
 
     @property
     def energy(self):

@@ -232,36 +232,30 @@ class ContactSet:
 
 
 def contact_history(spec, index, frames, n, pair=None):
-    """(force, contact point, dissipated power (n,)) of contact element ``spec`` at each of the ``n``
-    stacked states of ``frames`` (``frames.state(k)``): its force on body j (n, 3), the sum over its
-    contact points, their mean weighted by the normal forces (n, 3; NaN while apart), the sum of
-    their dissipated powers.  A contact group's spec (``bodies``): with ``pair`` = (a, b), two of
-    its members, a before b, the same for that pair (the force on b: the group of those two); without,
-    the total force on each member from the others (n, m, 3), no point (None) and the power of all
-    its pairs."""
-    from .group import ContactGroupMembers, member_pair
-    member = None
+    """(force, contact point, dissipated power (n,), pairs) of contact element ``spec`` at each of
+    the ``n`` stacked states of ``frames`` (``frames.state(k)``): its force on body j (n, 3), the sum
+    over its contact points, their mean weighted by the normal forces (n, 3; NaN while apart), the
+    sum of their dissipated powers, and its :class:`~solver.contact.group.ContactPairs` (the rows
+    these are read from).  A contact group's spec (``bodies``): with ``pair`` = (a, b), two of its
+    members, a before b, the same for that pair (the force on b: the group of those two); without,
+    the total force on each member from the others (n, m, 3), no point (None), the power of all its
+    pairs and the table of its touching pairs."""
+    from .group import ContactGroupMembers, member_pair, pair_table
     if "bodies" not in spec:
         one = ContactSet([ContactPair(spec, index)])
+        members, names = [one.bi[0], one.bj[0]], [spec["body_i"], spec["body_j"]]
     else:
         if pair is not None:
             spec = member_pair(spec, pair)
         one = ContactSet([], [ContactGroupMembers(spec, index)])
-        member = None if pair is not None else {b: k for k, b in enumerate(one.groups[0].body)}
-    force = np.zeros((n, 3) if member is None else (n, len(member), 3))
-    point, power = np.full((n, 3), np.nan), np.zeros(n)
-    for k in range(n):
-        state = frames.state(k)
-        points = one.points(state, pairs=range(len(one.pairs)))
-        if not len(points.owner):
-            continue
-        F, fn, D = one.forces(state, points)
-        power[k] = D.sum()
-        if member is not None:
-            np.add.at(force[k], [member[b] for b in points.bj], F)
-            np.add.at(force[k], [member[b] for b in points.bi], -F)
-            continue
-        force[k] = F.sum(axis=0)
-        if fn.sum() > 0.0:
-            point[k] = fn @ points.P / fn.sum()
-    return force, (None if member is not None else point), power
+        members, names = one.groups[0].body, spec["bodies"]
+    table = pair_table(one, members, names, frames, n)
+    power = np.bincount(table.index, table.power, n)
+    if "bodies" in spec and pair is None:
+        force = np.zeros((n, len(names), 3))
+        np.add.at(force, (table.index, table.b), table.force)
+        np.add.at(force, (table.index, table.a), -table.force)
+        return force, None, power, table
+    force, point = np.zeros((n, 3)), np.full((n, 3), np.nan)
+    force[table.index], point[table.index] = table.force, table.point     # one pair: one row per point at most
+    return force, point, power, table

@@ -10,12 +10,18 @@ Python finds them one member at a time against the members after it (numpy over 
 comparisons, O(n) memory; the reference evaluator); contact.c finds them in the sort-and-sweep
 broad phase of broadphase.c, the members being proxies like the shapes of contact elements.
 
+A run's results hold a group's touching pairs at each output point (:func:`pair_table`,
+``Results.contact_pairs``: what the GUI draws as arrows, one per touching pair, and plots): per
+pair the sum of its points' forces and their mean weighted by their normal forces, as a contact
+element's ``contact_force`` and ``contact_point`` are.
+
 The step cap (conservative advancement, :meth:`ContactSet.step_cap`) over the group's pairs is the
 least of (g + w)/s over every pair, computed the same way one member at a time.
 """
 from __future__ import annotations
 
 import os
+from typing import NamedTuple
 
 import numpy as np
 
@@ -142,3 +148,49 @@ class ContactGroupMembers:
             with np.errstate(divide="ignore"):
                 cap = min(cap, float(np.min((gap + np.minimum(self.width[a], self.width[rest])) / speed)))
         return cap
+
+
+class ContactPairs(NamedTuple):
+    """The touching pairs of a contact group (or element) at a run's output points, one row per
+    output point and pair, in output order, pairs sorted within a point: ``index`` (P,) the output
+    point, ``a``, ``b`` (P,) the pair's members (indices into ``bodies``, a < b; a contact element:
+    0 = body_i, 1 = body_j), ``point`` (P, 3) its contact points' mean weighted by their normal
+    forces (global; NaN where all are 0), ``force`` (P, 3) the sum of its points' forces on b from
+    a (global axes), ``power`` (P,) the power they dissipate; ``bodies`` the member names."""
+    index: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+    point: np.ndarray
+    force: np.ndarray
+    power: np.ndarray
+    bodies: tuple
+
+
+def pair_table(one, members, names, frames, n) -> ContactPairs:
+    """ContactPairs of the contact set ``one`` (one contact element, or one group: its pairs found by
+    the bounding spheres as in a run) at the ``n`` stacked states of ``frames``; ``members`` (m,) the
+    body index of each member (ground −1), ``names`` their names.  For each pair with contact
+    points P_k, forces F_k, normal forces f_k: F = Σ F_k, P = Σ f_k P_k / Σ f_k
+    (:func:`solver.contact.element.contact_history` reduces these rows to a contact's force)."""
+    lookup = np.full(max(int(np.max(members)), 0) + 2, -1)
+    lookup[np.asarray(members, dtype=int)] = np.arange(len(members))      # body index → member (−1: last slot)
+    rows = []
+    for k in range(n):
+        state = frames.state(k)
+        points = one.points(state, pairs=range(len(one.pairs)))
+        if not len(points.owner):
+            continue
+        F, fn, D = one.forces(state, points)
+        pairs, at = np.unique(np.column_stack([lookup[points.bi], lookup[points.bj]]), axis=0, return_inverse=True)
+        at, p = at.reshape(-1), len(pairs)
+        force, moment = np.zeros((p, 3)), np.zeros((p, 3))
+        np.add.at(force, at, F)
+        np.add.at(moment, at, fn[:, None] * points.P)
+        weight = np.bincount(at, fn, p)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            point = np.where(weight[:, None] > 0.0, moment / weight[:, None], np.nan)
+        rows.append((np.full(p, k), pairs[:, 0], pairs[:, 1], point, force, np.bincount(at, D, p)))
+    if not rows:
+        return ContactPairs(*(np.zeros(0, dtype=int),) * 3, np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0),
+                            tuple(names))
+    return ContactPairs(*(np.concatenate(x) for x in zip(*rows)), tuple(names))
