@@ -292,7 +292,7 @@ class Player(QObject):
             return
         bounds = self.viewport.scene.model_bounds()
         extent = float(np.linalg.norm(np.subtract(bounds[1::2], bounds[0::2])))
-        self.contact_arrows = ContactArrows(self.viewport.renderer, results, extent)
+        self.contact_arrows = ContactArrows(self.viewport.overlay, self.viewport.scene, results, extent)
 
     def _rebuild_trace(self):
         renderer = self.viewport.renderer

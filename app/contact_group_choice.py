@@ -3,8 +3,9 @@ of its members from the others (``Results.contact_force(group)[:, member]``), or
 from one other member it touches during the run (``Results.contact_force(group, pair=…)``, the
 force on the later-listed body of the pair: its opposite when the chosen member is listed first).
 Two combo boxes pick the member ("on …") and the other ("from all" or one of the members that
-touch it, ``Results.contact_pairs``); each group keeps its own choice, first the member that
-carries the largest force of the run."""
+touch it, ``Results.contact_pairs``), or a click on a pair's arrow in the viewport (the force the
+arrow draws); each group keeps its own choice, first the member that carries the largest force of
+the run."""
 from __future__ import annotations
 
 import numpy as np
@@ -77,6 +78,16 @@ class ContactGroupChoice(QWidget):
         if group not in self.choices:
             self.choices[group] = (loudest_member(self.results, group), ALL)
         return self.choices[group]
+
+    def pick(self, group: str, part: tuple):
+        """Plot the force on ``part`` = (member, partner) of ``group`` (a click on the arrow of their
+        pair: app/contact_arrows.py); the part of anything else is ignored."""
+        if self.results is None or group not in self.results.contact_group_names or len(part) != 2:
+            return
+        self.choices[group] = tuple(part)
+        if self.group == group:
+            self._fill()
+            self.changed.emit()
 
     def choose(self, member: str, partner: str = ALL):
         """Plot the current group's ``member`` from ``partner`` (as picking them in the boxes does)."""

@@ -353,6 +353,7 @@ class MainWindow(QMainWindow):
         sim.started.connect(self._on_run_state)
         sim.finished.connect(self._on_run_state)
         self.document.selection_changed.connect(self._on_selection_for_plot)
+        self.viewport.picked_part.connect(self.plots.group_choice.pick)
         self.document.model_replaced.connect(self._show_units)
         self.document.model_event.connect(lambda _e, collection, _n, detail: collection == "settings" and detail in (
             "display_units", "display_angles") and self._show_units())

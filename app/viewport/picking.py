@@ -54,12 +54,15 @@ class Feature:
 class Pick:
     """Result of a pick: the element under the cursor ("" for none), the body it is part of
     ('ground' for ground-fixed glyphs, "" for empty space), the world point (the snapped feature's
-    point, else the surface point hit, else None) and the feature snapped to (else None)."""
+    point, else the surface point hit, else None), the feature snapped to (else None) and the part
+    of the element picked (a contact group's arrow: (the member its force is on, the member it comes
+    from); else ())."""
 
     element: str
     body: str
     point: tuple | None
     feature: Feature | None
+    part: tuple = ()
 
 
 def features(model: solver.Model, meshes: dict | None = None) -> list[Feature]:

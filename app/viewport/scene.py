@@ -110,6 +110,7 @@ class Scene:
         self.selected: set[str] = set()
         self.hovered = ""
         self.snapper = Snapper([])
+        self.overlays: dict = {}      # pickable actor drawn over the model → part_at(cell) → (element, part)
         self.snap_marker = _actor(shapes.body_shape({"shape": "sphere", "radius": 1.0}, np.eye(4), 1.0),
                                   SNAP_COLOR, pickable=False)
         self.snap_marker.SetVisibility(False)
@@ -185,6 +186,14 @@ class Scene:
             if item.actor is actor:
                 return name
         return ""
+
+    def pick_of(self, actor, cell: int) -> tuple[str, tuple]:
+        """(element, part) of a picked ``actor``'s ``cell``: an element's actor (part ()), or an
+        overlay's (``overlays``: the contact arrows, app/contact_arrows.py); ("", ()) if neither."""
+        name = self.name_of(actor)
+        if name or actor not in self.overlays:
+            return name, ()
+        return self.overlays[actor](cell)
 
     def body_of(self, name: str) -> str:
         """The body element ``name``'s actor moves with (solver.GROUND for fixed glyphs, "" if no

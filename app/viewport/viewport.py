@@ -34,13 +34,16 @@ _DRAG_PRIORITY = 1.0  # drag observers run before the camera style (priority 0) 
 
 
 class Viewport(QWidget):
-    """Signals: ``picked(name)`` after a click picked an element ("" for empty space);
+    """Signals: ``picked(name)`` after a click picked an element ("" for empty space), preceded by
+    ``picked_part(name, part)`` when it picked a part of one (a contact group's arrow:
+    :meth:`Scene.pick_of`);
     ``pause_requested()`` before a click while animating is picked (the player pauses, so the
     separate actors are pickable at the frame shown); ``moved(name, offset)`` after the selected
     element was dragged by ``offset`` (3,) in the view plane; ``hovered(Pick)`` when what is
     under the cursor changes."""
 
     picked = Signal(str)
+    picked_part = Signal(str, object)
     pause_requested = Signal()
     moved = Signal(str, object)
     hovered = Signal(object)
@@ -85,6 +88,12 @@ class Viewport(QWidget):
         self._follow_anchor = None   # its CM when the camera was last moved with it
         self.picker = vtkCellPicker()
         self.picker.SetTolerance(0.002)
+        self.overlay = vtkRenderer()         # drawn over the model, same camera: the contact arrows
+        self.overlay.SetLayer(1)
+        self.overlay.InteractiveOff()
+        self.overlay.SetActiveCamera(self.renderer.GetActiveCamera())
+        self.render_window.SetNumberOfLayers(max(self.render_window.GetNumberOfLayers(), 2))
+        self.render_window.AddRenderer(self.overlay)
         self.scene = Scene(self.renderer)
         self.vtk_widget.Initialize()
         self.triad = vtkOrientationMarkerWidget()
@@ -293,8 +302,8 @@ class Viewport(QWidget):
 
     def _pick_display(self, x, y) -> Pick:
         """:meth:`pick` at VTK display pixel (x, y) (origin bottom left)."""
-        hit = self.picker.Pick(x, y, 0.0, self.renderer)
-        element = self.scene.name_of(self.picker.GetViewProp()) if hit else ""
+        hit = self.picker.Pick(x, y, 0.0, self.overlay) or self.picker.Pick(x, y, 0.0, self.renderer)
+        element, part = self.scene.pick_of(self.picker.GetViewProp(), self.picker.GetCellId()) if hit else ("", ())
         point = tuple(map(float, self.picker.GetPickPosition())) if element else None
         feature = self.scene.snapper.nearest(self.renderer, (x, y), SNAP_PIXELS * self._pixel_ratio(),
                                              self.scene.motion())
@@ -303,7 +312,7 @@ class Viewport(QWidget):
             if not element:
                 element = feature.element
         body = self.scene.body_of(element) if element else ""
-        return Pick(element, body, point, feature)
+        return Pick(element, body, point, feature, part)
 
     def _display_depth(self, point) -> float:
         self.renderer.SetWorldPoint(*point, 1.0)
@@ -338,6 +347,8 @@ class Viewport(QWidget):
                 if self.interactor.GetControlKey() and element:
                     self.document.toggle(element)
                 else:
+                    if pick.part and element == pick.element:
+                        self.picked_part.emit(element, pick.part)
                     self.picked.emit(element)
 
     def _abort(self, event):

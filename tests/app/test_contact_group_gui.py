@@ -2,12 +2,14 @@
 playback one arrow per touching pair of its members at the pair's contact point along its force
 (``Results.contact_pairs``), none while apart, the largest MAX_ARROWS when more touch; picked in the
 model tree, the selection plot shows the total contact force on a member, or the force on it from
-one other member, equal to ``Results.contact_force``.
+one other member, equal to ``Results.contact_force``; a click on a pair's arrow in the viewport
+plots the force it draws.
 
 The scene: two spheres resting on a floor 2 cm apart and a third dropped from 2 cm above the
 groove between them: apart at first, then it touches both, bounces off and lands again."""
 import numpy as np
 import pytest
+from PySide6.QtCore import Qt
 
 import solver
 from app import contact_arrows
@@ -123,3 +125,35 @@ def test_picking_a_group_in_the_tree_plots_a_members_contact_force(window, run):
     assert plots.group_choice.choice("balls") == ("left", "top")
     window.tree.setCurrentItem(window.tree.item("top"))          # a body: no group boxes
     assert not plots.group_choice.isVisibleTo(plots)
+
+
+def test_clicking_a_pairs_arrow_plots_that_pairs_force(window, run, qtbot):
+    """The arrows are drawn over the model (they start inside the bodies) and a click on one picks
+    its contact: a group's arrow selects the group and plots the force it draws."""
+    model, results = run
+    window.document.set_model(model)
+    window.simulation.set_results(results)
+    arrows, vp = window.player.contact_arrows, window.viewport
+    k = int(np.argmax(np.linalg.norm(results.contact_force("balls", pair=("left", "top")), axis=1)))
+    window.player.set_frame(k)
+    assert arrows.actor in [a for a in _actors(vp.overlay)]
+    row = next(r for r in arrows.shown if arrows.rows["owner"][r] == arrows.names.index("balls")
+               and (arrows.rows["a"][r], arrows.rows["b"][r]) == (0, 2))
+    tip = arrows.rows["point"][row] + 0.75 * arrows.scale * arrows.rows["force"][row]      # on its cone
+    assert vp.pick(vp.project(tip).x(), vp.project(tip).y()).part == ("top", "left")
+    qtbot.mouseClick(vp.vtk_widget, Qt.MouseButton.LeftButton, pos=vp.project(tip))
+    assert window.document.selection == "balls"
+    assert window.plots.group_choice.choice("balls") == ("top", "left")
+    on_top = results.contact_force("balls", pair=("left", "top"))
+    assert np.array_equal(window.plots.curve_data("balls on top from left Fx")[1], on_top[:, 0])
+    assert np.array_equal(on_top[k], arrows.rows["force"][row])
+    floor = vp.project(results.contact_point("floor_right")[k] + 0.75 * arrows.scale *
+                       results.contact_force("floor_right")[k])
+    qtbot.mouseClick(vp.vtk_widget, Qt.MouseButton.LeftButton, pos=floor)      # a contact element's arrow
+    assert window.document.selection == "floor_right" and window.plots.kind("floor_right") == "contact"
+
+
+def _actors(renderer):
+    actors = renderer.GetActors()
+    actors.InitTraversal()
+    return [actors.GetNextActor() for _ in range(actors.GetNumberOfItems())]

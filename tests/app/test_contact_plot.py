@@ -41,7 +41,7 @@ def test_contact_forces_are_arrows_during_playback(window):
     window.simulation.set_results(results)
     arrows = window.player.contact_arrows
     assert arrows is not None and arrows.actor is not None
-    assert arrows.actor in [a for a in _actors(window.viewport.renderer)]
+    assert arrows.actor in [a for a in _actors(window.viewport.overlay)]      # drawn over the model
     F, P = results.contact_force("slide"), results.contact_point("slide")
     apart = int(np.argmax(np.isnan(P[:, 0])))            # the box starts 2 cm up: apart at first
     touching = int(np.argmax(np.isfinite(P[:, 0]) & (np.arange(len(P)) > apart)))
