@@ -18,11 +18,10 @@ ALL = ""          # the partner "from all": the member's total contact force
 def member_force(results, group, member, partner=ALL):
     """(N, 3) contact force on ``member`` of contact ``group`` from ``partner`` (ALL: from every other
     member), global axes."""
-    bodies = list(results.contact_pairs(group).bodies)
-    a = bodies.index(member)
     if partner == ALL:
-        return np.asarray(results.contact_force(group))[:, a]
-    b = bodies.index(partner)
+        return np.asarray(results.contact_force(group, member=member))
+    bodies = list(results.contact_pairs(group).bodies)
+    a, b = bodies.index(member), bodies.index(partner)
     if a < b:                                   # the pair's force is on its later body, the partner
         return -np.asarray(results.contact_force(group, pair=(member, partner)))
     return np.asarray(results.contact_force(group, pair=(partner, member)))

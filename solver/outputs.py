@@ -23,7 +23,14 @@ forces      friction_power: the power a joint friction  —           W
             recorded joint reaction)
 forces      contact_force: a contact element's force    x, y, z     N
             on body_j (``Results.contact_force``)
+forces      contact_force.MEMBER: a contact group's     x, y, z     N
+            total force on its body MEMBER from the
+            others (``Results.contact_force(NAME,
+            member=MEMBER)``)
 ==========  ==========================================  ==========  =========================
+
+A contact group's path has one part more than the others, its member between quantity and component:
+``forces.GROUP.contact_force.MEMBER.x`` (three paths per member: a group of n bodies offers 3 n).
 
 Vector components are in global axes.  A joint coordinate is measured as the solver's drivers
 measure it (:meth:`solver.constraints.joints.CartesianJoint.coordinate`: zero at the initial
@@ -42,6 +49,7 @@ from .constraints.primitives import BodyState
 from .errors import ModelError
 from .joint_forces import JointFriction, JointStop
 from .math.rotations import quat_from_matrix, rotation_matrix
+from .model.fields import show_names
 from .model.model import GROUND
 
 AXES = ("x", "y", "z")
@@ -57,13 +65,15 @@ KIND = {"bodies": "body", "joints": "joint", "drivers": "driver", "couplers": "c
 
 @dataclass(frozen=True)
 class Output:
-    """One named output: ``path`` (module docstring), its ``unit``, and where it comes from."""
+    """One named output: ``path`` (module docstring), its ``unit``, and where it comes from
+    (``member``: a contact group's body)."""
     path: str
     unit: str
     collection: str
     element: str
     quantity: str
     component: int | None = None
+    member: str | None = None
 
     def evaluate(self, results, model) -> np.ndarray:
         """The output's time history (N,) in ``results`` of a run of ``model``."""
@@ -74,7 +84,7 @@ class Output:
         if self.collection == "couplers":
             return np.asarray(results.coupler_force(self.element))
         if self.collection == "forces" and self.quantity == "contact_force":
-            return np.asarray(results.contact_force(self.element))[:, self.component]
+            return np.asarray(results.contact_force(self.element, member=self.member))[:, self.component]
         if self.collection == "forces":
             return _friction_power(results, model, self.element)
         if self.quantity in REACTIONS:
@@ -112,6 +122,9 @@ def output_paths(model) -> list[Output]:
         elif e.KIND == "contact":
             out += [Output(f"forces.{name}.contact_force.{a}", "N", "forces", name, "contact_force", k)
                     for k, a in enumerate(AXES)]
+        elif e.KIND == "contact_group":
+            out += [Output(f"forces.{name}.contact_force.{member}.{a}", "N", "forces", name, "contact_force", k, member)
+                    for member in e.bodies for k, a in enumerate(AXES)]
     return out
 
 
@@ -121,19 +134,19 @@ def output(model, path) -> Output:
     parts = path.split(".") if isinstance(path, str) else []
     if len(parts) < 3 or parts[0] not in KIND:
         raise ModelError(f"output {path!r}: must be bodies.NAME.QUANTITY.x|y|z, joints.NAME.QUANTITY[.x|y|z], "
-                         "drivers.NAME.force, couplers.NAME.force, forces.NAME.friction_power or "
-                         "forces.NAME.contact_force.x|y|z")
+                         "drivers.NAME.force, couplers.NAME.force, forces.NAME.friction_power, "
+                         "forces.NAME.contact_force.x|y|z or forces.GROUP.contact_force.MEMBER.x|y|z")
     collection, element = parts[0], parts[1]
     names = list(getattr(model, collection))
     if element not in names:
         raise ModelError(f"output {path!r}: no {KIND[collection]} named {element!r} "
-                         f"(the model's {collection}: {', '.join(names) or 'none'})")
+                         f"(the model's {collection}: {show_names(names)})")
     offered = [o for o in output_paths(model) if o.collection == collection and o.element == element]
     for o in offered:
         if o.path == path:
             return o
     choices = sorted({o.path.split(".", 2)[2] for o in offered})
-    raise ModelError(f"output {path!r}: {KIND[collection]} '{element}' offers {', '.join(choices)}")
+    raise ModelError(f"output {path!r}: {KIND[collection]} '{element}' offers {show_names(choices)}")
 
 
 # ---- helpers ----------------------------------------------------------------------------------

@@ -110,14 +110,24 @@ class Results:
         """The contact groups whose forces the results can re-evaluate (``meta.contacts``)."""
         return [c.get("name") for c in self.meta.get("contacts", []) if isinstance(c, dict) and "bodies" in c]
 
-    def contact_force(self, name, pair=None):
+    def contact_force(self, name, pair=None, member=None):
         """(N,3) force on body_j from body_i of contact element ``name``, global axes (the sum over
         its contact points); zero while apart.  Re-evaluated from the recorded body states with the
         run's contact law, which is stateless (:func:`solver.contact.element.contact_history`).
         A contact group: (N, m, 3) the total force on each of its m bodies from the others (in the
         order of its ``bodies``); with ``pair`` = (a, b), two of them, a listed before b, (N,3) the
-        force on b from a."""
-        return self._contact(name, pair)[0]
+        force on b from a; with ``member``, one of them, (N,3) the total force on it (its column of
+        the (N, m, 3): the output ``forces.NAME.contact_force.MEMBER.x|y|z``)."""
+        if member is None:
+            return self._contact(name, pair)[0]
+        force, _, _, table = self._contact(name)
+        if pair is not None or force.ndim != 3:
+            raise ModelError(f"member: contact '{name}' is a contact element; its force is contact_force(name)"
+                             if force.ndim != 3 else "member: give pair=(a, b) or member, not both")
+        if member not in table.bodies:
+            raise ModelError(f"member: {member!r} is not a body of contact group '{name}' "
+                             f"(bodies: {show_names(table.bodies)})")
+        return force[:, table.bodies.index(member)]
 
     def contact_point(self, name, pair=None):
         """(N,3) point where contact element ``name``'s force acts: its contact points' mean weighted

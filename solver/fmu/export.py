@@ -55,7 +55,7 @@ def export_fmu(model, path, step=None, inputs=None, rtol=None, atol=None, on_eve
     compiled = _compile(model, on_event, cancel)
     system = compiled.system
     if system.interpreted:
-        raise ModelError([f"forces.{name}: a {type(f).__name__} is not generated as C, so it cannot be in an FMU"
+        raise ModelError([f"forces.{name}: a {_kind(model, name, f)} is not generated as C, so it cannot be in an FMU"
                           for f in system.interpreted for name in getattr(f, "element_names", [f.name])])
     settings = compiled.settings
     if inputs is not None and not isinstance(inputs, dict):
@@ -105,6 +105,14 @@ def _compile(model, on_event, cancel):
                 raise ModelError([f"forces.{f.name}: a {type(f).__name__} on a flexible body is not generated as C, "
                                   "so it cannot be in an FMU" for f in blocking]) from None
         raise
+
+
+def _kind(model, name, evaluator) -> str:
+    """What force element ``name`` is, for a refusal: its label (a contact group: all its members'
+    contacts are one evaluator, ``ContactSet``), else the evaluator's class."""
+    element = model.forces.get(name)
+    label = getattr(element, "LABEL", None)
+    return label.lower() if label else type(evaluator).__name__
 
 
 def _positive(name, value) -> float:

@@ -153,6 +153,25 @@ def test_clicking_a_pairs_arrow_plots_that_pairs_force(window, run, qtbot):
     assert window.document.selection == "floor_right" and window.plots.kind("floor_right") == "contact"
 
 
+def test_a_members_force_is_a_custom_plot_quantity(window, run):
+    """The custom plots offer the registry's paths of a group (forces.GROUP.contact_force.MEMBER.x|y|z):
+    plotted, a member's component is the selection plot's "from all" curve."""
+    model, results = run
+    window.document.set_model(model)
+    window.simulation.set_results(results)
+    panel = window.custom_plots
+    panel.refresh_choices()
+    offered = [panel.y_choice.itemText(i) for i in range(panel.y_choice.count())]
+    assert [p for p in offered if p.startswith("forces.balls.")] == \
+        [f"forces.balls.contact_force.{b}.{a}" for b in ("left", "right", "top") for a in "xyz"]
+    panel.add_tile(["forces.balls.contact_force.top.y"])
+    assert np.array_equal(panel.curve_data("forces.balls.contact_force.top.y")[1], results.contact_force("balls")[:, 2, 1])
+    window.tree.setCurrentItem(window.tree.item("balls"))
+    window.plots.group_choice.choose("top")
+    assert np.array_equal(window.plots.curve_data("balls on top Fy")[1],
+                          panel.curve_data("forces.balls.contact_force.top.y")[1])
+
+
 def _actors(renderer):
     actors = renderer.GetActors()
     actors.InitTraversal()
