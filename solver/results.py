@@ -301,10 +301,12 @@ class Results:
         atomic_write(os.fspath(path), buf.getvalue(), keep_backup=False)
 
     def to_csv(self, folder):
-        """One CSV per body (position, velocity, …), per joint (reactions), plus energy and drivers;
-        each column header ends with its SI unit in brackets ("r_x [m]"; a driver's generalized force
-        is in N or N·m, as its coordinate is a translation or a rotation); each file written atomically
-        (a link or special file at a CSV's name is refused, ModelError)."""
+        """One CSV per body (position, velocity, …), per joint (reactions), per contact (a contact
+        element's force on body_j, a contact group's total force on each member: ``contact_force``
+        re-evaluated), plus energy and drivers; each column header ends with its SI unit in brackets
+        ("r_x [m]"; a driver's generalized force is in N or N·m, as its coordinate is a translation or
+        a rotation); each file written atomically (a link or special file at a CSV's name is refused,
+        ModelError)."""
         from .io.files import atomic_write
         os.makedirs(folder, exist_ok=True)
         t = self.t
@@ -335,6 +337,12 @@ class Results:
             write(f"joint_{j}.csv", ["t [s]"] + [f"{p}_{c} [{'N' if p[0] == 'F' else 'N·m'}]"
                                                  for p in ("F", "T", "F_joint", "T_joint") for c in xyz],
                   [t, F, T, Fj, Tj])
+        for c in self.contact_names:
+            write(f"contact_{c}.csv", ["t [s]"] + [f"F_{a} [N]" for a in xyz], [t, self.contact_force(c)])
+        for g in self.contact_group_names:
+            members = self.contact_pairs(g).bodies
+            write(f"contact_{g}.csv", ["t [s]"] + [f"{m} F_{a} [N]" for m in members for a in xyz],
+                  [t, np.reshape(self.contact_force(g), (len(t), -1))])
         write("energy.csv", ["t [s]"] + [f"{k} [J]" for k in ENERGY_KEYS], [t, self._full("energy_table")])
         if self.driver_names:
             write("drivers.csv", ["t [s]"] + [f"{d} [N or N·m]" for d in self.driver_names],

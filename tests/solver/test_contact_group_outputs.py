@@ -5,9 +5,11 @@ Three spheres in a row on a floor, the outer two rolling into the middle one (te
 scene): each member's path is its column of ``contact_force(group)``, and independently the sum of
 its pairs' forces (``contact_force(group, pair=…)``: each a separate evaluation of the two members
 alone) with the sign of the side it is on; the three totals cancel (the group's forces are internal:
-Newton's third law); a declared output and a results file read back lazily give the same values.
+Newton's third law); a declared output and a results file read back lazily give the same values,
+and its CSV export has them (``contact_<name>.csv``).
 An FMU refuses a contact group and a contact element naming each; a bad group in a file names the
 field (the mbs command's exit 2)."""
+import csv
 import json
 
 import numpy as np
@@ -61,6 +63,18 @@ def test_a_members_output_is_its_total_contact_force(run, tmp_path):
     res.save(tmp_path / "row.h5")
     again = solver.load_results(tmp_path / "row.h5", lazy=True)
     assert np.array_equal(output(model, "forces.balls.contact_force.b.x").evaluate(again, model), total[:, 1, 0])
+    again.to_csv(tmp_path / "csv")                                   # exported like reactions: one file a contact
+    header, values = _csv(tmp_path / "csv" / "contact_balls.csv")
+    assert header == ["t [s]"] + [f"{b} F_{a} [N]" for b in NAMES for a in "xyz"]
+    assert np.array_equal(values[:, 0], res.t) and np.array_equal(values[:, 1:], total.reshape(len(res.t), 9))
+    header, values = _csv(tmp_path / "csv" / "contact_floor_b.csv")
+    assert header == ["t [s]", "F_x [N]", "F_y [N]", "F_z [N]"]
+    assert np.array_equal(values[:, 1:], res.contact_force("floor_b"))
+
+
+def _csv(path):
+    rows = list(csv.reader(path.open(encoding="utf-8")))
+    return rows[0], np.array(rows[1:], dtype=float)
 
 
 def test_member_is_checked(run):
