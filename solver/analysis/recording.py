@@ -264,39 +264,49 @@ class Recorder:
         rows = buf.n
         block = buf.take()
         if buf is self.outputs and len(block["t"]):
-            energies = self._energies[:rows].copy()
-            tracked = self._angles[:rows].copy()
             todo = np.flatnonzero(~self._posted[:rows])      # rows not post-processed in C
             self._posted[:] = False
-            if len(todo) == rows:
-                todo = slice(None)
-            if self.post_rows is not None and len(block["t"][todo]):
-                post = self.post_rows(*(block[name][todo] for name in ("t", "q", "qd", "qdd", "lam")),
-                                      **self._named(tracked[todo]))
-                if post is not None:
-                    energies[todo] = post.pop("energy")
-                    for name, values in post.items():
-                        block[name][todo] = values
-                    todo = np.zeros(0, dtype=int)
-            args = [block[name][todo] for name in ("t", "q", "qd", "qdd", "lam")]
-            n, probes, self._probes = len(args[0]), self._probes, None
-            extra = None if probes is None else probes.rows()
-            angles = tracked[todo]
-            if extra is not None:
-                args = [np.concatenate([a, b]) for a, b in zip(args, extra)]
-                angles = np.concatenate([angles, np.full((len(extra[0]), angles.shape[1]), np.nan)])
-            if len(args[0]):
-                post = self.system.postprocess_batch(*args, **self._named(angles))
-                if probes is not None:
-                    self._nonunique(probes, None if extra is None else {key: v[n:] for key, v in post.items()})
-                energies[todo] = post.pop("energy")[:n]
-                for name, values in post.items():
-                    block[name][todo] = values[:n]
+            if len(todo) or self._probes is not None:
+                energies = self._post_process(block, rows, todo)
+            else:                 # every row post-processed in C (its energies read before the next rows)
+                energies = self._energies[:rows]
             kinetic, gravity, spring, strain = energies.T
             total = kinetic + gravity + spring + strain
             block["energy_table"][:] = np.column_stack([kinetic, gravity + spring, gravity, spring, strain, total])
             self._account_energy(block["t"], kinetic, total)
         return block
+
+    def _post_process(self, block, rows, todo):
+        """The rows ``todo`` of ``block`` (the ``rows`` taken) not post-processed yet, completed in place
+        (in the same batch: the rows of the pending non-unique components' probes, if any); returns the
+        energies of all ``rows``."""
+        energies = self._energies[:rows].copy()
+        tracked = self._angles[:rows].copy()
+        if len(todo) == rows:
+            todo = slice(None)
+        if self.post_rows is not None and len(block["t"][todo]):
+            post = self.post_rows(*(block[name][todo] for name in ("t", "q", "qd", "qdd", "lam")),
+                                  **self._named(tracked[todo]))
+            if post is not None:
+                energies[todo] = post.pop("energy")
+                for name, values in post.items():
+                    block[name][todo] = values
+                todo = np.zeros(0, dtype=int)
+        args = [block[name][todo] for name in ("t", "q", "qd", "qdd", "lam")]
+        n, probes, self._probes = len(args[0]), self._probes, None
+        extra = None if probes is None else probes.rows()
+        angles = tracked[todo]
+        if extra is not None:
+            args = [np.concatenate([a, b]) for a, b in zip(args, extra)]
+            angles = np.concatenate([angles, np.full((len(extra[0]), angles.shape[1]), np.nan)])
+        if len(args[0]):
+            post = self.system.postprocess_batch(*args, **self._named(angles))
+            if probes is not None:
+                self._nonunique(probes, None if extra is None else {key: v[n:] for key, v in post.items()})
+            energies[todo] = post.pop("energy")[:n]
+            for name, values in post.items():
+                block[name][todo] = values[:n]
+        return energies
 
     def _named(self, angles):
         """The post-processing's keyword ``angles``: {name: its column} of tracked angles (rows ×
