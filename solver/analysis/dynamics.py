@@ -310,16 +310,21 @@ class Run:
             self.rec.event(times[0], "integrator", note)
         max_step = self.s.max_step or np.inf
         t = times[0]
-        # q̈ at the last accepted state (velocity_jump); its row recorded unless a continued run has it — by
-        # the compiled solve when there is one, as every other row of the run (an open tree's run in C then
-        # never imports scipy.linalg: 0.15–0.2 s of a first run)
-        if self._compiled is not None:
+        # q̈ at the last accepted state (velocity_jump) for the Python loop, its row recorded unless a continued
+        # run has it — by the compiled solve when there is one, as every other row of the run (an open tree's
+        # run in C then never imports scipy.linalg: 0.15–0.2 s of a first run); the compiled step loop solves
+        # and writes the start row itself (segment.c write_start_row) and needs no q̈ (accel: None until the
+        # Python loop takes over) — unless a force element holds an unwrapped angle (the row hands it over
+        # with Branches.tracked) or the start is the end
+        accel, next_out = None, 1
+        if compiled is not None and self._compiled is not None and len(times) > 1 and not self.rec.angle_names:
+            next_out = 0 if record_start else 1
+        elif self._compiled is not None:
             accel = self._record_output(part, t, np.concatenate([part.z_of(q), part.zd_of(qd)]), store=record_start)
         else:
             accel = self._record(part, t, q, qd, part.method, store=record_start)[0]
         refused = 0              # steps from the last accepted state refused for a velocity jump
         stage_failures = 0       # steps from the last accepted state whose stage solve failed (STAGE_RETRIES)
-        next_out = 1
         hybrid = HybridSwitch(self.system, self.s.rtol) if self.s.partitioning == "hybrid" else None
         # after a hybrid switch: HybridSwitch.restart_step; a continued run: its last step (within times)
         first_step = min(self.last_step, times[-1] - t) if self.last_step and times[-1] > t else None
@@ -342,6 +347,8 @@ class Run:
                 part = self._partition(part.method, q, t, restart)
                 continue
             y0 = np.concatenate([part.z_of(q), part.zd_of(qd)])
+            if accel is None:           # after compiled segments: q̈ at the state the Python loop starts from
+                accel = self._record_output(part, t, y0, store=False)
             ode = self._integrator(integrator, part, t, y0, times[-1], min(max_step, self._travel_cap(q, qd)),
                                    first_step)
             restart = None

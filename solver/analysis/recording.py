@@ -57,8 +57,8 @@ class Recorder:
         self._energies = np.zeros((self.outputs.chunk_rows, 4))
         # … and the unwrapped angles of its force elements that hold one, as the step loop tracked them
         # (NaN: not handed over); its post-processing takes their branches from these (BodyFrames.angles)
-        self._angle_names = [h.name for h in force_angle_holders(system)] if getattr(system, "force_elements", None) else []
-        self._angles = np.full((self.outputs.chunk_rows, len(self._angle_names)), np.nan)
+        self.angle_names = [h.name for h in force_angle_holders(system)] if getattr(system, "force_elements", None) else []
+        self._angles = np.full((self.outputs.chunk_rows, len(self.angle_names)), np.nan)
         # (t, q, q̇, q̈, λ of N rows) → their post-processed columns ({column: N rows}, "energy") or None: the
         # rows not handed over post-processed, when their chunk is taken (solver.codegen.output.row_output);
         # None (or when it returns None): system.postprocess_batch
@@ -83,7 +83,7 @@ class Recorder:
         row = {"t": t, "q": q, "qd": qd, "qdd": qdd, "lam": lam, "constraint_violation": violation,
                "conditioning": conditioning, "method_code": METHOD_CODES.index(method)}
         self._posted[self.outputs.n] = False
-        self._angles[self.outputs.n] = [(angles or {}).get(name, np.nan) for name in self._angle_names]
+        self._angles[self.outputs.n] = [(angles or {}).get(name, np.nan) for name in self.angle_names]
         self._follow_conditioning(np.array([t]), np.array([conditioning]))
         if self.outputs.add(row):
             self._flush(self.outputs)
@@ -311,9 +311,9 @@ class Recorder:
     def _named(self, angles):
         """The post-processing's keyword ``angles``: {name: its column} of tracked angles (rows ×
         force elements holding an angle); no keyword when no force element holds one."""
-        if not self._angle_names:
+        if not self.angle_names:
             return {}
-        return {"angles": {name: angles[:, k] for k, name in enumerate(self._angle_names)}}
+        return {"angles": {name: angles[:, k] for k, name in enumerate(self.angle_names)}}
 
     def _flush(self, buf):
         block = self._take(buf)

@@ -115,9 +115,10 @@ def run_segments(run, part, compiled, t, q, qd, times, next_out, window):
     while True:
         # rows post-processed in C go straight into the recorder's buffer when a call's rows fit in it
         seg.write_into(run.rec.reserve(seg.max_out) if seg.output is not None else None)
+        first = seg.seg.next_out == 0          # this call writes the run's start row (segment.c write_start_row)
         status = seg.advance()
         run.rhs_count += seg.seg.rhs_count
-        _store_rows(run, part, seg)
+        _store_rows(run, part, seg, first)
         step_t, step_h = seg.steps()
         run.rec.add_steps(step_t, step_h)
         steps += len(step_t)
@@ -147,6 +148,8 @@ def run_segments(run, part, compiled, t, q, qd, times, next_out, window):
             try:
                 run._record_output(part, tout, y)
             except PartitionError as exc:      # the step's output points: redo it from the last state
+                if not seg.seg.started:        # the run's start row (segment.c write_start_row): no step yet
+                    raise
                 t0, q0, qd0 = seg.step_start()
                 return f"at the output point t = {tout:.6g} s: {exc}", t0, q0, qd0, done, steps
             seg.seg.next_out += 1
@@ -174,17 +177,21 @@ def run_segments(run, part, compiled, t, q, qd, times, next_out, window):
                           elements=run._worst_owners(q_acc, t_acc))
 
 
-def _store_rows(run, part, seg):
-    """Hand the output points of the last call to the recorder (as Run._store does one by one)."""
+def _store_rows(run, part, seg, first=False):
+    """Hand the output points of the last call to the recorder (as Run._store does one by one); ``first``:
+    the call wrote the run's start row first."""
     t, q, qd, qdd, lam, violation, jac, sigma = seg.rows()
     if not len(t):
         return
     # Partition.singularity of each row: in C above SVD_MAX_ROWS rows (the sparse estimates), else exact
     # near singular configurations, carried along the solves' σ_min estimates between them
-    # (solver.partitioning.conditioning)
+    # (solver.partitioning.conditioning); the start row on its own, exact, as the call's rows after it
     conditioning = seg.conditioning()
-    if conditioning is None:
-        conditioning = np.ones(len(t)) if jac is None else tracked_conditioning(jac, sigma)
+    if conditioning is None and jac is None:
+        conditioning = np.ones(len(t))
+    elif conditioning is None:
+        parts = (slice(0, 1), slice(1, None)) if first and len(t) > 1 else (slice(None),)
+        conditioning = np.concatenate([tracked_conditioning(jac[k], sigma[k]) for k in parts])
     end = float(t[-1])
     if seg.in_place:                      # written in the recorder's buffer (its potential energy added here)
         seg.post_rows()
