@@ -215,8 +215,8 @@ class Run:
                      "partitioning": settings.partitioning, "integrator": settings.integrator,
                      "rtol": settings.rtol, "atol": settings.atol, "t_end": settings.t_end,
                      "output_step": settings.output_step}
-        self.rec = Recorder(system, self.meta, on_event, path=results_path,
-                            rows=len(output_times(settings.t_end, settings.output_step)))
+        self.times = output_times(settings.t_end, settings.output_step)     # execute()'s output points
+        self.rec = Recorder(system, self.meta, on_event, path=results_path, rows=len(self.times))
         if getattr(system, "kernels", None) is not None:     # rows stored one at a time post-processed in C
             from ..codegen.output import row_output
             output = row_output(system, self.cache)
@@ -234,13 +234,15 @@ class Run:
         self.newton_tol = position_tolerance(settings.atol)   # the dynamic run's position Newton bound
         self.last_step = None    # the Python loop's last accepted step size (a continued run starts with it)
         self.switched = False    # "auto" switched to BDF in the compiled loop (segments.run_segments)
+        self._loop = None        # step_loop(self) as factors() found it, for the next _dynamic
         self._contact = next((f for f in system.force_elements if isinstance(f, ContactSet)), None)
 
     def factors(self):
         """Whether the run may factor matrices in Python (scipy.linalg: partitions of constraint rows,
         the Python step loop's integrators): False for an open tree stepped in C
         (threads.single_threaded_blas)."""
-        return bool(self.system.m) or step_loop(self)[1] is None
+        self._loop = step_loop(self)
+        return bool(self.system.m) or self._loop[1] is None
 
     # ---- public API -----------------------------------------------------------------------------
     def execute(self):
@@ -248,7 +250,7 @@ class Run:
         self.crawl = Progress(self.s, wall0)
         try:
             part, q, qd, t0 = self.begin()
-            times = output_times(self.s.t_end, self.s.output_step)
+            times = self.times
             if part.dof == 0:
                 self._kinematic(part, q, times)
             elif self.s.integrator == "galpha":
@@ -303,7 +305,10 @@ class Run:
         """Integrate from the consistent state (times[0], q, q̇) through the output points ``times``
         (times[0] recorded unless ``record_start`` is False: a continued run recorded it already).
         Returns the partition and the state (part, t, q, q̇) it ended with, at times[-1]."""
-        integrator, compiled, note = step_loop(self)     # compiled None: every step in Python
+        # compiled None: every step in Python (the choice factors() made for this call, else made again: an
+        # interactive run's later chunks may have loads evaluated in Python)
+        choice, self._loop = self._loop, None
+        integrator, compiled, note = choice or step_loop(self)
         if compiled is not None and self._compiled is None and part.sparse:   # solved in Python: the Python loop
             note = f"step loop in Python ({integrator}): sparse factorizations of Φ_q (no compiled reduction)"
         if note is not None and not any(e["message"] == note for e in self.rec.events):

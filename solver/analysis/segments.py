@@ -34,6 +34,7 @@ order of DOP853's own) are in docs/performance.md, "Contact and joint stops on a
 from __future__ import annotations
 
 import contextlib
+import functools
 
 import numpy as np
 
@@ -96,7 +97,7 @@ def run_segments(run, part, compiled, t, q, qd, times, next_out, window):
     later partition of the run steps with BDF."""
     from ..codegen.reduced import DYNAMICS_NOT_FINITE
     from ..codegen.segment import (BUDGET, DENSE, END, NOT_FINITE, OUTPUT, QUALITY, STAGE, STALL, STIFF,
-                                   TOO_SMALL, CompiledSegments, stage_nodes)
+                                   TOO_SMALL, CompiledSegments)
     from ..codegen.output import compiled_output
     s, c = run.s, run._compiled
     rows = len(part.rows) > 0
@@ -105,7 +106,7 @@ def run_segments(run, part, compiled, t, q, qd, times, next_out, window):
     method, time_fn, stiffness = compiled
     if run.switched:
         method, stiffness = STIFF_INTEGRATOR, None
-    band = (crossing_fraction(stage_nodes(c.system.kernels.runtime, method)), BAND_CLEAR, BAND_TRIES) \
+    band = (_crossing(c.system.kernels.runtime, method), BAND_CLEAR, BAND_TRIES) \
         if part.method in BAND_PARTITIONS and method != STIFF_INTEGRATOR else None    # BDF: none (segment.c)
     seg = CompiledSegments(c, method, time_fn, times, next_out, s.rtol, s.atol, s.max_step, bound, growth_bound,
                            STALL_FRACTION * s.t_end, window, run.branches, STAGE_RETRIES, stiffness, band,
@@ -175,6 +176,14 @@ def run_segments(run, part, compiled, t, q, qd, times, next_out, window):
                    NOT_FINITE: "the error estimate is not finite (the state blew up)"}[status]
         raise SolverError(f"integration failed: {message}", time=t_acc, kind="integration",
                           elements=run._worst_owners(q_acc, t_acc))
+
+
+@functools.lru_cache(maxsize=8)
+def _crossing(runtime, method):
+    """band_step.crossing_fraction of ``method``'s stage nodes in the runtime library (fixed per library
+    and method: read once, not per run)."""
+    from ..codegen.segment import stage_nodes
+    return crossing_fraction(stage_nodes(runtime, method))
 
 
 def _store_rows(run, part, seg, first=False):
