@@ -215,8 +215,8 @@ class Run:
                      "partitioning": settings.partitioning, "integrator": settings.integrator,
                      "rtol": settings.rtol, "atol": settings.atol, "t_end": settings.t_end,
                      "output_step": settings.output_step}
-        self.rec = Recorder(system, self.meta, on_event, path=results_path,
-                            rows=len(output_times(settings.t_end, settings.output_step)))
+        self.times = output_times(settings.t_end, settings.output_step)     # execute()'s output points
+        self.rec = Recorder(system, self.meta, on_event, path=results_path, rows=len(self.times))
         if getattr(system, "kernels", None) is not None:     # rows stored one at a time post-processed in C
             from ..codegen.output import row_output
             output = row_output(system, self.cache)
@@ -234,13 +234,15 @@ class Run:
         self.newton_tol = position_tolerance(settings.atol)   # the dynamic run's position Newton bound
         self.last_step = None    # the Python loop's last accepted step size (a continued run starts with it)
         self.switched = False    # "auto" switched to BDF in the compiled loop (segments.run_segments)
+        self._loop = None        # step_loop(self) as factors() found it, for the next _dynamic
         self._contact = next((f for f in system.force_elements if isinstance(f, ContactSet)), None)
 
     def factors(self):
         """Whether the run may factor matrices in Python (scipy.linalg: partitions of constraint rows,
         the Python step loop's integrators): False for an open tree stepped in C
         (threads.single_threaded_blas)."""
-        return bool(self.system.m) or step_loop(self)[1] is None
+        self._loop = step_loop(self)
+        return bool(self.system.m) or self._loop[1] is None
 
     # ---- public API -----------------------------------------------------------------------------
     def execute(self):
@@ -248,7 +250,7 @@ class Run:
         self.crawl = Progress(self.s, wall0)
         try:
             part, q, qd, t0 = self.begin()
-            times = output_times(self.s.t_end, self.s.output_step)
+            times = self.times
             if part.dof == 0:
                 self._kinematic(part, q, times)
             elif self.s.integrator == "galpha":
@@ -303,23 +305,31 @@ class Run:
         """Integrate from the consistent state (times[0], q, q̇) through the output points ``times``
         (times[0] recorded unless ``record_start`` is False: a continued run recorded it already).
         Returns the partition and the state (part, t, q, q̇) it ended with, at times[-1]."""
-        integrator, compiled, note = step_loop(self)     # compiled None: every step in Python
+        # compiled None: every step in Python (the choice factors() made for this call, else made again: an
+        # interactive run's later chunks may have loads evaluated in Python)
+        choice, self._loop = self._loop, None
+        integrator, compiled, note = choice or step_loop(self)
         if compiled is not None and self._compiled is None and part.sparse:   # solved in Python: the Python loop
             note = f"step loop in Python ({integrator}): sparse factorizations of Φ_q (no compiled reduction)"
         if note is not None and not any(e["message"] == note for e in self.rec.events):
             self.rec.event(times[0], "integrator", note)
         max_step = self.s.max_step or np.inf
         t = times[0]
-        # q̈ at the last accepted state (velocity_jump); its row recorded unless a continued run has it — by
-        # the compiled solve when there is one, as every other row of the run (an open tree's run in C then
-        # never imports scipy.linalg: 0.15–0.2 s of a first run)
-        if self._compiled is not None:
+        # q̈ at the last accepted state (velocity_jump) for the Python loop, its row recorded unless a continued
+        # run has it — by the compiled solve when there is one, as every other row of the run (an open tree's
+        # run in C then never imports scipy.linalg: 0.15–0.2 s of a first run); the compiled step loop solves
+        # and writes the start row itself (segment.c write_start_row) and needs no q̈ (accel: None until the
+        # Python loop takes over) — unless a force element holds an unwrapped angle (the row hands it over
+        # with Branches.tracked) or the start is the end
+        accel, next_out = None, 1
+        if compiled is not None and self._compiled is not None and len(times) > 1 and not self.rec.angle_names:
+            next_out = 0 if record_start else 1
+        elif self._compiled is not None:
             accel = self._record_output(part, t, np.concatenate([part.z_of(q), part.zd_of(qd)]), store=record_start)
         else:
             accel = self._record(part, t, q, qd, part.method, store=record_start)[0]
         refused = 0              # steps from the last accepted state refused for a velocity jump
         stage_failures = 0       # steps from the last accepted state whose stage solve failed (STAGE_RETRIES)
-        next_out = 1
         hybrid = HybridSwitch(self.system, self.s.rtol) if self.s.partitioning == "hybrid" else None
         # after a hybrid switch: HybridSwitch.restart_step; a continued run: its last step (within times)
         first_step = min(self.last_step, times[-1] - t) if self.last_step and times[-1] > t else None
@@ -342,6 +352,8 @@ class Run:
                 part = self._partition(part.method, q, t, restart)
                 continue
             y0 = np.concatenate([part.z_of(q), part.zd_of(qd)])
+            if accel is None:           # after compiled segments: q̈ at the state the Python loop starts from
+                accel = self._record_output(part, t, y0, store=False)
             ode = self._integrator(integrator, part, t, y0, times[-1], min(max_step, self._travel_cap(q, qd)),
                                    first_step)
             restart = None
@@ -704,7 +716,7 @@ class Run:
 
     def _partition(self, method, q, t, reason):
         try:
-            part = build_partition(method, self.system, q, t)
+            part = self._built_partition(method, q, t)
         except (np.linalg.LinAlgError, ValueError) as exc:
             raise SolverError(f"cannot partition the coordinates ({exc})", time=t, kind="singular",
                               elements=self._worst_owners(q, t)) from None
@@ -720,6 +732,20 @@ class Run:
                            + "; ".join(self.meta["redundant"]) + " — their reactions use minimum-norm multipliers")
             # which reaction components that leaves non-unique: the recorder, at the next output point
         self.q_last, self._rate_last = q, None
+        return part
+
+    def _built_partition(self, method, q, t):
+        """build_partition at (q, t): the one a run on this workspace built at the same (method, q, t)
+        when it has no constraint rows (an open tree without Euler parameters: U empty, V = I, nothing
+        in it changes during a run) — every run of such a compiled model starts there (≈ 0.07 ms of the
+        arm's run) — else a new one."""
+        key = (method, q.tobytes(), float(t))
+        kept = self.cache.get("partition")
+        if kept is not None and kept[0] == key:
+            return kept[1]
+        part = build_partition(method, self.system, q, t)
+        if not len(part.rows) and not len(part.redundant):
+            self.cache["partition"] = (key, part)
         return part
 
     def _reduction(self, part):

@@ -57,8 +57,8 @@ class Recorder:
         self._energies = np.zeros((self.outputs.chunk_rows, 4))
         # … and the unwrapped angles of its force elements that hold one, as the step loop tracked them
         # (NaN: not handed over); its post-processing takes their branches from these (BodyFrames.angles)
-        self._angle_names = [h.name for h in force_angle_holders(system)] if getattr(system, "force_elements", None) else []
-        self._angles = np.full((self.outputs.chunk_rows, len(self._angle_names)), np.nan)
+        self.angle_names = [h.name for h in force_angle_holders(system)] if getattr(system, "force_elements", None) else []
+        self._angles = np.full((self.outputs.chunk_rows, len(self.angle_names)), np.nan)
         # (t, q, q̇, q̈, λ of N rows) → their post-processed columns ({column: N rows}, "energy") or None: the
         # rows not handed over post-processed, when their chunk is taken (solver.codegen.output.row_output);
         # None (or when it returns None): system.postprocess_batch
@@ -83,7 +83,7 @@ class Recorder:
         row = {"t": t, "q": q, "qd": qd, "qdd": qdd, "lam": lam, "constraint_violation": violation,
                "conditioning": conditioning, "method_code": METHOD_CODES.index(method)}
         self._posted[self.outputs.n] = False
-        self._angles[self.outputs.n] = [(angles or {}).get(name, np.nan) for name in self._angle_names]
+        self._angles[self.outputs.n] = [(angles or {}).get(name, np.nan) for name in self.angle_names]
         self._follow_conditioning(np.array([t]), np.array([conditioning]))
         if self.outputs.add(row):
             self._flush(self.outputs)
@@ -264,46 +264,56 @@ class Recorder:
         rows = buf.n
         block = buf.take()
         if buf is self.outputs and len(block["t"]):
-            energies = self._energies[:rows].copy()
-            tracked = self._angles[:rows].copy()
             todo = np.flatnonzero(~self._posted[:rows])      # rows not post-processed in C
             self._posted[:] = False
-            if len(todo) == rows:
-                todo = slice(None)
-            if self.post_rows is not None and len(block["t"][todo]):
-                post = self.post_rows(*(block[name][todo] for name in ("t", "q", "qd", "qdd", "lam")),
-                                      **self._named(tracked[todo]))
-                if post is not None:
-                    energies[todo] = post.pop("energy")
-                    for name, values in post.items():
-                        block[name][todo] = values
-                    todo = np.zeros(0, dtype=int)
-            args = [block[name][todo] for name in ("t", "q", "qd", "qdd", "lam")]
-            n, probes, self._probes = len(args[0]), self._probes, None
-            extra = None if probes is None else probes.rows()
-            angles = tracked[todo]
-            if extra is not None:
-                args = [np.concatenate([a, b]) for a, b in zip(args, extra)]
-                angles = np.concatenate([angles, np.full((len(extra[0]), angles.shape[1]), np.nan)])
-            if len(args[0]):
-                post = self.system.postprocess_batch(*args, **self._named(angles))
-                if probes is not None:
-                    self._nonunique(probes, None if extra is None else {key: v[n:] for key, v in post.items()})
-                energies[todo] = post.pop("energy")[:n]
-                for name, values in post.items():
-                    block[name][todo] = values[:n]
+            if len(todo) or self._probes is not None:
+                energies = self._post_process(block, rows, todo)
+            else:                 # every row post-processed in C (its energies read before the next rows)
+                energies = self._energies[:rows]
             kinetic, gravity, spring, strain = energies.T
             total = kinetic + gravity + spring + strain
             block["energy_table"][:] = np.column_stack([kinetic, gravity + spring, gravity, spring, strain, total])
             self._account_energy(block["t"], kinetic, total)
         return block
 
+    def _post_process(self, block, rows, todo):
+        """The rows ``todo`` of ``block`` (the ``rows`` taken) not post-processed yet, completed in place
+        (in the same batch: the rows of the pending non-unique components' probes, if any); returns the
+        energies of all ``rows``."""
+        energies = self._energies[:rows].copy()
+        tracked = self._angles[:rows].copy()
+        if len(todo) == rows:
+            todo = slice(None)
+        if self.post_rows is not None and len(block["t"][todo]):
+            post = self.post_rows(*(block[name][todo] for name in ("t", "q", "qd", "qdd", "lam")),
+                                  **self._named(tracked[todo]))
+            if post is not None:
+                energies[todo] = post.pop("energy")
+                for name, values in post.items():
+                    block[name][todo] = values
+                todo = np.zeros(0, dtype=int)
+        args = [block[name][todo] for name in ("t", "q", "qd", "qdd", "lam")]
+        n, probes, self._probes = len(args[0]), self._probes, None
+        extra = None if probes is None else probes.rows()
+        angles = tracked[todo]
+        if extra is not None:
+            args = [np.concatenate([a, b]) for a, b in zip(args, extra)]
+            angles = np.concatenate([angles, np.full((len(extra[0]), angles.shape[1]), np.nan)])
+        if len(args[0]):
+            post = self.system.postprocess_batch(*args, **self._named(angles))
+            if probes is not None:
+                self._nonunique(probes, None if extra is None else {key: v[n:] for key, v in post.items()})
+            energies[todo] = post.pop("energy")[:n]
+            for name, values in post.items():
+                block[name][todo] = values[:n]
+        return energies
+
     def _named(self, angles):
         """The post-processing's keyword ``angles``: {name: its column} of tracked angles (rows ×
         force elements holding an angle); no keyword when no force element holds one."""
-        if not self._angle_names:
+        if not self.angle_names:
             return {}
-        return {"angles": {name: angles[:, k] for k, name in enumerate(self._angle_names)}}
+        return {"angles": {name: angles[:, k] for k, name in enumerate(self.angle_names)}}
 
     def _flush(self, buf):
         block = self._take(buf)

@@ -34,6 +34,7 @@ order of DOP853's own) are in docs/performance.md, "Contact and joint stops on a
 from __future__ import annotations
 
 import contextlib
+import functools
 
 import numpy as np
 
@@ -96,7 +97,7 @@ def run_segments(run, part, compiled, t, q, qd, times, next_out, window):
     later partition of the run steps with BDF."""
     from ..codegen.reduced import DYNAMICS_NOT_FINITE
     from ..codegen.segment import (BUDGET, DENSE, END, NOT_FINITE, OUTPUT, QUALITY, STAGE, STALL, STIFF,
-                                   TOO_SMALL, CompiledSegments, stage_nodes)
+                                   TOO_SMALL, CompiledSegments)
     from ..codegen.output import compiled_output
     s, c = run.s, run._compiled
     rows = len(part.rows) > 0
@@ -105,7 +106,7 @@ def run_segments(run, part, compiled, t, q, qd, times, next_out, window):
     method, time_fn, stiffness = compiled
     if run.switched:
         method, stiffness = STIFF_INTEGRATOR, None
-    band = (crossing_fraction(stage_nodes(c.system.kernels.runtime, method)), BAND_CLEAR, BAND_TRIES) \
+    band = (_crossing(c.system.kernels.runtime, method), BAND_CLEAR, BAND_TRIES) \
         if part.method in BAND_PARTITIONS and method != STIFF_INTEGRATOR else None    # BDF: none (segment.c)
     seg = CompiledSegments(c, method, time_fn, times, next_out, s.rtol, s.atol, s.max_step, bound, growth_bound,
                            STALL_FRACTION * s.t_end, window, run.branches, STAGE_RETRIES, stiffness, band,
@@ -115,9 +116,10 @@ def run_segments(run, part, compiled, t, q, qd, times, next_out, window):
     while True:
         # rows post-processed in C go straight into the recorder's buffer when a call's rows fit in it
         seg.write_into(run.rec.reserve(seg.max_out) if seg.output is not None else None)
+        first = seg.seg.next_out == 0          # this call writes the run's start row (segment.c write_start_row)
         status = seg.advance()
         run.rhs_count += seg.seg.rhs_count
-        _store_rows(run, part, seg)
+        _store_rows(run, part, seg, first)
         step_t, step_h = seg.steps()
         run.rec.add_steps(step_t, step_h)
         steps += len(step_t)
@@ -147,6 +149,8 @@ def run_segments(run, part, compiled, t, q, qd, times, next_out, window):
             try:
                 run._record_output(part, tout, y)
             except PartitionError as exc:      # the step's output points: redo it from the last state
+                if not seg.seg.started:        # the run's start row (segment.c write_start_row): no step yet
+                    raise
                 t0, q0, qd0 = seg.step_start()
                 return f"at the output point t = {tout:.6g} s: {exc}", t0, q0, qd0, done, steps
             seg.seg.next_out += 1
@@ -174,17 +178,29 @@ def run_segments(run, part, compiled, t, q, qd, times, next_out, window):
                           elements=run._worst_owners(q_acc, t_acc))
 
 
-def _store_rows(run, part, seg):
-    """Hand the output points of the last call to the recorder (as Run._store does one by one)."""
+@functools.lru_cache(maxsize=8)
+def _crossing(runtime, method):
+    """band_step.crossing_fraction of ``method``'s stage nodes in the runtime library (fixed per library
+    and method: read once, not per run)."""
+    from ..codegen.segment import stage_nodes
+    return crossing_fraction(stage_nodes(runtime, method))
+
+
+def _store_rows(run, part, seg, first=False):
+    """Hand the output points of the last call to the recorder (as Run._store does one by one); ``first``:
+    the call wrote the run's start row first."""
     t, q, qd, qdd, lam, violation, jac, sigma = seg.rows()
     if not len(t):
         return
     # Partition.singularity of each row: in C above SVD_MAX_ROWS rows (the sparse estimates), else exact
     # near singular configurations, carried along the solves' σ_min estimates between them
-    # (solver.partitioning.conditioning)
+    # (solver.partitioning.conditioning); the start row on its own, exact, as the call's rows after it
     conditioning = seg.conditioning()
-    if conditioning is None:
-        conditioning = np.ones(len(t)) if jac is None else tracked_conditioning(jac, sigma)
+    if conditioning is None and jac is None:
+        conditioning = np.ones(len(t))
+    elif conditioning is None:
+        parts = (slice(0, 1), slice(1, None)) if first and len(t) > 1 else (slice(None),)
+        conditioning = np.concatenate([tracked_conditioning(jac[k], sigma[k]) for k in parts])
     end = float(t[-1])
     if seg.in_place:                      # written in the recorder's buffer (its potential energy added here)
         seg.post_rows()

@@ -44,6 +44,7 @@ import ctypes
 import numpy as np
 
 from ..forces import BodyFrames, element_loads
+from .build import address
 from .derive import hook_of
 
 _D, _I, _P = ctypes.c_double, ctypes.c_int, ctypes.c_void_p
@@ -162,7 +163,7 @@ class CompiledOutput:
         """Arrays of ``rows`` rows and the C context pointing to them."""
         self.arrays = self._own = {name: np.zeros((rows,) + shape) for name, shape in self.shapes.items()}
         self._fields = names = {field for field, _ in self._struct._fields_}
-        pointers = {name: a.ctypes.data for name, a in {**self.tables, **self.arrays}.items() if name in names}
+        pointers = {name: address(a) for name, a in {**self.tables, **self.arrays}.items() if name in names}
         self.context = self._struct(**self._fixed, **pointers)
         self.pointer = ctypes.addressof(self.context)
         self.bind(self.buffers, force=True)
@@ -175,7 +176,7 @@ class CompiledOutput:
             return
         self.buffers = buffers
         for name in ("par", "f", "u", "lam") if self.kind == TREE else ("lam", "jac"):
-            setattr(self.context, name, buffers[name].ctypes.data)
+            setattr(self.context, name, address(buffers[name]))
 
     def write_into(self, target):
         """Write the rows into ``target`` ({recorder column: rows}, "energy" among them: the step loop's
@@ -184,7 +185,7 @@ class CompiledOutput:
                                                          for name in self.shapes}
         for name, rows in self.arrays.items():
             if name in self._fields:
-                setattr(self.context, name, rows.ctypes.data)
+                setattr(self.context, name, address(rows))
 
     def rows(self, t, angles=None):
         """The rows written at the times ``t`` (the first len(t)), as the recorder's post-processed
@@ -211,7 +212,7 @@ class CompiledOutput:
         k, inputs = self.buffers, self.system._inputs
         q, qd, qdd = (np.ascontiguousarray(x, dtype=float) for x in (q, qd, qdd))
         step = q.strides[0]
-        base = [x.ctypes.data for x in (q, qd, qdd)]
+        base = [address(x) for x in (q, qd, qdd)]
         for x in range(n):
             if inputs:                 # the force inputs at t (the buffer holds the last evaluation's)
                 k["u"][:] = [fn.value(t[x]) for fn in inputs]

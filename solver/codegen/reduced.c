@@ -495,6 +495,9 @@ done:
 
 static int band_reduced(cg_reduced_t *s, const double *y, int level);     /* banded.c */
 
+enum { TREE_STACK = 512 };      /* tree_reduced's work on the stack up to this many doubles (4 KB; the 7-DOF arm needs 15): no
+                                   malloc per right-hand side */
+
 /* An open tree (articulated.c): its only constraint rows are Euler-parameter normalizations, each on
  * the columns of one joint, and the partition (any LU or QR one; reduced.py checks it) keeps them
  * apart: U's column i lies in row i's columns, so A = Φ_q[rows] U is diagonal, and U, V are sparse
@@ -508,7 +511,9 @@ static int band_reduced(cg_reduced_t *s, const double *y, int level);     /* ban
 static int tree_reduced(cg_reduced_t *s, const double *y, int level)
 {
     const int nq = s->nq, r = s->r, f = s->dof;
-    double *work = malloc(sizeof(double) * (3 * (size_t)r + 2 * (size_t)nq + 1));
+    const size_t need = 3 * (size_t)r + 2 * (size_t)nq + 1;
+    double stack[TREE_STACK];
+    double *work = need <= TREE_STACK ? stack : malloc(sizeof(double) * need);
     double *w = work, *diag = w + r, *acc = diag + r, *base = acc + r, *vec = base + nq;
     int status = CG_OK;
     for (int k = 0; k < nq; ++k) base[k] = s->q_ref[k];
@@ -587,7 +592,7 @@ static int tree_reduced(cg_reduced_t *s, const double *y, int level)
     }
     memset(s->lam, 0, sizeof(double) * s->m);
 done:
-    free(work);
+    if (work != stack) free(work);
     return status;
 }
 

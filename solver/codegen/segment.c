@@ -29,7 +29,8 @@
  *   SEG_DENSE      a right-hand side of the dense output (DOP853's extra stages) failed (cg_status;
  *                  the step stays accepted, none of its output points is written)
  *   SEG_OUTPUT     the solve at an output point failed (cg_status; the step stays accepted, the
- *                  point is not written: Python solves it itself or re-partitions from the step's start)
+ *                  point is not written: Python solves it itself or re-partitions from the step's start;
+ *                  at the start row of a call that has not started, write_start_row: Python solves it)
  *   SEG_QUALITY    σ_min(Φ_q U) < bound · (an upper bound of σ_min(Φ_q[rows]): the smallest row norm, and
  *                  with out_cond the band estimate of cg_band_row_sigma) or ‖N‖_F > growth_bound
  *                  after a step: the cheap tests of Partition.degraded failed, Python decides with
@@ -258,6 +259,20 @@ static void write_row(cg_segment_t *g, double t)
     }
 }
 
+/* The output point at the start of a call that has not started (the run's first row, when the caller's
+ * next_out is an output time at dp.t): the consistent state solved there with λ from the caller's q_acc,
+ * as the Python loop solves its start row, and written as row n_out.  0, or SEG_OUTPUT when that solve
+ * failed (fail_t, fail_y; nothing written). */
+static int write_start_row(cg_segment_t *g)
+{
+    const double t = g->dp.t;
+    if (g->next_out >= g->n_times || g->times[g->next_out] > t + 1e-12 * fmax(1.0, fabs(t)) || g->n_out >= g->max_out)
+        return 0;
+    if (segment_solve(g, t, g->dp.y, 3)) return SEG_OUTPUT;
+    write_row(g, g->times[g->next_out]);
+    ++g->next_out;
+    return 0;
+}
 
 /* Advance (module comment).  On the first call of a partition the caller has set dp.t, dp.y,
  * q_acc/qd_acc (the consistent start) and started = 0. */
@@ -269,6 +284,7 @@ int cg_segment(cg_segment_t *g)
     g->rhs_count = 0;
     int newton_retries = 0;             /* stage failures refused in a row (SEG_STAGE) */
     if (!g->started) {
+        if (write_start_row(g)) return SEG_OUTPUT;
         if (segment_rhs(g, d->t, d->y, d->f)) return SEG_STAGE;
         const double cap = segment_travel_cap(g);
         const int code = d->method == DP_BDF ? segment_start_bdf(g)

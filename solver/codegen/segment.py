@@ -18,7 +18,7 @@ import hashlib
 
 import numpy as np
 
-from .build import announce, compiler, one_unit
+from .build import address, announce, compiler, one_unit
 from .cache import cache_dir, load_or_build
 from .derive import CodegenUnavailable
 from .timefunctions import PRELUDE, c_time_function
@@ -232,18 +232,18 @@ class CompiledSegments:
             if post:
                 from .output import CompiledOutput
                 output = CompiledOutput(reduction.system, max_out, reduction.arrays)
-            kept = cache["segments"] = (key, self._buffers(nq, m, n, row_size, max_out, max_steps, len(self._angles)), output)
-        self.arrays, self.output = kept[1], kept[2]
+            arrays = self._buffers(nq, m, n, row_size, max_out, max_steps, len(self._angles))
+            kept = cache["segments"] = (key, arrays, output, {name: address(v) for name, v in arrays.items()})
+        self.arrays, self.output, ptr = kept[1:]
         if self.output is not None:          # its context reads this run's reduction buffers (par, f, u; λ, Φ_q)
             self.output.bind(reduction.arrays)
-        ptr = {name: v.ctypes.data for name, v in self.arrays.items()}
         self.y = self.arrays["dp_memory"][:n]
         self.band = None if band is None else _Band(at=band[0], clear=band[1], tries=band[2], t_pass=np.nan, h_placed=np.nan)
         stiff_low, stiff_high, stiff_steps, stiff_reset = stiffness or (0.0, 0.0, 0, 0)
-        self.seg = _Segment(s=ctypes.addressof(s), time_fn=time_fn, times=self.times.ctypes.data,
+        self.seg = _Segment(s=ctypes.addressof(s), time_fn=time_fn, times=address(self.times),
                             n_times=len(self.times), next_out=next_out, bound=bound, growth_bound=growth_bound,
                             max_steps=max_steps,
-                            max_out=max_out, stall_steps=len(window[0]), stall_span=stall, window=window[0].ctypes.data,
+                            max_out=max_out, stall_steps=len(window[0]), stall_span=stall, window=address(window[0]),
                             window_n=window[1], window_pos=window[2], store_jac=int(self.store_jac),
                             guard=BRANCH_GUARD, shrink=BRANCH_SHRINK, stage_retries=stage_retries,
                             stiff_low=stiff_low, stiff_high=stiff_high, stiff_steps=stiff_steps, stiff_reset=stiff_reset,
@@ -263,9 +263,8 @@ class CompiledSegments:
             + [ctypes.c_double]
         init.restype = None
         self._fn, self._ptr = fn, ctypes.cast(ctypes.pointer(self.seg), ctypes.c_void_p)
-        self._pivots = np.zeros(max(1, n), dtype=np.intc)
         init(self._ptr, METHODS[method], ptr["dp_memory"], rtol, atol, max_step or np.inf, ptr["bdf_memory"],
-             self._pivots.ctypes.data, jac_step)
+             ptr["pivots"], jac_step)
 
     def _buffers(self, nq, m, n, row_size, max_out, max_steps, angles):
         """The arrays of the loop (n = 2 dof; ``angles`` unwrapped angles): its state and what a call writes
@@ -281,7 +280,8 @@ class CompiledSegments:
             "out_jac": np.zeros((max_out if self.store_jac else 1, max(1, row_size))),
             "out_cond": np.zeros(max_out if self.row_sigma else 1),
             "step_t": np.zeros(max_steps), "step_h": np.zeros(max_steps),
-            "ang_acc": np.zeros(max(1, angles)), "ang_rate": np.zeros(max(1, angles))}
+            "ang_acc": np.zeros(max(1, angles)), "ang_rate": np.zeros(max(1, angles)),
+            "pivots": np.zeros(max(1, n), dtype=np.intc)}
 
     def start(self, t, y, q, qd):
         """Start at the consistent state (t, y = [z, ż], q, q̇)."""
@@ -298,7 +298,7 @@ class CompiledSegments:
         self.targets = {name: self.arrays[name] if target is None else target[column]
                         for name, column in ROW_COLUMNS.items()}
         for name, rows in self.targets.items():
-            setattr(self.seg, name, rows.ctypes.data)
+            setattr(self.seg, name, address(rows))
         if self.output is not None:
             self.output.write_into(target)
         self.in_place = target is not None

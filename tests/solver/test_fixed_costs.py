@@ -172,3 +172,25 @@ def test_rows_written_in_the_recorders_buffer_equal_the_rows_handed_over(monkeyp
         for name in ("t", "q", "qd", "qdd", "r", "A", "v", "a", "alpha", "reaction_force", "reaction_torque_joint",
                      "energy_table", "conditioning", "method_code", "constraint_violation", "step_t"):
             np.testing.assert_array_equal(a._full(name), b._full(name))
+
+
+@pytest.mark.parametrize("formulation", ["relative", "cartesian"])
+def test_the_compiled_loop_writes_the_start_row_as_the_python_start_solve_does(monkeypatch, formulation):
+    """The compiled step loop solves and writes the run's first row itself (segment.c write_start_row):
+    no Python solve of the start, and the row — state, accelerations, reactions, energies, λ, the
+    conditioning (exact at the start) — equals the one the Python loop (LSODA) solves there with the
+    same compiled reduction.  The Cartesian pendulum has constraint rows (its conditioning read out)."""
+    from solver.analysis.dynamics import Run
+    model = sprung_pendulum(0.05)
+    compiled = solver.compile_model(model, formulation=formulation)
+    stored = []
+    record = Run._record_output
+    monkeypatch.setattr(Run, "_record_output", lambda self, *a, store=True: stored.append(store) or record(self, *a, store=store))
+    in_c = solver.simulate(compiled, t_end=0.2)
+    assert not stored                                      # the start row never went through Python
+    python = solver.simulate(compiled, t_end=0.2, integrator="adams")
+    assert stored and stored[0]                            # LSODA's loop: every row solved in Python
+    for name in ("t", "q", "qd", "qdd", "lam", "r", "A", "v", "w", "a", "alpha", "reaction_force", "reaction_torque",
+                 "reaction_force_joint", "energy_table", "constraint_violation", "method_code"):
+        np.testing.assert_array_equal(in_c._full(name)[0], python._full(name)[0])
+    assert in_c._full("conditioning")[0] == pytest.approx(python._full("conditioning")[0], rel=1e-13)
