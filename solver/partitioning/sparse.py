@@ -25,7 +25,11 @@ r×r, factorized by SuperLU (scipy.sparse.linalg.splu):
                    and σ_min (from above) for the re-partition test and the conditioning output
 
 Everything else (the partition itself, V from the dense QR/LU/SVD at partition time, the
-re-partition and hybrid rules) is the dense path's.  Chosen automatically by size: ``choose.sparse_pattern``
+re-partition and hybrid rules) is the dense path's — except a QR partition's V from
+``SPARSE_BASIS_MIN`` coordinates on: an orthonormal basis of null(J) from the same factorization
+(:meth:`SparsePartition._null_basis`), U made only if the dense algebra reads it.  The relative
+formulation's generated systems give their Φ_q pattern too (the four-bar row at N = 1,000: 2,000
+independent rows of 5,000, 2,001 coordinates).  Chosen automatically by size: ``choose.sparse_pattern``
 returns the pattern when the system has one and r ≥ ``choose.SPARSE_MIN_ROWS`` (measured crossover, see
 docs/performance.md).  With generated kernels a dynamic run's right-hand sides of such a partition are
 solved in C by the band algebra (solver/codegen/banded.c, the same B) wherever its band applies;
