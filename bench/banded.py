@@ -20,6 +20,12 @@ warm (the compilation reused).  The load average is printed with each line.
 
 ``--kernels``: instead, per N the CPU ms of one call of relative.c's packed kernels and of the compiled
 solve at levels 0, 1, 2 at the initial state (band algebra where the partition takes it).
+
+``--start``: instead, per N the CPU s of a run's start in Python at the initial state (best of
+``--rounds``): the independent rows (``independent_rows``), the QR partition (``build_partition``),
+the consistent velocities, the null spaces of the first output row's uniqueness probes
+(``null_spaces``), each on one BLAS thread as in a run, and the first run of 0.01 s on the
+compilation (its workspace, initial state, partition, probes and one output step).
 """
 from __future__ import annotations
 
@@ -106,6 +112,32 @@ def kernels(n):
         print(f"| {n} | {name} | {best:.3f} | {os.getloadavg()[0]:.1f} |", flush=True)
 
 
+def start(n, rounds):
+    """CPU s of the start's pieces at N (``--start``)."""
+    from solver.analysis.assembly import consistent_velocities
+    from solver.analysis.threads import single_threaded_blas
+    from solver.partitioning.partition import independent_rows
+    from solver.partitioning.self_stress import null_spaces
+    s = solver.compile_model(fourbar_row(n), codegen="on").system
+    q, qd, _ = s.initial_state()
+    jac = s.constraints(q, 0.0).jac
+    pieces = {"independent_rows": lambda: independent_rows(jac), "build_partition": lambda: build_partition("qr", s, q, 0.0),
+              "consistent velocities": lambda: consistent_velocities(s, q, qd + 0.01, 0.0),
+              "null_spaces": lambda: null_spaces(jac),
+              "first run 0.01 s": lambda: solver.simulate(solver.compile_model(fourbar_row(n), codegen="on"),
+                                                          t_end=0.01, output_step=0.01)}
+    cells = []
+    for name, fn in pieces.items():
+        best = np.inf
+        for _ in range(1 if name.startswith("first") else rounds):     # (a second run would reuse the workspace)
+            with single_threaded_blas():          # as a run: CPU of one thread
+                t0 = time.process_time()
+                fn()
+                best = min(best, time.process_time() - t0)
+        cells.append(f"{best:.3f}")
+    print(f"| {n} | {s.m} | {s.nq} | {' | '.join(cells)} | {os.getloadavg()[0]:.1f} |", flush=True)
+
+
 def row(n, t_end, rounds, algebras):
     t0, cpu0 = time.perf_counter(), _cpu_with_children()
     compiled = solver.compile_model(fourbar_row(n), codegen="on")
@@ -162,7 +194,14 @@ def main(argv=None):
     ap.add_argument("--no-loops", action="store_true")
     ap.add_argument("--algebras", nargs="+", choices=("dense", "band"), default=["dense", "band"])
     ap.add_argument("--kernels", action="store_true", help="only the per-call CPU ms of the packed kernels and solves")
+    ap.add_argument("--start", action="store_true", help="only the CPU s of a run's start in Python")
     args = ap.parse_args(argv)
+    if args.start:
+        print("| N | m | nq | independent_rows | build_partition | consistent velocities | null_spaces | "
+              "first run 0.01 s | load |\n|---|---|---|---|---|---|---|---|---|")
+        for n in args.n:
+            start(n, args.rounds)
+        return
     if args.kernels:
         print("| N | call | CPU ms | load |\n|---|---|---|---|")
         for n in args.n:

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import ModelError, SolverError
 from ..partitioning.block import block_rows
-from ..partitioning.partition import independent_rows
+from ..partitioning.partition import SPARSE_RANK_MIN, independent_rows
 
 
 def assemble_positions(system, q, t, tol=1e-11, max_iter=50):
@@ -42,7 +42,9 @@ def assemble_positions(system, q, t, tol=1e-11, max_iter=50):
 def consistent_velocities(system, q, qd, t):
     """Weighted least-change projection of q̇ onto Φ_q q̇ = ν (see module docstring), over the rows a
     partition would take as independent (:func:`independent_rows`: a row of round-off, which the
-    tree already satisfies, would otherwise be solved as a constraint and take the motion away)."""
+    tree already satisfies, would otherwise be solved as a constraint and take the motion away).
+    From SPARSE_RANK_MIN independent rows on, (Φ_q W⁻¹ Φ_qᵀ) y = ν − Φ_q q̇₀ by a sparse LU (it is
+    positive definite on independent rows: :func:`solver.partitioning.rank.weighted_projection`)."""
     ev = system.constraints(q, t, level=1)
     if ev.phi.size == 0:
         return qd
@@ -55,9 +57,13 @@ def consistent_velocities(system, q, qd, t):
     if not np.any(residual):
         return qd                 # already consistent (e.g. at rest): the projection's correction is 0
     winv = 1.0 / system.velocity_weights()
-    JW = J * winv
-    y, *_ = np.linalg.lstsq(JW @ J.T, residual, rcond=None)
-    return qd + JW.T @ y
+    y = None
+    if len(rows) >= SPARSE_RANK_MIN:
+        from ..partitioning.rank import weighted_projection
+        y = weighted_projection(J, winv, residual)
+    if y is None:
+        y, *_ = np.linalg.lstsq((J * winv) @ J.T, residual, rcond=None)
+    return qd + winv * (J.T @ y)
 
 
 def holding_model(model, hold):

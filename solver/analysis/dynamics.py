@@ -753,7 +753,7 @@ class Run:
         made last (``Run.cache``) when it was for the same partition — the start of every run of a
         compiled model is — else a new one (≈ 0.1 ms of the arm's run).  Not kept with contact.c's
         elements or the band algebra, which hold state of a run of their own."""
-        key = (part.method, part.sparse, part.q_ref.tobytes(), np.asarray(part.rows).tobytes(), _matrix_bytes(part.U),
+        key = (part.method, part.sparse, part.q_ref.tobytes(), np.asarray(part.rows).tobytes(),   # (U follows from these)
                _matrix_bytes(part.V), self.newton_tol)
         kept = self.cache.get("reduction")
         if kept is not None and kept[0] == key:

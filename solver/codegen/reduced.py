@@ -115,12 +115,18 @@ class CompiledReduction:
         if tree is None:               # the dense reduction (an SVD partition of an open tree)
             pointers["k_tree"] = None
             k.need_mass()              # the dense and band reductions write M (tree_reduced never does)
+        # many loops: the band algebra of banded.c (a sparse basis of U's range, S = Φ_q[rows] B banded),
+        # on the packed kernels where the library has them (relative.c: Φ_q and M in their patterns)
+        packed = all(k.pointer(symbol) for symbol in PACKED_KERNELS.values())
+        self.band = band_problem(system, part, packed=packed) if tree is None else None
         self.arrays = {
             "rows": np.ascontiguousarray(part.rows, dtype=np.intc),
             "red_rows": np.array(list(part.redundant) or [0], dtype=np.intc),
-            # dense U, V for the dense and band reductions; tree_reduced reads them by columns (tree's arrays)
+            # dense U for the dense reduction, V for it and the band one; tree_reduced reads them by
+            # columns (tree's arrays)
             **({"U": np.zeros(1), "V": np.zeros(1)} if tree is not None else
-               {"U": np.ascontiguousarray(part.U, dtype=float), "V": np.ascontiguousarray(part.V, dtype=float)}),
+               {"U": np.zeros(1) if self.band is not None else np.ascontiguousarray(part.U, dtype=float),
+                "V": np.ascontiguousarray(part.V, dtype=float)}),
             "q_ref": np.ascontiguousarray(part.q_ref, dtype=float),
             "ang_row": np.array([row for row, _, _ in self._angle_rows] or [0], dtype=np.intc),
             "ang_coef": np.array([coef for _, _, coef in self._angle_rows] or [0.0]),
@@ -137,10 +143,6 @@ class CompiledReduction:
         # contact and joint stops in C (contact.c) at each solve; the rest of the interpreted elements in Python
         self.contact, self._python_forces = compiled_elements(system)
         self.arrays.update(tree or {})
-        # many loops: the band algebra of banded.c (a sparse basis of U's range, S = Φ_q[rows] B banded),
-        # on the packed kernels where the library has them (relative.c: Φ_q and M in their patterns)
-        packed = all(k.pointer(symbol) for symbol in PACKED_KERNELS.values())
-        self.band = band_problem(system, part, packed=packed) if tree is None else None
         self._packed = None
         if self.band is not None and packed:
             rows, cols = system.kernel_jacobian_pattern()

@@ -136,6 +136,11 @@ class CodegenRelativeSystem(KernelEquations, RelativeSystem):
         (:func:`relative_jacobian_pattern`)."""
         return self._kernel_pattern
 
+    def jacobian_pattern(self):
+        """The kernels' Φ_q pattern (None for an articulated library): a partition of many rows takes
+        the sparse factorizations (solver.partitioning.choose), as the Cartesian formulation's."""
+        return self._kernel_pattern
+
     def kernel_mass_pattern(self):
         """(indptr, indices): by rows, the columns of the kernels' M that can be non-zero
         (:func:`relative_mass_pattern`)."""

@@ -270,11 +270,21 @@ class RelativeSystem(MechanicalSystem):
         for b, body in enumerate(self._bodies):
             Jb = self.body_jacobian(kin, b)
             Jb = np.vstack([Jb[:3] - skew(kin.r[b]) @ Jb[3:], Jb[3:]])     # CM velocity, ω
-            rows.append(sparse.csr_matrix(Jb) if big else Jb)
+            if big:                          # its non-zeros as (row, column, value): one CSR matrix at the end
+                i, j = np.nonzero(Jb)
+                rows.append((i + 6 * b, j, Jb[i, j]))
+            else:
+                rows.append(Jb)
             target += [np.asarray(body.velocity, float), np.asarray(body.angular_velocity, float)]
             weights += [np.full(3, 1e6 if np.any(body.velocity) else 1.0),
                         np.full(3, 0.25e6 if np.any(body.angular_velocity) else 0.25)]
-        A = (sparse.vstack(rows, format="csr") if big else np.vstack(rows)) if rows else np.zeros((0, self.nq))
+        if not rows:
+            A = np.zeros((0, self.nq))
+        elif big:
+            i, j, v = (np.concatenate(x) for x in zip(*rows))
+            A = sparse.csr_matrix((v, (i, j)), shape=(6 * len(rows), self.nq))
+        else:
+            A = np.vstack(rows)
         return A, np.concatenate(target or [np.zeros(0)]), np.concatenate(weights or [np.zeros(0)])
 
     def velocity_weights(self):

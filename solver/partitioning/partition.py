@@ -57,6 +57,8 @@ NEWTON_STALL = 0.5       # an iteration that no longer halves max |Φ| has reach
 # the SVD from 150 rows): SVD 0.76 / 2.0 / 2.8 ms, estimate 0.65 / 0.53 / 0.73 ms at 100 / 150 / 200 rows
 SVD_MAX_ROWS = 100
 
+SPARSE_RANK_MIN = 400    # rows of Φ_q from which independent_rows tries rank.certified_rows before its dense QR
+
 
 def converged(err, prev, tol) -> bool:
     """Whether the position Newton stops at max |Φ| = ``err`` after an iteration from ``prev`` (None
@@ -140,10 +142,17 @@ def independent_rows(jac, tol=1e-9):
     m), so a largest pivot below 1 · tol means a Jacobian of round-off — a cut joint's equation
     that the tree already satisfies exactly (a fixed joint beside an in-plane one between the same
     two bodies: 6.9e-18) — which, judged against itself, would count as an independent row and take
-    away a degree of freedom."""
+    away a degree of freedom.  From SPARSE_RANK_MIN rows on, the same decision comes from a sparse
+    certificate where it holds (:func:`solver.partitioning.rank.certified_rows`: O(nnz) instead of
+    the QR's O(m n²))."""
     m = jac.shape[0]
     if m == 0:
         return np.zeros(0, dtype=int), np.zeros(0, dtype=int)
+    if m >= SPARSE_RANK_MIN:      # the same decision from a sparse full-row-rank certificate where it holds
+        from .rank import certified_rows
+        found = certified_rows(jac, tol)
+        if found is not None:
+            return found
     _, R, piv = sla.qr(jac.T, mode="economic", pivoting=True)
     rank = numerical_rank(np.abs(np.diag(R)), jac.shape, tol)
     return np.sort(piv[:rank]), np.sort(piv[rank:])
@@ -228,7 +237,7 @@ class Partition:
             self.U, self.V = eye[:, dep], eye[:, indep]
             self.independent = indep
         elif method == "qr":
-            self.U, self.V = qr_bases(J)
+            self.U, self.V = self._qr_bases(J)
             self.independent = None
         elif method == "svd":
             _, _, Vt = sla.svd(J) if r else (None, None, np.eye(nq))
@@ -242,6 +251,11 @@ class Partition:
         self.quality_ref = self.quality(jac)
         self.roundoff_tol = newton_tolerance(0.0, q_ref, jac)    # the Newton's floor (ROUNDOFF)
         self.amplification_ref = self.amplification(jac)
+
+    def _qr_bases(self, J):
+        """(U, V) of a QR partition (:func:`qr_bases`; a sparse partition of many coordinates makes V
+        from its factorization in :meth:`_prepare` instead)."""
+        return qr_bases(J)
 
     def _prepare(self, jac):
         """What a subclass computes once per partition before the solves (the dense path: nothing)."""

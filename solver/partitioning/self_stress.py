@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from ..math.lazy import sla
 
-from .partition import numerical_rank
+from .partition import SPARSE_RANK_MIN, numerical_rank
 
 JOINT_COMPONENTS = ("force x", "force y", "force z", "moment x", "moment y", "moment z")
 DRIVER_COMPONENT = "driver force"
@@ -78,10 +78,18 @@ def null_spaces(jac, tol=1e-9) -> NullSpaces:
     """Both null spaces of Φ_q (m × n) from the pivoted QR Φ_qᵀ Π = Q R (full Q; the rank decision
     of :func:`independent_rows`): modes = the last n − r columns of Q; a self-stress s has
     R₁₁ y + R₁₂ z = 0 for its entries (y, z) on the independent and redundant rows, so
-    B = [−R₁₁⁻¹R₁₂; I] (rows put back in place) spans them; S = its orthonormal basis."""
+    B = [−R₁₁⁻¹R₁₂; I] (rows put back in place) spans them; S = its orthonormal basis.  From
+    SPARSE_RANK_MIN rows on, where its redundant rows are rows of zeros, the same spaces from a sparse
+    factorization (:func:`solver.partitioning.rank.certified_null_spaces`: the same S, another
+    orthonormal basis of the modes)."""
     m, n = jac.shape
     if m == 0:
         return NullSpaces(0, np.zeros(0, dtype=int), np.zeros(0, dtype=int), np.zeros((0, 0)), np.eye(n))
+    if m >= SPARSE_RANK_MIN:      # the same spaces from the sparse certificate where it answers
+        from .rank import certified_null_spaces
+        found = certified_null_spaces(jac, tol)
+        if found is not None:
+            return NullSpaces(*found)
     Q, R, piv = sla.qr(jac.T, pivoting=True)
     r = numerical_rank(np.abs(np.diag(R))[:min(m, n)], (m, n), tol)
     B = np.zeros((m, m - r))

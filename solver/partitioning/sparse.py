@@ -25,7 +25,11 @@ r×r, factorized by SuperLU (scipy.sparse.linalg.splu):
                    and σ_min (from above) for the re-partition test and the conditioning output
 
 Everything else (the partition itself, V from the dense QR/LU/SVD at partition time, the
-re-partition and hybrid rules) is the dense path's.  Chosen automatically by size: ``choose.sparse_pattern``
+re-partition and hybrid rules) is the dense path's — except a QR partition's V from
+``SPARSE_BASIS_MIN`` coordinates on: an orthonormal basis of null(J) from the same factorization
+(:meth:`SparsePartition._null_basis`), U made only if the dense algebra reads it.  The relative
+formulation's generated systems give their Φ_q pattern too (the four-bar row at N = 1,000: 2,000
+independent rows of 5,000, 2,001 coordinates).  Chosen automatically by size: ``choose.sparse_pattern``
 returns the pattern when the system has one and r ≥ ``choose.SPARSE_MIN_ROWS`` (measured crossover, see
 docs/performance.md).  With generated kernels a dynamic run's right-hand sides of such a partition are
 solved in C by the band algebra (solver/codegen/banded.c, the same B) wherever its band applies;
@@ -38,10 +42,11 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
-from .partition import POSITION_TOL, Partition, PartitionError, converged
+from .partition import POSITION_TOL, Partition, PartitionError, converged, qr_bases
 from .singular_estimates import largest_gain, row_singular_estimates
 
 ROUND_OFF = 1e-15              # entries of S = J B below this fraction of its largest are dropped
+SPARSE_BASIS_MIN = 600          # coordinates from which a QR partition's V comes from the sparse factorization
 NORMAL_CONDITION = 1e8          # minimum_norm_correction: normal equations up to this condition number
 
 
@@ -52,7 +57,29 @@ class SparsePartition(Partition):
 
     def __init__(self, method, q_ref, jac, rows, redundant, pattern):
         self._pattern = pattern
+        self._U = None
         super().__init__(method, q_ref, jac, rows, redundant)
+
+    @property
+    def U(self):
+        """The orthonormal dependent basis (dense, nq × r): only the dense algebra reads it (a
+        diagnosis, the dense compiled reduction); from SPARSE_BASIS_MIN coordinates on, a QR
+        partition makes it at the first such read (:func:`qr_bases`: an orthonormal basis of
+        range(Φ_q[rows](q_ref)ᵀ), the complement of V)."""
+        if self._U is None:
+            self._U = qr_bases(self.reference_rows)[0]
+        return self._U
+
+    @U.setter
+    def U(self, value):
+        self._U = value
+
+    def _qr_bases(self, J):
+        """Below SPARSE_BASIS_MIN coordinates the dense QR's (U, V); above, neither yet: V comes from
+        the factorization of S (:meth:`_prepare`), U when read (:attr:`U`)."""
+        if J.shape[1] < SPARSE_BASIS_MIN:
+            return qr_bases(J)
+        return None, None
 
     def _prepare(self, jac):
         """Gathers of J = Φ_q[rows] and J_red = Φ_q[redundant] (CSR structure fixed, values taken
@@ -77,9 +104,9 @@ class SparsePartition(Partition):
             order = np.arange(B.shape[1])
         self.B = B[:, order].tocsr()
         self._S = _Product(self._J, self.B)
-        # K⁻¹ = Uᵀ B; for LU a permutation (orthogonal: σ(J U) = σ(S), not needed)
-        self._K_inv = None if self.method == "lu" else np.asarray((self.B.T @ self.U).T)
         self._factor_cache = (None, None)
+        if self.V is None:
+            self.V = self._null_basis(jac)
 
     # ---- the reduced equations ------------------------------------------------------------------
     def positions(self, system, z, t, q_guess, tol=POSITION_TOL, max_iter=25):
@@ -143,14 +170,30 @@ class SparsePartition(Partition):
         self._factor_cache = (lu, values)
         return lu, values
 
+    def _null_basis(self, jac):
+        """V (nq × dof, orthonormal) of a QR partition from the factorization of S = J B, B = Jᵀ P at
+        q_ref: I − B S⁻¹ J = I − Jᵀ (J Jᵀ)⁻¹ J is the orthogonal projector onto null(J), applied twice
+        to seeded Gaussian columns (Parlett & Kahan's "twice is enough") and orthonormalized by a thin
+        QR — an orthonormal basis of the dense QR's null space (the same one up to sign for one
+        degree of freedom), at O(dof · nnz of the factors)."""
+        lu, values = self._factor(jac)
+        Y = np.random.default_rng(0).standard_normal((jac.shape[1], jac.shape[1] - len(self.rows)))
+        for _ in range(2):
+            Y = Y - self.B @ lu.solve(np.asarray(self._J.dot(values, Y)).reshape(len(self.rows), -1))
+            Y = np.linalg.qr(Y)[0]
+        return Y
+
     def _dependent_sigma_min(self, jac):
-        """Estimate (from above) of σ_min(J U): power iteration on ((J U)ᵀ J U)⁻¹, (J U)⁻¹ = K⁻¹ S⁻¹."""
+        """Estimate (from above) of σ_min(J U): power iteration on ((J U)ᵀ J U)⁻¹, (J U)⁻¹ = K⁻¹ S⁻¹
+        with K⁻¹ = Uᵀ B, so K⁻ᵀ K⁻¹ = Bᵀ U Uᵀ B = Bᵀ (I − V Vᵀ) B (no dense U; for LU, B = U: K = I)."""
         lu, _ = self._factor(jac)
-        if self._K_inv is None:
+        if self.method == "lu":
             gain = largest_gain(lambda x: lu.solve(lu.solve(x), trans="T"), len(self.rows))
         else:
-            gain = largest_gain(lambda x: lu.solve(self._K_inv.T @ (self._K_inv @ lu.solve(x)), trans="T"),
-                                 len(self.rows))
+            def apply(x):
+                w = self.B @ lu.solve(x)
+                return lu.solve(self.B.T @ (w - self.V @ (self.V.T @ w)), trans="T")
+            gain = largest_gain(apply, len(self.rows))
         return 1.0 / np.sqrt(gain) if gain > 0 else 0.0
 
     def _row_singular_values(self, jac):
