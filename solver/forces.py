@@ -88,21 +88,30 @@ def element_loads(elements, t, frames: BodyFrames, nb, potential=False):
     ``stacked`` take all states in one call; the others run state by state, in order."""
     lead = np.shape(t)
     out = Wrenches(nb, lead)
-    energy = np.zeros(lead) if potential else None
     for f in elements:
         if getattr(f, "stacked", False) or not lead:
             f.apply(t, frames, out)
-            if potential:
-                energy = energy + f.potential(frames)
             continue
         for x in np.ndindex(lead):
-            one, single = frames.state(x), Wrenches(nb)
-            f.apply(float(t[x]), one, single)
+            single = Wrenches(nb)
+            f.apply(float(t[x]), frames.state(x), single)
             out.F[x] += single.F
             out.T[x] += single.T
-            if potential:
-                energy[x] += f.potential(one)
-    return out, energy
+    return out, element_potential(elements, frames, lead) if potential else None
+
+
+def element_potential(elements, frames: BodyFrames, lead=()):
+    """The potential energy of ``elements`` per state (``lead``: the shape of the stacked states'
+    leading axes, () for one state), summed in element order; no loads (output rows whose loads
+    compiled code wrote: :meth:`solver.codegen.output.CompiledOutput.rows`)."""
+    energy = np.zeros(lead)
+    for f in elements:
+        if getattr(f, "stacked", False) or not lead:
+            energy = energy + f.potential(frames)
+            continue
+        for x in np.ndindex(lead):
+            energy[x] += f.potential(frames.state(x))
+    return energy
 
 
 def _local(index, name, init, point):
