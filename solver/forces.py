@@ -168,11 +168,13 @@ class SpringDamperForce:
         self.f = time_function(e.force)
         self.l0 = float(line_length(np.subtract(e.point_j, e.point_i))) if free_length is None else free_length
 
-    def _ends(self, frames):
-        """(P_i, P_j, V_j − V_i): the end points and their relative velocity."""
+    def _ends(self, frames, velocity=True):
+        """(P_i, P_j, V_j − V_i): the end points and their relative velocity (None without ``velocity``)."""
         ri, Ai, vi, wi = frames.get(self.bi)
         rj, Aj, vj, wj = frames.get(self.bj)
         Pi, Pj = ri + Ai @ self.si, rj + Aj @ self.sj
+        if not velocity:
+            return Pi, Pj, None
         Vi, Vj = vi + cross(wi, Pi - ri), vj + cross(wj, Pj - rj)
         return Pi, Pj, Vj - Vi
 
@@ -184,7 +186,7 @@ class SpringDamperForce:
         out.at_point(self.bi, force, Pi, frames)
 
     def potential(self, frames):
-        Pi, Pj, _ = self._ends(frames)
+        Pi, Pj, _ = self._ends(frames, velocity=False)
         x = line_length(Pj - Pi) - self.l0
         return 0.5 * self.k * x * x + self.preload * x
 
@@ -353,13 +355,14 @@ class BushingForce:
         self.Ci, self.Cj = Ai0.T, Aj0.T                # bushing axes = global axes at start
         self.K, self.D = np.asarray(e.stiffness), np.asarray(e.damping)
 
-    def _ends(self, frames):
-        """(P, V, F, ω) of each end: the bushing point, its velocity, the bushing axes and ω."""
+    def _ends(self, frames, velocity=True):
+        """(P, V, F, ω) of each end: the bushing point, its velocity (None without ``velocity``), the
+        bushing axes and ω."""
         ends = []
         for b, s, C in ((self.bi, self.si, self.Ci), (self.bj, self.sj, self.Cj)):
             r, A, v, w = frames.get(b)
             P = r + A @ s
-            ends.append((P, v + cross(w, P - r), A @ C, w))
+            ends.append((P, v + cross(w, P - r) if velocity else None, A @ C, w))
         return ends
 
     def apply(self, t, frames, out: Wrenches):
@@ -371,7 +374,7 @@ class BushingForce:
         out.torque(self.bi, -n)
 
     def potential(self, frames):
-        (Pi, _, Fi, _), (Pj, _, Fj, _) = self._ends(frames)
+        (Pi, _, Fi, _), (Pj, _, Fj, _) = self._ends(frames, velocity=False)
         return bushing_potential(Pi, Fi, Pj, Fj, self.K)
 
     def conserves_energy(self):
