@@ -88,22 +88,29 @@ def element_loads(elements, t, frames: BodyFrames, nb, potential=False):
     ``stacked`` take all states in one call; the others run state by state, in order."""
     lead = np.shape(t)
     out = Wrenches(nb, lead)
+    energy = np.zeros(lead) if potential else None
     for f in elements:
         if getattr(f, "stacked", False) or not lead:
             f.apply(t, frames, out)
+            if potential:
+                energy = energy + f.potential(frames)
             continue
         for x in np.ndindex(lead):
-            single = Wrenches(nb)
-            f.apply(float(t[x]), frames.state(x), single)
+            one, single = frames.state(x), Wrenches(nb)
+            f.apply(float(t[x]), one, single)
             out.F[x] += single.F
             out.T[x] += single.T
-    return out, element_potential(elements, frames, lead) if potential else None
+            if potential:
+                energy[x] += f.potential(one)
+    return out, energy
 
 
 def element_potential(elements, frames: BodyFrames, lead=()):
     """The potential energy of ``elements`` per state (``lead``: the shape of the stacked states'
-    leading axes, () for one state), summed in element order; no loads (output rows whose loads
-    compiled code wrote: :meth:`solver.codegen.output.CompiledOutput.rows`)."""
+    leading axes, () for one state), as :func:`element_loads` sums it (element by element, state by
+    state for the elements without ``stacked``: a rotational spring's branch follows the states as
+    there), without the loads (output rows whose loads compiled code wrote:
+    :meth:`solver.codegen.output.CompiledOutput.rows`)."""
     energy = np.zeros(lead)
     for f in elements:
         if getattr(f, "stacked", False) or not lead:
