@@ -105,6 +105,22 @@ def element_loads(elements, t, frames: BodyFrames, nb, potential=False):
     return out, energy
 
 
+def element_potential(elements, frames: BodyFrames, lead=()):
+    """The potential energy of ``elements`` per state (``lead``: the shape of the stacked states'
+    leading axes, () for one state), as :func:`element_loads` sums it (element by element, state by
+    state for the elements without ``stacked``: a rotational spring's branch follows the states as
+    there), without the loads (output rows whose loads compiled code wrote:
+    :meth:`solver.codegen.output.CompiledOutput.rows`)."""
+    energy = np.zeros(lead)
+    for f in elements:
+        if getattr(f, "stacked", False) or not lead:
+            energy = energy + f.potential(frames)
+            continue
+        for x in np.ndindex(lead):
+            energy[x] += f.potential(frames.state(x))
+    return energy
+
+
 def _local(index, name, init, point):
     """Frame index and frame offset of a global point (None: the frame origin) at the initial
     configuration.  ``index`` maps a body name to its frame index, or (a flexible body) to a
@@ -159,11 +175,13 @@ class SpringDamperForce:
         self.f = time_function(e.force)
         self.l0 = float(line_length(np.subtract(e.point_j, e.point_i))) if free_length is None else free_length
 
-    def _ends(self, frames):
-        """(P_i, P_j, V_j − V_i): the end points and their relative velocity."""
+    def _ends(self, frames, velocity=True):
+        """(P_i, P_j, V_j − V_i): the end points and their relative velocity (None without ``velocity``)."""
         ri, Ai, vi, wi = frames.get(self.bi)
         rj, Aj, vj, wj = frames.get(self.bj)
         Pi, Pj = ri + Ai @ self.si, rj + Aj @ self.sj
+        if not velocity:
+            return Pi, Pj, None
         Vi, Vj = vi + cross(wi, Pi - ri), vj + cross(wj, Pj - rj)
         return Pi, Pj, Vj - Vi
 
@@ -175,7 +193,7 @@ class SpringDamperForce:
         out.at_point(self.bi, force, Pi, frames)
 
     def potential(self, frames):
-        Pi, Pj, _ = self._ends(frames)
+        Pi, Pj, _ = self._ends(frames, velocity=False)
         x = line_length(Pj - Pi) - self.l0
         return 0.5 * self.k * x * x + self.preload * x
 
@@ -344,13 +362,14 @@ class BushingForce:
         self.Ci, self.Cj = Ai0.T, Aj0.T                # bushing axes = global axes at start
         self.K, self.D = np.asarray(e.stiffness), np.asarray(e.damping)
 
-    def _ends(self, frames):
-        """(P, V, F, ω) of each end: the bushing point, its velocity, the bushing axes and ω."""
+    def _ends(self, frames, velocity=True):
+        """(P, V, F, ω) of each end: the bushing point, its velocity (None without ``velocity``), the
+        bushing axes and ω."""
         ends = []
         for b, s, C in ((self.bi, self.si, self.Ci), (self.bj, self.sj, self.Cj)):
             r, A, v, w = frames.get(b)
             P = r + A @ s
-            ends.append((P, v + cross(w, P - r), A @ C, w))
+            ends.append((P, v + cross(w, P - r) if velocity else None, A @ C, w))
         return ends
 
     def apply(self, t, frames, out: Wrenches):
@@ -362,7 +381,7 @@ class BushingForce:
         out.torque(self.bi, -n)
 
     def potential(self, frames):
-        (Pi, _, Fi, _), (Pj, _, Fj, _) = self._ends(frames)
+        (Pi, _, Fi, _), (Pj, _, Fj, _) = self._ends(frames, velocity=False)
         return bushing_potential(Pi, Fi, Pj, Fj, self.K)
 
     def conserves_energy(self):

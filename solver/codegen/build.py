@@ -55,7 +55,9 @@ FIXED_FLAGS = ("-O2", "-fPIC")            # the formulation's fixed C and its la
 # the runtime library (reduced.c, dopri.c, segment.c), compiled once per cache folder, beside the first model's
 # derivation: -O1 compiles in 0.30 s of CPU (-O2 0.43 s) and runs as fast.  Its calls of the kernels through
 # pointers cost nothing measurable: a level-2 cg_reduced of loops_50 247–261 µs (-O1 and -O2) against 254–271 µs
-# with direct calls inside each model's library, of the 14-body car 21.2–22.0 against 21.2–22.1 µs
+# with direct calls inside each model's library, of the 14-body car 21.2–22.0 against 21.2–22.1 µs.  reduced.c's
+# dense algebra asks for O3 itself (CG_HOT: vectorized row-by-column loops, the same numbers; the 23-body car's
+# compiled loop 0.32 → 0.285 s CPU; the library's compile 1.0 → 1.17 s CPU at load 15)
 RUNTIME_FLAGS = ("-O1", "-fPIC", "-shared")
 # compile time per line by optimisation level, relative to -O0 (measured with gcc 12 on the arm's units:
 # -O0 0.06 ms, -O1 0.25 ms, -O2 0.7 ms per line): units start most expensive first

@@ -32,8 +32,8 @@ Covered (:func:`compiled_output`), on generated kernels:
 
 The force elements' potential energy (the energy table's spring column) is not in the kernels: it is
 added to the C rows by the elements' own ``potential`` over the rows' body frames
-(:func:`solver.forces.element_loads`, all rows of a call at once for the elements that take stacked
-states), as the Python post-processing does.
+(:func:`solver.forces.element_potential`, all rows of a call at once for the elements that take
+stacked states; their loads are not evaluated), as the Python post-processing does.
 
 Every other model's rows are post-processed in Python, as before.
 """
@@ -43,7 +43,7 @@ import ctypes
 
 import numpy as np
 
-from ..forces import BodyFrames, element_loads
+from ..forces import BodyFrames, element_potential
 from .build import address
 from .derive import hook_of
 
@@ -194,8 +194,7 @@ class CompiledOutput:
         post = {POST_NAMES.get(name, name): a[:len(t)] for name, a in self.arrays.items()}
         if self.system.force_elements and len(t):
             frames = BodyFrames(post["r"], post["A"], post["v"], post["w"], angles)
-            post["energy"][:, 2] = element_loads(self.system.force_elements, t, frames, self.system.nb,
-                                                 potential=True)[1]
+            post["energy"][:, 2] = element_potential(self.system.force_elements, frames, np.shape(t))
         return post
 
     def states(self, t, q, qd, qdd, lam, angles=None):

@@ -36,6 +36,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The dense algebra's loops at O3 (the runtime library is compiled at -O1: build.RUNTIME_FLAGS):
+ * vectorized, without -ffast-math: the same operations in the same order, the same numbers. */
+#define CG_HOT __attribute__((optimize("O3")))
+
 /* The model's kernels (signatures of the generated cg_position, cg_gamma, cg_mass, cg_forces) and the
  * fixed code's faster paths: relative.c's cg_dynamics (γ, M and Q in one pass), articulated.c's
  * cg_tree_accelerations (open-tree accelerations in O(n)); returns 1, 0 when the mass matrix is singular,
@@ -100,7 +104,7 @@ enum { CG_OK = 0, CG_NO_CONVERGENCE = 1, CG_SINGULAR = 2, CG_NOT_FINITE = 3, CG_
        CG_DYNAMICS_NOT_FINITE = 6 /* forces or accelerations not finite (CG_NOT_FINITE: the constraints) */ };
 
 /* LU with partial pivoting of the n×n matrix a (in place); 0 when singular. */
-static int lu_factor(double *a, int *piv, int n)
+CG_HOT static int lu_factor(double *a, int *piv, int n)
 {
     for (int k = 0; k < n; ++k) {
         int p = k;
@@ -122,7 +126,7 @@ static int lu_factor(double *a, int *piv, int n)
 }
 
 /* Solve (LU) x = b in place for nrhs right-hand sides stored as columns of b (n×nrhs, row-major). */
-static void lu_solve(const double *a, const int *piv, int n, double *b, int nrhs)
+CG_HOT static void lu_solve(const double *a, const int *piv, int n, double *b, int nrhs)
 {
     for (int k = 0; k < n; ++k)
         if (piv[k] != k)
@@ -156,7 +160,7 @@ static void lu_solve(const double *a, const int *piv, int n, double *b, int nrhs
 }
 
 /* Solve (LU)ᵀ x = b in place for one right-hand side: PA = LU, so Aᵀ x = b is Uᵀ Lᵀ P x = b. */
-static void lu_solve_transposed(const double *a, const int *piv, int n, double *b)
+CG_HOT static void lu_solve_transposed(const double *a, const int *piv, int n, double *b)
 {
     for (int i = 0; i < n; ++i) {
         double s = b[i];
@@ -226,7 +230,7 @@ static double sigma_min_estimate(const double *a, const int *piv, int n, double 
 
 /* Cholesky solve of the symmetric positive definite n×n a (destroyed) with b (overwritten); 0 when a
  * is singular to working precision: a pivot d ≤ n ε max_k a_kk (partition.reduced_mass_solve's test). */
-static int cholesky_solve(double *a, int n, double *b)
+CG_HOT static int cholesky_solve(double *a, int n, double *b)
 {
     double largest = 0.0;
     for (int j = 0; j < n; ++j) largest = fmax(largest, a[j * n + j]);
@@ -257,7 +261,7 @@ static int cholesky_solve(double *a, int n, double *b)
 }
 
 /* out (r×ncol) = Φ_q[rows] · B (nq×ncol) */
-static void rows_times(const cg_reduced_t *s, const double *B, int ncol, double *out)
+CG_HOT static void rows_times(const cg_reduced_t *s, const double *B, int ncol, double *out)
 {
     const int nq = s->nq;
     memset(out, 0, sizeof(double) * s->r * ncol);
@@ -427,7 +431,7 @@ static void dynamics_terms(cg_reduced_t *s)
  * m_ptr[k+1]−1], ascending, entry e at s->M[m_at[e]] (M dense row-major, or packed in that pattern:
  * relative.c's cg_dynamics_packed; the sums of the dense product without its structural zeros: the
  * same numbers), or every column of the dense M when m_ptr is NULL.  0 when some result is not finite. */
-static int minus_mass_times(const cg_reduced_t *s, const int *m_ptr, const int *m_col, const int *m_at,
+CG_HOT static int minus_mass_times(const cg_reduced_t *s, const int *m_ptr, const int *m_col, const int *m_at,
                             const double *v, const double *x, double *out)
 {
     const int nq = s->nq;
@@ -448,7 +452,7 @@ static int minus_mass_times(const cg_reduced_t *s, const int *m_ptr, const int *
  * and c (nq, the particular solution of Φ_q c = γ): (Nᵀ M N) z̈ = Nᵀ (Q − M c), q̈ = N z̈ + c; then
  * res = Q − M q̈ (nq, the multipliers' right-hand side).  M's pattern (m_ptr, m_col, m_at; NULL: dense)
  * as in minus_mass_times.  work: nq doubles.  Returns a CG_* status. */
-static int tangent_accelerations(cg_reduced_t *s, const int *m_ptr, const int *m_col, const int *m_at,
+CG_HOT static int tangent_accelerations(cg_reduced_t *s, const int *m_ptr, const int *m_col, const int *m_at,
                                  const double *N, const double *c, double *res, double *work)
 {
     const int nq = s->nq, f = s->dof;
@@ -600,7 +604,7 @@ done:
  * 3: + multipliers λ (the output rows and the FMU's accepted states: an integrator's right-hand side
  * needs only z̈, and the minimum-norm λ of redundant rows costs more than the rest of a many-loop solve).
  * y = [z, ż].  Returns a CG_* status. */
-int cg_reduced(cg_reduced_t *s, const double *y, int level)
+CG_HOT int cg_reduced(cg_reduced_t *s, const double *y, int level)
 {
     if (s->k_tree) return tree_reduced(s, y, level);
     if (s->band) return band_reduced(s, y, level);

@@ -46,7 +46,7 @@ from ..flexible.floating import FloatingBody, flexible_outputs
 from ..flexible.batch import FlexibleBatch
 from ..flexible.joints import FlexibleJoint
 from ..flexible.loads import FlexibleAttachments
-from ..forces import BodyFrames, Wrenches, angle_rows, compile_forces, element_loads
+from ..forces import BodyFrames, Wrenches, angle_rows, compile_forces, element_potential
 from ..math.rotations import L_matrices, L_matrix, quat_from_matrix, rotation_matrices, rotation_matrix
 from ..model.fields import inertia_matrix
 from ..model.model import GROUND
@@ -560,7 +560,7 @@ class CartesianSystem(MechanicalSystem):
                 for fb in self.flex:
                     energy[x, [0, 1, 3]] += fb.energies(q[x], qd[x], self.gravity)
         else:
-            energy[:, 2] = element_loads(self.force_elements, t, BodyFrames(r, A, v, w, angles), nb, potential=True)[1]
+            energy[:, 2] = element_potential(self.force_elements, BodyFrames(r, A, v, w, angles), np.shape(t))
         return energy
 
     def _setup_flexible(self, model):

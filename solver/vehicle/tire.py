@@ -130,6 +130,21 @@ def _at(v, k):
     return v[k] if np.ndim(v) == 1 else v[..., k]
 
 
+def tire_penetration(c, a, p, surface, m=NUMPY_MATH):
+    """(n, P, δ, touching) of the module docstring's geometry: the road's upward normal n under the
+    wheel centre c, the disc's lowest point P = c + R d, the penetration δ = (z_road(P) − P_z) n_z and
+    whether the disc penetrates the road (δ > 0 and the wheel does not lie flat, |n − (n·a)a| ≥ FLAT),
+    for a wheel of spin axis a (numbers, stacked numbers or the generator's symbols, as
+    :func:`tire_contact`, which starts with it; the potential ½ k δ² reads it alone)."""
+    n = road_normal(m.let(surface(_at(c, 0))[1]), m)
+    radial = m.vector(n - along(m.let(dot(n, a)), a))
+    size = m.let(m.sqrt(dot(radial, radial)))
+    P = m.vector(c - along(p.radius / size, radial))
+    height = m.let(surface(_at(P, 0))[0])
+    delta = m.let((height - _at(P, 2)) * _at(n, 2))
+    return n, P, delta, (size >= FLAT) & (delta > 0)
+
+
 def tire_contact(c, a, v, w, p, surface, m=NUMPY_MATH) -> TireState:
     """The tire of the module docstring on a wheel with centre c, spin axis a, CM velocity v and
     angular velocity ω (global); ``p`` its :class:`TireParameters`, ``surface(x)`` the road's
@@ -139,12 +154,7 @@ def tire_contact(c, a, v, w, p, surface, m=NUMPY_MATH) -> TireState:
     Out of contact (the wheel lies flat, |n − (n·a)a| < 1e-9, or δ ≤ 0, or k δ + c δ̇ ≤ 0) the
     forces and torques are 0: gated, not branched, so the generated code computes every quantity
     (those of a flat wheel are not finite) and selects."""
-    n = road_normal(m.let(surface(_at(c, 0))[1]), m)
-    radial = m.vector(n - along(m.let(dot(n, a)), a))
-    size = m.let(m.sqrt(dot(radial, radial)))
-    P = m.vector(c - along(p.radius / size, radial))
-    height = m.let(surface(_at(P, 0))[0])
-    delta = m.let((height - _at(P, 2)) * _at(n, 2))
+    n, P, delta, touching = tire_penetration(c, a, p, surface, m)
     P = m.vector(P + along(delta, n))            # the contact point on the road surface
     V = m.vector(v + cross(w - along(m.let(dot(w, a)), a), P - c))
     ex = m.vector(cross(a, n))
@@ -156,7 +166,6 @@ def tire_contact(c, a, v, w, p, surface, m=NUMPY_MATH) -> TireState:
     kappa, alpha = m.let((spin - vx) / vt), m.let(m.atan(-vy / vt))
     Fx, Fy = (m.let(F) for F in combined_slip_forces(kappa, alpha, Fz, p, m))
     rolling, Mz = tire_moments(Fz, Fy, spin, alpha, p, m)
-    touching = (size >= FLAT) & (delta > 0)
     contact = touching & (Fz > 0)
     return TireState(touching, contact, delta, -dot(n, V), kappa, alpha,
                      *(m.gate(contact, F) for F in (Fx, Fy, Fz)), P,
@@ -193,8 +202,12 @@ class TireForce:
         out.torque(self.b, s.torque)
 
     def potential(self, frames):
-        s = self.state(frames)
-        return NUMPY_MATH.gate(s.touching, 0.5 * self.p.stiffness * s.delta * s.delta)
+        """½ k δ² while the disc penetrates the road (δ > 0, the wheel not flat), else 0: from the
+        geometry alone (:func:`tire_penetration`), as :meth:`state` has it."""
+        c, A, _, _ = frames.get(self.b)
+        with np.errstate(divide="ignore", invalid="ignore"):        # a flat wheel: gated out
+            _, _, delta, touching = tire_penetration(c, matvec(A, self.axis_b), self.p, self.road.surface)
+        return NUMPY_MATH.gate(touching, 0.5 * self.p.stiffness * delta * delta)
 
     def conserves_energy(self):
         """Rolling contact with slip does work that is not in V."""

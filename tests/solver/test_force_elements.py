@@ -1,10 +1,11 @@
 """Force elements on stacked states (solver.forces.element_loads): one call over N states equals N
 single-state calls, for the stacked elements (spring-damper with force(t), bushing, applied force and
-torque) and the state-by-state ones (rotational spring-damper: its angle unwraps in order)."""
+torque) and the state-by-state ones (rotational spring-damper: its angle unwraps in order); their
+potential alone (element_potential) equals element_loads' energy."""
 import numpy as np
 
 import solver
-from solver.forces import BodyFrames, element_loads
+from solver.forces import BodyFrames, element_loads, element_potential
 from solver.formulations.cartesian import CartesianSystem
 
 
@@ -48,6 +49,13 @@ def test_stacked_loads_equal_state_by_state():
         assert np.allclose(loads.F[x], single.F, rtol=0, atol=1e-12 * np.abs(single.F).max())
         assert np.allclose(loads.T[x], single.T, rtol=0, atol=1e-12 * np.abs(single.T).max())
         assert abs(energy[x] - e) <= 1e-12 * abs(e)
+    # the energy alone (the compiled output rows' column): the same sums, the rotational spring's branch
+    # following the states in the same order (fresh systems: their own unwrapping states; on these states
+    # a potential taken after all the loads, its branch from the last state, differs)
+    frames, _ = random_frames(stacked_system, len(t), seed=4)
+    with_loads, alone = CartesianSystem(model), CartesianSystem(model)
+    energy = element_loads(with_loads.force_elements, t, frames, with_loads.nb, potential=True)[1]
+    np.testing.assert_array_equal(element_potential(alone.force_elements, frames, t.shape), energy)
 
 
 def test_spring_with_coincident_points_exerts_no_force():

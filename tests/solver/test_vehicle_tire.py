@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import solver
-from solver.forces import BodyFrames, Wrenches, compile_forces, element_loads
+from solver.forces import BodyFrames, Wrenches, compile_forces, element_loads, element_potential
 from solver.math.rotations import rotation_matrix
 from solver.vehicle import RoadSurface, TireForce, TireParameters, combined_slip_forces
 
@@ -171,7 +171,8 @@ def test_penetration_rate_is_the_time_derivative_of_the_penetration(profile, rel
 def test_stacked_states_give_the_wrenches_and_energy_of_one_state_at_a_time(profile):
     """The output post-processing evaluates a tire on all output points at once (element_loads on
     stacked states): the same forces, torques and spring energy as state by state, in contact,
-    airborne, leaving the road (k δ + c δ̇ < 0) and lying flat (not finite inside, gated out)."""
+    airborne, leaving the road (k δ + c δ̇ < 0) and lying flat (not finite inside, gated out); the
+    spring energy ½ k δ² of the contact state's δ while touching, alone (element_potential) the same."""
     m = wheel_model(stiffness=2e5, damping=800.0)
     m.add_road("r2", profile=profile, start=-0.3, obstacle_height=0.05, obstacle_length=1.0)
     m.set_field("t", "road", "r2")
@@ -198,6 +199,9 @@ def test_stacked_states_give_the_wrenches_and_energy_of_one_state_at_a_time(prof
         np.testing.assert_allclose(together.F[n], one.F, rtol=1e-12, atol=1e-12 * scale)
         np.testing.assert_allclose(together.T[n], one.T, rtol=1e-12, atol=1e-12 * scale)
         assert energy[n] == pytest.approx(e, rel=1e-12, abs=1e-15)
+        state = tire.state(frames_of(r, v, w, A))            # the potential reads the geometry alone
+        assert e == pytest.approx(0.5 * 2e5 * state.delta ** 2 if state.touching else 0.0, rel=1e-12, abs=1e-15)
+    np.testing.assert_array_equal(element_potential([tire], stacked, times.shape), energy)
     assert 3 <= contacts <= 9 and np.isfinite(together.F).all() and np.isfinite(together.T).all()
 
 
