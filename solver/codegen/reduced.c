@@ -72,7 +72,7 @@ typedef struct {
     double *lam;              /* m multipliers (level 3) */
     double *phi, *jac, *ang, *gamma, *M, *Q;   /* kernel outputs at the solution */
     double *err;              /* max |Φ| at the solution */
-    double *sigma_min;        /* estimate of σ_min(Φ_q[rows] U) at the solution (level ≥ 1) */
+    double *sigma_min;        /* estimate of σ_min(Φ_q[rows] U) at the solution (levels 1 and 3: SIGMA_AT) */
     double *amplification;    /* ‖N‖_F, N = ∂q/∂z, at the solution (level ≥ 1) */
     /* the kernels (model library) */
     cg_position_fn k_position;
@@ -94,6 +94,12 @@ typedef struct {
 } cg_reduced_t;
 
 typedef struct cg_banded cg_banded_t;
+
+/* The levels whose solve estimates σ_min(Φ_q[rows] U) (*s->sigma_min): 1 (the Python loop's step ends)
+ * and 3 (output rows, the FMU's right-hand sides), not 2 — an integrator's right-hand side, where no
+ * one reads it (its power iteration was ≈ 30 % of a band level-2 solve); segment.c asks
+ * cg_reduced_sigma at its accepted steps instead. */
+#define SIGMA_AT(level) ((level) != 2)
 
 enum { CG_OK = 0, CG_NO_CONVERGENCE = 1, CG_SINGULAR = 2, CG_NOT_FINITE = 3, CG_MASS_SINGULAR = 4,
        CG_BRANCH = 5, /* a step loop's refusal: an angle departed from its prediction (cg_branch_*) */
@@ -494,6 +500,7 @@ done:
 }
 
 static int band_reduced(cg_reduced_t *s, const double *y, int level);     /* banded.c */
+static int band_sigma(cg_reduced_t *s);                                  /* banded.c */
 
 /* An open tree (articulated.c): its only constraint rows are Euler-parameter normalizations, each on
  * the columns of one joint, and the partition (any LU or QR one; reduced.py checks it) keeps them
@@ -650,7 +657,7 @@ int cg_reduced(cg_reduced_t *s, const double *y, int level)
     /* ---- velocities ---- */
     rows_times(s, s->U, r, A);
     if (!lu_factor(A, piv, r)) { status = CG_SINGULAR; goto done; }
-    *s->sigma_min = sigma_min_estimate(A, piv, r, vec);
+    if (SIGMA_AT(level)) *s->sigma_min = sigma_min_estimate(A, piv, r, vec);
     const double *zd = y + f;
     for (int k = 0; k < nq; ++k) {
         double v = 0.0;
@@ -714,4 +721,26 @@ done:
     free(work);
     free(piv);
     return status;
+}
+
+/* σ_min(Φ_q[rows] U) at the last solved state into *s->sigma_min, estimated as a level-1 or level-3
+ * solve does (SIGMA_AT), from s->jac: for a caller that reads it after a level-2 solve (segment.c at an
+ * accepted step, whose last right-hand side was solved at the new state).  The same factorization
+ * of the same Φ_q, so the same number.  Returns 0 when the block is singular (σ_min 0). */
+int cg_reduced_sigma(cg_reduced_t *s)
+{
+    if (s->k_tree) return *s->sigma_min > 0.0;     /* tree_reduced's diagonal, set at every level */
+    if (s->band) return band_sigma(s);
+    const int r = s->r;
+    double *A = malloc(sizeof(double) * ((size_t)r * r + (size_t)r + 1));
+    int *piv = malloc(sizeof(int) * (r + 1));
+    int ok = A && piv;
+    if (ok) {
+        rows_times(s, s->U, r, A);
+        ok = lu_factor(A, piv, r);
+    }
+    *s->sigma_min = ok ? sigma_min_estimate(A, piv, r, A + (size_t)r * r) : 0.0;
+    free(A);
+    free(piv);
+    return ok;
 }

@@ -57,6 +57,11 @@ NEWTON_STALL = 0.5       # an iteration that no longer halves max |Φ| has reach
 # the SVD from 150 rows): SVD 0.76 / 2.0 / 2.8 ms, estimate 0.65 / 0.53 / 0.73 ms at 100 / 150 / 200 rows
 SVD_MAX_ROWS = 100
 
+# independent rows from which a compiled band reduction's conditioning read-out takes banded.c's
+# cg_band_row_sigma (the same estimates as above SVD_MAX_ROWS, in C: O(r gw²), no Python per row) instead of
+# the SVD of Φ_q[rows] (docs/performance.md "Conditioning and σ_min where they are read")
+COMPILED_ESTIMATE_ROWS = 50
+
 
 def converged(err, prev, tol) -> bool:
     """Whether the position Newton stops at max |Φ| = ``err`` after an iteration from ``prev`` (None
