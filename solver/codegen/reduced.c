@@ -27,9 +27,9 @@
  * tests compare the two to round-off.  A partition of many loops (s->band set, solver/codegen/banded.py)
  * is solved by banded.c's band_reduced instead: the same steps with U replaced by a sparse basis of its
  * range and the dependent block factored in band storage, sharing tangent_accelerations, minimum_norm
- * and sigma_min_power with this file; for a relative library its kernels are then relative.c's packed
- * ones (k_position = cg_position_packed, k_dynamics = cg_dynamics_packed: s->jac and s->M hold Φ_q and
- * M in their patterns, reduced.py).
+ * and sigma_min_power with this file; its kernels are then the library's packed ones (relative.c's,
+ * cartesian_packed.c's: k_position = cg_position_packed, k_dynamics = cg_dynamics_packed: s->jac and
+ * s->M hold Φ_q and M in their patterns, reduced.py).
  */
 #include <float.h>
 #include <math.h>
@@ -37,7 +37,8 @@
 #include <string.h>
 
 /* The model's kernels (signatures of the generated cg_position, cg_gamma, cg_mass, cg_forces) and the
- * fixed code's faster paths: relative.c's cg_dynamics (γ, M and Q in one pass), articulated.c's
+ * fixed code's faster paths: relative.c's cg_dynamics (γ, M and Q in one pass; cg_dynamics_packed of
+ * relative.c and cartesian_packed.c for the band), articulated.c's
  * cg_tree_accelerations (open-tree accelerations in O(n)); returns 1, 0 when the mass matrix is singular,
  * −1 when a result is not finite). */
 typedef void (*cg_position_fn)(const double *q, const double *qd, const double *par, const double *f,
