@@ -256,6 +256,14 @@ class CompiledReduction:
             return None
         return float(singular_value_ratio(self._sigma[0], self._sigma[1]))
 
+    def row_sigma_min(self):
+        """σ_min of Φ_q[rows] at the last solved state estimated from above (cg_band_row_sigma: an upper
+        bound, what Partition.degraded's cheap test takes, as segment.c's SEG_QUALITY does), or None
+        where :attr:`row_sigma` is False."""
+        if not self.row_sigma or not self._row_sigma_fn(self._problem_ptr, self._sigma.ctypes.data):
+            return None
+        return float(self._sigma[0])
+
     @property
     def amplification(self):
         """‖N‖_F (N = ∂q/∂z, :meth:`Partition.amplification`) at the last solved state (level ≥ 1)."""

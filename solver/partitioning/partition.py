@@ -326,10 +326,12 @@ class Partition:
             return 0.0
         return float(np.linalg.norm(self.velocities(jac, np.zeros((jac.shape[0], self.dof)), np.eye(self.dof))))
 
-    def degraded(self, jac, fraction, growth, dependent=None, amplification=None):
+    def degraded(self, jac, fraction, growth, dependent=None, amplification=None, bound=None):
         """Why the partition should be renewed at this Jacobian, or None: quality(jac) / quality_ref
         below ``fraction``, or amplification(jac) above ``growth`` · amplification_ref (module
-        docstring).  ``amplification``: ‖N‖_F if already computed (the compiled reduction's).
+        docstring).  ``amplification``: ‖N‖_F if already computed (the compiled reduction's);
+        ``bound``: an upper bound of σ_min(Φ_q[rows]) at hand, or None (the compiled band reduction's
+        estimate from above, CompiledReduction.row_sigma_min).
 
         One SVD for the quality in the common case (none when ``dependent``, σ_min(Φ_q U), is given,
         e.g. estimated by the compiled reduction): with an upper bound b ≥ σ_min(Φ_q)
@@ -343,7 +345,8 @@ class Partition:
         # the bound is a minimum over the smallest row norm and costlier terms: when the row norm alone
         # clears the test, so does the bound (no estimate computed)
         threshold = fraction * self.quality_ref
-        if dependent < threshold * self._smallest_row_norm(jac) and dependent < threshold * self._sigma_min_bound(jac):
+        if (dependent < threshold * self._smallest_row_norm(jac)
+                and dependent < threshold * min(self._sigma_min_bound(jac), np.inf if bound is None else bound)):
             ratio = self.quality(jac, dependent if exact else None) / self.quality_ref
             if ratio < fraction:
                 return Renewal(f"dependent block quality dropped to {ratio:.2g} of its value at partition time")

@@ -8,7 +8,9 @@
   rows on the band algebra comes from banded.c's ``cg_band_row_sigma`` in both step loops: power
   iterations (4 steps, reduced.c SIGMA_ITERATIONS) on (J Jᵀ)⁻¹ and J Jᵀ give σ_min from above and σ_max
   from below, so the read-out is never below the SVD's; measured within 1.0–1.26 of it (module
-  docstring of solver/partitioning/conditioning.py), here bounded by 1.3.
+  docstring of solver/partitioning/conditioning.py), here bounded by 1.3.  Its σ_min is an upper bound
+  of σ_min(Φ_q[rows]), what the Python loop's partition-quality test takes (Partition.degraded's
+  ``bound``, as segment.c's SEG_QUALITY does).
 """
 from __future__ import annotations
 
@@ -71,3 +73,13 @@ def test_conditioning_from_the_band_estimates_bounds_the_svd_from_above(models, 
     ratio = np.asarray(res.conditioning) / np.array(exact)
     assert np.all(ratio >= 1.0 - 1e-10) and np.all(ratio <= 1.3), ratio
     assert not np.all(ratio == 1.0)                  # the estimates, not the SVD
+
+
+def test_the_band_estimate_bounds_sigma_min_of_the_rows_from_above(models):
+    s = models[5].system.workspace()
+    q, qd, _ = s.initial_state()
+    part = build_partition("qr", s, q, 0.0)
+    c = s.compiled_reduction(part)
+    assert c.solve(0.0, np.concatenate([part.z_of(q), part.V.T @ qd]), q, 1)
+    exact = np.linalg.svd(c.jac[part.rows], compute_uv=False)[-1]
+    assert exact * (1 - 1e-12) <= c.row_sigma_min() <= 1.3 * exact
