@@ -16,9 +16,12 @@ points.  Columns, each the best of ``--repeat`` runs of a compiled model (the bu
 - steps, right-hand sides and the algebra (dense compiled reduction, or ≥ 120 independent rows: the
   sparse factorizations of solver/partitioning/sparse.py) of the saved-settings conventional run.
 
-``--markdown`` prints a Markdown table (docs/performance.md).
+``--markdown`` prints a Markdown table (docs/performance.md).  ``--rhs`` instead prints, per number of
+sets, the CPU ms of one compiled solve (``cg_reduced``) at levels 1, 2 and 3 — step end (q, q̇),
+right-hand side (+ q̈), output row (+ λ) — at the initial state of the saved settings' QR partition
+(best of 3 × 400 calls).
 
-    .venv/bin/python bench/slider_crank.py [--sets 1 5 20] [--t-end 1] [--repeat 1] [--markdown]
+    .venv/bin/python bench/slider_crank.py [--sets 1 5 20] [--t-end 1] [--repeat 1] [--markdown] [--rhs]
 """
 from __future__ import annotations
 
@@ -86,13 +89,43 @@ def best_run(compiled, t_end, repeat):
     return best
 
 
+def solve_ms(n, calls=400):
+    """{level: CPU ms of one compiled solve} for n sets (module docstring) and the algebra's name."""
+    import numpy as np
+    from solver.partitioning.choose import build_partition
+    s = solver.compile_model(slider_cranks(n), codegen="on").system
+    q, qd, _ = s.initial_state()
+    part = build_partition("qr", s, q, 0.0)
+    y = np.concatenate([part.z_of(q), part.V.T @ qd])
+    c = s.compiled_reduction(part)
+    ms = {}
+    for level in (1, 2, 3):
+        c.solve(0.0, y, q, level)
+        best = np.inf
+        for _ in range(3):
+            t0 = time.process_time()
+            for _ in range(calls):
+                c.solve(0.0, y, q, level)
+            best = min(best, (time.process_time() - t0) / calls * 1e3)
+        ms[level] = best
+    return ms, "dense" if c.band is None else f"band{' (packed kernels)' if c._packed else ''}"
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sets", type=int, nargs="+", default=[1, 5, 20])
     ap.add_argument("--t-end", type=float, default=1.0)
     ap.add_argument("--repeat", type=int, default=1, help="runs per case; the fastest is reported")
     ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--rhs", action="store_true", help="only the CPU ms of one compiled solve per level")
     args = ap.parse_args(argv)
+    if args.rhs:
+        print("| sets | algebra | level 1 (step end) ms | level 2 (right-hand side) ms | level 3 (output row) ms | load |")
+        print("|---|---|---|---|---|---|")
+        for n in args.sets:
+            ms, kind = solve_ms(n)
+            print(f"| {n} | {kind} | {ms[1]:.4f} | {ms[2]:.4f} | {ms[3]:.4f} | {os.getloadavg()[0]:.1f} |", flush=True)
+        return
     header = ("sets", "paper conventional", "paper proposed", "saved settings, conventional",
               "saved settings, parametric", "saved settings, relative formulation", "new-model settings",
               "saved: steps / rhs", "saved: algebra")

@@ -373,7 +373,7 @@ class Run:
                                               f"t = {ode.t:.6g} s (an assembly branch crossed at a singular "
                                               "configuration)", ode.t)
                     c = self._compiled          # its estimates at the step's end (before the output points')
-                    estimates = (None, None) if c is None else (c.sigma_min, c.amplification)
+                    estimates = (None, None, None) if c is None else (c.sigma_min, c.amplification, c.row_sigma_min())
                 except PartitionError as exc:
                     # (q, t): still the last accepted state; a velocity jump's retries are bounded by
                     # ASSEMBLY_RETRIES, not counted towards the stuck partition's restarts

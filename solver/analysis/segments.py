@@ -192,8 +192,8 @@ def _store_rows(run, part, seg, first=False):
     t, q, qd, qdd, lam, violation, jac, sigma = seg.rows()
     if not len(t):
         return
-    # Partition.singularity of each row: in C above SVD_MAX_ROWS rows (the sparse estimates), else exact
-    # near singular configurations, carried along the solves' σ_min estimates between them
+    # Partition.singularity of each row: in C from COMPILED_ESTIMATE_ROWS rows on the band (the sparse
+    # estimates), else exact near singular configurations, carried along the solves' σ_min estimates between them
     # (solver.partitioning.conditioning); the start row on its own, exact, as the call's rows after it
     conditioning = seg.conditioning()
     if conditioning is None and jac is None:

@@ -260,7 +260,7 @@ static int band_reduced(cg_reduced_t *s, const double *y, int level)
     /* ---- velocities ---- */
     if (!band_factor(b, r, s->jac, ab, piv)) { status = CG_SINGULAR; goto done; }
     const band_lu_t lu = {b, nq, r, ab, piv, vec, s->jac};
-    *s->sigma_min = sigma_min_power(r, band_inverse, &lu, b->pos, x);
+    if (SIGMA_AT(level)) *s->sigma_min = sigma_min_power(r, band_inverse, &lu, b->pos, x);
     const double *zd = y + f;
     for (int k = 0; k < nq; ++k) {
         double v = 0.0;
@@ -327,6 +327,26 @@ done:
     return status;
 }
 
+/* reduced.c's cg_reduced_sigma on the band: S factored again from s->jac, then band_reduced's estimate */
+static int band_sigma(cg_reduced_t *s)
+{
+    const cg_banded_t *b = s->band;
+    const int nq = s->nq, r = s->r, ld = 2 * b->kl + b->ku + 1;
+    double *ab = malloc(sizeof(double) * ((size_t)ld * r + (size_t)r + (size_t)nq + 1));
+    int *piv = malloc(sizeof(int) * (r + 1));
+    int ok = ab && piv && band_factor(b, r, s->jac, ab, piv);
+    if (ok) {
+        double *x = ab + (size_t)ld * r, *vec = x + r;
+        const band_lu_t lu = {b, nq, r, ab, piv, vec, s->jac};
+        *s->sigma_min = sigma_min_power(r, band_inverse, &lu, b->pos, x);
+    } else {
+        *s->sigma_min = 0.0;
+    }
+    free(ab);
+    free(piv);
+    return ok;
+}
+
 typedef struct { int w, r; const double *ab; const int *piv; double *y; } gram_t;
 
 /* x ← G x, G = J Jᵀ in band storage (w sub- and super-diagonals, ld = 3 w + 1; not factored) */
@@ -352,7 +372,7 @@ static void gram_inverse(const void *ctx, double *x)
 /* Estimates of (σ_min, σ_max) of J = Φ_q[rows] at the current Φ_q (s->jac, read at j_at: dense, or packed
  * by a relative library's cg_position_packed) into out, as
  * solver/partitioning/singular_estimates.py row_singular_estimates gives them (the conditioning
- * read-out above partition.SVD_MAX_ROWS rows): reduced.c's sigma_min_power on G⁻¹ and power_growth
+ * read-out from partition.COMPILED_ESTIMATE_ROWS rows): reduced.c's sigma_min_power on G⁻¹ and power_growth
  * on G = J Jᵀ, from the start of the independent rows' order (b->pos: the same iterates, permuted),
  * σ_min from above (0 when G is singular), σ_max from below.  G is banded in the fixed order (gw sub-
  * and super-diagonals) and factored as S is: O(r gw²).  Returns 0 (nothing written) without a band

@@ -7,16 +7,18 @@ and factors S = Φ_q[rows] B in band storage.  Everything structural is fixed he
 * the pattern of J = Φ_q[rows] (the system's ``kernel_jacobian_pattern``: the entries the kernels
   can write), the non-zeros of B, and from them the pattern of S;
 * an order of S's rows and columns (the same permutation for both: reverse Cuthill–McKee on the
-  pattern of S + Sᵀ, scipy.sparse.csgraph; Cuthill & McKee (1969)) that makes S banded with kl sub-
-  and ku super-diagonals — a row of loops gives a bandwidth independent of their number;
+  pattern of S + Sᵀ, scipy.sparse.csgraph; Cuthill & McKee (1969); for a Cartesian system on the S of
+  its structural Φ_q pattern, jacobian_pattern, a superset of the entries its kernels write) that makes
+  S banded with kl sub- and ku super-diagonals — a row of loops gives a bandwidth independent of
+  their number;
 * the assembly of S in band storage as a fixed linear map of Φ_q's entries
   (S[s_at[e]] += coef[e] · Φ_q[jac_at[e]], Φ_q's buffer dense row-major or, for a relative library,
-  packed in its pattern: relative.c's cg_position_packed), J by rows and B by rows (CSR), the pattern
+  packed in its pattern: relative.c's or cartesian_packed.c's cg_position_packed), J by rows and B by rows (CSR), the pattern
   of the kernels' M by rows where the system gives one (``kernel_mass_pattern``) with each entry's
   position in M's buffer (dense, or packed in the pattern: cg_dynamics_packed), Φ_q's redundant rows
   by rows (the minimum-norm multipliers skip the rows that are zero), and V's non-zeros by rows;
 * the half bandwidth ``gw`` of G = J Jᵀ in the same order, for the conditioning read-out's estimates
-  of σ(Φ_q[rows]) above ``partition.SVD_MAX_ROWS`` rows
+  of σ(Φ_q[rows]) from ``partition.COMPILED_ESTIMATE_ROWS`` rows
   (:func:`solver.partitioning.singular_estimates.row_singular_estimates`' algorithm in C: banded.c
   ``cg_band_row_sigma``, called by segment.c at the output rows and by
   :attr:`solver.codegen.reduced.CompiledReduction.conditioning` for the Python loop's rows).
@@ -62,7 +64,7 @@ def band_problem(system, part, packed=False):
     """The :class:`BandProblem` of ``part`` (a :class:`solver.partitioning.partition.Partition` of the
     generated ``system``), or None when the dense algebra should be used (module docstring).
     ``packed``: the kernels write Φ_q packed in the order of ``kernel_jacobian_pattern`` (by rows,
-    columns ascending: relative.c's cg_position_packed) and M packed in ``kernel_mass_pattern``;
+    columns ascending: cg_position_packed) and M packed in ``kernel_mass_pattern`` (cg_dynamics_packed);
     otherwise both dense row-major (M's pattern, where the system gives one, still skips its zeros)."""
     pattern = getattr(system, "kernel_jacobian_pattern", lambda: None)()
     r = len(part.rows)
@@ -73,14 +75,28 @@ def band_problem(system, part, packed=False):
     m, nq = system.m, system.nq
     position = np.full(m, -1)
     position[part.rows] = np.arange(r)
-    keep = position[pattern[0]] >= 0
-    J = sparse.csr_matrix((np.ones(int(keep.sum())), (position[pattern[0][keep]], pattern[1][keep])), shape=(r, nq))
-    J.sum_duplicates()
-    J.data[:] = 1.0
+
+    def rows_pattern(pattern):
+        keep = position[pattern[0]] >= 0
+        J = sparse.csr_matrix((np.ones(int(keep.sum())), (position[pattern[0][keep]], pattern[1][keep])), shape=(r, nq))
+        J.sum_duplicates()
+        J.data[:] = 1.0
+        return J
+    J = rows_pattern(pattern)
     B = _basis(part, J, sparse)
-    S = (J @ (B != 0).astype(float)).tocsr()
-    S.data[:] = 1.0
-    order = np.asarray(reverse_cuthill_mckee((S + S.T).tocsr(), symmetric_mode=True), dtype=int)
+    B_nz = (B != 0).astype(float)
+
+    def product_pattern(J):
+        S = (J @ B_nz).tocsr()
+        S.data[:] = 1.0
+        return S
+    S = product_pattern(J)
+    # the order from the structural pattern where the system has one (the Cartesian joints' rows on all 7
+    # columns of their bodies: the slider–cranks' band kl = ku = 10, against 12 from the entries the
+    # kernels write), else from S's own
+    structural = getattr(system, "jacobian_pattern", lambda: None)()
+    ordered = S if structural is None else product_pattern(rows_pattern(structural))
+    order = np.asarray(reverse_cuthill_mckee((ordered + ordered.T).tocsr(), symmetric_mode=True), dtype=int)
     rank = np.empty(r, dtype=int)
     rank[order] = np.arange(r)
     si, sj = S.nonzero()

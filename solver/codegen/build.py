@@ -79,6 +79,7 @@ RELATIVE_C = Path(__file__).with_name("relative.c")    # relative kernels from t
 TREE_BODIES_C = Path(__file__).with_name("tree_bodies.c")    # the tree's M̂, Q̂, composite K, L (both below)
 ARTICULATED_C = Path(__file__).with_name("articulated.c")    # open-tree dynamics in O(n)
 OUTPUT_TREE_C = Path(__file__).with_name("output_tree.c")    # the output rows of both (after them, in their unit)
+CARTESIAN_PACKED_C = Path(__file__).with_name("cartesian_packed.c")    # a Cartesian library's dense kernels from its packed ones
 PRINTER = Path(__file__).with_name("printer.py")       # the C printer (not imported: it imports sympy)
 # the modules whose code the generated C comes from (the joint kinematics, the equation forms, the bushing,
 # the spring-damper, the tire, the road profiles and the flexible bodies' terms are written once, in
@@ -90,7 +91,7 @@ _SOURCES = hashlib.sha256(b"".join([Path(m.__file__).read_bytes() for m in (deri
                                                                              flexible, poly, floating, flexible_joints,
                                                                              flexible_loads, modal, relative_layout)]
                                    + [p.read_bytes() for p in (RELATIVE_C, TREE_BODIES_C, ARTICULATED_C, OUTPUT_TREE_C,
-                                                           PRINTER)])).hexdigest()
+                                                           CARTESIAN_PACKED_C, PRINTER)])).hexdigest()
 MODEL_LIBRARIES = "[0-9a-f]" * 32 + ".so"    # glob of a cache folder's model libraries (not runtime-*, time-*)
 _RUNTIME = {}                    # runtime libraries loaded in this process, by path (without .so)
 _RUNTIME_LOCK = threading.Lock()
@@ -163,7 +164,7 @@ class Kernels(Buffers):
         sizes = {"q": nq, "qd": nq, "par": desc["n_parameters"], "f": len(desc["drivers"]),
                  "u": desc["n_inputs"], "phi": m, "jac": m * nq, "ang": len(desc["angles"]), "gamma": m,
                  "M": 1, "Q": nq}
-        calls = {name: (f"cg_{name}", emit.INPUTS + tuple(o for o, _ in emit.OUTPUTS[name])) for name in derive.KERNELS}
+        calls = {name: (f"cg_{name}", emit.INPUTS + emit.OUTPUTS[name]) for name in derive.KERNELS}
         super().__init__(lib, sizes, calls)
         self.runtime = runtime_library()
         self._pointers = {}
@@ -175,6 +176,15 @@ class Kernels(Buffers):
             fn = getattr(self.lib, symbol, None)
             self._pointers[symbol] = None if fn is None else ctypes.cast(fn, ctypes.c_void_p).value
         return self._pointers[symbol]
+
+    def packed_layout(self):
+        """{"jac": flat row-major positions of the packed Φ_q's entries, "M": the packed M's} of a Cartesian
+        library (cartesian_packed.c's cgp_jac_at, cgp_mass_at: sorted), None for the other libraries."""
+        if not hasattr(self, "_layout"):
+            read = lambda name: np.array((ctypes.c_int * ctypes.c_int.in_dll(self.lib, f"cgp_{name}").value)  # noqa: E731
+                                         .in_dll(self.lib, f"cgp_{name}_at"), dtype=int)
+            self._layout = ({"jac": read("jac"), "M": read("mass")} if self.pointer("cg_mass_packed") else None)
+        return self._layout
 
     def need_mass(self):
         """Allocate the dense M buffer (once; the functions are bound to it again).  Call it before
@@ -317,13 +327,14 @@ def _generate(desc, tmp, key) -> dict:
         compiling = [pool.submit(contextvars.copy_context().run, _objects, _fixed_units(fixed), tmp, "fixed")]
         parts, n_sub = [], 0
         with _collection_paused():
-            for k, (text, n) in enumerate({"articulated": _articulated_kernels, "relative": _relative_kernels}.get(
-                    formulation, lambda d: [_cartesian_kernels(d)])(desc)):
+            for k, (text, n, *fixed_part) in enumerate({"articulated": _articulated_kernels,
+                                                        "relative": _relative_kernels}.get(formulation,
+                                                                                           _cartesian_library)(desc)):
                 _check_cancel()
                 parts.append(text)
                 n_sub += n
-                compiling.append(pool.submit(contextvars.copy_context().run, _objects, _units(text), tmp,
-                                             f"part{k}_"))
+                units = _fixed_units(text) if fixed_part else _units(text)      # (text, n, True): fixed code
+                compiling.append(pool.submit(contextvars.copy_context().run, _objects, units, tmp, f"part{k}_"))
         source = "\n".join([*parts, fixed])
         t1 = time.perf_counter()
         so_tmp = tmp / f"{key}.so"
@@ -353,7 +364,8 @@ def _collection_paused():
 
 def _fixed_units(fixed) -> list:
     """[(C text, flags)]: the formulation's fixed code (relative.c, articulated.c with their layout,
-    which declare the generated functions they call; FIXED_FLAGS), none for the Cartesian formulation."""
+    which declare the generated functions they call; FIXED_FLAGS); the Cartesian formulation's
+    (cartesian_packed.c) comes after its kernels (:func:`_cartesian_library`)."""
     return [(HEADER + fixed, FIXED_FLAGS)] if fixed.strip() else []
 
 
@@ -420,16 +432,36 @@ def _failure(cmd, proc) -> CodegenUnavailable:
     return CodegenUnavailable(f"'{' '.join(cmd[:4])} …' failed (exit {proc.returncode}): {tail}")
 
 
-def _cartesian_kernels(desc, prefix="cg_", zeroed=emit.ZEROED, kernels=derive.KERNELS, index=None):
-    """(C of the Cartesian kernels ``<prefix>position`` … of a description, subexpressions);
-    ``zeroed``: :func:`emit.c_source`'s; ``kernels``: :func:`derive.derive`'s; ``index(output, flat
-    index)``: where each output entry is written instead (relative_layout.cartesian_packing; None: the
-    flat index)."""
+def _cartesian_kernels(desc, prefix="cg_", kernels=derive.KERNELS, index=None, names=None, layout=None):
+    """(C of the Cartesian kernels ``<prefix>position`` … of a description — ``names``: {kernel: C name}
+    otherwise —, subexpressions); ``kernels``: :func:`derive.derive`'s.  Φ_q (``jac``) and M are
+    written packed: each output entry at ``index(output, flat index)`` (relative.c's layout,
+    relative_layout.cartesian_packing), or, None, Φ_q's and M's entries at their places in the sorted
+    lists of the entries the derivation writes, those lists (flat row-major indices) put in ``layout``
+    as "jac" and "M" (a Cartesian library's, cartesian_packed.c).  Nothing is cleared (emit.c_source)."""
     kernels, definitions = derive.derive(desc, kernels)
-    if index is not None:
-        kernels = {name: [(out, index(out, i), e) for out, i, e in outputs] for name, outputs in kernels.items()}
-    sizes = {"m": desc["m"], "nq": desc["nq"], "na": len(desc["angles"])}
-    return emit.c_source(kernels, definitions, derive.symbol_arrays(desc), sizes, prefix=prefix, zeroed=zeroed)
+    if index is None:
+        layout.update({out: sorted({i for outputs in kernels.values() for o, i, _ in outputs if o == out})
+                       for out in ("jac", "M")})
+        place = {out: {i: e for e, i in enumerate(flat)} for out, flat in layout.items()}
+        index = lambda out, i: place[out][i] if out in place else i      # noqa: E731
+    kernels = {name: [(out, index(out, i), e) for out, i, e in outputs] for name, outputs in kernels.items()}
+    return emit.c_source(kernels, definitions, derive.symbol_arrays(desc), prefix=prefix, names=names)
+
+
+def _cartesian_library(desc):
+    """Yields the parts of a Cartesian library: its kernels with Φ_q and M packed (cg_position_packed,
+    cg_mass_packed: :func:`_cartesian_kernels`' own layout), then the fixed code after that layout,
+    known only now (cartesian_packed.c: the dense cg_position, cg_mass, and cg_dynamics_packed),
+    marked as fixed code."""
+    layout = {}
+    yield _cartesian_kernels(desc, names={"position": "cg_position_packed", "mass": "cg_mass_packed"}, layout=layout)
+    defines = {"CGP_M": desc["m"], "CGP_NQ": desc["nq"], "CGP_NJ": len(layout["jac"]), "CGP_NM": len(layout["M"])}
+    yield "\n".join([*(f"#define {name} {v}\n#define {name}1 {max(1, v)}" for name, v in defines.items()),
+                     *(f"const int cgp_{name} = {len(layout[out])};\n"       # read by build.Kernels.packed_layout
+                       f"const int cgp_{name}_at[] = {{{', '.join(map(str, layout[out])) or '0'}}};"
+                       for name, out in (("jac", "jac"), ("mass", "M"))),
+                     CARTESIAN_PACKED_C.read_text()]), 0, True
 
 
 def _table(name, values):
@@ -449,7 +481,7 @@ def _articulated_kernels(desc):
     ``desc``: :func:`solver.codegen.relative.describe_relative`."""
     cdesc = desc["cartesian"]
     kernels, definitions = derive.derive(cdesc, kernels=("loads",))
-    yield emit.c_source(kernels, definitions, derive.symbol_arrays(cdesc), {}, prefix="cgc_")
+    yield emit.c_source(kernels, definitions, derive.symbol_arrays(cdesc), prefix="cgc_")
     yield tree.articulated_source(desc["tree"]), 0
 
 
@@ -487,7 +519,7 @@ def _relative_kernels(desc):
     """Yields the parts (generated C, subexpressions) of a relative system, each as soon as it is
     derived: the Cartesian kernels as ``cgc_*``, the tree map (:mod:`solver.codegen.tree`).
     ``desc``: :func:`solver.codegen.relative.describe_relative`."""
-    yield _cartesian_kernels(desc["cartesian"], prefix="cgc_", zeroed=(),      # into zeroed work arrays, packed
+    yield _cartesian_kernels(desc["cartesian"], prefix="cgc_",                 # into zeroed work arrays, packed
                              kernels=(*derive.KERNELS, "loads"), index=relative_layout.cartesian_packing(desc))
     yield tree.tree_source(desc["tree"]), 0
 

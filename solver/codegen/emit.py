@@ -3,8 +3,9 @@ then straight-line C99 (one ``const double`` per subexpression).
 
 Every kernel is ``void cg_<name>(const double *q, const double *qd, const double *par,
 const double *f, const double *u, double *out1[, double *out2, ...])`` — the same five inputs
-for all (unused ones are ignored), outputs as in :func:`solver.codegen.derive.derive`.  Dense
-outputs (Φ_q, M) are zeroed with ``memset`` and only their structurally non-zero entries written.
+for all (unused ones are ignored), outputs as in :func:`solver.codegen.derive.derive`.  Only the
+entries the derivation found non-zero are written, always the same ones, nothing cleared: Φ_q and M
+are written packed (solver/codegen/build.py ``_cartesian_kernels``: cartesian_packed.c, relative.c).
 Integer powers are written as products (``pow`` is not folded without ``-ffast-math``).
 """
 from __future__ import annotations
@@ -14,20 +15,19 @@ from collections import Counter
 from .symbolic import sp
 
 INPUTS = ("q", "qd", "par", "f", "u")
-OUTPUTS = {"position": (("phi", "m"), ("jac", "m*nq"), ("ang", "na")), "gamma": (("gamma", "m"),),
-           "mass": (("M", "nq*nq"),), "forces": (("Q", "nq"),), "loads": (("F", "nb*3"), ("T", "nb*3"))}
-ZEROED = {"jac", "M"}
+OUTPUTS = {"position": ("phi", "jac", "ang"), "gamma": ("gamma",), "mass": ("M",), "forces": ("Q",),
+           "loads": ("F", "T")}
 
 
-def c_source(kernels, definitions, symbols, sizes, prefix="cg_", zeroed=ZEROED) -> tuple[str, int]:
+def c_source(kernels, definitions, symbols, prefix="cg_", names=None) -> tuple[str, int]:
     """(C translation unit, number of common subexpressions); the kernels are named
-    ``<prefix><name>``.  Outputs in ``zeroed`` are cleared first; the others get only their
-    structurally non-zero entries written, always the same ones, so the caller keeps them in buffers
-    that start zeroed (relative.c's work arrays: no 7nb × 7nb memset per call).
+    ``<prefix><name>`` unless ``names`` ({kernel: C name}) names them.  Each writes only the
+    structurally non-zero entries of its outputs, always the same ones, so the caller packs them or
+    keeps them in buffers that start zeroed (relative.c's work arrays: no 7nb × 7nb memset per call).
 
     kernels: {name: [(output, flat index, expression)]}; definitions: [(symbol, polynomial terms
-    [(c, (input symbols…))] or a sympy expression)] the outputs may use; symbols: {input name: [symbols]}; sizes: {"m",
-    "nq", "na"} to size the zeroed outputs.  Per kernel, in the order the outputs need them: inputs,
+    [(c, (input symbols…))] or a sympy expression)] the outputs may use; symbols: {input name: [symbols]}.
+    Per kernel, in the order the outputs need them: inputs,
     definitions (printed directly, coefficients as Python's shortest round-trip repr; products shared
     between them are left to the compiler's value numbering), the outputs' common subexpressions
     (``x{n}``, sympy's ``tree_cse``), the outputs.  An output that is a definition nothing else
@@ -49,10 +49,8 @@ def c_source(kernels, definitions, symbols, sizes, prefix="cg_", zeroed=ZEROED) 
         n_sub += len(subs)
         values = {sym: (f"{input_of[sym]}", ()) for sym in input_of}
         values.update({sym: (printer.doprint(e), e.free_symbols) for sym, e in subs})
-        args = ", ".join([f"const double *{a}" for a in INPUTS] + [f"double *{o}" for o, _ in OUTPUTS[name]])
-        body = [f"void {prefix}{name}({args})", "{"]
-        body += [f"    memset({out}, 0, sizeof(double) * {_size(size, sizes)});"
-                 for out, size in OUTPUTS[name] if out in zeroed]
+        args = ", ".join([f"const double *{a}" for a in INPUTS] + [f"double *{o}" for o in OUTPUTS[name]])
+        body = [f"void {(names or {}).get(name, prefix + name)}({args})", "{"]
         done = set()
 
         def need(symbols):
@@ -83,13 +81,6 @@ def c_source(kernels, definitions, symbols, sizes, prefix="cg_", zeroed=ZEROED) 
         body.append("}")
         parts += body + [""]
     return "\n".join(parts), n_sub
-
-
-def _size(expr, sizes):
-    value = 1
-    for factor in expr.split("*"):
-        value *= sizes[factor]
-    return value
 
 
 def _reads(value):

@@ -64,8 +64,8 @@ class _TreeOutput(ctypes.Structure):
 
 class _CartesianOutput(ctypes.Structure):
     """``cg_cartesian_output_t`` of output_cartesian.c (same fields, same order)."""
-    _fields_ = ([(name, _I) for name in ("nb", "nq", "nj", "nd")] + [("gravity", _D * 3)]
-                + [(name, _P) for name in ("mass", "inertia", "lam", "jac", "joint_bi", "joint_bj", "joint_sj",
+    _fields_ = ([(name, _I) for name in ("nb", "nj", "nd")] + [("gravity", _D * 3)]
+                + [(name, _P) for name in ("mass", "inertia", "lam", "jac", "jac_at", "joint_bi", "joint_bj", "joint_sj",
                                            "joint_Ci", "row_start", "rows", "driver_row", *ROWS, "driver_force",
                                            "energy")])
 
@@ -119,8 +119,9 @@ class CompiledOutput:
     Jacobian (``lam``, ``jac``) at the state the rows are written at — the step loop's
     :class:`solver.codegen.reduced.CompiledReduction` arrays, or the system's kernels."""
 
-    def __init__(self, system, rows, buffers):
+    def __init__(self, system, rows, buffers, jac_positions=None):
         self.system = system
+        self._positions = jac_positions
         self.kind = kind = output_kind(system)[0]
         nb, nj = system.nb, len(system.joint_names)
         nd = len(system.drivers)
@@ -148,13 +149,18 @@ class CompiledOutput:
                 self._row = ctypes.CFUNCTYPE(None, _P, _P, _P, _P, _I)(self.function)
         else:
             rows_of = [j.rows + system._driven_rows.get(k, []) for k, j in enumerate(system.joints)]
+            # Φ_q(i, c) read for each of those rows on the 7 columns of the joint's body (body_j, else body_i)
+            side = [bj if bj >= 0 else bi for bi, bj in ends.tolist()]
+            self._cells = (np.repeat([i for r in rows_of for i in r], 7).astype(int),
+                           np.concatenate([np.tile(7 * side[k] + np.arange(7), len(r)) for k, r in enumerate(rows_of)]
+                                          + [np.zeros(0, dtype=int)]).astype(int))
             self.tables.update(mass=np.ascontiguousarray(system.mass_values, dtype=float),
                                inertia=np.ascontiguousarray(system.inertia, dtype=float).reshape(-1),
                                row_start=np.cumsum([0] + [len(r) for r in rows_of]).astype(np.intc),
                                rows=np.array([i for r in rows_of for i in r] or [0], dtype=np.intc),
                                driver_row=np.array([d.row for d in system.drivers] or [0], dtype=np.intc))
             self._struct = _CartesianOutput
-            self._fixed = dict(nb=nb, nq=system.nq, nj=nj, nd=nd, gravity=gravity)
+            self._fixed = dict(nb=nb, nj=nj, nd=nd, gravity=gravity)
             self.function = ctypes.cast(system.kernels.runtime.cg_cartesian_output, ctypes.c_void_p).value
             self._row = ctypes.CFUNCTYPE(None, _P, _P, _P, _P, _I)(self.function)
         self._allocate(rows)
@@ -166,17 +172,24 @@ class CompiledOutput:
         pointers = {name: address(a) for name, a in {**self.tables, **self.arrays}.items() if name in names}
         self.context = self._struct(**self._fixed, **pointers)
         self.pointer = ctypes.addressof(self.context)
-        self.bind(self.buffers, force=True)
+        self.bind(self.buffers, force=True, jac_positions=self._positions)
 
-    def bind(self, buffers, force=False):
+    def bind(self, buffers, force=False, jac_positions=None):
         """Read the state's buffers ``buffers`` (``par``, ``f``, ``u``, ``lam`` of a tree; ``lam``, ``jac`` of
         the Cartesian rows): those of the compiled reduction a run's step loop solves with (a kept
-        output bound again for the next run's reduction)."""
+        output bound again for the next run's reduction).  ``jac_positions(rows, cols)``: where Φ_q's
+        entries are in ``jac`` (−1: none; :meth:`solver.codegen.reduced.CompiledReduction.jac_positions`,
+        the Φ_q packed by the band algebra's kernels), None: dense row-major."""
         if buffers is self.buffers and not force:
             return
-        self.buffers = buffers
+        self.buffers, self._positions = buffers, jac_positions
         for name in ("par", "f", "u", "lam") if self.kind == TREE else ("lam", "jac"):
             setattr(self.context, name, address(buffers[name]))
+        if self.kind != TREE:
+            rows, cols = self._cells
+            at = rows * self.system.nq + cols if self._positions is None else self._positions(rows, cols)
+            self._jac_at = np.ascontiguousarray(np.append(at, 0), dtype=np.intc)
+            self.context.jac_at = address(self._jac_at)
 
     def write_into(self, target):
         """Write the rows into ``target`` ({recorder column: rows}, "energy" among them: the step loop's

@@ -18,10 +18,11 @@
  *                   elements or flexible bodies are post-processed in Python, solver/codegen/output.py)
  */
 typedef struct {
-    int nb, nq, nj, nd;
+    int nb, nj, nd;
     double gravity[3];
     const double *mass, *inertia;       /* nb, nb × 9 (body axes, about the CM) */
-    const double *lam, *jac;            /* λ (m) and Φ_q (m × nq, row-major) at the state */
+    const double *lam, *jac;            /* λ (m) and Φ_q at the state, dense row-major or packed … */
+    const int *jac_at;                  /* … Φ_q(rows[n], 7 side + c) at jac[jac_at[7 n + c]] (−1: zero) */
     const int *joint_bi, *joint_bj;     /* its bodies (−1: ground) */
     const double *joint_sj, *joint_Ci;  /* body_j's marker origin (body axes, 3), body_i's marker axes (3 × 3) */
     const int *row_start, *rows;        /* per joint its constraint rows and its drivers' (rows[row_start[k] …]) */
@@ -41,7 +42,7 @@ static void co_L(const double *L, const double *x, double c, double *y)
 void cg_cartesian_output(void *context, const double *q, const double *qd, const double *qdd, int row)
 {
     const cg_cartesian_output_t *o = context;
-    const int nb = o->nb, nj = o->nj, nq = o->nq;
+    const int nb = o->nb, nj = o->nj;
     double kinetic = 0.0, gravity = 0.0;
     double *rows_A = o->A + (size_t)row * nb * 9;
     for (int b = 0; b < nb; ++b) {
@@ -70,7 +71,10 @@ void cg_cartesian_output(void *context, const double *q, const double *qd, const
         double g[7] = {0.0}, L[12], As[9], n[3], P[3], F[3], T[3], Fr[9];
         for (int n_ = o->row_start[k]; n_ < o->row_start[k + 1]; ++n_) {
             const int i = o->rows[n_];
-            for (int c = 0; c < 7; ++c) g[c] -= o->jac[(size_t)i * nq + c0 + c] * o->lam[i];
+            for (int c = 0; c < 7; ++c) {
+                const int at = o->jac_at[7 * n_ + c];
+                if (at >= 0) g[c] -= o->jac[at] * o->lam[i];
+            }
         }
         cc_euler_frame(q + c0 + 3, As, L);
         double half[3];

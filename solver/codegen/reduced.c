@@ -27,9 +27,9 @@
  * tests compare the two to round-off.  A partition of many loops (s->band set, solver/codegen/banded.py)
  * is solved by banded.c's band_reduced instead: the same steps with U replaced by a sparse basis of its
  * range and the dependent block factored in band storage, sharing tangent_accelerations, minimum_norm
- * and sigma_min_power with this file; for a relative library its kernels are then relative.c's packed
- * ones (k_position = cg_position_packed, k_dynamics = cg_dynamics_packed: s->jac and s->M hold Φ_q and
- * M in their patterns, reduced.py).
+ * and sigma_min_power with this file; its kernels are then the library's packed ones (relative.c's,
+ * cartesian_packed.c's: k_position = cg_position_packed, k_dynamics = cg_dynamics_packed: s->jac and
+ * s->M hold Φ_q and M in their patterns, reduced.py).
  */
 #include <float.h>
 #include <math.h>
@@ -41,7 +41,8 @@
 #define CG_HOT __attribute__((optimize("O3")))
 
 /* The model's kernels (signatures of the generated cg_position, cg_gamma, cg_mass, cg_forces) and the
- * fixed code's faster paths: relative.c's cg_dynamics (γ, M and Q in one pass), articulated.c's
+ * fixed code's faster paths: relative.c's cg_dynamics (γ, M and Q in one pass; cg_dynamics_packed of
+ * relative.c and cartesian_packed.c for the band), articulated.c's
  * cg_tree_accelerations (open-tree accelerations in O(n)); returns 1, 0 when the mass matrix is singular,
  * −1 when a result is not finite). */
 typedef void (*cg_position_fn)(const double *q, const double *qd, const double *par, const double *f,
@@ -76,7 +77,7 @@ typedef struct {
     double *lam;              /* m multipliers (level 3) */
     double *phi, *jac, *ang, *gamma, *M, *Q;   /* kernel outputs at the solution */
     double *err;              /* max |Φ| at the solution */
-    double *sigma_min;        /* estimate of σ_min(Φ_q[rows] U) at the solution (level ≥ 1) */
+    double *sigma_min;        /* estimate of σ_min(Φ_q[rows] U) at the solution (levels 1 and 3: SIGMA_AT) */
     double *amplification;    /* ‖N‖_F, N = ∂q/∂z, at the solution (level ≥ 1) */
     /* the kernels (model library) */
     cg_position_fn k_position;
@@ -98,6 +99,12 @@ typedef struct {
 } cg_reduced_t;
 
 typedef struct cg_banded cg_banded_t;
+
+/* The levels whose solve estimates σ_min(Φ_q[rows] U) (*s->sigma_min): 1 (the Python loop's step ends)
+ * and 3 (output rows, the FMU's right-hand sides), not 2 — an integrator's right-hand side, where no
+ * one reads it (its power iteration was ≈ 30 % of a band level-2 solve); segment.c asks
+ * cg_reduced_sigma at its accepted steps instead. */
+#define SIGMA_AT(level) ((level) != 2)
 
 enum { CG_OK = 0, CG_NO_CONVERGENCE = 1, CG_SINGULAR = 2, CG_NOT_FINITE = 3, CG_MASS_SINGULAR = 4,
        CG_BRANCH = 5, /* a step loop's refusal: an angle departed from its prediction (cg_branch_*) */
@@ -498,6 +505,7 @@ done:
 }
 
 static int band_reduced(cg_reduced_t *s, const double *y, int level);     /* banded.c */
+static int band_sigma(cg_reduced_t *s);                                  /* banded.c */
 
 enum { TREE_STACK = 512 };      /* tree_reduced's work on the stack up to this many doubles (4 KB; the 7-DOF arm needs 15): no
                                    malloc per right-hand side */
@@ -659,7 +667,7 @@ CG_HOT int cg_reduced(cg_reduced_t *s, const double *y, int level)
     /* ---- velocities ---- */
     rows_times(s, s->U, r, A);
     if (!lu_factor(A, piv, r)) { status = CG_SINGULAR; goto done; }
-    *s->sigma_min = sigma_min_estimate(A, piv, r, vec);
+    if (SIGMA_AT(level)) *s->sigma_min = sigma_min_estimate(A, piv, r, vec);
     const double *zd = y + f;
     for (int k = 0; k < nq; ++k) {
         double v = 0.0;
@@ -723,4 +731,26 @@ done:
     free(work);
     free(piv);
     return status;
+}
+
+/* σ_min(Φ_q[rows] U) at the last solved state into *s->sigma_min, estimated as a level-1 or level-3
+ * solve does (SIGMA_AT), from s->jac: for a caller that reads it after a level-2 solve (segment.c at an
+ * accepted step, whose last right-hand side was solved at the new state).  The same factorization
+ * of the same Φ_q, so the same number.  Returns 0 when the block is singular (σ_min 0). */
+int cg_reduced_sigma(cg_reduced_t *s)
+{
+    if (s->k_tree) return *s->sigma_min > 0.0;     /* tree_reduced's diagonal, set at every level */
+    if (s->band) return band_sigma(s);
+    const int r = s->r;
+    double *A = malloc(sizeof(double) * ((size_t)r * r + (size_t)r + 1));
+    int *piv = malloc(sizeof(int) * (r + 1));
+    int ok = A && piv;
+    if (ok) {
+        rows_times(s, s->U, r, A);
+        ok = lu_factor(A, piv, r);
+    }
+    *s->sigma_min = ok ? sigma_min_estimate(A, piv, r, A + (size_t)r * r) : 0.0;
+    free(A);
+    free(piv);
+    return ok;
 }

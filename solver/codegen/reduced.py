@@ -35,8 +35,8 @@ KERNEL_POINTERS = {"k_position": "cg_position", "k_gamma": "cg_gamma", "k_mass":
                    "k_dynamics": "cg_dynamics", "k_tree": "cg_tree_accelerations"}
 
 
-# the packed kernels of a relative library (relative.c: Φ_q and M in their patterns) the band algebra
-# runs on instead
+# the packed kernels of a relative or Cartesian library (relative.c, cartesian_packed.c: Φ_q and M in their
+# patterns) the band algebra runs on instead
 PACKED_KERNELS = {"k_position": "cg_position_packed", "k_dynamics": "cg_dynamics_packed"}
 
 
@@ -116,7 +116,8 @@ class CompiledReduction:
             pointers["k_tree"] = None
             k.need_mass()              # the dense and band reductions write M (tree_reduced never does)
         # many loops: the band algebra of banded.c (a sparse basis of U's range, S = Φ_q[rows] B banded),
-        # on the packed kernels where the library has them (relative.c: Φ_q and M in their patterns)
+        # on the packed kernels where the library has them (relative.c, cartesian_packed.c: Φ_q and M in
+        # their patterns)
         packed = all(k.pointer(symbol) for symbol in PACKED_KERNELS.values())
         self.band = band_problem(system, part, packed=packed) if tree is None else None
         self.arrays = {
@@ -162,9 +163,10 @@ class CompiledReduction:
         self._fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
         self._fn.restype = ctypes.c_int
         self._problem_ptr = ctypes.cast(ctypes.pointer(self.problem), ctypes.c_void_p)
-        # the conditioning read-out's σ estimates of Φ_q[rows] in C (banded.c cg_band_row_sigma) where the
-        # partition's singularity() takes estimates (above SVD_MAX_ROWS rows) and J Jᵀ is narrow in the band's order
-        self.row_sigma = (len(part.rows) > partitioning.SVD_MAX_ROWS and self.band is not None
+        # the conditioning read-out's σ estimates of Φ_q[rows] in C (banded.c cg_band_row_sigma) from
+        # COMPILED_ESTIMATE_ROWS rows (the Python path's SVD up to SVD_MAX_ROWS costs more than the run there)
+        # where J Jᵀ is narrow in the band's order
+        self.row_sigma = (len(part.rows) >= partitioning.COMPILED_ESTIMATE_ROWS and self.band is not None
                           and self.band.gw >= 0)
         self._sigma = np.zeros(2)
         self._row_sigma_fn = k.runtime.cg_band_row_sigma
@@ -193,6 +195,21 @@ class CompiledReduction:
     def M(self):
         """M (nq × nq) at the last level-2 solve, as :attr:`jac`."""
         return self._dense("M") if self._packed else self.system.kernels.M
+
+    def jac_positions(self, rows, cols):
+        """Where the entries (rows, cols) of Φ_q are in this reduction's ``jac`` buffer: row-major, or
+        their index in the kernels' packed pattern, −1 for entries outside it (always zero)."""
+        rows, cols = np.asarray(rows, dtype=int), np.asarray(cols, dtype=int)
+        nq = self._shape[1]
+        if not self._packed:
+            return rows * nq + cols
+        prows, pcols = self._packed["jac"]
+        keys = prows * nq + pcols
+        wanted = rows * nq + cols
+        if not len(keys):
+            return np.full(len(wanted), -1)
+        e = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+        return np.where(keys[e] == wanted, e, -1)
 
     def _dense(self, name):
         rows, cols = self._packed[name]
@@ -226,18 +243,28 @@ class CompiledReduction:
 
     @property
     def sigma_min(self):
-        """Estimate of σ_min(Φ_q U) over the independent rows at the last solved state (level ≥ 1)."""
+        """Estimate of σ_min(Φ_q U) over the independent rows at the last solved state: levels 1 and 3
+        (a level-2 solve, a right-hand side, leaves it: reduced.c SIGMA_AT, cg_reduced_sigma)."""
         return float(self.arrays["sigma_min"][0])
 
     @property
     def conditioning(self):
         """σ_min / σ_max of Φ_q[rows] at the last solved state from banded.c's cg_band_row_sigma
         (solver.partitioning.singular_estimates' algorithm in C, the estimates the partition's
-        singularity() computes above SVD_MAX_ROWS rows; segment.c writes the same per output row), or
+        singularity() computes above SVD_MAX_ROWS rows, here from COMPILED_ESTIMATE_ROWS; segment.c writes the
+        same per output row), or
         None where :attr:`row_sigma` is False (the caller computes it in Python)."""
         if not self.row_sigma or not self._row_sigma_fn(self._problem_ptr, self._sigma.ctypes.data):
             return None
         return float(singular_value_ratio(self._sigma[0], self._sigma[1]))
+
+    def row_sigma_min(self):
+        """σ_min of Φ_q[rows] at the last solved state estimated from above (cg_band_row_sigma: an upper
+        bound, what Partition.degraded's cheap test takes, as segment.c's SEG_QUALITY does), or None
+        where :attr:`row_sigma` is False."""
+        if not self.row_sigma or not self._row_sigma_fn(self._problem_ptr, self._sigma.ctypes.data):
+            return None
+        return float(self._sigma[0])
 
     @property
     def amplification(self):

@@ -103,7 +103,7 @@ typedef struct {
     bdf_t bdf;                      /* the BDF's history, Jacobian and LU (bdf.c; dp.method DP_BDF) */
     double stiff_h, stiff_h_rho;    /* SEG_STIFF: the last DOP853 step and its h·ρ */
     double *out_cond;               /* per row: σ_min / σ_max of Φ_q[rows] (banded.c cg_band_row_sigma; NULL: in
-                                       Python, from out_jac and out_sigma; set above partition.SVD_MAX_ROWS) */
+                                       Python, from out_jac and out_sigma; set from partition.COMPILED_ESTIMATE_ROWS) */
 } cg_segment_t;
 
 enum { SEG_END = 0, SEG_BUDGET = 1, SEG_STAGE = 2, SEG_OUTPUT = 3, SEG_QUALITY = 4, SEG_STALL = 5,
@@ -330,10 +330,11 @@ int cg_segment(cg_segment_t *g)
             newton_retries = 0;
             g->cg_status = CG_OK;                  /* a refused stage's status does not outlive the step */
             remember_accepted(g, d->t - d->t_old); /* k7 was solved at (dp.t, dp.y) */
+            cg_reduced_sigma(g->s);                /* its last solve, at the new state, was a right-hand side */
             g->sigma_acc = *g->s->sigma_min;
             g->amplification_acc = *g->s->amplification;
             g->row_norm_acc = smallest_row_norm(g->s);
-            double sv[2];                          /* above SVD_MAX_ROWS: Partition._sigma_min_bound's estimate */
+            double sv[2];                          /* with out_cond: an upper bound of σ_min (Partition._sigma_min_bound's) */
             if (g->out_cond && g->sigma_acc < g->bound * g->row_norm_acc && cg_band_row_sigma(g->s, sv))
                 g->row_norm_acc = fmin(g->row_norm_acc, sv[0]);
             cg_band_accepted(g->band, d->t_old, d->t, g->sigma_acc, fmin(d->h, d->hmax));

@@ -204,7 +204,7 @@ class CompiledSegments:
         self._angles = [branches.index[id(cj)] for _, cj, _ in reduction._angle_rows]
         s = reduction.problem
         nq, m, f, r = s.nq, s.m, s.dof, s.r
-        # the conditioning read-out in C above SVD_MAX_ROWS rows (banded.c cg_band_row_sigma: the sparse
+        # the conditioning read-out in C from COMPILED_ESTIMATE_ROWS rows (banded.c cg_band_row_sigma: the sparse
         # estimates at every row), else from Φ_q[rows] of each row in Python (partitioning/conditioning.py)
         self.row_sigma = reduction.row_sigma
         self.store_jac = r > 0 and not self.row_sigma
@@ -231,12 +231,12 @@ class CompiledSegments:
             output = None
             if post:
                 from .output import CompiledOutput
-                output = CompiledOutput(reduction.system, max_out, reduction.arrays)
+                output = CompiledOutput(reduction.system, max_out, reduction.arrays, reduction.jac_positions)
             arrays = self._buffers(nq, m, n, row_size, max_out, max_steps, len(self._angles))
             kept = cache["segments"] = (key, arrays, output, {name: address(v) for name, v in arrays.items()})
         self.arrays, self.output, ptr = kept[1:]
         if self.output is not None:          # its context reads this run's reduction buffers (par, f, u; λ, Φ_q)
-            self.output.bind(reduction.arrays)
+            self.output.bind(reduction.arrays, jac_positions=reduction.jac_positions)
         self.y = self.arrays["dp_memory"][:n]
         self.band = None if band is None else _Band(at=band[0], clear=band[1], tries=band[2], t_pass=np.nan, h_placed=np.nan)
         stiff_low, stiff_high, stiff_steps, stiff_reset = stiffness or (0.0, 0.0, 0, 0)

@@ -68,17 +68,25 @@ class KernelEquations:
         return ConstraintEval(phi, k.jac.copy(), nu, gamma)
 
     def kernel_jacobian_pattern(self):
-        """(rows, cols) of every entry of the kernels' Φ_q that can be non-zero, or None when unknown
-        (the compiled reduction's band algebra, codegen/banded.py, needs it): the Cartesian system's
-        jacobian_pattern (None for flexible bodies)."""
-        pattern = getattr(self, "jacobian_pattern", None)
-        return pattern() if pattern is not None else None
+        """(rows, cols) of every entry of the kernels' Φ_q that can be non-zero, by rows, columns
+        ascending, or None when unknown (the compiled reduction's band algebra, codegen/banded.py, needs
+        it): the entries the Cartesian kernels write (their packed layout, within the system's
+        jacobian_pattern), None where that is None (flexible bodies).  The relative system overrides this."""
+        layout = self._packed_layout()
+        return None if layout is None else divmod(layout["jac"], self.nq)
 
     def kernel_mass_pattern(self):
-        """(indptr, indices) of the entries of the kernels' M that can be non-zero, or None (dense):
-        the Cartesian system's mass_pattern (the relative system overrides this)."""
-        pattern = getattr(self, "mass_pattern", None)
-        return pattern() if pattern is not None else None
+        """(indptr, indices) of the entries of the kernels' M that can be non-zero (by rows, columns
+        ascending; the packed M's order), or None (dense), as :meth:`kernel_jacobian_pattern`."""
+        layout = self._packed_layout()
+        if layout is None:
+            return None
+        rows, cols = divmod(layout["M"], self.nq)
+        return np.searchsorted(rows, np.arange(self.nq + 1)), cols
+
+    def _packed_layout(self):
+        pattern = getattr(self, "jacobian_pattern", None)
+        return self.kernels.packed_layout() if pattern is not None and pattern() is not None else None
 
     def compiled_reduction(self, part, tol=POSITION_TOL):
         """Positions, velocities and accelerations of ``part`` in one C call (reduced.c); ``tol``: the

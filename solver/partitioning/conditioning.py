@@ -34,7 +34,10 @@ sparse estimates of σ_min (from above) and σ_max (from below) of
 J Jᵀ, O(nnz) each, c within 1.0–1.25 of the SVD value on the four-bar row (N = 10 … 100).  On the
 band algebra (solver/codegen/banded.c) the compiled loop computes those estimates itself at every
 output row (``cg_band_row_sigma``: J Jᵀ is banded in the order of the band's S, and factored as S is),
-so there no row is tracked, no Φ_q[rows] is stored and this module is not called
+already from ``partition.COMPILED_ESTIMATE_ROWS`` = 50 rows, where in C they cost less than the SVD
+(``loops_50``, r = 100: c within 1.098–1.105 of the SVD value at each of its rows; the four-bar row
+from N = 10 within 1.00–1.26, 1.00–1.06 at its singular passes; from above, never a lower value), so
+there no row is tracked, no Φ_q[rows] is stored and this module is not called
 (:meth:`solver.codegen.segment.CompiledSegments.conditioning`).
 """
 from __future__ import annotations

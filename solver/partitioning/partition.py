@@ -59,6 +59,11 @@ SVD_MAX_ROWS = 100
 
 SPARSE_RANK_MIN = 400    # rows of Φ_q from which independent_rows tries rank.certified_rows before its dense QR
 
+# independent rows from which a compiled band reduction's conditioning read-out takes banded.c's
+# cg_band_row_sigma (the same estimates as above SVD_MAX_ROWS, in C: O(r gw²), no Python per row) instead of
+# the SVD of Φ_q[rows] (docs/performance.md "Conditioning and σ_min where they are read")
+COMPILED_ESTIMATE_ROWS = 50
+
 
 def converged(err, prev, tol) -> bool:
     """Whether the position Newton stops at max |Φ| = ``err`` after an iteration from ``prev`` (None
@@ -335,10 +340,12 @@ class Partition:
             return 0.0
         return float(np.linalg.norm(self.velocities(jac, np.zeros((jac.shape[0], self.dof)), np.eye(self.dof))))
 
-    def degraded(self, jac, fraction, growth, dependent=None, amplification=None):
+    def degraded(self, jac, fraction, growth, dependent=None, amplification=None, bound=None):
         """Why the partition should be renewed at this Jacobian, or None: quality(jac) / quality_ref
         below ``fraction``, or amplification(jac) above ``growth`` · amplification_ref (module
-        docstring).  ``amplification``: ‖N‖_F if already computed (the compiled reduction's).
+        docstring).  ``amplification``: ‖N‖_F if already computed (the compiled reduction's);
+        ``bound``: an upper bound of σ_min(Φ_q[rows]) at hand, or None (the compiled band reduction's
+        estimate from above, CompiledReduction.row_sigma_min).
 
         One SVD for the quality in the common case (none when ``dependent``, σ_min(Φ_q U), is given,
         e.g. estimated by the compiled reduction): with an upper bound b ≥ σ_min(Φ_q)
@@ -352,7 +359,8 @@ class Partition:
         # the bound is a minimum over the smallest row norm and costlier terms: when the row norm alone
         # clears the test, so does the bound (no estimate computed)
         threshold = fraction * self.quality_ref
-        if dependent < threshold * self._smallest_row_norm(jac) and dependent < threshold * self._sigma_min_bound(jac):
+        if (dependent < threshold * self._smallest_row_norm(jac)
+                and dependent < threshold * min(self._sigma_min_bound(jac), np.inf if bound is None else bound)):
             ratio = self.quality(jac, dependent if exact else None) / self.quality_ref
             if ratio < fraction:
                 return Renewal(f"dependent block quality dropped to {ratio:.2g} of its value at partition time")

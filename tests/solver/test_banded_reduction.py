@@ -117,9 +117,10 @@ def test_a_run_matches_the_dense_algebra(compiled, monkeypatch):
 def test_the_kernels_write_only_inside_the_patterns(name):
     """The band algebra reads Φ_q and M only at their patterns (relative.py relative_jacobian_pattern,
     relative_mass_pattern; the Cartesian jacobian_pattern): at random coordinates (Euler parameters
-    normalized) every entry the kernels write outside them is exactly zero, and a relative library's
-    packed kernels write the same entries (_packed_kernels_match_the_dense_ones).  The car: cut joints,
-    spherical joints with Euler parameters, drivers; the slider–crank: the Cartesian kernels."""
+    normalized) every entry the kernels write outside them is exactly zero, and the packed kernels
+    write the same entries (_packed_kernels_match_the_dense_ones).  The car: cut joints, spherical
+    joints with Euler parameters, drivers; the slider–crank: the Cartesian kernels, whose patterns are
+    the entries they write (codegen/cartesian_packed.c), within the system's structural ones."""
     if name == "fourbar_row_3":
         model, formulation = fourbar_row(3), "relative"
     else:
@@ -147,8 +148,15 @@ def test_the_kernels_write_only_inside_the_patterns(name):
         k.call("mass")
         assert not np.any(k.jac[:s.m][~jac_mask]), "Φ_q outside its pattern"
         assert not np.any(k.M[~mass_mask]), "M outside its pattern"
-        if formulation == "relative":         # the packed kernels (relative.c)
-            _packed_kernels_match_the_dense_ones(s, q)
+        _packed_kernels_match_the_dense_ones(s, q)     # relative.c's, cartesian_packed.c's
+    if formulation == "cartesian":
+        structural = np.zeros((s.m, s.nq), dtype=bool)
+        structural[s.jacobian_pattern()] = True
+        assert structural[jac_mask].all() and structural.sum() > jac_mask.sum()
+        indptr, indices = s.mass_pattern()
+        blocks = np.zeros((s.nq, s.nq), dtype=bool)
+        blocks[np.repeat(np.arange(s.nq), np.diff(indptr)), indices] = True
+        assert blocks[mass_mask].all()
 
 
 def _packed_kernels_match_the_dense_ones(s, q):

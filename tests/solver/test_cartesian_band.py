@@ -128,16 +128,18 @@ def test_a_sparse_partition_runs_the_band_in_c(compiled, monkeypatch):
 
 
 def test_the_conditioning_estimates_in_c(compiled, state, monkeypatch):
-    """Above SVD_MAX_ROWS rows (forced down to 10 here) CompiledReduction.conditioning (banded.c
+    """From COMPILED_ESTIMATE_ROWS rows (r = 60 here) CompiledReduction.conditioning (banded.c
     cg_band_row_sigma, after a band solve) estimates σ_min, σ_max of
     Φ_q[rows] as solver.partitioning.singular_estimates does (power iterations on G = J Jᵀ, its inverse
-    by the band LU instead of SuperLU): the partition's own read-out within the round-off bound of
-    test_a_sparse_partition_runs_the_band_in_c; at or below SVD_MAX_ROWS none (the exact SVD stays)."""
+    by the band LU instead of SuperLU): the partition's own read-out above SVD_MAX_ROWS (forced down to
+    10 here) within the round-off bound of test_a_sparse_partition_runs_the_band_in_c; below
+    COMPILED_ESTIMATE_ROWS none (the partition's read-out stays)."""
     from solver.partitioning.choose import build_partition
     q, qd, t = state
     _algebra(monkeypatch, "band")
-    for limit, expected in ((10, True), (partition.SVD_MAX_ROWS, False)):
-        monkeypatch.setattr(partition, "SVD_MAX_ROWS", limit)
+    monkeypatch.setattr(partition, "SVD_MAX_ROWS", 10)
+    for limit, expected in ((partition.COMPILED_ESTIMATE_ROWS, True), (10**9, False)):
+        monkeypatch.setattr(partition, "COMPILED_ESTIMATE_ROWS", limit)
         part = build_partition("qr", compiled.system, q, t)
         c = compiled.system.compiled_reduction(part)
         assert c.solve(t, np.concatenate([part.z_of(q), part.V.T @ qd]), q, c.MULTIPLIERS)
@@ -145,3 +147,30 @@ def test_the_conditioning_estimates_in_c(compiled, state, monkeypatch):
         if expected:
             exact = part.singularity(c.jac)
             assert abs(c.conditioning / exact - 1.0) <= 100 * EPS / exact ** 2
+
+
+@pytest.mark.parametrize("integrator", ["adams", "rk"])          # the Python loop (LSODA), the compiled loop
+def test_packed_kernels_give_the_dense_kernels_runs(compiled, monkeypatch, integrator):
+    """The band algebra on the packed Cartesian kernels (codegen/cartesian_packed.c: Φ_q and M in the
+    patterns of the entries they write, no dense array per evaluation) and on the dense kernels: the
+    same arithmetic on the same entries, so the same runs bit for bit — q, q̇, q̈, λ, conditioning and
+    the reactions (which the compiled loop's output_cartesian.c reads from the packed Φ_q)."""
+    from solver.codegen import reduced
+    from solver.partitioning.choose import build_partition
+    _algebra(monkeypatch, "band")
+    s = compiled.system
+    q0 = s.initial_state()[0]
+    assert s.compiled_reduction(build_partition("qr", s, q0, 0.0))._packed is not None
+    runs = {}
+    for which in ("packed", "dense"):
+        if which == "dense":
+            monkeypatch.setattr(reduced, "PACKED_KERNELS", {"k_position": "none", "k_dynamics": "none"})
+            assert s.compiled_reduction(build_partition("qr", s, q0, 0.0))._packed is None
+        runs[which] = solver.simulate(compiled, t_end=0.1, output_step=0.01, integrator=integrator)
+    a, b = runs["packed"], runs["dense"]
+    assert a.status == b.status == "ok"
+    for name in ("coordinates", "velocities", "accelerations", "multipliers", "conditioning"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+    for joint in ("crank_pin_0", "crank_rod_2"):
+        for x, y in zip(a.joint_reaction(joint), b.joint_reaction(joint)):
+            assert np.array_equal(x, y), joint

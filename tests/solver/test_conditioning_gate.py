@@ -66,13 +66,14 @@ def test_the_gated_read_out_follows_the_svd_through_singular_positions(monkeypat
 
 
 def test_the_compiled_loop_reads_out_the_estimates_at_every_row_from_the_band(monkeypatch):
-    """On the band algebra above SVD_MAX_ROWS rows the compiled loop writes each output row's
+    """On the band algebra from COMPILED_ESTIMATE_ROWS rows the compiled loop writes each output row's
     conditioning itself (banded.c cg_band_row_sigma: the same power iterations on G = J Jᵀ, banded in
     S's order, from the same start): every row equals row_singular_estimates of its Φ_q[rows], to the
     round-off of the two factorizations of G (n ε κ(G) relative, κ(G) = κ(J)²), and no Φ_q[rows] is
-    stored.  Four-bar row N = 10 (band forced), 4 s through two singular passes."""
+    stored.  Four-bar row N = 10 (band and estimates forced), 4 s through two singular passes."""
     from solver.codegen import banded, segment
     monkeypatch.setattr(partition, "SVD_MAX_ROWS", 0)
+    monkeypatch.setattr(partition, "COMPILED_ESTIMATE_ROWS", 0)
     monkeypatch.setattr(banded, "BAND_FRACTION", 10.0)
     stored = []
     rows = segment.CompiledSegments.rows
