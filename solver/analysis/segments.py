@@ -41,13 +41,18 @@ from ..errors import SolverError
 from ..partitioning.conditioning import tracked_conditioning
 from ..partitioning.partition import PartitionError
 from .band_step import BAND_CLEAR, BAND_PARTITIONS, BAND_TRIES, crossing_fraction
-from .step_rules import (AMPLIFICATION_GROWTH, JACOBIAN_STEP, REPARTITION_RATIO, STAGE_RETRIES, STALL_FRACTION,
-                         STIFF_BAND, STIFF_BOUNDARY, STIFF_INTEGRATOR, STIFF_RESET, STIFF_STEPS, stall_error)
+from .step_rules import (ADAMS_SWITCH, AMPLIFICATION_GROWTH, JACOBIAN_STEP, REPARTITION_RATIO, STAGE_RETRIES,
+                         STALL_FRACTION, STIFF_BAND, STIFF_BOUNDARY, STIFF_INTEGRATOR, STIFF_RESET, STIFF_STEPS,
+                         stall_error)
+
+BAND_METHODS = ("dop853", "dopri5")      # the compiled methods that take the singular-pass rule (band.c)
 
 
-def stiff_event(h, h_rho):
-    """The event of the switch on a stiff model: "switched to bdf (stiff: h·ρ ≈ …)" with the last DOP853
-    step's estimate and step size."""
+def stiff_event(h, h_rho, method="dop853"):
+    """The event of the switch on a stiff model: "switched to bdf (stiff: …)" with the last step's estimate
+    (DOP853: h·ρ; Adams: LSODA's ratio of BDF's step to Adams') and step size."""
+    if method == "adams":
+        return f"switched to {STIFF_INTEGRATOR} (stiff: BDF's step ≈ {h_rho:.3g}× Adams', h ≈ {h:.3g} s)"
     return f"switched to {STIFF_INTEGRATOR} (stiff: h·ρ ≈ {h_rho:.3g} on {STIFF_STEPS} steps, h ≈ {h:.3g} s)"
 
 
@@ -85,6 +90,8 @@ def step_loop(run):
     if name == "auto":
         boundary = STIFF_BOUNDARY[method]
         stiffness = (boundary, STIFF_BAND * boundary, STIFF_STEPS, STIFF_RESET)
+    elif name == "adams":                  # LSODA's test: one step past the ratio switches (adams.c)
+        stiffness = (ADAMS_SWITCH, np.inf, 1, 1)
     return FALLBACK[name], (method, time_fn, stiffness), f"step loop in C ({NAMES[method]})"
 
 
@@ -106,7 +113,7 @@ def run_segments(run, part, compiled, t, q, qd, times, next_out, window):
     if run.switched:
         method, stiffness = STIFF_INTEGRATOR, None
     band = (crossing_fraction(stage_nodes(c.system.kernels.runtime, method)), BAND_CLEAR, BAND_TRIES) \
-        if part.method in BAND_PARTITIONS and method != STIFF_INTEGRATOR else None    # BDF: none (segment.c)
+        if part.method in BAND_PARTITIONS and method in BAND_METHODS else None    # BDF, Adams: none (module doc)
     seg = CompiledSegments(c, method, time_fn, times, next_out, s.rtol, s.atol, s.max_step, bound, growth_bound,
                            STALL_FRACTION * s.t_end, window, run.branches, STAGE_RETRIES, stiffness, band,
                            post=compiled_output(c.system) is None, jac_step=JACOBIAN_STEP, cache=run.cache)
@@ -161,7 +168,7 @@ def run_segments(run, part, compiled, t, q, qd, times, next_out, window):
             return renew, t_acc, q_acc, qd_acc, done, steps
         if status == STIFF:                    # the loop goes on with BDF from the accepted state
             run.switched = True
-            run.rec.event(t_acc, "integrator", stiff_event(seg.seg.stiff_h, seg.seg.stiff_h_rho))
+            run.rec.event(t_acc, "integrator", stiff_event(seg.seg.stiff_h, seg.seg.stiff_h_rho, method))
             continue
         if status == STALL:
             raise stall_error(run, t_acc, t_acc - window[0][window[2]])
