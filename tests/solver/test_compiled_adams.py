@@ -8,12 +8,12 @@ LSODA takes on the same equation (the same algorithm, in Fortran); the stiffness
 switches on, past 5 on the stiff spring–damper of test_compiled_bdf.py.  Through simulate: the
 samples whose saved settings say "adams" stepped in C against a tight DOP853 reference (within
 the error of scipy's LSODA in the Python loop on the same settings, and a tolerance-derived bound),
-and the stiff slider switching to BDF with its closed form kept."""
+and the stiff slider switching to BDF with its closed form kept.  Through the four-bar row's singular
+passes: test_compiled_bdf.py (both multistep methods)."""
 from __future__ import annotations
 
 import ctypes
 import os
-import subprocess
 
 import numpy as np
 import pytest
@@ -22,7 +22,7 @@ from scipy.integrate import solve_ivp
 import solver
 from solver.analysis.dynamics import Run
 from solver.analysis.step_rules import ADAMS_SWITCH, STIFF_INTEGRATOR
-from solver.codegen.build import compiler_path, runtime_source
+from test_compiled_bdf import runtime_harness
 
 SAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "sample_models")
 
@@ -82,13 +82,7 @@ void coefficients(int q, double *el, double *tesco)
 
 @pytest.fixture(scope="module")
 def adams_c(tmp_path_factory):
-    if not compiler_path():
-        pytest.skip("no C compiler")
-    folder = tmp_path_factory.mktemp("adams")
-    c, so = folder / "harness.c", folder / "harness.so"
-    c.write_text(runtime_source() + HARNESS)
-    subprocess.run([compiler_path(), "-O0", "-shared", "-fPIC", "-o", str(so), str(c), "-lm"], check=True)
-    lib = ctypes.CDLL(str(so))
+    lib = runtime_harness(tmp_path_factory, "adams", HARNESS)
     lib.run_adams.restype = ctypes.c_int
     lib.run_adams.argtypes = [ctypes.c_double] * 2 + [ctypes.c_void_p] + [ctypes.c_double] * 3 + [ctypes.c_int] \
         + [ctypes.c_void_p] * 5
@@ -225,21 +219,3 @@ def test_adams_switches_to_bdf_on_the_stiff_slider_and_keeps_the_closed_form():
     x = res.body_position("slider")[:, 0]
     assert np.abs(x - closed_form(res.t)).max() < 10 * (1e-6 * (L + D) + 1e-8)
 
-
-def test_compiled_adams_crosses_the_four_bar_rows_singular_passes():
-    """N = 1, 3 s, Cartesian, QR: two horizontal passes where the dependent block turns singular.  Adams
-    takes no singular-pass rule (as BDF: segments.BAND_METHODS) and re-partitions where the Python
-    loop does (7 partitions, scipy's LSODA too), following the exact motion: measured 4.0e-6 m at rtol
-    1e-8 (LSODA in the Python loop: 1.2e-5 m), energy within 4.9e-7 of its size; LSODA's switch test
-    hands the run to BDF near a pass (the Lipschitz estimate grows there)."""
-    from tools.fourbar_row import position_error as exact_error
-    from tools.scale_models import fourbar_row
-    events = []
-    res = solver.simulate(fourbar_row(1), integrator="adams", t_end=3.0, output_step=0.01, partitioning="qr",
-                          rtol=1e-8, atol=1e-10, formulation="cartesian", on_event=events.append)
-    assert "step loop in C (Adams–Moulton orders 1–12, BDF when stiff)" in [e["message"] for e in events]
-    assert res.status == "ok"
-    assert len([e for e in events if e["kind"] == "partition"]) >= 5
-    assert exact_error(res, 1) < 1e-5
-    e = res.energy["total"]
-    assert np.ptp(e) < 2e-6 * np.max(np.abs(e))
