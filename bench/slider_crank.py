@@ -7,7 +7,8 @@ points.  Columns, each the best of ``--repeat`` runs of a compiled model (the bu
 
 - the paper's Table 8 (Lee, Lee & Bae (2013), Trans. KSME A 37(12): BDF, a 2.8 GHz Intel Core i7):
   conventional and proposed (parametric) joint constraints;
-- ours on the sample's **saved settings** (Cartesian, QR, Adams/LSODA, rtol 1e-6, codegen "auto"),
+- ours on the sample's **saved settings** (Cartesian, QR, Adams: LSODA's method, in the compiled loop adams.c, rtol 1e-6, codegen
+  "auto"),
   conventional and parametric constraints (the parametric form has no generated kernels: generic path,
   one run per case), and the same settings in the relative formulation (what the Cartesian
   reduction costs: the integrator and the tolerances are the same);

@@ -94,7 +94,8 @@ class _ChunkRun(Run):
     jacobian = None      # (partition, ∂f/∂y) last computed by _jacobian
     reuse = None         # the same, offered once to an integrator started afresh (not to a continued one)
     kept = None          # (partition, integrator) the last chunk ended with: the next one continues it
-    python_loop = ("bdf",)   # scipy's BDF, continued across chunks (_integrator); bdf.c would start afresh each chunk
+    python_loop = ("bdf", "adams")   # scipy's BDF and LSODA, continued across chunks (_integrator); bdf.c and
+                                     # adams.c would start afresh (order 1) each chunk
 
     def __init__(self, system, settings):
         super().__init__(system, settings)

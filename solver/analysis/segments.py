@@ -3,21 +3,26 @@
 When the model runs on generated kernels and nothing in its right-hand side needs Python (no
 interpreted force elements; driver motions and force inputs compiled as C), the integrators
 ``"auto"`` and ``"rk"`` (alias ``"dop853"``; Dormand–Prince 8(5,3), DOP853), ``"rk45"`` (Dormand–Prince
-5(4)) and ``"bdf"`` (variable-order BDF/NDF, Shampine & Reichelt 1997, as scipy's BDF) step inside C
-(dopri.c: Hairer's step-size control and dense output; bdf.c: Newton with the LU of I − cJ, the
-Jacobian by differences of the compiled right-hand side): one call advances the active partition
+5(4)), ``"adams"`` (variable-order Adams–Moulton, LSODA's non-stiff method: Petzold 1983) and ``"bdf"``
+(variable-order BDF/NDF, Shampine & Reichelt 1997, as scipy's BDF) step inside C (dopri.c: Hairer's
+step-size control and dense output; adams.c: LSODA's Nordsieck history, functional iteration, step,
+order and switch rules; bdf.c: Newton with the LU of I − cJ, the Jacobian by differences of the
+compiled right-hand side): one call advances the active partition
 over many steps and output points.  Python only stores the rows, records the steps, reports
 progress, checks cancel between calls and acts on what stopped a call exactly as ``Run._dynamic``
 does in its own loop: a failed solve re-partitions (or is diagnosed by the generic path), a
 partition that degraded re-partitions (``Partition.degraded``), a stalled step size
 stops the run.  Near a singular pass the compiled loop places its steps so that no stage lands in
 the pass's round-off band (codegen/band.c with the thresholds of :mod:`solver.analysis.band_step`;
-the Python loop steps over the band once its step size has collapsed).
+the Python loop steps over the band once its step size has collapsed).  The multistep methods (BDF,
+Adams) take no such rule (BAND_METHODS): their stages all lie at the step's end and their steps grow
+only after q + 1 equal ones, so a step placed short before a pass made BDF creep towards it
+(segment.c segment_start_bdf); they cross the passes as scipy's BDF and LSODA do in the Python loop.
 
-Where the compiled loop does not apply, ``"rk45"``, ``"rk"`` and ``"bdf"`` are scipy's RK45, DOP853 and
-BDF (the same methods) in the Python loop and ``"auto"`` is LSODA (``"adams"``); ``partitioning="hybrid"`` (its
-switch looks at every step) and sparse partitions (no compiled reduction) use the Python loop.  Only
-``"auto"`` switches when the model is stiff (below).
+Where the compiled loop does not apply, ``"rk45"``, ``"rk"``, ``"adams"`` and ``"bdf"`` are scipy's RK45,
+DOP853, LSODA and BDF (the same methods) in the Python loop and ``"auto"`` is LSODA (``"adams"``);
+``partitioning="hybrid"`` (its switch looks at every step) and sparse partitions (no compiled reduction)
+use the Python loop.  Only ``"auto"`` and ``"adams"`` switch when the model is stiff (below).
 
 Stiffness: on ``"auto"`` the compiled loop watches Hairer's estimate h·ρ of every accepted step
 (dopri.c, dp_stiffness); when the step size is held at DOP853's stability boundary
@@ -30,6 +35,13 @@ accepted step and to BDF's first), so BDF steps over no engagement: the Geneva w
 "auto" after its switch (tests/solver/test_contact_tunnelling.py).  The measurements behind the rule
 (switched runs of geneva, box_on_ramp and the 10-sphere pile beside DOP853 to the end, errors of the
 order of DOP853's own) are in docs/performance.md, "Contact and joint stops on auto".
+
+On ``"adams"`` the compiled loop applies LSODA's own test (adams.c, Petzold 1983): after every accepted
+step past the first 20, at orders ≤ 5, the step BDF could take with the same error against the step
+Adams can take (its error and its stability region, h L ≤ σ(q) with L the corrector's Lipschitz
+estimate); one step with a ratio ≥ 5 (step_rules.ADAMS_SWITCH) switches to bdf.c by the same
+machinery (SEG_STIFF, the event names the ratio).  LSODA also switches back when the model turns
+non-stiff; the compiled loop does not (as "auto").
 """
 from __future__ import annotations
 
@@ -42,13 +54,18 @@ from ..errors import SolverError
 from ..partitioning.conditioning import tracked_conditioning
 from ..partitioning.partition import PartitionError
 from .band_step import BAND_CLEAR, BAND_PARTITIONS, BAND_TRIES, crossing_fraction
-from .step_rules import (AMPLIFICATION_GROWTH, JACOBIAN_STEP, REPARTITION_RATIO, STAGE_RETRIES, STALL_FRACTION,
-                         STIFF_BAND, STIFF_BOUNDARY, STIFF_INTEGRATOR, STIFF_RESET, STIFF_STEPS, stall_error)
+from .step_rules import (ADAMS_SWITCH, AMPLIFICATION_GROWTH, JACOBIAN_STEP, REPARTITION_RATIO, STAGE_RETRIES,
+                         STALL_FRACTION, STIFF_BAND, STIFF_BOUNDARY, STIFF_INTEGRATOR, STIFF_RESET, STIFF_STEPS,
+                         stall_error)
+
+BAND_METHODS = ("dop853", "dopri5")      # the compiled methods that take the singular-pass rule (band.c)
 
 
-def stiff_event(h, h_rho):
-    """The event of the switch on a stiff model: "switched to bdf (stiff: h·ρ ≈ …)" with the last DOP853
-    step's estimate and step size."""
+def stiff_event(h, h_rho, method="dop853"):
+    """The event of the switch on a stiff model: "switched to bdf (stiff: …)" with the last step's estimate
+    (DOP853: h·ρ; Adams: LSODA's ratio of BDF's step to Adams') and step size."""
+    if method == "adams":
+        return f"switched to {STIFF_INTEGRATOR} (stiff: BDF's step ≈ {h_rho:.3g}× Adams', h ≈ {h:.3g} s)"
     return f"switched to {STIFF_INTEGRATOR} (stiff: h·ρ ≈ {h_rho:.3g} on {STIFF_STEPS} steps, h ≈ {h:.3g} s)"
 
 
@@ -86,6 +103,8 @@ def step_loop(run):
     if name == "auto":
         boundary = STIFF_BOUNDARY[method]
         stiffness = (boundary, STIFF_BAND * boundary, STIFF_STEPS, STIFF_RESET)
+    elif name == "adams":                  # LSODA's test: one step past the ratio switches (adams.c)
+        stiffness = (ADAMS_SWITCH, np.inf, 1, 1)
     return FALLBACK[name], (method, time_fn, stiffness), f"step loop in C ({NAMES[method]})"
 
 
@@ -107,7 +126,7 @@ def run_segments(run, part, compiled, t, q, qd, times, next_out, window):
     if run.switched:
         method, stiffness = STIFF_INTEGRATOR, None
     band = (_crossing(c.system.kernels.runtime, method), BAND_CLEAR, BAND_TRIES) \
-        if part.method in BAND_PARTITIONS and method != STIFF_INTEGRATOR else None    # BDF: none (segment.c)
+        if part.method in BAND_PARTITIONS and method in BAND_METHODS else None    # BDF, Adams: none (module doc)
     seg = CompiledSegments(c, method, time_fn, times, next_out, s.rtol, s.atol, s.max_step, bound, growth_bound,
                            STALL_FRACTION * s.t_end, window, run.branches, STAGE_RETRIES, stiffness, band,
                            post=compiled_output(c.system) is None, jac_step=JACOBIAN_STEP, cache=run.cache)
@@ -165,7 +184,7 @@ def run_segments(run, part, compiled, t, q, qd, times, next_out, window):
             return renew, t_acc, q_acc, qd_acc, done, steps
         if status == STIFF:                    # the loop goes on with BDF from the accepted state
             run.switched = True
-            run.rec.event(t_acc, "integrator", stiff_event(seg.seg.stiff_h, seg.seg.stiff_h_rho))
+            run.rec.event(t_acc, "integrator", stiff_event(seg.seg.stiff_h, seg.seg.stiff_h_rho, method))
             continue
         if status == STALL:
             raise stall_error(run, t_acc, t_acc - window[0][window[2]])

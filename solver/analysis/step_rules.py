@@ -36,6 +36,8 @@ STIFF_INTEGRATOR = "bdf"     # same compiled loop; Hairer & Wanner, Solving ODE 
                              # on 99 % of steps); accepted steps far past it (10–500) come from non-smooth forces
                              # (stops, contact) or oscillating modes where BDF is no better (rrc_arm_case2: Hairer's
                              # bare "> 6.1" switched it and took 16.6 s instead of 1.6 s).  Only "auto" switches
+ADAMS_SWITCH = 5.0           # "adams" in C: LSODA's switch test (adams.c: the step BDF could take at least RATIO = 5
+                             # times Adams' on one step, Petzold (1983)) → the run goes on with STIFF_INTEGRATOR
 JACOBIAN_STEP = 1e-7         # relative forward-difference step of the implicit integrators' Jacobian, both loops
                              # (Run._jacobian, bdf.c bdf_jacobian): h_k = JACOBIAN_STEP·max(1, |y_k|)
 BATCH_WALL_TIME = 300.0      # settings.max_wall_time of the CLI batch commands (mbs run, mbs study) when the

@@ -70,10 +70,11 @@ COMPILE_TIMEOUT = 600.0      # s
 CANCEL_POLL = 0.05           # s between looks at the cancel flag while the compiler runs
 _BUILD = contextvars.ContextVar("codegen_build", default=(None, None, []))  # (on_event, cancel, announced?)
 # the runtime library, in this order: the compiled reduced right-hand side and its many-loop band algebra,
-# the Dormand–Prince integrator (shared with the FMU), the BDF of the compiled loop,
+# the Dormand–Prince integrator (shared with the FMU), the BDF and the Adams method of the compiled loop,
 # the singular-pass rule, simulate's step loop, the compiled contact's broad phase and forces, and the
 # Cartesian output rows
-RUNTIME_C = tuple(Path(__file__).with_name(name) for name in ("reduced.c", "banded.c", "dopri.c", "bdf.c", "band.c", "segment.c",
+RUNTIME_C = tuple(Path(__file__).with_name(name) for name in ("reduced.c", "banded.c", "dopri.c", "bdf.c", "adams.c", "band.c",
+                                                              "segment.c",
                                                               "broadphase.c", "contact.c", "output_cartesian.c"))
 RELATIVE_C = Path(__file__).with_name("relative.c")    # relative kernels from the Cartesian ones
 TREE_BODIES_C = Path(__file__).with_name("tree_bodies.c")    # the tree's M̂, Q̂, composite K, L (both below)

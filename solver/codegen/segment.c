@@ -1,8 +1,9 @@
 /* The step loop of `simulate` in compiled code (MBS Studio, solver.codegen.segment).
  *
  * cg_segment advances the independent state y = [z, ż] of one partition (reduced.c, Kim & Yoo (1997)
- * eqs. 7, 8, 13) with dp_step (dopri.c, DOP853 or DOPRI5) or bdf_step (bdf.c, variable-order BDF/NDF:
- * integrator "bdf", and "auto" after its stiffness switch) from the last accepted step towards the end time and, at
+ * eqs. 7, 8, 13) with dp_step (dopri.c, DOP853 or DOPRI5), adams_step (adams.c, LSODA's variable-order
+ * Adams: integrator "adams") or bdf_step (bdf.c, variable-order BDF/NDF: integrator "bdf", and "auto"
+ * and "adams" after their stiffness switch) from the last accepted step towards the end time and, at
  * every output time a step passes, writes the consistent state there: y from the dense output, then
  * one cg_reduced solve (q, q̇, q̈, λ, max |Φ|, the solve's estimate of σ_min(Φ_q[rows] U), and
  * Φ_q[rows] when asked).  Each step's (t, h) goes
@@ -40,15 +41,17 @@
  *                  accepted step, CG_OK when none);  SEG_NOT_FINITE  the error estimate is not finite
  *                  on stage_retries shorter retries too (a refused step, as a non-finite stage)
  *   SEG_STIFF      the step size is limited by stability, not accuracy: h·ρ (dopri.c, dp_stiffness) in
- *                  [stiff_low, stiff_high] (just past the stability boundary) on stiff_steps accepted steps, a
+ *                  [stiff_low, stiff_high] (just past the stability boundary; Adams: LSODA's step ratio
+ *                  h_BDF/h_Adams of adams.c, one step past 5 switches) on stiff_steps accepted steps, a
  *                  run of stiff_reset steps outside starting the count again (Hairer's DOP853 counts, 15 and
  *                  6; stiff_steps 0: never); the step and its output points are written and the loop has
  *                  switched to BDF (bdf.c) from the accepted state: Python records the event and calls again
  *                  (step_rules.STIFF_*)
  *
- * Every rule above holds for both methods but the singular-pass rule (band.c; segment_start_bdf): a BDF
- * attempt's right-hand sides (Newton iterations, the finite-difference Jacobian's columns) and the solve
- * of its accepted state are this loop's stages.
+ * Every rule above holds for every method but the singular-pass rule (band.c), which only the Runge–Kutta
+ * pairs take (segment_start_bdf; Adams as BDF: solver/analysis/segments.py): a multistep attempt's right-hand
+ * sides (corrector iterations, BDF's finite-difference Jacobian's columns) and the solve of its accepted
+ * state are this loop's stages.
  */
 
 typedef void (*cg_time_t)(double t, double *f, double *fd, double *fdd, double *u);
@@ -104,6 +107,7 @@ typedef struct {
     double stiff_h, stiff_h_rho;    /* SEG_STIFF: the last DOP853 step and its h·ρ */
     double *out_cond;               /* per row: σ_min / σ_max of Φ_q[rows] (banded.c cg_band_row_sigma; NULL: in
                                        Python, from out_jac and out_sigma; set from partition.COMPILED_ESTIMATE_ROWS) */
+    adams_t adams;                  /* Adams' Nordsieck history (adams.c; dp.method DP_ADAMS) */
 } cg_segment_t;
 
 enum { SEG_END = 0, SEG_BUDGET = 1, SEG_STAGE = 2, SEG_OUTPUT = 3, SEG_QUALITY = 4, SEG_STALL = 5,
@@ -116,14 +120,15 @@ static double segment_travel_cap(const cg_segment_t *g)
     return g->s->k_extra == cc_generalized ? cc_step_cap(g->s->extra) : INFINITY;
 }
 
-/* The integrator of a segment: method DP_DOP853, DP_DOPRI5 or DP_BDF, memory DP_MEMORY(2 dof) doubles;
- * bdf_memory BDF_MEMORY(2 dof) doubles and pivots 2 dof ints (a BDF, or a switch to it), jac_step its
- * Jacobian's relative difference step. */
+/* The integrator of a segment: method DP_DOP853, DP_DOPRI5, DP_ADAMS or DP_BDF, memory DP_MEMORY(2 dof)
+ * doubles; bdf_memory BDF_MEMORY(2 dof) doubles and pivots 2 dof ints (a BDF, or a switch to it), jac_step
+ * its Jacobian's relative difference step; adams_memory ADAMS_MEMORY(2 dof) doubles (DP_ADAMS). */
 void cg_segment_init(cg_segment_t *g, int method, double *memory, double rtol, double atol, double hmax,
-                     double *bdf_memory, int *pivots, double jac_step)
+                     double *bdf_memory, int *pivots, double jac_step, double *adams_memory)
 {
     dp_init(&g->dp, method, 2 * g->s->dof, memory, rtol, atol, hmax);
     bdf_init(&g->bdf, 2 * g->s->dof, bdf_memory, pivots, rtol, jac_step);
+    if (method == DP_ADAMS) adams_init(&g->adams, 2 * g->s->dof, adams_memory);
 }
 
 static int segment_solve(cg_segment_t *g, double t, const double *y, int level)
@@ -174,8 +179,19 @@ static int segment_step(cg_segment_t *g)
 {
     dp_t *d = &g->dp;
     const double t_end = g->times[g->n_times - 1];
+    if (d->method == DP_ADAMS)
+        return adams_step(d, &g->adams, segment_rhs, segment_accept, g, t_end, DP_K(d, 16), DP_K(d, 17));
     if (d->method != DP_BDF) return dp_step(d, segment_rhs, g, t_end);
     return bdf_step(d, &g->bdf, segment_rhs, segment_accept, g, t_end, DP_K(d, 16), DP_K(d, 17));
+}
+
+/* The state at t in the last accepted step (its dense output), into out. */
+static void segment_dense(const cg_segment_t *g, double t, double *out)
+{
+    const dp_t *d = &g->dp;
+    if (d->method == DP_ADAMS) adams_dense(d, &g->adams, t, out);
+    else if (d->method == DP_BDF) bdf_dense(d, &g->bdf, t, out);
+    else dp_dense(d, t, out);
 }
 
 /* From the accepted state (dp.t, dp.y, dp.f) on with BDF: its first step (HINIT for order 1) and its
@@ -287,10 +303,11 @@ int cg_segment(cg_segment_t *g)
         if (write_start_row(g)) return SEG_OUTPUT;
         if (segment_rhs(g, d->t, d->y, d->f)) return SEG_STAGE;
         const double cap = segment_travel_cap(g);
-        const int code = d->method == DP_BDF ? segment_start_bdf(g)
-                         : dp_initial_step(d, segment_rhs, g, g->times[g->n_times - 1], d->method);
+        const int code = d->method == DP_BDF ? segment_start_bdf(g)     /* Adams: as BDF, from order 1 */
+                         : dp_initial_step(d, segment_rhs, g, g->times[g->n_times - 1], d->method == DP_ADAMS ? 2 : d->method);
         if (code) return SEG_STAGE;
         d->h = fmin(d->h, cap);
+        if (d->method == DP_ADAMS) adams_start(d, &g->adams);
         g->started = 1;                 /* q_acc, qd_acc, ang_acc, ang_rate: the caller's start */
         g->phase = 0;
     }
@@ -341,14 +358,13 @@ int cg_segment(cg_segment_t *g)
             g->phase = 1;
         }
         const double reached = d->t + 1e-12 * fmax(1.0, fabs(d->t));
-        if (g->next_out < g->n_times && g->times[g->next_out] <= reached && d->method != DP_BDF
+        if (g->next_out < g->n_times && g->times[g->next_out] <= reached && (d->method == DP_DOP853 || d->method == DP_DOPRI5)
             && dp_prepare_dense(d, segment_rhs, g))
             return SEG_DENSE;
         while (g->next_out < g->n_times && g->times[g->next_out] <= reached) {
             if (g->n_out >= g->max_out) return SEG_BUDGET;
             const double tout = g->times[g->next_out];
-            if (d->method == DP_BDF) bdf_dense(d, &g->bdf, tout, g->y_out);
-            else dp_dense(d, tout, g->y_out);
+            segment_dense(g, tout, g->y_out);
             if (segment_solve(g, tout, g->y_out, 3)) return SEG_OUTPUT;   /* with λ */
             write_row(g, tout);
             ++g->next_out;

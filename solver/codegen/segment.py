@@ -1,5 +1,5 @@
 """``simulate``'s step loop in compiled code: ``cg_segment`` of segment.c, driving dopri.c's
-Dormand–Prince pairs or bdf.c's variable-order BDF on the compiled reduced right-hand side
+Dormand–Prince pairs, adams.c's variable-order Adams (LSODA's) or bdf.c's variable-order BDF on the compiled reduced right-hand side
 (``cg_reduced`` of reduced.c).
 
 :class:`CompiledSegments` holds the buffers of one partition's loop: the integrator state, the
@@ -23,14 +23,18 @@ from .cache import cache_dir, load_or_build
 from .derive import CodegenUnavailable
 from .timefunctions import PRELUDE, c_time_function
 
-# integrator settings that step in C where they can (dopri.c's explicit methods, bdf.c's BDF) …
-COMPILED = {"auto": "dop853", "rk": "dop853", "dop853": "dop853", "rk45": "dopri5", "bdf": "bdf"}
+# integrator settings that step in C where they can (dopri.c's explicit methods, adams.c, bdf.c's BDF) …
+COMPILED = {"auto": "dop853", "rk": "dop853", "dop853": "dop853", "rk45": "dopri5", "bdf": "bdf", "adams": "adams"}
 # … and what they are in the Python loop
-FALLBACK = {"auto": "adams", "rk": "rk", "dop853": "dop853", "rk45": "rk45", "bdf": "bdf"}
-NAMES = {"dop853": "Dormand–Prince 8(5,3)", "dopri5": "Dormand–Prince 5(4)", "bdf": "BDF/NDF orders 1–5"}
+FALLBACK = {"auto": "adams", "rk": "rk", "dop853": "dop853", "rk45": "rk45", "bdf": "bdf", "adams": "adams"}
+NAMES = {"dop853": "Dormand–Prince 8(5,3)", "dopri5": "Dormand–Prince 5(4)", "bdf": "BDF/NDF orders 1–5",
+         "adams": "Adams–Moulton orders 1–12, BDF when stiff"}
 END, BUDGET, STAGE, OUTPUT, QUALITY, STALL, TOO_SMALL, NOT_FINITE, DENSE, STIFF = range(10)    # segment.c's SEG_*
-METHODS = {"dop853": 8, "dopri5": 5, "bdf": 1}      # dopri.c's DP_DOP853, DP_DOPRI5, bdf.c's DP_BDF
+METHODS = {"dop853": 8, "dopri5": 5, "bdf": 1, "adams": 2}   # dopri.c's DP_DOP853, DP_DOPRI5, bdf.c's DP_BDF,
+                                                                # adams.c's DP_ADAMS
 BDF_HISTORY = 8           # bdf.c's BDF_HISTORY (differences D_0 … D_7)
+ADAMS_HISTORY = 13        # adams.c's ADAMS_HISTORY (Nordsieck columns z_0 … z_12)
+ADAMS_COEFFICIENTS = ADAMS_HISTORY * (ADAMS_HISTORY + 1) + 4 * ADAMS_HISTORY    # adams.c's ADAMS_COEFFICIENTS
 SHORT_RUN = 1000          # output points a run (or what is left of it) writes in one call of cg_segment
 _D, _I, _L, _P = ctypes.c_double, ctypes.c_int, ctypes.c_long, ctypes.c_void_p
 TIME_FLAGS = ("-O1", "-shared", "-fPIC")
@@ -55,6 +59,13 @@ class _Bdf(ctypes.Structure):
                 ("w", _P), ("njev", _L), ("nlu", _L)]
 
 
+class _Adams(ctypes.Structure):
+    """``adams_t`` of adams.c (same fields, same order)."""
+    _fields_ = [("order", _I), ("wait", _I), ("order_used", _I), ("count", _I), ("held", _I), ("h_z", _D),
+                ("rmax", _D), ("crate", _D), ("pdest", _D), ("pdlast", _D), ("z", _P), ("z_old", _P), ("e", _P),
+                ("e_prev", _P), ("ewt", _P), ("work", _P), ("el", _P), ("tesco", _P), ("cm1", _P)]
+
+
 class _Segment(ctypes.Structure):
     """``cg_segment_t`` of segment.c (same fields, same order)."""
     _fields_ = [("s", _P), ("time_fn", _P), ("times", _P), ("n_times", _I), ("next_out", _I), ("bound", _D),
@@ -71,7 +82,7 @@ class _Segment(ctypes.Structure):
                 ("stage_retries", _I), ("stiff_low", _D), ("stiff_high", _D), ("stiff_steps", _I), ("stiff_reset", _I),
                 ("stiff_count", _I), ("nonstiff_count", _I), ("band", _P),
                 ("k_output", _P), ("output", _P), ("bdf", _Bdf), ("stiff_h", _D), ("stiff_h_rho", _D),
-                ("out_cond", _P)]
+                ("out_cond", _P), ("adams", _Adams)]
 
 
 class _Band(ctypes.Structure):
@@ -260,11 +271,11 @@ class CompiledSegments:
         fn, init = lib.cg_segment, lib.cg_segment_init
         fn.argtypes, fn.restype = [ctypes.c_void_p], ctypes.c_int
         init.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p] + [ctypes.c_double] * 3 + [ctypes.c_void_p] * 2 \
-            + [ctypes.c_double]
+            + [ctypes.c_double, ctypes.c_void_p]
         init.restype = None
         self._fn, self._ptr = fn, ctypes.cast(ctypes.pointer(self.seg), ctypes.c_void_p)
         init(self._ptr, METHODS[method], ptr["dp_memory"], rtol, atol, max_step or np.inf, ptr["bdf_memory"],
-             ptr["pivots"], jac_step)
+             ptr["pivots"], jac_step, ptr["adams_memory"])
 
     def _buffers(self, nq, m, n, row_size, max_out, max_steps, angles):
         """The arrays of the loop (n = 2 dof; ``angles`` unwrapped angles): its state and what a call writes
@@ -272,6 +283,7 @@ class CompiledSegments:
         entries; σ_min / σ_max when read out in C)."""
         return {
             "dp_memory": np.zeros(max(1, 28 * n)), "bdf_memory": np.zeros(max(1, (BDF_HISTORY + 6) * n + 2 * n * n)),
+            "adams_memory": np.zeros((2 * ADAMS_HISTORY + 4) * n + ADAMS_COEFFICIENTS),
             "q_last": np.zeros(nq), "qd_last": np.zeros(nq),
             "q_acc": np.zeros(nq), "qd_acc": np.zeros(nq), "q_prev": np.zeros(nq), "qd_prev": np.zeros(nq),
             "y_out": np.zeros(max(1, n)), "fail_y": np.zeros(max(1, n)), "out_t": np.zeros(max_out), "out_q": np.zeros((max_out, nq)),

@@ -6,6 +6,7 @@ BDF):
   ``auto``    (the default) DOP853 stepped in compiled code when the run uses generated kernels and
               nothing in its right-hand side needs Python (:mod:`solver.analysis.segments`), else adams
   ``adams``   LSODA — Adams–Moulton variable step/order, switching to BDF when the problem turns stiff
+              (in compiled code where ``auto`` would be: codegen/adams.c, then codegen/bdf.c)
   ``rk``      DOP853 — explicit Runge–Kutta 8(5,3) (alias ``dop853``; in compiled code where ``auto``
               would be, without its stiffness switch)
   ``rk45``    Dormand–Prince 5(4) (in compiled code where ``auto`` would be)

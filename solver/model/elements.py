@@ -895,7 +895,8 @@ class Settings(Element):
         Field("integrator", "enum", choices=INTEGRATORS, default="auto",
               doc="auto: Dormand–Prince 8(5,3) (DOP853) stepped in C when the run uses generated kernels and nothing in "
                   "its right-hand side needs Python (switching to BDF when the model is stiff), else adams (LSODA); "
-                  "rk45: Dormand–Prince 5(4) and bdf: variable-order BDF, in C where they can (docs/codegen.md)"),
+                  "rk45: Dormand–Prince 5(4), adams: LSODA's Adams–Moulton (switching to BDF when stiff) and bdf: "
+                  "variable-order BDF, in C where they can (docs/codegen.md)"),
         Field("constraints", "enum", choices=CONSTRAINT_FORMS, default="conventional",
               doc="constraint form of the Cartesian formulation"),
         Field("reactions", "enum", choices=REACTION_METHODS, default="nonrecursive",

@@ -215,9 +215,10 @@ def driven_planar_body():
     return m
 
 
-@pytest.mark.parametrize("formulation, integrator", [("cartesian", "adams"), ("relative", "adams"),
-                                                     ("cartesian", "auto")])
-def test_a_step_refused_inside_lsoda_is_retried_shorter(formulation, integrator):
+@pytest.mark.parametrize("formulation, integrator, python_loop", [
+    ("cartesian", "adams", True), ("relative", "adams", True), ("cartesian", "auto", False),
+    ("cartesian", "adams", False)])
+def test_a_step_refused_inside_lsoda_is_retried_shorter(formulation, integrator, python_loop, monkeypatch):
     """LSODA ("adams") soon tries a 0.29 s step here (the free sliding is exactly linear) and the
     driven angle departs 0.8 rad from its prediction in it: BranchRefused.  LSODA reports neither
     the step it tried nor a trial time, so the retry took LSODA's own first step again, refused
@@ -225,7 +226,12 @@ def test_a_step_refused_inside_lsoda_is_retried_shorter(formulation, integrator)
     cannot get past this configuration").  The retry now starts at BRANCH_SHRINK × the refused
     evaluation's reach (BranchRefused.time).  Closed form: no in-plane force acts, so the centre of
     mass slides at its initial velocity (bound: 300 rtol × the 3 mm travel) and the driver's torque
-    is I_yy θ̈ (bound: 1e3 rtol × the peak torque, as the random-mechanism sweep's)."""
+    is I_yy θ̈ (bound: 1e3 rtol × the peak torque, as the random-mechanism sweep's).  ``python_loop``:
+    "adams" as scipy's LSODA in the Python loop (Run.python_loop), else in C where it can (adams.c, whose
+    refused steps segment.c retries shorter as DOP853's)."""
+    from solver.analysis.dynamics import Run
+    if python_loop:
+        monkeypatch.setattr(Run, "python_loop", (integrator,))
     res = solver.simulate(driven_planar_body(), t_end=0.3, formulation=formulation, integrator=integrator)
     t = np.asarray(res.t)
     r0 = np.array([0.0035, 0.0013, 0.0])

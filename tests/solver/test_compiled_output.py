@@ -99,9 +99,12 @@ def test_the_arm_rows_from_c_equal_the_python_post_processing(arm_run):
     assert_round_off(rows, python_rows(compiled.system, rows))
 
 
-def test_rows_stored_one_at_a_time_come_from_c_too(arm_run):
-    """The Python step loop (LSODA) stores its rows one at a time (Recorder.add): post-processed by
-    cg_tree_output as well (Run sets Recorder.post_rows), equal to the Python post-processing."""
+def test_rows_stored_one_at_a_time_come_from_c_too(arm_run, monkeypatch):
+    """The Python step loop (LSODA: "adams" kept there as interactive runs keep it, Run.python_loop)
+    stores its rows one at a time (Recorder.add): post-processed by cg_tree_output as well (Run sets
+    Recorder.post_rows), equal to the Python post-processing."""
+    from solver.analysis.dynamics import Run
+    monkeypatch.setattr(Run, "python_loop", ("adams",))
     compiled, _ = arm_run
     res = solver.simulate(compiled, integrator="adams")
     assert res.status == "ok"

@@ -155,9 +155,12 @@ def test_two_threads_running_one_compiled_model_give_the_sequential_results(form
 def test_two_threads_running_one_generated_model_give_the_sequential_results(formulation, tmp_path, monkeypatch):
     """The same with generated kernels: each run has its own kernel buffers (and unwrapping
     memory, and compiled contact/spring work arrays) on the one loaded library.  Stepped in the
-    Python loop (LSODA), whose output points interleave one by one (the compiled loop, which the
-    relative formulation's compiled spring allows, hands a run's points over per call)."""
+    Python loop (LSODA, kept there as interactive runs keep it: Run.python_loop), whose output points
+    interleave one by one (the compiled loop, which "adams" takes too where the relative formulation's
+    compiled spring allows it, hands a run's points over per call)."""
+    from solver.analysis.dynamics import Run
     monkeypatch.setenv("MBS_CODEGEN_CACHE", str(tmp_path))
+    monkeypatch.setattr(Run, "python_loop", ("adams",))
     model = turning_crank(formulation)
     model.settings.set("integrator", "adams")
     compiled = solver.compile_model(model, codegen="on")
