@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 
 import solver
+from solver.analysis.dynamics import Run
 from solver.codegen import banded
 from solver.partitioning import choose, partition
 from solver.partitioning.partition import independent_rows, qr_bases
@@ -98,7 +99,9 @@ def test_one_state_band_equals_dense(compiled, state, monkeypatch, method):
 
 def test_a_sparse_partition_runs_the_band_in_c(compiled, monkeypatch):
     """0.1 s on the saved settings with the sparse partition forced: the band in C (event, no
-    "step loop in Python" note) against SuperLU in Python (the band refused): same steps, q and q̇
+    "step loop in Python" note) against SuperLU in Python (the band refused), both runs on the same
+    steps of LSODA in the Python loop (SuperLU's run steps there, so the band's is kept there too:
+    Run.python_loop, else "adams" would step it in C, adams.c): same steps, q and q̇
     within rtol · max|x|, λ within rtol · max|λ| (module docstring).  With the estimates of σ(Φ_q[rows])
     forced too (SVD_MAX_ROWS), the conditioning read-out: banded.c's power iterations on G = J Jᵀ
     against the same iterations on SuperLU's G (singular_estimates), round-off apart: κ(G) = κ(J)²
@@ -106,6 +109,7 @@ def test_a_sparse_partition_runs_the_band_in_c(compiled, monkeypatch):
     monkeypatch.setattr(choose, "SPARSE_MIN_ROWS", 1)
     monkeypatch.setattr(partition, "SVD_MAX_ROWS", 10)
     monkeypatch.setattr(banded, "BAND_FRACTION", 10.0)
+    monkeypatch.setattr(Run, "python_loop", ("adams",))
     runs, messages = {}, {}
     for which, min_rows in (("band", 1), ("python", 10**9)):
         monkeypatch.setattr(banded, "BAND_MIN_ROWS", min_rows)

@@ -179,7 +179,8 @@ def test_the_compiled_loop_writes_the_start_row_as_the_python_start_solve_does(m
     """The compiled step loop solves and writes the run's first row itself (segment.c write_start_row):
     no Python solve of the start, and the row — state, accelerations, reactions, energies, λ, the
     conditioning (exact at the start) — equals the one the Python loop (LSODA) solves there with the
-    same compiled reduction.  The Cartesian pendulum has constraint rows (its conditioning read out)."""
+    same compiled reduction ("adams" kept in the Python loop as interactive runs keep it: Run.python_loop).
+    The Cartesian pendulum has constraint rows (its conditioning read out)."""
     from solver.analysis.dynamics import Run
     model = sprung_pendulum(0.05)
     compiled = solver.compile_model(model, formulation=formulation)
@@ -188,6 +189,7 @@ def test_the_compiled_loop_writes_the_start_row_as_the_python_start_solve_does(m
     monkeypatch.setattr(Run, "_record_output", lambda self, *a, store=True: stored.append(store) or record(self, *a, store=store))
     in_c = solver.simulate(compiled, t_end=0.2)
     assert not stored                                      # the start row never went through Python
+    monkeypatch.setattr(Run, "python_loop", ("adams",))
     python = solver.simulate(compiled, t_end=0.2, integrator="adams")
     assert stored and stored[0]                            # LSODA's loop: every row solved in Python
     for name in ("t", "q", "qd", "qdd", "lam", "r", "A", "v", "w", "a", "alpha", "reaction_force", "reaction_torque",
