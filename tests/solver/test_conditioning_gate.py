@@ -70,8 +70,12 @@ def test_the_compiled_loop_reads_out_the_estimates_at_every_row_from_the_band(mo
     conditioning itself (banded.c cg_band_row_sigma: the same power iterations on G = J Jᵀ, banded in
     S's order, from the same start): every row equals row_singular_estimates of its Φ_q[rows], to the
     round-off of the two factorizations of G (n ε κ(G) relative, κ(G) = κ(J)²), and no Φ_q[rows] is
-    stored.  Four-bar row N = 10 (band and estimates forced), 4 s through two singular passes."""
+    stored.  Four-bar row N = 10 (band and estimates forced), 4 s through two singular passes; compiled
+    afresh (recent_compiles forgotten): a recent compilation's workspace keeps a reduction without a band
+    that an earlier run of the row made (Run._reduction), which the forced constants would not reach."""
+    from solver import recent_compiles
     from solver.codegen import banded, segment
+    recent_compiles.forget()
     monkeypatch.setattr(partition, "SVD_MAX_ROWS", 0)
     monkeypatch.setattr(partition, "COMPILED_ESTIMATE_ROWS", 0)
     monkeypatch.setattr(banded, "BAND_FRACTION", 10.0)
