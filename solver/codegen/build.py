@@ -45,12 +45,15 @@ from .derive import CodegenUnavailable
 # long straight-line kernels compile 5× faster at -O0 than at -O1 (car 0.3 s vs 1.9 s per unit, chain
 # 11 s vs 24 s in all) and their runs are within the noise (car) or 20 % slower (chain), since the
 # loops that matter (relative.c, articulated.c; reduced.c in the runtime library) are in fixed code, which keeps -O2
-# (articulated.c asks for O3 itself).  Short kernels keep -O1: they compile in a fraction of a second
-# (the 7-DOF arm's ~950-line unit took 0.35 s of CPU at -O1 against 0.1 s at -O0, the longest compile
-# of its cold build, hence LONG_UNIT 500).
+# (articulated.c asks for O3 itself).  Shorter kernels get -O1, where gcc also fuses each sin/cos pair
+# into one sincos.  -O1's cost grows faster than the unit (gcc 12, CPU s at -O0 / -O1, load 15): ~500
+# lines 0.06 / 0.1–0.2, the 7-DOF arm's tree map units of 965 and 1,015 lines 0.09 / 0.30 and 0.10 /
+# 0.43, 1,261–1,500 lines 0.10–0.17 / 0.3–0.8, the 200-link chain's 12,794-line cgt_edges 0.65 / 8.1.
+# LONG_UNIT 1100 keeps -O1 where a unit costs ≲ 0.45 s there: the arm's runs ~10 % faster at rtol 1e-4
+# (cgt_edges every right-hand side; the same rows bit for bit) for +0.55 s of CPU in its cold build.
 KERNEL_FLAGS = ("-O1", "-fPIC")           # units of generated kernels up to LONG_UNIT lines
 LONG_KERNEL_FLAGS = ("-O0", "-fPIC")      # longer units
-LONG_UNIT = 500
+LONG_UNIT = 1100
 FIXED_FLAGS = ("-O2", "-fPIC")            # the formulation's fixed C and its layout
 # the runtime library (reduced.c, dopri.c, segment.c), compiled once per cache folder, beside the first model's
 # derivation: -O1 compiles in 0.30 s of CPU (-O2 0.43 s) and runs as fast.  Its calls of the kernels through
