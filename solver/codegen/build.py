@@ -126,8 +126,12 @@ class Buffers:
         return self.buffers[name]
 
     def __deepcopy__(self, memo):
+        """New buffers holding the same values: a buffer whose bytes are all zero as a new
+        ``np.zeros``, whose pages the system gives only when they are first written (a dense Φ_q of
+        the four-bar row at N = 1,000: 80 MB, 0.16 s to copy, never written by the packed kernels)."""
         twin = copy.copy(self)
-        twin._bind({name: b.copy() for name, b in self.buffers.items()})
+        twin._bind({name: b.copy() if b.view(np.uint8).any() else np.zeros(b.shape, b.dtype)
+                    for name, b in self.buffers.items()})
         return twin
 
     def call(self, name):

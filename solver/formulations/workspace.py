@@ -16,7 +16,10 @@ The object graph followed: the built-in containers (list, tuple, dict, set) and 
 solver's own classes (``__dict__`` and ``__slots__``); other objects (numpy arrays, ctypes
 libraries, sympy, scipy) are shared as they are.  Copies are made with :func:`copy.deepcopy`, so
 a class with resources of its own defines ``__deepcopy__`` (:class:`solver.codegen.build.Buffers`:
-new buffers bound to the same library).
+new buffers bound to the same library); an object of the run state that refers to no other copied
+object (a joint's unwrapping memory, a cache) is copied by :func:`copy.copy` instead, which is the
+same copy (:class:`_Plan`).  The walk that finds what to copy runs once per compiled system: its
+cost is a first run's (≈ 0.05 s for the ≈ 49,000 objects of the four-bar row at N = 400).
 """
 from __future__ import annotations
 

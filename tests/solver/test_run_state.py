@@ -308,6 +308,23 @@ def test_a_workspace_copies_exactly_what_leads_to_its_run_state(formulation):
         assert sorted(type(mine[k]).__name__ for k in copies) == sorted(type(everything[k]).__name__ for k in leads)
 
 
+def test_a_copy_of_kernel_buffers_holds_the_same_values_in_buffers_of_its_own():
+    """codegen.build.Buffers in a workspace: each buffer equal to the original's bit for bit (a
+    buffer whose bytes are all zero is new zeros, not a copy; −0.0 is not such a byte) and none shared."""
+    import copy
+    from solver.codegen.build import Buffers
+    kernels = Buffers(None, {"par": 3, "jac": 1000, "q": 2, "u": 2}, {})
+    kernels["par"][:] = [1.5, -0.0, 2.0]
+    kernels["u"][:] = -0.0
+    twin = copy.deepcopy(kernels)
+    for name in ("par", "jac", "q", "u"):
+        assert twin[name] is not kernels[name] and twin[name].dtype == kernels[name].dtype
+        np.testing.assert_array_equal(twin[name], kernels[name])
+    assert np.signbit(twin["par"][1]) and np.signbit(twin["u"]).all()
+    twin["jac"][5] = 1.0
+    assert not kernels["jac"].any()
+
+
 def test_runs_at_the_same_time_share_one_blas_limit():
     """single_threaded_blas of runs that overlap (A starts, B starts, A ends, B ends — no nesting):
     BLAS stays at one thread until the last run ends, then the thread counts from before the first
