@@ -127,7 +127,7 @@ class _Plan:
     ``__copy__``/``__deepcopy__``), and the memo of :func:`copy.deepcopy` that shares everything else
     (``shared``: the objects the other owned objects refer to directly; deepcopy reaches no others).
     The followed graph is walked once; a shared object is neither visited by the copy nor put in
-    every workspace's memo (the four-bar row at N = 1,000: ≈ 51,000 objects reached, ≈ 3,000 owned)."""
+    every workspace's memo (the four-bar row at N = 1,000: 124,266 objects reached, 3,003 owned)."""
 
     def __init__(self, system, run_state, state):
         self.state = state
