@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from ..formulations.branches import force_angle_holders
-from ..partitioning.self_stress import uniqueness_of, uniqueness_probes
+from ..partitioning.self_stress import PROBE_COLUMNS, uniqueness_of, uniqueness_probes
 from ..results import FLEX_ARRAYS, INCOMPLETE, METHOD_CODES, Results, ResultsWriter, load_results
 from .heap import keep_freed_memory
 from .hybrid import energy_conserved
@@ -295,6 +295,10 @@ class Recorder:
         args = [block[name][todo] for name in ("t", "q", "qd", "qdd", "lam")]
         n, probes, self._probes = len(args[0]), self._probes, None
         extra = None if probes is None else probes.rows()
+        found = None if extra is None else self._probe_rows(extra)
+        if found is not None:
+            self._nonunique(probes, found)
+            probes = extra = None
         angles = tracked[todo]
         if extra is not None:
             args = [np.concatenate([a, b]) for a, b in zip(args, extra)]
@@ -307,6 +311,18 @@ class Recorder:
             for name, values in post.items():
                 block[name][todo] = values[:n]
         return energies
+
+    def _probe_rows(self, rows):
+        """The reaction and driver-force columns of the uniqueness probes' ``rows`` (one state, λ
+        along each probe direction: ``UniquenessProbes.rows``) post-processed in C by ``post_rows``
+        — what :func:`~solver.partitioning.self_stress.uniqueness_of` reads — or None where the rows
+        stay in Python (no compiled output, or it refuses the state)."""
+        if self.post_rows is None:
+            return None
+        post = self.post_rows(*rows)
+        if post is None:
+            return None
+        return {name: np.array(post[name]) for name in PROBE_COLUMNS}
 
     def _named(self, angles):
         """The post-processing's keyword ``angles``: {name: its column} of tracked angles (rows ×

@@ -108,6 +108,10 @@ def response_rows(t, q, qd, qdd, directions):
     return np.full(n, float(t)), np.tile(q, (n, 1)), np.tile(qd, (n, 1)), np.tile(qdd, (n, 1)), lam
 
 
+PROBE_COLUMNS = ("reaction_force_joint", "reaction_torque_joint", "reaction_force", "reaction_torque",
+                 "driver_force")      # the post-processed columns responses_of reads
+
+
 def responses_of(post):
     """The reaction responses from the post-processed :func:`response_rows`: {"joint": (p, nj, 6)
     force and moment in the joint frame, "global": (p, nj, 6) the same in global axes, "driver":

@@ -40,10 +40,17 @@ def slider_crank():
 
 
 @pytest.mark.parametrize("formulation", ["cartesian", "relative"])
-def test_flags_found_with_the_output_batch_equal_a_fresh_computation(formulation):
+def test_flags_found_with_the_output_batch_equal_a_fresh_computation(formulation, monkeypatch):
+    """With generated kernels the probes' rows are post-processed in C (Recorder._probe_rows), the
+    fresh computation's in Python: the same flags."""
+    from solver.analysis.recording import Recorder
+    in_c, probe_rows = [], Recorder._probe_rows
+    monkeypatch.setattr(Recorder, "_probe_rows", lambda self, rows: in_c.append(probe_rows(self, rows)) or in_c[-1])
     model = slider_crank()
     res = solver.simulate(model, t_end=0.01, output_step=0.005, formulation=formulation)
-    system = solver.compile_model(model, formulation=formulation).system.workspace()
+    compiled = solver.compile_model(model, formulation=formulation)
+    assert len(in_c) == 1 and (in_c[0] is not None) == bool(compiled.generated)
+    system = compiled.system.workspace()
     fresh = reaction_uniqueness(system, res.t[0], res.coordinates[0], res.velocities[0], res.accelerations[0])
     assert fresh.components                                     # the planar loop of 3D joints: some flags
     assert res.meta["nonunique_components"] == fresh.components

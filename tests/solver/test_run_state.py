@@ -275,6 +275,59 @@ def test_a_workspace_owns_its_run_state_and_shares_the_rest(sample, settings):
         np.testing.assert_array_equal(a, b)
 
 
+def _reachable(root):
+    """{id: object} of every object reachable from ``root`` through the objects a workspace follows
+    (the built-in containers and the solver's own classes), by a plain walk."""
+    from solver.formulations.workspace import _followed, _references
+    seen, stack = {id(root): root}, [root]
+    while stack:
+        for r in _references(stack.pop()):
+            if id(r) not in seen:
+                seen[id(r)] = r
+                if _followed(r):
+                    stack.append(r)
+    return seen
+
+
+@pytest.mark.parametrize("formulation", ["cartesian", "relative"])
+def test_a_workspace_copies_exactly_what_leads_to_its_run_state(formulation):
+    """The workspace's definition checked against a plain reading of it: the objects of the copy
+    that are not the compiled system's are exactly one copy of each object from which the run
+    state can be reached (found here by a walk from every followed object, independent of the
+    plan's reversed edges and of its shallow copies); every other object is the compiled system's
+    own.  Runs on two workspaces of one system then never share a changing object."""
+    from tools.scale_models import fourbar_row
+    model = turning_crank(formulation) if formulation == "cartesian" else fourbar_row(3)
+    system = solver.compile_model(model, codegen="off", formulation=formulation).system
+    state = {id(obj) for obj in system.run_state()}
+    everything = _reachable(system)
+    leads = {key for key, obj in everything.items() if state & set(_reachable(obj))}
+    assert state <= leads and id(system) in leads
+    for twin in (system.workspace(), system.workspace()):
+        mine = _reachable(twin)
+        copies = set(mine) - set(everything)
+        assert len(copies) == len(leads)
+        assert set(mine) & set(everything) == set(everything) - leads
+        assert sorted(type(mine[k]).__name__ for k in copies) == sorted(type(everything[k]).__name__ for k in leads)
+
+
+def test_a_copy_of_kernel_buffers_holds_the_same_values_in_buffers_of_its_own():
+    """codegen.build.Buffers in a workspace: each buffer equal to the original's bit for bit (a
+    buffer whose bytes are all zero is new zeros, not a copy; −0.0 is not such a byte) and none shared."""
+    import copy
+    from solver.codegen.build import Buffers
+    kernels = Buffers(None, {"par": 3, "jac": 1000, "q": 2, "u": 2}, {})
+    kernels["par"][:] = [1.5, -0.0, 2.0]
+    kernels["u"][:] = -0.0
+    twin = copy.deepcopy(kernels)
+    for name in ("par", "jac", "q", "u"):
+        assert twin[name] is not kernels[name] and twin[name].dtype == kernels[name].dtype
+        np.testing.assert_array_equal(twin[name], kernels[name])
+    assert np.signbit(twin["par"][1]) and np.signbit(twin["u"]).all()
+    twin["jac"][5] = 1.0
+    assert not kernels["jac"].any()
+
+
 def test_runs_at_the_same_time_share_one_blas_limit():
     """single_threaded_blas of runs that overlap (A starts, B starts, A ends, B ends — no nesting):
     BLAS stays at one thread until the last run ends, then the thread counts from before the first
