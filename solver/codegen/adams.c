@@ -14,9 +14,11 @@
  *               e ← h f(t_{n+1}, y) − z⁽⁰⁾_1, y = z⁽⁰⁾_0 + l_0 e, at most 3 iterations and never fewer
  *               than 2 (LSODA: the second gives the Lipschitz estimate below); converged when
  *               ‖Δe‖ min(1, 1.5 c_rate)/(τ_2(q) · 0.5/(q + 2)) ≤ 1, c_rate the contraction estimate;
- *               a divergence (‖Δe‖ > 2 ‖Δe_prev‖) or 3 iterations refuse the step with h/4 (growth ≤ 2
- *               on the next change); ‖·‖ LSODA's weighted max norm, weights rtol |y_n| + atol
- *   error       dsm = ‖e‖/τ_2(q) ≤ 1 accepts; z ← z⁽⁰⁾ + l e
+ *               a divergence (‖Δe‖ > 2 ‖Δe_prev‖) or 3 iterations refuse the step with h/4 (within the
+ *               stability region below; growth ≤ 2 on the next change); ‖·‖ LSODA's weighted max norm
+ *               (DMNORM), weights rtol |y_n| + atol; round-off: ‖Δe‖ ≤ 100 ε ‖z⁽⁰⁾_0‖ (PNORM, of the prediction)
+ *   error       dsm = ‖e‖/τ_2(q) ≤ 1 accepts; z ← z⁽⁰⁾ + l e; a refusal, as the corrector's, limits the
+ *               growth of the next change to 2 (STODA's RMAX = 2 at label 500, 10 again after a change)
  *   step, order STODA's rules: after q + 1 steps at one h (or a refused step) the step ratios for the
  *               orders q − 1, q, q + 1 (1/(1.3 d_dn^(1/q)), 1/(1.2 dsm^(1/(q+1))), 1/(1.4 d_up^(1/(q+2))),
  *               d_dn = ‖z_q‖/τ_1(q), d_up = ‖e − e_prev‖/τ_3(q)), the largest taken when it grows h by
@@ -271,13 +273,13 @@ static int adams_step(dp_t *s, adams_t *a, dp_rhs_t rhs, bdf_accept_t accept, vo
         const double conit = 0.5 / (q + 2);
         memcpy(a->z_old, a->z, (size_t)(q + 1) * bytes);
         for (int i = 0; i < n; ++i) a->ewt[i] = s->rtol * fabs(a->z[i]) + s->atol;
-        const double pnorm = adams_norm(a->z, a->ewt, n);
         for (int jb = 1; jb <= q; ++jb)                  /* the predictor: z P */
             for (int j = q - jb; j < q; ++j) {
                 double *zj = ADAMS_Z(a, j, n);
                 const double *zj1 = ADAMS_Z(a, j + 1, n);
                 for (int i = 0; i < n; ++i) zj[i] += zj1[i];
             }
+        const double pnorm = adams_norm(a->z, a->ewt, n);    /* of the prediction (STODA's PNORM) */
         memcpy(y_new, a->z, bytes);
         memset(a->e, 0, bytes);
         double del = 0.0, delp = 0.0, rate = 0.0;
@@ -320,7 +322,7 @@ static int adams_step(dp_t *s, adams_t *a, dp_rhs_t rhs, bdf_accept_t accept, vo
             memcpy(a->z, a->z_old, (size_t)(q + 1) * bytes);
             if (!isfinite(del)) { s->h = h; return DP_NOT_FINITE; }
             a->rmax = 2.0;
-            s->h = 0.25 * h;
+            s->h = h * adams_stable(a, h, 0.25, a->order);
             s->rejected_last = 1;
             ++s->rejected;
             continue;
@@ -329,6 +331,7 @@ static int adams_step(dp_t *s, adams_t *a, dp_rhs_t rhs, bdf_accept_t accept, vo
         if (!isfinite(dsm)) { memcpy(a->z, a->z_old, (size_t)(q + 1) * bytes); s->h = h; return DP_NOT_FINITE; }
         if (dsm > 1.0) {                    /* refused (STODA's label 500) */
             memcpy(a->z, a->z_old, (size_t)(q + 1) * bytes);
+            a->rmax = 2.0;                  /* the next change grows h at most 2× (STODA's label 500) */
             ++refused;
             s->rejected_last = 1;
             ++s->rejected;
