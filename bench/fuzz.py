@@ -7,7 +7,8 @@ Builds ``random_mechanism(seed)`` for seeds S … S+N−1 (tests/solver/random_m
 through the reference and every path and compares them (tests/solver/differential.py).  Prints one
 line per case as it goes (appended to ``--log`` too, so a long sweep at ``nice`` can be followed and
 resumed), then a table of outcomes — agree, disagree by quantity (per path), all paths fail — and
-the worst discrepancies (error / bound, path, item, time).  Run it at low priority: ``nice -n 10``.
+the worst discrepancies (error / bound, path, item, time); an "all fail" case proven to be a limit point
+of the driven motion (differential.limit_point) is counted as explained.  Run it at low priority: ``nice -n 10``.
 Each line ends with the case's wall and CPU seconds (the CPU time of its runs and comparisons: the
 measure of the sweep's cost on a shared machine, independent of its load).  ``--jobs J`` runs J
 cases at a time in worker processes (a quiet machine with J cores; default 1), lines in seed order.
@@ -37,7 +38,8 @@ def describe(model) -> str:
 
 def case_line(case, model, seconds, cpu) -> str:
     if case.all_fail:
-        verdict = f"ALL FAIL ({case.reference_error[:100]})"
+        why = f"explained: {case.explained}" if case.explained else case.reference_error[:100]
+        verdict = f"ALL FAIL ({why})"
     elif case.disagreements:
         verdict = "DISAGREE " + "; ".join(f"{p}: {','.join(q)}" for p, q in case.disagreements.items())
     else:
@@ -115,7 +117,8 @@ def main(argv=None):
             with open(args.log, "a") as f:
                 f.write(line + "\n")
         cases.append(case)
-        outcome["all fail" if case.all_fail else "disagree" if case.disagreements else "agree"] += 1
+        outcome[("all fail, explained" if case.explained else "all fail") if case.all_fail
+                else "disagree" if case.disagreements else "agree"] += 1
         for path, quantities in case.disagreements.items():
             for q in quantities:
                 by_quantity[(path, q)] += 1
@@ -126,9 +129,9 @@ def main(argv=None):
           f"({60 * len(cases) / max(wall, 1e-9):.2f} cases/min), CPU {cpu_total:.0f} s "
           f"({60 * len(cases) / max(cpu_total, 1e-9):.2f} cases per CPU minute); load average "
           + " ".join(f"{x:.1f}" for x in os.getloadavg()))
-    print(f"{'outcome':<12} {'cases':>6}")
-    for k in ("agree", "disagree", "all fail"):
-        print(f"{k:<12} {outcome[k]:>6}")
+    print(f"{'outcome':<20} {'cases':>6}")
+    for k in ("agree", "disagree", "all fail", "all fail, explained"):
+        print(f"{k:<20} {outcome[k]:>6}")
     if by_quantity:
         print(f"\n{'path':<26} {'quantity':<18} {'cases':>6}")
         for (path, q), n in sorted(by_quantity.items()):

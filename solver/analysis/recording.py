@@ -142,6 +142,7 @@ class Recorder:
         self._probe(float(data["t"][at]), data["q"][at], data["qd"][at], data["qdd"][at])
         data["conditioning"][at:at + n] = conditioning
         data["method_code"][at:at + n] = METHOD_CODES.index(method)
+        self._follow_conditioning(data["t"][at:at + n], data["conditioning"][at:at + n])
         self._posted[at:at + n] = True
         self._angles[at:at + n] = np.nan
         buf.n += n

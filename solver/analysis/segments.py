@@ -149,6 +149,9 @@ def run_segments(run, part, compiled, t, q, qd, times, next_out, window):
         if status in (END, BUDGET):
             run._check_cancel(t_acc)
             if status == END:
+                if t_acc > times[-1]:    # a step across a singular pass ended past t_end (segment.c): its last row
+                    t_acc, q_acc, qd_acc = seg.last_row()
+                    run._remember(t_acc, q_acc, qd_acc)
                 return None, t_acc, q_acc, qd_acc, done, steps
             continue
         if status in (STAGE, DENSE):

@@ -174,11 +174,18 @@ static int segment_accept(void *ctx, double t, const double *y)
     return segment_solve(g, t, y, g->s->k_extra == cc_generalized ? 2 : 1);
 }
 
-/* One accepted step of the segment's method (dp_step's or bdf_step's codes). */
+/* One accepted step of the segment's method (dp_step's or bdf_step's codes).  A step placed across a
+ * predicted singular pass (band.c) that reaches beyond the last output time keeps its placed size:
+ * cut at t_end, the pass would fall at another fraction of it, a stage in the band (t_end on the pass:
+ * the step's last stage at the pass itself), and every attempt would be refused until the step size
+ * collapsed (the four-bar row N = 1 with t_end = its first pass, 0.7084500088 s).  The step ends past
+ * t_end, whose output point comes from its dense output; Python ends the run at that row
+ * (segments.run_segments). */
 static int segment_step(cg_segment_t *g)
 {
     dp_t *d = &g->dp;
-    const double t_end = g->times[g->n_times - 1];
+    double t_end = g->times[g->n_times - 1];
+    if (g->band && isfinite(g->band->h_placed) && d->t + g->band->h_placed > t_end) t_end = d->t + g->band->h_placed;
     if (d->method == DP_ADAMS)
         return adams_step(d, &g->adams, segment_rhs, segment_accept, g, t_end, DP_K(d, 16), DP_K(d, 17));
     if (d->method != DP_BDF) return dp_step(d, segment_rhs, g, t_end);

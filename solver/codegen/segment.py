@@ -359,6 +359,11 @@ class CompiledSegments:
         n = self.seg.n_steps
         return self.arrays["step_t"][:n], self.arrays["step_h"][:n]
 
+    def last_row(self):
+        """(t, q, q̇) of the last output point of the last call (copies)."""
+        t, q, qd = self.rows()[:3]
+        return float(t[-1]), q[-1].copy(), qd[-1].copy()
+
     def accepted(self):
         """(t, q, q̇) of the last accepted step."""
         return self.seg.dp.t, self.arrays["q_acc"].copy(), self.arrays["qd_acc"].copy()

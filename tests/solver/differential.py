@@ -35,6 +35,32 @@ for the velocities, reactions and driver forces, which the integrator controls o
   (44.5 rad turned), reaction force error 3.2 × the plain bound on every Cartesian path; at the
   worst row the path's reaction is turned 1.06e-4 rad from the reference's, the pendulum's rotation
   error 1.19e-4 rad, and the error falls with rtol (1.0e-3, 3.8e-5, 4.1e-6 N at 1e-8, 1e-9, 1e-10);
+* near a singular configuration, positions, rotations, velocities and angular velocities too ×
+  max(1, ``CONDITIONING`` / the reference's smallest conditioning c): the integrator controls the
+  independent coordinates z to its tolerance, δz ≈ rtol × scale, and the positions follow from the
+  constraints, Φ(q) = 0, as q(z) with δq = (∂q/∂z) δz (velocities likewise, q̇ = (∂q/∂z) ż); with
+  Φ_q = [Φ_u Φ_z] in the partition's dependent and independent directions, ∂q/∂z = (−Φ_u⁻¹ Φ_z, I),
+  ‖∂q/∂z‖ ≤ 1 + ‖Φ_u⁻¹‖ ‖Φ_z‖ ≤ 1 + σ_max / σ_min(Φ_u) ≈ 1 / c (Wehage & Haug (1982), the
+  coordinate partitioning's dependent solve).  So the bound is K × rtol × scale / c, the plain one
+  covering c ≥ ``CONDITIONING`` (the same threshold as the multipliers': K's margin absorbs the
+  ‖∂q/∂z‖ of well-conditioned models).  Seed 3041 (a screw and a revolute closed by a distance
+  joint, conditioning 1.0e-5 … 6e-5 all along): relative/on/auto's position error 3.9 × the plain
+  bound, falling with rtol (1.4e-5, 8.4e-7, 2.5e-7, 9.2e-9 m at rtol 1e-7 … 1e-10): a tolerance
+  error amplified near the singular configuration, now 0.004 of the bound;
+* reactions and driver forces carry the velocity error through their velocity-quadratic part:
+  λ = λ₀(q, t) + λ_v(q, q̇) with λ_v = B(q̇, q̇) quadratic (the γ terms −(Φ_q q̇)_q q̇ and the
+  centripetal and gyroscopic forces of the bodies: a link's tension m v² / ℓ), so
+  δλ_v = 2 B(q̇, δq̇) and |δλ_v| ≤ 2 |λ_v| |δq̇| / |q̇|: a relative velocity error gives twice that
+  relative error in λ_v.  With |λ_v| bounded by the reaction's scale and |δq̇| / |q̇| by the velocity
+  bound's magnitude part over the velocity scale, K_RATE (rtol + atol / scale) × the amplification
+  ‖∂q/∂z‖ above, the reaction and driver bounds add twice that × their scale (the velocity bound's phase
+  part turns q̇ and λ_v together: the reactions' phase term; a driver force, along its joint's own
+  coordinate, does not change).  Seed 2054 (a 68 mm distance link to a body at 2.3 m/s, 492 N tension): BDF's
+  reaction error 1238 N·s/m × its velocity error at rtol 1e-8, 1e-9, 1e-10 (exact reactions of the
+  state the integrator reached: 2.2e-10 N from a fresh KKT solve), 1.02 × the bound without this
+  term, 0.54 with it.  A scale estimate, not a strict bound: that sensitivity is 2.9 × 2 |F| / |v|
+  of the body (the tension's relative velocity is below the body's speed); the velocity error
+  itself was 0.25 of its bound;
 * modal coordinates η of flexible bodies (the same bound as positions, with the largest |η| of the
   body as scale); and, since a joint's reaction balances the body's modal forces, the reaction
   bound adds the elastic force of that modal error, √m ω_max² × K (rtol |η|max + atol) per flexible
@@ -56,7 +82,9 @@ A path that raises SolverError where the reference does not (or the other way ro
 (``time.process_time``: the same runs time out at any load of the machine) a "timeout"; a model on
 which every path fails is reported as "all fail" (a singular configuration every path meets, or a
 bug common to all); codegen "on" refused for a model (no generated kernels for it) is
-"unsupported", not compared.
+"unsupported", not compared.  An "all fail" case is *explained* as a limit point of the driven
+motion when :func:`limit_point` proves it from the runs (``CaseOutcome.explained``): the right
+answer there is to stop.
 
 Runs are not repeated where a path is the same computation as one already run: ``"auto"`` that
 stepped in the Python loop throughout (no "step loop in C" event: the generic path, or generated
@@ -108,6 +136,7 @@ class PathOutcome:
     ratios: dict = field(default_factory=dict)
     error: str = ""
     seconds: float = 0.0
+    failed_at: float | None = None                     # the simulated time of a SolverError
     where: dict = field(default_factory=dict)          # quantity -> (item, time) of the worst error
 
     @property
@@ -125,6 +154,7 @@ class CaseOutcome:
     reference_ratios: dict = field(default_factory=dict)
     paths: list = field(default_factory=list)
     notes: list = field(default_factory=list)
+    explained: str = ""                               # why every path fails, when proven (limit_point)
 
     @property
     def all_fail(self) -> bool:
@@ -166,21 +196,26 @@ def run(model, t_end, output_step, seconds=RUN_SECONDS, **options):
 def run_and_events(model, t_end, output_step, seconds=RUN_SECONDS, **options):
     """:func:`run` and the run's events (also those of a failed or cancelled run; None when it
     never started: a crash or a refused model)."""
+    return attempt(model, t_end, output_step, seconds, **options)[:3]
+
+
+def attempt(model, t_end, output_step, seconds=RUN_SECONDS, **options):
+    """:func:`run_and_events` and, for a SolverError, the failure: (time, partial results), else None."""
     deadline = time.process_time() + seconds
     try:
         res = solver.simulate(model, t_end=t_end, output_step=output_step,
                               cancel=lambda: time.process_time() > deadline, **options)
-        return res, "", res.events
+        return res, "", res.events, None
     except solver.Cancelled as exc:
-        return None, TIMEOUT, _events(exc)
+        return None, TIMEOUT, _events(exc), None
     except solver.ModelError as exc:
         if options.get("codegen") == "on" and "unavailable" in str(exc):
-            return None, UNSUPPORTED + f": {exc}", None
-        return None, f"crash: ModelError: {exc}", None
+            return None, UNSUPPORTED + f": {exc}", None, None
+        return None, f"crash: ModelError: {exc}", None, None
     except solver.SolverError as exc:
-        return None, f"{type(exc).__name__}: {exc}", _events(exc)
+        return None, f"{type(exc).__name__}: {exc}", _events(exc), (exc.time, exc.results)
     except Exception as exc:                    # noqa: BLE001 — any other exception is a crash to report
-        return None, f"crash: {type(exc).__name__}: {exc}", None
+        return None, f"crash: {type(exc).__name__}: {exc}", None, None
 
 
 def _events(exc):
@@ -200,7 +235,7 @@ def compare_case(seed, model, t_end=0.3, output_step=0.01, paths=None, k=K, k_ra
     """Run ``model`` through the reference and ``paths`` (default: every supported path); compare."""
     case = CaseOutcome(seed)
     t0 = time.process_time()
-    ref, case.reference_error = run(model, t_end, output_step, seconds, **REFERENCE)
+    ref, case.reference_error, _, ref_failure = attempt(model, t_end, output_step, seconds, **REFERENCE)
     case.reference_seconds = time.process_time() - t0
     traits = Traits(model)
     if ref is not None:
@@ -210,18 +245,68 @@ def compare_case(seed, model, t_end=0.3, output_step=0.01, paths=None, k=K, k_ra
     for path in (supported_paths(model) if paths is None else paths):
         t0 = time.process_time()
         if path in same:
-            res, error = same.pop(path)
+            res, error, failure = same.pop(path)
         else:
-            res, error, events = run_and_events(model, t_end, output_step, seconds, formulation=path[0], codegen=path[1],
-                                      integrator=path[2])
+            res, error, events, failure = attempt(model, t_end, output_step, seconds, formulation=path[0],
+                                                  codegen=path[1], integrator=path[2])
             if path[2] in FALLBACK and FALLBACK[path[2]] != path[2] and stepped_in_python(events):
-                same[(path[0], path[1], FALLBACK[path[2]])] = (res, error)
-        out = PathOutcome(path, error=error or "", seconds=time.process_time() - t0)
+                same[(path[0], path[1], FALLBACK[path[2]])] = (res, error, failure)
+        out = PathOutcome(path, error=error or "", seconds=time.process_time() - t0,
+                          failed_at=failure[0] if failure else None)
         if res is not None and ref is not None:
             out.ratios, out.where = differences(res, ref, scales, RTOL, k, k_rate)
             out.ratios.update(invariants(model, res, scales, traits, RTOL, k))
         case.paths.append(out)
+    if case.all_fail:
+        case.explained = limit_point(model, ref_failure, [p.failed_at for p in case.paths])
     return case
+
+
+FOLD_EXPONENT = (0.35, 0.7)         # σ_min ∝ (t* − t)^p: p = ½ at a fold, 1 at a crossing (limit_point)
+
+
+def fold_exponent(t, c, t_star) -> float:
+    """p of c ∝ (t* − t)^p from the last two of the times ``t`` (before t*) and conditionings ``c``."""
+    return float(np.log(c[-2] / c[-1]) / np.log((t_star - t[-2]) / (t_star - t[-1])))
+
+
+def limit_point(model, failure, path_times) -> str:
+    """Why every path fails, when it is a limit point (fold) of the driven motion, else "".
+
+    Drivers prescribe coordinates as functions of t, so the remaining coordinates solve
+    Φ(q, t) = 0 on a solution branch q(t) that may end at a turning point t*: beyond it the
+    constraints have no real solution near the branch (a driven cylindrical joint closed by a
+    distance joint: the distance to its axis exceeds the link's length), and the right answer is to
+    stop there.  At a turning point the equations along the null direction x of Φ_q have the normal
+    form x² ∝ (t* − t) (Keller (1977), limit points of nonlinear equations), so the branch
+    approaches q* as √(t* − t) and σ_min(Φ_q(q(t))) ∝ |x| ∝ (t* − t)^½; a mechanism that moves
+    *through* a singular configuration (a four-bar's folded passage) has σ_min ∝ |t* − t|, exponent
+    1, and goes on.  The proof read from the runs:
+
+    * the model has drivers (undriven motion does not end at a turning point: the reactions turn it);
+    * the reference failed (SolverError) at t_f, and every path failed with a SolverError within
+      ¼ of the reference's last output interval before t_f (the same place, not a path's trouble);
+    * the conditioning σ_min / σ_max of the reference's last two output rows, t₁ < t₂ < t_f, gives
+      the exponent p = ln(c₁ / c₂) / ln((t_f − t₁) / (t_f − t₂)) with t* = t_f, within
+      ``FOLD_EXPONENT``: ½ (measured 0.53 for seed 3080, whose fold time 0.205621 s is the closed
+      form's to 1e-6 s; 0.39–0.54 for the limit points 2014, 2055, 3000, 3061 analysed before).
+    """
+    if not model.drivers or failure is None or failure[0] is None or failure[1] is None:
+        return ""
+    t_f, partial = failure
+    t, c = np.asarray(partial.t, float), np.asarray(partial.conditioning, float)
+    keep = t < t_f
+    t, c = t[keep], c[keep]
+    if len(t) < 2 or not (c[-2] > c[-1] > 0.0):
+        return ""
+    margin = 0.25 * (t_f - t[-1])
+    if any(p is None or abs(p - t_f) > margin for p in path_times):
+        return ""
+    p = fold_exponent(t, c, t_f)
+    if not FOLD_EXPONENT[0] <= p <= FOLD_EXPONENT[1]:
+        return ""
+    return (f"limit point of the driven motion at t = {t_f:.6g} s: conditioning {c[-2]:.2g} → {c[-1]:.2g}, "
+            f"∝ (t* − t)^{p:.2f}, every path stops within {margin:.2g} s of it")
 
 
 def stacked(res, key):
@@ -298,6 +383,7 @@ class Scales:
         cond = np.asarray(ref.conditioning)
         worst = float(np.min(cond[cond > 0.0])) if np.any(cond > 0.0) else 1.0
         self.multipliers = max(1.0, CONDITIONING / worst)
+        self.amplification = self.multipliers       # ‖∂q/∂z‖ of the kinematic bounds (module docstring)
         e = ref.energy
         # + the kinetic energy of the total mass at the velocity scale: a model at rest has round-off
         # energies (seed 2024: a flexible body at rest, BDF's 1e-22 J against a scale of 0)
@@ -376,12 +462,14 @@ def differences(res, ref, s: Scales, rtol, k, k_rate):
     pairs = (("position", "r", s.position, k), ("velocity", "v", s.velocity, k_rate),
              ("angular_velocity", "w", s.angular_velocity, k_rate))
     phase = k * rtol * s.rotation                   # the rotation bound (a phase error, rad)
-    for q, key, scale, kq in pairs:
+    for q, key, scale, kq in pairs:              # the kinematic bounds, × ‖∂q/∂z‖ ≲ 1 / conditioning
         err = np.linalg.norm(stacked(res, key) - stacked(ref, key), axis=-1)
         extra = {"angular_velocity": s.spin * phase, "velocity": s.velocity_peak * phase}.get(q, 0.0)
-        ratios[q], where[q] = _worst(err, kq * (rtol * scale + ATOL) + extra, bodies)
+        ratios[q], where[q] = _worst(err, (kq * (rtol * scale + ATOL) + extra) * s.amplification, bodies)
     err = np.max(np.abs(stacked(res, "A") - stacked(ref, "A")), axis=(-1, -2))
-    ratios["rotation"], where["rotation"] = _worst(err, phase, bodies)
+    ratios["rotation"], where["rotation"] = _worst(err, phase * s.amplification, bodies)
+    # the velocity-quadratic part of a multiplier carries the velocity's relative error twice (docstring)
+    quadratic = 2.0 * k_rate * (rtol + ATOL / s.velocity) * s.amplification
     elastic = 0.0                   # the elastic force of the modal coordinates' allowed error (docstring)
     for name, eta_scale in s.modal.items():
         bound = k * (rtol * eta_scale + ATOL)
@@ -396,9 +484,10 @@ def differences(res, ref, s: Scales, rtol, k, k_rate):
                                  ("reaction_moment", "moment", s.moment, elastic * s.length + s.moment_peak * phase)):
         m = mask[:, :3] if q == "reaction_force" else mask[:, 3:]
         err = np.abs(stacked(res, key) - stacked(ref, key)) * m[None]
-        ratios[q], where[q] = _worst(err, k_rate * rtol * scale * s.multipliers + extra, ref.joint_names)
+        bound = (k_rate * rtol * s.multipliers + quadratic) * scale + extra
+        ratios[q], where[q] = _worst(err, bound, ref.joint_names)
     if ref.driver_names:
-        bound = np.array([s.driver[rot] for rot in s.driver_rotation]) * k_rate * rtol * s.multipliers
+        bound = np.array([s.driver[rot] for rot in s.driver_rotation]) * (k_rate * rtol * s.multipliers + quadratic)
         unique = np.array([not (n in ref.nonunique_components or n in res.nonunique_components)
                            for n in ref.driver_names])
         err = np.abs(stacked(res, "driver") - stacked(ref, "driver")) * unique

@@ -86,3 +86,15 @@ def test_a_run_through_a_singular_configuration_warns_with_its_time_and_conditio
     assert f"{res.conditioning[k]:.2g}" in event["message"] and f"t = {tp:.6g} s" in event["message"]
     res, none = warnings(0.95 * tp)
     assert not none and np.min(res.conditioning) > CONDITIONING_WARNING
+
+
+def test_rows_written_in_place_by_the_compiled_loop_warn_too():
+    """The compiled loop writes longer runs' rows straight into the recorder's buffer
+    (Recorder.commit_rows), which did not follow their conditioning: the four-bar row N = 1 with rows
+    every t_p / 100 to 1 s (143 rows, one on the first pass t_p, conditioning 3.2e-9) had no warning
+    (with t_p / 60, 86 rows, it had: not written in place).  Now it warns, naming t_p."""
+    from tools.fourbar_row import pass_times
+    tp = float(pass_times(1, 2.0)[0])
+    res = solver.simulate(fourbar_row(1), t_end=1.0, output_step=tp / 100)
+    events = [e for e in res.events if e["kind"] == "warning" and "singular configuration" in e["message"]]
+    assert len(events) == 1 and events[0]["time"] == pytest.approx(tp, abs=1e-9)

@@ -267,3 +267,81 @@ def test_random_mechanism_2033_spring_on_a_fast_screw():
     cartesian = solver.simulate(m, t_end=0.3, output_step=0.001, formulation="cartesian")
     spring = np.asarray(fine.energy["spring"])
     assert np.max(np.abs(np.asarray(cartesian.energy["spring"]) - spring)) < 1e-3 * np.max(np.abs(spring))
+
+
+def _fold_time_3080(model):
+    """Seed 3080's fold in closed form: b1 turns on the cylindrical joint j1 (axis a through O, fixed
+    in b0) by the driven angle θ(t) and slides by s; the distance joint keeps |w(θ) + s a| = d, w(θ)
+    the distance vector at s = 0, i.e. s² + 2 s a·w + |w|² − d² = 0, which has a real s while
+    d² − |w_⊥(θ)|² ≥ 0 (w_⊥ ⊥ a).  The time the drive makes it 0."""
+    from scipy.optimize import brentq
+    from scipy.spatial.transform import Rotation
+
+    from solver.expressions import parse_expression
+    j1, loop = model.joints["j1"], model.joints["loop1"]
+    a, origin = np.asarray(j1.axis, float), np.asarray(j1.origin, float)
+    p_i, p_j = np.asarray(loop.origin, float), np.asarray(loop.origin2, float)
+    d2 = float(np.sum((p_j - p_i) ** 2))
+    theta = parse_expression(model.drivers["d_j1"].expression).value
+
+    def discriminant(t):
+        w = origin + Rotation.from_rotvec(theta(t) * a).apply(p_j - origin) - p_i
+        return d2 - float(np.sum((w - (w @ a) * a) ** 2))
+
+    ts = np.linspace(0.0, 0.3, 301)
+    k = int(np.argmax([discriminant(t) <= 0.0 for t in ts]))
+    assert k > 0
+    return brentq(discriminant, ts[k - 1], ts[k], xtol=1e-12)
+
+
+def test_random_mechanism_3080_stops_at_the_limit_point_of_its_drive():
+    """bench/fuzz.py --seed 3071 found seed 3080 failing on every path ("the step size collapsed …
+    probably at a singular configuration"): a cylindrical joint driven in rotation, closed by a
+    distance joint.  Its driven motion ends at a fold: beyond t* = 0.205621 s (closed form,
+    _fold_time_3080) the distance cannot be kept at any slide.  The default run stops there (9e-10 s
+    before it), its conditioning falls as (t* − t)^½ (differential.fold_exponent: 0.53), and the harness
+    classifies the case as a limit point (differential.limit_point) — the right answer is to stop."""
+    model = random_mechanism(3080, max_bodies=4)
+    t_star = _fold_time_3080(model)
+    assert t_star == pytest.approx(0.205621, abs=1e-6)
+    res, error, _, failure = diff.attempt(model, 0.3, 0.01)
+    assert res is None and failure[0] == pytest.approx(t_star, abs=1e-5)
+    partial = failure[1]
+    assert 0.45 < diff.fold_exponent(partial.t, partial.conditioning, t_star) < 0.6
+    assert diff.limit_point(model, failure, [failure[0]]).startswith("limit point")
+    assert not diff.limit_point(model, failure, [failure[0] - 0.01])    # a path failing elsewhere: not proven
+
+
+def test_a_singular_pass_is_no_fold():
+    """The four-bar row N = 1 goes through its horizontal pass (t = 0.70845 s), where σ_min → 0 as
+    |t* − t| (exponent 1, differential.fold_exponent: 0.99), not as a fold's (t* − t)^½: the
+    limit-point proof (differential.limit_point) cannot take a pass for the end of a motion."""
+    from tools.fourbar_row import pass_times
+    from tools.scale_models import fourbar_row
+    t_pass = float(pass_times(1, 1.0)[0])
+    res = solver.simulate(fourbar_row(1), t_end=0.7)
+    assert not diff.FOLD_EXPONENT[0] <= diff.fold_exponent(res.t, res.conditioning, t_pass) <= diff.FOLD_EXPONENT[1]
+
+
+@pytest.mark.sweep        # the rtol 1e-10 reference of a 3-body model: seconds
+def test_random_mechanism_3041_positions_within_the_conditioning_bound():
+    """bench/fuzz.py --seed 3000 found seed 3041: relative/on/auto's positions 3.9 × the plain bound,
+    rotations 2.3 ×, velocities 1.4 × (a screw and a revolute closed by a distance joint, conditioning
+    1.0e-5 … 6e-5 the whole run; the error falls with rtol: a tolerance error amplified near the
+    singular configuration).  The kinematic bounds now carry ‖∂q/∂z‖ ≲ 1 / conditioning
+    (differential.py): measured 0.004 of the position bound."""
+    case = diff.compare_case(3041, random_mechanism(3041, max_bodies=4), paths=[("relative", "on", "auto")],
+                             seconds=300.0)
+    _assert_agree(case)
+
+
+@pytest.mark.sweep        # the reference and BDF on a 4-body model: seconds
+def test_random_mechanism_2054_reactions_carry_the_velocity_error():
+    """bench/fuzz.py --seed 2000 found seed 2054: cartesian/on/bdf's reaction force 1.02 × its bound
+    (with the phase term) at a weld carrying the tension of a 68 mm distance link to a body at
+    2.3 m/s; the reactions are exact for the state BDF reached and their error is 1238 N·s/m × its
+    velocity error, as a velocity-quadratic load's.  The reaction bound now adds the velocity
+    error's share, 2 × scale × relative velocity bound (differential.py): measured 0.54."""
+    case = diff.compare_case(2054, random_mechanism(2054, max_bodies=4), paths=[("cartesian", "on", "bdf")],
+                             seconds=300.0)
+    _assert_agree(case)
