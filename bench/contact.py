@@ -84,12 +84,16 @@ def model(n, pairs=False):
     return m
 
 
-def ours(n, t_end, pairs=False):
+def ours(n, t_end, pairs=False, progress=False):
     m = model(n, pairs)
     t0 = time.process_time()
     compiled = solver.compile_model(m)
     t1 = time.process_time()
-    res = solver.simulate(compiled, t_end=t_end, output_step=min(0.01, t_end))
+
+    def report(t, _end):
+        print(f"  {n} spheres: t = {t:.3f} s after {time.process_time() - t1:.1f} CPU s (load average "
+              f"{os.getloadavg()[0]:.1f})", file=sys.stderr, flush=True)
+    res = solver.simulate(compiled, t_end=t_end, output_step=min(0.01, t_end), progress=report if progress else None)
     t2 = time.process_time()
     height = np.mean([res.body_position(f"s{k}")[-1, 1] for k in range(n)])
     loop = next((e["message"] for e in res.events if e["message"].startswith("step loop")), "")
@@ -158,6 +162,8 @@ def main(argv=None):
     parser.add_argument("--t-end", type=float, nargs="+", default=[1.0, 0.01, 1.0],
                         help="simulated time per size (the last one for the sizes after it)")
     parser.add_argument("--mbs-max", type=int, default=1000, help="the largest size MBS Studio runs")
+    parser.add_argument("--progress", action="store_true",
+                        help="print each output point's simulated time and CPU seconds so far (stderr)")
     parser.add_argument("--pairs", action="store_true",
                         help="one contact element per sphere pair instead of the contact group")
     parser.add_argument("--energy", type=float, nargs=3, metavar=("N", "T_END", "OUTPUT_STEP"),
@@ -196,7 +202,7 @@ def main(argv=None):
                  "run": float("nan"), "steps": "—", "rhs": "—", "height": float("nan"),
                  "loop": f"not run (above --mbs-max {args.mbs_max})", "peak": float("nan")}
         else:
-            a = ours(n, t_end, args.pairs)
+            a = ours(n, t_end, args.pairs, args.progress)
         print(f"| {n} | {a['contacts']} | {t_end:g} | {a['compile']:.2f} | {a['run']:.2f} | {t_end / a['run']:.3g} | "
               f"{a['steps']} | {a['rhs']} | {b['run']:.3f} | {t_end / b['run']:.3g} | "
               f"{a['height']:.5f} / {b['height']:.5f} | {a['loop']} | {a['peak']:.0f} |", flush=True)
