@@ -41,10 +41,10 @@ def _pattern(matrix):
     return np.asarray(rows), np.asarray(cols)
 
 
-def clusters(system, part):
+def clusters(system, part, t=0.0):
     """(cluster of each unknown of y = [z, ż] (2 dof,), cluster of each body (nb,; −1: no
-    coordinate moves it), number of clusters) of ``part`` (module docstring), or None when there is
-    only one (a dense J)."""
+    coordinate moves it), number of clusters) of ``part`` (module docstring; Φ_q's pattern at
+    (part.q_ref, t)), or None when there is only one (a dense J)."""
     from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import connected_components
     nq, nb = system.nq, system.nb
@@ -65,7 +65,7 @@ def clusters(system, part):
     for cols in groups:                          # each group's columns chained to its first
         heads += [cols[0]] * (len(cols) - 1)
         tails += cols[1:]
-    for matrix in (system.constraints(part.q_ref, 0.0).jac, part.U, part.V):
+    for matrix in (system.constraints(part.q_ref, t).jac, part.U, part.V):
         rows, cols = _pattern(matrix)
         if matrix is not part.U and matrix is not part.V:
             rows, cols = cols, rows              # Φ_q: a row's columns; U, V: a column's rows
