@@ -21,7 +21,8 @@ path, articulated.c, with the block-sparse partition of solver/partitioning/bloc
 them all.  The last column is this process's peak resident memory after the row (``ru_maxrss``: the
 largest so far, MuJoCo's and the earlier rows' included).
 
-    .venv/bin/python bench/contact.py [--n 10 100 1000] [--t-end 1.0 0.01 1.0] [--mbs-max 1000] [--pairs]
+    .venv/bin/python bench/contact.py [--n 10 100 1000] [--t-end 1.0 0.01 1.0] [--mbs-max 1000] [--pairs] [--progress]
+                                      [--integrator rk]
     .venv/bin/python bench/contact.py --energy 10 0.3 2e-4     # energy lost = energy the contacts dissipated
     .venv/bin/python bench/contact.py --rhs 10 1.0 20000        # one right-hand side at the state at 1 s
 
@@ -84,12 +85,17 @@ def model(n, pairs=False):
     return m
 
 
-def ours(n, t_end, pairs=False):
+def ours(n, t_end, pairs=False, progress=False, integrator="auto"):
     m = model(n, pairs)
     t0 = time.process_time()
     compiled = solver.compile_model(m)
     t1 = time.process_time()
-    res = solver.simulate(compiled, t_end=t_end, output_step=min(0.01, t_end))
+
+    def report(t, _end):
+        print(f"  {n} spheres: t = {t:.3f} s after {time.process_time() - t1:.1f} CPU s (load average "
+              f"{os.getloadavg()[0]:.1f})", file=sys.stderr, flush=True)
+    res = solver.simulate(compiled, t_end=t_end, output_step=min(0.01, t_end), integrator=integrator,
+                          progress=report if progress else None)
     t2 = time.process_time()
     height = np.mean([res.body_position(f"s{k}")[-1, 1] for k in range(n)])
     loop = next((e["message"] for e in res.events if e["message"].startswith("step loop")), "")
@@ -158,6 +164,9 @@ def main(argv=None):
     parser.add_argument("--t-end", type=float, nargs="+", default=[1.0, 0.01, 1.0],
                         help="simulated time per size (the last one for the sizes after it)")
     parser.add_argument("--mbs-max", type=int, default=1000, help="the largest size MBS Studio runs")
+    parser.add_argument("--integrator", default="auto", help="MBS Studio's integrator (default auto)")
+    parser.add_argument("--progress", action="store_true",
+                        help="print each output point's simulated time and CPU seconds so far (stderr)")
     parser.add_argument("--pairs", action="store_true",
                         help="one contact element per sphere pair instead of the contact group")
     parser.add_argument("--energy", type=float, nargs=3, metavar=("N", "T_END", "OUTPUT_STEP"),
@@ -196,7 +205,7 @@ def main(argv=None):
                  "run": float("nan"), "steps": "—", "rhs": "—", "height": float("nan"),
                  "loop": f"not run (above --mbs-max {args.mbs_max})", "peak": float("nan")}
         else:
-            a = ours(n, t_end, args.pairs)
+            a = ours(n, t_end, args.pairs, args.progress, args.integrator)
         print(f"| {n} | {a['contacts']} | {t_end:g} | {a['compile']:.2f} | {a['run']:.2f} | {t_end / a['run']:.3g} | "
               f"{a['steps']} | {a['rhs']} | {b['run']:.3f} | {t_end / b['run']:.3g} | "
               f"{a['height']:.5f} / {b['height']:.5f} | {a['loop']} | {a['peak']:.0f} |", flush=True)

@@ -129,7 +129,8 @@ def run_segments(run, part, compiled, t, q, qd, times, next_out, window):
         if part.method in BAND_PARTITIONS and method in BAND_METHODS else None    # BDF, Adams: none (module doc)
     seg = CompiledSegments(c, method, time_fn, times, next_out, s.rtol, s.atol, s.max_step, bound, growth_bound,
                            STALL_FRACTION * s.t_end, window, run.branches, STAGE_RETRIES, stiffness, band,
-                           post=compiled_output(c.system) is None, jac_step=JACOBIAN_STEP, cache=run.cache)
+                           post=compiled_output(c.system) is None, jac_step=JACOBIAN_STEP, cache=run.cache,
+                           structure=_structure(c, part, t, method, stiffness))
     seg.start(t, np.concatenate([part.z_of(q), part.zd_of(qd)]), q, qd)
     start, steps = (t, q, qd), 0
     while True:
@@ -206,6 +207,16 @@ def _crossing(runtime, method):
     and method: read once, not per run)."""
     from ..codegen.segment import stage_nodes
     return crossing_fraction(stage_nodes(runtime, method))
+
+
+def _structure(reduction, part, t, method, stiffness):
+    """The clusters of BDF's unknowns (codegen/bdf_structure.py) when the loop may step with BDF and the
+    model has contact (its Jacobian's blocks follow the bodies in contact), else None (a dense J)."""
+    from ..codegen.bdf_structure import clusters
+    contact = reduction.contact
+    if (method != STIFF_INTEGRATOR and stiffness is None) or contact is None or not contact.tables.ne + contact.tables.ng:
+        return None
+    return clusters(reduction.system, part, t)
 
 
 def _store_rows(run, part, seg, first=False):

@@ -23,6 +23,14 @@
  *               jac_step·max(1, |y_k|) (the Python loop's Run._jacobian rule, step_rules.JACOBIAN_STEP),
  *               evaluated at the start and again (at t_{n+1}, y⁽⁰⁾, reusing the first Newton iterate's
  *               f) only when Newton fails with a J that is not fresh; a failure with a fresh J halves h
+ *   structure   the caller's `groups` (optional) splits the unknowns at (t, y) into components that no
+ *               equation couples (f_i of a component depends on that component's y only: bodies in no
+ *               contact with each other, segment.c): J is then block diagonal under that permutation,
+ *               so one difference quotient perturbs the k-th unknown of every component at once (Curtis,
+ *               Powell & Reid (1974), "On the estimation of sparse Jacobian matrices", J. Inst. Math.
+ *               Appl. 13: columns of structurally orthogonal groups; the largest component's size in
+ *               right-hand sides, not n) and I − cJ is factored and solved block by block.  Without it
+ *               (or one component) J is the dense n × n of the same differences, in the same order
  *   error       err = ‖C_k d‖, C_k = κ γ_k + 1/(k + 1); err > 1 refuses the step, h ← h max(0.2,
  *               s err^(−1/(k+1))), s = 0.9 (2·4 + 1)/(2·4 + n_iter)
  *   order       after k + 1 steps of equal size: the norms of C_{k−1} D_k and C_{k+1} D_{k+2} beside err,
@@ -48,7 +56,12 @@
 enum { DP_BDF = 1 };        /* dp_t.method of a BDF (dopri.c has DP_DOPRI5 = 5, DP_DOP853 = 8) */
 
 /* The memory a bdf_t of n unknowns needs (doubles; the pivots are n ints apart): D, J, LU, work. */
-#define BDF_MEMORY(n) ((BDF_HISTORY + 6) * (n) + 2 * (n) * (n))
+#define BDF_MEMORY(n) ((BDF_HISTORY + 7) * (n) + 2 * (n) * (n))
+
+/* The components of the unknowns at (t, y) (module comment, "structure"): comp[i] in 0 … returned − 1,
+ * f: n of work (the hook may evaluate the right-hand side there); 0 for one dense block, −code when
+ * its right-hand side fails. */
+typedef int (*bdf_groups_t)(void *ctx, double t, const double *y, double *f, int *comp);
 
 typedef struct {
     int order, n_equal_steps;   /* order k; steps taken at the spacing h_D */
@@ -60,8 +73,13 @@ typedef struct {
     double *D;                  /* BDF_HISTORY × n */
     double *J, *LU;             /* n × n, row-major */
     int *piv;
-    double *w;                  /* 6n: predictor, ψ, d, Δ (and the Newton iterate), scale, f at the predictor */
+    double *w;                  /* 7n: predictor, ψ, d, Δ (and the Newton iterate), scale, f at the predictor,
+                                   a component's part of Δ */
     long njev, nlu;
+    bdf_groups_t groups;        /* the structure of J (NULL: dense); with comp, cstart, cidx (n, n + 1, n ints) */
+    int *comp, *cstart, *cidx;  /* and bstart (n + 1) the caller's: per component its unknowns cidx[cstart[c] …], */
+    long long *bstart;          /* ascending, and its blocks of J and LU at bstart[c] (size², row-major) */
+    int ncomp, csize;           /* components (1: dense) and the largest one's size */
 } bdf_t;
 
 static const double bdf_kappa[BDF_MAX_ORDER + 1] = {0.0, -0.1850, -1.0 / 9.0, -0.0823, -0.0415, 0.0};
@@ -92,6 +110,43 @@ static void bdf_init(bdf_t *b, int n, double *memory, int *piv, double rtol, dou
     b->n_equal_steps = b->jac_fresh = b->lu_valid = 0;
     b->h_D = b->c_lu = 0.0;
     b->njev = b->nlu = 0;
+    b->groups = NULL;
+    b->comp = b->cstart = b->cidx = NULL;
+    b->bstart = NULL;
+    b->ncomp = 1;
+    b->csize = n;
+}
+
+/* Component c's k-th unknown, its size and the offset of its blocks in J and LU (one dense block without
+ * a structure). */
+static int bdf_col(const bdf_t *b, int c, int k) { return b->ncomp > 1 ? b->cidx[b->cstart[c] + k] : k; }
+static int bdf_size(const bdf_t *b, int c) { return b->ncomp > 1 ? b->cstart[c + 1] - b->cstart[c] : b->csize; }
+static size_t bdf_block(const bdf_t *b, int c) { return b->ncomp > 1 ? (size_t)b->bstart[c] : 0; }
+
+/* The components at (t, y) from the caller's groups (module comment), f: n of work.  Returns the
+ * right-hand side's code. */
+static int bdf_structure(dp_t *s, bdf_t *b, void *ctx, double t, const double *y, double *f)
+{
+    const int n = s->n;
+    const int nc = b->groups && b->comp ? b->groups(ctx, t, y, f, b->comp) : 0;
+    if (nc < 0) return -nc;
+    b->ncomp = nc > 1 ? nc : 1;
+    b->csize = n;
+    if (b->ncomp == 1) return 0;
+    for (int c = 0; c <= nc; ++c) b->cstart[c] = 0;
+    for (int i = 0; i < n; ++i) ++b->cstart[b->comp[i] + 1];
+    b->bstart[0] = 0;
+    b->csize = 0;
+    for (int c = 0; c < nc; ++c) {
+        const int size = b->cstart[c + 1];
+        b->csize = size > b->csize ? size : b->csize;
+        b->bstart[c + 1] = b->bstart[c] + (long long)size * size;
+        b->cstart[c + 1] += b->cstart[c];
+    }
+    for (int i = 0; i < n; ++i) b->cidx[b->cstart[b->comp[i]]++] = i;    /* ascending within each component */
+    for (int c = nc; c > 0; --c) b->cstart[c] = b->cstart[c - 1];
+    b->cstart[0] = 0;
+    return 0;
 }
 
 /* R(k, ρ) of Shampine & Reichelt (module comment) into r ((k+1)², row-major). */
@@ -146,20 +201,65 @@ static int bdf_jacobian(dp_t *s, bdf_t *b, dp_rhs_t rhs, void *ctx, double t, co
         const int code = rhs(ctx, t, y, f0);
         if (code) return code;
     }
+    const int structure = bdf_structure(s, b, ctx, t, y, f_work);
+    if (structure) return structure;
     memcpy(y_work, y, sizeof(double) * n);
-    for (int k = 0; k < n; ++k) {
-        y_work[k] = y[k] + b->jac_step * fmax(1.0, fabs(y[k]));
-        const double step = y_work[k] - y[k];
+    for (int k = 0; k < b->csize; ++k) {       /* the k-th unknown of every component at once */
+        for (int c = 0; c < b->ncomp; ++c) {
+            if (k >= bdf_size(b, c)) continue;
+            const int j = bdf_col(b, c, k);
+            y_work[j] = y[j] + b->jac_step * fmax(1.0, fabs(y[j]));
+        }
         ++s->nfev;
         const int code = rhs(ctx, t, y_work, f_work);
         if (code) return code;
-        for (int i = 0; i < n; ++i) b->J[(size_t)i * n + k] = (f_work[i] - f0[i]) / step;
-        y_work[k] = y[k];
+        for (int c = 0; c < b->ncomp; ++c) {
+            const int size = bdf_size(b, c);
+            if (k >= size) continue;
+            const int j = bdf_col(b, c, k);
+            const double step = y_work[j] - y[j];
+            double *J = b->J + bdf_block(b, c);
+            for (int r = 0; r < size; ++r) {
+                const int i = bdf_col(b, c, r);
+                J[(size_t)r * size + k] = (f_work[i] - f0[i]) / step;
+            }
+            y_work[j] = y[j];
+        }
     }
     ++b->njev;
     b->jac_fresh = 1;
     b->lu_valid = 0;
     return 0;
+}
+
+/* LU of I − c J, block by block; 0 when a block is singular. */
+static int bdf_factor(bdf_t *b, double c)
+{
+    for (int k = 0; k < b->ncomp; ++k) {
+        const int size = bdf_size(b, k);
+        const double *J = b->J + bdf_block(b, k);
+        double *LU = b->LU + bdf_block(b, k);
+        for (int i = 0; i < size; ++i)
+            for (int j = 0; j < size; ++j) LU[(size_t)i * size + j] = (i == j) - c * J[(size_t)i * size + j];
+        if (!lu_factor(LU, b->piv + (b->ncomp > 1 ? b->cstart[k] : 0), size)) return 0;
+    }
+    return 1;
+}
+
+/* x ← (I − c J)⁻¹ x from bdf_factor's blocks (each component's part through w[6]). */
+static void bdf_solve(const bdf_t *b, int n, double *x)
+{
+    if (b->ncomp == 1) {
+        lu_solve(b->LU, b->piv, n, x, 1);
+        return;
+    }
+    double *part = b->w + 6 * n;
+    for (int c = 0; c < b->ncomp; ++c) {
+        const int size = bdf_size(b, c);
+        for (int r = 0; r < size; ++r) part[r] = x[bdf_col(b, c, r)];
+        lu_solve(b->LU + bdf_block(b, c), b->piv + b->cstart[c], size, part, 1);
+        for (int r = 0; r < size; ++r) x[bdf_col(b, c, r)] = part[r];
+    }
 }
 
 /* Start at (s->t, s->y, s->f) with the first step s->h: order 1, D = [y, h f], J at the start (n
@@ -199,7 +299,7 @@ static int bdf_newton(dp_t *s, bdf_t *b, dp_rhs_t rhs, void *ctx, double t_new, 
         for (int i = 0; i < n; ++i) finite &= isfinite(f[i]);
         if (!finite) return 0;
         for (int i = 0; i < n; ++i) dy[i] = c * f[i] - psi[i] - d[i];
-        lu_solve(b->LU, b->piv, n, dy, 1);
+        bdf_solve(b, n, dy);
         const double dy_norm = bdf_norm(1.0, dy, scale, n);
         const double rate = dy_norm_old >= 0.0 ? dy_norm / dy_norm_old : -1.0;
         if (rate >= 0.0 && (rate >= 1.0 || pow(rate, BDF_NEWTON_MAXITER - k) / (1.0 - rate) * dy_norm > b->newton_tol))
@@ -246,11 +346,8 @@ static int bdf_step(dp_t *s, bdf_t *b, dp_rhs_t rhs, bdf_accept_t accept, void *
         int converged = 0, n_iter = 0, have_f_predict = 0;
         for (;;) {
             if (!b->lu_valid || c != b->c_lu) {
-                for (int i = 0; i < n; ++i)
-                    for (int j = 0; j < n; ++j)
-                        b->LU[(size_t)i * n + j] = (i == j) - c * b->J[(size_t)i * n + j];
                 ++b->nlu;
-                b->lu_valid = lu_factor(b->LU, b->piv, n);
+                b->lu_valid = bdf_factor(b, c);
                 b->c_lu = c;
             }
             const int result = b->lu_valid ? bdf_newton(s, b, rhs, ctx, t_new, c, y_new, f_new, &n_iter, &have_f_predict) : 0;

@@ -73,6 +73,8 @@ typedef struct {
     const double *mshape;     /* per member: CS_SIZE (body axes) */
     const int *gstart;        /* per group: its members mgroup[gstart[g] … gstart[g + 1] − 1], in its order */
     const int *kpair, *kswap; /* per shape kinds (a, b): 6 a + b → pair kind PR_* (−1: none), 1 when b comes first */
+    int *link;                /* NULL, or nb parent links that each contact point between two bodies joins
+                                 (segment.c cg_root; cc_links: the structure of BDF's Jacobian) */
 } cc_contact_t;
 
 /* One pair of shapes in contact: its bodies and law (an element's, or a group's for two members). */
@@ -196,6 +198,16 @@ static void cc_point(cc_contact_t *c, const cc_pair_t *e, const double *P, const
         }
     }
     ++c->points;
+    if (c->link && b[0] >= 0 && b[1] >= 0) c->link[cg_root(c->link, b[0])] = cg_root(c->link, b[1]);
+}
+
+/* Record in link (nb parent links, reset here to one set per body) the bodies each contact point of the
+ * next evaluations joins; NULL: stop recording. */
+void cc_links(void *ctx, int *link)
+{
+    cc_contact_t *c = ctx;
+    c->link = link;
+    for (int b = 0; link && b < c->nb; ++b) link[b] = b;
 }
 
 /* A round surface at centre ce, radius R, touching along n with penetration δ: the midpoint. */

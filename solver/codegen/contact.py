@@ -40,14 +40,15 @@ class _Contact(ctypes.Structure):
                 + [("points", ctypes.c_long), ("energy", ctypes.c_double), ("nst", _INT), ("st_col", _PTR),
                    ("st_par", _PTR), ("nsp", _INT), ("sp_col", _PTR), ("sp_par", _PTR), ("sweep", _PTR),
                    ("cand", _PTR), ("path_start", _PTR), ("path_col", _PTR), ("ng", _INT)]
-                + [(name, _PTR) for name in ("glaw", "mgroup", "mbody", "mkind", "mshape", "gstart", "kpair", "kswap")])
+                + [(name, _PTR) for name in ("glaw", "mgroup", "mbody", "mkind", "mshape", "gstart", "kpair", "kswap",
+                                             "link")])
 
 
 class _Sweep(ctypes.Structure):
     """``cb_sweep_t`` of broadphase.c (same fields, same order)."""
     _fields_ = [("np", _INT), ("pbody", _PTR), ("pshape", _PTR), ("ndirect", _INT), ("direct", _PTR),
                 ("nkey", _INT), ("key", _PTR), ("kelem", _PTR), ("order", _PTR), ("x", _PTR), ("lo", _PTR),
-                ("hi", _PTR), ("pm_start", _PTR), ("pm_list", _PTR), ("pair", _PTR), ("ctx", _PTR)]
+                ("hi", _PTR), ("pm_start", _PTR), ("pm_list", _PTR), ("pair", _PTR), ("ctx", _PTR), ("merge", _PTR)]
 
 
 def sweep_tables(pairs, groups=()):
@@ -252,7 +253,7 @@ class CompiledContact:
         """(a ``cb_sweep_t`` on the tables with work arrays of its own, those arrays)."""
         t = self.tables
         work = {"order": np.arange(max(1, t.np), dtype=np.intc), "x": np.zeros(3 * max(1, t.np)),
-                "lo": np.zeros(max(1, t.np)), "hi": np.zeros(max(1, t.np))}
+                "lo": np.zeros(max(1, t.np)), "hi": np.zeros(max(1, t.np)), "merge": np.zeros(max(1, t.nkey), dtype=np.intc)}
         sweep = _Sweep(np=t.np, ndirect=t.ndirect, nkey=t.nkey,
                        **{name: a.ctypes.data for name, a in {**t.sweep, **work}.items()})
         return sweep, work

@@ -58,6 +58,14 @@ typedef void (*cg_time_t)(double t, double *f, double *fd, double *fdd, double *
 
 int cc_generalized(void *ctx, const double *q, const double *qd, double *Q);    /* contact.c */
 double cc_step_cap(const void *ctx);
+void cc_links(void *ctx, int *link);
+
+/* The root of x in a union–find forest of parent links (path halving; contact.c's links too). */
+static int cg_root(int *parent, int x)
+{
+    while (parent[x] != x) { parent[x] = parent[parent[x]]; x = parent[x]; }
+    return x;
+}
 
 typedef struct {
     cg_reduced_t *s;
@@ -108,6 +116,11 @@ typedef struct {
     double *out_cond;               /* per row: σ_min / σ_max of Φ_q[rows] (banded.c cg_band_row_sigma; NULL: in
                                        Python, from out_jac and out_sigma; set from partition.COMPILED_ESTIMATE_ROWS) */
     adams_t adams;                  /* Adams' Nordsieck history (adams.c; dp.method DP_ADAMS) */
+    /* the structure of BDF's Jacobian (segment_groups; col_cluster NULL: dense) */
+    int ncl, nbody;                 /* clusters, bodies */
+    const int *col_cluster;         /* per unknown of y (2 dof): its cluster (solver/codegen/segment.py clusters) */
+    const int *body_cluster;        /* per body: its cluster (−1: it moves with no unknown) */
+    int *cl_parent, *cl_label, *body_link;   /* work: ncl, ncl, nbody */
 } cg_segment_t;
 
 enum { SEG_END = 0, SEG_BUDGET = 1, SEG_STAGE = 2, SEG_OUTPUT = 3, SEG_QUALITY = 4, SEG_STALL = 5,
@@ -120,6 +133,8 @@ static double segment_travel_cap(const cg_segment_t *g)
     return g->s->k_extra == cc_generalized ? cc_step_cap(g->s->extra) : INFINITY;
 }
 
+static int segment_groups(void *ctx, double t, const double *y, double *f, int *comp);
+
 /* The integrator of a segment: method DP_DOP853, DP_DOPRI5, DP_ADAMS or DP_BDF, memory DP_MEMORY(2 dof)
  * doubles; bdf_memory BDF_MEMORY(2 dof) doubles and pivots 2 dof ints (a BDF, or a switch to it), jac_step
  * its Jacobian's relative difference step; adams_memory ADAMS_MEMORY(2 dof) doubles (DP_ADAMS). */
@@ -129,6 +144,7 @@ void cg_segment_init(cg_segment_t *g, int method, double *memory, double rtol, d
     dp_init(&g->dp, method, 2 * g->s->dof, memory, rtol, atol, hmax);
     bdf_init(&g->bdf, 2 * g->s->dof, bdf_memory, pivots, rtol, jac_step);
     if (method == DP_ADAMS) adams_init(&g->adams, 2 * g->s->dof, adams_memory);
+    g->bdf.groups = segment_groups;
 }
 
 static int segment_solve(cg_segment_t *g, double t, const double *y, int level)
@@ -163,6 +179,35 @@ static int segment_rhs(void *ctx, double t, const double *y, double *dy)
     if (status) return status;
     for (int c = 0; c < f; ++c) { dy[c] = y[f + c]; dy[f + c] = g->s->zdd[c]; }
     return 0;
+}
+
+/* bdf.c's groups (its "structure"): the clusters of the unknowns (sets that only contact couples:
+ * segment.py clusters), joined by the pairs of bodies with a contact point at (t, y) (contact.c's links,
+ * recorded during one right-hand side there), numbered in order of first appearance; 0 (one dense block)
+ * without clusters. */
+static int segment_groups(void *ctx, double t, const double *y, double *f, int *comp)
+{
+    cg_segment_t *g = ctx;
+    if (!g->col_cluster) return 0;
+    cg_reduced_t *s = g->s;
+    const int contact = s->k_extra == cc_generalized;
+    if (contact) cc_links(s->extra, g->body_link);
+    const int code = segment_rhs(g, t, y, f);
+    if (contact) cc_links(s->extra, NULL);
+    if (code) return -code;
+    int *parent = g->cl_parent, *label = g->cl_label;
+    for (int k = 0; k < g->ncl; ++k) { parent[k] = k; label[k] = -1; }
+    for (int b = 0; contact && b < g->nbody; ++b) {
+        const int a = g->body_cluster[b], r = g->body_cluster[cg_root(g->body_link, b)];
+        if (a >= 0 && r >= 0) parent[cg_root(parent, a)] = cg_root(parent, r);
+    }
+    int nc = 0;
+    for (int i = 0; i < 2 * s->dof; ++i) {
+        const int r = cg_root(parent, g->col_cluster[i]);
+        if (label[r] < 0) label[r] = nc++;
+        comp[i] = label[r];
+    }
+    return nc;
 }
 
 /* BDF's accepted state: the consistent q, q̇ at (t, y) (level 1: no accelerations, which BDF does not
@@ -223,11 +268,23 @@ static int segment_start_bdf(cg_segment_t *g)
 }
 
 /* min_i ‖Φ_q[rows[i]]‖: over the dense rows, or over the band problem's J (its rows reordered, their
- * entries by columns ascending at s->jac[j_at[e]]: the same sums without the zeros). */
+ * entries by columns ascending at s->jac[j_at[e]]: the same sums without the zeros), or on tree_reduced's
+ * normalization rows over the columns each row owns (col_row; the same sums without the zeros: the
+ * dense loop was r · nq a step, 7 million for 1000 free bodies, more than a right-hand side). */
 static double smallest_row_norm(const cg_reduced_t *s)
 {
     const cg_banded_t *b = s->band;
     double low = INFINITY;
+    double *sum = s->k_tree && s->r ? calloc((size_t)s->r, sizeof(double)) : NULL;
+    if (sum) {
+        for (int k = 0; k < s->nq; ++k) {
+            const int i = s->col_row[k];
+            if (i >= 0) sum[i] += s->jac[(size_t)s->rows[i] * s->nq + k] * s->jac[(size_t)s->rows[i] * s->nq + k];
+        }
+        for (int i = 0; i < s->r; ++i) low = fmin(low, sum[i]);
+        free(sum);
+        return sqrt(low);
+    }
     for (int i = 0; i < s->r; ++i) {
         double sum = 0.0;
         if (b) {

@@ -56,7 +56,8 @@ class _Bdf(ctypes.Structure):
     """``bdf_t`` of bdf.c (same fields, same order)."""
     _fields_ = [("order", _I), ("n_equal_steps", _I), ("jac_fresh", _I), ("lu_valid", _I), ("h_D", _D),
                 ("c_lu", _D), ("newton_tol", _D), ("jac_step", _D), ("D", _P), ("J", _P), ("LU", _P), ("piv", _P),
-                ("w", _P), ("njev", _L), ("nlu", _L)]
+                ("w", _P), ("njev", _L), ("nlu", _L), ("groups", _P), ("comp", _P), ("cstart", _P), ("cidx", _P),
+                ("bstart", _P), ("ncomp", _I), ("csize", _I)]
 
 
 class _Adams(ctypes.Structure):
@@ -82,7 +83,8 @@ class _Segment(ctypes.Structure):
                 ("stage_retries", _I), ("stiff_low", _D), ("stiff_high", _D), ("stiff_steps", _I), ("stiff_reset", _I),
                 ("stiff_count", _I), ("nonstiff_count", _I), ("band", _P),
                 ("k_output", _P), ("output", _P), ("bdf", _Bdf), ("stiff_h", _D), ("stiff_h_rho", _D),
-                ("out_cond", _P), ("adams", _Adams)]
+                ("out_cond", _P), ("adams", _Adams), ("ncl", _I), ("nbody", _I), ("col_cluster", _P),
+                ("body_cluster", _P), ("cl_parent", _P), ("cl_label", _P), ("body_link", _P)]
 
 
 class _Band(ctypes.Structure):
@@ -204,11 +206,12 @@ class CompiledSegments:
     of segment.c's SEG_STIFF, or None (never); ``band``: (at, clear, tries) of band.c, the stages kept
     out of a singular pass's round-off band (solver.analysis.band_step), or None (never); ``post``: the
     output rows are post-processed in C too (:class:`solver.codegen.output.CompiledOutput`, :meth:`post_rows`);
-    ``jac_step``: the BDF Jacobian's relative difference step (step_rules.JACOBIAN_STEP)."""
+    ``jac_step``: the BDF Jacobian's relative difference step (step_rules.JACOBIAN_STEP); ``structure``:
+    the clusters of the unknowns (:func:`solver.codegen.bdf_structure.clusters`) or None (a dense J)."""
 
     def __init__(self, reduction, method, time_fn, times, next_out, rtol, atol, max_step, bound, growth_bound,
                  stall, window, branches, stage_retries, stiffness=None, band=None, max_steps=200, max_out=100,
-                 post=False, jac_step=1e-7, cache=None):
+                 post=False, jac_step=1e-7, cache=None, structure=None):
         from ..formulations.branches import BRANCH_GUARD, BRANCH_SHRINK
         self.reduction = reduction
         self.branches = branches
@@ -276,13 +279,30 @@ class CompiledSegments:
         self._fn, self._ptr = fn, ctypes.cast(ctypes.pointer(self.seg), ctypes.c_void_p)
         init(self._ptr, METHODS[method], ptr["dp_memory"], rtol, atol, max_step or np.inf, ptr["bdf_memory"],
              ptr["pivots"], jac_step, ptr["adams_memory"])
+        if structure is not None:
+            self._structure(n, *structure)
+
+    def _structure(self, n, col_cluster, body_cluster, count):
+        """Give BDF the clusters of the unknowns (segment.c segment_groups) and its components' work."""
+        self._groups = {"col_cluster": col_cluster, "body_cluster": body_cluster,
+                        "cl_parent": np.zeros(count, dtype=np.intc), "cl_label": np.zeros(count, dtype=np.intc),
+                        "body_link": np.zeros(max(1, len(body_cluster)), dtype=np.intc),
+                        "comp": np.zeros(n, dtype=np.intc), "cstart": np.zeros(n + 1, dtype=np.intc),
+                        "cidx": np.zeros(n, dtype=np.intc), "bstart": np.zeros(n + 1, dtype=np.int64)}
+        ptr = {name: address(a) for name, a in self._groups.items()}
+        seg, bdf = self.seg, self.seg.bdf
+        seg.ncl, seg.nbody = count, len(body_cluster)
+        for name in ("col_cluster", "body_cluster", "cl_parent", "cl_label", "body_link"):
+            setattr(seg, name, ptr[name])
+        for name in ("comp", "cstart", "cidx", "bstart"):
+            setattr(bdf, name, ptr[name])
 
     def _buffers(self, nq, m, n, row_size, max_out, max_steps, angles):
         """The arrays of the loop (n = 2 dof; ``angles`` unwrapped angles): its state and what a call writes
         (Φ_q[rows] of each row when stored, ``row_size`` entries: dense r × nq or the band problem's J
         entries; σ_min / σ_max when read out in C)."""
         return {
-            "dp_memory": np.zeros(max(1, 28 * n)), "bdf_memory": np.zeros(max(1, (BDF_HISTORY + 6) * n + 2 * n * n)),
+            "dp_memory": np.zeros(max(1, 28 * n)), "bdf_memory": np.zeros(max(1, (BDF_HISTORY + 7) * n + 2 * n * n)),
             "adams_memory": np.zeros((2 * ADAMS_HISTORY + 4) * n + ADAMS_COEFFICIENTS),
             "q_last": np.zeros(nq), "qd_last": np.zeros(nq),
             "q_acc": np.zeros(nq), "qd_acc": np.zeros(nq), "q_prev": np.zeros(nq), "qd_prev": np.zeros(nq),
