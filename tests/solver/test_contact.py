@@ -247,5 +247,5 @@ def test_the_cli_exits_2_naming_the_field_of_a_bad_contact(tmp_path, capsys):
 
 def test_fmu_export_refuses_contact_naming_the_element(tmp_path):
     from solver.fmu import export_fmu
-    with pytest.raises(solver.ModelError, match=r"forces.c1: a ContactSet is not generated as C"):
+    with pytest.raises(solver.ModelError, match=r"forces.c1: a contact is not generated as C, so it cannot be in an FMU"):
         export_fmu(ball(), tmp_path / "ball.fmu")
