@@ -9,7 +9,12 @@
  * Φ_q[rows] when asked).  Each step's (t, h) goes
  * into a buffer.  Every solve starts Newton from the last accepted state moved along its q̇ (not from
  * the last solve: a stage of a long step that will be rejected may converge to the other assembly
- * branch of a loop, and the steps after it would follow that branch), and unwraps the joint angles
+ * branch of a loop, and the steps after it would follow that branch) — but BDF's solves at the time of
+ * the last solve (its Newton iterates and Jacobian columns at one t_{n+1}, segment_solve) start from that
+ * solve, as the Python loop's (Run._guess): near a pass where Φ_q[rows] is ill-conditioned, solves from
+ * the prediction differ by the position tolerance times ‖∂q/∂z‖, noise in f that BDF's contraction test
+ * read as divergence; its steps crept into the pass and lost the velocities there (seeds 3156, 1022:
+ * docs/validation.md) — and unwraps the joint angles
  * against their prediction from the last accepted state (solver.formulations.branches.py: a solve whose
  * angle departs more than `guard` refuses the step, which is retried `shrink` times shorter; an
  * accepted step caps the next one).  Near a singular pass the steps are placed so that no stage lands
@@ -147,13 +152,16 @@ void cg_segment_init(cg_segment_t *g, int method, double *memory, double rtol, d
     g->bdf.groups = segment_groups;
 }
 
+/* The solve at (t, y): Newton from the last accepted state moved along its q̇, or on BDF from the last
+ * solve when it is at t (module comment; t_last is NaN before a partition's first solve). */
 static int segment_solve(cg_segment_t *g, double t, const double *y, int level)
 {
     cg_reduced_t *s = g->s;
     const int nq = s->nq;
     const double dt = t - g->dp.t;
     if (g->time_fn) g->time_fn(t, s->f, s->fd, s->fdd, s->u);
-    for (int k = 0; k < nq; ++k) s->q[k] = g->q_acc[k] + dt * g->qd_acc[k];
+    if (g->dp.method == DP_BDF && t == g->t_last) memcpy(s->q, g->q_last, sizeof(double) * nq);
+    else for (int k = 0; k < nq; ++k) s->q[k] = g->q_acc[k] + dt * g->qd_acc[k];
     cg_branch_predict(s, g->ang_acc, g->ang_rate, dt);
     int status = cg_reduced(s, y, level);
     if (status == CG_OK && cg_branch_departure(s, g->ang_acc, g->ang_rate, dt) > g->guard) status = CG_BRANCH;
@@ -364,6 +372,7 @@ int cg_segment(cg_segment_t *g)
     g->rhs_count = 0;
     int newton_retries = 0;             /* stage failures refused in a row (SEG_STAGE) */
     if (!g->started) {
+        g->t_last = NAN;                /* no solve of this partition yet (segment_solve) */
         if (write_start_row(g)) return SEG_OUTPUT;
         if (segment_rhs(g, d->t, d->y, d->f)) return SEG_STAGE;
         const double cap = segment_travel_cap(g);

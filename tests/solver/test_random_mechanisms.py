@@ -345,3 +345,21 @@ def test_random_mechanism_2054_reactions_carry_the_velocity_error():
     case = diff.compare_case(2054, random_mechanism(2054, max_bodies=4), paths=[("cartesian", "on", "bdf")],
                              seconds=300.0)
     _assert_agree(case)
+
+
+@pytest.mark.parametrize("seed, formulation, bodies, t_end", [(3156, "relative", 4, 0.3), (1022, "cartesian", 3, 0.25)])
+def test_compiled_bdf_crosses_a_pass_of_its_rows_as_scipys(seed, formulation, bodies, t_end):
+    """bench/fuzz.py --seed 3125 found seed 3156: compiled BDF (bdf.c in segment.c) on the relative
+    formulation ended 3.2e-4 m off the reference (355 × the position bound) with status "ok"; the slow set's
+    seed 1022 stopped on cartesian/on/bdf with a collapsed step (conditioning 8.9e-4 throughout).  3156
+    meets a pass where the partition's kept rows Φ_q[rows] lose rank (conditioning 8e-4 → 0 at
+    t = 0.18968 s; the re-partition there chose other rows at conditioning 0.45).  scipy's BDF (the Python loop) crossed 3156's pass in one
+    step; bdf.c's Newton failed with a fresh Jacobian on that step and on every shorter one: each of its
+    solves at t_{n+1} started the position Newton from the accepted state's prediction, so the converged
+    positions differed by the Newton tolerance times ‖∂q/∂z‖ — noise in f that the contraction test read
+    as divergence.  The steps crept into the pass (to 5e-13 s) and the independent velocities ż picked up
+    7e-3 there, carried past the re-partition.  BDF's solves at the time of the last solve now start from
+    it, as the Python loop's (segment.c segment_solve): 3156's position ratio 355 → 0.01."""
+    case = diff.compare_case(seed, random_mechanism(seed, max_bodies=bodies), t_end=t_end,
+                             paths=[(formulation, "on", "bdf")], seconds=120.0)
+    _assert_agree(case)
