@@ -31,8 +31,8 @@ def turning_crank(formulation):
 
 
 @pytest.mark.parametrize("formulation, codegen", [("cartesian", "off"), ("relative", "off"), ("cartesian", "on")])
-def test_a_compiled_model_gives_the_same_run_twice(formulation, codegen, tmp_path, monkeypatch):
-    monkeypatch.setenv("MBS_CODEGEN_CACHE", str(tmp_path))
+def test_a_compiled_model_gives_the_same_run_twice(formulation, codegen, runtime_cache, monkeypatch):
+    monkeypatch.setenv("MBS_CODEGEN_CACHE", str(runtime_cache))
     compiled = solver.compile_model(turning_crank(formulation), codegen=codegen)
     first = solver.simulate(compiled, **RUN)
     second = solver.simulate(compiled, **RUN)
