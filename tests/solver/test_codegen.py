@@ -198,8 +198,8 @@ def test_compiled_reduction_equals_python_partition(name, method):
 
 
 @pytest.mark.slow
-def test_cache_hit_and_parameter_change_reuse_the_library(tmp_path, monkeypatch):
-    monkeypatch.setenv("MBS_CODEGEN_CACHE", str(tmp_path))
+def test_cache_hit_and_parameter_change_reuse_the_library(runtime_cache, monkeypatch):
+    monkeypatch.setenv("MBS_CODEGEN_CACHE", str(runtime_cache))
     model = solver.load_model(next(p for p in SAMPLES if p.name.startswith("pendulum.")))
     first = CodegenCartesianSystem(model).codegen_info
     assert not first["cache_hit"] and first["derive_s"] > 0 and first["compile_s"] > 0
@@ -216,14 +216,14 @@ def test_cache_hit_and_parameter_change_reuse_the_library(tmp_path, monkeypatch)
     generic = CartesianSystem(model)
     assert rel_err(changed.mass(q), generic.mass(q)) <= KERNEL_RTOL
     assert rel_err(changed.forces(q, qd, 0.1), generic.forces(q, qd, 0.1)) <= KERNEL_RTOL
-    assert len(list(tmp_path.glob(MODEL_LIBRARIES))) == 1
+    assert len(list(runtime_cache.glob(MODEL_LIBRARIES))) == 1
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("enabled", [True, False])
-def test_a_build_leaves_the_garbage_collector_as_it_found_it(tmp_path, monkeypatch, enabled):
+def test_a_build_leaves_the_garbage_collector_as_it_found_it(runtime_cache, monkeypatch, enabled):
     """The derivation pauses Python's cyclic collector (build._collection_paused) and restores it."""
-    monkeypatch.setenv("MBS_CODEGEN_CACHE", str(tmp_path))
+    monkeypatch.setenv("MBS_CODEGEN_CACHE", str(runtime_cache))
     model = solver.load_model(next(p for p in SAMPLES if p.name.startswith("pendulum.")))
     during, derive = [], codegen_derive.derive
     monkeypatch.setattr(codegen_derive, "derive", lambda *a, **k: during.append(gc.isenabled()) or derive(*a, **k))

@@ -127,11 +127,11 @@ class TetherHook(derive.ForceHook):
 
 
 @pytest.mark.slow
-def test_a_hook_registered_for_a_new_evaluator_generates_it(monkeypatch, tmp_path):
+def test_a_hook_registered_for_a_new_evaluator_generates_it(monkeypatch, runtime_cache):
     """The applied force "pull" evaluates as a tether (k = 40 N/m): without a hook it is evaluated
     in Python, with TetherHook registered it is in the kernels (Q equal to the generic path's to
     1e-10 at random states) and k is a parameter."""
-    monkeypatch.setenv("MBS_CODEGEN_CACHE", str(tmp_path))
+    monkeypatch.setenv("MBS_CODEGEN_CACHE", str(runtime_cache))
     monkeypatch.setitem(forces.EVALUATORS, "force",
                         lambda e, model, index, init: [Tether(e, index, init, 40.0, (0.3, -0.2, 0.5))])
     model = solver.Model(name="tether", gravity=(0.0, -9.81, 0.0))

@@ -200,12 +200,18 @@ def table_signal(table):
 def test_torque_input_equals_the_solver_run_with_the_torque_table(tmp_path):
     """The crank torque as an FMI input equals the solver run with the same (piecewise-linear)
     torque table: values and slopes at the communication points make the FMU's first-order input
-    interpolation exact."""
+    interpolation exact.  The input is the model's declared one (``model.add_input``), which
+    export_fmu takes when it is given no ``inputs`` (an explicit ``inputs``:
+    test_driver_motion_input_equals_the_solver_run)."""
     model = slider_crank()
     model.add_torque("T1", "crank", torque=(0.0, 0.0, 0.0))
-    path = export_fmu(model, tmp_path / "driven.fmu", step=0.01, inputs={"crank_torque": "forces.T1.torque.z"})
+    model.add_input("crank_torque", "forces.T1.torque.z")
+    path = export_fmu(model, tmp_path / "driven.fmu", step=0.01)
     assert validate_fmu(str(path)) == []
+    causality = {v.name: v.causality for v in fmpy.read_model_description(str(path)).modelVariables}
+    assert causality["crank_torque"] == "input"
     r = run_slave(path, 1.0, 0.01, "crank_torque", table_signal(TORQUE))
+    model.remove("crank_torque")                  # (else the reference run would apply its default)
     model.set_field("T1", "torque", (0.0, 0.0, TORQUE))
     res = solver.simulate(model, t_end=1.0, output_step=0.01, **REFERENCE)
     err, where = worst_error(model, res, r, outputs_of(path))

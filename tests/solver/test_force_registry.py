@@ -57,8 +57,8 @@ def test_linear_actuator_moves_the_block_as_the_closed_form(tmp_path):
     assert np.abs(np.asarray(force)[:, 0]).max() < 1e-6 * tension.max()
 
 
-def test_generated_kernels_evaluate_the_actuator(monkeypatch, tmp_path):
-    monkeypatch.setenv("MBS_CODEGEN_CACHE", str(tmp_path))
+def test_generated_kernels_evaluate_the_actuator(monkeypatch, runtime_cache):
+    monkeypatch.setenv("MBS_CODEGEN_CACHE", str(runtime_cache))
     model = actuated_block()
     generic = solver.simulate(model, t_end=1.0, output_step=0.05, rtol=1e-10, atol=1e-12, codegen=False)
     generated = solver.simulate(model, t_end=1.0, output_step=0.05, rtol=1e-10, atol=1e-12, codegen="on")

@@ -86,8 +86,8 @@ def summary(proc):
 
 
 @pytest.mark.slow
-def test_planted_and_truncated_libraries_in_a_run(tmp_path):
-    project, folder, marker = pendulum(tmp_path), tmp_path / "cache", tmp_path / "planted-ran"
+def test_planted_and_truncated_libraries_in_a_run(tmp_path, runtime_cache):
+    project, folder, marker = pendulum(tmp_path), runtime_cache, tmp_path / "planted-ran"
     first = run_codegen(project, folder)
     assert first.returncode == 0, first.stderr
     [model_so] = folder.glob(MODEL_LIBRARIES)
@@ -121,8 +121,8 @@ def small_model():
 
 
 @pytest.mark.parametrize("what", ["folder", "entry"])
-def test_a_folder_or_entry_others_may_write_is_refused_with_one_notice(what, tmp_path, monkeypatch):
-    folder = tmp_path / "cache"
+def test_a_folder_or_entry_others_may_write_is_refused_with_one_notice(what, runtime_cache, monkeypatch):
+    folder = runtime_cache
     monkeypatch.setenv("MBS_CODEGEN_CACHE", str(folder))
     monkeypatch.delenv("MBS_CODEGEN", raising=False)        # the product's "auto"
     model = small_model()

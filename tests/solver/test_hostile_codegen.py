@@ -31,13 +31,13 @@ def damage(path, keep):
 
 @pytest.mark.slow
 @pytest.mark.skipif(not compiler_path(), reason="no C compiler")
-def test_a_truncated_cache_entry_is_rebuilt(tmp_path):
+def test_a_truncated_cache_entry_is_rebuilt(tmp_path, runtime_cache):
     m = solver.Model(name="pendulum", gravity=(0, -9.81, 0))
     m.add_body("bob", mass=1.0, inertia=(1e-3, 1e-3, 1e-3), position=(1, 0, 0))
     m.add_joint("pivot", "revolute", "ground", "bob", origin=(0, 0, 0), axis=(0, 0, 1))
     project = tmp_path / "m.mbs.json"
     m.save(project)
-    cache = tmp_path / "cache"
+    cache = runtime_cache
     first = run_codegen(project, cache)
     assert first.returncode == 0, first.stderr
     [so] = cache.glob(MODEL_LIBRARIES)

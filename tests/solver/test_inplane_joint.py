@@ -76,9 +76,9 @@ def test_generated_kernels_equal_the_generic_ones(cache):
 
 
 @pytest.fixture
-def cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("MBS_CODEGEN_CACHE", str(tmp_path))
-    return tmp_path
+def cache(runtime_cache, monkeypatch):
+    monkeypatch.setenv("MBS_CODEGEN_CACHE", str(runtime_cache))
+    return runtime_cache
 
 
 def test_redundant_with_a_revolute_on_one_body():

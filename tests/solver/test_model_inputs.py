@@ -92,6 +92,7 @@ def test_bad_inputs_and_outputs_are_named():
         solver.simulate(solver.compile_model(model, codegen="off"), inputs={"torque": 1.0})
 
 
+@pytest.mark.sweep          # make test: test_fmu.py::test_torque_input_equals_the_solver_run_with_the_torque_table
 def test_an_exported_fmu_takes_the_declared_inputs(tmp_path, monkeypatch):
     fmpy = pytest.importorskip("fmpy")
     monkeypatch.setenv("MBS_CODEGEN_CACHE", str(tmp_path / "cache"))
