@@ -62,6 +62,7 @@ def test_energy_criterion_switches_before_lu_gains_energy(monkeypatch):
     gains in its last steps before the switch, in that ill-conditioned stretch, follows rounding),
     back in LU after it."""
     monkeypatch.setattr(dynamics, "AMPLIFICATION_GROWTH", np.inf)
+    monkeypatch.setattr(dynamics.Run, "python_loop", ("adams",))     # scipy's LSODA: the Python loop's rules
     model = make_samples.fourbar_singular_rigid()
     with pytest.raises(solver.SolverError) as lu:
         solver.simulate(model, t_end=1.05, partitioning="lu", **KW)

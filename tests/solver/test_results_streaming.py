@@ -77,7 +77,12 @@ def test_streamed_results_copy_and_export(tmp_path):
     assert len(written) == 3 and np.array_equal(energy[:, 0], res.t)
 
 
-def test_a_cancelled_run_leaves_a_readable_file_with_the_rows_so_far(tmp_path, small_chunks):
+def test_a_cancelled_run_leaves_a_readable_file_with_the_rows_so_far(tmp_path, small_chunks, monkeypatch):
+    """Cancelled between steps of the Python loop (scipy's LSODA for the sample's "adams",
+    Run.python_loop: a cancel check per step; the compiled loop checks between its calls)."""
+    from solver.analysis.dynamics import Run
+    monkeypatch.setattr(Run, "python_loop", ("adams",))
+
     def stop_after(n):
         calls = []
         return lambda: calls.append(1) or len(calls) > n
@@ -129,7 +134,9 @@ def test_a_killed_process_leaves_a_readable_part_file(tmp_path):
         script = textwrap.dedent(f"""
             import os, solver
             from solver.analysis import recording
+            from solver.analysis.dynamics import Run
             recording.CHUNK_BYTES = {SMALL_CHUNK}
+            Run.python_loop = ("adams",)     # scipy's LSODA: one progress report per output row
             calls = []
             def progress(t, t_end):
                 calls.append(t)
