@@ -363,3 +363,39 @@ def test_compiled_bdf_crosses_a_pass_of_its_rows_as_scipys(seed, formulation, bo
     case = diff.compare_case(seed, random_mechanism(seed, max_bodies=bodies), t_end=t_end,
                              paths=[(formulation, "on", "bdf")], seconds=120.0)
     _assert_agree(case)
+
+
+def test_random_mechanism_3154_lsoda_keeps_its_step_history():
+    """bench/fuzz.py --seed 3125 found seed 3154: the Cartesian formulation's default run (generated
+    kernels, the Python loop's LSODA: a rotational spring-damper is evaluated in Python) ended 8e-4 rad
+    off the relative formulation with status "ok", rotations 45 × their bound; its error did not fall
+    with rtol (3e-7, 8e-4, 3e-9 at 1e-7, 1e-8, 1e-9).  Cause: integrators.limit_step set LSODA's HMAX
+    by an ISTATE = 3 call (0.021 s at t = 0.131 s, never binding); at LSODA's later switch from
+    Adams to BDF the accepted step ended 4e-4 off the state its corrector evaluated.  limit_step now
+    bounds LSODA's steps by TCRIT alone (its HMAX stays 0) and the two formulations agree within the
+    harness's bounds (differential.differences, the relative run as the reference: both at rtol 1e-8)."""
+    model = random_mechanism(3154, max_bodies=4)
+    cartesian = solver.simulate(model, t_end=0.3, output_step=0.01, formulation="cartesian")
+    relative = solver.simulate(model, t_end=0.3, output_step=0.01)
+    assert cartesian.status == "ok"
+    scales = diff.Scales(model, relative, diff.Traits(model))
+    ratios, where = diff.differences(cartesian, relative, scales, diff.RTOL, diff.K, diff.K_RATE)
+    assert max(ratios.values()) < 1.0, (ratios, where)
+
+
+def test_limit_step_leaves_lsodas_hmax_alone():
+    """limit_step bounds LSODA's next step by its TCRIT only: no ISTATE = 3 call, HMAX (RWORK(6)) 0
+    (seed 3154 above: a non-binding HMAX set that way gave a wrong answer with status "ok")."""
+    from scipy.integrate import LSODA
+
+    from solver.integrators import limit_step
+    ode = LSODA(lambda t, y: -y, 0.0, np.array([1.0]), 1.0, rtol=1e-8, atol=1e-10)
+    ode.step()
+    h = ode.t - ode.t_old
+    limit_step(ode, 2.0 * h, h)
+    lsoda = ode._lsoda_solver._integrator
+    assert lsoda.rwork[0] == min(1.0, ode.t + 2.0 * h)          # TCRIT: the next step's end at most
+    assert lsoda.rwork[5] == 0.0 and lsoda.call_args[3] == 2   # HMAX untouched, no ISTATE = 3 call
+    t0 = ode.t
+    ode.step()
+    assert ode.t - t0 <= 2.0 * h * (1 + 1e-12)
