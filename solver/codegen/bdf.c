@@ -22,7 +22,10 @@
  *   Jacobian    J = ∂f/∂y by forward differences of the caller's right-hand side, steps
  *               jac_step·max(1, |y_k|) (the Python loop's Run._jacobian rule, step_rules.JACOBIAN_STEP),
  *               evaluated at the start and again (at t_{n+1}, y⁽⁰⁾, reusing the first Newton iterate's
- *               f) only when Newton fails with a J that is not fresh; a failure with a fresh J halves h
+ *               f) only when Newton fails with a J that is not fresh; a failure with a fresh J is tried
+ *               once more with `afresh` set (the caller's right-hand side then starts its inner solves
+ *               without its state from the last evaluation: segment.c segment_solve), and halves h if
+ *               that fails too
  *   structure   the caller's `groups` (optional) splits the unknowns at (t, y) into components that no
  *               equation couples (f_i of a component depends on that component's y only: bodies in no
  *               contact with each other, segment.c): J is then block diagonal under that permutation,
@@ -80,6 +83,8 @@ typedef struct {
     int *comp, *cstart, *cidx;  /* and bstart (n + 1) the caller's: per component its unknowns cidx[cstart[c] …], */
     long long *bstart;          /* ascending, and its blocks of J and LU at bstart[c] (size², row-major) */
     int ncomp, csize;           /* components (1: dense) and the largest one's size */
+    int afresh;                 /* 1 during the Newton retried afresh (bdf_step): the caller's right-hand side
+                                   starts its inner solves without its last solve (segment.c segment_solve) */
 } bdf_t;
 
 static const double bdf_kappa[BDF_MAX_ORDER + 1] = {0.0, -0.1850, -1.0 / 9.0, -0.0823, -0.0415, 0.0};
@@ -107,7 +112,7 @@ static void bdf_init(bdf_t *b, int n, double *memory, int *piv, double rtol, dou
     b->jac_step = jac_step;
     b->newton_tol = fmax(10.0 * DBL_EPSILON / rtol, fmin(0.03, sqrt(rtol)));
     b->order = 1;
-    b->n_equal_steps = b->jac_fresh = b->lu_valid = 0;
+    b->n_equal_steps = b->jac_fresh = b->lu_valid = b->afresh = 0;
     b->h_D = b->c_lu = 0.0;
     b->njev = b->nlu = 0;
     b->groups = NULL;
@@ -357,6 +362,13 @@ static int bdf_step(dp_t *s, bdf_t *b, dp_rhs_t rhs, bdf_accept_t accept, void *
             /* J anew at the predictor, from the first iterate's f there (w[5]); y_new, f_new as work */
             const int code = bdf_jacobian(s, b, rhs, ctx, t_new, predict, b->w + 5 * n, have_f_predict, y_new, f_new);
             if (code) { s->h = h; return code; }
+        }
+        if (!converged && b->lu_valid) {      /* failed with a fresh J: once more, inner solves afresh */
+            b->afresh = 1;
+            const int result = bdf_newton(s, b, rhs, ctx, t_new, c, y_new, f_new, &n_iter, &have_f_predict);
+            b->afresh = 0;
+            if (result < 0) { s->h = h; return -result; }
+            converged = result;
         }
         if (!converged) {
             s->h = 0.5 * h;

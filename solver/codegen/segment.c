@@ -14,7 +14,14 @@
  * solve, as the Python loop's (Run._guess): near a pass where Φ_q[rows] is ill-conditioned, solves from
  * the prediction differ by the position tolerance times ‖∂q/∂z‖, noise in f that BDF's contraction test
  * read as divergence; its steps crept into the pass and lost the velocities there (seeds 3156, 1022:
- * docs/validation.md) — and unwraps the joint angles
+ * docs/validation.md); an attempt whose Newton failed so with a fresh Jacobian is tried once more with
+ * every solve from the prediction (bdf.c's afresh) before its step is halved: at the rigid four-bar's
+ * flattened pass (LU, 0.1763 s) the solves started from the previous iterate's did not contract (rate
+ * 0.97 at h = 1.6e-9 s, where I − cJ ≈ I: each correction c (f(y⁽ⁱ⁺¹⁾) − f(y⁽ⁱ⁾)) as large as the one
+ * before, f following the start carried from solve to solve) and the step collapsed; from the
+ * prediction 3 of that run's 5 retries converge (2 iterations each) and it crosses the pass.  On seeds
+ * 3156 and 1022 all 8 retries fail (their attempts are halved as before), so their runs are unchanged
+ * — and unwraps the joint angles
  * against their prediction from the last accepted state (solver.formulations.branches.py: a solve whose
  * angle departs more than `guard` refuses the step, which is retried `shrink` times shorter; an
  * accepted step caps the next one).  Near a singular pass the steps are placed so that no stage lands
@@ -153,14 +160,15 @@ void cg_segment_init(cg_segment_t *g, int method, double *memory, double rtol, d
 }
 
 /* The solve at (t, y): Newton from the last accepted state moved along its q̇, or on BDF from the last
- * solve when it is at t (module comment; t_last is NaN before a partition's first solve). */
+ * solve when it is at t and BDF is not retrying a failed Newton afresh (module comment; t_last is NaN
+ * before a partition's first solve). */
 static int segment_solve(cg_segment_t *g, double t, const double *y, int level)
 {
     cg_reduced_t *s = g->s;
     const int nq = s->nq;
     const double dt = t - g->dp.t;
     if (g->time_fn) g->time_fn(t, s->f, s->fd, s->fdd, s->u);
-    if (g->dp.method == DP_BDF && t == g->t_last) memcpy(s->q, g->q_last, sizeof(double) * nq);
+    if (g->dp.method == DP_BDF && t == g->t_last && !g->bdf.afresh) memcpy(s->q, g->q_last, sizeof(double) * nq);
     else for (int k = 0; k < nq; ++k) s->q[k] = g->q_acc[k] + dt * g->qd_acc[k];
     cg_branch_predict(s, g->ang_acc, g->ang_rate, dt);
     int status = cg_reduced(s, y, level);

@@ -57,7 +57,7 @@ class _Bdf(ctypes.Structure):
     _fields_ = [("order", _I), ("n_equal_steps", _I), ("jac_fresh", _I), ("lu_valid", _I), ("h_D", _D),
                 ("c_lu", _D), ("newton_tol", _D), ("jac_step", _D), ("D", _P), ("J", _P), ("LU", _P), ("piv", _P),
                 ("w", _P), ("njev", _L), ("nlu", _L), ("groups", _P), ("comp", _P), ("cstart", _P), ("cidx", _P),
-                ("bstart", _P), ("ncomp", _I), ("csize", _I)]
+                ("bstart", _P), ("ncomp", _I), ("csize", _I), ("afresh", _I)]
 
 
 class _Adams(ctypes.Structure):
