@@ -64,11 +64,18 @@ def certified_null_spaces(jac, tol):
         return r, keep, rest, stress, modes
     Ak = A[keep]
     lu = splu((Ak @ Ak.T).tocsc(), permc_spec="MMD_AT_PLUS_A")
+    return r, keep, rest, stress, projected_null_basis(lambda Y: Ak.T @ lu.solve(np.asarray(Ak @ Y)), n, dof)
+
+
+def projected_null_basis(project, n, dof):
+    """An orthonormal n × dof basis of a null space from its complement's projector: ``project(Y)``
+    = Aᵀ (A Aᵀ)⁻¹ A Y (so Y − project(Y) is the orthogonal projection onto null(A)) applied twice to
+    seeded Gaussian columns (Parlett & Kahan's "twice is enough"), each pass orthonormalized by a
+    thin QR; the same seed everywhere, so a basis is reproducible run to run."""
     Y = np.random.default_rng(0).standard_normal((n, dof))
     for _ in range(2):
-        Y = Y - Ak.T @ lu.solve(np.asarray(Ak @ Y))
-        Y = np.linalg.qr(Y)[0]
-    return r, keep, rest, stress, Y
+        Y = np.linalg.qr(Y - project(Y))[0]
+    return Y
 
 
 def _certify(jac, tol):

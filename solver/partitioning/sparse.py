@@ -43,6 +43,7 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
 from .partition import POSITION_TOL, Partition, PartitionError, converged, qr_bases
+from .rank import projected_null_basis
 from .singular_estimates import largest_gain, row_singular_estimates
 
 ROUND_OFF = 1e-15              # entries of S = J B below this fraction of its largest are dropped
@@ -177,11 +178,9 @@ class SparsePartition(Partition):
         QR — an orthonormal basis of the dense QR's null space (the same one up to sign for one
         degree of freedom), at O(dof · nnz of the factors)."""
         lu, values = self._factor(jac)
-        Y = np.random.default_rng(0).standard_normal((jac.shape[1], jac.shape[1] - len(self.rows)))
-        for _ in range(2):
-            Y = Y - self.B @ lu.solve(np.asarray(self._J.dot(values, Y)).reshape(len(self.rows), -1))
-            Y = np.linalg.qr(Y)[0]
-        return Y
+        r = len(self.rows)
+        return projected_null_basis(lambda Y: self.B @ lu.solve(np.asarray(self._J.dot(values, Y)).reshape(r, -1)),
+                                    jac.shape[1], jac.shape[1] - r)
 
     def _dependent_sigma_min(self, jac):
         """Estimate (from above) of σ_min(J U): power iteration on ((J U)ᵀ J U)⁻¹, (J U)⁻¹ = K⁻¹ S⁻¹
