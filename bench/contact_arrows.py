@@ -65,14 +65,14 @@ def best(repeat, call):
 
 
 def main(argv=None):
-    from vtkmodules.vtkRenderingCore import vtkRenderer, vtkRenderWindow
-    import vtkmodules.vtkRenderingOpenGL2  # noqa: F401  (the OpenGL render window)
-    from app import contact_arrows
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, nargs="+", default=[10, 100, 1000])
     parser.add_argument("--frames", type=int, default=3)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args(argv)
+    from vtkmodules.vtkRenderingCore import vtkRenderer, vtkRenderWindow
+    import vtkmodules.vtkRenderingOpenGL2  # noqa: F401  (the OpenGL render window)
+    from app import contact_arrows
     print(f"load average before: {os.getloadavg()}")
     print(f"{'n':>6} {'pairs/pt':>9} {'pairs s/pt':>11} {'drawn ms':>9} {'render ms':>10} {'all ms':>8} "
           f"(MAX_ARROWS = {contact_arrows.MAX_ARROWS})")
