@@ -213,6 +213,12 @@ static int segment_groups(void *ctx, double t, const double *y, double *f, int *
     if (code) return -code;
     int *parent = g->cl_parent, *label = g->cl_label;
     for (int k = 0; k < g->ncl; ++k) { parent[k] = k; label[k] = -1; }
+    /* a contact set whose root moves with no unknown (a body welded to ground: a wall) is re-rooted on a
+     * member that has one, so that two bodies touching the same wall, and each other, still join */
+    for (int b = 0; contact && b < g->nbody; ++b) {
+        const int r = cg_root(g->body_link, b);
+        if (g->body_cluster[b] >= 0 && g->body_cluster[r] < 0) g->body_link[r] = g->body_link[b] = b;
+    }
     for (int b = 0; contact && b < g->nbody; ++b) {
         const int a = g->body_cluster[b], r = g->body_cluster[cg_root(g->body_link, b)];
         if (a >= 0 && r >= 0) parent[cg_root(parent, a)] = cg_root(parent, r);
